@@ -1,0 +1,705 @@
+"""The nodes of the kernel IR: expressions, statements, functions and modules.
+
+Design, in brief (``docs/ir.md`` has the long form):
+
+* **Expressions are pure.** Memory, synchronisation and calls are statements, so an expression can be
+  evaluated, duplicated or reasoned about without looking at the state of memory. The frontends flatten
+  ``y[i] = x[i] + x[i + 1]`` into two loads and a store.
+* **Explicitly typed.** Every expression carries its type; operands of a binary operator have equal
+  types; conversions are :class:`Cast` nodes. :mod:`larkc.ir.verify` checks all of this.
+* **Variables are mutable and declared once.** A function declares each local name exactly once
+  (:class:`Decl` or :class:`Alloc`), so names are unique per function; frontends rename shadowed names.
+* **Arrays are memory.** Shared and local arrays are allocations (:class:`Alloc`) whose name is a
+  pointer; indexing is :class:`PtrAdd` and a :class:`Load`/:class:`Store`, exactly like global buffers.
+  Multi-dimensional arrays are flattened by the frontends (row-major, as C lays them out).
+* **One family for two levels.** A :class:`Function` of :attr:`Level.THREAD` is a CUDA program run by
+  every thread; :attr:`Level.BLOCK` is a Triton program run once per program id whose values may be
+  blocks (:class:`~larkc.ir.types.BlockType`). Elementwise nodes work on both; block-only nodes
+  (:class:`Arange`, :class:`Splat`, :class:`Broadcast`, :class:`Reshape`, :class:`Reduce`, :class:`Dot`)
+  and thread-only statements (:class:`Shuffle`, :class:`Vote`) are checked by the verifier.
+
+Every node carries a :class:`~larkc.errors.Span`, excluded from equality, so that two programs that
+differ only in where they came from compare equal (the round-trip tests rely on this).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from larkc.errors import NO_SPAN, Span
+from larkc.ir.types import AddressSpace, BlockType, ScalarType, Type
+
+__all__ = [
+    "Alloc",
+    "Arange",
+    "Assign",
+    "Atomic",
+    "AtomicOp",
+    "Barrier",
+    "BarrierScope",
+    "Binary",
+    "BinaryOp",
+    "Break",
+    "Broadcast",
+    "Builtin",
+    "BuiltinReg",
+    "Call",
+    "Cast",
+    "CastKind",
+    "Const",
+    "Continue",
+    "Decl",
+    "Dim",
+    "Dot",
+    "DoWhile",
+    "Expr",
+    "Extract",
+    "Fence",
+    "FenceScope",
+    "For",
+    "Function",
+    "FunctionKind",
+    "If",
+    "Insert",
+    "Level",
+    "Load",
+    "MakeVector",
+    "MathCall",
+    "MathFn",
+    "Module",
+    "Param",
+    "PtrAdd",
+    "Reduce",
+    "ReduceOp",
+    "Reshape",
+    "Return",
+    "Select",
+    "Shuffle",
+    "ShuffleKind",
+    "Splat",
+    "Stmt",
+    "Store",
+    "Unary",
+    "UnaryOp",
+    "VarRef",
+    "Vote",
+    "VoteKind",
+    "While",
+]
+
+
+def _span() -> Span:
+    return field(default=NO_SPAN, compare=False, repr=False)
+
+
+# --------------------------------------------------------------------------------------------------
+# Closed operator enums. The value of each member is its spelling in the printed IR.
+
+
+class UnaryOp(enum.Enum):
+    NEG = "-"  # arithmetic negation (integers wrap, floats flip the sign bit)
+    NOT = "!"  # logical not of a bool
+    BITNOT = "~"  # bitwise complement of an integer
+
+
+class BinaryOp(enum.Enum):
+    ADD = "+"  # integers wrap modulo 2^bits; floats round to nearest even
+    SUB = "-"
+    MUL = "*"
+    DIV = "/"  # integers truncate toward zero (C semantics); floats are IEEE division
+    REM = "%"  # integers only, sign of the dividend (C semantics)
+    SHL = "<<"  # integers only; shift amounts >= bits are undefined behaviour, flagged by the simulator
+    SHR = ">>"  # arithmetic for signed, logical for unsigned
+    BITAND = "&"  # integers or bools
+    BITOR = "|"
+    BITXOR = "^"
+    LAND = "&&"  # bools only; both sides are pure, so no short-circuit is needed
+    LOR = "||"
+    EQ = "=="  # comparisons produce bool (or a block of bool)
+    NE = "!="
+    LT = "<"
+    LE = "<="
+    GT = ">"
+    GE = ">="
+    MIN = "min"  # integer min, or IEEE minNum for floats (a NaN operand yields the other operand)
+    MAX = "max"  # integer max, or IEEE maxNum for floats (fmaxf)
+
+    @property
+    def is_comparison(self) -> bool:
+        return self in _COMPARISONS
+
+    @property
+    def is_logical(self) -> bool:
+        return self in (BinaryOp.LAND, BinaryOp.LOR)
+
+
+_COMPARISONS = frozenset(
+    {BinaryOp.EQ, BinaryOp.NE, BinaryOp.LT, BinaryOp.LE, BinaryOp.GT, BinaryOp.GE}
+)
+
+
+class CastKind(enum.Enum):
+    CONVERT = "convert"  # value conversion as C does it: float->int truncates, narrowing floats round to nearest even
+    BITCAST = "bitcast"  # same bits, new type (equal sizes), or pointer reinterpretation / address-space cast
+
+
+class MathFn(enum.Enum):
+    """Math intrinsics over floating-point values (unless noted). The value is the printed name."""
+
+    EXP = "exp"
+    EXP2 = "exp2"
+    EXP10 = "exp10"
+    EXPM1 = "expm1"
+    LOG = "log"
+    LOG2 = "log2"
+    LOG10 = "log10"
+    LOG1P = "log1p"
+    SQRT = "sqrt"
+    RSQRT = "rsqrt"  # 1 / sqrt(x)
+    CBRT = "cbrt"
+    SIN = "sin"
+    COS = "cos"
+    TAN = "tan"
+    ASIN = "asin"
+    ACOS = "acos"
+    ATAN = "atan"
+    ATAN2 = "atan2"  # two arguments (y, x)
+    SINH = "sinh"
+    COSH = "cosh"
+    TANH = "tanh"
+    ERF = "erf"
+    ERFC = "erfc"
+    POW = "pow"  # two arguments
+    FMOD = "fmod"  # two arguments, C fmodf
+    DIV = "div"  # two arguments; only as `approx` (`__fdividef`); plain division is BinaryOp.DIV
+    FMA = "fma"  # three arguments, a * b + c with one rounding
+    ABS = "abs"  # floats or signed integers
+    FLOOR = "floor"
+    CEIL = "ceil"
+    TRUNC = "trunc"
+    ROUND = "round"  # half away from zero (roundf)
+    RINT = "rint"  # half to even (rintf, __float2int_rn before conversion)
+    COPYSIGN = "copysign"  # two arguments
+    ISNAN = "isnan"  # bool result
+    ISINF = "isinf"  # bool result
+    ISFINITE = "isfinite"  # bool result
+    SIGNBIT = "signbit"  # bool result
+    POPC = "popc"  # integers: number of set bits (i32 result)
+    CLZ = "clz"  # integers: count of leading zeros (i32 result)
+    FFS = "ffs"  # integers: 1-based index of the least significant set bit, 0 if none (i32 result)
+
+
+class BuiltinReg(enum.Enum):
+    THREAD_IDX = "threadIdx"  # index of the thread within its block (CUDA)
+    BLOCK_IDX = "blockIdx"  # index of the block in the grid (CUDA), the program id (Triton)
+    BLOCK_DIM = "blockDim"  # threads per block (CUDA)
+    GRID_DIM = "gridDim"  # blocks in the grid (CUDA), number of programs (Triton)
+
+
+class Dim(enum.Enum):
+    X = "x"
+    Y = "y"
+    Z = "z"
+
+    @property
+    def index(self) -> int:
+        return ("x", "y", "z").index(self.value)
+
+
+class ReduceOp(enum.Enum):
+    SUM = "sum"
+    MAX = "max"
+    MIN = "min"
+    PROD = "prod"
+
+
+class BarrierScope(enum.Enum):
+    BLOCK = "block"  # __syncthreads(): every thread of the block, uniformly
+    WARP = "warp"  # __syncwarp(mask): the lanes named by the mask
+
+
+class FenceScope(enum.Enum):
+    BLOCK = "block"  # __threadfence_block()
+    DEVICE = "device"  # __threadfence()
+
+
+class ShuffleKind(enum.Enum):
+    IDX = "idx"  # __shfl_sync: read lane `lane`
+    UP = "up"  # __shfl_up_sync: read lane - delta (own value if below the segment start)
+    DOWN = "down"  # __shfl_down_sync: read lane + delta (own value if past the segment end)
+    XOR = "xor"  # __shfl_xor_sync: read lane ^ mask
+
+
+class VoteKind(enum.Enum):
+    ANY = "any"  # __any_sync: i32, non-zero if any active lane's predicate holds
+    ALL = "all"  # __all_sync: i32, non-zero if every active lane's predicate holds
+    BALLOT = "ballot"  # __ballot_sync: u32 bit mask of the lanes whose predicate holds
+
+
+class AtomicOp(enum.Enum):
+    ADD = "add"
+    SUB = "sub"
+    MIN = "min"
+    MAX = "max"
+    EXCH = "exch"
+    CAS = "cas"  # compare-and-swap: writes `value` if the old value equals `compare`
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+
+
+class Level(enum.Enum):
+    THREAD = "thread"  # CUDA: the body runs once per thread; values are scalars and short vectors
+    BLOCK = "block"  # Triton: the body runs once per program; values may be blocks
+
+
+class FunctionKind(enum.Enum):
+    KERNEL = "kernel"  # a launchable entry point (`__global__`, `@triton.jit` launched from the host)
+    DEVICE = "device"  # a function called from kernels (`__device__`)
+
+
+# --------------------------------------------------------------------------------------------------
+# Expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    """A literal of a scalar type (a Python ``bool``, ``int`` or ``float`` exactly representable in it)."""
+
+    value: bool | int | float
+    type: ScalarType
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class VarRef:
+    """The current value of a parameter, local variable, or allocation (whose value is its pointer)."""
+
+    name: str
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    """A launch register component such as ``threadIdx.x``: u32 in CUDA, i32 in Triton."""
+
+    reg: BuiltinReg
+    dim: Dim
+    type: ScalarType
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    op: UnaryOp
+    operand: Expr
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    """``lhs op rhs`` with operands of equal type; comparisons yield bool of the operands' shape."""
+
+    op: BinaryOp
+    lhs: Expr
+    rhs: Expr
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Select:
+    """``cond ? if_true : if_false``; both branches are evaluated (they are pure)."""
+
+    cond: Expr
+    if_true: Expr
+    if_false: Expr
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Cast:
+    operand: Expr
+    type: Type
+    kind: CastKind = CastKind.CONVERT
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class MathCall:
+    """A math intrinsic; ``approx`` marks the fast variants (``__expf``, ``__fdividef``)."""
+
+    fn: MathFn
+    args: tuple[Expr, ...]
+    type: Type
+    approx: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class PtrAdd:
+    """``base + offset`` where ``offset`` counts elements of the pointee type, as in C."""
+
+    base: Expr
+    offset: Expr
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Extract:
+    """Lane ``index`` of a vector (``v.x`` is lane 0, ``v.w`` lane 3)."""
+
+    vector: Expr
+    index: Expr
+    type: ScalarType
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Insert:
+    """A copy of ``vector`` with lane ``index`` replaced by ``value`` (how ``v.y = e`` is expressed)."""
+
+    vector: Expr
+    index: Expr
+    value: Expr
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class MakeVector:
+    """A vector from its lanes (``make_float4``, ``__floats2half2_rn``)."""
+
+    elems: tuple[Expr, ...]
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Arange:
+    """Block-level: the 1-D block ``[start, start + 1, ..., end - 1]`` (``tl.arange``)."""
+
+    start: int
+    end: int
+    type: BlockType
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Splat:
+    """Block-level: a block with every element equal to the scalar ``operand``."""
+
+    operand: Expr
+    type: BlockType
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Broadcast:
+    """Block-level: ``operand`` stretched along its size-1 dimensions to ``type.shape``."""
+
+    operand: Expr
+    type: BlockType
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Reshape:
+    """Block-level: the same elements in row-major order with a new shape (also ``x[:, None]``)."""
+
+    operand: Expr
+    type: BlockType
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Reduce:
+    """Block-level: reduce ``operand`` along ``axis`` (the axis is removed from the shape)."""
+
+    op: ReduceOp
+    operand: Expr
+    axis: int
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Dot:
+    """Block-level: matrix product of an ``M x K`` and a ``K x N`` block, plus ``acc`` if given."""
+
+    lhs: Expr
+    rhs: Expr
+    acc: Expr | None
+    type: BlockType
+    span: Span = _span()
+
+
+Expr = (
+    Const
+    | VarRef
+    | Builtin
+    | Unary
+    | Binary
+    | Select
+    | Cast
+    | MathCall
+    | PtrAdd
+    | Extract
+    | Insert
+    | MakeVector
+    | Arange
+    | Splat
+    | Broadcast
+    | Reshape
+    | Reduce
+    | Dot
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Statements
+
+
+@dataclass(frozen=True, slots=True)
+class Decl:
+    """Declare the local variable ``name`` of ``type``, initialised to ``init`` when given."""
+
+    name: str
+    type: Type
+    init: Expr | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    """``name = value`` for a declared variable or parameter."""
+
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Alloc:
+    """An array in shared or local memory; ``name`` is then a pointer to its first element.
+
+    ``count`` is the number of ``elem`` elements, or ``None`` for ``extern __shared__`` arrays whose
+    size is the launch's dynamic shared memory. All dynamic shared arrays of a kernel start at the same
+    address, as in CUDA.
+    """
+
+    name: str
+    elem: Type
+    count: int | None
+    space: AddressSpace
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """``dst = *ptr``; with ``mask`` (block level), masked-off elements take ``other`` (or stay undefined)."""
+
+    dst: str
+    ptr: Expr
+    mask: Expr | None = None
+    other: Expr | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """``*ptr = value``; with ``mask`` only the enabled elements are written."""
+
+    ptr: Expr
+    value: Expr
+    mask: Expr | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    cond: Expr
+    then_body: tuple[Stmt, ...]
+    else_body: tuple[Stmt, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class For:
+    """C's ``for (init; cond; step) body``; ``continue`` runs ``step``. ``unroll`` records the pragma."""
+
+    init: tuple[Stmt, ...]
+    cond: Expr | None
+    step: tuple[Stmt, ...]
+    body: tuple[Stmt, ...]
+    unroll: int | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class While:
+    cond: Expr
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class DoWhile:
+    body: tuple[Stmt, ...]
+    cond: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Break:
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Continue:
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    """Return from the function; in a kernel, the thread (or program) exits early."""
+
+    value: Expr | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Barrier:
+    """``__syncthreads()`` (block scope) or ``__syncwarp(mask)`` (warp scope, ``mask`` a u32)."""
+
+    scope: BarrierScope
+    mask: Expr | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A memory fence (``__threadfence``): orders this thread's accesses; synchronises nothing."""
+
+    scope: FenceScope
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffle:
+    """``dst = __shfl_<kind>_sync(mask, value, lane_or_delta, width)``."""
+
+    dst: str
+    kind: ShuffleKind
+    mask: Expr
+    value: Expr
+    lane: Expr
+    width: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Vote:
+    """``dst = __<kind>_sync(mask, pred)``."""
+
+    dst: str
+    kind: VoteKind
+    mask: Expr
+    pred: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Atomic:
+    """An atomic read-modify-write of ``*ptr``; ``dst`` (if given) receives the old value."""
+
+    dst: str | None
+    op: AtomicOp
+    ptr: Expr
+    value: Expr
+    compare: Expr | None = None
+    mask: Expr | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """``dst = func(args)``. Arguments for by-reference parameters are variables, copied in and out."""
+
+    dst: str | None
+    func: str
+    args: tuple[Expr, ...]
+    span: Span = _span()
+
+
+Stmt = (
+    Decl
+    | Assign
+    | Alloc
+    | Load
+    | Store
+    | If
+    | For
+    | While
+    | DoWhile
+    | Break
+    | Continue
+    | Return
+    | Barrier
+    | Fence
+    | Shuffle
+    | Vote
+    | Atomic
+    | Call
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Functions and modules
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A function parameter. ``by_ref`` marks a C++ reference parameter (``float& acc``)."""
+
+    name: str
+    type: Type
+    by_ref: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """A kernel or device function. Kernels return ``void``; their pointer parameters are global."""
+
+    name: str
+    kind: FunctionKind
+    level: Level
+    params: tuple[Param, ...]
+    ret: Type
+    body: tuple[Stmt, ...]
+    max_threads: int | None = None  # __launch_bounds__ first argument, if declared
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    """The functions obtained from one source file (device functions before the kernels that call them)."""
+
+    functions: tuple[Function, ...]
+    span: Span = _span()
+
+    def function(self, name: str) -> Function | None:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        return None
+
+    @property
+    def kernels(self) -> tuple[Function, ...]:
+        return tuple(f for f in self.functions if f.kind is FunctionKind.KERNEL)

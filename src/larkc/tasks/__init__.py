@@ -1,0 +1,35 @@
+"""Verification tasks: the description of what larkc verifies (see :mod:`larkc.tasks.task`)."""
+
+from larkc.tasks.shape_expr import ShapeExpr, evaluate, free_symbols, parse_shape_expr, shape_expr
+from larkc.tasks.task import (
+    FAILURE_KINDS,
+    Binding,
+    BufferArg,
+    Launch,
+    ScalarArg,
+    ShapeArg,
+    Task,
+    TensorSpec,
+    command_line_task,
+    load_task,
+    parse_dtype,
+)
+
+__all__ = [
+    "FAILURE_KINDS",
+    "Binding",
+    "BufferArg",
+    "Launch",
+    "ScalarArg",
+    "ShapeArg",
+    "ShapeExpr",
+    "Task",
+    "TensorSpec",
+    "command_line_task",
+    "evaluate",
+    "free_symbols",
+    "load_task",
+    "parse_dtype",
+    "parse_shape_expr",
+    "shape_expr",
+]

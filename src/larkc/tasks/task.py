@@ -1,0 +1,524 @@
+"""Verification tasks: what to verify, against what, for which shapes and launches.
+
+A :class:`Task` names a kernel (source file, kernel name, template arguments, defines), the PyTorch
+reference it must agree with (optional), the tensors it reads and writes, how each kernel parameter is
+bound, the launch configuration as a function of the shapes, the symbolic shape parameters with their
+constraints, and the concrete shape instances used for bounded checks. Every later stage consumes tasks.
+
+A task file is a Python file that defines ``task = Task(...)`` (see ``docs/tasks.md``); relative paths in
+it are resolved against the file's directory by :func:`load_task`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import inspect
+import re
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from larkc.errors import LarkcError, TaskError
+from larkc.ir.types import (
+    BF16,
+    BOOL,
+    F16,
+    F32,
+    F64,
+    I8,
+    I16,
+    I32,
+    I64,
+    SCALARS,
+    U8,
+    U16,
+    U32,
+    U64,
+    ScalarType,
+)
+from larkc.tasks.shape_expr import ShapeExpr, ShapeNum, evaluate, free_symbols, shape_expr
+
+__all__ = [
+    "FAILURE_KINDS",
+    "Binding",
+    "BufferArg",
+    "Launch",
+    "ScalarArg",
+    "ShapeArg",
+    "Task",
+    "TensorSpec",
+    "command_line_task",
+    "load_task",
+    "parse_dtype",
+]
+
+#: The diagnoses a seeded-bug task may expect; the simulator and provers report these words.
+FAILURE_KINDS = ("race", "oob", "mismatch", "divergence", "uninit")
+
+_DTYPE_NAMES: dict[str, ScalarType] = {
+    **SCALARS,
+    "float": F32,
+    "float32": F32,
+    "double": F64,
+    "float64": F64,
+    "half": F16,
+    "float16": F16,
+    "bfloat16": BF16,
+    "int": I32,
+    "int32": I32,
+    "int64": I64,
+    "long": I64,
+    "int16": I16,
+    "short": I16,
+    "int8": I8,
+    "uint8": U8,
+    "uint16": U16,
+    "uint32": U32,
+    "uint64": U64,
+    "bool": BOOL,
+}
+
+
+def parse_dtype(value: object, what: str = "dtype") -> ScalarType:
+    """A scalar type from ``"f32"``, ``"float32"``, ``torch.float32`` or a :class:`ScalarType`."""
+    if isinstance(value, ScalarType):
+        return value
+    name = str(value)
+    if name.startswith("torch."):
+        name = name[len("torch.") :]
+    t = _DTYPE_NAMES.get(name)
+    if t is None:
+        raise TaskError(f"unknown {what} {value!r} (use f32, f16, bf16, f64, i32, i64, ... or a torch dtype)")
+    return t
+
+
+@dataclass(frozen=True, slots=True)
+class TensorSpec:
+    """A tensor of the task: its shape as shape expressions, its element type, how it starts.
+
+    ``init`` says what a buffer holds before the launch: ``"random"`` (the default for inputs),
+    ``"zeros"`` (for outputs the host clears, e.g. atomically accumulated ones) or ``"empty"`` (the
+    default for outputs and scratch: unspecified contents, reading them is a diagnosis).
+    """
+
+    shape: tuple[ShapeExpr, ...]
+    dtype: ScalarType
+    init: Literal["random", "zeros", "empty"] | None = None
+
+    @staticmethod
+    def of(value: object, what: str) -> TensorSpec:
+        """Accept a :class:`TensorSpec`, ``(shape, dtype)``, ``(shape, dtype, init)`` or ``"f32[n, d]"``."""
+        if isinstance(value, TensorSpec):
+            return value
+        if isinstance(value, str):
+            m = re.fullmatch(r"\s*([A-Za-z0-9_.]+)\s*\[(.*)\]\s*", value)
+            if m is None:
+                raise TaskError(f"invalid tensor {what} {value!r}: expected e.g. 'f32[n, d]'")
+            dims = [d for d in _split_top_level(m.group(2)) if d.strip()]
+            return TensorSpec(
+                tuple(shape_expr(d.strip(), f"shape of {what}") for d in dims), parse_dtype(m.group(1))
+            )
+        if isinstance(value, tuple | list) and len(value) in (2, 3):
+            shape_v, dtype_v = value[0], value[1]
+            if not isinstance(shape_v, tuple | list):
+                raise TaskError(f"invalid tensor {what}: shape must be a tuple, got {shape_v!r}")
+            init = value[2] if len(value) == 3 else None
+            if init not in (None, "random", "zeros", "empty"):
+                raise TaskError(f"invalid init {init!r} of {what}: use 'random', 'zeros' or 'empty'")
+            return TensorSpec(
+                tuple(shape_expr(d, f"shape of {what}") for d in shape_v),
+                parse_dtype(dtype_v, f"dtype of {what}"),
+                init,
+            )
+        raise TaskError(f"invalid tensor {what} {value!r}: expected TensorSpec, (shape, dtype) or 'f32[n]'")
+
+    def concrete_shape(self, env: dict[str, int]) -> tuple[int, ...]:
+        return tuple(int(evaluate(d, env)) for d in self.shape)
+
+    def __str__(self) -> str:
+        return f"{self.dtype}[{', '.join(str(d) for d in self.shape)}]"
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split on commas that are not inside parentheses."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+@dataclass(frozen=True, slots=True)
+class BufferArg:
+    """Bind a pointer parameter to the task tensor ``name`` (an input, output or scratch tensor)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeArg:
+    """Bind an integer parameter to a shape expression (``ShapeArg("rows * d")``)."""
+
+    expr: ShapeExpr
+
+    def __init__(self, expr: ShapeExpr | str | int) -> None:
+        object.__setattr__(self, "expr", shape_expr(expr, "shape binding"))
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarArg:
+    """Bind a scalar parameter to a constant (``ScalarArg(1e-5)`` for an epsilon)."""
+
+    value: int | float | bool
+
+
+Binding = BufferArg | ShapeArg | ScalarArg
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """Grid and block dimensions (1 to 3 each) and dynamic shared memory in bytes, over the shapes."""
+
+    grid: tuple[ShapeExpr, ...]
+    block: tuple[ShapeExpr, ...]
+    shared_bytes: ShapeExpr = ShapeNum(0)
+
+    @staticmethod
+    def of(
+        grid: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int,
+        block: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int,
+        shared_bytes: ShapeExpr | str | int = 0,
+    ) -> Launch:
+        def dims(v: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int, what: str) -> tuple[ShapeExpr, ...]:
+            seq = list(v) if isinstance(v, tuple | list) else [v]
+            if not 1 <= len(seq) <= 3:
+                raise TaskError(f"{what} must have 1 to 3 dimensions, got {len(seq)}")
+            return tuple(shape_expr(d, what) for d in seq)
+
+        return Launch(dims(grid, "grid"), dims(block, "block"), shape_expr(shared_bytes, "shared_bytes"))
+
+    def concrete(self, env: dict[str, int]) -> tuple[tuple[int, int, int], tuple[int, int, int], int]:
+        """``(grid, block, shared_bytes)`` with grid and block padded to three dimensions."""
+        grid = [int(evaluate(d, env)) for d in self.grid] + [1] * (3 - len(self.grid))
+        block = [int(evaluate(d, env)) for d in self.block] + [1] * (3 - len(self.block))
+        return (grid[0], grid[1], grid[2]), (block[0], block[1], block[2]), int(evaluate(self.shared_bytes, env))
+
+
+Reference = Callable[..., Any] | type | str
+
+
+@dataclass(frozen=True)
+class Task:
+    """A verification task. Construct with keyword arguments; see ``docs/tasks.md``.
+
+    * ``source``, ``kernel``: the kernel source file (``.cu``/``.cuh`` or a Triton ``.py``) and the name of
+      the kernel in it. ``template_args`` instantiates a template kernel (a mapping from template
+      parameter to a type name or an integer, or a sequence in declaration order); ``defines`` are
+      ``-D`` macros for the preprocessor.
+    * ``reference``: a function, an ``nn.Module`` subclass (constructed with ``init_inputs``), or the path
+      of a KernelBench-style file (``class Model``, ``get_inputs``, ``get_init_inputs``). ``None`` asks
+      only for memory safety, race freedom and barrier uniformity.
+    * ``inputs``: the reference's tensor arguments, in order (name to :class:`TensorSpec`).
+      ``outputs``: the tensors the kernel writes, in the order the reference returns them.
+      ``scratch``: other buffers the kernel uses (workspaces, partial results), not compared.
+    * ``bindings``: kernel parameter name to :class:`BufferArg`, :class:`ShapeArg` or :class:`ScalarArg`;
+      a plain string names a tensor if there is one of that name and is a shape expression otherwise, a
+      plain number is a constant. A parameter without a binding binds to the tensor or symbol of its
+      own name.
+    * ``grid``, ``block``, ``shared_bytes``: the launch, as shape expressions.
+    * ``symbols``: the symbolic shape parameters; ``constraints``: what they satisfy (every symbol is at
+      least 1 implicitly); ``instances``: concrete values for bounded checks.
+    * ``expected_failure``: for seeded-bug examples, the diagnosis larkc must report.
+    """
+
+    source: Path
+    kernel: str
+    grid: tuple[ShapeExpr, ...]
+    block: tuple[ShapeExpr, ...]
+    shared_bytes: ShapeExpr = ShapeNum(0)
+    name: str = ""
+    reference: Reference | None = None
+    init_inputs: tuple[Any, ...] = ()
+    inputs: Mapping[str, TensorSpec] = field(default_factory=dict)
+    outputs: Mapping[str, TensorSpec] = field(default_factory=dict)
+    scratch: Mapping[str, TensorSpec] = field(default_factory=dict)
+    bindings: Mapping[str, Binding] = field(default_factory=dict)
+    symbols: tuple[str, ...] = ()
+    constraints: tuple[ShapeExpr, ...] = ()
+    instances: tuple[Mapping[str, int], ...] = ({},)
+    template_args: Mapping[str, str | int] | tuple[str | int, ...] = ()
+    defines: Mapping[str, str] = field(default_factory=dict)
+    expected_failure: str | None = None
+    tolerance: Mapping[str, float] = field(default_factory=dict)
+    task_file: Path | None = None
+
+    def __init__(
+        self,
+        *,
+        source: str | Path,
+        kernel: str,
+        grid: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int,
+        block: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int,
+        shared_bytes: ShapeExpr | str | int = 0,
+        name: str = "",
+        reference: Reference | None = None,
+        init_inputs: Sequence[Any] = (),
+        inputs: Mapping[str, object] | None = None,
+        outputs: Mapping[str, object] | None = None,
+        scratch: Mapping[str, object] | None = None,
+        bindings: Mapping[str, Binding | str | int | float] | None = None,
+        symbols: Sequence[str] = (),
+        constraints: Sequence[ShapeExpr | str] = (),
+        instances: Sequence[Mapping[str, int]] = (),
+        template_args: Mapping[str, str | int] | Sequence[str | int] = (),
+        defines: Mapping[str, str | int] | None = None,
+        expected_failure: str | None = None,
+        tolerance: Mapping[str, float] | None = None,
+        task_file: Path | None = None,
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "source", Path(source))
+        if not isinstance(kernel, str) or not kernel.isidentifier():
+            raise TaskError(f"kernel must be the kernel's name, got {kernel!r}")
+        set_(self, "kernel", kernel)
+        launch = Launch.of(grid, block, shared_bytes)
+        set_(self, "grid", launch.grid)
+        set_(self, "block", launch.block)
+        set_(self, "shared_bytes", launch.shared_bytes)
+        set_(self, "name", name or kernel)
+        set_(self, "reference", reference)
+        set_(self, "init_inputs", tuple(init_inputs))
+        set_(self, "inputs", {k: TensorSpec.of(v, f"input {k!r}") for k, v in (inputs or {}).items()})
+        set_(self, "outputs", {k: TensorSpec.of(v, f"output {k!r}") for k, v in (outputs or {}).items()})
+        set_(self, "scratch", {k: TensorSpec.of(v, f"scratch {k!r}") for k, v in (scratch or {}).items()})
+        for sym in symbols:
+            if not isinstance(sym, str) or not sym.isidentifier():
+                raise TaskError(f"symbol names must be identifiers, got {sym!r}")
+        set_(self, "symbols", tuple(symbols))
+        set_(self, "constraints", tuple(shape_expr(c, "constraint") for c in constraints))
+        set_(self, "instances", tuple(dict(i) for i in instances) or ({},))
+        set_(self, "template_args", dict(template_args) if isinstance(template_args, Mapping) else tuple(template_args))
+        set_(self, "defines", {str(k): str(v) for k, v in (defines or {}).items()})
+        if expected_failure is not None and expected_failure not in FAILURE_KINDS:
+            raise TaskError(f"expected_failure must be one of {', '.join(FAILURE_KINDS)}, got {expected_failure!r}")
+        set_(self, "expected_failure", expected_failure)
+        set_(self, "tolerance", dict(tolerance or {}))
+        set_(self, "task_file", task_file)
+        set_(self, "bindings", {k: self._binding(k, v) for k, v in (bindings or {}).items()})
+        self._check()
+
+    # ------------------------------------------------------------------------------------------------
+
+    @property
+    def tensors(self) -> dict[str, TensorSpec]:
+        """Every tensor of the task by name: inputs, then outputs, then scratch."""
+        return {**self.inputs, **self.outputs, **self.scratch}
+
+    @property
+    def launch(self) -> Launch:
+        return Launch(self.grid, self.block, self.shared_bytes)
+
+    @property
+    def language(self) -> Literal["cuda", "triton"]:
+        return "triton" if self.source.suffix == ".py" else "cuda"
+
+    def binding(self, param: str) -> Binding | None:
+        """The binding of kernel parameter ``param``: explicit, or by name to a tensor or symbol."""
+        if param in self.bindings:
+            return self.bindings[param]
+        if param in self.tensors:
+            return BufferArg(param)
+        if param in self.symbols:
+            return ShapeArg(param)
+        return None
+
+    def shape_env(self, instance: Mapping[str, int]) -> dict[str, int]:
+        """Check ``instance`` against the symbols and constraints and return it as a dict."""
+        env = dict(instance)
+        missing = [s for s in self.symbols if s not in env]
+        if missing:
+            raise TaskError(f"task {self.name}: shape instance {env} gives no value to {', '.join(missing)}")
+        extra = [s for s in env if s not in self.symbols]
+        if extra:
+            raise TaskError(f"task {self.name}: shape instance {env} names unknown symbols {', '.join(extra)}")
+        for s in self.symbols:
+            if not isinstance(env[s], int) or isinstance(env[s], bool) or env[s] < 1:
+                raise TaskError(f"task {self.name}: symbol {s} must be a positive integer, got {env[s]!r}")
+        for c in self.constraints:
+            if not evaluate(c, env):
+                raise TaskError(f"task {self.name}: shape instance {env} violates constraint {c}")
+        return env
+
+    def with_instances(self, instances: Sequence[Mapping[str, int]]) -> Task:
+        """The same task with other concrete shape instances."""
+        new = dataclasses.replace(self, instances=tuple(dict(i) for i in instances))
+        return new
+
+    # ------------------------------------------------------------------------------------------------
+
+    def _binding(self, param: str, value: Binding | str | int | float) -> Binding:
+        match value:
+            case BufferArg() | ShapeArg() | ScalarArg():
+                return value
+            case bool():
+                return ScalarArg(value)
+            case str() if value in self.tensors:
+                return BufferArg(value)
+            case str():
+                return ShapeArg(value)
+            case int():
+                return ShapeArg(value)
+            case float():
+                return ScalarArg(value)
+            case _:
+                raise TaskError(f"binding of parameter {param!r}: unsupported value {value!r}")
+
+    def _check(self) -> None:
+        names = list(self.inputs) + list(self.outputs) + list(self.scratch)
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise TaskError(f"task {self.name}: tensor names used twice: {', '.join(sorted(dup))}")
+        clash = set(names) & set(self.symbols)
+        if clash:
+            raise TaskError(f"task {self.name}: names are both tensors and symbols: {', '.join(sorted(clash))}")
+        known = set(self.symbols)
+        exprs: list[tuple[str, ShapeExpr]] = [("grid", d) for d in self.grid]
+        exprs += [("block", d) for d in self.block]
+        exprs += [("shared_bytes", self.shared_bytes)]
+        exprs += [("constraint", c) for c in self.constraints]
+        for tname, spec in self.tensors.items():
+            exprs += [(f"shape of {tname!r}", d) for d in spec.shape]
+        for pname, b in self.bindings.items():
+            if isinstance(b, ShapeArg):
+                exprs.append((f"binding of {pname!r}", b.expr))
+            if isinstance(b, BufferArg) and b.name not in self.tensors:
+                raise TaskError(f"task {self.name}: parameter {pname!r} is bound to unknown tensor {b.name!r}")
+        for what, e in exprs:
+            unknown = free_symbols(e) - known
+            if unknown:
+                raise TaskError(
+                    f"task {self.name}: {what} uses undeclared symbol(s) {', '.join(sorted(unknown))}"
+                    f" (declare them in symbols=...)"
+                )
+        for inst in self.instances:
+            self.shape_env(inst)
+
+
+def load_task(path: str | Path) -> Task:
+    """Load the task defined by a task file (``task.py``) or by the ``task.py`` of a folder.
+
+    The file is executed as a Python module and must define ``task``. Relative ``source`` and string
+    ``reference`` paths are resolved against the file's directory.
+    """
+    p = Path(path)
+    if p.is_dir():
+        p = p / "task.py"
+    if not p.is_file():
+        raise TaskError(f"no task file at {path}")
+    module_name = f"larkc_task_{abs(hash(str(p.resolve())))}"
+    spec = importlib.util.spec_from_file_location(module_name, p)
+    if spec is None or spec.loader is None:
+        raise TaskError(f"cannot load task file {p}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except LarkcError as e:
+        raise TaskError(f"{p}: {e.message}") from None
+    except Exception as e:
+        tb = e.__traceback__
+        line = 0
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == str(p):
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        where = f"{p}:{line}: " if line else f"{p}: "
+        raise TaskError(f"{where}task file raised {type(e).__name__}: {e}") from None
+    task = getattr(module, "task", None)
+    if not isinstance(task, Task):
+        raise TaskError(f"{p}: a task file must define `task = Task(...)`")
+    base = p.parent
+    changes: dict[str, Any] = {"task_file": p}
+    if not task.source.is_absolute():
+        changes["source"] = base / task.source
+    if isinstance(task.reference, str) and not Path(task.reference).is_absolute():
+        changes["reference"] = str(base / task.reference)
+    return dataclasses.replace(task, **changes)
+
+
+def reference_signature(reference: Callable[..., Any]) -> list[str]:
+    """Parameter names of a reference function (used to match ``inputs`` by name)."""
+    return list(inspect.signature(reference).parameters)
+
+
+def command_line_task(
+    source: str | Path,
+    kernel: str,
+    *,
+    grid: Sequence[str],
+    block: Sequence[str],
+    buffers: Sequence[str] = (),
+    scalars: Sequence[str] = (),
+    shared_bytes: str = "0",
+    template_args: Sequence[str] = (),
+    defines: Mapping[str, str] | None = None,
+) -> Task:
+    """A reference-free task from command-line style arguments, as GPUVerify users give them.
+
+    ``buffers`` are ``NAME=DTYPE[SIZE, ...]`` (``x=f32[1024]``), ``scalars`` are ``NAME=VALUE`` (an
+    integer or a float), ``grid``/``block`` are 1 to 3 integers. The task has no symbols: it is one
+    concrete launch, checked for memory safety, race freedom and barrier uniformity.
+    """
+    tensors: dict[str, object] = {}
+    for b in buffers:
+        name, sep, spec = b.partition("=")
+        if not sep or not name.strip().isidentifier():
+            raise TaskError(f"invalid --buffer {b!r}: expected NAME=DTYPE[SIZE], e.g. x=f32[1024]")
+        tensors[name.strip()] = TensorSpec.of(spec, f"buffer {name.strip()!r}")
+    bindings: dict[str, Binding | str | int | float] = {}
+    for s in scalars:
+        name, sep, value = s.partition("=")
+        if not sep or not name.strip().isidentifier():
+            raise TaskError(f"invalid --scalar {s!r}: expected NAME=VALUE, e.g. n=1000")
+        try:
+            bindings[name.strip()] = ScalarArg(int(value, 0))
+        except ValueError:
+            try:
+                bindings[name.strip()] = ScalarArg(float(value))
+            except ValueError:
+                raise TaskError(f"invalid --scalar {s!r}: VALUE must be a number") from None
+
+    def ints(values: Sequence[str], what: str) -> list[int]:
+        out = []
+        for v in values:
+            for part in str(v).replace("x", ",").split(","):
+                if part.strip():
+                    try:
+                        out.append(int(part))
+                    except ValueError:
+                        raise TaskError(f"invalid --{what} {v!r}: expected integers such as 4 or 4,2") from None
+        return out
+
+    args: list[str | int] = [int(a) if a.lstrip("-").isdigit() else a for a in template_args]
+    return Task(
+        source=source,
+        kernel=kernel,
+        grid=ints(grid, "grid"),
+        block=ints(block, "block"),
+        shared_bytes=int(shared_bytes),
+        inputs=tensors,
+        bindings=bindings,
+        template_args=tuple(args),
+        defines=defines,
+    )
