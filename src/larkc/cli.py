@@ -1,0 +1,153 @@
+"""The ``larkc`` command line.
+
+Each subcommand lives with its stage: a stage package contributes ``register(subparsers)`` in its
+``cli`` module (listed in :data:`_STAGE_COMMANDS`); this module owns argument parsing, error
+rendering and exit codes. Exit codes: 0 success, 1 a verdict against the kernel (mismatch, race, ...),
+2 bad input (a located ``error:`` line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from larkc import __version__
+from larkc.errors import LarkcError, Stage
+
+__all__ = ["add_task_arguments", "main", "task_from_args"]
+
+#: Stage modules that add subcommands (each defines ``register(subparsers)``).
+_STAGE_COMMANDS = (
+    "larkc.frontends.cli",
+    "larkc.reference.cli",
+    "larkc.semantics.cli",
+)
+
+EXIT_OK = 0
+EXIT_VERDICT = 1
+EXIT_ERROR = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]  # argparse's returns NoReturn
+        raise LarkcError(message, stage=Stage.CLI)
+
+
+def add_task_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments that name a task: a task file or folder, or a kernel file with launch arguments."""
+    p.add_argument("target", help="a task file (task.py), a folder holding one, or a kernel source file")
+    p.add_argument("--kernel", help="kernel name (required for a source file with several kernels)")
+    p.add_argument("--define", "-D", action="append", default=[], metavar="K[=V]", help="preprocessor define")
+    p.add_argument(
+        "--template-arg", action="append", default=[], metavar="ARG", help="template argument, in order"
+    )
+    p.add_argument("--grid", action="append", default=[], metavar="X[,Y,Z]", help="grid dimensions")
+    p.add_argument("--block", action="append", default=[], metavar="X[,Y,Z]", help="block dimensions")
+    p.add_argument(
+        "--buffer", action="append", default=[], metavar="NAME=DTYPE[SIZE]", help="buffer, e.g. x=f32[1024]"
+    )
+    p.add_argument("--scalar", action="append", default=[], metavar="NAME=VALUE", help="scalar argument")
+    p.add_argument("--shared-bytes", default="0", help="dynamic shared memory in bytes")
+
+
+def parse_defines(items: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for d in items:
+        k, sep, v = d.partition("=")
+        if not k.strip().isidentifier():
+            raise LarkcError(f"invalid --define {d!r}: expected NAME or NAME=VALUE", stage=Stage.CLI)
+        out[k.strip()] = v if sep else "1"
+    return out
+
+
+def task_from_args(args: argparse.Namespace) -> object:
+    """The :class:`~larkc.tasks.Task` named by :func:`add_task_arguments` arguments.
+
+    A task file gets ``--define`` merged into its defines; a kernel source file becomes a
+    reference-free command-line task (and needs ``--kernel`` unless the file has one kernel).
+    """
+    import dataclasses
+    from pathlib import Path
+
+    from larkc.tasks import command_line_task, load_task
+
+    target = Path(args.target)
+    defines = parse_defines(args.define)
+    if target.is_dir() or target.name == "task.py" or (target.suffix == ".py" and _is_task_file(target)):
+        task = load_task(target)
+        if defines:
+            task = dataclasses.replace(task, defines={**task.defines, **defines})
+        return task
+    if not target.is_file():
+        raise LarkcError(f"no such file or folder: {target}", stage=Stage.CLI)
+    kernel = args.kernel
+    if kernel is None:
+        from larkc.frontends import kernel_names
+
+        names = kernel_names(target, defines=defines)
+        if len(names) != 1:
+            listed = ", ".join(names) if names else "none"
+            raise LarkcError(f"{target}: name the kernel with --kernel (kernels: {listed})", stage=Stage.CLI)
+        kernel = names[0]
+    return command_line_task(
+        target,
+        kernel,
+        grid=args.grid or ["1"],
+        block=args.block or ["1"],
+        buffers=args.buffer,
+        scalars=args.scalar,
+        shared_bytes=args.shared_bytes,
+        template_args=args.template_arg,
+        defines=defines,
+    )
+
+
+def _is_task_file(path: object) -> bool:
+    from pathlib import Path
+
+    assert isinstance(path, Path)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "Task(" in text and "@triton.jit" not in text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="larkc", description="Formal verification of GPU kernels against PyTorch references.")
+    parser.add_argument("--version", action="version", version=f"larkc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for mod_name in _STAGE_COMMANDS:
+        try:
+            mod = importlib.import_module(mod_name)
+        except ModuleNotFoundError as e:
+            if e.name is not None and mod_name.startswith(e.name):
+                continue  # stage not built yet
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0 ok, 1 verdict against the kernel, 2 bad input)."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if getattr(args, "func", None) is None:
+            parser.print_help(sys.stderr)
+            return EXIT_ERROR
+        return int(args.func(args))
+    except LarkcError as e:
+        print(e.render(), file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except RecursionError:
+        print("error: input nests too deeply", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())
