@@ -1,0 +1,58 @@
+"""Frontends: CUDA C++ (and, later, Triton) source to the kernel IR.
+
+The entry points are :func:`parse_task` (the kernel of a verification task), :func:`parse_source`
+(a source file) and :func:`kernel_names`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from larkc.errors import LarkcError, Stage
+from larkc.ir.nodes import Module
+from larkc.tasks import Task
+
+__all__ = ["kernel_names", "parse_source", "parse_task"]
+
+
+def _check(module: Module) -> Module:
+    """Run the IR verifier: an ill-typed result is a frontend bug, reported as an internal error."""
+    try:
+        from larkc.ir.verify import verify_module
+    except ImportError:  # the verifier is optional while the IR package is being built
+        return module
+    try:
+        verify_module(module)
+    except LarkcError as e:
+        raise LarkcError(f"internal error: the frontend produced ill-typed IR: {e.message}", e.span,
+                         stage=Stage.FRONTEND) from e
+    return module
+
+
+def parse_source(
+    path: str | Path,
+    *,
+    kernel: str | None = None,
+    template_args: Mapping[str, str | int] | Sequence[str | int] = (),
+    defines: Mapping[str, str] | None = None,
+) -> Module:
+    """Lower the kernel source file ``path`` (CUDA ``.cu``/``.cuh``) to an IR module."""
+    p = Path(path)
+    if p.suffix == ".py":
+        raise LarkcError(f"{p}: the Triton frontend is not available yet", stage=Stage.FRONTEND)
+    from larkc.frontends.cuda import parse_cuda
+
+    return _check(parse_cuda(p, kernel=kernel, template_args=template_args, defines=defines))
+
+
+def parse_task(task: Task) -> Module:
+    """The IR of the kernel a task verifies (with the task's template arguments and defines)."""
+    return parse_source(task.source, kernel=task.kernel, template_args=task.template_args, defines=task.defines)
+
+
+def kernel_names(path: str | Path, *, defines: Mapping[str, str] | None = None) -> list[str]:
+    """The kernels a source file defines."""
+    from larkc.frontends.cuda import cuda_kernel_names
+
+    return cuda_kernel_names(path, defines=defines)

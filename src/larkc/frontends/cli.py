@@ -1,0 +1,50 @@
+"""``larkc parse``: print the kernel IR of a task's kernel or of a source file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["register"]
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "parse",
+        help="print the kernel IR of a task or a kernel source file",
+        description="Parse a CUDA kernel (from a task file or folder, or a source file) and print its IR.",
+    )
+    p.add_argument("target", help="a task file (task.py), a folder holding one, or a kernel source file")
+    p.add_argument("--kernel", help="kernel to lower (default: the task's kernel, or every kernel of a file)")
+    p.add_argument("--define", "-D", action="append", default=[], metavar="K[=V]", help="preprocessor define")
+    p.add_argument(
+        "--template-arg", action="append", default=[], metavar="ARG", help="template argument, in order"
+    )
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from larkc.cli import parse_defines
+    from larkc.errors import LarkcError, Stage
+    from larkc.frontends import parse_source
+    from larkc.ir.printer import print_module
+    from larkc.tasks import load_task
+
+    target = Path(args.target)
+    defines = parse_defines(args.define)
+    if target.is_dir() or target.suffix == ".py":
+        task = load_task(target)
+        if args.kernel is not None and args.kernel != task.kernel:
+            raise LarkcError(f"--kernel {args.kernel} differs from the task's kernel {task.kernel}", stage=Stage.CLI)
+        targs = args.template_arg or task.template_args
+        module = parse_source(task.source, kernel=task.kernel, template_args=targs, defines={**task.defines, **defines})
+    elif target.is_file():
+        module = parse_source(target, kernel=args.kernel, template_args=args.template_arg, defines=defines)
+    else:
+        raise LarkcError(f"no such file or folder: {target}", stage=Stage.CLI)
+    text = print_module(module)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0

@@ -1,0 +1,117 @@
+"""The CUDA C++ frontend: preprocess, parse with tree-sitter-cuda, lower to the kernel IR."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
+
+import tree_sitter as ts
+import tree_sitter_cuda
+
+from larkc.errors import LarkcError, SourceCache, Stage, TaskError
+from larkc.frontends.cuda.lower import SourcePositions, TemplateArg, TranslationUnit
+from larkc.ir.nodes import Module
+
+__all__ = ["cuda_kernel_names", "parse_cuda"]
+
+
+@cache
+def _language() -> ts.Language:
+    return ts.Language(tree_sitter_cuda.language())
+
+
+def _translation_unit(
+    path: Path | None, text: str | None, file: str | None, defines: Mapping[str, str], include_dirs: Sequence[Path]
+) -> TranslationUnit:
+    from larkc.frontends.cuda.preprocess import preprocess
+
+    if text is None:
+        if path is None:
+            raise ValueError("parse_cuda needs a path or a text")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise LarkcError(f"cannot read {path}: {e.strerror}", stage=Stage.FRONTEND) from None
+        except UnicodeDecodeError:
+            raise LarkcError(f"{path} is not UTF-8 text", stage=Stage.FRONTEND) from None
+    name = file or (str(path) if path is not None else "<input>")
+    SourceCache.register(name, text)
+    pp = preprocess(text, name, defines=dict(defines), include_dirs=tuple(include_dirs))
+    return TranslationUnit(pp.text, SourcePositions(name, pp.source_map), _language())
+
+
+def parse_cuda(
+    path: str | Path | None = None,
+    *,
+    text: str | None = None,
+    file: str | None = None,
+    kernel: str | None = None,
+    template_args: Mapping[str, str | int] | Sequence[str | int] = (),
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[Path] = (),
+) -> Module:
+    """Lower a CUDA source file (or ``text``) to an IR module.
+
+    With ``kernel``, the module holds that kernel (instantiated with ``template_args`` if it is a
+    template) and the device functions it calls; without, every non-template kernel and device
+    function of the file. Raises :class:`~larkc.errors.LarkcError` for anything unsupported.
+    """
+    p = Path(path) if path is not None else None
+    tu = _translation_unit(p, text, file, defines or {}, include_dirs)
+    if kernel is not None:
+        fd = tu.kernel(kernel)
+        if fd is None:
+            known = ", ".join(tu.kernel_names()) or "none"
+            raise TaskError(f"{tu.positions.file}: no __global__ function named {kernel} (kernels: {known})")
+        env = {}
+        if fd.template is not None:
+            args = _template_args(tu, template_args, fd.node)
+            positional = list(args) if isinstance(args, list) else []
+            named = args if isinstance(args, dict) else {}
+            env = tu.bind_template(fd.template, positional, named, fd.node, f"kernel {kernel}")
+        elif template_args:
+            raise TaskError(f"kernel {kernel} is not a template but template arguments were given")
+        tu.instantiate(fd, env, None)
+    else:
+        for overloads in tu.functions.values():
+            for f in overloads:
+                if f.template is None:
+                    tu.instantiate(f, {}, None)
+        if not tu.order and tu.functions:
+            templates = ", ".join(tu.functions)
+            raise TaskError(f"{tu.positions.file}: every kernel is a template ({templates}): name one and give its template arguments")
+    return tu.module()
+
+
+def _template_args(
+    tu: TranslationUnit, args: Mapping[str, str | int] | Sequence[str | int], where: object
+) -> list[TemplateArg] | dict[str, TemplateArg]:
+    def one(a: str | int) -> TemplateArg:
+        if isinstance(a, bool):
+            return int(a)
+        if isinstance(a, int):
+            return a
+        text = str(a).strip()
+        if text.lstrip("-").isdigit():
+            return int(text)
+        sub = tu.parser.parse(f"{text} larkc_probe;".encode())
+        decl = sub.root_node.named_children[0] if sub.root_node.named_children else None
+        type_node = decl.child_by_field_name("type") if decl is not None else None
+        if type_node is None or sub.root_node.has_error:
+            raise TaskError(f"invalid template argument {text!r}")
+        t = tu.resolve_type(type_node, {}, type_node)
+        declarator = decl.child_by_field_name("declarator") if decl is not None else None
+        if declarator is not None and declarator.type == "pointer_declarator":
+            raise TaskError(f"pointer template argument {text!r} is not supported")
+        return t
+
+    if isinstance(args, Mapping):
+        return {k: one(v) for k, v in args.items()}
+    return [one(a) for a in args]
+
+
+def cuda_kernel_names(path: str | Path, *, defines: Mapping[str, str] | None = None) -> list[str]:
+    """Names of the ``__global__`` functions of a CUDA file, in order."""
+    tu = _translation_unit(Path(path), None, None, defines or {}, ())
+    return tu.kernel_names()

@@ -1,0 +1,2636 @@
+"""Lowering of CUDA C++ (a tree-sitter-cuda parse of preprocessed text) into the kernel IR.
+
+One :class:`TranslationUnit` per source file collects its top-level declarations (kernels, device
+functions, templates, structs, typedefs, constants). Functions are lowered on demand: a kernel with its
+template arguments, then every device function it calls, each template instantiated once per argument
+list. :class:`FunctionLowering` turns one function body into IR statements:
+
+* expressions are lowered to pure IR expressions; every memory read becomes a :class:`Load` into a fresh
+  temporary emitted before the statement that needs it, so C's side effects happen in program order;
+* operands are converted by C's rules (integer promotion, usual arithmetic conversions, CUDA's
+  half-precision overloads), made explicit as :class:`Cast` nodes; conversions of literals are folded;
+* ``&&``, ``||`` and ``?:`` whose right-hand side reads memory become ``if`` statements, preserving C's
+  short-circuit evaluation (a guarded load is never executed when its guard is false);
+* names are made unique per function (a shadowing declaration of ``i`` becomes ``i.1``).
+
+Anything outside the supported subset raises :class:`UnsupportedError` with the span of the construct.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import tree_sitter as ts
+
+from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
+from larkc.frontends.cuda import builtins as B
+from larkc.frontends.cuda.ctypes import (
+    BUILTIN_TYPES,
+    CArray,
+    CType,
+    StructInfo,
+    arithmetic_result,
+    integer_promote,
+    vector,
+)
+from larkc.ir.nodes import (
+    Alloc,
+    Assign,
+    Atomic,
+    AtomicOp,
+    Barrier,
+    BarrierScope,
+    Binary,
+    BinaryOp,
+    Break,
+    Builtin,
+    BuiltinReg,
+    Call,
+    Cast,
+    CastKind,
+    Const,
+    Continue,
+    Decl,
+    Dim,
+    DoWhile,
+    Expr,
+    Extract,
+    Fence,
+    FenceScope,
+    For,
+    Function,
+    FunctionKind,
+    If,
+    Insert,
+    Level,
+    Load,
+    MakeVector,
+    MathCall,
+    MathFn,
+    Module,
+    Param,
+    PtrAdd,
+    Return,
+    Select,
+    Shuffle,
+    ShuffleKind,
+    Stmt,
+    Store,
+    Unary,
+    UnaryOp,
+    VarRef,
+    Vote,
+    VoteKind,
+    While,
+)
+from larkc.ir.types import (
+    BOOL,
+    F16,
+    F32,
+    F64,
+    I32,
+    I64,
+    U32,
+    U64,
+    VOID,
+    AddressSpace,
+    ArrayType,
+    BlockType,
+    PointerType,
+    ScalarType,
+    Type,
+    VectorType,
+    VoidType,
+    size_of,
+)
+from larkc.ir.values import convert_value, round_float, wrap_int
+
+__all__ = ["SourcePositions", "TranslationUnit"]
+
+TemplateArg = Type | int
+TemplateEnv = dict[str, TemplateArg]
+
+
+class SourcePositions:
+    """Maps tree-sitter positions in the preprocessed text to spans of the original source."""
+
+    def __init__(self, file: str, source_map: object | None) -> None:
+        self.file = file
+        self.source_map = source_map
+
+    def span(self, node: ts.Node) -> Span:
+        line, col = node.start_point.row + 1, node.start_point.column + 1
+        end_line, end_col = node.end_point.row + 1, node.end_point.column + 1
+        if self.source_map is not None:
+            mapped: Span = self.source_map.span(line, col, end_line, end_col)  # type: ignore[attr-defined]
+            return mapped
+        return Span(self.file, line, col, end_line, end_col)
+
+
+def _text(node: ts.Node) -> str:
+    return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
+
+
+# --------------------------------------------------------------------------------------------------
+# Top-level declarations
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateParam:
+    name: str
+    is_type: bool
+    value_type: ScalarType | None  # for non-type parameters
+    default: ts.Node | None
+
+
+@dataclass(slots=True)
+class FunctionDef:
+    """A kernel or device function definition, possibly a template."""
+
+    name: str
+    node: ts.Node  # the function_definition
+    kind: FunctionKind
+    template: tuple[TemplateParam, ...] | None  # None when not a template
+
+
+@dataclass(slots=True)
+class StructDef:
+    name: str
+    node: ts.Node  # the struct_specifier (with a body)
+    template: tuple[TemplateParam, ...] | None
+
+
+_LOWERABLE_QUALIFIERS = {"__device__", "__global__", "__host__", "__forceinline__", "__noinline__", "inline"}
+
+
+class TranslationUnit:
+    """The top-level declarations of one preprocessed CUDA file, and the functions lowered from it."""
+
+    def __init__(self, text: str, positions: SourcePositions, language: ts.Language) -> None:
+        self.positions = positions
+        self.parser = ts.Parser(language)
+        self.tree = self.parser.parse(text.encode("utf-8"))
+        self.functions: dict[str, list[FunctionDef]] = {}  # overloads in declaration order
+        self.host_functions: set[str] = set()
+        self.structs: dict[str, StructDef] = {}
+        self.struct_infos: dict[tuple[str, tuple[TemplateArg, ...]], StructInfo] = {}
+        self.vector_fields: dict[VectorType, list[StructInfo]] = {}
+        self.typedefs: dict[str, ts.Node] = {}  # name -> type node (resolved lazily, may use templates)
+        self.constants: dict[str, tuple[ScalarType, bool | int | float]] = {}
+        self.lowered: dict[str, Function] = {}
+        self.order: list[Function] = []
+        self._in_progress: set[str] = set()
+        self._check_syntax(self.tree.root_node)
+        self._collect(self.tree.root_node)
+
+    def span(self, node: ts.Node) -> Span:
+        return self.positions.span(node)
+
+    # -- syntax -------------------------------------------------------------------------------------
+
+    def _check_syntax(self, root: ts.Node) -> None:
+        if not root.has_error:
+            return
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if n.is_error or n.is_missing:
+                if n.is_missing:
+                    raise UserSyntaxError(f"syntax error: expected {n.type}", self.span(n))
+                snippet = " ".join(_text(n).split())[:40]
+                raise UserSyntaxError(f"syntax error near: {snippet}", self.span(n))
+            if n.has_error:
+                stack.extend(reversed(n.children))
+        raise UserSyntaxError("syntax error", self.span(root))
+
+    # -- collection ---------------------------------------------------------------------------------
+
+    def _collect(self, scope: ts.Node) -> None:
+        for child in scope.named_children:
+            self._collect_one(child, None)
+
+    def _collect_one(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
+        t = node.type
+        if t == "function_definition":
+            self._collect_function(node, template)
+        elif t == "template_declaration":
+            params = self._template_params(node)
+            for child in node.named_children:
+                if child.type != "template_parameter_list":
+                    self._collect_one(child, params)
+        elif t in ("struct_specifier", "class_specifier"):
+            self._collect_struct(node, template)
+        elif t == "declaration":
+            self._collect_declaration(node, template)
+        elif t == "type_definition":
+            self._collect_typedef(node)
+        elif t == "alias_declaration":
+            name = _text(node.child_by_field_name("name"))  # type: ignore[arg-type]
+            type_node = node.child_by_field_name("type")
+            assert type_node is not None
+            self.typedefs[name] = type_node
+        elif t in ("namespace_definition", "linkage_specification"):
+            body = node.child_by_field_name("body")
+            if body is not None:
+                self._collect(body)
+        elif t in ("declaration_list",):
+            self._collect(node)
+        elif t == "enum_specifier":
+            self._collect_enum(node)
+        elif t in ("preproc_call", "comment", "using_declaration", "static_assert_declaration", "empty_declaration"):
+            return
+        elif t == "expression_statement" and _text(node).strip() == ";":
+            return
+        else:
+            raise UnsupportedError(f"top-level {t.replace('_', ' ')}", _text(node), self.span(node))
+
+    def _template_params(self, node: ts.Node) -> tuple[TemplateParam, ...]:
+        plist = node.child_by_field_name("parameters")
+        assert plist is not None
+        out = []
+        for p in plist.named_children:
+            if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+                name_node = p.child_by_field_name("name")
+                if name_node is None:
+                    name_node = next((c for c in p.named_children if c.type == "type_identifier"), None)
+                if name_node is None:
+                    raise UnsupportedError("template parameter", _text(p), self.span(p))
+                default = p.child_by_field_name("default_type")
+                out.append(TemplateParam(_text(name_node), True, None, default))
+            elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
+                decl = p.child_by_field_name("declarator")
+                type_node = p.child_by_field_name("type")
+                if decl is None or type_node is None or decl.type != "identifier":
+                    raise UnsupportedError("template parameter", _text(p), self.span(p))
+                vt = _scalar_type_name(_type_words(type_node, p))
+                if vt is None or not (vt.is_int or vt.is_bool):
+                    raise UnsupportedError("non-integer template parameter", _text(p), self.span(p))
+                out.append(TemplateParam(_text(decl), False, vt, p.child_by_field_name("default_value")))
+            else:
+                raise UnsupportedError("template parameter", _text(p), self.span(p))
+        return tuple(out)
+
+    def _collect_function(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
+        quals = {c.type for c in node.children if not c.is_named} | {
+            _text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")
+        }
+        decl = node.child_by_field_name("declarator")
+        while decl is not None and decl.type in ("pointer_declarator", "reference_declarator"):
+            decl = decl.child_by_field_name("declarator") or (decl.named_children[-1] if decl.named_children else None)
+        if decl is None or decl.type != "function_declarator":
+            raise UnsupportedError("function declaration", _text(node).split("{")[0], self.span(node))
+        name_node = decl.child_by_field_name("declarator")
+        assert name_node is not None
+        name = _text(name_node)
+        if "__global__" in quals:
+            kind = FunctionKind.KERNEL
+        elif "__device__" in quals:
+            kind = FunctionKind.DEVICE
+        else:
+            self.host_functions.add(name)
+            return  # host code is not verified; it only has to parse
+        if name_node.type not in ("identifier", "field_identifier"):
+            raise UnsupportedError("function name", name, self.span(name_node))
+        overloads = self.functions.setdefault(name, [])
+        if (kind is FunctionKind.KERNEL and overloads) or any(f.kind is FunctionKind.KERNEL for f in overloads):
+            raise UnsupportedError("overloaded __global__ function", name, self.span(name_node))
+        overloads.append(FunctionDef(name, node, kind, template))
+
+    def _collect_struct(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
+        name_node = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if body is None:
+            return  # a forward declaration
+        if name_node is None:
+            raise UnsupportedError("anonymous struct", _text(node), self.span(node))
+        self.structs[_text(name_node)] = StructDef(_text(name_node), node, template)
+
+    def _collect_declaration(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
+        type_node = node.child_by_field_name("type")
+        if type_node is not None and type_node.type in ("struct_specifier", "class_specifier"):
+            self._collect_struct(type_node, template)
+        if type_node is not None and type_node.type == "enum_specifier":
+            self._collect_enum(type_node)
+        declarators = node.children_by_field_name("declarator")
+        if not declarators:
+            return
+        specs = {_text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")}
+        specs |= {c.type for c in node.children if not c.is_named}
+        for d in declarators:
+            if d.type == "function_declarator":
+                continue  # a prototype
+            if d.type == "init_declarator" and ({"const", "constexpr"} & specs):
+                name_node = d.child_by_field_name("declarator")
+                value = d.child_by_field_name("value")
+                if name_node is None or name_node.type != "identifier" or value is None or type_node is None:
+                    raise UnsupportedError("global declaration", _text(node), self.span(node))
+                vt = self.resolve_type(type_node, {}, node)
+                if not isinstance(vt, ScalarType):
+                    raise UnsupportedError("non-scalar global constant", _text(node), self.span(node))
+                folded = FunctionLowering.fold_constant(self, value, {}, {})
+                if folded is None:
+                    raise UnsupportedError("global constant with a non-constant value", _text(value), self.span(value))
+                src_t = I64 if isinstance(folded, int) and not isinstance(folded, bool) else F64
+                if isinstance(folded, bool):
+                    src_t = BOOL
+                self.constants[_text(name_node)] = (vt, convert_value(folded, src_t, vt))
+                continue
+            what = "__constant__ memory" if "__constant__" in specs else "global variable"
+            raise UnsupportedError(what, _text(node), self.span(node))
+
+    def _collect_typedef(self, node: ts.Node) -> None:
+        type_node = node.child_by_field_name("type")
+        assert type_node is not None
+        if type_node.type in ("struct_specifier", "class_specifier"):
+            self._collect_struct(type_node, None)
+        for d in node.children_by_field_name("declarator"):
+            if d.type in ("type_identifier", "identifier"):
+                self.typedefs[_text(d)] = type_node
+            elif d.type == "pointer_declarator":
+                self.typedefs[_text(d.named_children[-1])] = d  # resolved with the declarator chain
+            else:
+                raise UnsupportedError("typedef", _text(node), self.span(node))
+
+    def _collect_enum(self, node: ts.Node) -> None:
+        body = node.child_by_field_name("body")
+        if body is None:
+            return
+        value = -1
+        for e in body.named_children:
+            if e.type != "enumerator":
+                continue
+            name = _text(e.child_by_field_name("name"))  # type: ignore[arg-type]
+            v = e.child_by_field_name("value")
+            if v is not None:
+                folded = FunctionLowering.fold_constant(self, v, {}, {})
+                if not isinstance(folded, int):
+                    raise UnsupportedError("enumerator with a non-integer value", _text(e), self.span(e))
+                value = int(folded)
+            else:
+                value += 1
+            self.constants[name] = (I32, value)
+
+    # -- types --------------------------------------------------------------------------------------
+
+    def resolve_type(self, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> Type:
+        """The IR type named by a type specifier node (``float``, ``T``, ``Vec<float, 4>``, ``float4``)."""
+        t = type_node.type
+        if t == "type_descriptor":
+            inner = type_node.child_by_field_name("type")
+            assert inner is not None
+            base = self.resolve_type(inner, env, ctx)
+            decl = type_node.child_by_field_name("declarator")
+            const = any(_text(c) == "const" for c in type_node.named_children if c.type == "type_qualifier")
+            return self.apply_abstract_declarator(base, decl, const, env)
+        if t == "pointer_declarator":  # from a pointer typedef
+            base_node = type_node.parent.child_by_field_name("type") if type_node.parent else None
+            assert base_node is not None
+            return PointerType(self.resolve_type(base_node, env, ctx), AddressSpace.GENERIC)
+        if t == "placeholder_type_specifier":
+            raise UnsupportedError("auto type here", _text(type_node), self.span(type_node))
+        if t == "template_type":
+            name = _text(type_node.child_by_field_name("name"))  # type: ignore[arg-type]
+            args_node = type_node.child_by_field_name("arguments")
+            assert args_node is not None
+            if name in self.structs:
+                targs = tuple(self.template_argument(a, env, ctx) for a in args_node.named_children)
+                return self.struct_type(name, targs, type_node)
+            raise UnsupportedError("template type", _text(type_node), self.span(type_node))
+        if t in ("struct_specifier", "class_specifier"):
+            name_node = type_node.child_by_field_name("name")
+            if name_node is None:
+                raise UnsupportedError("anonymous struct", _text(type_node), self.span(type_node))
+            return self.struct_type(_text(name_node), (), type_node)
+        words = _type_words(type_node, ctx)
+        if words in env:
+            arg = env[words]
+            if isinstance(arg, int):
+                raise TypeCheckError(f"{words} is a value, not a type", self.span(type_node), stage=Stage.FRONTEND)
+            return arg
+        if words in BUILTIN_TYPES:
+            return BUILTIN_TYPES[words]
+        if words in self.typedefs:
+            target = self.typedefs[words]
+            if target.type == "pointer_declarator":
+                return self.resolve_type(target, env, ctx)
+            return self.resolve_type(target, {}, ctx)
+        if words in self.structs:
+            return self.struct_type(words, (), type_node)
+        if words == "void":
+            return VOID
+        raise UnsupportedError("type", words, self.span(type_node))
+
+    def apply_abstract_declarator(self, base: Type, decl: ts.Node | None, const: bool, env: TemplateEnv) -> Type:
+        """Apply ``*``/``&`` of an abstract declarator (as in ``reinterpret_cast<const float4*>``)."""
+        if decl is None:
+            return base
+        if decl.type == "abstract_pointer_declarator":
+            inner = decl.child_by_field_name("declarator")
+            restrict = any(_text(c) == "__restrict__" for c in decl.named_children if c.type == "type_qualifier")
+            ptr = PointerType(base, AddressSpace.GENERIC, const, restrict)
+            return self.apply_abstract_declarator(ptr, inner, False, env)
+        if decl.type == "abstract_reference_declarator":
+            return base
+        raise UnsupportedError("type declarator", _text(decl), self.span(decl))
+
+    def template_argument(self, node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> TemplateArg:
+        if node.type == "type_descriptor":
+            inner = node.child_by_field_name("type")
+            if inner is not None and node.child_by_field_name("declarator") is None:
+                words = _type_words(inner, ctx)
+                if words in env and isinstance(env[words], int):
+                    return env[words]
+                if words in self.constants and not (
+                    words in BUILTIN_TYPES or words in self.typedefs or words in self.structs
+                ):
+                    return int(self.constants[words][1])
+            return self.resolve_type(node, env, ctx)
+        folded = FunctionLowering.fold_constant(self, node, env, {})
+        if not isinstance(folded, int) or isinstance(folded, bool):
+            raise UnsupportedError("template argument", _text(node), self.span(node))
+        return folded
+
+    def struct_type(self, name: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> VectorType:
+        """Lay out struct ``name`` (instantiated with ``targs``) as a packed vector type."""
+        key = (name, targs)
+        if key in self.struct_infos:
+            return self.struct_infos[key].vector
+        sd = self.structs.get(name)
+        if sd is None:
+            raise UnsupportedError("struct type", name, self.span(where))
+        env: TemplateEnv = {}
+        if sd.template is not None:
+            env = self.bind_template(sd.template, list(targs), {}, where, f"struct {name}")
+        elif targs:
+            raise TypeCheckError(f"struct {name} is not a template", self.span(where), stage=Stage.FRONTEND)
+        body = sd.node.child_by_field_name("body")
+        assert body is not None
+        elem: ScalarType | None = None
+        lanes = 0
+        fields: dict[str, tuple[int, int, bool]] = {}
+        for f in body.named_children:
+            if f.type == "comment":
+                continue
+            if f.type != "field_declaration":
+                raise UnsupportedError("struct member", _text(f), self.span(f))
+            ftype_node = f.child_by_field_name("type")
+            assert ftype_node is not None
+            ftype = self.resolve_type(ftype_node, env, f)
+            for d in f.children_by_field_name("declarator"):
+                count, is_array, dnode = 1, False, d
+                if d.type == "array_declarator":
+                    size = d.child_by_field_name("size")
+                    folded = FunctionLowering.fold_constant(self, size, env, {}) if size is not None else None
+                    if not isinstance(folded, int) or folded <= 0:
+                        raise UnsupportedError("struct array member", _text(d), self.span(d))
+                    count, is_array = folded, True
+                    dnode = d.child_by_field_name("declarator")  # type: ignore[assignment]
+                fe: ScalarType
+                if isinstance(ftype, ScalarType):
+                    fe = ftype
+                elif isinstance(ftype, VectorType) and not is_array:
+                    fe, count, is_array = ftype.elem, ftype.lanes, True
+                else:
+                    raise UnsupportedError("struct member type", _text(f), self.span(f))
+                if elem is not None and fe != elem:
+                    raise UnsupportedError("struct with members of different types", name, self.span(sd.node))
+                elem = fe
+                fields[_text(dnode)] = (lanes, count, is_array)
+                lanes += count
+        if elem is None or lanes == 0:
+            raise UnsupportedError("empty struct", name, self.span(sd.node))
+        align = elem.size
+        for c in sd.node.named_children:
+            if c.type == "alignas_qualifier" or _text(c).startswith(("__align__", "alignas")):
+                arg = c.named_children[-1] if c.named_children else None
+                folded = FunctionLowering.fold_constant(self, arg, env, {}) if arg is not None else None
+                if not isinstance(folded, int):
+                    raise UnsupportedError("alignment", _text(c), self.span(c))
+                align = max(align, folded)
+        vt = VectorType(elem, lanes, align)
+        info = StructInfo(name, vt, fields)
+        self.struct_infos[key] = info
+        self.vector_fields.setdefault(vt, []).append(info)
+        return vt
+
+    def bind_template(
+        self,
+        params: Sequence[TemplateParam],
+        args: Sequence[TemplateArg],
+        named: Mapping[str, TemplateArg],
+        where: ts.Node | None,
+        what: str,
+    ) -> TemplateEnv:
+        """Bind template parameters to positional ``args`` and ``named`` ones, then to defaults."""
+        span = self.span(where) if where is not None else None
+        if len(args) > len(params):
+            raise TypeCheckError(f"{what}: too many template arguments", span, stage=Stage.FRONTEND)
+        env: TemplateEnv = {}
+        for p, a in zip(params, args, strict=False):
+            env[p.name] = a
+        for k, v in named.items():
+            if k not in {p.name for p in params}:
+                raise TypeCheckError(f"{what} has no template parameter {k}", span, stage=Stage.FRONTEND)
+            env[k] = v
+        for p in params:
+            if p.name not in env:
+                if p.default is None:
+                    raise TypeCheckError(
+                        f"{what}: no value for template parameter {p.name}", span, stage=Stage.FRONTEND
+                    )
+                env[p.name] = self.template_argument(p.default, env, p.default)
+            arg = env[p.name]
+            if p.is_type and isinstance(arg, int):
+                raise TypeCheckError(f"{what}: template parameter {p.name} needs a type", span, stage=Stage.FRONTEND)
+            if not p.is_type and not isinstance(arg, int):
+                raise TypeCheckError(
+                    f"{what}: template parameter {p.name} needs an integer", span, stage=Stage.FRONTEND
+                )
+            if not p.is_type and p.value_type is not None and isinstance(arg, int):
+                env[p.name] = wrap_int(arg, p.value_type) if p.value_type.is_int else int(bool(arg))
+        return env
+
+    # -- functions ----------------------------------------------------------------------------------
+
+    def kernel_names(self) -> list[str]:
+        return [n for n, fs in self.functions.items() if fs[0].kind is FunctionKind.KERNEL]
+
+    def kernel(self, name: str) -> FunctionDef | None:
+        fs = self.functions.get(name)
+        return fs[0] if fs and fs[0].kind is FunctionKind.KERNEL else None
+
+    def signature(self, fd: FunctionDef, env: TemplateEnv) -> list[Param]:
+        """The parameters of ``fd`` instantiated with ``env`` (for overload resolution)."""
+        lowering = FunctionLowering(self, fd, env, fd.name)
+        return lowering.lower_params(lowering.function_declarator())
+
+    def instantiate(self, fd: FunctionDef, env: TemplateEnv, where: ts.Node | None) -> Function:
+        """The IR of ``fd`` under template environment ``env``, lowering it if needed."""
+        name = fd.name
+        ir_name = name
+        if fd.template is not None:
+            ir_name = f"{name}<{', '.join(_targ_str(env[p.name]) for p in fd.template)}>"
+        if len(self.functions.get(name, ())) > 1:
+            params = self.signature(fd, env)
+            ir_name += "(" + ", ".join(str(p.type) for p in params) + ")"
+        done = self.lowered.get(ir_name)
+        if done is not None:
+            return done
+        if ir_name in self._in_progress:
+            raise UnsupportedError("recursive function", name, self.span(where) if where else self.span(fd.node))
+        self._in_progress.add(ir_name)
+        try:
+            fn = FunctionLowering(self, fd, env, ir_name).lower()
+        finally:
+            self._in_progress.discard(ir_name)
+        self.lowered[ir_name] = fn
+        self.order.append(fn)
+        return fn
+
+    def module(self) -> Module:
+        span = self.span(self.tree.root_node)
+        return Module(tuple(self.order), span)
+
+
+def _targ_str(a: TemplateArg) -> str:
+    return str(a) if isinstance(a, int) else _c_type_name(a)
+
+
+def _c_type_name(t: Type) -> str:
+    names = {"f32": "float", "f64": "double", "f16": "half", "bf16": "__nv_bfloat16", "i32": "int"}
+    names |= {"u32": "unsigned", "i64": "int64_t", "u64": "uint64_t", "bool": "bool", "i8": "int8_t"}
+    names |= {"u8": "uint8_t", "i16": "int16_t", "u16": "uint16_t"}
+    if isinstance(t, ScalarType):
+        return names[str(t)]
+    return str(t)
+
+
+def _type_words(type_node: ts.Node, ctx: ts.Node) -> str:
+    """The words of a type specifier, normalised (``unsigned  int`` -> ``unsigned int``)."""
+    if type_node.type == "sized_type_specifier":
+        words = [_text(c) for c in type_node.children if c.type not in ("comment",)]
+        return " ".join(w for w in words if w)
+    if type_node.type == "qualified_identifier":
+        return "".join(_text(type_node).split())
+    return " ".join(_text(type_node).split())
+
+
+def _scalar_type_name(words: str) -> ScalarType | None:
+    t = BUILTIN_TYPES.get(words)
+    return t if isinstance(t, ScalarType) else None
+
+
+# --------------------------------------------------------------------------------------------------
+# Values and lvalues of expressions inside a function
+
+
+@dataclass(frozen=True, slots=True)
+class Val:
+    """A lowered rvalue: a pure IR expression and its C type (arrays keep their dimensions)."""
+
+    expr: Expr
+    ctype: CType
+
+
+@dataclass(frozen=True, slots=True)
+class VarLV:
+    name: str
+    type: Type
+
+
+@dataclass(frozen=True, slots=True)
+class MemLV:
+    ptr: Expr
+    type: Type
+    const: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LaneLV:
+    var: VarLV
+    index: Expr
+    type: ScalarType
+
+
+LValue = VarLV | MemLV | LaneLV
+
+
+@dataclass(slots=True)
+class Binding:
+    """What a C name means in a scope."""
+
+    kind: str  # "var" | "alloc" | "const" | "shared_scalar" (a __shared__ variable, read through memory)
+    ir_name: str
+    ctype: CType
+    value: bool | int | float | None = None
+
+
+@dataclass(slots=True)
+class _Loop:
+    pass
+
+
+_ASSIGN_OPS = {
+    "+=": BinaryOp.ADD,
+    "-=": BinaryOp.SUB,
+    "*=": BinaryOp.MUL,
+    "/=": BinaryOp.DIV,
+    "%=": BinaryOp.REM,
+    "<<=": BinaryOp.SHL,
+    ">>=": BinaryOp.SHR,
+    "&=": BinaryOp.BITAND,
+    "|=": BinaryOp.BITOR,
+    "^=": BinaryOp.BITXOR,
+}
+_BINARY_OPS = {op.value: op for op in BinaryOp if op not in (BinaryOp.MIN, BinaryOp.MAX)}
+_BUILTIN_REGS = {r.value: r for r in BuiltinReg}
+_SHUFFLES = {
+    "__shfl_sync": ShuffleKind.IDX,
+    "__shfl_up_sync": ShuffleKind.UP,
+    "__shfl_down_sync": ShuffleKind.DOWN,
+    "__shfl_xor_sync": ShuffleKind.XOR,
+}
+_VOTES = {"__any_sync": VoteKind.ANY, "__all_sync": VoteKind.ALL, "__ballot_sync": VoteKind.BALLOT}
+_ATOMICS = {
+    "atomicAdd": AtomicOp.ADD,
+    "atomicSub": AtomicOp.SUB,
+    "atomicMin": AtomicOp.MIN,
+    "atomicMax": AtomicOp.MAX,
+    "atomicExch": AtomicOp.EXCH,
+    "atomicCAS": AtomicOp.CAS,
+    "atomicAnd": AtomicOp.AND,
+    "atomicOr": AtomicOp.OR,
+    "atomicXor": AtomicOp.XOR,
+}
+for _scope_suffix in ("_block", "_system"):
+    for _n, _op in list(_ATOMICS.items()):
+        _ATOMICS[_n + _scope_suffix] = _op
+_LOADS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
+_STORES = {"__stwb", "__stcg", "__stcs", "__stwt"}
+_FULL_MASK = 0xFFFFFFFF
+_SHUFFLE_TYPES = {"i32", "u32", "i64", "u64", "f32", "f64", "f16", "bf16"}
+
+
+class FunctionLowering:
+    """Lowers one function body (a kernel or a device function instance) to IR."""
+
+    def __init__(self, tu: TranslationUnit, fd: FunctionDef, env: TemplateEnv, ir_name: str) -> None:
+        self.tu = tu
+        self.fd = fd
+        self.env = env
+        self.ir_name = ir_name
+        self.scopes: list[dict[str, Binding]] = [{}]
+        self.used: set[str] = set()
+        self.out: list[Stmt] = []
+        self.loops = 0
+        self.tmp_counter = 0
+        self.pending_unroll: int | None = None
+        self.ret: Type = VOID
+        self.is_kernel = fd.kind is FunctionKind.KERNEL
+
+    # -- helpers ------------------------------------------------------------------------------------
+
+    def span(self, node: ts.Node) -> Span:
+        return self.tu.span(node)
+
+    def unsupported(self, what: str, node: ts.Node) -> UnsupportedError:
+        return UnsupportedError(what, _text(node), self.span(node))
+
+    def type_error(self, message: str, node: ts.Node) -> TypeCheckError:
+        return TypeCheckError(message, self.span(node), stage=Stage.FRONTEND)
+
+    def fresh(self, base: str) -> str:
+        name = base
+        n = 0
+        while name in self.used:
+            n += 1
+            name = f"{base}.{n}"
+        self.used.add(name)
+        return name
+
+    def tmp(self, t: Type, node: ts.Node) -> str:
+        """Declare a fresh temporary of type ``t`` and return its name."""
+        while f"tmp.{self.tmp_counter}" in self.used:
+            self.tmp_counter += 1
+        name = f"tmp.{self.tmp_counter}"
+        self.used.add(name)
+        self.emit(Decl(name, t, None, self.span(node)))
+        return name
+
+    def emit(self, s: Stmt) -> None:
+        self.out.append(s)
+
+    @contextlib.contextmanager
+    def buffer(self) -> Iterator[list[Stmt]]:
+        saved = self.out
+        self.out = []
+        try:
+            yield self.out
+        finally:
+            self.out = saved
+
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[None]:
+        self.scopes.append({})
+        try:
+            yield
+        finally:
+            self.scopes.pop()
+
+    def lookup(self, name: str) -> Binding | None:
+        for s in reversed(self.scopes):
+            if name in s:
+                return s[name]
+        return None
+
+    def declare(self, c_name: str, kind: str, ctype: CType, node: ts.Node, value: bool | int | float | None = None) -> str:
+        if c_name in self.scopes[-1]:
+            raise self.type_error(f"redeclaration of {c_name}", node)
+        ir_name = self.fresh(c_name) if kind != "const" else c_name
+        self.scopes[-1][c_name] = Binding(kind, ir_name, ctype, value)
+        return ir_name
+
+    def resolve_type(self, type_node: ts.Node, ctx: ts.Node) -> Type:
+        words = _type_words(type_node, ctx)
+        if words in self.env and not isinstance(self.env[words], int):
+            return self.env[words]  # type: ignore[return-value]
+        return self.tu.resolve_type(type_node, self.env, ctx)
+
+    # -- function -----------------------------------------------------------------------------------
+
+    def function_declarator(self) -> ts.Node:
+        decl = self.fd.node.child_by_field_name("declarator")
+        while decl is not None and decl.type != "function_declarator":
+            decl = decl.child_by_field_name("declarator") or (decl.named_children[-1] if decl.named_children else None)
+        assert decl is not None
+        return decl
+
+    def lower(self) -> Function:
+        node = self.fd.node
+        span = self.span(node)
+        for p in self.fd.template or ():
+            self.used.add(p.name)
+        ret_node = node.child_by_field_name("type")
+        assert ret_node is not None
+        decl = node.child_by_field_name("declarator")
+        assert decl is not None
+        ret = self.resolve_type(ret_node, node)
+        while decl.type in ("pointer_declarator", "reference_declarator"):
+            if decl.type == "pointer_declarator":
+                ret = PointerType(ret, AddressSpace.GENERIC)
+            inner = decl.child_by_field_name("declarator") or decl.named_children[-1]
+            decl = inner
+        if self.is_kernel and ret != VOID:
+            raise self.type_error("a __global__ function must return void", ret_node)
+        self.ret = ret
+        params = self.lower_params(decl)
+        max_threads = None
+        for c in node.named_children:
+            if c.type == "launch_bounds":
+                args = [a for a in c.named_children if a.type not in ("comment",)]
+                if args:
+                    v = self.fold_constant(self.tu, args[0], self.env, self.const_scope())
+                    if not isinstance(v, int) or v <= 0:
+                        raise self.unsupported("__launch_bounds__ argument", c)
+                    max_threads = v
+        body = node.child_by_field_name("body")
+        assert body is not None
+        with self.scope():
+            for p in params:
+                self.scopes[0][p.name] = Binding("var", p.name, p.type)
+            stmts = self.compound(body, new_scope=False)
+        kind = FunctionKind.KERNEL if self.is_kernel else FunctionKind.DEVICE
+        return Function(self.ir_name, kind, Level.THREAD, tuple(params), ret, tuple(stmts), max_threads, span)
+
+    def lower_params(self, decl: ts.Node) -> list[Param]:
+        plist = decl.child_by_field_name("parameters")
+        assert plist is not None
+        params: list[Param] = []
+        for p in plist.named_children:
+            if p.type == "comment":
+                continue
+            if p.type == "variadic_parameter":
+                raise self.unsupported("variadic parameter", p)
+            if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
+                raise self.unsupported("parameter", p)
+            type_node = p.child_by_field_name("type")
+            assert type_node is not None
+            base = self.resolve_type(type_node, p)
+            if base == VOID and p.child_by_field_name("declarator") is None:
+                continue  # f(void)
+            const = any(_text(c) == "const" for c in p.named_children if c.type == "type_qualifier")
+            d = p.child_by_field_name("declarator")
+            if d is None:
+                raise self.unsupported("unnamed parameter", p)
+            t, name_node, by_ref = self.apply_declarator(base, const, d, param=True)
+            if isinstance(t, CArray):
+                t = PointerType(t.elem, AddressSpace.GENERIC, const)
+            t = self.param_space(t)
+            name = _text(name_node)
+            if name in self.used:
+                raise self.type_error(f"duplicate parameter {name}", name_node)
+            self.used.add(name)
+            if by_ref and const:
+                by_ref = False  # a const reference is a copy for our purposes (no aliasing can be observed)
+            if by_ref and self.is_kernel:
+                raise self.unsupported("reference parameter of a kernel", p)
+            if by_ref and not isinstance(t, ScalarType | VectorType):
+                raise self.unsupported("reference parameter of this type", p)
+            if isinstance(t, VoidType):
+                raise self.type_error("parameter of type void", p)
+            params.append(Param(name, t, by_ref, self.span(p)))
+        return params
+
+    def param_space(self, t: Type) -> Type:
+        if isinstance(t, PointerType):
+            space = AddressSpace.GLOBAL if self.is_kernel else AddressSpace.GENERIC
+            return PointerType(t.pointee, space, t.const, t.restrict)
+        return t
+
+    def apply_declarator(
+        self, base: Type, const: bool, d: ts.Node, *, param: bool = False
+    ) -> tuple[CType, ts.Node, bool]:
+        """Apply a declarator to ``base``: returns (type, name node, is_reference)."""
+        by_ref = False
+        dims: list[int | None] = []
+        t: Type = base
+        pointee_const = const
+        while True:
+            if d.type == "pointer_declarator":
+                restrict = any(
+                    _text(c) in ("__restrict__", "__restrict") for c in d.named_children if c.type == "type_qualifier"
+                )
+                t = PointerType(t, AddressSpace.GENERIC, pointee_const, restrict)
+                pointee_const = False
+                nxt = d.child_by_field_name("declarator")
+                assert nxt is not None
+                d = nxt
+            elif d.type == "reference_declarator":
+                by_ref = True
+                d = d.named_children[-1]
+            elif d.type == "array_declarator":
+                size = d.child_by_field_name("size")
+                if size is None:
+                    dims.insert(0, None)
+                else:
+                    v = self.fold_constant(self.tu, size, self.env, self.const_scope())
+                    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                        raise self.unsupported("array size that is not a positive constant", size)
+                    dims.insert(0, v)
+                nxt = d.child_by_field_name("declarator")
+                assert nxt is not None
+                d = nxt
+            elif d.type in ("identifier", "field_identifier"):
+                break
+            elif d.type == "parenthesized_declarator":
+                raise self.unsupported("parenthesized declarator", d)
+            else:
+                raise self.unsupported("declarator", d)
+        if dims:
+            if any(x is None for x in dims[1:]):
+                raise self.unsupported("array with an unknown inner dimension", d)
+            return CArray(t, tuple(dims), AddressSpace.LOCAL), d, by_ref
+        return t, d, by_ref
+
+    def const_scope(self) -> dict[str, bool | int | float]:
+        out: dict[str, bool | int | float] = {}
+        for s in self.scopes:
+            for k, b in s.items():
+                if b.kind == "const" and b.value is not None:
+                    out[k] = b.value
+        return out
+
+    # -- constant folding (array sizes, template arguments, pragmas, constexpr) ---------------------
+
+    @staticmethod
+    def fold_constant(
+        tu: TranslationUnit, node: ts.Node | None, env: TemplateEnv, consts: Mapping[str, bool | int | float]
+    ) -> bool | int | float | None:
+        """The value of a C constant expression, or ``None`` if it is not one we can fold."""
+        if node is None:
+            return None
+        t = node.type
+        if t == "number_literal":
+            lit = _parse_number(_text(node))
+            return None if lit is None else lit[0]
+        if t in ("true", "false"):
+            return t == "true"
+        if t == "parenthesized_expression":
+            return FunctionLowering.fold_constant(tu, node.named_children[0], env, consts)
+        if t in ("identifier", "type_identifier"):
+            name = _text(node)
+            if name in env and isinstance(env[name], int):
+                return env[name]  # type: ignore[return-value]
+            if name in consts:
+                return consts[name]
+            if name in tu.constants:
+                return tu.constants[name][1]
+            if name in B.CONSTANTS:
+                return B.CONSTANTS[name][1]
+            return None
+        if t == "sizeof_expression":
+            target = node.child_by_field_name("type") or node.child_by_field_name("value")
+            if target is None:
+                return None
+            if target.type == "parenthesized_expression":
+                target = target.named_children[0]
+            try:
+                if target.type == "type_descriptor":
+                    ty = tu.resolve_type(target, env, node)
+                else:
+                    ty = tu.resolve_type(target, env, node)
+                return size_of(ty)
+            except (LarkcError, ValueError):
+                return None
+        if t == "unary_expression":
+            op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+            v = FunctionLowering.fold_constant(tu, node.child_by_field_name("argument"), env, consts)
+            if v is None:
+                return None
+            if op == "-":
+                return -v
+            if op == "+":
+                return v
+            if op == "!":
+                return not v
+            if op == "~" and isinstance(v, int):
+                return ~v
+            return None
+        if t == "binary_expression":
+            op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+            a = FunctionLowering.fold_constant(tu, node.child_by_field_name("left"), env, consts)
+            b = FunctionLowering.fold_constant(tu, node.child_by_field_name("right"), env, consts)
+            if a is None or b is None:
+                return None
+            return _fold_binary(op, a, b)
+        if t == "conditional_expression":
+            c = FunctionLowering.fold_constant(tu, node.child_by_field_name("condition"), env, consts)
+            if c is None:
+                return None
+            branch = node.child_by_field_name("consequence" if c else "alternative")
+            return FunctionLowering.fold_constant(tu, branch, env, consts)
+        if t == "cast_expression":
+            v = FunctionLowering.fold_constant(tu, node.child_by_field_name("value"), env, consts)
+            tnode = node.child_by_field_name("type")
+            if v is None or tnode is None:
+                return None
+            try:
+                ty = tu.resolve_type(tnode, env, node)
+            except LarkcError:
+                return None
+            if isinstance(ty, ScalarType):
+                src = BOOL if isinstance(v, bool) else (I64 if isinstance(v, int) else F64)
+                try:
+                    return convert_value(v, src, ty)
+                except OverflowError:
+                    return None
+            return None
+        return None
+
+    # -- statements ---------------------------------------------------------------------------------
+
+    def compound(self, node: ts.Node, *, new_scope: bool = True) -> list[Stmt]:
+        with self.buffer() as out:
+            if new_scope:
+                with self.scope():
+                    for c in node.named_children:
+                        self.statement(c)
+            else:
+                for c in node.named_children:
+                    self.statement(c)
+        return out
+
+    def body(self, node: ts.Node) -> list[Stmt]:
+        """A statement used as a body (of if/for/while): its own scope."""
+        if node.type == "compound_statement":
+            return self.compound(node)
+        with self.buffer() as out, self.scope():
+            self.statement(node)
+        return out
+
+    def statement(self, node: ts.Node) -> None:
+        t = node.type
+        if t != "preproc_call" and t != "comment" and self.pending_unroll is not None and t not in (
+            "for_statement",
+            "while_statement",
+            "do_statement",
+        ):
+            self.pending_unroll = None  # a pragma not followed by a loop is ignored, as nvcc does
+        match t:
+            case "compound_statement":
+                self.out.extend(self.compound(node))
+            case "declaration":
+                self.declaration(node)
+            case "expression_statement":
+                if node.named_children:
+                    self.expression_statement(node.named_children[0])
+            case "if_statement":
+                self.if_statement(node)
+            case "for_statement":
+                self.for_statement(node)
+            case "while_statement":
+                self.while_statement(node)
+            case "do_statement":
+                self.do_statement(node)
+            case "break_statement":
+                if self.loops == 0:
+                    raise self.unsupported("break outside a loop", node)
+                self.emit(Break(self.span(node)))
+            case "continue_statement":
+                if self.loops == 0:
+                    raise self.type_error("continue outside a loop", node)
+                self.emit(Continue(self.span(node)))
+            case "return_statement":
+                self.return_statement(node)
+            case "preproc_call":
+                self.pragma(node)
+            case "comment":
+                pass
+            case "type_definition":
+                self.local_typedef(node)
+            case "alias_declaration":
+                name = _text(node.child_by_field_name("name"))  # type: ignore[arg-type]
+                type_node = node.child_by_field_name("type")
+                assert type_node is not None
+                self.env = {**self.env, name: self.resolve_type(type_node, node)}
+            case "static_assert_declaration":
+                pass
+            case "switch_statement":
+                raise self.unsupported("switch statement", node)
+            case "goto_statement":
+                raise self.unsupported("goto statement", node)
+            case "labeled_statement":
+                raise self.unsupported("labeled statement", node)
+            case "for_range_loop":
+                raise self.unsupported("range-based for loop", node)
+            case "try_statement" | "throw_statement":
+                raise self.unsupported("exception handling", node)
+            case _:
+                raise self.unsupported(t.replace("_", " "), node)
+
+    def local_typedef(self, node: ts.Node) -> None:
+        type_node = node.child_by_field_name("type")
+        assert type_node is not None
+        base = self.resolve_type(type_node, node)
+        for d in node.children_by_field_name("declarator"):
+            if d.type not in ("type_identifier", "identifier"):
+                raise self.unsupported("typedef", node)
+            self.env = {**self.env, _text(d): base}
+
+    def pragma(self, node: ts.Node) -> None:
+        text = " ".join(_text(node).split())
+        m = re.fullmatch(r"#\s*pragma\s+unroll(?:\s*\(?\s*(.*?)\s*\)?)?", text)
+        if m is None:
+            return  # other pragmas do not change the semantics
+        arg = m.group(1)
+        if not arg:
+            self.pending_unroll = 0
+            return
+        value = _parse_number(arg)
+        if value is None:
+            v = self.const_scope().get(arg) if arg.isidentifier() else None
+            if v is None and arg in self.env and isinstance(self.env[arg], int):
+                v = self.env[arg]  # type: ignore[assignment]
+            if v is None and arg in self.tu.constants:
+                v = self.tu.constants[arg][1]
+            if not isinstance(v, int):
+                raise self.unsupported("#pragma unroll argument", node)
+            self.pending_unroll = int(v)
+        else:
+            self.pending_unroll = int(value[0])
+
+    def take_unroll(self) -> int | None:
+        u, self.pending_unroll = self.pending_unroll, None
+        return u
+
+    def declaration(self, node: ts.Node) -> None:
+        specs = {_text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")}
+        specs |= {c.type for c in node.children if not c.is_named}
+        type_node = node.child_by_field_name("type")
+        if type_node is None:
+            raise self.unsupported("declaration", node)
+        if type_node.type in ("struct_specifier", "class_specifier") and type_node.child_by_field_name("body"):
+            raise self.unsupported("local struct definition", node)
+        shared = "__shared__" in specs
+        if "__constant__" in specs:
+            raise self.unsupported("__constant__ memory", node)
+        is_auto = type_node.type == "placeholder_type_specifier"
+        base: Type | None = None if is_auto else self.resolve_type(type_node, node)
+        const = "const" in specs or "constexpr" in specs
+        for d in node.children_by_field_name("declarator"):
+            init = None
+            dnode = d
+            if d.type == "init_declarator":
+                init = d.child_by_field_name("value")
+                dnode = d.child_by_field_name("declarator")  # type: ignore[assignment]
+            if is_auto:
+                if init is None or dnode.type != "identifier":
+                    raise self.unsupported("auto declaration", d)
+                v = self.rvalue(init)
+                if isinstance(v.ctype, CArray):
+                    raise self.unsupported("auto array", d)
+                ctype: CType = v.ctype
+                name_node = dnode
+                self.declare_var(_text(name_node), ctype, v, name_node, d, const="constexpr" in specs)
+                continue
+            assert base is not None
+            ctype, name_node, by_ref = self.apply_declarator(base, "const" in specs, dnode)
+            if by_ref:
+                raise self.unsupported("local reference variable", d)
+            name = _text(name_node)
+            if isinstance(ctype, CArray):
+                self.declare_array(name, ctype, shared, "extern" in specs, init, d)
+                continue
+            if shared:
+                # A __shared__ scalar is a one-element shared array that the name dereferences.
+                if init is not None:
+                    raise self.unsupported("initializer of a __shared__ variable", init)
+                if not isinstance(ctype, ScalarType | VectorType):
+                    raise self.unsupported("__shared__ variable of this type", d)
+                ir_name = self.declare(name, "shared_scalar", ctype, name_node)
+                self.emit(Alloc(ir_name, ctype, 1, AddressSpace.SHARED, self.span(d)))
+                continue
+            if isinstance(ctype, VoidType):
+                raise self.type_error(f"variable {name} of type void", d)
+            if init is not None and init.type in ("initializer_list", "argument_list"):
+                value = self.brace_init(ctype, init)
+            elif init is not None:
+                value = self.rvalue(init)
+            else:
+                value = None
+            is_constexpr = "constexpr" in specs or (const and isinstance(ctype, ScalarType))
+            self.declare_var(name, ctype, value, name_node, d, const=is_constexpr, init_node=init)
+
+    def declare_var(
+        self,
+        name: str,
+        ctype: CType,
+        value: Val | None,
+        name_node: ts.Node,
+        node: ts.Node,
+        *,
+        const: bool = False,
+        init_node: ts.Node | None = None,
+    ) -> None:
+        assert not isinstance(ctype, CArray)
+        t: Type = ctype
+        if isinstance(t, PointerType) and value is not None:
+            vt = value.ctype
+            src = vt.pointer if isinstance(vt, CArray) else vt
+            if isinstance(src, PointerType):
+                # A local pointer lives in the address space of what it is initialised with.
+                t = PointerType(t.pointee, src.space, t.const, t.restrict or src.restrict)
+        if const and isinstance(t, ScalarType) and init_node is not None:
+            folded = self.fold_constant(self.tu, init_node, self.env, self.const_scope())
+            if folded is not None:
+                src_t = BOOL if isinstance(folded, bool) else (I64 if isinstance(folded, int) else F64)
+                with contextlib.suppress(OverflowError):
+                    self.declare(name, "const", t, name_node, convert_value(folded, src_t, t))
+                    return
+        init = self.convert(value, t, node).expr if value is not None else None
+        ir_name = self.declare(name, "var", t, name_node)
+        self.emit(Decl(ir_name, t, init, self.span(node)))
+
+    def declare_array(
+        self, name: str, ctype: CArray, shared: bool, extern: bool, init: ts.Node | None, node: ts.Node
+    ) -> None:
+        space = AddressSpace.SHARED if shared else AddressSpace.LOCAL
+        if not isinstance(ctype.elem, ScalarType | VectorType | PointerType):
+            raise self.unsupported("array element type", node)
+        if extern and not shared:
+            raise self.unsupported("extern local array", node)
+        if ctype.dims[0] is None and not extern:
+            if init is None:
+                raise self.unsupported("array without a size", node)
+            raise self.unsupported("array sized by its initializer", node)
+        arr = CArray(ctype.elem, ctype.dims, space)
+        count: int | None = None
+        if ctype.dims[0] is not None:
+            count = ctype.dims[0] * arr.row_size()
+        ir_name = self.declare(name, "alloc", arr, node)
+        self.emit(Alloc(ir_name, ctype.elem, count, space, self.span(node)))
+        if init is not None:
+            if shared:
+                raise self.unsupported("initializer of a __shared__ array", init)
+            if init.type != "initializer_list":
+                raise self.unsupported("array initializer", init)
+            items = init.named_children
+            assert count is not None
+            if len(items) > count:
+                raise self.type_error("too many initializers for array", init)
+            if any(i.type == "initializer_list" for i in items):
+                raise self.unsupported("nested array initializer", init)
+            ptr = VarRef(ir_name, arr.pointer, self.span(node))
+            values = [self.rvalue(i) for i in items]
+            # C zero-fills the elements without an initializer.
+            zero = Val(_zero(ctype.elem, self.span(init)), ctype.elem) if isinstance(ctype.elem, ScalarType) else None
+            for k in range(count):
+                if k < len(values):
+                    v = self.convert(values[k], ctype.elem, init)
+                elif zero is not None:
+                    v = zero
+                else:
+                    raise self.unsupported("partially initialised vector array", init)
+                addr = PtrAdd(ptr, Const(k, I32, self.span(init)), arr.pointer, self.span(init))
+                self.emit(Store(addr, v.expr, None, self.span(init)))
+
+    def brace_init(self, t: Type, init: ts.Node) -> Val:
+        items = init.named_children
+        if isinstance(t, ScalarType):
+            if len(items) > 1:
+                raise self.type_error("too many initializers for a scalar", init)
+            return self.convert(self.rvalue(items[0]), t, init) if items else Val(_zero(t, self.span(init)), t)
+        if isinstance(t, VectorType):
+            if len(items) > t.lanes:
+                raise self.type_error(f"too many initializers for {t}", init)
+            lanes = [self.convert(self.rvalue(i), t.elem, i).expr for i in items]
+            lanes += [_zero(t.elem, self.span(init)) for _ in range(t.lanes - len(lanes))]
+            return Val(MakeVector(tuple(lanes), t, self.span(init)), t)
+        raise self.unsupported("brace initializer", init)
+
+    def expression_statement(self, node: ts.Node) -> None:
+        if node.type == "comma_expression":
+            for c in node.named_children:
+                self.expression_statement(c)
+            return
+        if node.type == "call_expression":
+            self.call(node, want_value=False)
+            return
+        if node.type == "assignment_expression":
+            self.assignment(node)
+            return
+        if node.type == "update_expression":
+            self.update(node, want_value=False)
+            return
+        self.rvalue(node)  # evaluated for its loads (which may fault) and discarded
+
+    def condition(self, node: ts.Node) -> Val:
+        if node.type == "condition_clause":
+            value = node.child_by_field_name("value")
+            if value is None or node.child_by_field_name("initializer") is not None:
+                raise self.unsupported("declaration in a condition", node)
+            node = value
+        if node.type == "declaration":
+            raise self.unsupported("declaration in a condition", node)
+        return self.to_bool(self.rvalue(node), node)
+
+    def if_statement(self, node: ts.Node) -> None:
+        cond_node = node.child_by_field_name("condition")
+        assert cond_node is not None
+        c = self.condition(cond_node)
+        cons = node.child_by_field_name("consequence")
+        assert cons is not None
+        then_body = self.body(cons)
+        alt = node.child_by_field_name("alternative")
+        else_body: list[Stmt] = []
+        if alt is not None:
+            inner = alt.named_children[-1] if alt.type == "else_clause" else alt
+            else_body = self.body(inner)
+        self.emit(If(c.expr, tuple(then_body), tuple(else_body), self.span(node)))
+
+    def loop_cond(self, node: ts.Node | None) -> tuple[list[Stmt], Expr | None]:
+        if node is None:
+            return [], None
+        with self.buffer() as pre:
+            c = self.condition(node)
+        return pre, c.expr
+
+    def for_statement(self, node: ts.Node) -> None:
+        unroll = self.take_unroll()
+        with self.scope():
+            init_node = node.child_by_field_name("initializer")
+            with self.buffer() as init:
+                if init_node is not None:
+                    if init_node.type == "declaration":
+                        self.declaration(init_node)
+                    else:
+                        self.expression_statement(init_node)
+            pre, cond = self.loop_cond(node.child_by_field_name("condition"))
+            step_nodes = node.children_by_field_name("update")
+            with self.buffer() as step:
+                for u in step_nodes:
+                    self.expression_statement(u)
+            body_node = node.child_by_field_name("body")
+            assert body_node is not None
+            self.loops += 1
+            try:
+                body = self.body(body_node)
+            finally:
+                self.loops -= 1
+            if pre:
+                # The condition reads memory: evaluate it at the top of every iteration.
+                assert cond is not None
+                guard = If(Unary(UnaryOp.NOT, cond, BOOL, cond.span), (Break(cond.span),), (), cond.span)
+                body = [*pre, guard, *body]
+                cond = None
+            self.emit(For(tuple(init), cond, tuple(step), tuple(body), unroll, self.span(node)))
+
+    def while_statement(self, node: ts.Node) -> None:
+        unroll = self.take_unroll()
+        cond_node = node.child_by_field_name("condition")
+        pre, cond = self.loop_cond(cond_node)
+        assert cond is not None
+        body_node = node.child_by_field_name("body")
+        assert body_node is not None
+        self.loops += 1
+        try:
+            body = self.body(body_node)
+        finally:
+            self.loops -= 1
+        if pre or unroll is not None:
+            if pre:
+                guard = If(Unary(UnaryOp.NOT, cond, BOOL, cond.span), (Break(cond.span),), (), cond.span)
+                body = [*pre, guard, *body]
+                self.emit(For((), None, (), tuple(body), unroll, self.span(node)))
+            else:
+                self.emit(For((), cond, (), tuple(body), unroll, self.span(node)))
+            return
+        self.emit(While(cond, tuple(body), self.span(node)))
+
+    def do_statement(self, node: ts.Node) -> None:
+        self.take_unroll()
+        body_node = node.child_by_field_name("body")
+        assert body_node is not None
+        self.loops += 1
+        try:
+            body = self.body(body_node)
+        finally:
+            self.loops -= 1
+        cond_node = node.child_by_field_name("condition")
+        pre, cond = self.loop_cond(cond_node)
+        if pre:
+            assert cond_node is not None
+            raise self.unsupported("memory access in a do-while condition", cond_node)
+        assert cond is not None
+        self.emit(DoWhile(tuple(body), cond, self.span(node)))
+
+    def return_statement(self, node: ts.Node) -> None:
+        value_node = node.named_children[0] if node.named_children else None
+        if value_node is None:
+            if self.ret != VOID:
+                raise self.type_error("return without a value in a function returning a value", node)
+            self.emit(Return(None, self.span(node)))
+            return
+        if self.ret == VOID:
+            raise self.type_error("return with a value in a void function", node)
+        v = self.convert(self.rvalue(value_node), self.ret, value_node)
+        self.emit(Return(v.expr, self.span(node)))
+
+    # -- conversions --------------------------------------------------------------------------------
+
+    def decay(self, v: Val) -> Val:
+        """Array-to-pointer decay."""
+        if isinstance(v.ctype, CArray):
+            return Val(v.expr, v.ctype.pointer)
+        return v
+
+    def convert(self, v: Val, t: Type, node: ts.Node, *, explicit: bool = False) -> Val:
+        """Implicit (or, with ``explicit``, cast-expression) conversion of ``v`` to ``t``."""
+        v = self.decay(v)
+        src = v.ctype
+        assert not isinstance(src, CArray)
+        if src == t:
+            return v
+        span = self.span(node)
+        if isinstance(t, ScalarType) and isinstance(src, ScalarType):
+            return Val(self.cast_scalar(v.expr, src, t, span), t)
+        if isinstance(t, PointerType) and isinstance(src, PointerType):
+            if src.pointee != t.pointee and not explicit:
+                if not (isinstance(t.pointee, VoidType) or isinstance(src.pointee, VoidType)):
+                    raise self.type_error(f"cannot convert {src} to {t} implicitly", node)
+            if src.const and not t.const and not explicit:
+                raise self.type_error(f"conversion from {src} to {t} discards const", node)
+            space = src.space if t.space is AddressSpace.GENERIC and not explicit else t.space
+            if t.space is AddressSpace.GENERIC:
+                space = AddressSpace.GENERIC
+            target = PointerType(t.pointee, space, t.const, t.restrict)
+            if target == src:
+                return v
+            return Val(Cast(v.expr, target, CastKind.BITCAST, span), target)
+        if isinstance(t, ScalarType) and t.is_bool and isinstance(src, PointerType):
+            raise self.unsupported("pointer used as a truth value", node)
+        if isinstance(t, VectorType) and isinstance(src, VectorType) and explicit and src.lanes == t.lanes:
+            return Val(Cast(v.expr, t, CastKind.CONVERT, span), t)
+        if isinstance(t, VectorType) and isinstance(src, VectorType) and src.elem == t.elem and src.lanes == t.lanes:
+            # A struct and a CUDA vector type of the same layout (Vec<float,4> and float4) are the same type.
+            return Val(v.expr, t)
+        raise self.type_error(f"cannot convert {src} to {t}", node)
+
+    def cast_scalar(self, e: Expr, src: ScalarType, dst: ScalarType, span: Span) -> Expr:
+        if src == dst:
+            return e
+        if isinstance(e, Const):
+            try:
+                return Const(convert_value(e.value, src, dst), dst, span)
+            except OverflowError:
+                pass
+        return Cast(e, dst, CastKind.CONVERT, span)
+
+    def to_bool(self, v: Val, node: ts.Node) -> Val:
+        v = self.decay(v)
+        if v.ctype == BOOL:
+            return v
+        if isinstance(v.ctype, ScalarType):
+            zero = _zero(v.ctype, self.span(node))
+            return Val(Binary(BinaryOp.NE, v.expr, zero, BOOL, self.span(node)), BOOL)
+        if isinstance(v.ctype, PointerType):
+            raise self.unsupported("pointer used as a truth value", node)
+        raise self.type_error(f"{v.ctype} used as a truth value", node)
+
+    def scalar(self, v: Val, node: ts.Node) -> tuple[Expr, ScalarType]:
+        v = self.decay(v)
+        if not isinstance(v.ctype, ScalarType):
+            raise self.type_error(f"expected a scalar, got {v.ctype}", node)
+        return v.expr, v.ctype
+
+    # -- expressions --------------------------------------------------------------------------------
+
+    def rvalue(self, node: ts.Node) -> Val:
+        """Lower ``node`` as an rvalue; loads and side effects are emitted into the current buffer."""
+        t = node.type
+        span = self.span(node)
+        match t:
+            case "number_literal":
+                lit = _parse_number(_text(node))
+                if lit is None:
+                    raise self.unsupported("number literal", node)
+                value, lt = lit
+                return Val(Const(value, lt, span), lt)
+            case "true" | "false":
+                return Val(Const(t == "true", BOOL, span), BOOL)
+            case "char_literal":
+                body = _text(node)[1:-1]
+                if len(body) != 1:
+                    raise self.unsupported("character literal", node)
+                return Val(Const(ord(body), I32, span), I32)
+            case "parenthesized_expression":
+                return self.rvalue(node.named_children[0])
+            case "identifier":
+                return self.identifier(node)
+            case "qualified_identifier":
+                return self.qualified(node)
+            case "field_expression" | "subscript_expression" | "pointer_expression" if not (
+                t == "pointer_expression" and _text(node.child_by_field_name("operator")) == "&"  # type: ignore[arg-type]
+            ):
+                lv = self.lvalue(node)
+                if isinstance(lv, Val):
+                    return lv
+                return self.read(lv, node)
+            case "pointer_expression":
+                return self.address_of(node)
+            case "binary_expression":
+                return self.binary(node)
+            case "unary_expression":
+                return self.unary(node)
+            case "update_expression":
+                v = self.update(node, want_value=True)
+                assert v is not None
+                return v
+            case "assignment_expression":
+                return self.assignment(node)
+            case "conditional_expression":
+                return self.conditional(node)
+            case "cast_expression":
+                tnode = node.child_by_field_name("type")
+                vnode = node.child_by_field_name("value")
+                assert tnode is not None and vnode is not None
+                target = self.resolve_type(tnode, node)
+                return self.explicit_cast(self.rvalue(vnode), target, node)
+            case "call_expression":
+                v = self.call(node, want_value=True)
+                assert v is not None
+                return v
+            case "sizeof_expression":
+                folded = self.fold_constant(self.tu, node, self.env, self.const_scope())
+                if not isinstance(folded, int):
+                    raise self.unsupported("sizeof expression", node)
+                return Val(Const(folded, U64, span), U64)
+            case "comma_expression":
+                left, right = node.named_children[0], node.named_children[-1]
+                self.expression_statement(left)
+                return self.rvalue(right)
+            case "initializer_list":
+                raise self.unsupported("initializer list here", node)
+            case "string_literal" | "concatenated_string":
+                raise self.unsupported("string literal", node)
+            case "null" | "nullptr":
+                raise self.unsupported("null pointer", node)
+            case "lambda_expression":
+                raise self.unsupported("lambda expression", node)
+            case "new_expression" | "delete_expression":
+                raise self.unsupported("dynamic allocation", node)
+            case _:
+                raise self.unsupported(t.replace("_", " "), node)
+
+    def identifier(self, node: ts.Node) -> Val:
+        name = _text(node)
+        span = self.span(node)
+        b = self.lookup(name)
+        if b is not None:
+            if b.kind == "shared_scalar":
+                assert not isinstance(b.ctype, CArray)
+                ptr = VarRef(b.ir_name, PointerType(b.ctype, AddressSpace.SHARED), span)
+                return self.read(MemLV(ptr, b.ctype, False), node)
+            if b.kind == "const":
+                assert isinstance(b.ctype, ScalarType) and b.value is not None
+                return Val(Const(b.value, b.ctype, span), b.ctype)
+            if isinstance(b.ctype, CArray):
+                return Val(VarRef(b.ir_name, b.ctype.pointer, span), b.ctype)
+            return Val(VarRef(b.ir_name, b.ctype, span), b.ctype)
+        if name in self.env:
+            arg = self.env[name]
+            if isinstance(arg, int):
+                fd_params = self.fd.template or ()
+                vt = next((p.value_type for p in fd_params if p.name == name and p.value_type), I32)
+                return Val(Const(arg, vt, span), vt)
+            raise self.type_error(f"{name} is a type, not a value", node)
+        if name in self.tu.constants:
+            ct, cv = self.tu.constants[name]
+            return Val(Const(cv, ct, span), ct)
+        if name in B.CONSTANTS:
+            ct, cv = B.CONSTANTS[name]
+            return Val(Const(cv, ct, span), ct)
+        if name in _BUILTIN_REGS:
+            raise self.unsupported(f"use of {name} as a whole (use {name}.x)", node)
+        raise self.type_error(f"use of undeclared identifier {name}", node)
+
+    def qualified(self, node: ts.Node) -> Val:
+        text = "".join(_text(node).split())
+        if text.lstrip(":") in B.CONSTANTS:
+            ct, cv = B.CONSTANTS[text.lstrip(":")]
+            return Val(Const(cv, ct, self.span(node)), ct)
+        raise self.unsupported("qualified name", node)
+
+    def read(self, lv: LValue, node: ts.Node) -> Val:
+        span = self.span(node)
+        match lv:
+            case VarLV(name, t):
+                return Val(VarRef(name, t, span), t)
+            case MemLV(ptr, t, _):
+                dst = self.tmp(t, node)
+                self.emit(Load(dst, ptr, None, None, span))
+                return Val(VarRef(dst, t, span), t)
+            case LaneLV(var, index, t):
+                return Val(Extract(VarRef(var.name, var.type, span), index, t, span), t)
+            case _:
+                raise AssertionError(lv)
+
+    def write(self, lv: LValue, v: Val, node: ts.Node) -> Val:
+        """Store ``v`` (already of the lvalue's type) and return the stored value."""
+        span = self.span(node)
+        match lv:
+            case VarLV(name, _):
+                self.emit(Assign(name, v.expr, span))
+            case MemLV(ptr, _, const):
+                if const:
+                    raise self.type_error("assignment through a pointer to const", node)
+                self.emit(Store(ptr, v.expr, None, span))
+            case LaneLV(var, index, _):
+                ref = VarRef(var.name, var.type, span)
+                self.emit(Assign(var.name, Insert(ref, index, v.expr, var.type, span), span))
+            case _:
+                raise AssertionError(lv)
+        return v
+
+    def lvalue_type(self, lv: LValue) -> Type:
+        return lv.type
+
+    def lvalue(self, node: ts.Node) -> LValue | Val:
+        """An lvalue for ``node``; an array expression or a non-lvalue yields a :class:`Val` instead."""
+        t = node.type
+        span = self.span(node)
+        if t == "parenthesized_expression":
+            return self.lvalue(node.named_children[0])
+        if t == "identifier":
+            name = _text(node)
+            b = self.lookup(name)
+            if b is not None and b.kind == "var":
+                assert not isinstance(b.ctype, CArray)
+                return VarLV(b.ir_name, b.ctype)
+            if b is not None and b.kind == "shared_scalar":
+                assert not isinstance(b.ctype, CArray)
+                return MemLV(VarRef(b.ir_name, PointerType(b.ctype, AddressSpace.SHARED), span), b.ctype, False)
+            return self.identifier(node)
+        if t == "subscript_expression":
+            base_node = node.child_by_field_name("argument")
+            idx_list = node.child_by_field_name("indices") or node.child_by_field_name("index")
+            assert base_node is not None and idx_list is not None
+            idx_nodes = idx_list.named_children if idx_list.type == "subscript_argument_list" else [idx_list]
+            if len(idx_nodes) != 1:
+                raise self.unsupported("multi-argument subscript", node)
+            base = self.lvalue(base_node)
+            if isinstance(base, LaneLV | MemLV | VarLV):
+                base_val = self.read(base, base_node)
+            else:
+                base_val = base
+            if isinstance(base_val.ctype, VectorType):
+                return self.vector_lane(base, base_val, idx_nodes[0], node)
+            idx_e, idx_t = self.scalar(self.rvalue(idx_nodes[0]), idx_nodes[0])
+            if not idx_t.is_int and not idx_t.is_bool:
+                raise self.type_error(f"array subscript is not an integer ({idx_t})", idx_nodes[0])
+            if idx_t.is_bool:
+                idx_e, idx_t = self.cast_scalar(idx_e, idx_t, I32, span), I32
+            ct = base_val.ctype
+            if isinstance(ct, CArray):
+                ptr_t = ct.pointer
+                if len(ct.dims) > 1:
+                    row = ct.row_size()
+                    off = self.mul_index(idx_e, idx_t, row, span)
+                    sub = CArray(ct.elem, ct.dims[1:], ct.space)
+                    return Val(PtrAdd(base_val.expr, off, ptr_t, span), sub)
+                return MemLV(PtrAdd(base_val.expr, idx_e, ptr_t, span), ct.elem, False)
+            if isinstance(ct, PointerType):
+                if isinstance(ct.pointee, VoidType):
+                    raise self.type_error("subscript of a void pointer", node)
+                return MemLV(PtrAdd(base_val.expr, idx_e, ct, span), ct.pointee, ct.const)
+            raise self.type_error(f"subscript of a value of type {ct}", node)
+        if t == "pointer_expression":
+            op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+            arg = node.child_by_field_name("argument")
+            assert arg is not None
+            if op == "*":
+                pv = self.decay(self.rvalue(arg))
+                if not isinstance(pv.ctype, PointerType):
+                    raise self.type_error(f"dereference of a non-pointer ({pv.ctype})", node)
+                if isinstance(pv.ctype.pointee, VoidType):
+                    raise self.type_error("dereference of a void pointer", node)
+                return MemLV(pv.expr, pv.ctype.pointee, pv.ctype.const)
+            return self.address_of(node)
+        if t == "field_expression":
+            return self.field(node)
+        return self.rvalue(node)
+
+    def mul_index(self, idx: Expr, idx_t: ScalarType, factor: int, span: Span) -> Expr:
+        if factor == 1:
+            return idx
+        return Binary(BinaryOp.MUL, idx, Const(wrap_int(factor, idx_t), idx_t, span), idx_t, span)
+
+    def vector_lane(self, base: LValue | Val, base_val: Val, idx_node: ts.Node, node: ts.Node) -> LValue | Val:
+        vt = base_val.ctype
+        assert isinstance(vt, VectorType)
+        idx_e, idx_t = self.scalar(self.rvalue(idx_node), idx_node)
+        if not idx_t.is_int:
+            raise self.type_error("vector lane index is not an integer", idx_node)
+        idx_e = self.cast_scalar(idx_e, idx_t, I32, self.span(idx_node))
+        if isinstance(base, VarLV):
+            return LaneLV(base, idx_e, vt.elem)
+        return Val(Extract(base_val.expr, idx_e, vt.elem, self.span(node)), vt.elem)
+
+    def field(self, node: ts.Node) -> LValue | Val:
+        arg = node.child_by_field_name("argument")
+        fnode = node.child_by_field_name("field")
+        op = node.child_by_field_name("operator")
+        assert arg is not None and fnode is not None
+        fname = _text(fnode)
+        span = self.span(node)
+        if op is not None and _text(op) == "->":
+            raise self.unsupported("member access through a pointer (->)", node)
+        if arg.type == "identifier" and _text(arg) in _BUILTIN_REGS and self.lookup(_text(arg)) is None:
+            if fname not in ("x", "y", "z"):
+                raise self.type_error(f"{_text(arg)} has no component {fname}", node)
+            return Val(Builtin(_BUILTIN_REGS[_text(arg)], Dim(fname), U32, span), U32)
+        base = self.lvalue(arg)
+        base_val = self.read(base, arg) if isinstance(base, VarLV | MemLV | LaneLV) else base
+        vt = base_val.ctype
+        if not isinstance(vt, VectorType):
+            raise self.type_error(f"member {fname} of a value of type {vt}", node)
+        lane, count, is_array = self.field_layout(vt, fname, node)
+        if is_array:
+            # `v.val` names an array member; it must be subscripted (handled by the caller) — we return
+            # a marker Val whose type is a sub-vector view. Only whole-struct-of-one-array is supported.
+            if lane != 0 or count != vt.lanes:
+                raise self.unsupported("array member that is not the whole struct", node)
+            if isinstance(base, VarLV):
+                return base
+            return base_val
+        idx = Const(lane, I32, span)
+        if isinstance(base, VarLV):
+            return LaneLV(base, idx, vt.elem)
+        if isinstance(base, MemLV):
+            # A member of a vector in memory: read the whole vector (as C does on the GPU) then extract.
+            return Val(Extract(base_val.expr, idx, vt.elem, span), vt.elem)
+        return Val(Extract(base_val.expr, idx, vt.elem, span), vt.elem)
+
+    def field_layout(self, vt: VectorType, fname: str, node: ts.Node) -> tuple[int, int, bool]:
+        for info in self.tu.vector_fields.get(vt, []):
+            if fname in info.fields:
+                return info.fields[fname]
+        xyzw = {"x": 0, "y": 1, "z": 2, "w": 3}
+        if fname in xyzw and xyzw[fname] < vt.lanes:
+            return xyzw[fname], 1, False
+        raise self.type_error(f"{vt} has no member {fname}", node)
+
+    def address_of(self, node: ts.Node) -> Val:
+        arg = node.child_by_field_name("argument")
+        assert arg is not None
+        lv = self.lvalue(arg)
+        if isinstance(lv, MemLV):
+            pt = PointerType(lv.type, self.ptr_space(lv.ptr), lv.const)
+            return Val(lv.ptr, pt) if _ptr_type(lv.ptr) == pt else Val(lv.ptr, _ptr_type(lv.ptr) or pt)
+        if isinstance(lv, Val) and isinstance(lv.ctype, CArray):
+            return Val(lv.expr, lv.ctype.pointer)
+        raise self.unsupported("address of a local variable", node)
+
+    def ptr_space(self, e: Expr) -> AddressSpace:
+        t = _ptr_type(e)
+        return t.space if t is not None else AddressSpace.GENERIC
+
+    def explicit_cast(self, v: Val, target: Type, node: ts.Node) -> Val:
+        v = self.decay(v)
+        if isinstance(target, VoidType):
+            return v  # (void)x discards a value
+        if isinstance(target, PointerType) and isinstance(v.ctype, PointerType):
+            space = v.ctype.space
+            t = PointerType(target.pointee, space, target.const, target.restrict)
+            if t == v.ctype:
+                return v
+            return Val(Cast(v.expr, t, CastKind.BITCAST, self.span(node)), t)
+        if isinstance(target, PointerType) or isinstance(v.ctype, PointerType):
+            raise self.unsupported("cast between pointers and integers", node)
+        return self.convert(v, target, node, explicit=True)
+
+    def reinterpret(self, v: Val, target: Type, node: ts.Node) -> Val:
+        v = self.decay(v)
+        if isinstance(target, PointerType) and isinstance(v.ctype, PointerType):
+            return self.explicit_cast(v, target, node)
+        if isinstance(target, ScalarType | VectorType) and isinstance(v.ctype, ScalarType | VectorType):
+            if size_of(target) != size_of(v.ctype):
+                raise self.type_error(f"reinterpret_cast between types of different sizes ({v.ctype}, {target})", node)
+            return Val(Cast(v.expr, target, CastKind.BITCAST, self.span(node)), target)
+        raise self.unsupported("reinterpret_cast", node)
+
+    def arith_operands(self, a: Val, b: Val, node: ts.Node) -> tuple[Expr, Expr, Type]:
+        a, b = self.decay(a), self.decay(b)
+        if isinstance(a.ctype, VectorType) or isinstance(b.ctype, VectorType):
+            if a.ctype == b.ctype:
+                assert isinstance(a.ctype, VectorType)
+                return a.expr, b.expr, a.ctype
+            raise self.type_error(f"operands of types {a.ctype} and {b.ctype}", node)
+        if not isinstance(a.ctype, ScalarType) or not isinstance(b.ctype, ScalarType):
+            raise self.type_error(f"invalid operands of types {a.ctype} and {b.ctype}", node)
+        rt = arithmetic_result(a.ctype, b.ctype)
+        if rt is None:
+            raise self.type_error(f"no common type for {a.ctype} and {b.ctype}", node)
+        span = self.span(node)
+        return self.cast_scalar(a.expr, a.ctype, rt, span), self.cast_scalar(b.expr, b.ctype, rt, span), rt
+
+    def binary(self, node: ts.Node) -> Val:
+        op_text = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        assert left is not None and right is not None
+        if op_text in ("&&", "||"):
+            return self.logical(op_text, left, right, node)
+        a = self.rvalue(left)
+        b = self.rvalue(right)
+        return self.apply_binary(op_text, a, b, node)
+
+    def apply_binary(self, op_text: str, a: Val, b: Val, node: ts.Node) -> Val:
+        span = self.span(node)
+        a, b = self.decay(a), self.decay(b)
+        op = _BINARY_OPS.get(op_text)
+        if op is None:
+            raise self.unsupported(f"operator {op_text}", node)
+        # pointer arithmetic
+        if isinstance(a.ctype, PointerType) or isinstance(b.ctype, PointerType):
+            if op is BinaryOp.ADD and isinstance(b.ctype, PointerType) and isinstance(a.ctype, ScalarType):
+                a, b = b, a
+            if op in (BinaryOp.ADD, BinaryOp.SUB) and isinstance(a.ctype, PointerType) and isinstance(b.ctype, ScalarType):
+                if not b.ctype.is_int:
+                    raise self.type_error(f"pointer offset of type {b.ctype}", node)
+                off = b.expr
+                if op is BinaryOp.SUB:
+                    off = self.negate(off, b.ctype, span)
+                return Val(PtrAdd(a.expr, off, a.ctype, span), a.ctype)
+            if op in (BinaryOp.EQ, BinaryOp.NE) and a.ctype == b.ctype:
+                return Val(Binary(op, a.expr, b.expr, BOOL, span), BOOL)
+            raise self.unsupported("pointer arithmetic of this kind", node)
+        if op in (BinaryOp.SHL, BinaryOp.SHR):
+            ae, at = self.scalar(a, node)
+            be, bt = self.scalar(b, node)
+            if not (at.is_int or at.is_bool) or not (bt.is_int or bt.is_bool):
+                raise self.type_error(f"shift of non-integers ({at}, {bt})", node)
+            rt = integer_promote(at)
+            ae = self.cast_scalar(ae, at, rt, span)
+            be = self.cast_scalar(be, bt, rt, span)
+            return Val(Binary(op, ae, be, rt, span), rt)
+        ae, be, rt = self.arith_operands(a, b, node)
+        if op.is_comparison:
+            if isinstance(rt, VectorType):
+                raise self.type_error("comparison of vectors", node)
+            return Val(Binary(op, ae, be, BOOL, span), BOOL)
+        if op in (BinaryOp.REM, BinaryOp.BITAND, BinaryOp.BITOR, BinaryOp.BITXOR):
+            if not isinstance(rt, ScalarType) or rt.is_float:
+                raise self.type_error(f"operator {op_text} on {rt}", node)
+        if op in (BinaryOp.BITAND, BinaryOp.BITOR, BinaryOp.BITXOR) and isinstance(rt, ScalarType) and rt.is_bool:
+            rt = I32
+            ae = self.cast_scalar(ae, BOOL, I32, span)
+            be = self.cast_scalar(be, BOOL, I32, span)
+        if isinstance(ae, Const) and isinstance(be, Const) and isinstance(rt, ScalarType) and rt.is_int:
+            folded = _fold_binary(op_text, ae.value, be.value)
+            if isinstance(folded, int) and not isinstance(folded, bool):
+                return Val(Const(wrap_int(folded, rt), rt, span), rt)
+        return Val(Binary(op, ae, be, rt, span), rt)
+
+    def negate(self, e: Expr, t: ScalarType, span: Span) -> Expr:
+        if isinstance(e, Const) and not isinstance(e.value, bool):
+            v = -e.value
+            return Const(wrap_int(v, t) if t.is_int else v, t, span)
+        return Unary(UnaryOp.NEG, e, t, span)
+
+    def logical(self, op_text: str, left: ts.Node, right: ts.Node, node: ts.Node) -> Val:
+        span = self.span(node)
+        a = self.to_bool(self.rvalue(left), left)
+        with self.buffer() as pre:
+            b = self.to_bool(self.rvalue(right), right)
+        op = BinaryOp.LAND if op_text == "&&" else BinaryOp.LOR
+        if not pre:
+            return Val(Binary(op, a.expr, b.expr, BOOL, span), BOOL)
+        # The right operand reads memory: keep C's short-circuit so the read happens only when needed.
+        res = self.tmp(BOOL, node)
+        self.emit(Assign(res, a.expr, span))
+        guard: Expr = VarRef(res, BOOL, span)
+        if op is BinaryOp.LOR:
+            guard = Unary(UnaryOp.NOT, guard, BOOL, span)
+        self.emit(If(guard, (*pre, Assign(res, b.expr, span)), (), span))
+        return Val(VarRef(res, BOOL, span), BOOL)
+
+    def conditional(self, node: ts.Node) -> Val:
+        span = self.span(node)
+        cnode = node.child_by_field_name("condition")
+        tnode = node.child_by_field_name("consequence")
+        fnode = node.child_by_field_name("alternative")
+        assert cnode is not None and tnode is not None and fnode is not None
+        c = self.to_bool(self.rvalue(cnode), cnode)
+        with self.buffer() as pre_t:
+            tv = self.decay(self.rvalue(tnode))
+        with self.buffer() as pre_f:
+            fv = self.decay(self.rvalue(fnode))
+        rt: Type
+        if isinstance(tv.ctype, ScalarType) and isinstance(fv.ctype, ScalarType):
+            r = arithmetic_result(tv.ctype, fv.ctype) if tv.ctype != fv.ctype else tv.ctype
+            if r is None:
+                raise self.type_error(f"conditional with branches of types {tv.ctype} and {fv.ctype}", node)
+            rt = r
+        elif tv.ctype == fv.ctype:
+            assert not isinstance(tv.ctype, CArray)
+            rt = tv.ctype
+        else:
+            raise self.type_error(f"conditional with branches of types {tv.ctype} and {fv.ctype}", node)
+        if not pre_t and not pre_f:
+            te = self.convert(tv, rt, tnode).expr
+            fe = self.convert(fv, rt, fnode).expr
+            return Val(Select(c.expr, te, fe, rt, span), rt)
+        res = self.tmp(rt, node)
+        with self.buffer() as then_body:
+            self.out.extend(pre_t)
+            self.emit(Assign(res, self.convert(tv, rt, tnode).expr, span))
+        with self.buffer() as else_body:
+            self.out.extend(pre_f)
+            self.emit(Assign(res, self.convert(fv, rt, fnode).expr, span))
+        self.emit(If(c.expr, tuple(then_body), tuple(else_body), span))
+        return Val(VarRef(res, rt, span), rt)
+
+    def unary(self, node: ts.Node) -> Val:
+        op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+        arg = node.child_by_field_name("argument")
+        assert arg is not None
+        span = self.span(node)
+        v = self.decay(self.rvalue(arg))
+        if op == "!":
+            b = self.to_bool(v, arg)
+            if isinstance(b.expr, Const):
+                return Val(Const(not b.expr.value, BOOL, span), BOOL)
+            return Val(Unary(UnaryOp.NOT, b.expr, BOOL, span), BOOL)
+        if isinstance(v.ctype, VectorType) and op == "-":
+            return Val(Unary(UnaryOp.NEG, v.expr, v.ctype, span), v.ctype)
+        e, t = self.scalar(v, arg)
+        if op == "+":
+            rt = integer_promote(t) if not t.is_float else t
+            return Val(self.cast_scalar(e, t, rt, span), rt)
+        if op == "-":
+            rt = integer_promote(t) if not t.is_float else t
+            return Val(self.negate(self.cast_scalar(e, t, rt, span), rt, span), rt)
+        if op == "~":
+            if t.is_float:
+                raise self.type_error(f"operator ~ on {t}", node)
+            rt = integer_promote(t)
+            e = self.cast_scalar(e, t, rt, span)
+            if isinstance(e, Const):
+                return Val(Const(wrap_int(~int(e.value), rt), rt, span), rt)
+            return Val(Unary(UnaryOp.BITNOT, e, rt, span), rt)
+        raise self.unsupported(f"operator {op}", node)
+
+    def assignment(self, node: ts.Node) -> Val:
+        op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        assert left is not None and right is not None
+        lv = self.lvalue(left)
+        if not isinstance(lv, VarLV | MemLV | LaneLV):
+            if isinstance(lv, Val) and isinstance(lv.expr, VarRef) and isinstance(lv.ctype, CArray):
+                raise self.type_error("assignment to an array", node)
+            raise self.type_error("assignment to something that is not a variable or memory", left)
+        target_t = self.lvalue_type(lv)
+        if op == "=":
+            if right.type in ("initializer_list",):
+                v = self.brace_init(target_t, right)
+            else:
+                v = self.rvalue(right)
+            return self.write(lv, self.convert(v, target_t, node), node)
+        bop = _ASSIGN_OPS.get(op)
+        if bop is None:
+            raise self.unsupported(f"assignment operator {op}", node)
+        rhs = self.rvalue(right)
+        cur = self.read(lv, left)
+        result = self.apply_binary(bop.value, cur, rhs, node)
+        if isinstance(target_t, PointerType):
+            return self.write(lv, result, node)
+        return self.write(lv, self.convert(result, target_t, node), node)
+
+    def update(self, node: ts.Node, *, want_value: bool) -> Val | None:
+        op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+        arg = node.child_by_field_name("argument")
+        assert arg is not None
+        span = self.span(node)
+        lv = self.lvalue(arg)
+        if not isinstance(lv, VarLV | MemLV | LaneLV):
+            raise self.type_error(f"operand of {op} is not assignable", arg)
+        t = self.lvalue_type(lv)
+        old = self.read(lv, arg)
+        if want_value and isinstance(lv, VarLV):
+            # Keep the old value in a temporary: the variable changes below.
+            saved = self.tmp(t, node)
+            self.emit(Assign(saved, old.expr, span))
+            old = Val(VarRef(saved, t, span), t)
+        one = Val(Const(1, I32, span), I32)
+        new = self.apply_binary("+" if op == "++" else "-", old, one, node)
+        if not isinstance(t, PointerType):
+            new = self.convert(new, t, node)
+        self.write(lv, new, node)
+        if not want_value:
+            return None
+        prefix = node.children[0].type in ("++", "--")
+        return new if prefix else old
+
+    # -- calls --------------------------------------------------------------------------------------
+
+    def call(self, node: ts.Node, *, want_value: bool) -> Val | None:
+        fn_node = node.child_by_field_name("function")
+        args_node = node.child_by_field_name("arguments")
+        assert fn_node is not None and args_node is not None
+        arg_nodes = [a for a in args_node.named_children if a.type != "comment"]
+        if fn_node.type == "template_function":
+            name = _text(fn_node.child_by_field_name("name"))  # type: ignore[arg-type]
+            targs_node = fn_node.child_by_field_name("arguments")
+            assert targs_node is not None
+            if name in ("static_cast", "reinterpret_cast", "const_cast"):
+                if len(targs_node.named_children) != 1 or len(arg_nodes) != 1:
+                    raise self.unsupported(name, node)
+                target = self.tu.resolve_type(targs_node.named_children[0], self.env, node)
+                v = self.rvalue(arg_nodes[0])
+                if name == "reinterpret_cast":
+                    return self.reinterpret(v, target, node)
+                return self.explicit_cast(v, target, node)
+            targs = [self.tu.template_argument(a, self.env, node) for a in targs_node.named_children]
+            if name in self.tu.functions:
+                return self.user_call(name, targs, arg_nodes, node, want_value)
+            raise self.unsupported(f"call of template {name}", node)
+        if fn_node.type == "qualified_identifier":
+            text = "".join(_text(fn_node).split())
+            m = re.fullmatch(r"std::numeric_limits<(.+)>::(\w+)", text)
+            if m is not None:
+                return self.numeric_limits(m.group(1), m.group(2), node)
+            name = text
+        elif fn_node.type == "identifier":
+            name = _text(fn_node)
+        elif fn_node.type in ("primitive_type", "type_identifier", "sized_type_specifier"):
+            # functional cast: float(x), int(y)
+            target = self.resolve_type(fn_node, node)
+            if len(arg_nodes) != 1:
+                raise self.unsupported("functional cast", node)
+            return self.explicit_cast(self.rvalue(arg_nodes[0]), target, node)
+        elif fn_node.type == "field_expression":
+            raise self.unsupported("method call", node)
+        else:
+            raise self.unsupported("call", node)
+        if self.lookup(name) is not None:
+            raise self.unsupported("call through a variable", node)
+        if name in self.env and not isinstance(self.env[name], int):
+            if len(arg_nodes) != 1:
+                raise self.unsupported("functional cast", node)
+            target_t = self.env[name]
+            assert not isinstance(target_t, int)
+            return self.explicit_cast(self.rvalue(arg_nodes[0]), target_t, node)
+        if name in self.tu.functions:
+            return self.user_call(name, [], arg_nodes, node, want_value)
+        if name in BUILTIN_TYPES and isinstance(BUILTIN_TYPES[name], ScalarType):
+            if len(arg_nodes) != 1:
+                raise self.unsupported("functional cast", node)
+            return self.explicit_cast(self.rvalue(arg_nodes[0]), BUILTIN_TYPES[name], node)
+        return self.builtin_call(name, arg_nodes, node, want_value)
+
+    def numeric_limits(self, type_text: str, member: str, node: ts.Node) -> Val:
+        t = BUILTIN_TYPES.get(type_text)
+        if type_text in self.env and not isinstance(self.env[type_text], int):
+            t = self.env[type_text]  # type: ignore[assignment]
+        if not isinstance(t, ScalarType):
+            raise self.unsupported("numeric_limits of this type", node)
+        span = self.span(node)
+        value: int | float
+        if t.is_float:
+            info = {
+                "f32": (float.fromhex("0x1.fffffep+127"), float.fromhex("0x1p-126"), float.fromhex("0x1p-23")),
+                "f64": (float.fromhex("0x1.fffffffffffffp+1023"), float.fromhex("0x1p-1022"), 2.0**-52),
+                "f16": (65504.0, 2.0**-14, 2.0**-10),
+                "bf16": (float.fromhex("0x1.fep+127"), float.fromhex("0x1p-126"), 2.0**-7),
+            }[str(t)]
+            table = {
+                "infinity": math.inf,
+                "max": info[0],
+                "lowest": -info[0],
+                "min": info[1],
+                "epsilon": info[2],
+                "quiet_NaN": math.nan,
+            }
+        else:
+            lo = -(2 ** (t.bits - 1)) if t.is_signed else 0
+            hi = 2 ** (t.bits - 1) - 1 if t.is_signed else 2**t.bits - 1
+            table = {"max": hi, "min": lo, "lowest": lo}
+        if member not in table:
+            raise self.unsupported(f"numeric_limits member {member}", node)
+        value = table[member]
+        return Val(Const(value, t, span), t)
+
+    def args(self, arg_nodes: Sequence[ts.Node]) -> list[Val]:
+        return [self.decay(self.rvalue(a)) for a in arg_nodes]
+
+    def expect_args(self, name: str, arg_nodes: Sequence[ts.Node], counts: tuple[int, ...], node: ts.Node) -> None:
+        if len(arg_nodes) not in counts:
+            want = " or ".join(str(c) for c in counts)
+            raise self.type_error(f"{name} takes {want} arguments, got {len(arg_nodes)}", node)
+
+    def policy_args(self, policy: B.ArgPolicy, vals: list[Val], name: str, node: ts.Node) -> tuple[list[Expr], Type]:
+        span = self.span(node)
+        if policy in (B.ArgPolicy.F32, B.ArgPolicy.F64):
+            t = F32 if policy is B.ArgPolicy.F32 else F64
+            return [self.convert(v, t, node).expr for v in vals], t
+        if policy is B.ArgPolicy.OVERLOAD:
+            types = [v.ctype for v in vals]
+            if any(isinstance(x, VectorType) for x in types):
+                raise self.type_error(f"{name} of a vector", node)
+            all_float = all(isinstance(x, ScalarType) and x.is_float and x != F64 for x in types)
+            t = F32 if all_float else F64
+            return [self.convert(v, t, node).expr for v in vals], t
+        if policy is B.ArgPolicy.SAME:
+            if len(vals) == 1:
+                e, st = self.scalar(vals[0], node)
+                rt = integer_promote(st) if not st.is_float else st
+                return [self.cast_scalar(e, st, rt, span)], rt
+            acc = vals[0]
+            out_t: Type = acc.ctype  # type: ignore[assignment]
+            for v in vals[1:]:
+                _, _, out_t = self.arith_operands(acc, v, node)
+                acc = Val(acc.expr, out_t)
+            return [self.convert(v, out_t, node).expr for v in vals], out_t
+        if policy is B.ArgPolicy.HALF:
+            t0 = vals[0].ctype
+            if t0 not in (F16, vector(F16, 1)) and not (isinstance(t0, ScalarType) and t0.kind.value in ("f16", "bf16")):
+                raise self.type_error(f"{name} needs __half or __nv_bfloat16 arguments, got {t0}", node)
+            assert isinstance(t0, ScalarType)
+            return [self.convert(v, t0, node).expr for v in vals], t0
+        if policy is B.ArgPolicy.HALF2:
+            t0 = vals[0].ctype
+            if not (isinstance(t0, VectorType) and t0.lanes == 2 and t0.elem.kind.value in ("f16", "bf16")):
+                raise self.type_error(f"{name} needs __half2 or __nv_bfloat162 arguments, got {t0}", node)
+            for v in vals:
+                if v.ctype != t0:
+                    raise self.type_error(f"{name}: arguments of types {t0} and {v.ctype}", node)
+            return [v.expr for v in vals], t0
+        raise AssertionError(policy)
+
+    def builtin_call(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        span = self.span(node)
+        if name == "__syncthreads":
+            self.expect_args(name, arg_nodes, (0,), node)
+            self.emit(Barrier(BarrierScope.BLOCK, None, span))
+            return None if not want_value else self.no_value(name, node)
+        if name == "__syncwarp":
+            self.expect_args(name, arg_nodes, (0, 1), node)
+            mask: Expr = Const(_FULL_MASK, U32, span)
+            if arg_nodes:
+                mask = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
+            self.emit(Barrier(BarrierScope.WARP, mask, span))
+            return None if not want_value else self.no_value(name, node)
+        if name in ("__threadfence", "__threadfence_block", "__threadfence_system"):
+            self.expect_args(name, arg_nodes, (0,), node)
+            scope = FenceScope.BLOCK if name == "__threadfence_block" else FenceScope.DEVICE
+            self.emit(Fence(scope, span))
+            return None if not want_value else self.no_value(name, node)
+        if name in _SHUFFLES:
+            return self.shuffle(name, arg_nodes, node)
+        if name in _VOTES:
+            self.expect_args(name, arg_nodes, (2,), node)
+            m = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
+            p = self.to_bool(self.rvalue(arg_nodes[1]), arg_nodes[1]).expr
+            kind = _VOTES[name]
+            rt = U32 if kind is VoteKind.BALLOT else I32
+            dst = self.tmp(rt, node)
+            self.emit(Vote(dst, kind, m, p, span))
+            return Val(VarRef(dst, rt, span), rt)
+        if name in _ATOMICS:
+            return self.atomic(name, arg_nodes, node, want_value)
+        if name in _LOADS:
+            self.expect_args(name, arg_nodes, (1,), node)
+            pv = self.decay(self.rvalue(arg_nodes[0]))
+            if not isinstance(pv.ctype, PointerType) or isinstance(pv.ctype.pointee, VoidType):
+                raise self.type_error(f"{name} needs a pointer argument", node)
+            return self.read(MemLV(pv.expr, pv.ctype.pointee, True), node)
+        if name in _STORES:
+            self.expect_args(name, arg_nodes, (2,), node)
+            pv = self.decay(self.rvalue(arg_nodes[0]))
+            if not isinstance(pv.ctype, PointerType) or isinstance(pv.ctype.pointee, VoidType):
+                raise self.type_error(f"{name} needs a pointer argument", node)
+            v = self.convert(self.rvalue(arg_nodes[1]), pv.ctype.pointee, node)
+            self.write(MemLV(pv.expr, pv.ctype.pointee, pv.ctype.const), v, node)
+            return None if not want_value else self.no_value(name, node)
+        if name in B.MATH_FUNCTIONS:
+            fn, policy, approx = B.MATH_FUNCTIONS[name]
+            arity = {MathFn.ATAN2: 2, MathFn.POW: 2, MathFn.FMOD: 2, MathFn.DIV: 2, MathFn.COPYSIGN: 2, MathFn.FMA: 3}
+            self.expect_args(name, arg_nodes, (arity.get(fn, 1),), node)
+            vals = self.args(arg_nodes)
+            exprs, t = self.policy_args(policy, vals, name, node)
+            if fn in (MathFn.POPC, MathFn.CLZ, MathFn.FFS):
+                if not isinstance(t, ScalarType) or not t.is_int:
+                    raise self.type_error(f"{name} needs an integer argument", node)
+                return Val(MathCall(fn, tuple(exprs), I32, approx, span), I32)
+            if fn is MathFn.ABS and isinstance(t, ScalarType) and t.is_int:
+                if t.is_unsigned:
+                    return Val(exprs[0], t)
+                return Val(MathCall(fn, tuple(exprs), t, approx, span), t)
+            if fn in (MathFn.ISNAN, MathFn.ISINF, MathFn.ISFINITE, MathFn.SIGNBIT):
+                return Val(MathCall(fn, tuple(exprs), BOOL, approx, span), BOOL)
+            if isinstance(t, ScalarType) and not t.is_float:
+                raise self.type_error(f"{name} of {t}", node)
+            return Val(MathCall(fn, tuple(exprs), t, approx, span), t)
+        if name in B.BINARY_FUNCTIONS:
+            op, policy = B.BINARY_FUNCTIONS[name]
+            self.expect_args(name, arg_nodes, (2,), node)
+            exprs, t = self.policy_args(policy, self.args(arg_nodes), name, node)
+            return Val(Binary(op, exprs[0], exprs[1], t, span), t)
+        if name in B.COMPARE_FUNCTIONS:
+            self.expect_args(name, arg_nodes, (2,), node)
+            exprs, t = self.policy_args(B.ArgPolicy.HALF, self.args(arg_nodes), name, node)
+            return Val(Binary(B.COMPARE_FUNCTIONS[name], exprs[0], exprs[1], BOOL, span), BOOL)
+        if name in B.UNARY_FUNCTIONS:
+            uop, policy = B.UNARY_FUNCTIONS[name]
+            self.expect_args(name, arg_nodes, (1,), node)
+            exprs, t = self.policy_args(policy, self.args(arg_nodes), name, node)
+            return Val(Unary(uop, exprs[0], t, span), t)
+        if name in B.CONVERSIONS:
+            src, dst_t, kind, rounding = B.CONVERSIONS[name]
+            self.expect_args(name, arg_nodes, (1,), node)
+            v = self.rvalue(arg_nodes[0])
+            e = self.convert(v, src, node).expr if src is not None else self.scalar(v, node)[0]
+            if rounding is not None:
+                assert src is not None
+                e = MathCall(rounding, (e,), src, False, span)
+            return Val(Cast(e, dst_t, kind, span) if kind is CastKind.BITCAST else self.cast_any(e, src, dst_t, span), dst_t)
+        if name in B.PAIR_FUNCTIONS:
+            return self.pair_function(name, arg_nodes, node)
+        if name == "__saturatef":
+            self.expect_args(name, arg_nodes, (1,), node)
+            e = self.convert(self.rvalue(arg_nodes[0]), F32, node).expr
+            lo = Binary(BinaryOp.MAX, e, Const(0.0, F32, span), F32, span)
+            return Val(Binary(BinaryOp.MIN, lo, Const(1.0, F32, span), F32, span), F32)
+        if name in ("__frcp_rn", "__drcp_rn"):
+            self.expect_args(name, arg_nodes, (1,), node)
+            t = F32 if name == "__frcp_rn" else F64
+            e = self.convert(self.rvalue(arg_nodes[0]), t, node).expr
+            return Val(Binary(BinaryOp.DIV, Const(1.0, t, span), e, t, span), t)
+        if name in ("sincosf", "sincos", "__sincosf"):
+            raise self.unsupported(f"{name} (use sinf and cosf)", node)
+        m = re.fullmatch(r"make_(\w+?)(\d)", name)
+        if m is not None and name[len("make_") :] in BUILTIN_TYPES:
+            vt = BUILTIN_TYPES[name[len("make_") :]]
+            assert isinstance(vt, VectorType)
+            self.expect_args(name, arg_nodes, (vt.lanes,), node)
+            lanes = [self.convert(v, vt.elem, node).expr for v in self.args(arg_nodes)]
+            return Val(MakeVector(tuple(lanes), vt, span), vt)
+        if name in self.tu.host_functions:
+            raise self.type_error(f"call of host function {name} from device code", node)
+        if name in ("printf", "assert", "__trap", "__brkpt", "malloc", "free", "clock", "clock64"):
+            raise self.unsupported(f"call of {name}", node)
+        if name == "__activemask":
+            raise self.unsupported("__activemask", node)
+        raise self.unsupported("call of unknown function", node)
+
+    def cast_any(self, e: Expr, src: ScalarType | None, dst: ScalarType, span: Span) -> Expr:
+        if src is None:
+            return Cast(e, dst, CastKind.CONVERT, span)
+        return self.cast_scalar(e, src, dst, span)
+
+    def no_value(self, name: str, node: ts.Node) -> Val:
+        raise self.type_error(f"{name} returns no value", node)
+
+    def pair_function(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
+        kind, elem = B.PAIR_FUNCTIONS[name]
+        assert elem is not None
+        span = self.span(node)
+        pair = vector(elem, 2)
+        f2 = vector(F32, 2)
+        if kind == "make2":
+            self.expect_args(name, arg_nodes, (2,), node)
+            lanes = [self.convert(v, elem, node).expr for v in self.args(arg_nodes)]
+            return Val(MakeVector(tuple(lanes), pair, span), pair)
+        self.expect_args(name, arg_nodes, (1,), node)
+        v = self.decay(self.rvalue(arg_nodes[0]))
+        if kind == "dup":
+            e = self.convert(v, elem, node).expr
+            return Val(MakeVector((e, e), pair, span), pair)
+        if kind == "from_f2":
+            e = self.convert(v, f2, node).expr
+            lanes = [self.cast_scalar(Extract(e, Const(i, I32, span), F32, span), F32, elem, span) for i in (0, 1)]
+            return Val(MakeVector(tuple(lanes), pair, span), pair)
+        e = self.convert(v, pair, node).expr
+        if kind in ("low", "high"):
+            return Val(Extract(e, Const(0 if kind == "low" else 1, I32, span), elem, span), elem)
+        if kind in ("low_f", "high_f"):
+            lane = Extract(e, Const(0 if kind == "low_f" else 1, I32, span), elem, span)
+            return Val(Cast(lane, F32, CastKind.CONVERT, span), F32)
+        if kind == "to_f2":
+            return Val(Cast(e, f2, CastKind.CONVERT, span), f2)
+        raise AssertionError(kind)
+
+    def shuffle(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
+        span = self.span(node)
+        self.expect_args(name, arg_nodes, (3, 4), node)
+        mask = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
+        v = self.decay(self.rvalue(arg_nodes[1]))
+        vt = v.ctype
+        if isinstance(vt, ScalarType):
+            if str(vt) not in _SHUFFLE_TYPES:
+                vt = integer_promote(vt) if not vt.is_float else vt
+                v = self.convert(v, vt, arg_nodes[1])
+        elif not (isinstance(vt, VectorType) and vt.lanes == 2 and vt.elem.kind.value in ("f16", "bf16")):
+            raise self.type_error(f"{name} of a value of type {vt}", arg_nodes[1])
+        assert not isinstance(vt, CArray)
+        lane = self.convert(self.rvalue(arg_nodes[2]), I32, arg_nodes[2]).expr
+        width: Expr = Const(32, I32, span)
+        if len(arg_nodes) == 4:
+            width = self.convert(self.rvalue(arg_nodes[3]), I32, arg_nodes[3]).expr
+        dst = self.tmp(vt, node)
+        self.emit(Shuffle(dst, _SHUFFLES[name], mask, v.expr, lane, width, span))
+        return Val(VarRef(dst, vt, span), vt)
+
+    def atomic(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        span = self.span(node)
+        op = _ATOMICS[name]
+        self.expect_args(name, arg_nodes, (3,) if op is AtomicOp.CAS else (2,), node)
+        pv = self.decay(self.rvalue(arg_nodes[0]))
+        if not isinstance(pv.ctype, PointerType) or not isinstance(pv.ctype.pointee, ScalarType):
+            raise self.type_error(f"{name} needs a pointer to a scalar, got {pv.ctype}", arg_nodes[0])
+        if pv.ctype.const:
+            raise self.type_error(f"{name} through a pointer to const", arg_nodes[0])
+        t = pv.ctype.pointee
+        if op is AtomicOp.CAS:
+            cmp = self.convert(self.rvalue(arg_nodes[1]), t, arg_nodes[1]).expr
+            val = self.convert(self.rvalue(arg_nodes[2]), t, arg_nodes[2]).expr
+        else:
+            cmp = None
+            val = self.convert(self.rvalue(arg_nodes[1]), t, arg_nodes[1]).expr
+        if op in (AtomicOp.AND, AtomicOp.OR, AtomicOp.XOR) and not t.is_int:
+            raise self.type_error(f"{name} on {t}", node)
+        dst = self.tmp(t, node) if want_value else None
+        self.emit(Atomic(dst, op, pv.expr, val, cmp, None, span))
+        if dst is None:
+            return None
+        return Val(VarRef(dst, t, span), t)
+
+    def user_call(
+        self, name: str, targs: list[TemplateArg], arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool
+    ) -> Val | None:
+        candidates = self.tu.functions[name]
+        span = self.span(node)
+        if candidates[0].kind is FunctionKind.KERNEL:
+            raise self.unsupported("call of a __global__ function from device code", node)
+        # Arguments stay lvalues until the overload is chosen: by-reference parameters bind to them.
+        args_lv: list[LValue | Val] = []
+        for a in arg_nodes:
+            lv = self.lvalue(a)
+            args_lv.append(self.decay(lv) if isinstance(lv, Val) else lv)
+        arg_types = [lv.ctype if isinstance(lv, Val) else lv.type for lv in args_lv]
+        viable: list[tuple[int, FunctionDef, TemplateEnv]] = []
+        reasons: list[LarkcError] = []
+        for fd in candidates:
+            try:
+                env: TemplateEnv = {}
+                if fd.template is not None:
+                    named = self.deduce(fd, targs, args_lv, node)
+                    env = self.tu.bind_template(fd.template, targs, named, node, f"function {name}")
+                elif targs:
+                    raise self.type_error(f"{name} is not a template", node)
+                params = self.tu.signature(fd, env)
+            except LarkcError as e:
+                reasons.append(e)
+                continue
+            cost = self.overload_cost(params, args_lv)
+            if cost is None:
+                reasons.append(self.mismatch(name, params, args_lv, arg_nodes, node))
+                continue
+            viable.append((cost, fd, env))
+        if not viable:
+            if len(candidates) == 1 and reasons:
+                raise reasons[0]
+            raise self.type_error(
+                f"no overload of {name} takes arguments ({', '.join(str(t) for t in arg_types)})", node
+            )
+        viable.sort(key=lambda b: b[0])
+        if len(viable) > 1 and viable[0][0] == viable[1][0]:
+            raise self.type_error(f"ambiguous call of overloaded function {name}", node)
+        _, fd, env = viable[0]
+        callee = self.tu.instantiate(fd, env, node)
+        args: list[Expr] = []
+        for p, v, a in zip(callee.params, args_lv, arg_nodes, strict=True):
+            if p.by_ref:
+                assert isinstance(v, VarLV)
+                args.append(VarRef(v.name, v.type, self.span(a)))
+            else:
+                rv = v if isinstance(v, Val) else self.read(v, a)
+                args.append(self.convert(rv, p.type, a).expr)
+        if callee.ret == VOID:
+            self.emit(Call(None, callee.name, tuple(args), span))
+            return None if not want_value else self.no_value(name, node)
+        dst = self.tmp(callee.ret, node)
+        self.emit(Call(dst, callee.name, tuple(args), span))
+        return Val(VarRef(dst, callee.ret, span), callee.ret)
+
+    def mismatch(
+        self, name: str, params: Sequence[Param], args: Sequence[LValue | Val], arg_nodes: Sequence[ts.Node], node: ts.Node
+    ) -> LarkcError:
+        """Why ``args`` do not fit ``params``."""
+        if len(params) != len(args):
+            return self.type_error(f"{name} takes {len(params)} arguments, got {len(args)}", node)
+        for p, a, n in zip(params, args, arg_nodes, strict=True):
+            if p.by_ref and not isinstance(a, VarLV):
+                return self.unsupported("reference argument that is not a local variable", n)
+            t = a.ctype if isinstance(a, Val) else a.type
+            if p.by_ref and t != p.type:
+                return self.type_error(f"reference parameter {p.name} of type {p.type} given a {t}", n)
+            if self.conversion_cost(t, p.type) is None:
+                return self.type_error(f"argument of type {t} for parameter {p.name} of type {p.type}", n)
+        return self.type_error(f"no matching call of {name}", node)
+
+    @staticmethod
+    def conversion_cost(src: CType, dst: Type) -> int | None:
+        """C++-like rank of the implicit conversion of ``src`` to ``dst``: 0 exact, 1 promotion,
+        2 standard conversion, 3 through a half-precision class type; ``None`` if there is none."""
+        if isinstance(src, CArray):
+            src = src.pointer
+        if src == dst:
+            return 0
+        if isinstance(src, PointerType) and isinstance(dst, PointerType):
+            if src.pointee != dst.pointee and not isinstance(dst.pointee, VoidType):
+                return None
+            if src.const and not dst.const:
+                return None
+            if dst.space not in (AddressSpace.GENERIC, src.space):
+                return None
+            return 0 if src.const == dst.const else 1
+        if isinstance(src, ScalarType) and isinstance(dst, ScalarType):
+            if src.kind.value in ("f16", "bf16") or dst.kind.value in ("f16", "bf16"):
+                return 3
+            if (src.is_int or src.is_bool) and dst == I32 and src.bits < 32:
+                return 1
+            if src == F32 and dst == F64:
+                return 1
+            return 2
+        if isinstance(src, VectorType) and isinstance(dst, VectorType):
+            return 0 if (src.elem, src.lanes) == (dst.elem, dst.lanes) else None
+        return None
+
+    def overload_cost(self, params: Sequence[Param], args: Sequence[LValue | Val]) -> int | None:
+        if len(params) != len(args):
+            return None
+        total = 0
+        for p, a in zip(params, args, strict=True):
+            if p.by_ref:
+                if not isinstance(a, VarLV) or a.type != p.type:
+                    return None
+                continue
+            cost = self.conversion_cost(a.ctype if isinstance(a, Val) else a.type, p.type)
+            if cost is None:
+                return None
+            total += cost
+        return total
+
+    def deduce(
+        self, fd: FunctionDef, targs: list[TemplateArg], vals: Sequence[Val | LValue], node: ts.Node
+    ) -> dict[str, TemplateArg]:
+        """Template argument deduction from argument types, for parameters declared as plain ``T``."""
+        assert fd.template is not None
+        explicit = {p.name for p in fd.template[: len(targs)]}
+        type_params = {p.name for p in fd.template if p.is_type} - explicit
+        if not type_params:
+            return {}
+        decl = FunctionLowering(self.tu, fd, {}, fd.name).function_declarator()
+        plist = decl.child_by_field_name("parameters")
+        assert plist is not None
+        out: dict[str, TemplateArg] = {}
+        params = [p for p in plist.named_children if p.type in ("parameter_declaration", "optional_parameter_declaration")]
+        for p, v in zip(params, vals, strict=False):
+            tnode = p.child_by_field_name("type")
+            d = p.child_by_field_name("declarator")
+            if tnode is None:
+                continue
+            words = _type_words(tnode, p)
+            if words not in type_params:
+                continue
+            vt = v.ctype if isinstance(v, Val) else v.type
+            pointers = 0
+            while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
+                if d.type == "pointer_declarator":
+                    pointers += 1
+                d = d.child_by_field_name("declarator") or (d.named_children[-1] if d.named_children else None)
+            for _ in range(pointers):
+                if isinstance(vt, CArray):
+                    vt = vt.pointer
+                if not isinstance(vt, PointerType):
+                    raise self.type_error(f"cannot deduce {words} from {vt}", node)
+                vt = vt.pointee
+            if isinstance(vt, CArray):
+                raise self.type_error(f"cannot deduce {words} from an array", node)
+            if words in out and out[words] != vt:
+                raise self.type_error(f"conflicting deductions for {words}: {out[words]} and {vt}", node)
+            out[words] = vt
+        missing = type_params - set(out) - {p.name for p in fd.template if p.default is not None}
+        if missing:
+            raise self.type_error(f"cannot deduce template parameter {', '.join(sorted(missing))} of {fd.name}", node)
+        return out
+
+
+# --------------------------------------------------------------------------------------------------
+# literals and folding
+
+
+def _zero(t: Type, span: Span) -> Expr:
+    if isinstance(t, ScalarType):
+        return Const(False if t.is_bool else (0.0 if t.is_float else 0), t, span)
+    if isinstance(t, VectorType):
+        z = Const(0.0 if t.elem.is_float else 0, t.elem, span)
+        return MakeVector(tuple(z for _ in range(t.lanes)), t, span)
+    raise ValueError(f"no zero of {t}")
+
+
+def _ptr_type(e: Expr) -> PointerType | None:
+    t = e.type
+    return t if isinstance(t, PointerType) else None
+
+
+_INT_SUFFIX = re.compile(r"([uU]?)(ll|LL|l|L)?([uU]?)$")
+
+
+def _parse_number(text: str) -> tuple[bool | int | float, ScalarType] | None:
+    """The value and C type of a number literal, or ``None`` if it is not one."""
+    s = text.replace("'", "").strip()
+    is_hex = s[:2].lower() == "0x"
+    if not is_hex and ("." in s or "e" in s.lower()) or (is_hex and "p" in s.lower()):
+        t: ScalarType = F64
+        body = s
+        if body[-1] in "fF":
+            t, body = F32, body[:-1]
+        elif body[-1] in "lL":
+            body = body[:-1]
+        try:
+            value = float.fromhex(body) if is_hex else float(body)
+        except ValueError:
+            return None
+        return round_float(value, t), t
+    m = _INT_SUFFIX.search(s)
+    assert m is not None
+    unsigned = bool(m.group(1) or m.group(3))
+    long_ = bool(m.group(2))
+    digits = s[: m.start()] if m.group(0) else s
+    try:
+        if digits[:2].lower() == "0x":
+            value_i = int(digits, 16)
+        elif digits[:2].lower() == "0b":
+            value_i = int(digits, 2)
+        elif len(digits) > 1 and digits[0] == "0":
+            value_i = int(digits, 8)
+        else:
+            value_i = int(digits, 10)
+    except ValueError:
+        return None
+    decimal = not (digits[:2].lower() in ("0x", "0b") or (len(digits) > 1 and digits[0] == "0"))
+    candidates: list[ScalarType]
+    if unsigned:
+        candidates = [U64] if long_ else [U32, U64]
+    elif long_:
+        candidates = [I64] if decimal else [I64, U64]
+    else:
+        candidates = [I32, I64] if decimal else [I32, U32, I64, U64]
+    for c in candidates:
+        if wrap_int(value_i, c) == value_i:
+            return value_i, c
+    return None
+
+
+def _fold_binary(op: str, a: bool | int | float, b: bool | int | float) -> bool | int | float | None:
+    both_int = isinstance(a, int) and isinstance(b, int)
+    try:
+        match op:
+            case "+":
+                return a + b
+            case "-":
+                return a - b
+            case "*":
+                return a * b
+            case "/":
+                if both_int:
+                    if b == 0:
+                        return None
+                    q = abs(int(a)) // abs(int(b))
+                    return q if (a >= 0) == (b >= 0) else -q
+                return a / b if b != 0 else None
+            case "%":
+                if not both_int or b == 0:
+                    return None
+                r = abs(int(a)) % abs(int(b))
+                return r if a >= 0 else -r
+            case "<<":
+                return int(a) << int(b) if both_int else None
+            case ">>":
+                return int(a) >> int(b) if both_int else None
+            case "&":
+                return int(a) & int(b) if both_int else None
+            case "|":
+                return int(a) | int(b) if both_int else None
+            case "^":
+                return int(a) ^ int(b) if both_int else None
+            case "&&":
+                return bool(a) and bool(b)
+            case "||":
+                return bool(a) or bool(b)
+            case "==":
+                return a == b
+            case "!=":
+                return a != b
+            case "<":
+                return a < b
+            case "<=":
+                return a <= b
+            case ">":
+                return a > b
+            case ">=":
+                return a >= b
+    except (TypeError, OverflowError):
+        return None
+    return None
+
+
+_ = (ArrayType, BlockType, I64, field)  # re-exported names used only in annotations elsewhere

@@ -1,0 +1,85 @@
+"""Exact conversions of scalar values between IR types, as C and CUDA define them.
+
+Used to fold conversions of literals in the frontends and to check constants in the verifier: every
+float value is rounded to nearest, ties to even; integer conversions wrap modulo 2^bits.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+from larkc.ir.types import BF16, F16, F32, F64, ScalarType
+
+__all__ = ["convert_value", "is_representable", "round_float", "wrap_int"]
+
+
+def wrap_int(value: int, t: ScalarType) -> int:
+    """``value`` modulo 2^bits, as a signed or unsigned integer of ``t``."""
+    bits = t.bits
+    v = value & ((1 << bits) - 1)
+    if t.is_signed and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def round_float(value: float, t: ScalarType) -> float:
+    """``value`` rounded to the nearest value of float type ``t`` (ties to even; overflow to infinity)."""
+    if math.isnan(value) or math.isinf(value) or t == F64:
+        return float(value)
+    if t == F32:
+        try:
+            return float(struct.unpack("<f", struct.pack("<f", value))[0])
+        except OverflowError:
+            return math.copysign(math.inf, value)
+    if t == F16:
+        try:
+            return float(struct.unpack("<e", struct.pack("<e", value))[0])
+        except OverflowError:
+            return math.copysign(math.inf, value)
+    if t == BF16:
+        f32 = round_float(value, F32)
+        if math.isinf(f32):
+            return f32
+        bits = struct.unpack("<I", struct.pack("<f", f32))[0]
+        # Round the 32-bit pattern to its upper 16 bits, ties to even. Rounding via f32 first is exact
+        # for bf16 because bf16 has fewer mantissa bits than half of f32's.
+        rounding = 0x7FFF + ((bits >> 16) & 1)
+        bits = ((bits + rounding) >> 16) << 16
+        return float(struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0])
+    raise ValueError(f"{t} is not a float type")
+
+
+def convert_value(value: bool | int | float, src: ScalarType, dst: ScalarType) -> bool | int | float:
+    """C's value conversion of ``value`` (of type ``src``) to ``dst``.
+
+    Float to integer truncates toward zero; a value out of the integer's range is undefined behaviour
+    in C and raises ``OverflowError`` here so callers can report it. NaN to integer raises likewise.
+    """
+    if dst.is_bool:
+        return bool(value != 0)
+    if dst.is_float:
+        return round_float(float(value), dst)
+    # integer destination
+    if src.is_float:
+        f = float(value)
+        if math.isnan(f) or math.isinf(f):
+            raise OverflowError(f"{f} has no {dst} value")
+        n = math.trunc(f)
+        if wrap_int(n, dst) != n:
+            raise OverflowError(f"{f} is out of the range of {dst}")
+        return n
+    return wrap_int(int(value), dst)
+
+
+def is_representable(value: bool | int | float, t: ScalarType) -> bool:
+    """Whether ``value`` is exactly a value of type ``t`` (the rule for IR constants)."""
+    if t.is_bool:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if t.is_int:
+        return isinstance(value, int) and wrap_int(value, t) == value
+    if not isinstance(value, float):
+        return False
+    return math.isnan(value) or round_float(value, t) == value

@@ -1,0 +1,4 @@
+// expect: PLACEHOLDER
+__device__ float f(float x) { return x; }
+__device__ double f(double x) { return x; }
+__global__ void k(float* a, int n) { a[0] = f(n); }
