@@ -25,8 +25,9 @@ def _check(module: Module) -> Module:
     try:
         verify_module(module)
     except LarkcError as e:
-        raise LarkcError(f"internal error: the frontend produced ill-typed IR: {e.message}", e.span,
-                         stage=Stage.FRONTEND) from e
+        raise LarkcError(
+            f"internal error: the frontend produced ill-typed IR: {e.message}", e.span, stage=Stage.FRONTEND
+        ) from e
     return module
 
 

@@ -18,9 +18,7 @@ def register(sub: Any) -> None:
     p.add_argument("target", help="a task file (task.py), a folder holding one, or a kernel source file")
     p.add_argument("--kernel", help="kernel to lower (default: the task's kernel, or every kernel of a file)")
     p.add_argument("--define", "-D", action="append", default=[], metavar="K[=V]", help="preprocessor define")
-    p.add_argument(
-        "--template-arg", action="append", default=[], metavar="ARG", help="template argument, in order"
-    )
+    p.add_argument("--template-arg", action="append", default=[], metavar="ARG", help="template argument, in order")
     p.set_defaults(func=_run)
 
 

@@ -237,7 +237,7 @@ def evaluate(e: ShapeExpr, env: dict[str, int]) -> int | bool:
                 case _:
                     assert_never(op)
         case ShapeCall(fn, args):
-            vals = [int(evaluate(a, env)) for a in args]
+            vals: list[int] = [int(evaluate(a, env)) for a in args]
             if fn == "cdiv":
                 if vals[1] == 0:
                     raise TaskError(f"division by zero in shape expression {e}")
@@ -247,7 +247,7 @@ def evaluate(e: ShapeExpr, env: dict[str, int]) -> int | bool:
             if fn == "max":
                 return max(vals)
             if fn == "pow2":
-                return 2 ** vals[0]
+                return int(2 ** vals[0])
             if fn == "next_pow2":
                 return _next_pow2(vals[0])
             raise TaskError(f"unknown shape function {fn!r}")

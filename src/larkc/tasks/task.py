@@ -118,9 +118,7 @@ class TensorSpec:
             if m is None:
                 raise TaskError(f"invalid tensor {what} {value!r}: expected e.g. 'f32[n, d]'")
             dims = [d for d in _split_top_level(m.group(2)) if d.strip()]
-            return TensorSpec(
-                tuple(shape_expr(d.strip(), f"shape of {what}") for d in dims), parse_dtype(m.group(1))
-            )
+            return TensorSpec(tuple(shape_expr(d.strip(), f"shape of {what}") for d in dims), parse_dtype(m.group(1)))
         if isinstance(value, tuple | list) and len(value) in (2, 3):
             shape_v, dtype_v = value[0], value[1]
             if not isinstance(shape_v, tuple | list):
@@ -144,7 +142,9 @@ class TensorSpec:
 
 def _split_top_level(text: str) -> list[str]:
     """Split on commas that are not inside parentheses."""
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "(":
             depth += 1
@@ -201,7 +201,7 @@ class Launch:
         shared_bytes: ShapeExpr | str | int = 0,
     ) -> Launch:
         def dims(v: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int, what: str) -> tuple[ShapeExpr, ...]:
-            seq = list(v) if isinstance(v, tuple | list) else [v]
+            seq: list[ShapeExpr | str | int] = list(v) if isinstance(v, tuple | list) else [v]  # type: ignore[list-item]  # mypy does not narrow the Sequence away
             if not 1 <= len(seq) <= 3:
                 raise TaskError(f"{what} must have 1 to 3 dimensions, got {len(seq)}")
             return tuple(shape_expr(d, what) for d in seq)

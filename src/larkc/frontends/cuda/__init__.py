@@ -16,6 +16,10 @@ from larkc.ir.nodes import Module
 __all__ = ["cuda_kernel_names", "parse_cuda"]
 
 
+#: Macros of CUDA's own headers that the frontend needs expanded (the headers themselves are not read).
+_CUDA_HEADER_MACROS = {"__align__(n)": "alignas(n)"}
+
+
 @cache
 def _language() -> ts.Language:
     return ts.Language(tree_sitter_cuda.language())
@@ -37,7 +41,7 @@ def _translation_unit(
             raise LarkcError(f"{path} is not UTF-8 text", stage=Stage.FRONTEND) from None
     name = file or (str(path) if path is not None else "<input>")
     SourceCache.register(name, text)
-    pp = preprocess(text, name, defines=dict(defines), include_dirs=tuple(include_dirs))
+    pp = preprocess(text, name, defines={**_CUDA_HEADER_MACROS, **defines}, include_dirs=tuple(include_dirs))
     return TranslationUnit(pp.text, SourcePositions(name, pp.source_map), _language())
 
 
@@ -80,7 +84,10 @@ def parse_cuda(
                     tu.instantiate(f, {}, None)
         if not tu.order and tu.functions:
             templates = ", ".join(tu.functions)
-            raise TaskError(f"{tu.positions.file}: every kernel is a template ({templates}): name one and give its template arguments")
+            raise TaskError(
+                f"{tu.positions.file}: every kernel is a template ({templates}):"
+                " name one and give its template arguments"
+            )
     return tu.module()
 
 

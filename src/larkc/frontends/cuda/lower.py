@@ -23,11 +23,12 @@ import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import tree_sitter as ts
 
 from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
-from larkc.frontends.cuda import builtins as B
+from larkc.frontends.cuda import builtins as lib
 from larkc.frontends.cuda.ctypes import (
     BUILTIN_TYPES,
     CArray,
@@ -115,10 +116,14 @@ TemplateArg = Type | int
 TemplateEnv = dict[str, TemplateArg]
 
 
+class SourceMapLike(Protocol):
+    def span(self, line: int, col: int, end_line: int, end_col: int) -> Span: ...
+
+
 class SourcePositions:
     """Maps tree-sitter positions in the preprocessed text to spans of the original source."""
 
-    def __init__(self, file: str, source_map: object | None) -> None:
+    def __init__(self, file: str, source_map: SourceMapLike | None) -> None:
         self.file = file
         self.source_map = source_map
 
@@ -126,13 +131,15 @@ class SourcePositions:
         line, col = node.start_point.row + 1, node.start_point.column + 1
         end_line, end_col = node.end_point.row + 1, node.end_point.column + 1
         if self.source_map is not None:
-            mapped: Span = self.source_map.span(line, col, end_line, end_col)  # type: ignore[attr-defined]
-            return mapped
+            return self.source_map.span(line, col, end_line, end_col)
         return Span(self.file, line, col, end_line, end_col)
 
 
-def _text(node: ts.Node) -> str:
-    return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
+def _text(node: ts.Node | None) -> str:
+    """The source text of ``node`` ("" for a missing optional child)."""
+    if node is None or node.text is None:
+        return ""
+    return node.text.decode("utf-8", errors="replace")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -165,6 +172,10 @@ class StructDef:
 
 
 _LOWERABLE_QUALIFIERS = {"__device__", "__global__", "__host__", "__forceinline__", "__noinline__", "inline"}
+
+
+#: Top-level nodes that do not affect device code.
+_IGNORED_TOP_LEVEL = ("preproc_call", "comment", "using_declaration", "static_assert_declaration", "empty_declaration")
 
 
 class TranslationUnit:
@@ -229,7 +240,7 @@ class TranslationUnit:
         elif t == "type_definition":
             self._collect_typedef(node)
         elif t == "alias_declaration":
-            name = _text(node.child_by_field_name("name"))  # type: ignore[arg-type]
+            name = _text(node.child_by_field_name("name"))
             type_node = node.child_by_field_name("type")
             assert type_node is not None
             self.typedefs[name] = type_node
@@ -241,9 +252,7 @@ class TranslationUnit:
             self._collect(node)
         elif t == "enum_specifier":
             self._collect_enum(node)
-        elif t in ("preproc_call", "comment", "using_declaration", "static_assert_declaration", "empty_declaration"):
-            return
-        elif t == "expression_statement" and _text(node).strip() == ";":
+        elif t in _IGNORED_TOP_LEVEL or (t == "expression_statement" and _text(node).strip() == ";"):
             return
         else:
             raise UnsupportedError(f"top-level {t.replace('_', ' ')}", _text(node), self.span(node))
@@ -363,7 +372,7 @@ class TranslationUnit:
         for e in body.named_children:
             if e.type != "enumerator":
                 continue
-            name = _text(e.child_by_field_name("name"))  # type: ignore[arg-type]
+            name = _text(e.child_by_field_name("name"))
             v = e.child_by_field_name("value")
             if v is not None:
                 folded = FunctionLowering.fold_constant(self, v, {}, {})
@@ -393,7 +402,7 @@ class TranslationUnit:
         if t == "placeholder_type_specifier":
             raise UnsupportedError("auto type here", _text(type_node), self.span(type_node))
         if t == "template_type":
-            name = _text(type_node.child_by_field_name("name"))  # type: ignore[arg-type]
+            name = _text(type_node.child_by_field_name("name"))
             args_node = type_node.child_by_field_name("arguments")
             assert args_node is not None
             if name in self.structs:
@@ -488,7 +497,9 @@ class TranslationUnit:
                     if not isinstance(folded, int) or folded <= 0:
                         raise UnsupportedError("struct array member", _text(d), self.span(d))
                     count, is_array = folded, True
-                    dnode = d.child_by_field_name("declarator")  # type: ignore[assignment]
+                    inner = d.child_by_field_name("declarator")
+                    assert inner is not None
+                    dnode = inner
                 fe: ScalarType
                 if isinstance(ftype, ScalarType):
                     fe = ftype
@@ -787,7 +798,9 @@ class FunctionLowering:
                 return s[name]
         return None
 
-    def declare(self, c_name: str, kind: str, ctype: CType, node: ts.Node, value: bool | int | float | None = None) -> str:
+    def declare(
+        self, c_name: str, kind: str, ctype: CType, node: ts.Node, value: bool | int | float | None = None
+    ) -> str:
         if c_name in self.scopes[-1]:
             raise self.type_error(f"redeclaration of {c_name}", node)
         ir_name = self.fresh(c_name) if kind != "const" else c_name
@@ -796,8 +809,9 @@ class FunctionLowering:
 
     def resolve_type(self, type_node: ts.Node, ctx: ts.Node) -> Type:
         words = _type_words(type_node, ctx)
-        if words in self.env and not isinstance(self.env[words], int):
-            return self.env[words]  # type: ignore[return-value]
+        bound = self.env.get(words)
+        if bound is not None and not isinstance(bound, int):
+            return bound
         return self.tu.resolve_type(type_node, self.env, ctx)
 
     # -- function -----------------------------------------------------------------------------------
@@ -812,8 +826,8 @@ class FunctionLowering:
     def lower(self) -> Function:
         node = self.fd.node
         span = self.span(node)
-        for p in self.fd.template or ():
-            self.used.add(p.name)
+        for tp in self.fd.template or ():
+            self.used.add(tp.name)
         ret_node = node.child_by_field_name("type")
         assert ret_node is not None
         decl = node.child_by_field_name("declarator")
@@ -963,14 +977,15 @@ class FunctionLowering:
             return FunctionLowering.fold_constant(tu, node.named_children[0], env, consts)
         if t in ("identifier", "type_identifier"):
             name = _text(node)
-            if name in env and isinstance(env[name], int):
-                return env[name]  # type: ignore[return-value]
+            bound = env.get(name)
+            if isinstance(bound, int):
+                return bound
             if name in consts:
                 return consts[name]
             if name in tu.constants:
                 return tu.constants[name][1]
-            if name in B.CONSTANTS:
-                return B.CONSTANTS[name][1]
+            if name in lib.CONSTANTS:
+                return lib.CONSTANTS[name][1]
             return None
         if t == "sizeof_expression":
             target = node.child_by_field_name("type") or node.child_by_field_name("value")
@@ -987,7 +1002,7 @@ class FunctionLowering:
             except (LarkcError, ValueError):
                 return None
         if t == "unary_expression":
-            op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+            op = _text(node.child_by_field_name("operator"))
             v = FunctionLowering.fold_constant(tu, node.child_by_field_name("argument"), env, consts)
             if v is None:
                 return None
@@ -1001,7 +1016,7 @@ class FunctionLowering:
                 return ~v
             return None
         if t == "binary_expression":
-            op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+            op = _text(node.child_by_field_name("operator"))
             a = FunctionLowering.fold_constant(tu, node.child_by_field_name("left"), env, consts)
             b = FunctionLowering.fold_constant(tu, node.child_by_field_name("right"), env, consts)
             if a is None or b is None:
@@ -1054,11 +1069,8 @@ class FunctionLowering:
 
     def statement(self, node: ts.Node) -> None:
         t = node.type
-        if t != "preproc_call" and t != "comment" and self.pending_unroll is not None and t not in (
-            "for_statement",
-            "while_statement",
-            "do_statement",
-        ):
+        loops = ("for_statement", "while_statement", "do_statement")
+        if t not in ("preproc_call", "comment", *loops) and self.pending_unroll is not None:
             self.pending_unroll = None  # a pragma not followed by a loop is ignored, as nvcc does
         match t:
             case "compound_statement":
@@ -1093,7 +1105,7 @@ class FunctionLowering:
             case "type_definition":
                 self.local_typedef(node)
             case "alias_declaration":
-                name = _text(node.child_by_field_name("name"))  # type: ignore[arg-type]
+                name = _text(node.child_by_field_name("name"))
                 type_node = node.child_by_field_name("type")
                 assert type_node is not None
                 self.env = {**self.env, name: self.resolve_type(type_node, node)}
@@ -1133,8 +1145,9 @@ class FunctionLowering:
         value = _parse_number(arg)
         if value is None:
             v = self.const_scope().get(arg) if arg.isidentifier() else None
-            if v is None and arg in self.env and isinstance(self.env[arg], int):
-                v = self.env[arg]  # type: ignore[assignment]
+            bound = self.env.get(arg)
+            if v is None and isinstance(bound, int):
+                v = bound
             if v is None and arg in self.tu.constants:
                 v = self.tu.constants[arg][1]
             if not isinstance(v, int):
@@ -1166,7 +1179,9 @@ class FunctionLowering:
             dnode = d
             if d.type == "init_declarator":
                 init = d.child_by_field_name("value")
-                dnode = d.child_by_field_name("declarator")  # type: ignore[assignment]
+                inner = d.child_by_field_name("declarator")
+                assert inner is not None
+                dnode = inner
             if is_auto:
                 if init is None or dnode.type != "identifier":
                     raise self.unsupported("auto declaration", d)
@@ -1439,15 +1454,15 @@ class FunctionLowering:
         if isinstance(t, ScalarType) and isinstance(src, ScalarType):
             return Val(self.cast_scalar(v.expr, src, t, span), t)
         if isinstance(t, PointerType) and isinstance(src, PointerType):
-            if src.pointee != t.pointee and not explicit:
-                if not (isinstance(t.pointee, VoidType) or isinstance(src.pointee, VoidType)):
-                    raise self.type_error(f"cannot convert {src} to {t} implicitly", node)
+            void = isinstance(t.pointee, VoidType) or isinstance(src.pointee, VoidType)
+            if src.pointee != t.pointee and not explicit and not void:
+                raise self.type_error(f"cannot convert {src} to {t} implicitly", node)
             if src.const and not t.const and not explicit:
                 raise self.type_error(f"conversion from {src} to {t} discards const", node)
-            space = src.space if t.space is AddressSpace.GENERIC and not explicit else t.space
-            if t.space is AddressSpace.GENERIC:
-                space = AddressSpace.GENERIC
-            target = PointerType(t.pointee, space, t.const, t.restrict)
+            generic = AddressSpace.GENERIC
+            if generic not in (t.space, src.space) and t.space is not src.space:
+                raise self.unsupported(f"conversion of a {src.space.value} pointer to a {t.space.value} pointer", node)
+            target = PointerType(t.pointee, t.space, t.const, t.restrict)
             if target == src:
                 return v
             return Val(Cast(v.expr, target, CastKind.BITCAST, span), target)
@@ -1514,7 +1529,7 @@ class FunctionLowering:
             case "qualified_identifier":
                 return self.qualified(node)
             case "field_expression" | "subscript_expression" | "pointer_expression" if not (
-                t == "pointer_expression" and _text(node.child_by_field_name("operator")) == "&"  # type: ignore[arg-type]
+                t == "pointer_expression" and _text(node.child_by_field_name("operator")) == "&"
             ):
                 lv = self.lvalue(node)
                 if isinstance(lv, Val):
@@ -1591,8 +1606,8 @@ class FunctionLowering:
         if name in self.tu.constants:
             ct, cv = self.tu.constants[name]
             return Val(Const(cv, ct, span), ct)
-        if name in B.CONSTANTS:
-            ct, cv = B.CONSTANTS[name]
+        if name in lib.CONSTANTS:
+            ct, cv = lib.CONSTANTS[name]
             return Val(Const(cv, ct, span), ct)
         if name in _BUILTIN_REGS:
             raise self.unsupported(f"use of {name} as a whole (use {name}.x)", node)
@@ -1600,8 +1615,8 @@ class FunctionLowering:
 
     def qualified(self, node: ts.Node) -> Val:
         text = "".join(_text(node).split())
-        if text.lstrip(":") in B.CONSTANTS:
-            ct, cv = B.CONSTANTS[text.lstrip(":")]
+        if text.lstrip(":") in lib.CONSTANTS:
+            ct, cv = lib.CONSTANTS[text.lstrip(":")]
             return Val(Const(cv, ct, self.span(node)), ct)
         raise self.unsupported("qualified name", node)
 
@@ -1689,7 +1704,7 @@ class FunctionLowering:
                 return MemLV(PtrAdd(base_val.expr, idx_e, ct, span), ct.pointee, ct.const)
             raise self.type_error(f"subscript of a value of type {ct}", node)
         if t == "pointer_expression":
-            op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+            op = _text(node.child_by_field_name("operator"))
             arg = node.child_by_field_name("argument")
             assert arg is not None
             if op == "*":
@@ -1819,7 +1834,7 @@ class FunctionLowering:
         return self.cast_scalar(a.expr, a.ctype, rt, span), self.cast_scalar(b.expr, b.ctype, rt, span), rt
 
     def binary(self, node: ts.Node) -> Val:
-        op_text = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+        op_text = _text(node.child_by_field_name("operator"))
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
         assert left is not None and right is not None
@@ -1839,7 +1854,11 @@ class FunctionLowering:
         if isinstance(a.ctype, PointerType) or isinstance(b.ctype, PointerType):
             if op is BinaryOp.ADD and isinstance(b.ctype, PointerType) and isinstance(a.ctype, ScalarType):
                 a, b = b, a
-            if op in (BinaryOp.ADD, BinaryOp.SUB) and isinstance(a.ctype, PointerType) and isinstance(b.ctype, ScalarType):
+            if (
+                op in (BinaryOp.ADD, BinaryOp.SUB)
+                and isinstance(a.ctype, PointerType)
+                and isinstance(b.ctype, ScalarType)
+            ):
                 if not b.ctype.is_int:
                     raise self.type_error(f"pointer offset of type {b.ctype}", node)
                 off = b.expr
@@ -1854,18 +1873,18 @@ class FunctionLowering:
             be, bt = self.scalar(b, node)
             if not (at.is_int or at.is_bool) or not (bt.is_int or bt.is_bool):
                 raise self.type_error(f"shift of non-integers ({at}, {bt})", node)
-            rt = integer_promote(at)
-            ae = self.cast_scalar(ae, at, rt, span)
-            be = self.cast_scalar(be, bt, rt, span)
-            return Val(Binary(op, ae, be, rt, span), rt)
+            st = integer_promote(at)
+            ae = self.cast_scalar(ae, at, st, span)
+            be = self.cast_scalar(be, bt, st, span)
+            return Val(Binary(op, ae, be, st, span), st)
         ae, be, rt = self.arith_operands(a, b, node)
         if op.is_comparison:
             if isinstance(rt, VectorType):
                 raise self.type_error("comparison of vectors", node)
             return Val(Binary(op, ae, be, BOOL, span), BOOL)
-        if op in (BinaryOp.REM, BinaryOp.BITAND, BinaryOp.BITOR, BinaryOp.BITXOR):
-            if not isinstance(rt, ScalarType) or rt.is_float:
-                raise self.type_error(f"operator {op_text} on {rt}", node)
+        integer_only = (BinaryOp.REM, BinaryOp.BITAND, BinaryOp.BITOR, BinaryOp.BITXOR)
+        if op in integer_only and (not isinstance(rt, ScalarType) or rt.is_float):
+            raise self.type_error(f"operator {op_text} on {rt}", node)
         if op in (BinaryOp.BITAND, BinaryOp.BITOR, BinaryOp.BITXOR) and isinstance(rt, ScalarType) and rt.is_bool:
             rt = I32
             ae = self.cast_scalar(ae, BOOL, I32, span)
@@ -1879,7 +1898,7 @@ class FunctionLowering:
     def negate(self, e: Expr, t: ScalarType, span: Span) -> Expr:
         if isinstance(e, Const) and not isinstance(e.value, bool):
             v = -e.value
-            return Const(wrap_int(v, t) if t.is_int else v, t, span)
+            return Const(wrap_int(int(v), t) if t.is_int else v, t, span)
         return Unary(UnaryOp.NEG, e, t, span)
 
     def logical(self, op_text: str, left: ts.Node, right: ts.Node, node: ts.Node) -> Val:
@@ -1936,7 +1955,7 @@ class FunctionLowering:
         return Val(VarRef(res, rt, span), rt)
 
     def unary(self, node: ts.Node) -> Val:
-        op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+        op = _text(node.child_by_field_name("operator"))
         arg = node.child_by_field_name("argument")
         assert arg is not None
         span = self.span(node)
@@ -1966,7 +1985,7 @@ class FunctionLowering:
         raise self.unsupported(f"operator {op}", node)
 
     def assignment(self, node: ts.Node) -> Val:
-        op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+        op = _text(node.child_by_field_name("operator"))
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
         assert left is not None and right is not None
@@ -1993,7 +2012,7 @@ class FunctionLowering:
         return self.write(lv, self.convert(result, target_t, node), node)
 
     def update(self, node: ts.Node, *, want_value: bool) -> Val | None:
-        op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+        op = _text(node.child_by_field_name("operator"))
         arg = node.child_by_field_name("argument")
         assert arg is not None
         span = self.span(node)
@@ -2025,7 +2044,7 @@ class FunctionLowering:
         assert fn_node is not None and args_node is not None
         arg_nodes = [a for a in args_node.named_children if a.type != "comment"]
         if fn_node.type == "template_function":
-            name = _text(fn_node.child_by_field_name("name"))  # type: ignore[arg-type]
+            name = _text(fn_node.child_by_field_name("name"))
             targs_node = fn_node.child_by_field_name("arguments")
             assert targs_node is not None
             if name in ("static_cast", "reinterpret_cast", "const_cast"):
@@ -2075,9 +2094,10 @@ class FunctionLowering:
         return self.builtin_call(name, arg_nodes, node, want_value)
 
     def numeric_limits(self, type_text: str, member: str, node: ts.Node) -> Val:
-        t = BUILTIN_TYPES.get(type_text)
-        if type_text in self.env and not isinstance(self.env[type_text], int):
-            t = self.env[type_text]  # type: ignore[assignment]
+        t: Type | None = BUILTIN_TYPES.get(type_text)
+        bound = self.env.get(type_text)
+        if bound is not None and not isinstance(bound, int):
+            t = bound
         if not isinstance(t, ScalarType):
             raise self.unsupported("numeric_limits of this type", node)
         span = self.span(node)
@@ -2114,36 +2134,39 @@ class FunctionLowering:
             want = " or ".join(str(c) for c in counts)
             raise self.type_error(f"{name} takes {want} arguments, got {len(arg_nodes)}", node)
 
-    def policy_args(self, policy: B.ArgPolicy, vals: list[Val], name: str, node: ts.Node) -> tuple[list[Expr], Type]:
+    def policy_args(self, policy: lib.ArgPolicy, vals: list[Val], name: str, node: ts.Node) -> tuple[list[Expr], Type]:
         span = self.span(node)
-        if policy in (B.ArgPolicy.F32, B.ArgPolicy.F64):
-            t = F32 if policy is B.ArgPolicy.F32 else F64
+        if policy in (lib.ArgPolicy.F32, lib.ArgPolicy.F64):
+            t = F32 if policy is lib.ArgPolicy.F32 else F64
             return [self.convert(v, t, node).expr for v in vals], t
-        if policy is B.ArgPolicy.OVERLOAD:
+        if policy is lib.ArgPolicy.OVERLOAD:
             types = [v.ctype for v in vals]
             if any(isinstance(x, VectorType) for x in types):
                 raise self.type_error(f"{name} of a vector", node)
             all_float = all(isinstance(x, ScalarType) and x.is_float and x != F64 for x in types)
             t = F32 if all_float else F64
             return [self.convert(v, t, node).expr for v in vals], t
-        if policy is B.ArgPolicy.SAME:
+        if policy is lib.ArgPolicy.SAME:
             if len(vals) == 1:
                 e, st = self.scalar(vals[0], node)
                 rt = integer_promote(st) if not st.is_float else st
                 return [self.cast_scalar(e, st, rt, span)], rt
             acc = vals[0]
-            out_t: Type = acc.ctype  # type: ignore[assignment]
+            assert not isinstance(acc.ctype, CArray)  # arguments are decayed
+            out_t: Type = acc.ctype
             for v in vals[1:]:
                 _, _, out_t = self.arith_operands(acc, v, node)
                 acc = Val(acc.expr, out_t)
             return [self.convert(v, out_t, node).expr for v in vals], out_t
-        if policy is B.ArgPolicy.HALF:
+        if policy is lib.ArgPolicy.HALF:
             t0 = vals[0].ctype
-            if t0 not in (F16, vector(F16, 1)) and not (isinstance(t0, ScalarType) and t0.kind.value in ("f16", "bf16")):
+            if t0 not in (F16, vector(F16, 1)) and not (
+                isinstance(t0, ScalarType) and t0.kind.value in ("f16", "bf16")
+            ):
                 raise self.type_error(f"{name} needs __half or __nv_bfloat16 arguments, got {t0}", node)
             assert isinstance(t0, ScalarType)
             return [self.convert(v, t0, node).expr for v in vals], t0
-        if policy is B.ArgPolicy.HALF2:
+        if policy is lib.ArgPolicy.HALF2:
             t0 = vals[0].ctype
             if not (isinstance(t0, VectorType) and t0.lanes == 2 and t0.elem.kind.value in ("f16", "bf16")):
                 raise self.type_error(f"{name} needs __half2 or __nv_bfloat162 arguments, got {t0}", node)
@@ -2175,12 +2198,12 @@ class FunctionLowering:
             return self.shuffle(name, arg_nodes, node)
         if name in _VOTES:
             self.expect_args(name, arg_nodes, (2,), node)
-            m = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
-            p = self.to_bool(self.rvalue(arg_nodes[1]), arg_nodes[1]).expr
-            kind = _VOTES[name]
-            rt = U32 if kind is VoteKind.BALLOT else I32
+            vmask = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
+            pred = self.to_bool(self.rvalue(arg_nodes[1]), arg_nodes[1]).expr
+            vote = _VOTES[name]
+            rt = U32 if vote is VoteKind.BALLOT else I32
             dst = self.tmp(rt, node)
-            self.emit(Vote(dst, kind, m, p, span))
+            self.emit(Vote(dst, vote, vmask, pred, span))
             return Val(VarRef(dst, rt, span), rt)
         if name in _ATOMICS:
             return self.atomic(name, arg_nodes, node, want_value)
@@ -2198,8 +2221,8 @@ class FunctionLowering:
             v = self.convert(self.rvalue(arg_nodes[1]), pv.ctype.pointee, node)
             self.write(MemLV(pv.expr, pv.ctype.pointee, pv.ctype.const), v, node)
             return None if not want_value else self.no_value(name, node)
-        if name in B.MATH_FUNCTIONS:
-            fn, policy, approx = B.MATH_FUNCTIONS[name]
+        if name in lib.MATH_FUNCTIONS:
+            fn, policy, approx = lib.MATH_FUNCTIONS[name]
             arity = {MathFn.ATAN2: 2, MathFn.POW: 2, MathFn.FMOD: 2, MathFn.DIV: 2, MathFn.COPYSIGN: 2, MathFn.FMA: 3}
             self.expect_args(name, arg_nodes, (arity.get(fn, 1),), node)
             vals = self.args(arg_nodes)
@@ -2217,30 +2240,32 @@ class FunctionLowering:
             if isinstance(t, ScalarType) and not t.is_float:
                 raise self.type_error(f"{name} of {t}", node)
             return Val(MathCall(fn, tuple(exprs), t, approx, span), t)
-        if name in B.BINARY_FUNCTIONS:
-            op, policy = B.BINARY_FUNCTIONS[name]
+        if name in lib.BINARY_FUNCTIONS:
+            op, policy = lib.BINARY_FUNCTIONS[name]
             self.expect_args(name, arg_nodes, (2,), node)
             exprs, t = self.policy_args(policy, self.args(arg_nodes), name, node)
             return Val(Binary(op, exprs[0], exprs[1], t, span), t)
-        if name in B.COMPARE_FUNCTIONS:
+        if name in lib.COMPARE_FUNCTIONS:
             self.expect_args(name, arg_nodes, (2,), node)
-            exprs, t = self.policy_args(B.ArgPolicy.HALF, self.args(arg_nodes), name, node)
-            return Val(Binary(B.COMPARE_FUNCTIONS[name], exprs[0], exprs[1], BOOL, span), BOOL)
-        if name in B.UNARY_FUNCTIONS:
-            uop, policy = B.UNARY_FUNCTIONS[name]
+            exprs, t = self.policy_args(lib.ArgPolicy.HALF, self.args(arg_nodes), name, node)
+            return Val(Binary(lib.COMPARE_FUNCTIONS[name], exprs[0], exprs[1], BOOL, span), BOOL)
+        if name in lib.UNARY_FUNCTIONS:
+            uop, policy = lib.UNARY_FUNCTIONS[name]
             self.expect_args(name, arg_nodes, (1,), node)
             exprs, t = self.policy_args(policy, self.args(arg_nodes), name, node)
             return Val(Unary(uop, exprs[0], t, span), t)
-        if name in B.CONVERSIONS:
-            src, dst_t, kind, rounding = B.CONVERSIONS[name]
+        if name in lib.CONVERSIONS:
+            src, dst_t, kind, rounding = lib.CONVERSIONS[name]
             self.expect_args(name, arg_nodes, (1,), node)
             v = self.rvalue(arg_nodes[0])
             e = self.convert(v, src, node).expr if src is not None else self.scalar(v, node)[0]
             if rounding is not None:
                 assert src is not None
                 e = MathCall(rounding, (e,), src, False, span)
-            return Val(Cast(e, dst_t, kind, span) if kind is CastKind.BITCAST else self.cast_any(e, src, dst_t, span), dst_t)
-        if name in B.PAIR_FUNCTIONS:
+            return Val(
+                Cast(e, dst_t, kind, span) if kind is CastKind.BITCAST else self.cast_any(e, src, dst_t, span), dst_t
+            )
+        if name in lib.PAIR_FUNCTIONS:
             return self.pair_function(name, arg_nodes, node)
         if name == "__saturatef":
             self.expect_args(name, arg_nodes, (1,), node)
@@ -2254,8 +2279,7 @@ class FunctionLowering:
             return Val(Binary(BinaryOp.DIV, Const(1.0, t, span), e, t, span), t)
         if name in ("sincosf", "sincos", "__sincosf"):
             raise self.unsupported(f"{name} (use sinf and cosf)", node)
-        m = re.fullmatch(r"make_(\w+?)(\d)", name)
-        if m is not None and name[len("make_") :] in BUILTIN_TYPES:
+        if re.fullmatch(r"make_(\w+?)(\d)", name) is not None and name[len("make_") :] in BUILTIN_TYPES:
             vt = BUILTIN_TYPES[name[len("make_") :]]
             assert isinstance(vt, VectorType)
             self.expect_args(name, arg_nodes, (vt.lanes,), node)
@@ -2278,7 +2302,7 @@ class FunctionLowering:
         raise self.type_error(f"{name} returns no value", node)
 
     def pair_function(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
-        kind, elem = B.PAIR_FUNCTIONS[name]
+        kind, elem = lib.PAIR_FUNCTIONS[name]
         assert elem is not None
         span = self.span(node)
         pair = vector(elem, 2)
@@ -2312,13 +2336,13 @@ class FunctionLowering:
         mask = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
         v = self.decay(self.rvalue(arg_nodes[1]))
         vt = v.ctype
+        assert not isinstance(vt, CArray)  # decayed above
         if isinstance(vt, ScalarType):
             if str(vt) not in _SHUFFLE_TYPES:
                 vt = integer_promote(vt) if not vt.is_float else vt
                 v = self.convert(v, vt, arg_nodes[1])
         elif not (isinstance(vt, VectorType) and vt.lanes == 2 and vt.elem.kind.value in ("f16", "bf16")):
             raise self.type_error(f"{name} of a value of type {vt}", arg_nodes[1])
-        assert not isinstance(vt, CArray)
         lane = self.convert(self.rvalue(arg_nodes[2]), I32, arg_nodes[2]).expr
         width: Expr = Const(32, I32, span)
         if len(arg_nodes) == 4:
@@ -2410,7 +2434,12 @@ class FunctionLowering:
         return Val(VarRef(dst, callee.ret, span), callee.ret)
 
     def mismatch(
-        self, name: str, params: Sequence[Param], args: Sequence[LValue | Val], arg_nodes: Sequence[ts.Node], node: ts.Node
+        self,
+        name: str,
+        params: Sequence[Param],
+        args: Sequence[LValue | Val],
+        arg_nodes: Sequence[ts.Node],
+        node: ts.Node,
     ) -> LarkcError:
         """Why ``args`` do not fit ``params``."""
         if len(params) != len(args):
@@ -2481,7 +2510,9 @@ class FunctionLowering:
         plist = decl.child_by_field_name("parameters")
         assert plist is not None
         out: dict[str, TemplateArg] = {}
-        params = [p for p in plist.named_children if p.type in ("parameter_declaration", "optional_parameter_declaration")]
+        params = [
+            p for p in plist.named_children if p.type in ("parameter_declaration", "optional_parameter_declaration")
+        ]
         for p, v in zip(params, vals, strict=False):
             tnode = p.child_by_field_name("type")
             d = p.child_by_field_name("declarator")
@@ -2538,7 +2569,7 @@ def _parse_number(text: str) -> tuple[bool | int | float, ScalarType] | None:
     """The value and C type of a number literal, or ``None`` if it is not one."""
     s = text.replace("'", "").strip()
     is_hex = s[:2].lower() == "0x"
-    if not is_hex and ("." in s or "e" in s.lower()) or (is_hex and "p" in s.lower()):
+    if (not is_hex and ("." in s or "e" in s.lower())) or (is_hex and "p" in s.lower()):
         t: ScalarType = F64
         body = s
         if body[-1] in "fF":

@@ -1,0 +1,354 @@
+"""The CUDA frontend's lowering rules, one construct at a time, checked on the printed IR."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from larkc.errors import LarkcError
+from larkc.frontends.cuda import parse_cuda
+from larkc.ir import print_module, verify_module
+from larkc.ir.nodes import Function, FunctionKind, Load, Module, Shuffle, Store
+
+
+def lower(src: str, **kw: object) -> Module:
+    m = parse_cuda(text=src, file="test.cu", **kw)  # type: ignore[arg-type]
+    verify_module(m)
+    return m
+
+
+def ir(src: str, **kw: object) -> str:
+    return print_module(lower(src, **kw))
+
+
+def body_lines(src: str, **kw: object) -> list[str]:
+    """The statements of the last function, one per line, without indentation."""
+    text = ir(src, **kw)
+    last = text.strip().split("\n\n")[-1]
+    return [line.strip() for line in last.splitlines()[1:-1]]
+
+
+def error(src: str, **kw: object) -> str:
+    with pytest.raises(LarkcError) as info:
+        lower(src, **kw)
+    return str(info.value)
+
+
+# -- types and conversions -------------------------------------------------------------------------
+
+
+def test_thread_index_arithmetic_is_unsigned_then_converted() -> None:
+    lines = body_lines("__global__ void k(int* a) { int i = blockIdx.x * blockDim.x + threadIdx.x; a[i] = i; }")
+    assert lines[0] == "let %i: i32 = convert<i32>(((blockIdx.x * blockDim.x) + threadIdx.x));"
+
+
+def test_signed_unsigned_comparison_converts_to_unsigned() -> None:
+    lines = body_lines("__global__ void k(int* a, unsigned s) { int t = a[0]; if (t < s) a[1] = 1; }")
+    assert any("(convert<u32>(%t) < %s)" in line for line in lines)
+
+
+def test_integer_promotion_of_short_and_bool() -> None:
+    lines = body_lines("__global__ void k(int* a, short s, bool b) { a[0] = s + b; }")
+    assert "store [ptradd(%a, 0:i32)], (convert<i32>(%s) + convert<i32>(%b));" in lines
+
+
+def test_int64_and_size_t_offsets() -> None:
+    lines = body_lines(
+        "__global__ void k(const float* x, float* y, int d) { const float* r = x + (size_t)blockIdx.x * d;"
+        " int64_t t = blockIdx.x; y[t] = r[0]; }"
+    )
+    assert lines[0] == ("let %r: ptr<global const f32> = ptradd(%x, (convert<u64>(blockIdx.x) * convert<u64>(%d)));")
+    assert lines[1] == "let %t: i64 = convert<i64>(blockIdx.x);"
+
+
+def test_literals_are_folded_into_the_operand_type() -> None:
+    lines = body_lines("__global__ void k(float* a) { a[0] = a[1] * 2 + 0.5; }")
+    # `a[1] * 2` is float; `+ 0.5` is double arithmetic, then converted back to float
+    assert lines[-1] == "store [ptradd(%a, 0:i32)], convert<f32>((convert<f64>((%tmp.0 * 2.0:f32)) + 0.5:f64));"
+
+
+def test_float_literal_is_rounded_to_float() -> None:
+    lines = body_lines("__global__ void k(float* a) { a[0] = 0.1f; }")
+    assert lines[-1] == "store [ptradd(%a, 0:i32)], 0.10000000149011612:f32;"
+
+
+def test_hex_literal_types() -> None:
+    lines = body_lines("__global__ void k(unsigned* a) { a[0] = 0xffffffff; a[1] = 0x7fffffff; }")
+    assert lines == ["store [ptradd(%a, 0:i32)], 4294967295:u32;", "store [ptradd(%a, 1:i32)], 2147483647:u32;"]
+
+
+def test_half_arithmetic_stays_half_and_mixes_to_float() -> None:
+    src = "__global__ void k(__half* a, float* b) { __half h = a[0] * a[1]; b[0] = a[0] * 2.0f; a[2] = h; }"
+    lines = body_lines(src)
+    assert "let %h: f16 = (%tmp.0 * %tmp.1);" in lines
+    assert any(line.startswith("store [ptradd(%b, 0:i32)], (convert<f32>(%tmp.2) * 2.0:f32)") for line in lines)
+
+
+def test_conversion_intrinsics() -> None:
+    src = (
+        "__global__ void k(const __nv_bfloat16* a, int* b, float* c) {"
+        " c[0] = __bfloat162float(a[0]); b[0] = __float2int_rn(c[1]); b[1] = __float_as_int(c[2]); }"
+    )
+    text = ir(src)
+    assert "convert<f32>(%tmp.0)" in text
+    assert "convert<i32>(rint(%tmp.1))" in text
+    assert "bitcast<i32>(%tmp.2)" in text
+
+
+# -- memory ----------------------------------------------------------------------------------------
+
+
+def test_every_read_of_memory_is_a_load_before_the_statement() -> None:
+    m = lower("__global__ void k(const float* x, float* y) { y[0] = x[0] + x[1]; }")
+    body = m.functions[0].body
+    assert [type(s).__name__ for s in body] == ["Decl", "Load", "Decl", "Load", "Store"]
+    assert isinstance(body[-1], Store)
+
+
+def test_short_circuit_guards_the_load() -> None:
+    lines = body_lines(
+        "__global__ void k(const float* x, int* y, int n) { int i = y[0]; if (i < n && x[i] > 0) y[1] = 1; }"
+    )
+    # the load of x[i] happens only under `i < n`
+    joined = "\n".join(lines)
+    assert re.search(r"if %tmp\.\d+ \{\n.*let %tmp\.\d+: f32;\n.*= load \[ptradd\(%x, %i\)\];", joined)
+
+
+def test_ternary_with_loads_becomes_if() -> None:
+    lines = body_lines(
+        "__global__ void k(const float* x, float* y, int n) { int t = threadIdx.x; y[t] = t < n ? x[t] : 0.f; }"
+    )
+    assert "if (%t < %n) {" in lines and "} else {" in lines
+
+
+def test_pure_ternary_is_a_select() -> None:
+    lines = body_lines("__global__ void k(float* y, int n) { int t = threadIdx.x; y[t] = t < n ? 1.f : 0.f; }")
+    assert lines[-1] == "store [ptradd(%y, %t)], select((%t < %n), 1.0:f32, 0.0:f32);"
+
+
+def test_loop_condition_reading_memory_is_evaluated_every_iteration() -> None:
+    lines = body_lines("__global__ void k(const float* x, int* c) { int i = 0; while (x[i] > 0) i++; c[0] = i; }")
+    text = "\n".join(lines)
+    assert "for (;;) {" in text and "break;" in text
+
+
+def test_shared_arrays_are_flattened_row_major() -> None:
+    src = (
+        "__global__ void k(float* o) { __shared__ float t[32][33];"
+        " t[threadIdx.y][threadIdx.x] = 1.0f; __syncthreads(); o[0] = t[1][2]; }"
+    )
+    lines = body_lines(src)
+    assert lines[0] == "shared %t: [1056 x f32];"
+    assert "store [ptradd(ptradd(%t, (threadIdx.y * 33:u32)), threadIdx.x)], 1.0:f32;" in lines
+    assert "barrier.block;" in lines
+
+
+def test_extern_shared_and_reinterpretation() -> None:
+    src = (
+        "__global__ void k(float* o) { extern __shared__ char smem[];"
+        " float* s = reinterpret_cast<float*>(smem); o[0] = s[1]; }"
+    )
+    lines = body_lines(src)
+    assert lines[0] == "shared %smem: [? x i8];"
+    assert lines[1] == "let %s: ptr<shared f32> = bitcast<ptr<shared f32>>(%smem);"
+
+
+def test_shared_scalar_is_a_one_element_array() -> None:
+    lines = body_lines(
+        "__global__ void k(float* o) { __shared__ float m; if (threadIdx.x == 0) m = o[0]; __syncthreads(); o[1] = m; }"
+    )
+    assert lines[0] == "shared %m: [1 x f32];"
+    assert any(line == "store [%m], %tmp.0;" for line in lines)
+
+
+def test_local_array_initializer_zero_fills() -> None:
+    lines = body_lines("__global__ void k(float* o) { float acc[3] = {1.f}; o[0] = acc[2]; }")
+    assert lines[:4] == [
+        "local %acc: [3 x f32];",
+        "store [ptradd(%acc, 0:i32)], 1.0:f32;",
+        "store [ptradd(%acc, 1:i32)], 0.0:f32;",
+        "store [ptradd(%acc, 2:i32)], 0.0:f32;",
+    ]
+
+
+def test_vector_loads_lanes_and_stores() -> None:
+    src = (
+        "__global__ void k(const float* x, float* y) { float4 v = reinterpret_cast<const float4*>(x)[threadIdx.x];"
+        " v.y += v.w; reinterpret_cast<float4*>(y)[threadIdx.x] = v; }"
+    )
+    lines = body_lines(src)
+    assert "%tmp.0 = load [ptradd(bitcast<ptr<global const f32x4>>(%x), threadIdx.x)];" in lines
+    assert "%v = insert(%v, 1:i32, (extract(%v, 1:i32) + extract(%v, 3:i32)));" in lines
+
+
+def test_struct_as_packed_vector() -> None:
+    src = """
+    template <typename T, int N> struct alignas(sizeof(T) * N) Vec { T val[N]; };
+    __global__ void k(const __half* x, float* y) {
+      Vec<__half, 8> p = reinterpret_cast<const Vec<__half, 8>*>(x)[0];
+      float s = 0.f;
+      for (int i = 0; i < 8; ++i) s += __half2float(p.val[i]);
+      y[0] = s;
+    }"""
+    text = ir(src)
+    assert "let %p: f16x8 = %tmp.0;" in text
+    assert "bitcast<ptr<global const f16x8>>(%x)" in text
+    assert "extract(%p, %i)" in text
+
+
+def test_const_pointer_store_is_an_error() -> None:
+    assert "assignment through a pointer to const" in error("__global__ void k(const float* x) { x[0] = 1.f; }")
+
+
+# -- control flow and calls ------------------------------------------------------------------------
+
+
+def test_pragma_unroll_and_shadowing() -> None:
+    src = (
+        "__global__ void k(float* o) { int i = 1;\n#pragma unroll 4\n"
+        " for (int i = 0; i < 8; ++i) o[i] = 0.f; o[i] = 1.f; }"
+    )
+    text = ir(src)
+    assert "for (let %i.1: i32 = 0:i32; (%i.1 < 8:i32); %i.1 = (%i.1 + 1:i32)) unroll 4 {" in text
+    assert "store [ptradd(%o, %i)], 1.0:f32;" in text
+
+
+def test_early_return_break_continue_do_while() -> None:
+    src = """__global__ void k(int* a, int n) {
+      int i = threadIdx.x;
+      if (i >= n) return;
+      do { i--; if (i == 3) continue; if (i == 1) break; } while (i > 0);
+      a[0] = i;
+    }"""
+    text = ir(src)
+    for piece in ("return;", "continue;", "break;", "} while (%i > 0:i32);"):
+        assert piece in text
+
+
+def test_device_function_template_deduction_and_reference_parameter() -> None:
+    src = """
+    template <typename T> __device__ __forceinline__ T warp_sum(T v) {
+      for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+      return v;
+    }
+    __device__ void acc(float& s, float v) { s += v; }
+    __global__ void k(const float* x, float* y) {
+      float s = 0.f;
+      acc(s, x[threadIdx.x]);
+      y[0] = warp_sum(s);
+    }"""
+    m = lower(src, kernel="k")
+    names = [f.name for f in m.functions]
+    assert names == ["acc", "warp_sum<float>", "k"]
+    acc = m.function("acc")
+    assert acc is not None and acc.params[0].by_ref
+    ws = m.function("warp_sum<float>")
+    assert ws is not None and any(isinstance(s, Shuffle) for f in [ws] for s in _walk(f))
+
+
+def test_overloads_resolve_by_argument_type() -> None:
+    src = """
+    __device__ float to_float(float v) { return v; }
+    __device__ float to_float(__half v) { return __half2float(v); }
+    __global__ void k(const __half* h, const float* f, float* o) { o[0] = to_float(h[0]) + to_float(f[0]); }
+    """
+    m = lower(src, kernel="k")
+    assert sorted(f.name for f in m.functions) == ["k", "to_float(f16)", "to_float(f32)"]
+
+
+def test_ambiguous_overload_is_an_error() -> None:
+    src = """
+    __device__ float f(float x) { return x; }
+    __device__ double f(double x) { return x; }
+    __global__ void k(float* a, int n) { a[0] = f(n); }"""
+    assert "ambiguous call of overloaded function f" in error(src)
+
+
+def test_template_kernel_instantiation_by_name_and_position() -> None:
+    src = "template <typename T, int B> __global__ void k(T* a) { a[threadIdx.x] = T(B); }"
+    by_name = lower(src, kernel="k", template_args={"T": "float", "B": 4})
+    by_pos = lower(src, kernel="k", template_args=("float", 4))
+    assert by_name == by_pos
+    assert by_name.functions[0].name == "k<float, 4>"
+    assert "4.0:f32" in print_module(by_name)
+
+
+def test_template_kernel_without_arguments_is_an_error() -> None:
+    src = "template <int B> __global__ void k(float* a) { a[0] = B; }"
+    assert "no value for template parameter B" in error(src, kernel="k")
+
+
+def test_atomics_shuffles_votes() -> None:
+    src = """__global__ void k(float* s, unsigned* m, int* c) {
+      float v = s[threadIdx.x];
+      v += __shfl_down_sync(0xffffffff, v, 1);
+      unsigned b = __ballot_sync(0xffffffff, v > 0.f);
+      atomicAdd(s, v);
+      int old = atomicCAS(c, 0, 1);
+      m[0] = b + old;
+    }"""
+    text = ir(src)
+    assert "= shfl.down(4294967295:u32, %v, 1:i32, 32:i32);" in text
+    assert "= vote.ballot(4294967295:u32, (%v > 0.0:f32));" in text
+    assert "atomic.add [%s], %v;" in text
+    assert "= atomic.cas [%c], 1:i32, compare 0:i32;" in text
+
+
+def test_launch_bounds_and_constexpr() -> None:
+    src = "constexpr int kThreads = 128; __global__ void __launch_bounds__(kThreads) k(float* a) { a[0] = kThreads; }"
+    f = lower(src).functions[0]
+    assert f.max_threads == 128
+    assert isinstance(f, Function) and f.kind is FunctionKind.KERNEL
+
+
+def test_host_code_is_ignored() -> None:
+    src = """__global__ void k(float* a) { a[0] = 1.f; }
+    void launch(float* a) { k<<<1, 1>>>(a); }"""
+    m = lower(src)
+    assert [f.name for f in m.functions] == ["k"]
+
+
+def test_macros_and_conditionals_reach_the_frontend() -> None:
+    src = """#define BLOCK 64
+    #define SQ(x) ((x) * (x))
+    #ifdef FAST
+    #define EXP __expf
+    #else
+    #define EXP expf
+    #endif
+    __global__ void k(float* a) { __shared__ float s[BLOCK]; s[0] = EXP(SQ(a[0])); a[1] = s[0]; }"""
+    slow = ir(src)
+    fast = ir(src, defines={"FAST": "1"})
+    assert "shared %s: [64 x f32];" in slow
+    # the macro argument is evaluated twice, as C does
+    assert "exp((%tmp.0 * %tmp.1))" in slow
+    assert "exp.approx(" in fast and "exp.approx(" not in slow
+
+
+def test_error_spans_point_into_the_original_source_through_macros() -> None:
+    src = "#define BAD(x) goto x\n__global__ void k(float* a) {\n  BAD(done);\n}\n"
+    with pytest.raises(LarkcError) as info:
+        lower(src)
+    assert info.value.span is not None
+    assert (info.value.span.line, info.value.span.col) == (3, 3)
+
+
+def _walk(f: Function) -> list[object]:
+    out: list[object] = []
+
+    def go(stmts: tuple[object, ...]) -> None:
+        for s in stmts:
+            out.append(s)
+            for attr in ("then_body", "else_body", "body", "init", "step"):
+                sub = getattr(s, attr, None)
+                if isinstance(sub, tuple):
+                    go(sub)
+
+    go(f.body)
+    return out
+
+
+def test_walk_helper_sees_nested_loads() -> None:
+    m = lower("__global__ void k(const float* x, float* y) { for (int i = 0; i < 2; ++i) if (i) y[i] = x[i]; }")
+    assert any(isinstance(s, Load) for s in _walk(m.functions[0]))
