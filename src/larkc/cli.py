@@ -40,14 +40,10 @@ def add_task_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("target", help="a task file (task.py), a folder holding one, or a kernel source file")
     p.add_argument("--kernel", help="kernel name (required for a source file with several kernels)")
     p.add_argument("--define", "-D", action="append", default=[], metavar="K[=V]", help="preprocessor define")
-    p.add_argument(
-        "--template-arg", action="append", default=[], metavar="ARG", help="template argument, in order"
-    )
+    p.add_argument("--template-arg", action="append", default=[], metavar="ARG", help="template argument, in order")
     p.add_argument("--grid", action="append", default=[], metavar="X[,Y,Z]", help="grid dimensions")
     p.add_argument("--block", action="append", default=[], metavar="X[,Y,Z]", help="block dimensions")
-    p.add_argument(
-        "--buffer", action="append", default=[], metavar="NAME=DTYPE[SIZE]", help="buffer, e.g. x=f32[1024]"
-    )
+    p.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE[SIZE]", help="buffer, e.g. x=f32[1024]")
     p.add_argument("--scalar", action="append", default=[], metavar="NAME=VALUE", help="scalar argument")
     p.add_argument("--shared-bytes", default="0", help="dynamic shared memory in bytes")
 

@@ -51,8 +51,8 @@ __all__ = [
     "Continue",
     "Decl",
     "Dim",
-    "Dot",
     "DoWhile",
+    "Dot",
     "Expr",
     "Extract",
     "Fence",
@@ -134,9 +134,7 @@ class BinaryOp(enum.Enum):
         return self in (BinaryOp.LAND, BinaryOp.LOR)
 
 
-_COMPARISONS = frozenset(
-    {BinaryOp.EQ, BinaryOp.NE, BinaryOp.LT, BinaryOp.LE, BinaryOp.GT, BinaryOp.GE}
-)
+_COMPARISONS = frozenset({BinaryOp.EQ, BinaryOp.NE, BinaryOp.LT, BinaryOp.LE, BinaryOp.GT, BinaryOp.GE})
 
 
 class CastKind(enum.Enum):

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import assert_never
 
 __all__ = [
-    "BOOL",
     "BF16",
+    "BOOL",
     "F16",
     "F32",
     "F64",
