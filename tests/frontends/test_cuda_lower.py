@@ -352,3 +352,9 @@ def _walk(f: Function) -> list[object]:
 def test_walk_helper_sees_nested_loads() -> None:
     m = lower("__global__ void k(const float* x, float* y) { for (int i = 0; i < 2; ++i) if (i) y[i] = x[i]; }")
     assert any(isinstance(s, Load) for s in _walk(m.functions[0]))
+
+
+def test_syntax_errors_inside_host_functions_are_ignored() -> None:
+    src = "void host() { int y = ; }\n__global__ void k(float* a) { a[0] = 1.f; }\n"
+    assert [f.name for f in lower(src).functions] == ["k"]
+    assert "syntax error" in error("__device__ void d() { int y = ; }\n")
