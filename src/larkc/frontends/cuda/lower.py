@@ -117,7 +117,7 @@ TemplateEnv = dict[str, TemplateArg]
 
 
 class SourceMapLike(Protocol):
-    def span(self, line: int, col: int, end_line: int, end_col: int) -> Span: ...
+    def span_of_points(self, start: tuple[int, int], end: tuple[int, int]) -> Span: ...
 
 
 class SourcePositions:
@@ -128,11 +128,11 @@ class SourcePositions:
         self.source_map = source_map
 
     def span(self, node: ts.Node) -> Span:
-        line, col = node.start_point.row + 1, node.start_point.column + 1
-        end_line, end_col = node.end_point.row + 1, node.end_point.column + 1
+        start = (node.start_point.row, node.start_point.column)
+        end = (node.end_point.row, node.end_point.column)
         if self.source_map is not None:
-            return self.source_map.span(line, col, end_line, end_col)
-        return Span(self.file, line, col, end_line, end_col)
+            return self.source_map.span_of_points(start, end)
+        return Span(self.file, start[0] + 1, start[1] + 1, end[0] + 1, end[1] + 1)
 
 
 def _text(node: ts.Node | None) -> str:

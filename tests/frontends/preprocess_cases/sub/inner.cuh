@@ -1,0 +1,3 @@
+#include "../once.cuh"
+#define INNER 7
+int inner_decl;
