@@ -25,6 +25,7 @@ differ only in where they came from compare equal (the round-trip tests rely on 
 from __future__ import annotations
 
 import enum
+import struct
 from dataclasses import dataclass, field
 
 from larkc.errors import NO_SPAN, Span
@@ -261,13 +262,28 @@ class FunctionKind(enum.Enum):
 # Expressions
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Const:
-    """A literal of a scalar type (a Python ``bool``, ``int`` or ``float`` exactly representable in it)."""
+    """A literal of a scalar type (a Python ``bool``, ``int`` or ``float`` exactly representable in it).
+
+    Constants compare by type and bit pattern, so ``-0.0`` differs from ``0.0`` and NaN equals NaN.
+    """
 
     value: bool | int | float
     type: ScalarType
     span: Span = _span()
+
+    def _key(self) -> tuple[object, ...]:
+        v = self.value
+        if isinstance(v, float):
+            return (self.type, "f", struct.pack("<d", v))
+        return (self.type, type(v).__name__, v)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Const) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 @dataclass(frozen=True, slots=True)
