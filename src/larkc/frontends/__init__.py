@@ -11,6 +11,7 @@ from pathlib import Path
 
 from larkc.errors import LarkcError, Stage
 from larkc.ir.nodes import Module
+from larkc.ir.verify import verify_module
 from larkc.tasks import Task
 
 __all__ = ["kernel_names", "parse_source", "parse_task"]
@@ -18,10 +19,6 @@ __all__ = ["kernel_names", "parse_source", "parse_task"]
 
 def _check(module: Module) -> Module:
     """Run the IR verifier: an ill-typed result is a frontend bug, reported as an internal error."""
-    try:
-        from larkc.ir.verify import verify_module
-    except ImportError:  # the verifier is optional while the IR package is being built
-        return module
     try:
         verify_module(module)
     except LarkcError as e:
