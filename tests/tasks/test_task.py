@@ -201,3 +201,16 @@ def test_shape_expression_functions_and_logic() -> None:
     assert evaluate(parse_shape_expr("pow2(3) * d"), env) == 192
     assert evaluate(parse_shape_expr("d % 8 == 0 and not d > 32 or n < 0"), env) is True
     assert math.isclose(evaluate(parse_shape_expr("-d + 30"), env), 6)
+
+
+def test_integer_value_ranges() -> None:
+    t = make(inputs={"x": "f32[n]", "pos": "i64[n] in [0, n // 2)"})
+    spec = t.inputs["pos"]
+    assert spec.value_range({"n": 10}) == (0, 5)
+    assert str(spec) == "i64[n] in [0, (n // 2))"
+    with pytest.raises(TaskError, match="leaves tensor 'pos' no values"):
+        t.shape_env({"n": 1})
+    with pytest.raises(TaskError, match="needs an integer dtype"):
+        make(inputs={"x": "f32[n] in [0, 4)"})
+    with pytest.raises(TaskError, match="undeclared symbol"):
+        make(inputs={"pos": "i32[n] in [0, vocab)"})

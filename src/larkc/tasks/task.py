@@ -102,11 +102,16 @@ class TensorSpec:
     ``init`` says what a buffer holds before the launch: ``"random"`` (the default for inputs),
     ``"zeros"`` (for outputs the host clears, e.g. atomically accumulated ones) or ``"empty"`` (the
     default for outputs and scratch: unspecified contents, reading them is a diagnosis).
+
+    ``low``/``high`` bound the values of an integer tensor to ``[low, high)`` (indices such as token
+    positions that the kernel trusts); written ``"i64[n] in [0, max_pos)"`` in the string form.
     """
 
     shape: tuple[ShapeExpr, ...]
     dtype: ScalarType
     init: Literal["random", "zeros", "empty"] | None = None
+    low: ShapeExpr | None = None
+    high: ShapeExpr | None = None
 
     @staticmethod
     def of(value: object, what: str) -> TensorSpec:
@@ -114,11 +119,21 @@ class TensorSpec:
         if isinstance(value, TensorSpec):
             return value
         if isinstance(value, str):
-            m = re.fullmatch(r"\s*([A-Za-z0-9_.]+)\s*\[(.*)\]\s*", value)
+            m = re.fullmatch(r"\s*([A-Za-z0-9_.]+)\s*\[([^\]]*)\](?:\s+in\s+\[(.*),(.*)\))?\s*", value)
             if m is None:
-                raise TaskError(f"invalid tensor {what} {value!r}: expected e.g. 'f32[n, d]'")
+                raise TaskError(
+                    f"invalid tensor {what} {value!r}: expected e.g. 'f32[n, d]' or 'i64[n] in [0, vocab)'"
+                )
             dims = [d for d in _split_top_level(m.group(2)) if d.strip()]
-            return TensorSpec(tuple(shape_expr(d.strip(), f"shape of {what}") for d in dims), parse_dtype(m.group(1)))
+            dtype = parse_dtype(m.group(1))
+            low = high = None
+            if m.group(3) is not None:
+                if not dtype.is_int:
+                    raise TaskError(f"invalid tensor {what} {value!r}: a value range needs an integer dtype")
+                low = shape_expr(m.group(3).strip(), f"value range of {what}")
+                high = shape_expr(m.group(4).strip(), f"value range of {what}")
+            shape = tuple(shape_expr(d.strip(), f"shape of {what}") for d in dims)
+            return TensorSpec(shape, dtype, None, low, high)
         if isinstance(value, tuple | list) and len(value) in (2, 3):
             shape_v, dtype_v = value[0], value[1]
             if not isinstance(shape_v, tuple | list):
@@ -136,8 +151,17 @@ class TensorSpec:
     def concrete_shape(self, env: dict[str, int]) -> tuple[int, ...]:
         return tuple(int(evaluate(d, env)) for d in self.shape)
 
+    def value_range(self, env: dict[str, int]) -> tuple[int, int] | None:
+        """The ``[low, high)`` bounds of an integer tensor on a shape instance, if the task gives them."""
+        if self.low is None or self.high is None:
+            return None
+        return int(evaluate(self.low, env)), int(evaluate(self.high, env))
+
     def __str__(self) -> str:
-        return f"{self.dtype}[{', '.join(str(d) for d in self.shape)}]"
+        text = f"{self.dtype}[{', '.join(str(d) for d in self.shape)}]"
+        if self.low is not None and self.high is not None:
+            text += f" in [{self.low}, {self.high})"
+        return text
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -358,6 +382,10 @@ class Task:
         for c in self.constraints:
             if not evaluate(c, env):
                 raise TaskError(f"task {self.name}: shape instance {env} violates constraint {c}")
+        for tname, spec in self.tensors.items():
+            bounds = spec.value_range(env)
+            if bounds is not None and bounds[0] >= bounds[1]:
+                raise TaskError(f"task {self.name}: shape instance {env} leaves tensor {tname!r} no values {bounds}")
         return env
 
     def with_instances(self, instances: Sequence[Mapping[str, int]]) -> Task:
@@ -399,6 +427,7 @@ class Task:
         exprs += [("constraint", c) for c in self.constraints]
         for tname, spec in self.tensors.items():
             exprs += [(f"shape of {tname!r}", d) for d in spec.shape]
+            exprs += [(f"value range of {tname!r}", d) for d in (spec.low, spec.high) if d is not None]
         for pname, b in self.bindings.items():
             if isinstance(b, ShapeArg):
                 exprs.append((f"binding of {pname!r}", b.expr))

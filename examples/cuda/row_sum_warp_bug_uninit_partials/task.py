@@ -1,0 +1,25 @@
+"""Seeded bug: row_sum_warp reading shared slots of warps that do not exist (uninitialised memory)."""
+
+import torch
+
+from larkc import Task
+
+
+def reference(x: torch.Tensor) -> torch.Tensor:
+    return x.sum(dim=-1)
+
+
+task = Task(
+    name="row_sum_warp_bug_uninit_partials",
+    source="kernel.cu",
+    kernel="row_sum_warp",
+    reference=reference,
+    inputs={"x": "f32[rows, d]"},
+    outputs={"out": "f32[rows]"},
+    symbols=["rows", "d"],
+    constraints=["d <= 65536"],
+    instances=[{"rows": 1, "d": 1}, {"rows": 4, "d": 100}, {"rows": 6, "d": 1000}, {"rows": 64, "d": 33}],
+    grid=["rows"],
+    block=["32 * min(cdiv(d, 32), 8)"],
+    expected_failure="uninit",
+)

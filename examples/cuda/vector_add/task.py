@@ -1,0 +1,24 @@
+"""Elementwise vector addition: the smallest kernel of the corpus."""
+
+import torch
+
+from larkc import Task
+
+
+def reference(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return x + y
+
+
+task = Task(
+    name="vector_add",
+    source="kernel.cu",
+    kernel="vector_add",
+    reference=reference,
+    inputs={"x": "f32[n]", "y": "f32[n]"},
+    outputs={"out": "f32[n]"},
+    symbols=["n"],
+    constraints=["n <= 16777216"],
+    instances=[{"n": 1}, {"n": 1000}, {"n": 4099}],
+    grid=["cdiv(n, 256)"],
+    block=[256],
+)

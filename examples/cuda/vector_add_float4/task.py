@@ -1,0 +1,24 @@
+"""float4 vector addition with a scalar tail loop, so n need not be a multiple of 4."""
+
+import torch
+
+from larkc import Task
+
+
+def reference(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return x + y
+
+
+task = Task(
+    name="vector_add_float4",
+    source="kernel.cu",
+    kernel="vector_add_float4",
+    reference=reference,
+    inputs={"x": "f32[n]", "y": "f32[n]"},
+    outputs={"out": "f32[n]"},
+    symbols=["n"],
+    constraints=["n <= 16777216"],
+    instances=[{"n": 1}, {"n": 4}, {"n": 1027}, {"n": 4096}, {"n": 4102}],
+    grid=["cdiv(cdiv(n, 4), 256)"],
+    block=[256],
+)
