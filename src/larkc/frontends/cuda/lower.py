@@ -187,6 +187,7 @@ class TranslationUnit:
         self.tree = self.parser.parse(text.encode("utf-8"))
         self.functions: dict[str, list[FunctionDef]] = {}  # overloads in declaration order
         self.host_functions: set[str] = set()
+        self.user_operators: set[str] = set()  # operators the file overloads for device code ("+", "*=")
         self.structs: dict[str, StructDef] = {}
         self.struct_infos: dict[tuple[str, tuple[TemplateArg, ...]], StructInfo] = {}
         self.vector_fields: dict[VectorType, list[StructInfo]] = {}
@@ -308,6 +309,10 @@ class TranslationUnit:
         else:
             self.host_functions.add(name)
             return  # host code is not verified; it only has to parse
+        if name_node.type == "operator_name":
+            # A user-defined operator; expressions that would call it are rejected where they occur.
+            self.user_operators.add(" ".join(name.split()).removeprefix("operator").strip())
+            return
         if name_node.type not in ("identifier", "field_identifier"):
             raise UnsupportedError("function name", name, self.span(name_node))
         overloads = self.functions.setdefault(name, [])
@@ -1834,6 +1839,9 @@ class FunctionLowering:
     def arith_operands(self, a: Val, b: Val, node: ts.Node) -> tuple[Expr, Expr, Type]:
         a, b = self.decay(a), self.decay(b)
         if isinstance(a.ctype, VectorType) or isinstance(b.ctype, VectorType):
+            op_text = _text(node.child_by_field_name("operator"))
+            if op_text in self.tu.user_operators or f"{op_text}=" in self.tu.user_operators:
+                raise self.unsupported(f"call of user-defined operator{op_text}", node)
             if a.ctype == b.ctype:
                 assert isinstance(a.ctype, VectorType)
                 return a.expr, b.expr, a.ctype
