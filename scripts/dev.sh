@@ -35,7 +35,7 @@ case "${1:-}" in
     ;;
   test)
     setup
-    "$VENV/bin/ruff" check src tests benchmarks
+    "$VENV/bin/ruff" check
     "$VENV/bin/mypy"
     shift
     "$VENV/bin/python" -m pytest -q "$@"
