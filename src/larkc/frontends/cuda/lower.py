@@ -1264,7 +1264,8 @@ class FunctionLowering:
                 with contextlib.suppress(OverflowError):
                     self.declare(name, "const", t, name_node, convert_value(folded, src_t, t))
                     return
-        init = self.convert(value, t, node).expr if value is not None else None
+        where = init_node if init_node is not None else node
+        init = self.convert(value, t, where).expr if value is not None else None
         ir_name = self.declare(name, "var", t, name_node)
         self.emit(Decl(ir_name, t, init, self.span(node)))
 
@@ -1486,6 +1487,8 @@ class FunctionLowering:
             return Val(Cast(v.expr, target, CastKind.BITCAST, span), target)
         if isinstance(t, ScalarType) and t.is_bool and isinstance(src, PointerType):
             raise self.unsupported("pointer used as a truth value", node)
+        if isinstance(t, PointerType) and isinstance(v.expr, Const) and v.expr.value == 0:
+            raise self.unsupported("null pointer", node)
         if isinstance(t, VectorType) and isinstance(src, VectorType) and explicit and src.lanes == t.lanes:
             return Val(Cast(v.expr, t, CastKind.CONVERT, span), t)
         if isinstance(t, VectorType) and isinstance(src, VectorType) and src.elem == t.elem and src.lanes == t.lanes:
