@@ -1,0 +1,1223 @@
+"""The interpreter: the executable semantics of the kernel IR on one concrete launch.
+
+**Execution model.** Every thread of the launch (every block at once) is one lane of a vector: each IR
+variable is a tensor whose first dimension runs over the ``T`` threads of the launch, and a statement
+executes once for all threads under an *active mask*. Control flow is SIMT: ``if`` runs its
+``then`` arm for the active threads whose condition holds and its ``else`` arm for the others; a loop
+runs its body while any thread is still iterating; ``break``, ``continue`` and ``return`` remove
+threads from the mask until the end of the loop body, the loop, or the function. Threads of a block,
+and blocks, thus advance in lock-step, one statement at a time.
+
+Lock-step is one legal schedule of a CUDA program, and the checks do not depend on it: the race check
+records every access of a barrier interval (see :mod:`larkc.semantics.memory`) and reports any two
+conflicting ones, whatever their order in this schedule; a program free of races, divergence and
+reads of uninitialised memory computes the same results under every schedule, so those results are
+the program's results.
+
+**Barriers.** ``__syncthreads()`` must be reached by every thread of a block that has not exited,
+together. At a barrier, each block has either no active thread (it is elsewhere, e.g. both arms of a
+block-uniform ``if`` have a barrier) or all its live threads; anything else is ``divergence`` and the
+simulation stops (the GPU would hang or misbehave). Passing a barrier advances the block's phase,
+which is what orders memory accesses for the race check. ``__syncwarp(mask)`` does the same for the
+lanes of a warp.
+
+**Warps** are 32 consecutive threads of a block (``threadIdx.x`` fastest). A shuffle reads the value
+its source lane holds at the shuffle; reading an inactive lane or one outside the mask is ``uninit``,
+and a lane named by the mask that is alive but does not take part is ``divergence``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import assert_never
+
+import torch
+
+from larkc.errors import LarkcError, SimulationError, Span
+from larkc.ir.nodes import (
+    Alloc,
+    Arange,
+    Assign,
+    Atomic,
+    Barrier,
+    BarrierScope,
+    Binary,
+    BinaryOp,
+    Break,
+    Broadcast,
+    Builtin,
+    BuiltinReg,
+    Call,
+    Cast,
+    CastKind,
+    Const,
+    Continue,
+    Decl,
+    Dot,
+    DoWhile,
+    Expr,
+    Extract,
+    Fence,
+    For,
+    Function,
+    FunctionKind,
+    If,
+    Insert,
+    Level,
+    Load,
+    MakeVector,
+    MathCall,
+    Module,
+    PtrAdd,
+    Reduce,
+    ReduceOp,
+    Reshape,
+    Return,
+    Select,
+    Shuffle,
+    ShuffleKind,
+    Splat,
+    Stmt,
+    Store,
+    Unary,
+    VarRef,
+    Vote,
+    VoteKind,
+    While,
+)
+from larkc.ir.types import (
+    F64,
+    I64,
+    U64,
+    AddressSpace,
+    ArrayType,
+    BlockType,
+    PointerType,
+    ScalarType,
+    Type,
+    VectorType,
+    VoidType,
+    size_of,
+)
+from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog
+from larkc.semantics.geometry import WARP_SIZE, LaunchConfig, ThreadSpace, format_dim3
+from larkc.semantics.memory import Memory, Region, RegionKind, Site, encode_pointer
+from larkc.semantics.numerics import (
+    UndefinedOps,
+    UndefinedReason,
+    apply_binary,
+    apply_math,
+    apply_unary,
+    bitcast_value,
+    broadcast,
+    convert_value,
+    dense,
+    from_mem,
+    mem_dtype,
+    poison,
+    reg_dtype,
+    scalar_tensor,
+    to_mem,
+    wrap,
+)
+
+__all__ = ["GlobalBuffer", "KernelArg", "SimLimits", "SimResult", "simulate"]
+
+
+@dataclass(frozen=True, slots=True)
+class SimLimits:
+    """Bounds that keep a simulation finite. Exceeding one is a :class:`SimulationError`."""
+
+    max_threads: int = 1 << 24  # threads in one launch
+    max_loop_iterations: int = 100_000  # iterations of one execution of one loop
+    max_call_depth: int = 64  # nested device-function calls
+    max_diagnoses: int = 20  # distinct diagnosis lines kept
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalBuffer:
+    """A kernel buffer: its name (in diagnoses), its contents, and its element type.
+
+    ``initialised=False`` marks a buffer whose contents are unspecified before the launch (a task's
+    ``empty`` outputs): reading an element before writing it is ``uninit``.
+    """
+
+    name: str
+    data: torch.Tensor
+    dtype: ScalarType
+    initialised: bool = True
+
+
+KernelArg = GlobalBuffer | bool | int | float
+
+
+@dataclass(frozen=True, slots=True)
+class SimResult:
+    """The outcome of one simulated launch.
+
+    ``buffers`` holds the final contents of every kernel buffer (new tensors, same shape and dtype);
+    ``written`` says, for buffers that started empty, which elements the kernel wrote.
+    """
+
+    diagnoses: tuple[Diagnosis, ...]
+    buffers: dict[str, torch.Tensor]
+    written: dict[str, torch.Tensor]
+    launch: LaunchConfig
+    threads: int
+    seconds: float
+    statements: int
+    aborted: bool = False  # stopped early (barrier divergence): the buffers hold no meaningful result
+
+    @property
+    def ok(self) -> bool:
+        return not self.diagnoses
+
+
+class _Abort(Exception):
+    """Raised to stop a launch after a diagnosis that leaves no meaningful continuation (divergence)."""
+
+
+@dataclass(slots=True)
+class _Loop:
+    broken: torch.Tensor
+    continued: torch.Tensor
+
+
+@dataclass(slots=True)
+class _Frame:
+    func: Function
+    vars: dict[str, torch.Tensor]
+    types: dict[str, Type]
+    ret: torch.Tensor | None
+    loops: list[_Loop] = field(default_factory=list)
+
+
+def _trailing(t: Type) -> tuple[int, ...]:
+    """The per-thread shape of a value of type ``t`` (a vector's lanes, a block's shape)."""
+    match t:
+        case VectorType():
+            return (t.lanes,)
+        case BlockType():
+            return t.shape
+        case ScalarType() | PointerType():
+            return ()
+        case ArrayType() | VoidType():
+            raise SimulationError(f"a value of type {t} cannot be held in a variable")
+        case _:
+            assert_never(t)
+
+
+def _elem(t: Type) -> ScalarType:
+    """The scalar element of a value type; pointers are 64-bit integers to the arithmetic."""
+    match t:
+        case ScalarType():
+            return t
+        case VectorType():
+            return t.elem
+        case BlockType():
+            return t.elem if isinstance(t.elem, ScalarType) else U64
+        case PointerType():
+            return U64
+        case ArrayType() | VoidType():
+            raise SimulationError(f"{t} has no scalar element")
+        case _:
+            assert_never(t)
+
+
+def _is_pointer(t: Type) -> bool:
+    return isinstance(t, PointerType) or (isinstance(t, BlockType) and isinstance(t.elem, PointerType))
+
+
+def _pointer_of(t: Type) -> PointerType:
+    if isinstance(t, PointerType):
+        return t
+    if isinstance(t, BlockType) and isinstance(t.elem, PointerType):
+        return t.elem
+    raise SimulationError(f"expected a pointer, got {t}")
+
+
+class Interpreter:
+    """Runs one kernel of a module on one launch; see the module docstring for the semantics."""
+
+    def __init__(self, module: Module, kernel: Function, launch: LaunchConfig, limits: SimLimits) -> None:
+        self.module = module
+        self.kernel = kernel
+        self.level = kernel.level
+        self.limits = limits
+        self.space = ThreadSpace(launch, kernel.level, max_threads=kernel.max_threads)
+        n = self.space.num_threads
+        if n > limits.max_threads:
+            raise SimulationError(f"launch of {n} threads is too large to simulate (limit {limits.max_threads})")
+        self.n = n
+        self.log = DiagnosisLog(limit=limits.max_diagnoses)
+        self.sites: list[Site] = []
+        self._site_ids: dict[int, int] = {}
+        self.mem = Memory(self.space, self.log, self.sites)
+        self.full = torch.ones(n, dtype=torch.bool)
+        self.none = torch.zeros(n, dtype=torch.bool)
+        self.exited = self.none
+        self._live_per_block: torch.Tensor | None = None
+        self._consts: dict[int, torch.Tensor] = {}
+        self._poisons: dict[Type, torch.Tensor] = {}
+        self._live_bits: torch.Tensor | None = None
+        self._regions: dict[int, Region] = {}
+        self._dynamic_shared: Region | None = None
+        self._frames: list[_Frame] = []
+        self.statements = 0
+        self.aborted = False
+        self._builtins = self._make_builtins()
+
+    # -- entry -----------------------------------------------------------------------------------------
+
+    def run(self, args: Mapping[str, torch.Tensor]) -> None:
+        """Execute the kernel body for every thread with parameter values ``args`` (register tensors)."""
+        frame = self._frame(self.kernel, args)
+        self._frames.append(frame)
+        try:
+            self._stmts(self.kernel.body, self.full)
+        except _Abort:
+            self.aborted = True
+        finally:
+            self._frames.pop()
+
+    def _frame(self, f: Function, args: Mapping[str, torch.Tensor]) -> _Frame:
+        types: dict[str, Type] = {p.name: p.type for p in f.params}
+        variables = {p.name: self._widen(args[p.name]) for p in f.params}
+        ret = None if isinstance(f.ret, VoidType) else self._poison(f.ret)
+        return _Frame(f, variables, types, ret)
+
+    # -- helpers ---------------------------------------------------------------------------------------
+
+    def _make_builtins(self) -> dict[tuple[BuiltinReg, int], torch.Tensor]:
+        s = self.space
+        launch = s.launch
+        out: dict[tuple[BuiltinReg, int], torch.Tensor] = {}
+        for d in range(3):
+            out[(BuiltinReg.THREAD_IDX, d)] = s.thread_idx[d]
+            out[(BuiltinReg.BLOCK_IDX, d)] = s.block_idx[d]
+            out[(BuiltinReg.BLOCK_DIM, d)] = torch.tensor([launch.block[d]], dtype=torch.int64)
+            out[(BuiltinReg.GRID_DIM, d)] = torch.tensor([launch.grid[d]], dtype=torch.int64)
+        return out
+
+    def _poison(self, t: Type) -> torch.Tensor:
+        """The value of an unassigned variable of type ``t`` for every thread: a shared read-only view."""
+        v = self._poisons.get(t)
+        if v is None:
+            trailing = _trailing(t)
+            v = poison(_elem(t), (1, *trailing)).expand(self.n, *trailing)
+            self._poisons[t] = v
+        return v
+
+    def _widen(self, v: torch.Tensor) -> torch.Tensor:
+        """``v`` with its thread dimension expanded to all threads (a view, no copy)."""
+        if v.shape[0] == self.n:
+            return v
+        return v.expand(self.n, *v.shape[1:])
+
+    @staticmethod
+    def _bmask(mask: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+        """``mask`` shaped to broadcast against ``like`` along its trailing dimensions."""
+        if like.dim() <= 1:
+            return mask
+        return mask.view(mask.shape[0], *([1] * (like.dim() - 1)))
+
+    def _merge(self, mask: torch.Tensor, new: torch.Tensor, old: torch.Tensor) -> torch.Tensor:
+        """``new`` where ``mask`` holds, ``old`` elsewhere."""
+        if mask is self.full:
+            return new if new.shape[0] == self.n else new.expand(self.n, *new.shape[1:])
+        return torch.where(self._bmask(mask, new if new.dim() >= old.dim() else old), new, old)
+
+    def _set(self, frame: _Frame, name: str, value: torch.Tensor, mask: torch.Tensor) -> None:
+        old = frame.vars.get(name)
+        if old is None:
+            old = self._poison(frame.types[name])
+        frame.vars[name] = self._merge(mask, value.to(old.dtype), old)
+
+    def _indices(self, mask: torch.Tensor) -> torch.Tensor:
+        if mask is self.full:
+            return self.space.tid
+        return mask.nonzero().squeeze(1)
+
+    def _narrow(self, mask: torch.Tensor, cond: torch.Tensor) -> torch.Tensor:
+        """``mask & cond``, returning ``mask`` itself when nothing is removed (keeps the full mask fast)."""
+        m = mask & cond
+        if m.shape != mask.shape:
+            m = m.expand_as(mask)
+        return mask if torch.equal(m, mask) else m
+
+    def _union(self, whole: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        """``a | b`` for sub-masks of ``whole``, returning ``whole`` itself when they cover it."""
+        if a is whole or b is whole:
+            return whole
+        m = a | b
+        return whole if torch.equal(m, whole) else m
+
+    def _site(self, s: Stmt, what: str) -> int:
+        key = id(s)
+        sid = self._site_ids.get(key)
+        if sid is None:
+            sid = len(self.sites)
+            self.sites.append(Site(s.span, what))
+            self._site_ids[key] = sid
+        return sid
+
+    def _report_ub(self, ub: UndefinedOps, fallback: Span) -> None:
+        for reason, bad, span in ub.found:
+            idx = bad.expand(self.n) if bad.shape[0] != self.n else bad
+            nz = idx.nonzero()
+            t0 = int(nz[0]) if nz.numel() else 0
+            block, thread = self.space.coords(t0)
+            self.log.add(
+                Diagnosis(
+                    DiagnosisKind.UB,
+                    f"{reason.value} by {self.space.describe(t0)}",
+                    span if span is not None and span.line > 0 else fallback,
+                    block,
+                    thread,
+                ),
+                key=reason.name,
+                occurrences=int(idx.sum()),
+            )
+
+    def _live_counts(self) -> torch.Tensor:
+        if self._live_per_block is None:
+            live = ~self.exited
+            self._live_per_block = torch.bincount(self.space.block[live], minlength=self.space.num_blocks)
+        return self._live_per_block
+
+    # -- statements ------------------------------------------------------------------------------------
+
+    def _stmts(self, stmts: Sequence[Stmt], mask: torch.Tensor) -> torch.Tensor:
+        """Execute ``stmts`` for the threads of ``mask``; returns the threads that reach the end."""
+        for s in stmts:
+            if mask is not self.full and not bool(mask.any()):
+                return mask
+            try:
+                mask = self._stmt(s, mask)
+            except _Abort:
+                raise
+            except LarkcError as err:
+                raise err.with_span(s.span) from None
+            except (RuntimeError, ValueError, IndexError, TypeError) as err:
+                # A bug of the simulator, not of the kernel: say so, at the statement, without a traceback.
+                raise SimulationError(f"internal error of the simulator: {type(err).__name__}: {err}", s.span) from err
+        return mask
+
+    def _stmt(self, s: Stmt, mask: torch.Tensor) -> torch.Tensor:
+        self.statements += 1
+        frame = self._frames[-1]
+        match s:
+            case Decl():
+                frame.types[s.name] = s.type
+                ub = UndefinedOps(mask)
+                value = self._eval(s.init, ub) if s.init is not None else self._poison(s.type)
+                old = frame.vars.get(s.name)
+                if old is None or mask is self.full:
+                    base = self._poison(s.type)
+                    frame.vars[s.name] = self._merge(mask, value.to(base.dtype), base)
+                else:
+                    frame.vars[s.name] = self._merge(mask, value.to(old.dtype), old)
+                self._report_ub(ub, s.span)
+                return mask
+            case Assign():
+                ub = UndefinedOps(mask)
+                self._set(frame, s.name, self._eval(s.value, ub), mask)
+                self._report_ub(ub, s.span)
+                return mask
+            case Alloc():
+                self._alloc(s, frame, mask)
+                return mask
+            case Load():
+                self._load(s, frame, mask)
+                return mask
+            case Store():
+                self._store(s, mask)
+                return mask
+            case If():
+                ub = UndefinedOps(mask)
+                cond = self._eval(s.cond, ub)
+                self._report_ub(ub, s.span)
+                then_mask = self._narrow(mask, cond)
+                else_mask = self.none if then_mask is mask else self._narrow(mask, ~cond)
+                after_then = self._stmts(s.then_body, then_mask) if s.then_body else then_mask
+                after_else = self._stmts(s.else_body, else_mask) if s.else_body else else_mask
+                return self._union(mask, after_then, after_else)
+            case For():
+                mask = self._stmts(s.init, mask)
+                return self._loop(s.cond, s.body, s.step, mask, s.span, test_first=True)
+            case While():
+                return self._loop(s.cond, s.body, (), mask, s.span, test_first=True)
+            case DoWhile():
+                return self._loop(s.cond, s.body, (), mask, s.span, test_first=False)
+            case Break():
+                loop = frame.loops[-1]
+                loop.broken = loop.broken | mask
+                return self.none
+            case Continue():
+                loop = frame.loops[-1]
+                loop.continued = loop.continued | mask
+                return self.none
+            case Return():
+                if s.value is not None and frame.ret is not None:
+                    ub = UndefinedOps(mask)
+                    value = self._eval(s.value, ub)
+                    frame.ret = self._merge(mask, value.to(frame.ret.dtype), frame.ret)
+                    self._report_ub(ub, s.span)
+                if frame.func.kind is FunctionKind.KERNEL and len(self._frames) == 1:
+                    self.exited = self.exited | mask
+                    self._live_per_block = None
+                    self._live_bits = None
+                return self.none
+            case Barrier():
+                self._barrier(s, mask)
+                return mask
+            case Fence():
+                return mask  # lock-step execution already orders each thread's accesses
+            case Shuffle():
+                self._shuffle(s, frame, mask)
+                return mask
+            case Vote():
+                self._vote(s, frame, mask)
+                return mask
+            case Atomic():
+                self._atomic(s, frame, mask)
+                return mask
+            case Call():
+                self._call(s, frame, mask)
+                return mask
+            case _:
+                assert_never(s)
+
+    def _loop(
+        self,
+        cond: Expr | None,
+        body: Sequence[Stmt],
+        step: Sequence[Stmt],
+        mask: torch.Tensor,
+        span: Span,
+        *,
+        test_first: bool,
+    ) -> torch.Tensor:
+        """A C loop in SIMT form; returns the threads that leave it normally or by ``break``."""
+        frame = self._frames[-1]
+        running = mask
+        done = self.none
+        first = True
+        for _ in range(self.limits.max_loop_iterations):
+            if cond is not None and (test_first or not first):
+                ub = UndefinedOps(running)
+                c = self._eval(cond, ub)
+                self._report_ub(ub, span)
+                staying = self._narrow(running, c)
+                if staying is not running:
+                    done = self._union(mask, done, running & ~staying)
+                running = staying
+            first = False
+            if running is not mask and not bool(running.any()):
+                return done
+            loop = _Loop(self.none, self.none)
+            frame.loops.append(loop)
+            try:
+                end = self._stmts(body, running)
+            finally:
+                frame.loops.pop()
+            if loop.broken is not self.none:
+                done = self._union(mask, done, loop.broken)
+            nxt = self._union(running, end, loop.continued) if loop.continued is not self.none else end
+            if step and (nxt is mask or bool(nxt.any())):
+                nxt = self._stmts(step, nxt)
+            running = nxt
+            if running is not mask and not bool(running.any()):
+                return done
+        raise SimulationError(
+            f"loop did not terminate after {self.limits.max_loop_iterations} iterations "
+            f"(a spin-wait on another block, or an infinite loop)",
+            span,
+        )
+
+    # -- memory statements -----------------------------------------------------------------------------
+
+    def _alloc(self, s: Alloc, frame: _Frame, mask: torch.Tensor) -> None:
+        elem_t = s.elem
+        frame.types[s.name] = PointerType(elem_t, s.space)
+        region = self._regions.get(id(s))
+        if s.count is None:
+            region = self._dynamic_shared
+            if region is None:
+                scalar = _elem(elem_t)
+                region = self.mem.add_array(
+                    s.name, RegionKind.DYNAMIC_SHARED, scalar, size_of(elem_t), self.space.launch.shared_bytes
+                )
+                self._dynamic_shared = region
+        elif region is None:
+            kind = RegionKind.LOCAL if s.space is AddressSpace.LOCAL else RegionKind.SHARED
+            region = self.mem.add_array(s.name, kind, _elem(elem_t), size_of(elem_t), s.count * size_of(elem_t))
+            self._regions[id(s)] = region
+        elif region.kind is RegionKind.LOCAL:
+            self.mem.reset_local(region, self._indices(mask))
+        frame.vars[s.name] = torch.tensor([encode_pointer(region.id, 0)], dtype=torch.int64).expand(self.n)
+
+    def _targets(
+        self, ptr: Expr, mask: torch.Tensor, elem_mask: Expr | None, ub: UndefinedOps
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None, tuple[int, ...]]:
+        """The accesses a memory statement makes: ``(thread indices, threads, pointers, enabled, shape)``.
+
+        ``thread indices`` are the active threads ``[A]``; ``threads``/``pointers`` are per accessed
+        element (``[A * prod(shape)]`` for a block of pointers), restricted to the enabled elements;
+        ``enabled`` is the flat element mask (``None`` when every element is enabled).
+        """
+        idx = self._indices(mask)
+        pv = self._eval(ptr, ub)
+        shape = tuple(pv.shape[1:])
+        k = math.prod(shape)
+        pv = self._widen(pv)[idx].reshape(-1)
+        threads = idx if k == 1 else idx.repeat_interleave(k)
+        enabled: torch.Tensor | None = None
+        if elem_mask is not None:
+            mv = self._widen(self._eval(elem_mask, ub))[idx]
+            if mv.dim() == 1 and k > 1:
+                mv = mv[:, None].expand(-1, k)
+            enabled = mv.reshape(-1)
+            threads, pv = threads[enabled], pv[enabled]
+        return idx, threads, pv, enabled, shape
+
+    @staticmethod
+    def _access_type(ptr_type: Type) -> tuple[ScalarType, int, int]:
+        """``(scalar type, lanes (0 for a scalar), alignment)`` of an access through ``ptr_type``."""
+        pointee = _pointer_of(ptr_type).pointee
+        match pointee:
+            case ScalarType():
+                return pointee, 0, pointee.size
+            case VectorType():
+                return pointee.elem, pointee.lanes, pointee.align
+            case PointerType():
+                return U64, 0, 8
+            case ArrayType() | BlockType() | VoidType():
+                raise SimulationError(f"cannot access memory through {ptr_type}")
+            case _:
+                assert_never(pointee)
+
+    def _load(self, s: Load, frame: _Frame, mask: torch.Tensor) -> None:
+        ub = UndefinedOps(mask)
+        vt, lanes, align = self._access_type(s.ptr.type)
+        idx, threads, ptrs, enabled, _ = self._targets(s.ptr, mask, s.mask, ub)
+        site = self._site(s, "load")
+        values = self.mem.load(vt, lanes, align, threads, ptrs, site)
+        dst_t = frame.types[s.dst]
+        per_thread = (idx.numel(), *_trailing(dst_t))
+        if enabled is None:
+            result = values.reshape(per_thread)
+        else:
+            # Masked-off elements take `other` (a value of the loaded type, or one element of a block).
+            if s.other is not None:
+                fill = self._widen(self._eval(s.other, ub))[idx]
+            else:
+                fill = self._poison(dst_t)[: idx.numel()]
+            if fill.dim() < len(per_thread):
+                fill = fill.reshape(fill.shape[0], *([1] * (len(per_thread) - 1)))
+            flat = fill.expand(per_thread).reshape(-1).clone()
+            width = max(lanes, 1)
+            on = enabled if width == 1 else enabled.repeat_interleave(width)
+            flat[on] = values.reshape(-1).to(flat.dtype)
+            result = flat.reshape(per_thread)
+        self._assign_rows(frame, s.dst, idx, result, mask)
+        self._report_ub(ub, s.span)
+
+    def _assign_rows(self, frame: _Frame, name: str, idx: torch.Tensor, rows: torch.Tensor, mask: torch.Tensor) -> None:
+        """Set ``name`` for the threads ``idx`` (the active ones) to ``rows``."""
+        t = frame.types[name]
+        if mask is self.full:
+            frame.vars[name] = rows.to(reg_dtype(_elem(t)))
+            return
+        old = frame.vars.get(name)
+        new = (self._poison(t) if old is None else old).clone()  # variables may be shared read-only views
+        new[idx] = rows.to(new.dtype)
+        frame.vars[name] = new
+
+    def _store(self, s: Store, mask: torch.Tensor) -> None:
+        ub = UndefinedOps(mask)
+        vt, lanes, align = self._access_type(s.ptr.type)
+        idx, threads, ptrs, enabled, _ = self._targets(s.ptr, mask, s.mask, ub)
+        value = self._widen(self._eval(s.value, ub))[idx]
+        flat = value.reshape(-1, max(lanes, 1))
+        if enabled is not None:
+            flat = flat[enabled]
+        self._report_ub(ub, s.span)
+        self.mem.store(vt, lanes, align, threads, ptrs, flat, self._site(s, "store"))
+
+    def _atomic(self, s: Atomic, frame: _Frame, mask: torch.Tensor) -> None:
+        ub = UndefinedOps(mask)
+        vt, _, _ = self._access_type(s.ptr.type)
+        idx, threads, ptrs, enabled, shape = self._targets(s.ptr, mask, s.mask, ub)
+        k = math.prod(shape)
+
+        def operand(e: Expr) -> torch.Tensor:
+            v = self._widen(self._eval(e, ub))[idx]
+            if k > 1 and v.dim() == 1:
+                v = v[:, None].expand(-1, k)
+            v = v.reshape(-1)
+            return v[enabled] if enabled is not None else v
+
+        value = operand(s.value)
+        compare = operand(s.compare) if s.compare is not None else None
+        self._report_ub(ub, s.span)
+        old = self.mem.atomic(s.op, vt, threads, ptrs, value, compare, self._site(s, f"atomic.{s.op.value}"))
+        if s.dst is not None:
+            dst_t = frame.types[s.dst]
+            if enabled is not None:
+                flat = self._poison(dst_t)[: idx.numel()].reshape(-1).clone()
+                flat[enabled] = old.to(flat.dtype)
+                old = flat
+            self._assign_rows(frame, s.dst, idx, old.reshape(idx.numel(), *_trailing(dst_t)), mask)
+
+    # -- synchronisation and warps ---------------------------------------------------------------------
+
+    def _barrier(self, s: Barrier, mask: torch.Tensor) -> None:
+        if self.level is Level.BLOCK:
+            return  # a Triton program is one "thread": its barrier orders nothing across programs
+        space = self.space
+        match s.scope:
+            case BarrierScope.BLOCK:
+                active = torch.bincount(space.block[mask], minlength=space.num_blocks)
+                live = self._live_counts()
+                bad = (active > 0) & (active != live)
+                if bool(bad.any()):
+                    b = int(bad.nonzero()[0])
+                    missing = (~self.exited) & ~mask & (space.block == b)
+                    t_missing = int(missing.nonzero()[0])
+                    n_missing = int(missing.sum())
+                    t_here = int((mask & (space.block == b)).nonzero()[0])
+                    others = f" and {n_missing - 1} other thread{'s' if n_missing > 2 else ''}" if n_missing > 1 else ""
+                    self.log.add(
+                        Diagnosis(
+                            DiagnosisKind.DIVERGENCE,
+                            f"__syncthreads() reached by {int(active[b])} of the {int(live[b])} live threads of "
+                            f"block {format_dim3(space.block_coords(b))}: "
+                            f"{space.describe(t_here, with_block=False)} waits here but "
+                            f"{space.describe(t_missing, with_block=False)}{others} did not reach this barrier",
+                            s.span,
+                            space.block_coords(b),
+                            space.thread_coords(t_missing),
+                        ),
+                        occurrences=int(bad.sum()),
+                    )
+                    raise _Abort
+                passed = active > 0
+                self.mem.phases += passed.to(torch.int32)
+                self.mem.warp_phases += passed.repeat_interleave(space.warps_per_block).to(torch.int32)
+            case BarrierScope.WARP:
+                ub = UndefinedOps(mask)
+                m = self._widen(self._eval(s.mask, ub)) if s.mask is not None else None
+                self._report_ub(ub, s.span)
+                self._warp_participation(s.span, "__syncwarp", m, mask)
+                warps = torch.unique(space.warp[mask])
+                self.mem.warp_phases[warps] += 1
+            case _:
+                assert_never(s.scope)
+
+    def _ballot(self, bits_of: torch.Tensor) -> torch.Tensor:
+        """Per warp, the lane bit mask of the threads where ``bits_of`` holds (int64 over warps)."""
+        space = self.space
+        contrib = torch.where(bits_of, torch.bitwise_left_shift(torch.ones_like(space.lane), space.lane), 0)
+        out = torch.zeros(space.num_warps, dtype=torch.int64)
+        return out.index_add_(0, space.warp, contrib)
+
+    def _warp_participation(self, span: Span, what: str, m: torch.Tensor | None, mask: torch.Tensor) -> None:
+        """Check that each active thread is in the mask and that every live lane of the mask takes part."""
+        space = self.space
+        full = torch.full((1,), 0xFFFFFFFF, dtype=torch.int64)
+        mv = m if m is not None else full.expand(self.n)
+        active_bits = self._ballot(mask)[space.warp]
+        if self._live_bits is None:
+            self._live_bits = self._ballot(~self.exited)[space.warp]
+        live_bits = self._live_bits
+        own = (torch.bitwise_right_shift(mv, space.lane) & 1) == 1
+        not_in_mask = mask & ~own
+        if bool(not_in_mask.any()):
+            t0 = int(not_in_mask.nonzero()[0])
+            block, thread = space.coords(t0)
+            self.log.add(
+                Diagnosis(
+                    DiagnosisKind.DIVERGENCE,
+                    f"{what} by {space.describe(t0)} with mask {int(mv[t0]):#010x}, which does not name its own "
+                    f"lane {int(space.lane[t0])}",
+                    span,
+                    block,
+                    thread,
+                ),
+                key="own-lane",
+                occurrences=int(not_in_mask.sum()),
+            )
+        absent = mask & ((mv & live_bits & ~active_bits) != 0)
+        if bool(absent.any()):
+            t0 = int(absent.nonzero()[0])
+            missing_bits = int(mv[t0]) & int(live_bits[t0]) & ~int(active_bits[t0])
+            lane = (missing_bits & -missing_bits).bit_length() - 1
+            block, thread = space.coords(t0)
+            self.log.add(
+                Diagnosis(
+                    DiagnosisKind.DIVERGENCE,
+                    f"{what} by {space.describe(t0)} with mask {int(mv[t0]):#010x}, but lane {lane} of its warp "
+                    f"is alive and does not take part",
+                    span,
+                    block,
+                    thread,
+                ),
+                key="absent",
+                occurrences=int(absent.sum()),
+            )
+
+    def _shuffle(self, s: Shuffle, frame: _Frame, mask: torch.Tensor) -> None:
+        space = self.space
+        ub = UndefinedOps(mask)
+        m = self._widen(self._eval(s.mask, ub))
+        value = self._widen(self._eval(s.value, ub))
+        b = self._widen(self._eval(s.lane, ub))
+        w = self._widen(self._eval(s.width, ub))
+        bad_width = (w < 1) | (w > WARP_SIZE) | ((w & (w - 1)) != 0)
+        self._report_ub(ub, s.span)
+        if bool((bad_width & mask).any()):
+            t0 = int((bad_width & mask).nonzero()[0])
+            block, thread = space.coords(t0)
+            self.log.add(
+                Diagnosis(
+                    DiagnosisKind.UB,
+                    f"shuffle width {int(w[t0])} by {space.describe(t0)} is not a power of two in [1, 32]",
+                    s.span,
+                    block,
+                    thread,
+                ),
+                key="width",
+            )
+            w = torch.where(bad_width, torch.full_like(w, WARP_SIZE), w)
+        self._warp_participation(s.span, f"__shfl_{s.kind.value}_sync", m, mask)
+        lane = space.lane
+        segmask = (WARP_SIZE - w) & 31  # PTX's segment mask: the lane bits that select the segment
+        bval = b & 31
+        min_lane = lane & segmask
+        match s.kind:
+            case ShuffleKind.UP:
+                max_lane = min_lane
+                j = lane - bval
+                valid = j >= max_lane
+            case ShuffleKind.DOWN:
+                max_lane = min_lane | (31 & ~segmask)
+                j = lane + bval
+                valid = j <= max_lane
+            case ShuffleKind.XOR:
+                max_lane = min_lane | (31 & ~segmask)
+                j = lane ^ bval
+                valid = j <= max_lane
+            case ShuffleKind.IDX:
+                max_lane = min_lane | (31 & ~segmask)
+                j = min_lane | (bval & ~segmask & 31)
+                valid = j <= max_lane
+            case _:
+                assert_never(s.kind)
+        j = torch.where(valid, j, lane)
+        src = space.tid - lane + j
+        exists = j < space.warp_lanes[space.warp]
+        src_c = torch.where(exists, src, space.tid)
+        src_ok = exists & mask[src_c] & ((torch.bitwise_right_shift(m, j) & 1) == 1)
+        bad = mask & ~src_ok & (j != lane)
+        result = value[src_c]
+        if bool(bad.any()):
+            t0 = int(bad.nonzero()[0])
+            block, thread = space.coords(t0)
+            why = "does not exist" if not bool(exists[t0]) else "is inactive or not in the mask"
+            self.log.add(
+                Diagnosis(
+                    DiagnosisKind.UNINIT,
+                    f"__shfl_{s.kind.value}_sync by {space.describe(t0)} reads lane {int(j[t0])} of its warp, "
+                    f"which {why} (mask {int(m[t0]):#010x}): the value is undefined",
+                    s.span,
+                    block,
+                    thread,
+                ),
+                key="shfl",
+                occurrences=int(bad.sum()),
+            )
+            result = torch.where(self._bmask(bad, result), self._poison(s.value.type), result)
+        self._set(frame, s.dst, result, mask)
+
+    def _vote(self, s: Vote, frame: _Frame, mask: torch.Tensor) -> None:
+        space = self.space
+        ub = UndefinedOps(mask)
+        m = self._widen(self._eval(s.mask, ub))
+        pred = self._widen(self._eval(s.pred, ub))
+        self._report_ub(ub, s.span)
+        self._warp_participation(s.span, f"__{s.kind.value}_sync", m, mask)
+        in_mask = (torch.bitwise_right_shift(m, space.lane) & 1) == 1
+        # Each lane votes over the lanes of its own mask; lanes with equal masks see the same result.
+        yes = self._ballot(mask & in_mask & pred)[space.warp] & m
+        part = self._ballot(mask & in_mask)[space.warp] & m
+        match s.kind:
+            case VoteKind.BALLOT:
+                result = yes
+            case VoteKind.ANY:
+                result = (yes != 0).to(torch.int64)
+            case VoteKind.ALL:
+                result = (yes == part).to(torch.int64)
+            case _:
+                assert_never(s.kind)
+        self._set(frame, s.dst, result, mask)
+
+    # -- calls -----------------------------------------------------------------------------------------
+
+    def _call(self, s: Call, frame: _Frame, mask: torch.Tensor) -> None:
+        callee = self.module.function(s.func)
+        if callee is None:
+            raise SimulationError(f"call to undefined function {s.func}", s.span)
+        if len(self._frames) >= self.limits.max_call_depth:
+            raise SimulationError(f"calls nest deeper than {self.limits.max_call_depth} (recursion?)", s.span)
+        ub = UndefinedOps(mask)
+        args = {p.name: self._eval(a, ub) for p, a in zip(callee.params, s.args, strict=True)}
+        self._report_ub(ub, s.span)
+        inner = self._frame(callee, args)
+        self._frames.append(inner)
+        try:
+            self._stmts(callee.body, mask)
+        except LarkcError as err:
+            err.notes = (*err.notes, f"in {callee.name}, called at {s.span.location()}")
+            raise
+        finally:
+            self._frames.pop()
+        for p, a in zip(callee.params, s.args, strict=True):
+            if p.by_ref and isinstance(a, VarRef):
+                self._set(frame, a.name, inner.vars[p.name], mask)
+        if s.dst is not None and inner.ret is not None:
+            self._set(frame, s.dst, inner.ret, mask)
+
+    # -- expressions -----------------------------------------------------------------------------------
+
+    def _eval(self, e: Expr, ub: UndefinedOps) -> torch.Tensor:
+        """The value of ``e`` for every thread: ``[T or 1, *per-thread shape]``."""
+        match e:
+            case Const():
+                c = self._consts.get(id(e))
+                if c is None:
+                    c = scalar_tensor(e.value, e.type)
+                    self._consts[id(e)] = c
+                return c
+            case VarRef():
+                try:
+                    return self._frames[-1].vars[e.name]
+                except KeyError:
+                    raise SimulationError(f"use of undeclared variable {e.name}", e.span) from None
+            case Builtin():
+                return self._builtins[(e.reg, e.dim.index)]
+            case Unary():
+                return apply_unary(e.op, self._eval(e.operand, ub), _elem(e.type))
+            case Binary():
+                a = self._eval(e.lhs, ub)
+                b = self._eval(e.rhs, ub)
+                t = I64 if _is_pointer(e.lhs.type) else _elem(e.lhs.type)
+                ub.span = e.span
+                return apply_binary(e.op, a, b, t, ub)
+            case Select():
+                c = self._eval(e.cond, ub)
+                x = self._eval(e.if_true, ub)
+                y = self._eval(e.if_false, ub)
+                if c.dim() < x.dim():
+                    c = c.view(c.shape[0], *([1] * (x.dim() - 1)))
+                return torch.where(c, x, y)
+            case Cast():
+                return self._cast(e, self._eval(e.operand, ub), ub)
+            case MathCall():
+                args = [self._eval(a, ub) for a in e.args]
+                ub.span = e.span
+                return apply_math(e.fn, args, _elem(e.args[0].type), ub)
+            case PtrAdd():
+                base = self._eval(e.base, ub)
+                off = self._eval(e.offset, ub)
+                pointee = _pointer_of(e.base.type).pointee
+                return base + off * size_of(pointee)
+            case Extract():
+                v = self._eval(e.vector, ub)
+                if isinstance(e.index, Const):
+                    return v[:, int(e.index.value)]
+                i = self._lane(e.index, v.shape[1], ub, e.span).reshape(-1, 1)
+                rows = max(v.shape[0], i.shape[0])
+                return v.expand(rows, -1).gather(1, i.expand(rows, 1))[:, 0]
+            case Insert():
+                v = self._eval(e.vector, ub)
+                x = self._eval(e.value, ub)
+                lanes = v.shape[1]
+                if isinstance(e.index, Const):
+                    sel = torch.arange(lanes) == int(e.index.value)
+                    return torch.where(sel[None, :], x.reshape(-1, 1), v)
+                i = self._lane(e.index, lanes, ub, e.span)
+                sel = torch.arange(lanes)[None, :] == i.reshape(-1, 1)
+                return torch.where(sel, x.reshape(-1, 1), v)
+            case MakeVector():
+                parts = broadcast(*(self._eval(x, ub) for x in e.elems))
+                return torch.stack(parts, dim=-1)
+            case Arange():
+                return torch.arange(e.start, e.end, dtype=torch.int64)[None, :]
+            case Splat():
+                v = self._eval(e.operand, ub)
+                k = len(e.type.shape)
+                return v.reshape(v.shape[0], *([1] * k)).expand(v.shape[0], *e.type.shape)
+            case Broadcast():
+                v = self._eval(e.operand, ub)
+                return v.expand(v.shape[0], *e.type.shape)
+            case Reshape():
+                v = self._eval(e.operand, ub)
+                return v.reshape(v.shape[0], *e.type.shape)
+            case Reduce():
+                return self._reduce(e, self._eval(e.operand, ub))
+            case Dot():
+                return self._dot(e, ub)
+            case _:
+                assert_never(e)
+
+    def _lane(self, index: Expr, lanes: int, ub: UndefinedOps, span: Span) -> torch.Tensor:
+        i = self._eval(index, ub)
+        ub.span = span
+        ub.check(UndefinedReason.LANE_RANGE, (i < 0) | (i >= lanes))
+        return i % lanes
+
+    def _cast(self, e: Cast, v: torch.Tensor, ub: UndefinedOps) -> torch.Tensor:
+        src, dst = e.operand.type, e.type
+        ub.span = e.span
+        match e.kind:
+            case CastKind.CONVERT:
+                return convert_value(v, _elem(src), _elem(dst), ub)
+            case CastKind.BITCAST:
+                if _is_pointer(src) or _is_pointer(dst):
+                    return v  # pointers are int64 addresses; only the static type changes
+                if isinstance(src, BlockType) or isinstance(dst, BlockType):
+                    s_el, d_el = _elem(src), _elem(dst)
+                    return from_mem(dense(to_mem(v, s_el)).view(mem_dtype(d_el)), d_el)
+                s_lanes = src.lanes if isinstance(src, VectorType) else 0
+                d_lanes = dst.lanes if isinstance(dst, VectorType) else 0
+                return bitcast_value(v, _elem(src), s_lanes, _elem(dst), d_lanes)
+            case _:
+                assert_never(e.kind)
+
+    def _reduce(self, e: Reduce, v: torch.Tensor) -> torch.Tensor:
+        t = _elem(e.operand.type)
+        dim = e.axis + 1
+        match e.op:
+            case ReduceOp.SUM:
+                return wrap(v.sum(dim=dim), t) if t.is_int else v.sum(dim=dim, dtype=v.dtype)
+            case ReduceOp.PROD:
+                return wrap(v.prod(dim=dim), t) if t.is_int else v.prod(dim=dim, dtype=v.dtype)
+            case ReduceOp.MAX:
+                return v.amax(dim=dim)
+            case ReduceOp.MIN:
+                return v.amin(dim=dim)
+            case _:
+                assert_never(e.op)
+
+    def _dot(self, e: Dot, ub: UndefinedOps) -> torch.Tensor:
+        a = self._eval(e.lhs, ub)
+        b = self._eval(e.rhs, ub)
+        out_t = e.type.elem
+        assert isinstance(out_t, ScalarType)
+        src_t = _elem(e.lhs.type)
+        a = convert_value(a, src_t, out_t)
+        b = convert_value(b, src_t, out_t)
+        if out_t.is_int:
+            prod = wrap((a[..., :, :, None] * b[..., None, :, :]).sum(dim=-2), out_t)
+        else:
+            prod = torch.matmul(a, b)
+        if e.acc is not None:
+            acc = self._eval(e.acc, ub)
+            return apply_binary(BinaryOp.ADD, prod, acc, out_t)
+        return prod
+
+
+# --------------------------------------------------------------------------------------------------
+# The entry point
+
+
+def _walk_exprs(stmts: Sequence[Stmt]) -> Iterator[Expr]:
+    """Every expression of ``stmts``, sub-expressions included."""
+    for s in stmts:
+        match s:
+            case Decl():
+                roots: tuple[Expr | None, ...] = (s.init,)
+            case Assign():
+                roots = (s.value,)
+            case Alloc() | Break() | Continue() | Fence():
+                roots = ()
+            case Load():
+                roots = (s.ptr, s.mask, s.other)
+            case Store():
+                roots = (s.ptr, s.value, s.mask)
+            case If():
+                roots = (s.cond,)
+                yield from _walk_exprs(s.then_body)
+                yield from _walk_exprs(s.else_body)
+            case For():
+                roots = (s.cond,)
+                yield from _walk_exprs(s.init)
+                yield from _walk_exprs(s.body)
+                yield from _walk_exprs(s.step)
+            case While() | DoWhile():
+                roots = (s.cond,)
+                yield from _walk_exprs(s.body)
+            case Return():
+                roots = (s.value,)
+            case Barrier():
+                roots = (s.mask,)
+            case Shuffle():
+                roots = (s.mask, s.value, s.lane, s.width)
+            case Vote():
+                roots = (s.mask, s.pred)
+            case Atomic():
+                roots = (s.ptr, s.value, s.compare, s.mask)
+            case Call():
+                roots = s.args
+            case _:
+                assert_never(s)
+        for r in roots:
+            if r is not None:
+                yield from _subexprs(r)
+
+
+def _subexprs(e: Expr) -> Iterator[Expr]:
+    yield e
+    match e:
+        case Const() | VarRef() | Builtin() | Arange():
+            return
+        case Unary() | Cast() | Splat() | Broadcast() | Reshape() | Reduce():
+            yield from _subexprs(e.operand)
+        case Binary():
+            yield from _subexprs(e.lhs)
+            yield from _subexprs(e.rhs)
+        case Select():
+            yield from _subexprs(e.cond)
+            yield from _subexprs(e.if_true)
+            yield from _subexprs(e.if_false)
+        case MathCall():
+            for a in e.args:
+                yield from _subexprs(a)
+        case PtrAdd():
+            yield from _subexprs(e.base)
+            yield from _subexprs(e.offset)
+        case Extract():
+            yield from _subexprs(e.vector)
+            yield from _subexprs(e.index)
+        case Insert():
+            yield from _subexprs(e.vector)
+            yield from _subexprs(e.index)
+            yield from _subexprs(e.value)
+        case MakeVector():
+            for x in e.elems:
+                yield from _subexprs(x)
+        case Dot():
+            yield from _subexprs(e.lhs)
+            yield from _subexprs(e.rhs)
+            if e.acc is not None:
+                yield from _subexprs(e.acc)
+        case _:
+            assert_never(e)
+
+
+def casts_away_const(module: Module) -> bool:
+    """Whether some function makes a writable pointer out of a ``const`` pointer or an integer."""
+    for f in module.functions:
+        for e in _walk_exprs(f.body):
+            if isinstance(e, Cast) and e.kind is CastKind.BITCAST and _is_pointer(e.type):
+                dst = _pointer_of(e.type)
+                if dst.const:
+                    continue
+                if not _is_pointer(e.operand.type) or _pointer_of(e.operand.type).const:
+                    return True
+    return False
+
+
+def _param_value(param_name: str, t: Type, value: KernelArg, pointers: Mapping[str, int]) -> torch.Tensor:
+    if isinstance(value, GlobalBuffer):
+        if not isinstance(t, PointerType):
+            raise SimulationError(f"kernel parameter {param_name} has type {t} but is bound to buffer {value.name}")
+        return torch.tensor([pointers[value.name]], dtype=torch.int64)
+    if not isinstance(t, ScalarType):
+        raise SimulationError(f"kernel parameter {param_name} of type {t} needs a buffer, got {value!r}")
+    if t.is_float:
+        return convert_value(torch.tensor([float(value)], dtype=torch.float64), F64, t)
+    if t.is_bool:
+        return torch.tensor([bool(value)])
+    if isinstance(value, float) and not value.is_integer():
+        raise SimulationError(f"kernel parameter {param_name} of type {t} cannot take the value {value}")
+    return wrap(torch.tensor([int(value)], dtype=torch.int64), t) if t.bits < 64 else scalar_tensor(int(value), t)
+
+
+def simulate(
+    module: Module,
+    kernel: str,
+    launch: LaunchConfig,
+    args: Mapping[str, KernelArg],
+    *,
+    limits: SimLimits | None = None,
+) -> SimResult:
+    """Run ``kernel`` of ``module`` on ``launch`` with ``args`` (parameter name to buffer or scalar).
+
+    Buffers are copied: the tensors given in ``args`` are not modified; the result holds the final
+    contents. A launch that cannot run (bad dimensions, a missing argument) raises
+    :class:`~larkc.errors.SimulationError`; what the kernel does wrong is in ``diagnoses``.
+    """
+    limits = limits or SimLimits()
+    f = module.function(kernel)
+    if f is None:
+        names = ", ".join(k.name for k in module.kernels) or "none"
+        raise SimulationError(f"no kernel {kernel} in the module (kernels: {names})")
+    if f.kind is not FunctionKind.KERNEL:
+        raise SimulationError(f"{kernel} is a device function, not a kernel")
+    start = time.perf_counter()
+    interp = Interpreter(module, f, launch, limits)
+    missing = [p.name for p in f.params if p.name not in args]
+    if missing:
+        raise SimulationError(f"no argument for kernel parameter(s) {', '.join(missing)}", f.span)
+    # Read-only buffers: bound only to const pointers, in a module that never casts const away.
+    const_safe = not casts_away_const(module)
+    writers: dict[str, bool] = {}
+    for p in f.params:
+        v = args[p.name]
+        if isinstance(v, GlobalBuffer):
+            writable = not (isinstance(p.type, PointerType) and p.type.const and const_safe)
+            writers[v.name] = writers.get(v.name, False) or writable
+    regions: dict[str, Region] = {}
+    dtypes: dict[str, torch.dtype] = {}
+    pointers: dict[str, int] = {}
+    for p in f.params:
+        v = args[p.name]
+        if isinstance(v, GlobalBuffer) and v.name not in regions:
+            region = interp.mem.add_global(
+                v.name, v.data, v.dtype, initialised=v.initialised, read_only=not writers[v.name]
+            )
+            regions[v.name] = region
+            dtypes[v.name] = v.data.dtype
+            pointers[v.name] = encode_pointer(region.id, 0)
+    values = {p.name: _param_value(p.name, p.type, args[p.name], pointers) for p in f.params}
+    interp.run(values)
+    buffers = {name: interp.mem.tensor_of(r, dtypes[name]) for name, r in regions.items()}
+    written: dict[str, torch.Tensor] = {}
+    for name, r in regions.items():
+        w = interp.mem.written_mask(r)
+        if w is not None:
+            written[name] = w
+    diags = list(interp.log.entries)
+    if interp.log.dropped:
+        diags.append(
+            Diagnosis(
+                diags[-1].kind,
+                f"... and {interp.log.dropped} more finding(s) not shown",
+                None,
+            )
+        )
+    return SimResult(
+        diagnoses=tuple(diags),
+        buffers=buffers,
+        written=written,
+        launch=launch,
+        threads=interp.n,
+        seconds=time.perf_counter() - start,
+        statements=interp.statements,
+        aborted=interp.aborted,
+    )

@@ -1,0 +1,744 @@
+"""Memory of a simulated launch: buffers, pointers, and the checks made on every access.
+
+**Regions and pointers.** Every buffer is a :class:`Region`: a kernel buffer (one copy), a static
+``__shared__`` array or the dynamic shared memory (one copy per block), or a local array (one copy per
+thread). A region's bytes live in a ``uint8`` tensor, so any access type can be laid over them (a
+``float4`` load of a ``float`` buffer, a ``half2`` load of a ``half`` buffer, an ``atomicMax`` on the
+``int`` view of a float). A pointer value is one int64, ``region_id * 2**44 + byte_offset``: region
+bases are thus 2^44-aligned (alignment tests on ``(uintptr_t)p`` behave as on a GPU, whose allocations
+are 256-byte aligned), pointer arithmetic and comparison are integer arithmetic, and region 0 is the
+null pointer. A shared or local pointer designates the copy of the thread that dereferences it, as
+in CUDA.
+
+**Checks on each access** (all vectorised over the threads that execute the statement):
+
+* ``oob``: the pointer's region does not exist, the access is not entirely within the region's bytes
+  (for dynamic shared memory: the launch's ``shared_bytes``), or it is not aligned for its type.
+* ``uninit``: a read (or atomic) of bytes of a shared, local or ``empty`` buffer never written before.
+* ``race``: two accesses to one location by different threads, at least one a plain write or one an
+  atomic and the other plain, that no synchronisation orders. Within a block, a barrier orders the
+  accesses before it with those after it (and ``__syncwarp`` the lanes of a warp); between blocks
+  nothing does. The shadow state per location summarises the accesses of each kind (read, write,
+  atomic) since the last synchronisation by their least and greatest thread number (threads of a block
+  and lanes of a warp are consecutive numbers, so this says whether another thread, another warp or
+  another block is involved) with the barrier phase, plus the same summary over the whole launch for
+  conflicts between blocks. Atomics do not conflict with atomics.
+
+Shadow state is kept per *granule*: the element size of the region's type, refined to smaller
+granules on the first access of a smaller type (so two threads writing the two halves of a ``half2``
+do not conflict). Regions the interpreter proves read-only (bound only to ``const`` pointers in a
+kernel that never casts ``const`` away) skip the read records entirely: reads never conflict.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import assert_never
+
+import torch
+
+from larkc.errors import Span
+from larkc.ir.nodes import AtomicOp, BinaryOp
+from larkc.ir.types import ScalarType
+from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog
+from larkc.semantics.geometry import ThreadSpace
+from larkc.semantics.numerics import apply_binary, dense, from_mem, mem_dtype, to_mem
+
+__all__ = [
+    "NULL",
+    "REGION_SHIFT",
+    "AccessKind",
+    "Memory",
+    "Region",
+    "RegionKind",
+    "Site",
+    "decode_pointer",
+    "encode_pointer",
+]
+
+REGION_SHIFT = 44  # a region spans 2^44 bytes of the simulated address space (offsets are signed, 43 bits)
+_OFFSET_BIAS = 1 << (REGION_SHIFT - 1)
+NULL = 0  # the null pointer: region 0, offset 0
+_PAD = 16  # region copies are padded to a multiple of 16 bytes, so every scalar view of them is legal
+_EMPTY_BYTE = 0xFF  # what an "empty" buffer holds: NaN for every float type, -1 for integers
+
+_INT_MAX = 2**31 - 1
+
+
+def encode_pointer(region: int, offset: int) -> int:
+    return (region << REGION_SHIFT) + offset
+
+
+def decode_pointer(p: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(region id, byte offset)`` of encoded pointers."""
+    region = torch.bitwise_right_shift(p + _OFFSET_BIAS, REGION_SHIFT)
+    return region, p - torch.bitwise_left_shift(region, REGION_SHIFT)
+
+
+class RegionKind(enum.Enum):
+    """Where a region lives and how many copies of it a launch has."""
+
+    GLOBAL = "global"  # a kernel buffer: one copy shared by every block
+    SHARED = "shared"  # a static __shared__ array: one copy per block
+    DYNAMIC_SHARED = "dynamic shared"  # extern __shared__ memory of shared_bytes: one copy per block
+    LOCAL = "local"  # a local array: one copy per thread
+
+
+class AccessKind(enum.Enum):
+    """The kinds of access the race check distinguishes."""
+
+    READ = "read"  # a plain load
+    WRITE = "write"  # a plain store
+    ATOMIC = "atomic"  # an atomic read-modify-write
+
+
+#: Which earlier access kinds an access of each kind conflicts with.
+_CONFLICTS = {
+    AccessKind.READ: (AccessKind.WRITE, AccessKind.ATOMIC),
+    AccessKind.WRITE: (AccessKind.READ, AccessKind.WRITE, AccessKind.ATOMIC),
+    AccessKind.ATOMIC: (AccessKind.READ, AccessKind.WRITE),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A memory statement of the kernel, for diagnoses: its span and what it does (``load``...)."""
+
+    span: Span
+    what: str
+
+
+@dataclass(eq=False, slots=True)
+class _Shadow:
+    """Summary of the accesses of one kind to each granule (see the module docstring).
+
+    ``lo``/``hi``: least and greatest thread number since the window opened (``lo = INT_MAX``,
+    ``hi = -1`` when empty); ``phase``/``wphase``: barrier phase of the block and of the warp then;
+    ``stmt``: site of the latest access; ``xlo``/``xhi``/``xstmt``: the same over the whole launch.
+    """
+
+    lo: torch.Tensor
+    hi: torch.Tensor
+    phase: torch.Tensor
+    wphase: torch.Tensor
+    stmt: torch.Tensor
+    xlo: torch.Tensor
+    xhi: torch.Tensor
+    xstmt: torch.Tensor
+
+    @staticmethod
+    def empty(n: int) -> _Shadow:
+        def full(v: int) -> torch.Tensor:
+            return torch.full((n,), v, dtype=torch.int32)
+
+        return _Shadow(full(_INT_MAX), full(-1), full(0), full(0), full(0), full(_INT_MAX), full(-1), full(0))
+
+    def refined(self, factor: int) -> _Shadow:
+        return _Shadow(*(t.repeat_interleave(factor) for t in self._fields()))
+
+    def _fields(self) -> Iterator[torch.Tensor]:
+        yield from (self.lo, self.hi, self.phase, self.wphase, self.stmt, self.xlo, self.xhi, self.xstmt)
+
+
+@dataclass(eq=False)
+class Region:
+    """A buffer of the launch. ``nbytes`` is the size of one copy; ``stride`` its padded size."""
+
+    id: int
+    name: str
+    kind: RegionKind
+    elem: ScalarType  # the element type used to print indices (a tensor's dtype, an array's scalar)
+    elem_size: int  # bytes per printed index (an array of float2 counts in 8-byte elements)
+    nbytes: int
+    copies: int
+    shape: tuple[int, ...] = ()  # the tensor shape of a kernel buffer, to print multi-dimensional indices
+    track_init: bool = False
+    track_races: bool = True
+    read_only: bool = False
+    stride: int = 0
+    data: torch.Tensor = field(default_factory=lambda: torch.zeros(0, dtype=torch.uint8))
+    granule: int = 1
+    init: torch.Tensor | None = None
+    shadows: dict[AccessKind, _Shadow] = field(default_factory=dict)
+    scratch: torch.Tensor | None = None
+
+    @property
+    def space_name(self) -> str:
+        return {
+            RegionKind.GLOBAL: "global",
+            RegionKind.SHARED: "shared",
+            RegionKind.DYNAMIC_SHARED: "shared",
+            RegionKind.LOCAL: "local",
+        }[self.kind]
+
+    @property
+    def num_granules(self) -> int:
+        return self.copies * self.stride // self.granule
+
+    def shadow(self, kind: AccessKind) -> _Shadow:
+        s = self.shadows.get(kind)
+        if s is None:
+            s = _Shadow.empty(self.num_granules)
+            self.shadows[kind] = s
+        return s
+
+    def refine(self, size: int) -> None:
+        """Make the granule divide ``size`` (an access of ``size``-byte elements)."""
+        g = math.gcd(self.granule, size)
+        if g == self.granule:
+            return
+        factor = self.granule // g
+        self.granule = g
+        if self.init is not None:
+            self.init = self.init.repeat_interleave(factor)
+        for k, s in list(self.shadows.items()):
+            self.shadows[k] = s.refined(factor)
+        self.scratch = None
+
+    def index_text(self, byte_offset: int) -> str:
+        """``name[i]`` (or ``name[i, j]`` for a multi-dimensional buffer) of the element at ``byte_offset``."""
+        i = byte_offset // self.elem_size
+        exact = byte_offset % self.elem_size == 0
+        if len(self.shape) > 1 and 0 <= i < math.prod(self.shape) and exact:
+            idx = []
+            rest = i
+            for d in reversed(self.shape):
+                idx.append(rest % d)
+                rest //= d
+            return f"{self.name}[{', '.join(str(x) for x in reversed(idx))}]"
+        if not exact:
+            return f"{self.name}[{i}] (byte {byte_offset % self.elem_size} of it)"
+        return f"{self.name}[{i}]"
+
+    def describe_size(self) -> str:
+        n = self.nbytes // self.elem_size
+        return f"{n} element{'s' if n != 1 else ''} of {self.elem}"
+
+
+@dataclass(slots=True)
+class _Resolved:
+    """The accesses of one statement that land in one region, after the bounds check."""
+
+    region: Region
+    sel: torch.Tensor  # positions among the statement's accesses
+    whole: bool  # every access of the statement is here (sel is 0 .. N-1)
+    threads: torch.Tensor
+    offset: torch.Tensor  # byte offset within the copy
+    base: torch.Tensor  # byte address within the region's data (copy * stride + offset)
+
+
+class Memory:
+    """The regions of one launch and the checked accesses to them.
+
+    ``phases``/``warp_phases`` are the barrier phase counters per block and per warp, advanced by the
+    interpreter at each barrier; the race check reads them.
+    """
+
+    def __init__(self, space: ThreadSpace, log: DiagnosisLog, sites: list[Site]) -> None:
+        self.space = space
+        self.log = log
+        self.sites = sites
+        self.regions: dict[int, Region] = {}
+        self.phases = torch.zeros(space.num_blocks, dtype=torch.int32)
+        self.warp_phases = torch.zeros(space.num_warps, dtype=torch.int32)
+        self._next_id = 1
+
+    # -- creating regions ------------------------------------------------------------------------------
+
+    def _add(self, region: Region, fill: int = 0) -> Region:
+        region.stride = max(_PAD, -(-region.nbytes // _PAD) * _PAD)
+        total = region.copies * region.stride
+        if total > 2**33:
+            from larkc.errors import SimulationError
+
+            raise SimulationError(
+                f"{region.space_name} buffer {region.name} needs {total} bytes: too large to simulate"
+            )
+        region.data = torch.full((total,), fill, dtype=torch.uint8)
+        region.granule = region.elem.size
+        if region.track_init:
+            region.init = torch.zeros(region.num_granules, dtype=torch.bool)
+        self.regions[region.id] = region
+        return region
+
+    def new_id(self) -> int:
+        rid = self._next_id
+        self._next_id += 1
+        return rid
+
+    def add_global(
+        self, name: str, tensor: torch.Tensor, elem: ScalarType, *, initialised: bool, read_only: bool
+    ) -> Region:
+        """A kernel buffer holding ``tensor``'s bytes (``initialised=False``: it starts "empty")."""
+        flat = dense(tensor.detach()).reshape(-1)
+        raw = flat.view(torch.uint8) if flat.numel() else torch.zeros(0, dtype=torch.uint8)
+        region = Region(
+            id=self.new_id(), name=name, kind=RegionKind.GLOBAL, elem=elem, elem_size=elem.size,
+            nbytes=raw.numel(), copies=1, shape=tuple(tensor.shape), track_init=not initialised,
+            read_only=read_only,
+        )  # fmt: skip
+        self._add(region, fill=0 if initialised else _EMPTY_BYTE)
+        if initialised:
+            region.data[: raw.numel()] = raw
+        return region
+
+    def add_array(self, name: str, kind: RegionKind, elem: ScalarType, elem_size: int, nbytes: int) -> Region:
+        """A shared (per block) or local (per thread) array of ``nbytes`` bytes per copy, uninitialised."""
+        copies = self.space.num_threads if kind is RegionKind.LOCAL else self.space.num_blocks
+        region = Region(
+            id=self.new_id(), name=name, kind=kind, elem=elem, elem_size=elem_size, nbytes=nbytes,
+            copies=copies, track_init=True, track_races=kind is not RegionKind.LOCAL,
+        )  # fmt: skip
+        return self._add(region, fill=_EMPTY_BYTE)
+
+    def reset_local(self, region: Region, threads: torch.Tensor) -> None:
+        """A local array's declaration executed again: its contents are undefined once more."""
+        if region.init is None or threads.numel() == 0:
+            return
+        per_copy = region.stride // region.granule
+        idx = threads[:, None] * per_copy + torch.arange(per_copy)[None, :]
+        region.init[idx.reshape(-1)] = False
+
+    def tensor_of(self, region: Region, dtype: torch.dtype) -> torch.Tensor:
+        """The current contents of a kernel buffer as a tensor of ``dtype`` and the buffer's shape."""
+        raw = region.data[: region.nbytes].clone()
+        return raw.view(dtype).reshape(region.shape)
+
+    def written_mask(self, region: Region) -> torch.Tensor | None:
+        """Per element of a buffer that started empty, whether every byte of it has been written."""
+        if region.init is None:
+            return None
+        n_elems = region.nbytes // region.elem_size
+        per = region.elem_size // region.granule
+        if per == 0:  # granule larger than the element cannot happen: granules divide the elem size
+            return None
+        g = region.init[: n_elems * per].reshape(n_elems, per)
+        return g.all(dim=1).reshape(region.shape)
+
+    # -- accesses --------------------------------------------------------------------------------------
+
+    def load(
+        self, vt: ScalarType, lanes: int, align: int, threads: torch.Tensor, ptrs: torch.Tensor, site: int
+    ) -> torch.Tensor:
+        """Values read by ``threads`` through ``ptrs``: ``[N, max(lanes,1)]`` registers of ``vt``.
+
+        ``lanes`` is 0 for a scalar access; ``align`` the alignment in bytes the access type needs.
+        Accesses that fail a memory-safety check read NaN/0 and are reported.
+        """
+        n = threads.numel()
+        width = max(lanes, 1)
+        out = torch.empty((n, width), dtype=from_mem(torch.zeros(1, dtype=mem_dtype(vt)), vt).dtype)
+        out.fill_(math.nan if vt.is_float else 0)
+        for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.READ):
+            eidx = self._elem_index(r, vt, width)
+            self._check(r, AccessKind.READ, vt.size * width, align, site)
+            view = r.region.data.view(mem_dtype(vt))
+            if r.whole:
+                return from_mem(view[eidx], vt)
+            out[r.sel] = from_mem(view[eidx], vt)
+        return out
+
+    def store(
+        self,
+        vt: ScalarType,
+        lanes: int,
+        align: int,
+        threads: torch.Tensor,
+        ptrs: torch.Tensor,
+        values: torch.Tensor,
+        site: int,
+    ) -> None:
+        """``threads`` write ``values`` (``[N, max(lanes,1)]`` registers of ``vt``) through ``ptrs``."""
+        width = max(lanes, 1)
+        for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.WRITE):
+            eidx = self._elem_index(r, vt, width)
+            self._check(r, AccessKind.WRITE, vt.size * width, align, site)
+            view = r.region.data.view(mem_dtype(vt))
+            view[eidx] = to_mem(values if r.whole else values[r.sel], vt)
+
+    def atomic(
+        self,
+        op: AtomicOp,
+        vt: ScalarType,
+        threads: torch.Tensor,
+        ptrs: torch.Tensor,
+        values: torch.Tensor,
+        compare: torch.Tensor | None,
+        site: int,
+    ) -> torch.Tensor:
+        """Atomic read-modify-writes in thread order; returns the old value each thread saw."""
+        n = threads.numel()
+        old = torch.zeros(n, dtype=values.dtype)
+        for r in self._resolve(threads, ptrs, vt, 0, vt.size, site, AccessKind.ATOMIC):
+            eidx = self._elem_index(r, vt, 1).reshape(-1)
+            self._check(r, AccessKind.ATOMIC, vt.size, vt.size, site)
+            view = r.region.data.view(mem_dtype(vt))
+            cmp = compare[r.sel] if compare is not None else None
+            old[r.sel] = _atomic_rmw(view, eidx, values[r.sel], cmp, op, vt)
+        return old
+
+    # -- resolution and bounds -------------------------------------------------------------------------
+
+    def _resolve(
+        self,
+        threads: torch.Tensor,
+        ptrs: torch.Tensor,
+        vt: ScalarType,
+        lanes: int,
+        align: int,
+        site: int,
+        kind: AccessKind,
+    ) -> Iterator[_Resolved]:
+        """Group the accesses by region, report and drop those that fail the bounds and alignment checks."""
+        if threads.numel() == 0:
+            return
+        size = vt.size * max(lanes, 1)
+        region_ids, offsets = decode_pointer(ptrs)
+        first = int(region_ids[0])
+        if bool((region_ids == first).all()):
+            groups: list[tuple[int, torch.Tensor | None]] = [(first, None)]
+        else:
+            groups = [(int(u), (region_ids == u).nonzero().squeeze(1)) for u in torch.unique(region_ids)]
+        for rid, sel_or_none in groups:
+            whole = sel_or_none is None
+            sel = sel_or_none if sel_or_none is not None else torch.arange(threads.numel())
+            th = threads if sel_or_none is None else threads[sel]
+            off = offsets if sel_or_none is None else offsets[sel]
+            region = self.regions.get(rid)
+            if region is None:
+                t0 = int(th[0])
+                self._report(
+                    DiagnosisKind.OOB, site, t0, th.numel(),
+                    f"{kind.value} through a pointer that points into no buffer (null or invalid) by "
+                    f"{self.space.describe(t0)}",
+                    key="nobuf",
+                )  # fmt: skip
+                continue
+            limit = region.nbytes
+            bad_bounds = (off < 0) | (off + size > limit)
+            bad_align = (off % align) != 0
+            bad = bad_bounds | bad_align
+            if bool(bad.any()):
+                self._report_bounds(region, th, off, bad_bounds, bad_align, size, align, vt, lanes, site, kind)
+                keep = ~bad
+                sel, th, off = sel[keep], th[keep], off[keep]
+                whole = False
+                if sel.numel() == 0:
+                    continue
+            if region.kind is RegionKind.GLOBAL:
+                base = off
+            elif region.kind is RegionKind.LOCAL:
+                base = th * region.stride + off
+            else:
+                base = self.space.block_of(th) * region.stride + off
+            yield _Resolved(region, sel, whole, th, off, base)
+
+    def _report_bounds(
+        self,
+        region: Region,
+        th: torch.Tensor,
+        off: torch.Tensor,
+        bad_bounds: torch.Tensor,
+        bad_align: torch.Tensor,
+        size: int,
+        align: int,
+        vt: ScalarType,
+        lanes: int,
+        site: int,
+        kind: AccessKind,
+    ) -> None:
+        what = f"{vt}x{lanes}" if lanes else str(vt)
+        if bool(bad_bounds.any()):
+            i = int(bad_bounds.nonzero()[0])
+            t0, o = int(th[i]), int(off[i])
+            where = "before the start" if o < 0 else "past the end"
+            self._report(
+                DiagnosisKind.OOB, site, t0, int(bad_bounds.sum()),
+                f"{kind.value} of {size} bytes ({what}) at {region.index_text(o)} by {self.space.describe(t0)} is "
+                f"{where} of {region.space_name} buffer {region.name} ({region.describe_size()})",
+                region=region, offset=o, key="bounds",
+            )  # fmt: skip
+        align_only = bad_align & ~bad_bounds
+        if bool(align_only.any()):
+            i = int(align_only.nonzero()[0])
+            t0, o = int(th[i]), int(off[i])
+            self._report(
+                DiagnosisKind.OOB, site, t0, int(align_only.sum()),
+                f"misaligned {kind.value} of {what} at byte offset {o} of {region.space_name} buffer "
+                f"{region.name} by {self.space.describe(t0)} (needs {align}-byte alignment)",
+                region=region, offset=o, key="align",
+            )  # fmt: skip
+
+    def _elem_index(self, r: _Resolved, vt: ScalarType, width: int) -> torch.Tensor:
+        """Indices into the region's data viewed as ``vt`` elements: ``[n, width]``."""
+        first = torch.div(r.base, vt.size, rounding_mode="floor")
+        if width == 1:
+            return first[:, None]
+        return first[:, None] + torch.arange(width)[None, :]
+
+    # -- checks ----------------------------------------------------------------------------------------
+
+    def _check(self, r: _Resolved, kind: AccessKind, size: int, align: int, site: int) -> None:
+        """The uninit and race checks of accesses of ``size`` bytes at ``align``-aligned addresses."""
+        region = r.region
+        if kind is not AccessKind.READ and region.read_only:
+            region.read_only = False  # written after all (const cast away): track from now on
+        needs_races = region.track_races and not region.read_only
+        if region.init is None and not needs_races:
+            return
+        region.refine(math.gcd(size, align))  # granules must tile every access exactly
+        g = region.granule
+        per = size // g
+        gstart = torch.div(r.base, g, rounding_mode="floor")
+        if per == 1:
+            gi = gstart
+            th = r.threads
+            rows = torch.arange(r.threads.numel())
+        else:
+            gi = (gstart[:, None] + torch.arange(per)[None, :]).reshape(-1)
+            th = r.threads.repeat_interleave(per)
+            rows = torch.arange(r.threads.numel()).repeat_interleave(per)
+        if region.init is not None:
+            if kind is not AccessKind.WRITE:
+                missing = ~region.init[gi]
+                if bool(missing.any()):
+                    i = int(missing.nonzero()[0])
+                    t0 = int(th[i])
+                    o = int(r.offset[int(rows[i])])
+                    count = int(torch.unique(rows[missing]).numel())
+                    origin = "the buffer starts empty" if region.kind is RegionKind.GLOBAL else "uninitialised"
+                    self._report(
+                        DiagnosisKind.UNINIT, site, t0, count,
+                        f"{kind.value} of {region.space_name} {region.index_text(o)} by {self.space.describe(t0)} "
+                        f"before any write ({origin})",
+                        region=region, offset=o, key=region.name,
+                    )  # fmt: skip
+            if kind is not AccessKind.READ:
+                region.init[gi] = True
+        if needs_races:
+            self._races(region, kind, gi, th, rows, r.offset, site)
+
+    def _races(
+        self,
+        region: Region,
+        kind: AccessKind,
+        gi: torch.Tensor,
+        th: torch.Tensor,
+        rows: torch.Tensor,
+        offsets: torch.Tensor,
+        site: int,
+    ) -> None:
+        space = self.space
+        cross = region.kind is RegionKind.GLOBAL
+        # Thread numbers fit in int32 (launches are at most 2^24 threads): compute in int32 throughout.
+        t32 = th.to(torch.int32)
+        blk = space.block_of(t32)
+        wrp = space.warp_of(t32)
+        bp = self.phases[blk]
+        wp = self.warp_phases[wrp]
+        # Earlier accesses of conflicting kinds.
+        for other in _CONFLICTS[kind]:
+            sh = region.shadows.get(other)
+            if sh is None:
+                continue
+            lo, hi = sh.lo[gi], sh.hi[gi]
+            nonempty = hi >= 0
+            conflict = torch.zeros_like(nonempty)
+            other_t = lo
+            if bool(nonempty.any()):
+                lo_c = torch.where(nonempty, lo, 0)
+                hi_c = torch.where(nonempty, hi, 0)
+                blo, bhi = space.block_of(lo_c), space.block_of(hi_c)
+                wlo, whi = space.warp_of(lo_c), space.warp_of(hi_c)
+                stale = (sh.phase[gi] < bp) | ((wlo == whi) & (wlo == wrp) & (sh.wphase[gi] < wp))
+                same_block = (blo == blk) & (bhi == blk)
+                conflict = nonempty & same_block & ~stale & ((lo != t32) | (hi != t32))
+                other_t = torch.where(lo != t32, lo, hi)
+            if bool(conflict.any()):
+                i = int(conflict.nonzero()[0])
+                self._report_race(
+                    region, kind, other, int(th[i]), int(other_t[i]), int(sh.stmt[gi[i]]), int(offsets[int(rows[i])]),
+                    site, int(conflict.sum()), across_blocks=False,
+                )  # fmt: skip
+            if cross:
+                xlo, xhi = sh.xlo[gi], sh.xhi[gi]
+                xnon = xhi >= 0
+                if bool(xnon.any()):
+                    bxlo = space.block_of(torch.where(xnon, xlo, 0))
+                    bxhi = space.block_of(torch.where(xnon, xhi, 0))
+                    xconf = xnon & ((bxlo != blk) | (bxhi != blk))
+                    if bool(xconf.any()):
+                        i = int(xconf.nonzero()[0])
+                        ot = int(xlo[i]) if int(bxlo[i]) != int(blk[i]) else int(xhi[i])
+                        self._report_race(
+                            region, kind, other, int(th[i]), ot, int(sh.xstmt[gi[i]]), int(offsets[int(rows[i])]),
+                            site, int(xconf.sum()), across_blocks=True,
+                        )  # fmt: skip
+        # Plain writes by different threads in this very statement.
+        if kind is AccessKind.WRITE and th.numel() > 1:
+            if region.scratch is None:
+                region.scratch = torch.zeros(region.num_granules, dtype=torch.int32)
+            region.scratch[gi] = t32
+            winner = region.scratch[gi]
+            dup = winner != t32
+            if bool(dup.any()):
+                i = int(dup.nonzero()[0])
+                a, b = int(th[i]), int(winner[i])
+                self._report_race(
+                    region, kind, AccessKind.WRITE, a, b, site, int(offsets[int(rows[i])]), site, int(dup.sum()),
+                    across_blocks=a // space.block_size != b // space.block_size,
+                )  # fmt: skip
+        # Record this access.
+        sh = region.shadow(kind)
+        lo, hi = sh.lo[gi], sh.hi[gi]
+        nonempty = hi >= 0
+        if bool(nonempty.any()):
+            lo_c = torch.where(nonempty, lo, 0)
+            hi_c = torch.where(nonempty, hi, 0)
+            blo, bhi = space.block_of(lo_c), space.block_of(hi_c)
+            wlo, whi = space.warp_of(lo_c), space.warp_of(hi_c)
+            stale = (sh.phase[gi] < bp) | ((wlo == whi) & (wlo == wrp) & (sh.wphase[gi] < wp))
+            reset = nonempty & (stale | (blo != blk) | (bhi != blk))
+            if bool(reset.any()):
+                sh.lo[gi[reset]] = _INT_MAX
+                sh.hi[gi[reset]] = -1
+        sh.lo.scatter_reduce_(0, gi, t32, reduce="amin")
+        sh.hi.scatter_reduce_(0, gi, t32, reduce="amax")
+        sh.phase[gi] = bp
+        sh.wphase[gi] = wp
+        sh.stmt[gi] = site
+        if cross:
+            sh.xlo.scatter_reduce_(0, gi, t32, reduce="amin")
+            sh.xhi.scatter_reduce_(0, gi, t32, reduce="amax")
+            sh.xstmt[gi] = site
+
+    # -- reporting -------------------------------------------------------------------------------------
+
+    def _report_race(
+        self,
+        region: Region,
+        kind: AccessKind,
+        other: AccessKind,
+        t: int,
+        other_t: int,
+        other_site: int,
+        offset: int,
+        site: int,
+        count: int,
+        *,
+        across_blocks: bool,
+    ) -> None:
+        across = across_blocks
+        here = self.sites[site].span if 0 <= site < len(self.sites) else None
+        where = self.sites[other_site].span if 0 <= other_site < len(self.sites) else None
+        at = ""
+        if where is not None and where.line > 0:
+            same_file = here is not None and here.file == where.file
+            at = f" at line {where.line}:{where.col}" if same_file else f" at {where.location()}"
+        if across:
+            other_who = self.space.describe(other_t)
+            why = " (different blocks never synchronise)"
+        else:
+            other_who = self.space.describe(other_t, with_block=False)
+            pair = self.space.warp_of(torch.tensor([t, other_t]))
+            same_warp = int(pair[0]) == int(pair[1]) and other_site != site
+            why = " in the same barrier interval" + (" (same warp, no __syncwarp between)" if same_warp else "")
+        self._report(
+            DiagnosisKind.RACE, site, t, count,
+            f"{kind.value} of {region.space_name} {region.index_text(offset)} by {self.space.describe(t)} conflicts "
+            f"with {other.value} by {other_who}{at}{why}",
+            region=region, offset=offset, key=f"{region.name}:{other.value}",
+        )  # fmt: skip
+
+    def _report(
+        self,
+        kind: DiagnosisKind,
+        site: int,
+        t: int,
+        count: int,
+        message: str,
+        *,
+        region: Region | None = None,
+        offset: int | None = None,
+        key: str = "",
+    ) -> None:
+        block, thread = self.space.coords(t)
+        span = self.sites[site].span if 0 <= site < len(self.sites) else None
+        index = offset // region.elem_size if region is not None and offset is not None else None
+        self.log.add(
+            Diagnosis(kind, message, span, block, thread, region.name if region is not None else None, index),
+            key=key,
+            occurrences=count,
+        )
+
+
+# --------------------------------------------------------------------------------------------------
+# Atomics
+
+
+def _atomic_new(
+    op: AtomicOp, old: torch.Tensor, v: torch.Tensor, cmp: torch.Tensor | None, vt: ScalarType
+) -> torch.Tensor:
+    """The value an atomic ``op`` leaves in memory given the ``old`` value (registers of ``vt``)."""
+    match op:
+        case AtomicOp.ADD:
+            return apply_binary(BinaryOp.ADD, old, v, vt)
+        case AtomicOp.SUB:
+            return apply_binary(BinaryOp.SUB, old, v, vt)
+        case AtomicOp.MIN:
+            return apply_binary(BinaryOp.MIN, old, v, vt)
+        case AtomicOp.MAX:
+            return apply_binary(BinaryOp.MAX, old, v, vt)
+        case AtomicOp.EXCH:
+            return v
+        case AtomicOp.CAS:
+            assert cmp is not None
+            # atomicCAS compares bit patterns (a float CAS goes through the integer view).
+            old_bits = dense(to_mem(old, vt)).view(torch.uint8).reshape(old.shape[0], -1)
+            cmp_bits = dense(to_mem(cmp, vt)).view(torch.uint8).reshape(cmp.shape[0], -1)
+            same = old_bits == cmp_bits
+            return torch.where(same.all(dim=1), v, old)
+        case AtomicOp.AND:
+            return apply_binary(BinaryOp.BITAND, old, v, vt)
+        case AtomicOp.OR:
+            return apply_binary(BinaryOp.BITOR, old, v, vt)
+        case AtomicOp.XOR:
+            return apply_binary(BinaryOp.BITXOR, old, v, vt)
+        case _:
+            assert_never(op)
+
+
+def _atomic_rmw(
+    view: torch.Tensor, eidx: torch.Tensor, v: torch.Tensor, cmp: torch.Tensor | None, op: AtomicOp, vt: ScalarType
+) -> torch.Tensor:
+    """Apply the atomics to ``view`` one after the other in the given (thread) order; return old values.
+
+    Atomics to distinct addresses are independent, so they run together: round ``k`` applies, for each
+    address, its ``k``-th atomic. The number of rounds is the largest number of atomics on one address.
+    """
+    n = eidx.numel()
+    old = torch.empty(n, dtype=v.dtype)
+    if n == 0:
+        return old
+    sorted_idx, order = torch.sort(eidx, stable=True)
+    starts = torch.ones(n, dtype=torch.bool)
+    starts[1:] = sorted_idx[1:] != sorted_idx[:-1]
+    if bool(starts.all()):
+        cur = from_mem(view[eidx], vt)
+        view[eidx] = to_mem(_atomic_new(op, cur, v, cmp, vt), vt)
+        return cur
+    pos = torch.arange(n)
+    group_start = torch.cummax(torch.where(starts, pos, torch.zeros_like(pos)), dim=0).values
+    rank_sorted = pos - group_start
+    rank = torch.empty_like(rank_sorted)
+    rank[order] = rank_sorted
+    for k in range(int(rank_sorted.max()) + 1):
+        sel = (rank == k).nonzero().squeeze(1)
+        idx = eidx[sel]
+        cur = from_mem(view[idx], vt)
+        view[idx] = to_mem(_atomic_new(op, cur, v[sel], cmp[sel] if cmp is not None else None, vt), vt)
+        old[sel] = cur
+    return old

@@ -1,0 +1,233 @@
+"""Every node of the IR has a semantics in the simulator: small programs, one per family, with their results.
+
+The programs are in the IR text form so that they can use every node (the CUDA frontend produces no
+block-level code). ``test_the_programs_cover_every_node`` fails when a node class, or a member of an
+enum that selects a statement's behaviour, appears in none of them: adding a node to the IR then
+requires a program here, which in turn fails until the interpreter implements it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+import typing
+
+import torch
+from sim_helpers import Sim
+
+from larkc.ir import nodes as n
+from larkc.ir import parse_module
+
+VEC = """
+kernel @vec(%fo: ptr<global f32>, %io: ptr<global i32>) level thread {
+  let %t: i32 = convert<i32>(threadIdx.x);
+  let %v: f32x4 = vector<f32x4>(1.0:f32, 2.0:f32, 3.0:f32, 4.0:f32);
+  %v = insert(%v, %t, 10.0:f32);
+  let %e: f32 = (extract(%v, %t) + extract(%v, 3:i32));
+  store [ptradd(%fo, %t)], select((%t > 1:i32), sqrt(%e), -(%e));
+  let %bits: i32 = bitcast<i32>(1.0:f32);
+  store [ptradd(%io, %t)], ((~(%t) & 255:i32) + select(!((%t == 0:i32)), (%bits >> 23:i32), min(%t, -5:i32)));
+}
+"""
+
+FLOW = """
+device @acc(&%s: i32, %x: i32) -> i32 level thread {
+  %s = (%s + %x);
+  if (%x > 2:i32) {
+    return 100:i32;
+  }
+  return %x;
+}
+
+kernel @flow(%io: ptr<global i32>) level thread {
+  let %t: i32 = convert<i32>(threadIdx.x);
+  let %s: i32 = 0:i32;
+  for (let %i: i32 = 0:i32; (%i < 10:i32); %i = (%i + 1:i32)) {
+    if (%i == %t) {
+      continue;
+    }
+    if (%i > (%t + 3:i32)) {
+      break;
+    }
+    %s = (%s + %i);
+  }
+  let %w: i32 = 0:i32;
+  while (%w < %t) {
+    %w = (%w + 2:i32);
+  }
+  do {
+    %w = (%w + 1:i32);
+  } while (%w < 3:i32);
+  let %r: i32;
+  %r = call @acc(%s, %t);
+  store [ptradd(%io, %t)], (((%s * 1000:i32) + (%w * 10:i32)) + %r);
+}
+"""
+
+WARP = """
+kernel @warp(%x: ptr<global const f32>, %fo: ptr<global f32>, %uo: ptr<global u32>) level thread {
+  shared %s: [32 x f32];
+  local %l: [2 x f32];
+  let %t: i32 = convert<i32>(threadIdx.x);
+  let %v: f32;
+  %v = load [ptradd(%x, %t)];
+  store [ptradd(%l, 1:i32)], %v;
+  let %lv: f32;
+  %lv = load [ptradd(%l, 1:i32)];
+  store [ptradd(%s, %t)], %lv;
+  barrier.block;
+  fence.block;
+  let %n: f32;
+  %n = load [ptradd(%s, ((%t + 1:i32) % 32:i32))];
+  barrier.warp(4294967295:u32);
+  fence.device;
+  let %a: f32;
+  %a = shfl.up(4294967295:u32, %n, 1:i32, 32:i32);
+  let %b: f32;
+  %b = shfl.down(4294967295:u32, %n, 1:i32, 32:i32);
+  let %c: f32;
+  %c = shfl.idx(4294967295:u32, %n, 0:i32, 32:i32);
+  let %d: f32;
+  %d = shfl.xor(4294967295:u32, %n, 1:i32, 32:i32);
+  store [ptradd(%fo, %t)], (((%a + %b) + %c) + %d);
+  let %bal: u32;
+  %bal = vote.ballot(4294967295:u32, (%t < 3:i32));
+  let %any: i32;
+  %any = vote.any(4294967295:u32, (%t == 5:i32));
+  let %all: i32;
+  %all = vote.all(4294967295:u32, (%t < 31:i32));
+  store [ptradd(%uo, %t)], ((%bal + convert<u32>((%any * 16:i32))) + convert<u32>((%all * 32:i32)));
+}
+"""
+
+ATOM = """
+kernel @atom(%io: ptr<global i32>, %fo: ptr<global f32>, %old: ptr<global i32>) level thread {
+  let %t: i32 = convert<i32>(threadIdx.x);
+  atomic.add [%io], 1:i32;
+  atomic.sub [ptradd(%io, 1:i32)], 2:i32;
+  atomic.min [ptradd(%io, 2:i32)], %t;
+  atomic.max [ptradd(%io, 3:i32)], %t;
+  atomic.and [ptradd(%io, 4:i32)], ~((1:i32 << %t));
+  atomic.or [ptradd(%io, 5:i32)], (1:i32 << %t);
+  atomic.xor [ptradd(%io, 6:i32)], 3:i32;
+  let %o: i32;
+  %o = atomic.exch [ptradd(%io, 7:i32)], %t;
+  let %p: i32;
+  %p = atomic.cas [ptradd(%io, 8:i32)], (%t + 1:i32), compare %t;
+  store [ptradd(%old, %t)], %p;
+  atomic.add [%fo], 0.5:f32;
+}
+"""
+
+BLOCK = """
+kernel @blk(%x: ptr<global const f32>, %out: ptr<global f32>, %cnt: ptr<global i32>, %n: i32) level block {
+  let %r: block<4 x i32> = arange<0, 4>();
+  let %c: block<8 x i32> = arange<0, 8>();
+  let %rows: block<4x8 x i32> = broadcast<4x8>(reshape<4x1>((%r * splat<4>(8:i32))));
+  let %idx: block<4x8 x i32> = (%rows + broadcast<4x8>(reshape<1x8>(%c)));
+  let %m: block<4x8 x bool> = (%idx < splat<4x8>((%n + (blockIdx.x * gridDim.x))));
+  let %v: block<4x8 x f32>;
+  %v = load [ptradd(splat<4x8>(%x), %idx)], mask %m, other 0.0:f32;
+  store [ptradd(splat<4>(%out), %r)], reduce.sum<1>(%v);
+  store [ptradd(splat<4>(%out), (%r + splat<4>(4:i32)))], reduce.max<1>(%v);
+  store [ptradd(splat<4>(%out), (%r + splat<4>(8:i32)))], reduce.min<1>(%v);
+  store [ptradd(splat<4>(%out), (%r + splat<4>(12:i32)))], reduce.prod<1>(%v);
+  let %d: block<4x4 x f32> = dot<f32>(%v, reshape<8x4>(%v), splat<4x4>(1.0:f32));
+  let %drow: block<4x4 x i32> = broadcast<4x4>(reshape<4x1>((%r * splat<4>(4:i32))));
+  let %didx: block<4x4 x i32> = ((%drow + broadcast<4x4>(reshape<1x4>(%r))) + splat<4x4>(16:i32));
+  store [ptradd(splat<4x4>(%out), %didx)], %d;
+  store [ptradd(splat<4x8>(%out), (%idx + splat<4x8>(32:i32)))], (%v * splat<4x8>(2.0:f32)), mask %m;
+  atomic.add [splat<4x8>(%cnt)], splat<4x8>(1:i32), mask %m;
+}
+"""
+
+
+PROGRAMS = {"vec": VEC, "flow": FLOW, "warp": WARP, "atom": ATOM, "blk": BLOCK}
+
+#: Enums whose members select what a statement or expression does; each member needs a program.
+COVERED_ENUMS = (n.AtomicOp, n.ShuffleKind, n.VoteKind, n.ReduceOp, n.CastKind, n.BarrierScope, n.FenceScope, n.UnaryOp)
+
+
+def _walk(x: object, classes: set[type], members: set[enum.Enum]) -> None:
+    if isinstance(x, enum.Enum):
+        members.add(x)
+    elif isinstance(x, tuple):
+        for y in x:
+            _walk(y, classes, members)
+    elif dataclasses.is_dataclass(x) and not isinstance(x, type):
+        classes.add(type(x))
+        for f in dataclasses.fields(x):
+            _walk(getattr(x, f.name), classes, members)
+
+
+def test_the_programs_cover_every_node() -> None:
+    classes: set[type] = set()
+    members: set[enum.Enum] = set()
+    for text in PROGRAMS.values():
+        _walk(parse_module(text), classes, members)
+    node_classes = set(typing.get_args(n.Expr)) | set(typing.get_args(n.Stmt))
+    missing = sorted(c.__name__ for c in node_classes - classes)
+    assert not missing, f"no simulator test program uses {missing}"
+    for e in COVERED_ENUMS:
+        missing_members = [m.name for m in e if m not in members]
+        assert not missing_members, f"no simulator test program uses {e.__name__}.{missing_members}"
+
+
+def test_vectors_casts_select_and_unary_operators(sim: Sim) -> None:
+    r = sim.run(sim.ir(VEC), "vec", block=4, buffers={"fo": ("f32", 4), "io": ("i32", 4)})
+    assert r.ok
+    want = [-14.0, -14.0, float(torch.tensor(14.0).sqrt()), float(torch.tensor(20.0).sqrt())]
+    assert r.buffers["fo"].tolist() == want
+    assert r.buffers["io"].tolist() == [250, 381, 380, 379]
+
+
+def test_loops_break_continue_calls_and_reference_parameters(sim: Sim) -> None:
+    r = sim.run(sim.ir(FLOW), "flow", block=4, buffers={"io": ("i32", 4)})
+    assert r.ok
+    assert r.buffers["io"].tolist() == [6030, 10031, 15032, 21150]
+
+
+def test_memory_barriers_shuffles_and_votes(sim: Sim) -> None:
+    x = torch.arange(32, dtype=torch.float32)
+    r = sim.run(sim.ir(WARP), "warp", block=32, buffers={"x": x, "fo": ("f32", 32), "uo": ("u32", 32)})
+    assert r.ok
+    nxt = (torch.arange(32) + 1) % 32
+    lane = torch.arange(32)
+    a = torch.where(lane == 0, nxt, nxt[(lane - 1).clamp(min=0)])
+    b = torch.where(lane == 31, nxt, nxt[(lane + 1).clamp(max=31)])
+    c = nxt[0].expand(32)
+    d = nxt[lane ^ 1]
+    assert r.buffers["fo"].tolist() == (a + b + c + d).float().tolist()
+    assert r.buffers["uo"].tolist() == [7 + 16] * 32
+
+
+def test_atomics_apply_in_thread_order(sim: Sim) -> None:
+    io = torch.zeros(9, dtype=torch.int32)
+    io[2], io[4] = 100, -1
+    r = sim.run(sim.ir(ATOM), "atom", block=8, buffers={"io": io, "fo": torch.zeros(1), "old": ("i32", 8)})
+    assert r.ok
+    assert r.buffers["io"].tolist() == [8, -16, 0, 7, -256, 255, 0, 7, 8]
+    assert r.buffers["old"].tolist() == list(range(8))  # each CAS sees the previous thread's value
+    assert r.buffers["fo"].item() == 4.0
+
+
+def test_block_level_programs(sim: Sim) -> None:
+    x = torch.randn(32)
+    n_valid = 29
+    r = sim.run(
+        sim.ir(BLOCK), "blk", grid=1,
+        buffers={"x": x, "out": ("f32", 64, "empty"), "cnt": torch.zeros(1, dtype=torch.int32)},
+        scalars={"n": n_valid},
+    )  # fmt: skip
+    assert r.ok
+    v = torch.where(torch.arange(32) < n_valid, x, torch.zeros(32)).reshape(4, 8)
+    out = r.buffers["out"]
+    assert torch.allclose(out[0:4], v.sum(1))
+    assert torch.equal(out[4:8], v.amax(1)) and torch.equal(out[8:12], v.amin(1))
+    assert torch.allclose(out[12:16], v.prod(1))
+    assert torch.allclose(out[16:32], (v @ v.reshape(8, 4) + 1).reshape(-1), atol=1e-5)
+    assert torch.equal(out[32 : 32 + n_valid], 2 * x[:n_valid])
+    assert not bool(r.written["out"][32 + n_valid :].any())  # masked-off elements are not stored
+    assert r.buffers["cnt"].item() == n_valid
+    assert not math.isnan(float(out[:32].sum()))
