@@ -1,0 +1,737 @@
+"""Symbolic evaluation of a spec graph: each output element as a term over the input elements.
+
+The inputs (and the parameters, which a proof should cover for every value) are tensors of
+:func:`~larkc.symbolic.terms.elem` leaves; every op has a rule in :data:`SYMBOLIC_RULES` that builds the
+terms of its result from the terms of its operands, on numpy object arrays so that layout ops are numpy's.
+Reductions use the n-ary constructors, so a sum over a row of ``K`` elements costs one pass over ``K``
+terms. Indexing by a tensor of indices (gather, index_select, embedding, cross_entropy's target) reads an
+input at a symbolic position (:func:`~larkc.symbolic.terms.read`) when the source is an input laid out
+along the indexed dim, and otherwise selects among the candidates (``sum_j select(idx == j, x_j, 0)``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, cast
+
+import numpy as np
+
+from larkc.errors import ReferenceError_
+from larkc.ir.types import ScalarType
+from larkc.reference.shapes import concrete
+from larkc.reference.spec import Absent, Ref, Scalar, SpecGraph, SpecNode, SpecOp
+from larkc.symbolic import terms as tm
+from larkc.symbolic.tensor import TermTensor
+from larkc.symbolic.terms import BoolTerm, Cmp, CmpOp, Elem, Fn, Poly, Term
+
+__all__ = ["SYMBOLIC_RULES", "evaluate_symbolic"]
+
+ObjArray = np.ndarray[Any, np.dtype[np.object_]]
+
+
+@dataclass(frozen=True, slots=True)
+class SymValue:
+    """A tensor of terms during evaluation: an object array and the spec element type."""
+
+    array: ObjArray
+    dtype: ScalarType
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolicContext:
+    env: Mapping[str, int]
+
+    def int(self, e: Any) -> int:
+        return e if isinstance(e, int) else concrete(e, self.env)
+
+
+SymbolicRule = Callable[[SpecNode, list[SymValue | None], SymbolicContext], ObjArray]
+
+
+def _obj(values: Any, shape: Sequence[int] | None = None) -> ObjArray:
+    """An object array holding ``values`` (terms are never unpacked as sequences)."""
+    if isinstance(values, np.ndarray):
+        return values.astype(object, copy=False)
+    if shape is not None:
+        out = np.empty(len(values), dtype=object)
+        for i, v in enumerate(values):
+            out[i] = v
+        return out.reshape(tuple(shape))
+    out0 = np.empty((), dtype=object)
+    out0[()] = values
+    return out0
+
+
+def _at(a: ObjArray, index: Any) -> Term:
+    """The term at ``index`` of an object array (numpy's stubs type it as an array)."""
+    return cast(Term, a[index])
+
+
+def real(t: Term) -> Poly:
+    """A number term: a truth value counts as 1 or 0."""
+    return t if isinstance(t, Poly) else tm.select(t, tm.ONE, tm.ZERO)
+
+
+def truth(t: Term) -> BoolTerm:
+    """A truth term: a number is true when nonzero."""
+    return tm.compare("!=", t, tm.ZERO) if isinstance(t, Poly) else t
+
+
+def _map(fn: Callable[..., Term], *arrays: ObjArray) -> ObjArray:
+    """``fn`` applied elementwise with numpy broadcasting."""
+    out = np.frompyfunc(fn, len(arrays), 1)(*arrays)
+    return _obj(out)
+
+
+def _arr(v: SymValue | None) -> ObjArray:
+    if v is None:
+        raise ReferenceError_("missing operand")
+    return v.array
+
+
+def _elementwise(fn: Callable[..., Term], convert: Callable[[Term], Term] = real) -> SymbolicRule:
+    def rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+        return _map(lambda *xs: fn(*(convert(x) for x in xs)), *(_arr(v) for v in a))
+
+    return rule
+
+
+def _div(a: Poly, b: Poly) -> Poly:
+    try:
+        return tm.div(a, b)
+    except ZeroDivisionError:
+        raise ReferenceError_("division by the constant zero") from None
+
+
+def _recip(a: Poly) -> Poly:
+    return _div(tm.ONE, a)
+
+
+def _pow(a: Poly, b: Poly) -> Poly:
+    if b.is_const and b.const.denominator == 1 and b.const < 0 and a.is_const and a.const == 0:
+        raise ReferenceError_("zero to a negative power")
+    return tm.apply(Fn.POW, a, b)
+
+
+def _abs(x: Poly) -> Poly:
+    return tm.maximum(x, tm.neg(x))
+
+
+def _sigmoid(x: Poly) -> Poly:
+    return _recip(tm.add(tm.ONE, tm.apply(Fn.EXP, tm.neg(x))))
+
+
+_HALF = tm.const(Fraction(1, 2))
+
+
+def _gelu(approximate: str) -> Callable[[Poly], Poly]:
+    if approximate == "tanh":
+        # sqrt(2 / pi) and 0.044715 as torch writes them: the exact real and the binary64 constant
+        k = tm.apply(Fn.SQRT, tm.mul(tm.const(2), tm.recip(tm.apply(Fn.PI))))
+        c = tm.const(0.044715)
+
+        def gelu_tanh(x: Poly) -> Poly:
+            inner = tm.mul(k, tm.add(x, tm.mul(c, tm.power(x, 3))))
+            return tm.mul(tm.mul(_HALF, x), tm.add(tm.ONE, tm.apply(Fn.TANH, inner)))
+
+        return gelu_tanh
+    inv_sqrt2 = tm.apply(Fn.SQRT, _HALF)
+
+    def gelu_erf(x: Poly) -> Poly:
+        return tm.mul(tm.mul(_HALF, x), tm.add(tm.ONE, tm.apply(Fn.ERF, tm.mul(x, inv_sqrt2))))
+
+    return gelu_erf
+
+
+def _unary(fn: Callable[[Poly], Poly]) -> SymbolicRule:
+    return _elementwise(fn)
+
+
+def _gelu_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    return _map(lambda x: _gelu(node.attr("approximate"))(real(x)), _arr(a[0]))
+
+
+def _softplus_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    beta, threshold = tm.const(node.attr("beta")), tm.const(node.attr("threshold"))
+
+    def softplus(x: Term) -> Poly:
+        bx = tm.mul(beta, real(x))
+        smooth = _div(tm.apply(Fn.LOG, tm.add(tm.ONE, tm.apply(Fn.EXP, bx))), beta)
+        return tm.select(tm.compare(">", bx, threshold), real(x), smooth)
+
+    return _map(softplus, _arr(a[0]))
+
+
+def _where_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    if node.dtype.is_bool:
+
+        def where_bool(c: Term, x: Term, y: Term) -> Term:
+            cond = truth(c)
+            return tm.logical_or(tm.logical_and(cond, truth(x)), tm.logical_and(tm.logical_not(cond), truth(y)))
+
+        return _map(where_bool, *(_arr(v) for v in a))
+    return _map(lambda c, x, y: tm.select(truth(c), real(x), real(y)), *(_arr(v) for v in a))
+
+
+def _clamp_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    out = _arr(a[0])
+    if a[1] is not None:
+        out = _map(lambda x, lo: tm.maximum(real(x), real(lo)), out, a[1].array)
+    if a[2] is not None:
+        out = _map(lambda x, hi: tm.minimum(real(x), real(hi)), out, a[2].array)
+    return out
+
+
+def _cast_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    src = a[0]
+    assert src is not None
+    target = node.dtype
+    if target.is_bool:
+        return _map(truth, src.array)
+    if src.dtype.is_float and not target.is_float:
+        return _map(lambda x: tm.apply(Fn.TRUNC, real(x)), src.array)
+    return _map(real, src.array)  # exact reals: float to float and int to float casts are the identity
+
+
+# Reductions -----------------------------------------------------------------------------------------
+
+
+def _rows(x: ObjArray, dims: Sequence[int]) -> tuple[ObjArray, tuple[int, ...]]:
+    """``x`` with ``dims`` moved last and flattened: (rows, kept shape)."""
+    kept = [d for d in range(x.ndim) if d not in dims]
+    moved = np.transpose(x, (*kept, *dims))
+    kept_shape = tuple(x.shape[d] for d in kept)
+    k = math.prod(x.shape[d] for d in dims)
+    return _obj(moved.reshape((*kept_shape, k)).reshape(-1, k)), kept_shape
+
+
+def _unrows(values: Sequence[Term], x: ObjArray, dims: Sequence[int], keepdim: bool) -> ObjArray:
+    kept_shape = tuple(n for d, n in enumerate(x.shape) if d not in dims)
+    out = _obj(list(values), kept_shape)
+    if keepdim:
+        out = out.reshape(tuple(1 if d in dims else n for d, n in enumerate(x.shape)))
+    return out
+
+
+def _reduce(row_fn: Callable[[list[Term]], Term]) -> SymbolicRule:
+    def rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+        x = _arr(a[0])
+        dims = tuple(node.attr("dims"))
+        if not dims:
+            return x.copy()
+        rows, _ = _rows(x, dims)
+        return _unrows([row_fn(list(r)) for r in rows], x, dims, bool(node.attr("keepdim")))
+
+    return rule
+
+
+def _sum(row: list[Term]) -> Poly:
+    return tm.add(*(real(t) for t in row)) if row else tm.ZERO
+
+
+def _mean(row: list[Term]) -> Poly:
+    return _div(_sum(row), tm.const(len(row)))
+
+
+def _var_of(row: list[Term], correction: float) -> Poly:
+    """``sum((x - mean)**2) / (N - correction)``, built as ``(sum(x**2) - sum(x)**2 / N) / (N - correction)``:
+    the same polynomial (``expand`` makes them one object), but O(N) terms instead of O(N**2)."""
+    vals = [real(t) for t in row]
+    n = len(vals)
+    total = tm.add(*vals)
+    squares = tm.add(*(tm.power(v, 2) for v in vals))
+    centred_sum = tm.sub(squares, _div(tm.power(total, 2), tm.const(n)))
+    return _div(centred_sum, tm.const(Fraction(n) - Fraction(correction)))
+
+
+def _var_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    x = _arr(a[0])
+    dims = tuple(node.attr("dims")) or tuple(range(x.ndim))
+    correction = node.attr("correction")
+
+    def row_fn(row: list[Term]) -> Poly:
+        v = _var_of(row, correction)
+        return tm.apply(Fn.SQRT, v) if node.op is SpecOp.STD else v
+
+    rows, _ = _rows(x, dims)
+    return _unrows([row_fn(list(r)) for r in rows], x, dims, bool(node.attr("keepdim")))
+
+
+def _norm_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    x = _arr(a[0])
+    dims = tuple(node.attr("dims")) or tuple(range(x.ndim))
+    p = float(node.attr("ord"))
+
+    def row_fn(row: list[Term]) -> Poly:
+        vals = [real(t) for t in row]
+        if p == math.inf:
+            return tm.maximum(*(_abs(v) for v in vals))
+        if p == -math.inf:
+            return tm.minimum(*(_abs(v) for v in vals))
+        if p == 0:
+            return tm.add(*(tm.select(truth(v), tm.ONE, tm.ZERO) for v in vals))
+        if p == int(p) and int(p) % 2 == 0:
+            total = tm.add(*(tm.power(v, int(p)) for v in vals))
+        else:
+            total = tm.add(*(tm.apply(Fn.POW, _abs(v), tm.const(p)) for v in vals))
+        return tm.apply(Fn.POW, total, tm.const(Fraction(1) / Fraction(p)))
+
+    rows, _ = _rows(x, dims)
+    return _unrows([row_fn(list(r)) for r in rows], x, dims, bool(node.attr("keepdim")))
+
+
+def _arg_best(row: list[Poly], is_max: bool) -> tuple[Poly, Poly]:
+    """``(index, value)`` of the first extremum, as a tournament so that terms stay shallow."""
+    if len(row) == 1:
+        return tm.ZERO, row[0]
+    mid = len(row) // 2
+    li, lv = _arg_best(row[:mid], is_max)
+    ri, rv = _arg_best(row[mid:], is_max)
+    ri = tm.add(ri, tm.const(mid))
+    # ties go left: torch returns the first extremal index
+    left_wins = tm.compare(">=", lv, rv) if is_max else tm.compare("<=", lv, rv)
+    best = tm.maximum(lv, rv) if is_max else tm.minimum(lv, rv)
+    return tm.select(left_wins, li, ri), best
+
+
+def _argreduce_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    x = _arr(a[0])
+    dim = node.attr("dim")
+    keepdim = bool(node.attr("keepdim"))
+    is_max = node.op is SpecOp.ARGMAX
+    if dim is None:
+        idx, _ = _arg_best([real(t) for t in x.reshape(-1)], is_max)
+        out = _obj(idx)
+        return out.reshape(tuple(1 for _ in x.shape)) if keepdim else out
+    rows, _ = _rows(x, (dim,))
+    return _unrows([_arg_best([real(t) for t in r], is_max)[0] for r in rows], x, (dim,), keepdim)
+
+
+# Along one dim ----------------------------------------------------------------------------------------
+
+
+def _along(x: ObjArray, dim: int, line_fn: Callable[[list[Term]], list[Term]]) -> ObjArray:
+    moved = np.moveaxis(x, dim, -1)
+    flat = moved.reshape(-1, moved.shape[-1]) if moved.size else moved.reshape(0, moved.shape[-1])
+    out = np.empty(flat.shape, dtype=object)
+    for i, line in enumerate(flat):
+        out[i, :] = _obj(line_fn(list(line)), (len(line),))
+    return _obj(np.moveaxis(out.reshape(moved.shape), -1, dim))
+
+
+def _softmax_line(line: list[Term], log: bool) -> list[Term]:
+    vals = [real(t) for t in line]
+    top = tm.maximum(*vals)
+    shifted = [tm.sub(v, top) for v in vals]
+    exps = [tm.apply(Fn.EXP, s) for s in shifted]
+    total = tm.add(*exps)
+    if log:
+        log_total = tm.apply(Fn.LOG, total)
+        return [tm.sub(s, log_total) for s in shifted]
+    return [_div(e, total) for e in exps]
+
+
+def _softmax_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    log = node.op is SpecOp.LOG_SOFTMAX
+    return _along(_arr(a[0]), node.attr("dim"), lambda line: _softmax_line(line, log))
+
+
+def _cumsum_line(line: list[Term]) -> list[Term]:
+    out: list[Term] = []
+    acc = tm.ZERO
+    for t in line:
+        acc = tm.add(acc, real(t))
+        out.append(acc)
+    return out
+
+
+def _norm_layer_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    x = _arr(a[0])
+    k = len(node.attr("normalized_shape"))
+    eps = tm.const(node.attr("eps"))
+    lead = x.shape[: x.ndim - k]
+    rows = x.reshape(-1, math.prod(x.shape[x.ndim - k :]))
+    out = np.empty(rows.shape, dtype=object)
+    for i, row in enumerate(rows):
+        vals = [real(t) for t in row]
+        if node.op is SpecOp.LAYER_NORM:
+            var = _var_of(list(vals), 0)
+            inv_std = tm.power(tm.apply(Fn.SQRT, tm.add(var, eps)), -1)
+            # (x - mean) * r as x*r - mean*r: one shared term for mean*r, so a row costs O(N)
+            shift = tm.mul(_mean(list(vals)), inv_std)
+            out[i, :] = _obj([tm.sub(tm.mul(v, inv_std), shift) for v in vals], (len(vals),))
+        else:
+            var = _div(tm.add(*(tm.power(v, 2) for v in vals)), tm.const(len(vals)))
+            inv_std = tm.power(tm.apply(Fn.SQRT, tm.add(var, eps)), -1)
+            out[i, :] = _obj([tm.mul(v, inv_std) for v in vals], (len(vals),))
+    result = _obj(out.reshape((*lead, *x.shape[x.ndim - k :])))
+    weight = a[1]
+    if weight is not None:
+        result = _map(lambda y, w: tm.mul(real(y), real(w)), result, weight.array)
+    bias = a[2] if node.op is SpecOp.LAYER_NORM else None
+    if bias is not None:
+        result = _map(lambda y, b: tm.add(real(y), real(b)), result, bias.array)
+    return result
+
+
+# Linear algebra ---------------------------------------------------------------------------------------
+
+
+def _matmul(a: ObjArray, b: ObjArray) -> ObjArray:
+    """``torch.matmul`` on term arrays: each entry one n-ary sum of products."""
+    a2 = a.reshape(1, -1) if a.ndim == 1 else a
+    b2 = b.reshape(-1, 1) if b.ndim == 1 else b
+    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    ab = np.broadcast_to(a2, (*batch, *a2.shape[-2:]))
+    bb = np.broadcast_to(b2, (*batch, *b2.shape[-2:]))
+    m, kk, n = a2.shape[-2], a2.shape[-1], b2.shape[-1]
+    out = np.empty((*batch, m, n), dtype=object)
+    for idx in np.ndindex(*batch) if batch else [()]:
+        am, bm = ab[idx], bb[idx]
+        for i in range(m):
+            for j in range(n):
+                out[(*idx, i, j)] = tm.dot((real(am[i, k]), real(bm[k, j])) for k in range(kk))
+    if b.ndim == 1:
+        out = out[..., 0]
+    if a.ndim == 1:
+        out = out[..., 0] if b.ndim == 1 else out[..., 0, :]
+    return _obj(out)
+
+
+def _linear_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    out = _matmul(_arr(a[0]), np.swapaxes(_arr(a[1]), 0, 1))
+    if a[2] is not None:
+        out = _map(lambda y, b: tm.add(real(y), real(b)), out, a[2].array)
+    return out
+
+
+# Indexing by tensors of indices -------------------------------------------------------------------------
+
+
+def _affine_input(line: Sequence[Term]) -> tuple[str, int, int, bool] | None:
+    """``(tensor, first, stride, is_bool)`` if ``line`` is elements ``first + j*stride`` of one input."""
+    leaves: list[Elem] = []
+    is_bool = False
+    for t in line:
+        if isinstance(t, Cmp) and t.op is CmpOp.NE:
+            is_bool, t = True, t.lhs
+        if not isinstance(t, Poly):
+            return None
+        mono = t.terms[0] if len(t.terms) == 1 and not t.const else None
+        if mono is None or mono[1] != 1 or len(mono[0].factors) != 1 or mono[0].factors[0][1] != 1:
+            return None
+        atom = mono[0].factors[0][0]
+        if not isinstance(atom, Elem):
+            return None
+        leaves.append(atom)
+    if not leaves or any(e.tensor != leaves[0].tensor for e in leaves):
+        return None
+    stride = leaves[1].index - leaves[0].index if len(leaves) > 1 else 1
+    if any(e.index != leaves[0].index + j * stride for j, e in enumerate(leaves)):
+        return None
+    return leaves[0].tensor, leaves[0].index, stride, is_bool
+
+
+class _Line:
+    """One line of a source tensor along the indexed dim, with its affine input layout if it has one."""
+
+    def __init__(self, terms: Sequence[Term], dtype: ScalarType) -> None:
+        self.terms = list(terms)
+        self.dtype = dtype
+        self.affine = _affine_input(self.terms)
+
+    def at(self, index: Term) -> Term:
+        idx = real(index)
+        n = len(self.terms)
+        if idx.is_const:
+            i = int(idx.const)
+            if idx.const.denominator != 1 or not -n <= i < n:
+                raise ReferenceError_(f"index {idx} out of range for a dim of size {n}")
+            return self.terms[i]
+        if self.affine is not None:
+            tensor, first, stride, is_bool = self.affine
+            value = tm.read(tensor, tm.add(tm.const(first), tm.mul(idx, tm.const(stride))))
+            return truth(value) if is_bool else value
+        if self.dtype.is_bool:
+            return tm.logical_or(
+                *(tm.logical_and(tm.compare("==", idx, tm.const(j)), truth(t)) for j, t in enumerate(self.terms))
+            )
+        return tm.add(
+            *(tm.select(tm.compare("==", idx, tm.const(j)), real(t), tm.ZERO) for j, t in enumerate(self.terms))
+        )
+
+
+def _index_select_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    src, index = a[0], a[1]
+    assert src is not None and index is not None
+    x, dim = src.array, node.attr("dim")
+    idx = index.array.reshape(-1)
+    if x.ndim == 0:
+        return _obj(_Line([_at(x, ())], src.dtype).at(_at(idx, 0)))
+    moved = np.moveaxis(x, dim, -1)
+    lines = moved.reshape(-1, moved.shape[-1])
+    out = np.empty((lines.shape[0], len(idx)), dtype=object)
+    for i, line in enumerate(lines):
+        ln = _Line(list(line), src.dtype)
+        for j in range(len(idx)):
+            out[i, j] = ln.at(_at(idx, j))
+    return _obj(np.moveaxis(out.reshape((*moved.shape[:-1], len(idx))), -1, dim))
+
+
+def _gather_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    src, index = a[0], a[1]
+    assert src is not None and index is not None
+    x, dim, idx = src.array, node.attr("dim"), index.array
+    out = np.empty(idx.shape, dtype=object)
+    cache: dict[tuple[int, ...], _Line] = {}
+    for pos in np.ndindex(*idx.shape):
+        key = pos[:dim] + pos[dim + 1 :]
+        line = cache.get(key)
+        if line is None:
+            sel = tuple(slice(None) if d == dim else p for d, p in enumerate(pos))
+            line = cache[key] = _Line(list(x[sel]), src.dtype)
+        out[pos] = line.at(_at(idx, pos))
+    return out
+
+
+def _embedding_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    weight, indices = a[0], a[1]
+    assert weight is not None and indices is not None
+    w, idx = weight.array, indices.array
+    columns = [_Line(list(w[:, c]), weight.dtype) for c in range(w.shape[1])]
+    out = np.empty((*idx.shape, w.shape[1]), dtype=object)
+    for pos in np.ndindex(*idx.shape):
+        for c, col in enumerate(columns):
+            out[(*pos, c)] = col.at(_at(idx, pos))
+    return out
+
+
+def _cross_entropy_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    logits, target = _arr(a[0]), _arr(a[1])
+    class_dim = 0 if logits.ndim == 1 else 1
+    lsm = _along(logits, class_dim, lambda line: _softmax_line(line, log=True))
+    moved = np.moveaxis(lsm, class_dim, -1)  # [..., C] with the target's shape in front
+    ignore = tm.const(node.attr("ignore_index"))
+    losses: list[Poly] = []
+    weights: list[Poly] = []
+    for pos in np.ndindex(*target.shape):
+        t = real(_at(target, pos))
+        keep = tm.compare("!=", t, ignore)
+        picked = _Line(list(moved[pos]), node.dtype).at(t)
+        losses.append(tm.select(keep, tm.neg(real(picked)), tm.ZERO))
+        weights.append(tm.select(keep, tm.ONE, tm.ZERO))
+    reduction = node.attr("reduction")
+    if reduction == "none":
+        return _obj(losses, target.shape)
+    total = tm.add(*losses) if losses else tm.ZERO
+    if reduction == "sum":
+        return _obj(total)
+    return _obj(_div(total, tm.add(*weights)))
+
+
+# Creation, layout ---------------------------------------------------------------------------------------
+
+
+def _full_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    shape = [ctx.int(d) for d in node.attr("shape")]
+    value = node.attr("value")
+    term: Term = (tm.TRUE if value else tm.FALSE) if node.dtype.is_bool else tm.const(value)
+    return _obj([term] * math.prod(shape), shape)
+
+
+def _arange_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    start, end, step = ctx.int(node.attr("start")), ctx.int(node.attr("end")), node.attr("step")
+    values = [tm.const(v) for v in range(start, end, step)]
+    return _obj(values, (len(values),))
+
+
+def _triangle_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    x = _arr(a[0]).copy()
+    diagonal = node.attr("diagonal")
+    rows, cols = x.shape[-2], x.shape[-1]
+    zero: Term = tm.FALSE if node.dtype.is_bool else tm.ZERO
+    for i in range(rows):
+        for j in range(cols):
+            drop = j - i > diagonal if node.op is SpecOp.TRIL else j - i < diagonal
+            if drop:
+                x[..., i, j] = zero
+    return x
+
+
+def _slice_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    x = _arr(a[0])
+    dim = node.attr("dim")
+    index = (slice(None),) * dim + (slice(ctx.int(node.attr("start")), ctx.int(node.attr("end")), node.attr("step")),)
+    return _obj(x[index])
+
+
+def _join_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    convert = truth if node.dtype.is_bool else real
+    parts = [_map(convert, _arr(v)) for v in a]
+    if node.op is SpecOp.CAT:
+        return _obj(np.concatenate(parts, axis=node.attr("dim")))
+    return _obj(np.stack(parts, axis=node.attr("dim")))
+
+
+def _layout(fn: Callable[[ObjArray, SpecNode, SymbolicContext], ObjArray]) -> SymbolicRule:
+    def rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+        return _obj(fn(_arr(a[0]), node, ctx))
+
+    return rule
+
+
+def _bool_elementwise(fn: Callable[..., Term]) -> SymbolicRule:
+    return _elementwise(fn, truth)
+
+
+def _compare(op: str) -> SymbolicRule:
+    return _elementwise(lambda x, y: tm.compare(op, x, y))
+
+
+#: The symbolic rule of every op: operand term arrays (scalars as 0-d arrays, None for absent) to the
+#: result's term array.
+SYMBOLIC_RULES: dict[SpecOp, SymbolicRule] = {
+    SpecOp.ADD: _elementwise(tm.add),
+    SpecOp.SUB: _elementwise(tm.sub),
+    SpecOp.MUL: _elementwise(tm.mul),
+    SpecOp.DIV: _elementwise(_div),
+    SpecOp.POW: _elementwise(_pow),
+    SpecOp.MAXIMUM: _elementwise(tm.maximum),
+    SpecOp.MINIMUM: _elementwise(tm.minimum),
+    SpecOp.EQ: _compare("=="),
+    SpecOp.NE: _compare("!="),
+    SpecOp.LT: _compare("<"),
+    SpecOp.LE: _compare("<="),
+    SpecOp.GT: _compare(">"),
+    SpecOp.GE: _compare(">="),
+    SpecOp.AND: _bool_elementwise(tm.logical_and),
+    SpecOp.OR: _bool_elementwise(tm.logical_or),
+    SpecOp.NOT: _bool_elementwise(tm.logical_not),
+    SpecOp.WHERE: _where_rule,
+    SpecOp.CLAMP: _clamp_rule,
+    SpecOp.NEG: _unary(tm.neg),
+    SpecOp.ABS: _unary(_abs),
+    SpecOp.RECIPROCAL: _unary(_recip),
+    SpecOp.EXP: _unary(lambda x: tm.apply(Fn.EXP, x)),
+    SpecOp.LOG: _unary(lambda x: tm.apply(Fn.LOG, x)),
+    SpecOp.SQRT: _unary(lambda x: tm.apply(Fn.SQRT, x)),
+    SpecOp.RSQRT: _unary(lambda x: _recip(tm.apply(Fn.SQRT, x))),
+    SpecOp.TANH: _unary(lambda x: tm.apply(Fn.TANH, x)),
+    SpecOp.ERF: _unary(lambda x: tm.apply(Fn.ERF, x)),
+    SpecOp.SIN: _unary(lambda x: tm.apply(Fn.SIN, x)),
+    SpecOp.COS: _unary(lambda x: tm.apply(Fn.COS, x)),
+    SpecOp.SIGMOID: _unary(_sigmoid),
+    SpecOp.RELU: _unary(lambda x: tm.maximum(x, tm.ZERO)),
+    SpecOp.GELU: _gelu_rule,
+    SpecOp.SILU: _unary(lambda x: tm.mul(x, _sigmoid(x))),
+    SpecOp.SOFTPLUS: _softplus_rule,
+    SpecOp.CAST: _cast_rule,
+    SpecOp.SUM: _reduce(_sum),
+    SpecOp.MEAN: _reduce(_mean),
+    SpecOp.AMAX: _reduce(lambda row: tm.maximum(*(real(t) for t in row))),
+    SpecOp.AMIN: _reduce(lambda row: tm.minimum(*(real(t) for t in row))),
+    SpecOp.ARGMAX: _argreduce_rule,
+    SpecOp.ARGMIN: _argreduce_rule,
+    SpecOp.VAR: _var_rule,
+    SpecOp.STD: _var_rule,
+    SpecOp.NORM: _norm_rule,
+    SpecOp.SOFTMAX: _softmax_rule,
+    SpecOp.LOG_SOFTMAX: _softmax_rule,
+    SpecOp.LAYER_NORM: _norm_layer_rule,
+    SpecOp.RMS_NORM: _norm_layer_rule,
+    SpecOp.MM: lambda node, a, ctx: _matmul(_arr(a[0]), _arr(a[1])),
+    SpecOp.BMM: lambda node, a, ctx: _matmul(_arr(a[0]), _arr(a[1])),
+    SpecOp.MATMUL: lambda node, a, ctx: _matmul(_arr(a[0]), _arr(a[1])),
+    SpecOp.LINEAR: _linear_rule,
+    SpecOp.TRANSPOSE: _layout(lambda x, node, ctx: np.swapaxes(x, node.attr("dim0"), node.attr("dim1"))),
+    SpecOp.PERMUTE: _layout(lambda x, node, ctx: np.transpose(x, node.attr("dims"))),
+    SpecOp.RESHAPE: _layout(lambda x, node, ctx: x.reshape([ctx.int(d) for d in node.attr("shape")])),
+    SpecOp.UNSQUEEZE: _layout(lambda x, node, ctx: np.expand_dims(x, node.attr("dim"))),
+    SpecOp.SQUEEZE: _layout(lambda x, node, ctx: np.squeeze(x, tuple(node.attr("dims")))),
+    SpecOp.EXPAND: _layout(lambda x, node, ctx: np.broadcast_to(x, [ctx.int(d) for d in node.attr("shape")])),
+    SpecOp.SLICE: _slice_rule,
+    SpecOp.SELECT: _layout(lambda x, node, ctx: np.take(x, ctx.int(node.attr("index")), axis=node.attr("dim"))),
+    SpecOp.CAT: _join_rule,
+    SpecOp.STACK: _join_rule,
+    SpecOp.INDEX_SELECT: _index_select_rule,
+    SpecOp.GATHER: _gather_rule,
+    SpecOp.EMBEDDING: _embedding_rule,
+    SpecOp.CUMSUM: lambda node, a, ctx: _along(_arr(a[0]), node.attr("dim"), _cumsum_line),
+    SpecOp.CROSS_ENTROPY: _cross_entropy_rule,
+    SpecOp.FULL: _full_rule,
+    SpecOp.ARANGE: _arange_rule,
+    SpecOp.TRIL: _triangle_rule,
+    SpecOp.TRIU: _triangle_rule,
+}
+
+
+def _input_terms(name: str, shape: Sequence[int], dtype: ScalarType) -> SymValue:
+    leaves: list[Term] = [tm.elem(name, i) for i in range(math.prod(shape))]
+    if dtype.is_bool:
+        leaves = [truth(t) for t in leaves]  # a bool input element is the number x[i] != 0
+    return SymValue(_obj(leaves, shape), dtype)
+
+
+def _scalar_value(s: Scalar, env: Mapping[str, int]) -> SymValue:
+    from larkc.ir.types import BOOL, F64, I64
+
+    v = s.value
+    if isinstance(v, bool):
+        return SymValue(_obj(tm.TRUE if v else tm.FALSE), BOOL)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ReferenceError_(f"the constant {v} has no exact value")
+        return SymValue(_obj(tm.const(v)), F64)
+    if isinstance(v, int):
+        return SymValue(_obj(tm.const(v)), I64)
+    return SymValue(_obj(tm.const(concrete(v, env))), I64)
+
+
+def evaluate_symbolic(graph: SpecGraph, shape_env: Mapping[str, int]) -> tuple[TermTensor, ...]:
+    """The outputs of ``graph`` for the shape instance ``shape_env``, each element a term over the
+    elements of the inputs and parameters (``elem(name, flat_index)``, row-major)."""
+    unbound = [s for s in graph.symbols if s not in shape_env]
+    if unbound:
+        raise ReferenceError_(f"spec {graph.name}: no value for symbol(s) {', '.join(unbound)}")
+    with tm.gc_paused():
+        return _evaluate_symbolic(graph, dict(shape_env))
+
+
+def _evaluate_symbolic(graph: SpecGraph, env: dict[str, int]) -> tuple[TermTensor, ...]:
+    ctx = SymbolicContext(env)
+    values: dict[str, SymValue] = {}
+    for inp in graph.inputs:
+        values[inp.name] = _input_terms(inp.name, [concrete(d, env) for d in inp.type.shape], inp.type.dtype)
+    for p in graph.params:
+        values[p.name] = _input_terms(p.name, [concrete(d, env) for d in p.type.shape], p.type.dtype)
+    for node in graph.nodes:
+        args: list[SymValue | None] = []
+        for a in node.args:
+            match a:
+                case Ref(name):
+                    args.append(values[name])
+                case Scalar():
+                    args.append(_scalar_value(a, env))
+                case Absent():
+                    args.append(None)
+        try:
+            out = SYMBOLIC_RULES[node.op](node, args, ctx)
+        except ReferenceError_ as e:
+            raise ReferenceError_(f"symbolic %{node.name} = {node.op.value}: {e.message}", node.span) from None
+        convert = truth if node.dtype.is_bool else real
+        out = _map(convert, out)
+        want = tuple(concrete(d, env) for d in node.shape)
+        if tuple(out.shape) != want:
+            raise ReferenceError_(
+                f"symbolic %{node.name} = {node.op.value} has shape {list(out.shape)}, expected {list(want)}",
+                node.span,
+            )
+        values[node.name] = SymValue(out, node.dtype)
+    result = []
+    for name in graph.outputs:
+        v = values[name]
+        result.append(TermTensor(tuple(v.array.shape), v.dtype, tuple(v.array.reshape(-1))))
+    return tuple(result)
