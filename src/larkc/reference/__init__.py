@@ -26,12 +26,13 @@ from larkc.reference.spec import (
     ValueType,
 )
 from larkc.reference.symbolic import evaluate_symbolic
-from larkc.reference.trace import choose_sizes, trace_reference, trace_task
+from larkc.reference.trace import LoadedReference, choose_sizes, load_reference, trace_reference, trace_task
 from larkc.symbolic import TermTensor
 
 __all__ = [
     "OP_SIGNATURES",
     "Absent",
+    "LoadedReference",
     "OpSignature",
     "Operand",
     "ParamKind",
@@ -47,6 +48,7 @@ __all__ = [
     "choose_sizes",
     "evaluate",
     "evaluate_symbolic",
+    "load_reference",
     "print_spec",
     "trace_reference",
     "trace_task",

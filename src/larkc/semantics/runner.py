@@ -32,11 +32,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib.util
 import json
 import math
 import re
-import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -308,34 +306,13 @@ def _check_pointee(task: Task, p: Param, tensor: str, spec: TensorSpec) -> None:
 
 
 def _load_reference(task: Task) -> Callable[..., Any]:
-    ref = task.reference
-    if ref is None:
+    """The reference as a callable, loaded exactly as the reference frontend traces it (same seed, eval mode)."""
+    from larkc.reference import load_reference
+
+    if task.reference is None:
         raise TaskError(f"task {task.name} has no reference")
-    if isinstance(ref, str):
-        path = Path(ref)
-        if not path.is_file():
-            raise ReferenceError_(f"reference file {ref} does not exist")
-        name = f"larkc_reference_{abs(hash(str(path.resolve())))}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise ReferenceError_(f"cannot load reference file {ref}")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-            init = module.get_init_inputs() if hasattr(module, "get_init_inputs") else []
-            model = module.Model(*init)
-        except Exception as e:
-            raise ReferenceError_(f"{ref}: building Model raised {type(e).__name__}: {e}") from None
-        return model  # type: ignore[no-any-return]
-    if isinstance(ref, type):
-        if not issubclass(ref, torch.nn.Module):
-            raise ReferenceError_(f"reference class {ref.__name__} must be an nn.Module")
-        try:
-            return ref(*task.init_inputs)
-        except Exception as e:
-            raise ReferenceError_(f"constructing {ref.__name__} raised {type(e).__name__}: {e}") from None
-    return ref
+    file = str(task.task_file) if task.task_file is not None else None
+    return load_reference(task.reference, task.init_inputs, file).target
 
 
 def _call_reference(ref: Callable[..., Any], inputs: Sequence[torch.Tensor], task: Task) -> list[torch.Tensor]:
