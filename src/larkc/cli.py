@@ -9,12 +9,15 @@ rendering and exit codes. Exit codes: 0 success, 1 a verdict against the kernel 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from larkc import __version__
 from larkc.errors import LarkcError, Stage
+from larkc.tasks import Task
 
 __all__ = ["add_task_arguments", "main", "task_from_args"]
 
@@ -35,9 +38,17 @@ class _Parser(argparse.ArgumentParser):
         raise LarkcError(message, stage=Stage.CLI)
 
 
-def add_task_arguments(p: argparse.ArgumentParser) -> None:
-    """Arguments that name a task: a task file or folder, or a kernel file with launch arguments."""
-    p.add_argument("target", help="a task file (task.py), a folder holding one, or a kernel source file")
+def add_task_arguments(p: argparse.ArgumentParser, *, target_required: bool = True) -> None:
+    """Arguments that name a task: a task file or folder, or a kernel file with launch arguments.
+
+    With ``target_required=False`` the target may be omitted (``args.target`` is then ``None``), for
+    commands that can take their task from elsewhere (``larkc run --replay FILE``).
+    """
+    target_help = "a task file (task.py), a folder holding one, or a kernel source file"
+    if target_required:
+        p.add_argument("target", help=target_help)
+    else:
+        p.add_argument("target", nargs="?", default=None, help=target_help)
     p.add_argument("--kernel", help="kernel name (required for a source file with several kernels)")
     p.add_argument("--define", "-D", action="append", default=[], metavar="K[=V]", help="preprocessor define")
     p.add_argument("--template-arg", action="append", default=[], metavar="ARG", help="template argument, in order")
@@ -58,15 +69,12 @@ def parse_defines(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def task_from_args(args: argparse.Namespace) -> object:
+def task_from_args(args: argparse.Namespace) -> Task:
     """The :class:`~larkc.tasks.Task` named by :func:`add_task_arguments` arguments.
 
     A task file gets ``--define`` merged into its defines; a kernel source file becomes a
     reference-free command-line task (and needs ``--kernel`` unless the file has one kernel).
     """
-    import dataclasses
-    from pathlib import Path
-
     from larkc.tasks import command_line_task, load_task
 
     target = Path(args.target)
@@ -100,10 +108,8 @@ def task_from_args(args: argparse.Namespace) -> object:
     )
 
 
-def _is_task_file(path: object) -> bool:
-    from pathlib import Path
-
-    assert isinstance(path, Path)
+def _is_task_file(path: Path) -> bool:
+    """A ``.py`` file that builds a Task (and is not a Triton kernel file)."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:

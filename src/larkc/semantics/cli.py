@@ -40,12 +40,7 @@ def register(subparsers: Any) -> None:
             "reference. Exit 0 when all agree and no check fired, 1 otherwise, 2 for bad input."
         ),
     )
-    add_task_arguments(p)
-    # `--replay FILE` needs no target: make the positional that add_task_arguments declares optional.
-    for action in p._actions:
-        if action.dest == "target":
-            action.nargs = "?"
-            action.default = None
+    add_task_arguments(p, target_required=False)  # `--replay FILE` needs no target
     p.add_argument(
         "--shape",
         action="append",
@@ -98,9 +93,7 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         if args.target is None:
             raise LarkcError("larkc run needs a task file or folder, a kernel file, or --replay FILE", stage=Stage.CLI)
-        loaded = task_from_args(args)
-        assert isinstance(loaded, Task)
-        task = loaded
+        task = task_from_args(args)
         instances = _parse_shapes(task, args.shape) if args.shape else None
     replay_dir = Path(args.replay_dir) if args.replay_dir else None
     report = run_task(task, instances=instances, seed=seed, replay_dir=replay_dir)
