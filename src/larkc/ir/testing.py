@@ -453,6 +453,8 @@ class _Gen:
                     sources += [v for v in _VECTORS if v.size == size]
                 if t in (I64, U64):
                     sources.append(self.pointer())
+                if not sources:  # e.g. a 12-byte vector: no other type has its size
+                    sources.append(t)
             case PointerType():
                 sources += [self.pointer(), self.pick((I64, U64))]
             case BlockType():

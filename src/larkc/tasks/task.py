@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 #: The diagnoses a seeded-bug task may expect; the simulator and provers report these words.
-FAILURE_KINDS = ("race", "oob", "mismatch", "divergence", "uninit")
+FAILURE_KINDS = ("race", "oob", "mismatch", "divergence", "uninit", "ub")
 
 _DTYPE_NAMES: dict[str, ScalarType] = {
     **SCALARS,
