@@ -25,7 +25,7 @@ case "${1:-}" in
     ;;
   demo)
     setup
-    example=${2:-examples/cuda/rms_norm}
+    example=${2:-examples/cuda/softmax_online}
     echo "== larkc parse $example"
     "$VENV/bin/larkc" parse "$example"
     if "$VENV/bin/larkc" run --help >/dev/null 2>&1; then
