@@ -10,7 +10,7 @@ import tree_sitter as ts
 import tree_sitter_cuda
 
 from larkc.errors import LarkcError, SourceCache, Stage, TaskError
-from larkc.frontends.cuda.lower import SourcePositions, TemplateArg, TranslationUnit
+from larkc.frontends.cuda.unit import SourcePositions, TemplateArg, TranslationUnit
 from larkc.ir.nodes import Module
 
 __all__ = ["cuda_kernel_names", "parse_cuda"]

@@ -1,9 +1,9 @@
-"""Lowering of CUDA C++ (a tree-sitter-cuda parse of preprocessed text) into the kernel IR.
+"""Lowering of CUDA function bodies (a tree-sitter-cuda parse of preprocessed text) into the kernel IR.
 
-One :class:`TranslationUnit` per source file collects its top-level declarations (kernels, device
-functions, templates, structs, typedefs, constants). Functions are lowered on demand: a kernel with its
-template arguments, then every device function it calls, each template instantiated once per argument
-list. :class:`FunctionLowering` turns one function body into IR statements:
+A :class:`~larkc.frontends.cuda.unit.TranslationUnit` holds a file's declarations and asks
+:class:`FunctionLowering` for each function it instantiates (a kernel with its template arguments,
+then every device function it calls, each template instance and overload once).
+:class:`FunctionLowering` turns one function body into IR statements:
 
 * expressions are lowered to pure IR expressions; every memory read becomes a :class:`Load` into a fresh
   temporary emitted before the statement that needs it, so C's side effects happen in program order;
@@ -21,23 +21,24 @@ from __future__ import annotations
 import contextlib
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import tree_sitter as ts
 
-from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
+from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError
 from larkc.frontends.cuda import builtins as lib
+from larkc.frontends.cuda.constants import fold_binary, fold_constant, parse_number
 from larkc.frontends.cuda.ctypes import (
     BUILTIN_TYPES,
     CArray,
     CType,
-    StructInfo,
     arithmetic_result,
     integer_promote,
     vector,
 )
+from larkc.frontends.cuda.syntax import node_text, type_words
+from larkc.frontends.cuda.unit import FunctionDef, TemplateArg, TemplateEnv, TranslationUnit
 from larkc.ir.nodes import (
     Alloc,
     Assign,
@@ -72,7 +73,6 @@ from larkc.ir.nodes import (
     MakeVector,
     MathCall,
     MathFn,
-    Module,
     Param,
     PtrAdd,
     Return,
@@ -99,8 +99,6 @@ from larkc.ir.types import (
     U64,
     VOID,
     AddressSpace,
-    ArrayType,
-    BlockType,
     PointerType,
     ScalarType,
     Type,
@@ -108,549 +106,9 @@ from larkc.ir.types import (
     VoidType,
     size_of,
 )
-from larkc.ir.values import convert_value, round_float, wrap_int
+from larkc.ir.values import convert_value, wrap_int
 
-__all__ = ["SourcePositions", "TranslationUnit"]
-
-TemplateArg = Type | int
-TemplateEnv = dict[str, TemplateArg]
-
-
-class SourceMapLike(Protocol):
-    def span_of_points(self, start: tuple[int, int], end: tuple[int, int]) -> Span: ...
-
-
-class SourcePositions:
-    """Maps tree-sitter positions in the preprocessed text to spans of the original source."""
-
-    def __init__(self, file: str, source_map: SourceMapLike | None) -> None:
-        self.file = file
-        self.source_map = source_map
-
-    def span(self, node: ts.Node) -> Span:
-        start = (node.start_point.row, node.start_point.column)
-        end = (node.end_point.row, node.end_point.column)
-        if self.source_map is not None:
-            return self.source_map.span_of_points(start, end)
-        return Span(self.file, start[0] + 1, start[1] + 1, end[0] + 1, end[1] + 1)
-
-
-def _text(node: ts.Node | None) -> str:
-    """The source text of ``node`` ("" for a missing optional child)."""
-    if node is None or node.text is None:
-        return ""
-    return node.text.decode("utf-8", errors="replace")
-
-
-# --------------------------------------------------------------------------------------------------
-# Top-level declarations
-
-
-@dataclass(frozen=True, slots=True)
-class TemplateParam:
-    name: str
-    is_type: bool
-    value_type: ScalarType | None  # for non-type parameters
-    default: ts.Node | None
-
-
-@dataclass(slots=True)
-class FunctionDef:
-    """A kernel or device function definition, possibly a template."""
-
-    name: str
-    node: ts.Node  # the function_definition
-    kind: FunctionKind
-    template: tuple[TemplateParam, ...] | None  # None when not a template
-
-
-@dataclass(slots=True)
-class StructDef:
-    name: str
-    node: ts.Node  # the struct_specifier (with a body)
-    template: tuple[TemplateParam, ...] | None
-
-
-_LOWERABLE_QUALIFIERS = {"__device__", "__global__", "__host__", "__forceinline__", "__noinline__", "inline"}
-
-
-#: Top-level nodes that do not affect device code.
-_IGNORED_TOP_LEVEL = ("preproc_call", "comment", "using_declaration", "static_assert_declaration", "empty_declaration")
-
-
-class TranslationUnit:
-    """The top-level declarations of one preprocessed CUDA file, and the functions lowered from it."""
-
-    def __init__(self, text: str, positions: SourcePositions, language: ts.Language) -> None:
-        self.positions = positions
-        self.parser = ts.Parser(language)
-        self.tree = self.parser.parse(text.encode("utf-8"))
-        self.functions: dict[str, list[FunctionDef]] = {}  # overloads in declaration order
-        self.host_functions: set[str] = set()
-        self.user_operators: set[str] = set()  # operators the file overloads for device code ("+", "*=")
-        self.structs: dict[str, StructDef] = {}
-        self.struct_infos: dict[tuple[str, tuple[TemplateArg, ...]], StructInfo] = {}
-        self.vector_fields: dict[VectorType, list[StructInfo]] = {}
-        self.typedefs: dict[str, ts.Node] = {}  # name -> type node (resolved lazily, may use templates)
-        self.constants: dict[str, tuple[ScalarType, bool | int | float]] = {}
-        self.lowered: dict[str, Function] = {}
-        self.order: list[Function] = []
-        self._in_progress: set[str] = set()
-        self._check_syntax(self.tree.root_node)
-        self._collect(self.tree.root_node)
-
-    def span(self, node: ts.Node) -> Span:
-        return self.positions.span(node)
-
-    # -- syntax -------------------------------------------------------------------------------------
-
-    def _check_syntax(self, root: ts.Node) -> None:
-        """Report the first syntax error outside host function bodies.
-
-        Host code is not verified, and tree-sitter-cuda does not parse every C++ construct host code
-        uses; an error inside a complete host function definition is therefore ignored.
-        """
-        if not root.has_error:
-            return
-        stack = [root]
-        while stack:
-            n = stack.pop()
-            if n.is_error or n.is_missing:
-                if n.is_missing:
-                    raise UserSyntaxError(f"syntax error: expected {n.type}", self.span(n))
-                snippet = " ".join(_text(n).split())[:40]
-                raise UserSyntaxError(f"syntax error near: {snippet}", self.span(n))
-            if n.type == "function_definition" and _is_host_function(n):
-                continue
-            if n.has_error:
-                stack.extend(reversed(n.children))
-
-    # -- collection ---------------------------------------------------------------------------------
-
-    def _collect(self, scope: ts.Node) -> None:
-        for child in scope.named_children:
-            self._collect_one(child, None)
-
-    def _collect_one(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
-        t = node.type
-        if t == "function_definition":
-            self._collect_function(node, template)
-        elif t == "template_declaration":
-            params = self._template_params(node)
-            for child in node.named_children:
-                if child.type != "template_parameter_list":
-                    self._collect_one(child, params)
-        elif t in ("struct_specifier", "class_specifier"):
-            self._collect_struct(node, template)
-        elif t == "declaration":
-            self._collect_declaration(node, template)
-        elif t == "type_definition":
-            self._collect_typedef(node)
-        elif t == "alias_declaration":
-            name = _text(node.child_by_field_name("name"))
-            type_node = node.child_by_field_name("type")
-            assert type_node is not None
-            self.typedefs[name] = type_node
-        elif t in ("namespace_definition", "linkage_specification"):
-            body = node.child_by_field_name("body")
-            if body is not None:
-                self._collect(body)
-        elif t in ("declaration_list",):
-            self._collect(node)
-        elif t == "enum_specifier":
-            self._collect_enum(node)
-        elif t in _IGNORED_TOP_LEVEL or (t == "expression_statement" and _text(node).strip() == ";"):
-            return
-        else:
-            raise UnsupportedError(f"top-level {t.replace('_', ' ')}", _text(node), self.span(node))
-
-    def _template_params(self, node: ts.Node) -> tuple[TemplateParam, ...]:
-        plist = node.child_by_field_name("parameters")
-        assert plist is not None
-        out = []
-        for p in plist.named_children:
-            if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
-                name_node = p.child_by_field_name("name")
-                if name_node is None:
-                    name_node = next((c for c in p.named_children if c.type == "type_identifier"), None)
-                if name_node is None:
-                    raise UnsupportedError("template parameter", _text(p), self.span(p))
-                default = p.child_by_field_name("default_type")
-                out.append(TemplateParam(_text(name_node), True, None, default))
-            elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
-                decl = p.child_by_field_name("declarator")
-                type_node = p.child_by_field_name("type")
-                if decl is None or type_node is None or decl.type != "identifier":
-                    raise UnsupportedError("template parameter", _text(p), self.span(p))
-                vt = _scalar_type_name(_type_words(type_node, p))
-                if vt is None or not (vt.is_int or vt.is_bool):
-                    raise UnsupportedError("non-integer template parameter", _text(p), self.span(p))
-                out.append(TemplateParam(_text(decl), False, vt, p.child_by_field_name("default_value")))
-            else:
-                raise UnsupportedError("template parameter", _text(p), self.span(p))
-        return tuple(out)
-
-    def _collect_function(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
-        quals = {c.type for c in node.children if not c.is_named} | {
-            _text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")
-        }
-        decl = node.child_by_field_name("declarator")
-        while decl is not None and decl.type in ("pointer_declarator", "reference_declarator"):
-            decl = decl.child_by_field_name("declarator") or (decl.named_children[-1] if decl.named_children else None)
-        if decl is None or decl.type != "function_declarator":
-            raise UnsupportedError("function declaration", _text(node).split("{")[0], self.span(node))
-        name_node = decl.child_by_field_name("declarator")
-        assert name_node is not None
-        name = _text(name_node)
-        if "__global__" in quals:
-            kind = FunctionKind.KERNEL
-        elif "__device__" in quals:
-            kind = FunctionKind.DEVICE
-        else:
-            self.host_functions.add(name)
-            return  # host code is not verified; it only has to parse
-        if name_node.type == "operator_name":
-            # A user-defined operator; expressions that would call it are rejected where they occur.
-            self.user_operators.add(" ".join(name.split()).removeprefix("operator").strip())
-            return
-        if name_node.type not in ("identifier", "field_identifier"):
-            raise UnsupportedError("function name", name, self.span(name_node))
-        overloads = self.functions.setdefault(name, [])
-        if (kind is FunctionKind.KERNEL and overloads) or any(f.kind is FunctionKind.KERNEL for f in overloads):
-            raise UnsupportedError("overloaded __global__ function", name, self.span(name_node))
-        overloads.append(FunctionDef(name, node, kind, template))
-
-    def _collect_struct(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
-        name_node = node.child_by_field_name("name")
-        body = node.child_by_field_name("body")
-        if body is None:
-            return  # a forward declaration
-        if name_node is None:
-            raise UnsupportedError("anonymous struct", _text(node), self.span(node))
-        self.structs[_text(name_node)] = StructDef(_text(name_node), node, template)
-
-    def _collect_declaration(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
-        type_node = node.child_by_field_name("type")
-        if type_node is not None and type_node.type in ("struct_specifier", "class_specifier"):
-            self._collect_struct(type_node, template)
-        if type_node is not None and type_node.type == "enum_specifier":
-            self._collect_enum(type_node)
-        declarators = node.children_by_field_name("declarator")
-        if not declarators:
-            return
-        specs = {_text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")}
-        specs |= {c.type for c in node.children if not c.is_named}
-        for d in declarators:
-            if d.type == "function_declarator":
-                continue  # a prototype
-            if d.type == "init_declarator" and ({"const", "constexpr"} & specs):
-                name_node = d.child_by_field_name("declarator")
-                value = d.child_by_field_name("value")
-                if name_node is None or name_node.type != "identifier" or value is None or type_node is None:
-                    raise UnsupportedError("global declaration", _text(node), self.span(node))
-                vt = self.resolve_type(type_node, {}, node)
-                if not isinstance(vt, ScalarType):
-                    raise UnsupportedError("non-scalar global constant", _text(node), self.span(node))
-                folded = FunctionLowering.fold_constant(self, value, {}, {})
-                if folded is None:
-                    raise UnsupportedError("global constant with a non-constant value", _text(value), self.span(value))
-                src_t = I64 if isinstance(folded, int) and not isinstance(folded, bool) else F64
-                if isinstance(folded, bool):
-                    src_t = BOOL
-                self.constants[_text(name_node)] = (vt, convert_value(folded, src_t, vt))
-                continue
-            what = "__constant__ memory" if "__constant__" in specs else "global variable"
-            raise UnsupportedError(what, _text(node), self.span(node))
-
-    def _collect_typedef(self, node: ts.Node) -> None:
-        type_node = node.child_by_field_name("type")
-        assert type_node is not None
-        if type_node.type in ("struct_specifier", "class_specifier"):
-            self._collect_struct(type_node, None)
-        for d in node.children_by_field_name("declarator"):
-            if d.type in ("type_identifier", "identifier"):
-                self.typedefs[_text(d)] = type_node
-            elif d.type == "pointer_declarator":
-                self.typedefs[_text(d.named_children[-1])] = d  # resolved with the declarator chain
-            else:
-                raise UnsupportedError("typedef", _text(node), self.span(node))
-
-    def _collect_enum(self, node: ts.Node) -> None:
-        body = node.child_by_field_name("body")
-        if body is None:
-            return
-        value = -1
-        for e in body.named_children:
-            if e.type != "enumerator":
-                continue
-            name = _text(e.child_by_field_name("name"))
-            v = e.child_by_field_name("value")
-            if v is not None:
-                folded = FunctionLowering.fold_constant(self, v, {}, {})
-                if not isinstance(folded, int):
-                    raise UnsupportedError("enumerator with a non-integer value", _text(e), self.span(e))
-                value = int(folded)
-            else:
-                value += 1
-            self.constants[name] = (I32, value)
-
-    # -- types --------------------------------------------------------------------------------------
-
-    def resolve_type(self, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> Type:
-        """The IR type named by a type specifier node (``float``, ``T``, ``Vec<float, 4>``, ``float4``)."""
-        t = type_node.type
-        if t == "type_descriptor":
-            inner = type_node.child_by_field_name("type")
-            assert inner is not None
-            base = self.resolve_type(inner, env, ctx)
-            decl = type_node.child_by_field_name("declarator")
-            const = any(_text(c) == "const" for c in type_node.named_children if c.type == "type_qualifier")
-            return self.apply_abstract_declarator(base, decl, const, env)
-        if t == "pointer_declarator":  # from a pointer typedef
-            base_node = type_node.parent.child_by_field_name("type") if type_node.parent else None
-            assert base_node is not None
-            return PointerType(self.resolve_type(base_node, env, ctx), AddressSpace.GENERIC)
-        if t == "placeholder_type_specifier":
-            raise UnsupportedError("auto type here", _text(type_node), self.span(type_node))
-        if t == "template_type":
-            name = _text(type_node.child_by_field_name("name"))
-            args_node = type_node.child_by_field_name("arguments")
-            assert args_node is not None
-            if name in self.structs:
-                targs = tuple(self.template_argument(a, env, ctx) for a in args_node.named_children)
-                return self.struct_type(name, targs, type_node)
-            raise UnsupportedError("template type", _text(type_node), self.span(type_node))
-        if t in ("struct_specifier", "class_specifier"):
-            name_node = type_node.child_by_field_name("name")
-            if name_node is None:
-                raise UnsupportedError("anonymous struct", _text(type_node), self.span(type_node))
-            return self.struct_type(_text(name_node), (), type_node)
-        words = _type_words(type_node, ctx)
-        if words in env:
-            arg = env[words]
-            if isinstance(arg, int):
-                raise TypeCheckError(f"{words} is a value, not a type", self.span(type_node), stage=Stage.FRONTEND)
-            return arg
-        if words in BUILTIN_TYPES:
-            return BUILTIN_TYPES[words]
-        if words in self.typedefs:
-            target = self.typedefs[words]
-            if target.type == "pointer_declarator":
-                return self.resolve_type(target, env, ctx)
-            return self.resolve_type(target, {}, ctx)
-        if words in self.structs:
-            return self.struct_type(words, (), type_node)
-        if words == "void":
-            return VOID
-        raise UnsupportedError("type", words, self.span(type_node))
-
-    def apply_abstract_declarator(self, base: Type, decl: ts.Node | None, const: bool, env: TemplateEnv) -> Type:
-        """Apply ``*``/``&`` of an abstract declarator (as in ``reinterpret_cast<const float4*>``)."""
-        if decl is None:
-            return base
-        if decl.type == "abstract_pointer_declarator":
-            inner = decl.child_by_field_name("declarator")
-            restrict = any(_text(c) == "__restrict__" for c in decl.named_children if c.type == "type_qualifier")
-            ptr = PointerType(base, AddressSpace.GENERIC, const, restrict)
-            return self.apply_abstract_declarator(ptr, inner, False, env)
-        if decl.type == "abstract_reference_declarator":
-            return base
-        raise UnsupportedError("type declarator", _text(decl), self.span(decl))
-
-    def template_argument(self, node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> TemplateArg:
-        if node.type == "type_descriptor":
-            inner = node.child_by_field_name("type")
-            if inner is not None and node.child_by_field_name("declarator") is None:
-                words = _type_words(inner, ctx)
-                if words in env and isinstance(env[words], int):
-                    return env[words]
-                if words in self.constants and not (
-                    words in BUILTIN_TYPES or words in self.typedefs or words in self.structs
-                ):
-                    return int(self.constants[words][1])
-            return self.resolve_type(node, env, ctx)
-        folded = FunctionLowering.fold_constant(self, node, env, {})
-        if not isinstance(folded, int) or isinstance(folded, bool):
-            raise UnsupportedError("template argument", _text(node), self.span(node))
-        return folded
-
-    def struct_type(self, name: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> VectorType:
-        """Lay out struct ``name`` (instantiated with ``targs``) as a packed vector type."""
-        key = (name, targs)
-        if key in self.struct_infos:
-            return self.struct_infos[key].vector
-        sd = self.structs.get(name)
-        if sd is None:
-            raise UnsupportedError("struct type", name, self.span(where))
-        env: TemplateEnv = {}
-        if sd.template is not None:
-            env = self.bind_template(sd.template, list(targs), {}, where, f"struct {name}")
-        elif targs:
-            raise TypeCheckError(f"struct {name} is not a template", self.span(where), stage=Stage.FRONTEND)
-        body = sd.node.child_by_field_name("body")
-        assert body is not None
-        elem: ScalarType | None = None
-        lanes = 0
-        fields: dict[str, tuple[int, int, bool]] = {}
-        for f in body.named_children:
-            if f.type == "comment":
-                continue
-            if f.type != "field_declaration":
-                raise UnsupportedError("struct member", _text(f), self.span(f))
-            ftype_node = f.child_by_field_name("type")
-            assert ftype_node is not None
-            ftype = self.resolve_type(ftype_node, env, f)
-            for d in f.children_by_field_name("declarator"):
-                count, is_array, dnode = 1, False, d
-                if d.type == "array_declarator":
-                    size = d.child_by_field_name("size")
-                    folded = FunctionLowering.fold_constant(self, size, env, {}) if size is not None else None
-                    if not isinstance(folded, int) or folded <= 0:
-                        raise UnsupportedError("struct array member", _text(d), self.span(d))
-                    count, is_array = folded, True
-                    inner = d.child_by_field_name("declarator")
-                    assert inner is not None
-                    dnode = inner
-                fe: ScalarType
-                if isinstance(ftype, ScalarType):
-                    fe = ftype
-                elif isinstance(ftype, VectorType) and not is_array:
-                    fe, count, is_array = ftype.elem, ftype.lanes, True
-                else:
-                    raise UnsupportedError("struct member type", _text(f), self.span(f))
-                if elem is not None and fe != elem:
-                    raise UnsupportedError("struct with members of different types", name, self.span(sd.node))
-                elem = fe
-                fields[_text(dnode)] = (lanes, count, is_array)
-                lanes += count
-        if elem is None or lanes == 0:
-            raise UnsupportedError("empty struct", name, self.span(sd.node))
-        align = elem.size
-        for c in sd.node.named_children:
-            if c.type == "alignas_qualifier" or _text(c).startswith(("__align__", "alignas")):
-                arg = c.named_children[-1] if c.named_children else None
-                folded = FunctionLowering.fold_constant(self, arg, env, {}) if arg is not None else None
-                if not isinstance(folded, int):
-                    raise UnsupportedError("alignment", _text(c), self.span(c))
-                align = max(align, folded)
-        vt = VectorType(elem, lanes, align)
-        info = StructInfo(name, vt, fields)
-        self.struct_infos[key] = info
-        self.vector_fields.setdefault(vt, []).append(info)
-        return vt
-
-    def bind_template(
-        self,
-        params: Sequence[TemplateParam],
-        args: Sequence[TemplateArg],
-        named: Mapping[str, TemplateArg],
-        where: ts.Node | None,
-        what: str,
-    ) -> TemplateEnv:
-        """Bind template parameters to positional ``args`` and ``named`` ones, then to defaults."""
-        span = self.span(where) if where is not None else None
-        if len(args) > len(params):
-            raise TypeCheckError(f"{what}: too many template arguments", span, stage=Stage.FRONTEND)
-        env: TemplateEnv = {}
-        for p, a in zip(params, args, strict=False):
-            env[p.name] = a
-        for k, v in named.items():
-            if k not in {p.name for p in params}:
-                raise TypeCheckError(f"{what} has no template parameter {k}", span, stage=Stage.FRONTEND)
-            env[k] = v
-        for p in params:
-            if p.name not in env:
-                if p.default is None:
-                    raise TypeCheckError(
-                        f"{what}: no value for template parameter {p.name}", span, stage=Stage.FRONTEND
-                    )
-                env[p.name] = self.template_argument(p.default, env, p.default)
-            arg = env[p.name]
-            if p.is_type and isinstance(arg, int):
-                raise TypeCheckError(f"{what}: template parameter {p.name} needs a type", span, stage=Stage.FRONTEND)
-            if not p.is_type and not isinstance(arg, int):
-                raise TypeCheckError(
-                    f"{what}: template parameter {p.name} needs an integer", span, stage=Stage.FRONTEND
-                )
-            if not p.is_type and p.value_type is not None and isinstance(arg, int):
-                env[p.name] = wrap_int(arg, p.value_type) if p.value_type.is_int else int(bool(arg))
-        return env
-
-    # -- functions ----------------------------------------------------------------------------------
-
-    def kernel_names(self) -> list[str]:
-        return [n for n, fs in self.functions.items() if fs[0].kind is FunctionKind.KERNEL]
-
-    def kernel(self, name: str) -> FunctionDef | None:
-        fs = self.functions.get(name)
-        return fs[0] if fs and fs[0].kind is FunctionKind.KERNEL else None
-
-    def signature(self, fd: FunctionDef, env: TemplateEnv) -> list[Param]:
-        """The parameters of ``fd`` instantiated with ``env`` (for overload resolution)."""
-        lowering = FunctionLowering(self, fd, env, fd.name)
-        return lowering.lower_params(lowering.function_declarator())
-
-    def instantiate(self, fd: FunctionDef, env: TemplateEnv, where: ts.Node | None) -> Function:
-        """The IR of ``fd`` under template environment ``env``, lowering it if needed."""
-        name = fd.name
-        ir_name = name
-        if fd.template is not None:
-            ir_name = f"{name}<{', '.join(_targ_str(env[p.name]) for p in fd.template)}>"
-        if len(self.functions.get(name, ())) > 1:
-            params = self.signature(fd, env)
-            ir_name += "(" + ", ".join(str(p.type) for p in params) + ")"
-        done = self.lowered.get(ir_name)
-        if done is not None:
-            return done
-        if ir_name in self._in_progress:
-            raise UnsupportedError("recursive function", name, self.span(where) if where else self.span(fd.node))
-        self._in_progress.add(ir_name)
-        try:
-            fn = FunctionLowering(self, fd, env, ir_name).lower()
-        finally:
-            self._in_progress.discard(ir_name)
-        self.lowered[ir_name] = fn
-        self.order.append(fn)
-        return fn
-
-    def module(self) -> Module:
-        span = self.span(self.tree.root_node)
-        return Module(tuple(self.order), span)
-
-
-def _is_host_function(node: ts.Node) -> bool:
-    """A function definition without ``__global__``/``__device__`` whose body parsed as a block."""
-    keywords = {c.type for c in node.children if not c.is_named}
-    body = node.child_by_field_name("body")
-    return not ({"__global__", "__device__"} & keywords) and body is not None and body.type == "compound_statement"
-
-
-def _targ_str(a: TemplateArg) -> str:
-    return str(a) if isinstance(a, int) else _c_type_name(a)
-
-
-def _c_type_name(t: Type) -> str:
-    names = {"f32": "float", "f64": "double", "f16": "half", "bf16": "__nv_bfloat16", "i32": "int"}
-    names |= {"u32": "unsigned", "i64": "int64_t", "u64": "uint64_t", "bool": "bool", "i8": "int8_t"}
-    names |= {"u8": "uint8_t", "i16": "int16_t", "u16": "uint16_t"}
-    if isinstance(t, ScalarType):
-        return names[str(t)]
-    return str(t)
-
-
-def _type_words(type_node: ts.Node, ctx: ts.Node) -> str:
-    """The words of a type specifier, normalised (``unsigned  int`` -> ``unsigned int``)."""
-    if type_node.type == "sized_type_specifier":
-        words = [_text(c) for c in type_node.children if c.type not in ("comment",)]
-        return " ".join(w for w in words if w)
-    if type_node.type == "qualified_identifier":
-        return "".join(_text(type_node).split())
-    return " ".join(_text(type_node).split())
-
-
-def _scalar_type_name(words: str) -> ScalarType | None:
-    t = BUILTIN_TYPES.get(words)
-    return t if isinstance(t, ScalarType) else None
+__all__ = ["FunctionLowering"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -696,11 +154,6 @@ class Binding:
     ir_name: str
     ctype: CType
     value: bool | int | float | None = None
-
-
-@dataclass(slots=True)
-class _Loop:
-    pass
 
 
 _ASSIGN_OPS = {
@@ -767,7 +220,7 @@ class FunctionLowering:
         return self.tu.span(node)
 
     def unsupported(self, what: str, node: ts.Node) -> UnsupportedError:
-        return UnsupportedError(what, _text(node), self.span(node))
+        return UnsupportedError(what, node_text(node), self.span(node))
 
     def type_error(self, message: str, node: ts.Node) -> TypeCheckError:
         return TypeCheckError(message, self.span(node), stage=Stage.FRONTEND)
@@ -826,7 +279,7 @@ class FunctionLowering:
         return ir_name
 
     def resolve_type(self, type_node: ts.Node, ctx: ts.Node) -> Type:
-        words = _type_words(type_node, ctx)
+        words = type_words(type_node)
         bound = self.env.get(words)
         if bound is not None and not isinstance(bound, int):
             return bound
@@ -865,7 +318,7 @@ class FunctionLowering:
             if c.type == "launch_bounds":
                 args = [a for a in c.named_children if a.type not in ("comment",)]
                 if args:
-                    v = self.fold_constant(self.tu, args[0], self.env, self.const_scope())
+                    v = fold_constant(self.tu, args[0], self.env, self.const_scope())
                     if not isinstance(v, int) or v <= 0:
                         raise self.unsupported("__launch_bounds__ argument", c)
                     max_threads = v
@@ -894,7 +347,7 @@ class FunctionLowering:
             base = self.resolve_type(type_node, p)
             if base == VOID and p.child_by_field_name("declarator") is None:
                 continue  # f(void)
-            const = any(_text(c) == "const" for c in p.named_children if c.type == "type_qualifier")
+            const = any(node_text(c) == "const" for c in p.named_children if c.type == "type_qualifier")
             d = p.child_by_field_name("declarator")
             if d is None:
                 raise self.unsupported("unnamed parameter", p)
@@ -902,7 +355,7 @@ class FunctionLowering:
             if isinstance(t, CArray):
                 t = PointerType(t.elem, AddressSpace.GENERIC, const)
             t = self.param_space(t)
-            name = _text(name_node)
+            name = node_text(name_node)
             if name in self.used:
                 raise self.type_error(f"duplicate parameter {name}", name_node)
             self.used.add(name)
@@ -933,9 +386,8 @@ class FunctionLowering:
         pointee_const = const
         while True:
             if d.type == "pointer_declarator":
-                restrict = any(
-                    _text(c) in ("__restrict__", "__restrict") for c in d.named_children if c.type == "type_qualifier"
-                )
+                quals = [node_text(c) for c in d.named_children if c.type == "type_qualifier"]
+                restrict = "__restrict__" in quals or "__restrict" in quals
                 t = PointerType(t, AddressSpace.GENERIC, pointee_const, restrict)
                 pointee_const = False
                 nxt = d.child_by_field_name("declarator")
@@ -949,7 +401,7 @@ class FunctionLowering:
                 if size is None:
                     dims.insert(0, None)
                 else:
-                    v = self.fold_constant(self.tu, size, self.env, self.const_scope())
+                    v = fold_constant(self.tu, size, self.env, self.const_scope())
                     if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
                         raise self.unsupported("array size that is not a positive constant", size)
                     dims.insert(0, v)
@@ -975,94 +427,6 @@ class FunctionLowering:
                 if b.kind == "const" and b.value is not None:
                     out[k] = b.value
         return out
-
-    # -- constant folding (array sizes, template arguments, pragmas, constexpr) ---------------------
-
-    @staticmethod
-    def fold_constant(
-        tu: TranslationUnit, node: ts.Node | None, env: TemplateEnv, consts: Mapping[str, bool | int | float]
-    ) -> bool | int | float | None:
-        """The value of a C constant expression, or ``None`` if it is not one we can fold."""
-        if node is None:
-            return None
-        t = node.type
-        if t == "number_literal":
-            lit = _parse_number(_text(node))
-            return None if lit is None else lit[0]
-        if t in ("true", "false"):
-            return t == "true"
-        if t == "parenthesized_expression":
-            return FunctionLowering.fold_constant(tu, node.named_children[0], env, consts)
-        if t in ("identifier", "type_identifier"):
-            name = _text(node)
-            bound = env.get(name)
-            if isinstance(bound, int):
-                return bound
-            if name in consts:
-                return consts[name]
-            if name in tu.constants:
-                return tu.constants[name][1]
-            if name in lib.CONSTANTS:
-                return lib.CONSTANTS[name][1]
-            return None
-        if t == "sizeof_expression":
-            target = node.child_by_field_name("type") or node.child_by_field_name("value")
-            if target is None:
-                return None
-            if target.type == "parenthesized_expression":
-                target = target.named_children[0]
-            try:
-                if target.type == "type_descriptor":
-                    ty = tu.resolve_type(target, env, node)
-                else:
-                    ty = tu.resolve_type(target, env, node)
-                return size_of(ty)
-            except (LarkcError, ValueError):
-                return None
-        if t == "unary_expression":
-            op = _text(node.child_by_field_name("operator"))
-            v = FunctionLowering.fold_constant(tu, node.child_by_field_name("argument"), env, consts)
-            if v is None:
-                return None
-            if op == "-":
-                return -v
-            if op == "+":
-                return v
-            if op == "!":
-                return not v
-            if op == "~" and isinstance(v, int):
-                return ~v
-            return None
-        if t == "binary_expression":
-            op = _text(node.child_by_field_name("operator"))
-            a = FunctionLowering.fold_constant(tu, node.child_by_field_name("left"), env, consts)
-            b = FunctionLowering.fold_constant(tu, node.child_by_field_name("right"), env, consts)
-            if a is None or b is None:
-                return None
-            return _fold_binary(op, a, b)
-        if t == "conditional_expression":
-            c = FunctionLowering.fold_constant(tu, node.child_by_field_name("condition"), env, consts)
-            if c is None:
-                return None
-            branch = node.child_by_field_name("consequence" if c else "alternative")
-            return FunctionLowering.fold_constant(tu, branch, env, consts)
-        if t == "cast_expression":
-            v = FunctionLowering.fold_constant(tu, node.child_by_field_name("value"), env, consts)
-            tnode = node.child_by_field_name("type")
-            if v is None or tnode is None:
-                return None
-            try:
-                ty = tu.resolve_type(tnode, env, node)
-            except LarkcError:
-                return None
-            if isinstance(ty, ScalarType):
-                src = BOOL if isinstance(v, bool) else (I64 if isinstance(v, int) else F64)
-                try:
-                    return convert_value(v, src, ty)
-                except OverflowError:
-                    return None
-            return None
-        return None
 
     # -- statements ---------------------------------------------------------------------------------
 
@@ -1123,7 +487,7 @@ class FunctionLowering:
             case "type_definition":
                 self.local_typedef(node)
             case "alias_declaration":
-                name = _text(node.child_by_field_name("name"))
+                name = node_text(node.child_by_field_name("name"))
                 type_node = node.child_by_field_name("type")
                 assert type_node is not None
                 self.env = {**self.env, name: self.resolve_type(type_node, node)}
@@ -1149,10 +513,10 @@ class FunctionLowering:
         for d in node.children_by_field_name("declarator"):
             if d.type not in ("type_identifier", "identifier"):
                 raise self.unsupported("typedef", node)
-            self.env = {**self.env, _text(d): base}
+            self.env = {**self.env, node_text(d): base}
 
     def pragma(self, node: ts.Node) -> None:
-        text = " ".join(_text(node).split())
+        text = " ".join(node_text(node).split())
         m = re.fullmatch(r"#\s*pragma\s+unroll(?:\s*\(?\s*(.*?)\s*\)?)?", text)
         if m is None:
             return  # other pragmas do not change the semantics
@@ -1160,7 +524,7 @@ class FunctionLowering:
         if not arg:
             self.pending_unroll = 0
             return
-        value = _parse_number(arg)
+        value = parse_number(arg)
         if value is None:
             v = self.const_scope().get(arg) if arg.isidentifier() else None
             bound = self.env.get(arg)
@@ -1179,7 +543,7 @@ class FunctionLowering:
         return u
 
     def declaration(self, node: ts.Node) -> None:
-        specs = {_text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")}
+        specs = {node_text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")}
         specs |= {c.type for c in node.children if not c.is_named}
         type_node = node.child_by_field_name("type")
         if type_node is None:
@@ -1208,13 +572,13 @@ class FunctionLowering:
                     raise self.unsupported("auto array", d)
                 ctype: CType = v.ctype
                 name_node = dnode
-                self.declare_var(_text(name_node), ctype, v, name_node, d, const="constexpr" in specs)
+                self.declare_var(node_text(name_node), ctype, v, name_node, d, const="constexpr" in specs)
                 continue
             assert base is not None
             ctype, name_node, by_ref = self.apply_declarator(base, "const" in specs, dnode)
             if by_ref:
                 raise self.unsupported("local reference variable", d)
-            name = _text(name_node)
+            name = node_text(name_node)
             if isinstance(ctype, CArray):
                 self.declare_array(name, ctype, shared, "extern" in specs, init, d)
                 continue
@@ -1258,7 +622,7 @@ class FunctionLowering:
                 # A local pointer lives in the address space of what it is initialised with.
                 t = PointerType(t.pointee, src.space, t.const, t.restrict or src.restrict)
         if const and isinstance(t, ScalarType) and init_node is not None:
-            folded = self.fold_constant(self.tu, init_node, self.env, self.const_scope())
+            folded = fold_constant(self.tu, init_node, self.env, self.const_scope())
             if folded is not None:
                 src_t = BOOL if isinstance(folded, bool) else (I64 if isinstance(folded, int) else F64)
                 with contextlib.suppress(OverflowError):
@@ -1531,7 +895,7 @@ class FunctionLowering:
         span = self.span(node)
         match t:
             case "number_literal":
-                lit = _parse_number(_text(node))
+                lit = parse_number(node_text(node))
                 if lit is None:
                     raise self.unsupported("number literal", node)
                 value, lt = lit
@@ -1539,7 +903,7 @@ class FunctionLowering:
             case "true" | "false":
                 return Val(Const(t == "true", BOOL, span), BOOL)
             case "char_literal":
-                body = _text(node)[1:-1]
+                body = node_text(node)[1:-1]
                 if len(body) != 1:
                     raise self.unsupported("character literal", node)
                 return Val(Const(ord(body), I32, span), I32)
@@ -1550,7 +914,7 @@ class FunctionLowering:
             case "qualified_identifier":
                 return self.qualified(node)
             case "field_expression" | "subscript_expression" | "pointer_expression" if not (
-                t == "pointer_expression" and _text(node.child_by_field_name("operator")) == "&"
+                t == "pointer_expression" and node_text(node.child_by_field_name("operator")) == "&"
             ):
                 lv = self.lvalue(node)
                 if isinstance(lv, Val):
@@ -1581,7 +945,7 @@ class FunctionLowering:
                 assert v is not None
                 return v
             case "sizeof_expression":
-                folded = self.fold_constant(self.tu, node, self.env, self.const_scope())
+                folded = fold_constant(self.tu, node, self.env, self.const_scope())
                 if not isinstance(folded, int):
                     raise self.unsupported("sizeof expression", node)
                 return Val(Const(folded, U64, span), U64)
@@ -1603,7 +967,7 @@ class FunctionLowering:
                 raise self.unsupported(t.replace("_", " "), node)
 
     def identifier(self, node: ts.Node) -> Val:
-        name = _text(node)
+        name = node_text(node)
         span = self.span(node)
         b = self.lookup(name)
         if b is not None:
@@ -1635,7 +999,7 @@ class FunctionLowering:
         raise self.type_error(f"use of undeclared identifier {name}", node)
 
     def qualified(self, node: ts.Node) -> Val:
-        text = "".join(_text(node).split())
+        text = "".join(node_text(node).split())
         if text.lstrip(":") in lib.CONSTANTS:
             ct, cv = lib.CONSTANTS[text.lstrip(":")]
             return Val(Const(cv, ct, self.span(node)), ct)
@@ -1682,7 +1046,7 @@ class FunctionLowering:
         if t == "parenthesized_expression":
             return self.lvalue(node.named_children[0])
         if t == "identifier":
-            name = _text(node)
+            name = node_text(node)
             b = self.lookup(name)
             if b is not None and b.kind == "var":
                 assert not isinstance(b.ctype, CArray)
@@ -1725,7 +1089,7 @@ class FunctionLowering:
                 return MemLV(PtrAdd(base_val.expr, idx_e, ct, span), ct.pointee, ct.const)
             raise self.type_error(f"subscript of a value of type {ct}", node)
         if t == "pointer_expression":
-            op = _text(node.child_by_field_name("operator"))
+            op = node_text(node.child_by_field_name("operator"))
             arg = node.child_by_field_name("argument")
             assert arg is not None
             if op == "*":
@@ -1761,14 +1125,14 @@ class FunctionLowering:
         fnode = node.child_by_field_name("field")
         op = node.child_by_field_name("operator")
         assert arg is not None and fnode is not None
-        fname = _text(fnode)
+        fname = node_text(fnode)
         span = self.span(node)
-        if op is not None and _text(op) == "->":
+        if op is not None and node_text(op) == "->":
             raise self.unsupported("member access through a pointer (->)", node)
-        if arg.type == "identifier" and _text(arg) in _BUILTIN_REGS and self.lookup(_text(arg)) is None:
+        if arg.type == "identifier" and node_text(arg) in _BUILTIN_REGS and self.lookup(node_text(arg)) is None:
             if fname not in ("x", "y", "z"):
-                raise self.type_error(f"{_text(arg)} has no component {fname}", node)
-            return Val(Builtin(_BUILTIN_REGS[_text(arg)], Dim(fname), U32, span), U32)
+                raise self.type_error(f"{node_text(arg)} has no component {fname}", node)
+            return Val(Builtin(_BUILTIN_REGS[node_text(arg)], Dim(fname), U32, span), U32)
         base = self.lvalue(arg)
         base_val = self.read(base, arg) if isinstance(base, VarLV | MemLV | LaneLV) else base
         vt = base_val.ctype
@@ -1842,7 +1206,7 @@ class FunctionLowering:
     def arith_operands(self, a: Val, b: Val, node: ts.Node) -> tuple[Expr, Expr, Type]:
         a, b = self.decay(a), self.decay(b)
         if isinstance(a.ctype, VectorType) or isinstance(b.ctype, VectorType):
-            op_text = _text(node.child_by_field_name("operator"))
+            op_text = node_text(node.child_by_field_name("operator"))
             if op_text in self.tu.user_operators or f"{op_text}=" in self.tu.user_operators:
                 raise self.unsupported(f"call of user-defined operator{op_text}", node)
             if a.ctype == b.ctype:
@@ -1858,7 +1222,7 @@ class FunctionLowering:
         return self.cast_scalar(a.expr, a.ctype, rt, span), self.cast_scalar(b.expr, b.ctype, rt, span), rt
 
     def binary(self, node: ts.Node) -> Val:
-        op_text = _text(node.child_by_field_name("operator"))
+        op_text = node_text(node.child_by_field_name("operator"))
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
         assert left is not None and right is not None
@@ -1914,7 +1278,7 @@ class FunctionLowering:
             ae = self.cast_scalar(ae, BOOL, I32, span)
             be = self.cast_scalar(be, BOOL, I32, span)
         if isinstance(ae, Const) and isinstance(be, Const) and isinstance(rt, ScalarType) and rt.is_int:
-            folded = _fold_binary(op_text, ae.value, be.value)
+            folded = fold_binary(op_text, ae.value, be.value)
             if isinstance(folded, int) and not isinstance(folded, bool):
                 return Val(Const(wrap_int(folded, rt), rt, span), rt)
         return Val(Binary(op, ae, be, rt, span), rt)
@@ -1979,7 +1343,7 @@ class FunctionLowering:
         return Val(VarRef(res, rt, span), rt)
 
     def unary(self, node: ts.Node) -> Val:
-        op = _text(node.child_by_field_name("operator"))
+        op = node_text(node.child_by_field_name("operator"))
         arg = node.child_by_field_name("argument")
         assert arg is not None
         span = self.span(node)
@@ -2009,7 +1373,7 @@ class FunctionLowering:
         raise self.unsupported(f"operator {op}", node)
 
     def assignment(self, node: ts.Node) -> Val:
-        op = _text(node.child_by_field_name("operator"))
+        op = node_text(node.child_by_field_name("operator"))
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
         assert left is not None and right is not None
@@ -2036,7 +1400,7 @@ class FunctionLowering:
         return self.write(lv, self.convert(result, target_t, node), node)
 
     def update(self, node: ts.Node, *, want_value: bool) -> Val | None:
-        op = _text(node.child_by_field_name("operator"))
+        op = node_text(node.child_by_field_name("operator"))
         arg = node.child_by_field_name("argument")
         assert arg is not None
         span = self.span(node)
@@ -2068,7 +1432,7 @@ class FunctionLowering:
         assert fn_node is not None and args_node is not None
         arg_nodes = [a for a in args_node.named_children if a.type != "comment"]
         if fn_node.type == "template_function":
-            name = _text(fn_node.child_by_field_name("name"))
+            name = node_text(fn_node.child_by_field_name("name"))
             targs_node = fn_node.child_by_field_name("arguments")
             assert targs_node is not None
             if name in ("static_cast", "reinterpret_cast", "const_cast"):
@@ -2084,13 +1448,13 @@ class FunctionLowering:
                 return self.user_call(name, targs, arg_nodes, node, want_value)
             raise self.unsupported(f"call of template {name}", node)
         if fn_node.type == "qualified_identifier":
-            text = "".join(_text(fn_node).split())
+            text = "".join(node_text(fn_node).split())
             m = re.fullmatch(r"std::numeric_limits<(.+)>::(\w+)", text)
             if m is not None:
                 return self.numeric_limits(m.group(1), m.group(2), node)
             name = text
         elif fn_node.type == "identifier":
-            name = _text(fn_node)
+            name = node_text(fn_node)
         elif fn_node.type in ("primitive_type", "type_identifier", "sized_type_specifier"):
             # functional cast: float(x), int(y)
             target = self.resolve_type(fn_node, node)
@@ -2542,7 +1906,7 @@ class FunctionLowering:
             d = p.child_by_field_name("declarator")
             if tnode is None:
                 continue
-            words = _type_words(tnode, p)
+            words = type_words(tnode)
             if words not in type_params:
                 continue
             vt = v.ctype if isinstance(v, Val) else v.type
@@ -2584,108 +1948,3 @@ def _zero(t: Type, span: Span) -> Expr:
 def _ptr_type(e: Expr) -> PointerType | None:
     t = e.type
     return t if isinstance(t, PointerType) else None
-
-
-_INT_SUFFIX = re.compile(r"([uU]?)(ll|LL|l|L)?([uU]?)$")
-
-
-def _parse_number(text: str) -> tuple[bool | int | float, ScalarType] | None:
-    """The value and C type of a number literal, or ``None`` if it is not one."""
-    s = text.replace("'", "").strip()
-    is_hex = s[:2].lower() == "0x"
-    if (not is_hex and ("." in s or "e" in s.lower())) or (is_hex and "p" in s.lower()):
-        t: ScalarType = F64
-        body = s
-        if body[-1] in "fF":
-            t, body = F32, body[:-1]
-        elif body[-1] in "lL":
-            body = body[:-1]
-        try:
-            value = float.fromhex(body) if is_hex else float(body)
-        except ValueError:
-            return None
-        return round_float(value, t), t
-    m = _INT_SUFFIX.search(s)
-    assert m is not None
-    unsigned = bool(m.group(1) or m.group(3))
-    long_ = bool(m.group(2))
-    digits = s[: m.start()] if m.group(0) else s
-    try:
-        if digits[:2].lower() == "0x":
-            value_i = int(digits, 16)
-        elif digits[:2].lower() == "0b":
-            value_i = int(digits, 2)
-        elif len(digits) > 1 and digits[0] == "0":
-            value_i = int(digits, 8)
-        else:
-            value_i = int(digits, 10)
-    except ValueError:
-        return None
-    decimal = not (digits[:2].lower() in ("0x", "0b") or (len(digits) > 1 and digits[0] == "0"))
-    candidates: list[ScalarType]
-    if unsigned:
-        candidates = [U64] if long_ else [U32, U64]
-    elif long_:
-        candidates = [I64] if decimal else [I64, U64]
-    else:
-        candidates = [I32, I64] if decimal else [I32, U32, I64, U64]
-    for c in candidates:
-        if wrap_int(value_i, c) == value_i:
-            return value_i, c
-    return None
-
-
-def _fold_binary(op: str, a: bool | int | float, b: bool | int | float) -> bool | int | float | None:
-    both_int = isinstance(a, int) and isinstance(b, int)
-    try:
-        match op:
-            case "+":
-                return a + b
-            case "-":
-                return a - b
-            case "*":
-                return a * b
-            case "/":
-                if both_int:
-                    if b == 0:
-                        return None
-                    q = abs(int(a)) // abs(int(b))
-                    return q if (a >= 0) == (b >= 0) else -q
-                return a / b if b != 0 else None
-            case "%":
-                if not both_int or b == 0:
-                    return None
-                r = abs(int(a)) % abs(int(b))
-                return r if a >= 0 else -r
-            case "<<":
-                return int(a) << int(b) if both_int else None
-            case ">>":
-                return int(a) >> int(b) if both_int else None
-            case "&":
-                return int(a) & int(b) if both_int else None
-            case "|":
-                return int(a) | int(b) if both_int else None
-            case "^":
-                return int(a) ^ int(b) if both_int else None
-            case "&&":
-                return bool(a) and bool(b)
-            case "||":
-                return bool(a) or bool(b)
-            case "==":
-                return a == b
-            case "!=":
-                return a != b
-            case "<":
-                return a < b
-            case "<=":
-                return a <= b
-            case ">":
-                return a > b
-            case ">=":
-                return a >= b
-    except (TypeError, OverflowError):
-        return None
-    return None
-
-
-_ = (ArrayType, BlockType, I64, field)  # re-exported names used only in annotations elsewhere

@@ -1,0 +1,212 @@
+"""Constant expressions of the CUDA frontend: number literals and compile-time folding.
+
+Folding serves the places where C requires a constant (array sizes, template arguments, ``#pragma
+unroll`` counts, enumerators, ``constexpr`` values); ordinary expressions are lowered, not folded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import tree_sitter as ts
+
+from larkc.errors import LarkcError
+from larkc.frontends.cuda import builtins as lib
+from larkc.frontends.cuda.syntax import node_text
+from larkc.ir.types import BOOL, F32, F64, I32, I64, U32, U64, ScalarType, size_of
+from larkc.ir.values import convert_value, round_float, wrap_int
+
+if TYPE_CHECKING:
+    from larkc.frontends.cuda.unit import TemplateEnv, TranslationUnit
+
+__all__ = ["fold_binary", "fold_constant", "parse_number"]
+
+
+def fold_constant(
+    tu: TranslationUnit, node: ts.Node | None, env: TemplateEnv, consts: Mapping[str, bool | int | float]
+) -> bool | int | float | None:
+    """The value of a C constant expression, or ``None`` if it is not one we can fold."""
+    if node is None:
+        return None
+    t = node.type
+    if t == "number_literal":
+        lit = parse_number(node_text(node))
+        return None if lit is None else lit[0]
+    if t in ("true", "false"):
+        return t == "true"
+    if t == "parenthesized_expression":
+        return fold_constant(tu, node.named_children[0], env, consts)
+    if t in ("identifier", "type_identifier"):
+        name = node_text(node)
+        bound = env.get(name)
+        if isinstance(bound, int):
+            return bound
+        if name in consts:
+            return consts[name]
+        if name in tu.constants:
+            return tu.constants[name][1]
+        if name in lib.CONSTANTS:
+            return lib.CONSTANTS[name][1]
+        return None
+    if t == "sizeof_expression":
+        target = node.child_by_field_name("type") or node.child_by_field_name("value")
+        if target is None:
+            return None
+        if target.type == "parenthesized_expression":
+            target = target.named_children[0]
+        try:
+            if target.type == "type_descriptor":
+                ty = tu.resolve_type(target, env, node)
+            else:
+                ty = tu.resolve_type(target, env, node)
+            return size_of(ty)
+        except (LarkcError, ValueError):
+            return None
+    if t == "unary_expression":
+        op = node_text(node.child_by_field_name("operator"))
+        v = fold_constant(tu, node.child_by_field_name("argument"), env, consts)
+        if v is None:
+            return None
+        if op == "-":
+            return -v
+        if op == "+":
+            return v
+        if op == "!":
+            return not v
+        if op == "~" and isinstance(v, int):
+            return ~v
+        return None
+    if t == "binary_expression":
+        op = node_text(node.child_by_field_name("operator"))
+        a = fold_constant(tu, node.child_by_field_name("left"), env, consts)
+        b = fold_constant(tu, node.child_by_field_name("right"), env, consts)
+        if a is None or b is None:
+            return None
+        return fold_binary(op, a, b)
+    if t == "conditional_expression":
+        c = fold_constant(tu, node.child_by_field_name("condition"), env, consts)
+        if c is None:
+            return None
+        branch = node.child_by_field_name("consequence" if c else "alternative")
+        return fold_constant(tu, branch, env, consts)
+    if t == "cast_expression":
+        v = fold_constant(tu, node.child_by_field_name("value"), env, consts)
+        tnode = node.child_by_field_name("type")
+        if v is None or tnode is None:
+            return None
+        try:
+            ty = tu.resolve_type(tnode, env, node)
+        except LarkcError:
+            return None
+        if isinstance(ty, ScalarType):
+            src = BOOL if isinstance(v, bool) else (I64 if isinstance(v, int) else F64)
+            try:
+                return convert_value(v, src, ty)
+            except OverflowError:
+                return None
+        return None
+    return None
+
+
+_INT_SUFFIX = re.compile(r"([uU]?)(ll|LL|l|L)?([uU]?)$")
+
+
+def parse_number(text: str) -> tuple[bool | int | float, ScalarType] | None:
+    """The value and C type of a number literal, or ``None`` if it is not one."""
+    s = text.replace("'", "").strip()
+    is_hex = s[:2].lower() == "0x"
+    if (not is_hex and ("." in s or "e" in s.lower())) or (is_hex and "p" in s.lower()):
+        t: ScalarType = F64
+        body = s
+        if body[-1] in "fF":
+            t, body = F32, body[:-1]
+        elif body[-1] in "lL":
+            body = body[:-1]
+        try:
+            value = float.fromhex(body) if is_hex else float(body)
+        except ValueError:
+            return None
+        return round_float(value, t), t
+    m = _INT_SUFFIX.search(s)
+    assert m is not None
+    unsigned = bool(m.group(1) or m.group(3))
+    long_ = bool(m.group(2))
+    digits = s[: m.start()] if m.group(0) else s
+    try:
+        if digits[:2].lower() == "0x":
+            value_i = int(digits, 16)
+        elif digits[:2].lower() == "0b":
+            value_i = int(digits, 2)
+        elif len(digits) > 1 and digits[0] == "0":
+            value_i = int(digits, 8)
+        else:
+            value_i = int(digits, 10)
+    except ValueError:
+        return None
+    decimal = not (digits[:2].lower() in ("0x", "0b") or (len(digits) > 1 and digits[0] == "0"))
+    candidates: list[ScalarType]
+    if unsigned:
+        candidates = [U64] if long_ else [U32, U64]
+    elif long_:
+        candidates = [I64] if decimal else [I64, U64]
+    else:
+        candidates = [I32, I64] if decimal else [I32, U32, I64, U64]
+    for c in candidates:
+        if wrap_int(value_i, c) == value_i:
+            return value_i, c
+    return None
+
+
+def fold_binary(op: str, a: bool | int | float, b: bool | int | float) -> bool | int | float | None:
+    both_int = isinstance(a, int) and isinstance(b, int)
+    try:
+        match op:
+            case "+":
+                return a + b
+            case "-":
+                return a - b
+            case "*":
+                return a * b
+            case "/":
+                if both_int:
+                    if b == 0:
+                        return None
+                    q = abs(int(a)) // abs(int(b))
+                    return q if (a >= 0) == (b >= 0) else -q
+                return a / b if b != 0 else None
+            case "%":
+                if not both_int or b == 0:
+                    return None
+                r = abs(int(a)) % abs(int(b))
+                return r if a >= 0 else -r
+            case "<<":
+                return int(a) << int(b) if both_int else None
+            case ">>":
+                return int(a) >> int(b) if both_int else None
+            case "&":
+                return int(a) & int(b) if both_int else None
+            case "|":
+                return int(a) | int(b) if both_int else None
+            case "^":
+                return int(a) ^ int(b) if both_int else None
+            case "&&":
+                return bool(a) and bool(b)
+            case "||":
+                return bool(a) or bool(b)
+            case "==":
+                return a == b
+            case "!=":
+                return a != b
+            case "<":
+                return a < b
+            case "<=":
+                return a <= b
+            case ">":
+                return a > b
+            case ">=":
+                return a >= b
+    except (TypeError, OverflowError):
+        return None
+    return None

@@ -1,0 +1,561 @@
+"""Translation units of the CUDA frontend: the top-level declarations of one preprocessed file.
+
+A :class:`TranslationUnit` parses the preprocessed text with tree-sitter-cuda, rejects syntax errors
+outside host code, and collects kernels, device functions (with overloads), templates, structs used
+as packed vectors, typedefs, constants and enumerators. It resolves type names and instantiates
+functions on demand through :class:`~larkc.frontends.cuda.lower.FunctionLowering`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import tree_sitter as ts
+
+from larkc.errors import Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
+from larkc.frontends.cuda.constants import fold_constant
+from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, StructInfo
+from larkc.frontends.cuda.syntax import node_text, type_words
+from larkc.ir.nodes import Function, FunctionKind, Module, Param
+from larkc.ir.types import (
+    BOOL,
+    F64,
+    I32,
+    I64,
+    VOID,
+    AddressSpace,
+    PointerType,
+    ScalarType,
+    Type,
+    VectorType,
+)
+from larkc.ir.values import convert_value, wrap_int
+
+__all__ = ["FunctionDef", "SourcePositions", "TemplateArg", "TemplateEnv", "TemplateParam", "TranslationUnit"]
+
+TemplateArg = Type | int
+TemplateEnv = dict[str, TemplateArg]
+
+
+class SourceMapLike(Protocol):
+    def span_of_points(self, start: tuple[int, int], end: tuple[int, int]) -> Span: ...
+
+
+class SourcePositions:
+    """Maps tree-sitter positions in the preprocessed text to spans of the original source."""
+
+    def __init__(self, file: str, source_map: SourceMapLike | None) -> None:
+        self.file = file
+        self.source_map = source_map
+
+    def span(self, node: ts.Node) -> Span:
+        start = (node.start_point.row, node.start_point.column)
+        end = (node.end_point.row, node.end_point.column)
+        if self.source_map is not None:
+            return self.source_map.span_of_points(start, end)
+        return Span(self.file, start[0] + 1, start[1] + 1, end[0] + 1, end[1] + 1)
+
+
+# --------------------------------------------------------------------------------------------------
+# Top-level declarations
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateParam:
+    name: str
+    is_type: bool
+    value_type: ScalarType | None  # for non-type parameters
+    default: ts.Node | None
+
+
+@dataclass(slots=True)
+class FunctionDef:
+    """A kernel or device function definition, possibly a template."""
+
+    name: str
+    node: ts.Node  # the function_definition
+    kind: FunctionKind
+    template: tuple[TemplateParam, ...] | None  # None when not a template
+
+
+@dataclass(slots=True)
+class StructDef:
+    name: str
+    node: ts.Node  # the struct_specifier (with a body)
+    template: tuple[TemplateParam, ...] | None
+
+
+#: Top-level nodes that do not affect device code.
+_IGNORED_TOP_LEVEL = ("preproc_call", "comment", "using_declaration", "static_assert_declaration", "empty_declaration")
+
+
+class TranslationUnit:
+    """The top-level declarations of one preprocessed CUDA file, and the functions lowered from it."""
+
+    def __init__(self, text: str, positions: SourcePositions, language: ts.Language) -> None:
+        self.positions = positions
+        self.parser = ts.Parser(language)
+        self.tree = self.parser.parse(text.encode("utf-8"))
+        self.functions: dict[str, list[FunctionDef]] = {}  # overloads in declaration order
+        self.host_functions: set[str] = set()
+        self.user_operators: set[str] = set()  # operators the file overloads for device code ("+", "*=")
+        self.structs: dict[str, StructDef] = {}
+        self.struct_infos: dict[tuple[str, tuple[TemplateArg, ...]], StructInfo] = {}
+        self.vector_fields: dict[VectorType, list[StructInfo]] = {}
+        self.typedefs: dict[str, ts.Node] = {}  # name -> type node (resolved lazily, may use templates)
+        self.constants: dict[str, tuple[ScalarType, bool | int | float]] = {}
+        self.lowered: dict[str, Function] = {}
+        self.order: list[Function] = []
+        self._in_progress: set[str] = set()
+        self._check_syntax(self.tree.root_node)
+        self._collect(self.tree.root_node)
+
+    def span(self, node: ts.Node) -> Span:
+        return self.positions.span(node)
+
+    # -- syntax -------------------------------------------------------------------------------------
+
+    def _check_syntax(self, root: ts.Node) -> None:
+        """Report the first syntax error outside host function bodies.
+
+        Host code is not verified, and tree-sitter-cuda does not parse every C++ construct host code
+        uses; an error inside a complete host function definition is therefore ignored.
+        """
+        if not root.has_error:
+            return
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if n.is_error or n.is_missing:
+                if n.is_missing:
+                    raise UserSyntaxError(f"syntax error: expected {n.type}", self.span(n))
+                snippet = " ".join(node_text(n).split())[:40]
+                raise UserSyntaxError(f"syntax error near: {snippet}", self.span(n))
+            if n.type == "function_definition" and _is_host_function(n):
+                continue
+            if n.has_error:
+                stack.extend(reversed(n.children))
+
+    # -- collection ---------------------------------------------------------------------------------
+
+    def _collect(self, scope: ts.Node) -> None:
+        for child in scope.named_children:
+            self._collect_one(child, None)
+
+    def _collect_one(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
+        t = node.type
+        if t == "function_definition":
+            self._collect_function(node, template)
+        elif t == "template_declaration":
+            params = self._template_params(node)
+            for child in node.named_children:
+                if child.type != "template_parameter_list":
+                    self._collect_one(child, params)
+        elif t in ("struct_specifier", "class_specifier"):
+            self._collect_struct(node, template)
+        elif t == "declaration":
+            self._collect_declaration(node, template)
+        elif t == "type_definition":
+            self._collect_typedef(node)
+        elif t == "alias_declaration":
+            name = node_text(node.child_by_field_name("name"))
+            type_node = node.child_by_field_name("type")
+            assert type_node is not None
+            self.typedefs[name] = type_node
+        elif t in ("namespace_definition", "linkage_specification"):
+            body = node.child_by_field_name("body")
+            if body is not None:
+                self._collect(body)
+        elif t in ("declaration_list",):
+            self._collect(node)
+        elif t == "enum_specifier":
+            self._collect_enum(node)
+        elif t in _IGNORED_TOP_LEVEL or (t == "expression_statement" and node_text(node).strip() == ";"):
+            return
+        else:
+            raise UnsupportedError(f"top-level {t.replace('_', ' ')}", node_text(node), self.span(node))
+
+    def _template_params(self, node: ts.Node) -> tuple[TemplateParam, ...]:
+        plist = node.child_by_field_name("parameters")
+        assert plist is not None
+        out = []
+        for p in plist.named_children:
+            if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+                name_node = p.child_by_field_name("name")
+                if name_node is None:
+                    name_node = next((c for c in p.named_children if c.type == "type_identifier"), None)
+                if name_node is None:
+                    raise UnsupportedError("template parameter", node_text(p), self.span(p))
+                default = p.child_by_field_name("default_type")
+                out.append(TemplateParam(node_text(name_node), True, None, default))
+            elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
+                decl = p.child_by_field_name("declarator")
+                type_node = p.child_by_field_name("type")
+                if decl is None or type_node is None or decl.type != "identifier":
+                    raise UnsupportedError("template parameter", node_text(p), self.span(p))
+                vt = _scalar_type_name(type_words(type_node))
+                if vt is None or not (vt.is_int or vt.is_bool):
+                    raise UnsupportedError("non-integer template parameter", node_text(p), self.span(p))
+                out.append(TemplateParam(node_text(decl), False, vt, p.child_by_field_name("default_value")))
+            else:
+                raise UnsupportedError("template parameter", node_text(p), self.span(p))
+        return tuple(out)
+
+    def _collect_function(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
+        quals = {c.type for c in node.children if not c.is_named} | {
+            node_text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")
+        }
+        decl = node.child_by_field_name("declarator")
+        while decl is not None and decl.type in ("pointer_declarator", "reference_declarator"):
+            decl = decl.child_by_field_name("declarator") or (decl.named_children[-1] if decl.named_children else None)
+        if decl is None or decl.type != "function_declarator":
+            raise UnsupportedError("function declaration", node_text(node).split("{")[0], self.span(node))
+        name_node = decl.child_by_field_name("declarator")
+        assert name_node is not None
+        name = node_text(name_node)
+        if "__global__" in quals:
+            kind = FunctionKind.KERNEL
+        elif "__device__" in quals:
+            kind = FunctionKind.DEVICE
+        else:
+            self.host_functions.add(name)
+            return  # host code is not verified; it only has to parse
+        if name_node.type == "operator_name":
+            # A user-defined operator; expressions that would call it are rejected where they occur.
+            self.user_operators.add(" ".join(name.split()).removeprefix("operator").strip())
+            return
+        if name_node.type not in ("identifier", "field_identifier"):
+            raise UnsupportedError("function name", name, self.span(name_node))
+        overloads = self.functions.setdefault(name, [])
+        if (kind is FunctionKind.KERNEL and overloads) or any(f.kind is FunctionKind.KERNEL for f in overloads):
+            raise UnsupportedError("overloaded __global__ function", name, self.span(name_node))
+        overloads.append(FunctionDef(name, node, kind, template))
+
+    def _collect_struct(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
+        name_node = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if body is None:
+            return  # a forward declaration
+        if name_node is None:
+            raise UnsupportedError("anonymous struct", node_text(node), self.span(node))
+        self.structs[node_text(name_node)] = StructDef(node_text(name_node), node, template)
+
+    def _collect_declaration(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
+        type_node = node.child_by_field_name("type")
+        if type_node is not None and type_node.type in ("struct_specifier", "class_specifier"):
+            self._collect_struct(type_node, template)
+        if type_node is not None and type_node.type == "enum_specifier":
+            self._collect_enum(type_node)
+        declarators = node.children_by_field_name("declarator")
+        if not declarators:
+            return
+        specs = {node_text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")}
+        specs |= {c.type for c in node.children if not c.is_named}
+        for d in declarators:
+            if d.type == "function_declarator":
+                continue  # a prototype
+            if d.type == "init_declarator" and ({"const", "constexpr"} & specs):
+                name_node = d.child_by_field_name("declarator")
+                value = d.child_by_field_name("value")
+                if name_node is None or name_node.type != "identifier" or value is None or type_node is None:
+                    raise UnsupportedError("global declaration", node_text(node), self.span(node))
+                vt = self.resolve_type(type_node, {}, node)
+                if not isinstance(vt, ScalarType):
+                    raise UnsupportedError("non-scalar global constant", node_text(node), self.span(node))
+                folded = fold_constant(self, value, {}, {})
+                if folded is None:
+                    what = "global constant with a non-constant value"
+                    raise UnsupportedError(what, node_text(value), self.span(value))
+                src_t = I64 if isinstance(folded, int) and not isinstance(folded, bool) else F64
+                if isinstance(folded, bool):
+                    src_t = BOOL
+                self.constants[node_text(name_node)] = (vt, convert_value(folded, src_t, vt))
+                continue
+            what = "__constant__ memory" if "__constant__" in specs else "global variable"
+            raise UnsupportedError(what, node_text(node), self.span(node))
+
+    def _collect_typedef(self, node: ts.Node) -> None:
+        type_node = node.child_by_field_name("type")
+        assert type_node is not None
+        if type_node.type in ("struct_specifier", "class_specifier"):
+            self._collect_struct(type_node, None)
+        for d in node.children_by_field_name("declarator"):
+            if d.type in ("type_identifier", "identifier"):
+                self.typedefs[node_text(d)] = type_node
+            elif d.type == "pointer_declarator":
+                self.typedefs[node_text(d.named_children[-1])] = d  # resolved with the declarator chain
+            else:
+                raise UnsupportedError("typedef", node_text(node), self.span(node))
+
+    def _collect_enum(self, node: ts.Node) -> None:
+        body = node.child_by_field_name("body")
+        if body is None:
+            return
+        value = -1
+        for e in body.named_children:
+            if e.type != "enumerator":
+                continue
+            name = node_text(e.child_by_field_name("name"))
+            v = e.child_by_field_name("value")
+            if v is not None:
+                folded = fold_constant(self, v, {}, {})
+                if not isinstance(folded, int):
+                    raise UnsupportedError("enumerator with a non-integer value", node_text(e), self.span(e))
+                value = int(folded)
+            else:
+                value += 1
+            self.constants[name] = (I32, value)
+
+    # -- types --------------------------------------------------------------------------------------
+
+    def resolve_type(self, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> Type:
+        """The IR type named by a type specifier node (``float``, ``T``, ``Vec<float, 4>``, ``float4``)."""
+        t = type_node.type
+        if t == "type_descriptor":
+            inner = type_node.child_by_field_name("type")
+            assert inner is not None
+            base = self.resolve_type(inner, env, ctx)
+            decl = type_node.child_by_field_name("declarator")
+            const = any(node_text(c) == "const" for c in type_node.named_children if c.type == "type_qualifier")
+            return self.apply_abstract_declarator(base, decl, const, env)
+        if t == "pointer_declarator":  # from a pointer typedef
+            base_node = type_node.parent.child_by_field_name("type") if type_node.parent else None
+            assert base_node is not None
+            return PointerType(self.resolve_type(base_node, env, ctx), AddressSpace.GENERIC)
+        if t == "placeholder_type_specifier":
+            raise UnsupportedError("auto type here", node_text(type_node), self.span(type_node))
+        if t == "template_type":
+            name = node_text(type_node.child_by_field_name("name"))
+            args_node = type_node.child_by_field_name("arguments")
+            assert args_node is not None
+            if name in self.structs:
+                targs = tuple(self.template_argument(a, env, ctx) for a in args_node.named_children)
+                return self.struct_type(name, targs, type_node)
+            raise UnsupportedError("template type", node_text(type_node), self.span(type_node))
+        if t in ("struct_specifier", "class_specifier"):
+            name_node = type_node.child_by_field_name("name")
+            if name_node is None:
+                raise UnsupportedError("anonymous struct", node_text(type_node), self.span(type_node))
+            return self.struct_type(node_text(name_node), (), type_node)
+        words = type_words(type_node)
+        if words in env:
+            arg = env[words]
+            if isinstance(arg, int):
+                raise TypeCheckError(f"{words} is a value, not a type", self.span(type_node), stage=Stage.FRONTEND)
+            return arg
+        if words in BUILTIN_TYPES:
+            return BUILTIN_TYPES[words]
+        if words in self.typedefs:
+            target = self.typedefs[words]
+            if target.type == "pointer_declarator":
+                return self.resolve_type(target, env, ctx)
+            return self.resolve_type(target, {}, ctx)
+        if words in self.structs:
+            return self.struct_type(words, (), type_node)
+        if words == "void":
+            return VOID
+        raise UnsupportedError("type", words, self.span(type_node))
+
+    def apply_abstract_declarator(self, base: Type, decl: ts.Node | None, const: bool, env: TemplateEnv) -> Type:
+        """Apply ``*``/``&`` of an abstract declarator (as in ``reinterpret_cast<const float4*>``)."""
+        if decl is None:
+            return base
+        if decl.type == "abstract_pointer_declarator":
+            inner = decl.child_by_field_name("declarator")
+            restrict = any(node_text(c) == "__restrict__" for c in decl.named_children if c.type == "type_qualifier")
+            ptr = PointerType(base, AddressSpace.GENERIC, const, restrict)
+            return self.apply_abstract_declarator(ptr, inner, False, env)
+        if decl.type == "abstract_reference_declarator":
+            return base
+        raise UnsupportedError("type declarator", node_text(decl), self.span(decl))
+
+    def template_argument(self, node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> TemplateArg:
+        if node.type == "type_descriptor":
+            inner = node.child_by_field_name("type")
+            if inner is not None and node.child_by_field_name("declarator") is None:
+                words = type_words(inner)
+                if words in env and isinstance(env[words], int):
+                    return env[words]
+                if words in self.constants and not (
+                    words in BUILTIN_TYPES or words in self.typedefs or words in self.structs
+                ):
+                    return int(self.constants[words][1])
+            return self.resolve_type(node, env, ctx)
+        folded = fold_constant(self, node, env, {})
+        if not isinstance(folded, int) or isinstance(folded, bool):
+            raise UnsupportedError("template argument", node_text(node), self.span(node))
+        return folded
+
+    def struct_type(self, name: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> VectorType:
+        """Lay out struct ``name`` (instantiated with ``targs``) as a packed vector type."""
+        key = (name, targs)
+        if key in self.struct_infos:
+            return self.struct_infos[key].vector
+        sd = self.structs.get(name)
+        if sd is None:
+            raise UnsupportedError("struct type", name, self.span(where))
+        env: TemplateEnv = {}
+        if sd.template is not None:
+            env = self.bind_template(sd.template, list(targs), {}, where, f"struct {name}")
+        elif targs:
+            raise TypeCheckError(f"struct {name} is not a template", self.span(where), stage=Stage.FRONTEND)
+        body = sd.node.child_by_field_name("body")
+        assert body is not None
+        elem: ScalarType | None = None
+        lanes = 0
+        fields: dict[str, tuple[int, int, bool]] = {}
+        for f in body.named_children:
+            if f.type == "comment":
+                continue
+            if f.type != "field_declaration":
+                raise UnsupportedError("struct member", node_text(f), self.span(f))
+            ftype_node = f.child_by_field_name("type")
+            assert ftype_node is not None
+            ftype = self.resolve_type(ftype_node, env, f)
+            for d in f.children_by_field_name("declarator"):
+                count, is_array, dnode = 1, False, d
+                if d.type == "array_declarator":
+                    size = d.child_by_field_name("size")
+                    folded = fold_constant(self, size, env, {}) if size is not None else None
+                    if not isinstance(folded, int) or folded <= 0:
+                        raise UnsupportedError("struct array member", node_text(d), self.span(d))
+                    count, is_array = folded, True
+                    inner = d.child_by_field_name("declarator")
+                    assert inner is not None
+                    dnode = inner
+                fe: ScalarType
+                if isinstance(ftype, ScalarType):
+                    fe = ftype
+                elif isinstance(ftype, VectorType) and not is_array:
+                    fe, count, is_array = ftype.elem, ftype.lanes, True
+                else:
+                    raise UnsupportedError("struct member type", node_text(f), self.span(f))
+                if elem is not None and fe != elem:
+                    raise UnsupportedError("struct with members of different types", name, self.span(sd.node))
+                elem = fe
+                fields[node_text(dnode)] = (lanes, count, is_array)
+                lanes += count
+        if elem is None or lanes == 0:
+            raise UnsupportedError("empty struct", name, self.span(sd.node))
+        align = elem.size
+        for c in sd.node.named_children:
+            if c.type == "alignas_qualifier" or node_text(c).startswith(("__align__", "alignas")):
+                arg = c.named_children[-1] if c.named_children else None
+                folded = fold_constant(self, arg, env, {}) if arg is not None else None
+                if not isinstance(folded, int):
+                    raise UnsupportedError("alignment", node_text(c), self.span(c))
+                align = max(align, folded)
+        vt = VectorType(elem, lanes, align)
+        info = StructInfo(name, vt, fields)
+        self.struct_infos[key] = info
+        self.vector_fields.setdefault(vt, []).append(info)
+        return vt
+
+    def bind_template(
+        self,
+        params: Sequence[TemplateParam],
+        args: Sequence[TemplateArg],
+        named: Mapping[str, TemplateArg],
+        where: ts.Node | None,
+        what: str,
+    ) -> TemplateEnv:
+        """Bind template parameters to positional ``args`` and ``named`` ones, then to defaults."""
+        span = self.span(where) if where is not None else None
+        if len(args) > len(params):
+            raise TypeCheckError(f"{what}: too many template arguments", span, stage=Stage.FRONTEND)
+        env: TemplateEnv = {}
+        for p, a in zip(params, args, strict=False):
+            env[p.name] = a
+        for k, v in named.items():
+            if k not in {p.name for p in params}:
+                raise TypeCheckError(f"{what} has no template parameter {k}", span, stage=Stage.FRONTEND)
+            env[k] = v
+        for p in params:
+            if p.name not in env:
+                if p.default is None:
+                    raise TypeCheckError(
+                        f"{what}: no value for template parameter {p.name}", span, stage=Stage.FRONTEND
+                    )
+                env[p.name] = self.template_argument(p.default, env, p.default)
+            arg = env[p.name]
+            if p.is_type and isinstance(arg, int):
+                raise TypeCheckError(f"{what}: template parameter {p.name} needs a type", span, stage=Stage.FRONTEND)
+            if not p.is_type and not isinstance(arg, int):
+                raise TypeCheckError(
+                    f"{what}: template parameter {p.name} needs an integer", span, stage=Stage.FRONTEND
+                )
+            if not p.is_type and p.value_type is not None and isinstance(arg, int):
+                env[p.name] = wrap_int(arg, p.value_type) if p.value_type.is_int else int(bool(arg))
+        return env
+
+    # -- functions ----------------------------------------------------------------------------------
+
+    def kernel_names(self) -> list[str]:
+        return [n for n, fs in self.functions.items() if fs[0].kind is FunctionKind.KERNEL]
+
+    def kernel(self, name: str) -> FunctionDef | None:
+        fs = self.functions.get(name)
+        return fs[0] if fs and fs[0].kind is FunctionKind.KERNEL else None
+
+    def signature(self, fd: FunctionDef, env: TemplateEnv) -> list[Param]:
+        """The parameters of ``fd`` instantiated with ``env`` (for overload resolution)."""
+        from larkc.frontends.cuda.lower import FunctionLowering
+
+        lowering = FunctionLowering(self, fd, env, fd.name)
+        return lowering.lower_params(lowering.function_declarator())
+
+    def instantiate(self, fd: FunctionDef, env: TemplateEnv, where: ts.Node | None) -> Function:
+        """The IR of ``fd`` under template environment ``env``, lowering it if needed."""
+        name = fd.name
+        ir_name = name
+        if fd.template is not None:
+            ir_name = f"{name}<{', '.join(_targ_str(env[p.name]) for p in fd.template)}>"
+        if len(self.functions.get(name, ())) > 1:
+            params = self.signature(fd, env)
+            ir_name += "(" + ", ".join(str(p.type) for p in params) + ")"
+        done = self.lowered.get(ir_name)
+        if done is not None:
+            return done
+        if ir_name in self._in_progress:
+            raise UnsupportedError("recursive function", name, self.span(where) if where else self.span(fd.node))
+        self._in_progress.add(ir_name)
+        try:
+            from larkc.frontends.cuda.lower import FunctionLowering
+
+            fn = FunctionLowering(self, fd, env, ir_name).lower()
+        finally:
+            self._in_progress.discard(ir_name)
+        self.lowered[ir_name] = fn
+        self.order.append(fn)
+        return fn
+
+    def module(self) -> Module:
+        span = self.span(self.tree.root_node)
+        return Module(tuple(self.order), span)
+
+
+def _is_host_function(node: ts.Node) -> bool:
+    """A function definition without ``__global__``/``__device__`` whose body parsed as a block."""
+    keywords = {c.type for c in node.children if not c.is_named}
+    body = node.child_by_field_name("body")
+    return not ({"__global__", "__device__"} & keywords) and body is not None and body.type == "compound_statement"
+
+
+def _targ_str(a: TemplateArg) -> str:
+    return str(a) if isinstance(a, int) else _c_type_name(a)
+
+
+def _c_type_name(t: Type) -> str:
+    names = {"f32": "float", "f64": "double", "f16": "half", "bf16": "__nv_bfloat16", "i32": "int"}
+    names |= {"u32": "unsigned", "i64": "int64_t", "u64": "uint64_t", "bool": "bool", "i8": "int8_t"}
+    names |= {"u8": "uint8_t", "i16": "int16_t", "u16": "uint16_t"}
+    if isinstance(t, ScalarType):
+        return names[str(t)]
+    return str(t)
+
+
+def _scalar_type_name(words: str) -> ScalarType | None:
+    t = BUILTIN_TYPES.get(words)
+    return t if isinstance(t, ScalarType) else None
