@@ -366,3 +366,23 @@ def test_user_defined_operators_are_rejected_where_used() -> None:
     assert [f.name for f in lower(unused).functions] == ["k"]
     used = ops + "__global__ void k(float4* a) { a[0] = a[1] + a[2]; }\n"
     assert "unsupported call of user-defined operator+" in error(used)
+
+
+def test_null_pointers_and_pointer_truth_values() -> None:
+    src = """__global__ void k(float* out, float* mean, int n) {
+      float* p = 0;
+      if (mean != nullptr) mean[0] = 1.f;
+      if (out) out[0] = 2.f;
+      if (NULL == mean) out[1] = 3.f;
+    }"""
+    text = ir(src)
+    assert "let %p: ptr<generic f32> = bitcast<ptr<generic f32>>(0:u64);" in text
+    assert "if (%mean != bitcast<ptr<global f32>>(0:u64)) {" in text
+    assert "if (%out != bitcast<ptr<global f32>>(0:u64)) {" in text
+    assert "if (bitcast<ptr<global f32>>(0:u64) == %mean) {" in text
+
+
+def test_globals_are_rejected_only_where_device_code_uses_them() -> None:
+    src = "extern int host_counter;\n__device__ float g;\n__global__ void k(float* a) { a[0] = 1.f; }\n"
+    assert [f.name for f in lower(src).functions] == ["k"]
+    assert "unsupported global variable: g" in error("__device__ float g;\n__global__ void k(float* a) { a[0] = g; }")

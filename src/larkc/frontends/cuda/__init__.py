@@ -17,7 +17,7 @@ __all__ = ["cuda_kernel_names", "parse_cuda"]
 
 
 #: Macros of CUDA's own headers that the frontend needs expanded (the headers themselves are not read).
-_CUDA_HEADER_MACROS = {"__align__(n)": "alignas(n)"}
+_CUDA_HEADER_MACROS = {"__align__(n)": "alignas(n)", "NULL": "nullptr"}
 
 
 @cache

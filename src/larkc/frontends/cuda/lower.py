@@ -836,6 +836,8 @@ class FunctionLowering:
         span = self.span(node)
         if isinstance(t, ScalarType) and isinstance(src, ScalarType):
             return Val(self.cast_scalar(v.expr, src, t, span), t)
+        if isinstance(t, PointerType) and _is_null_constant(v):
+            return Val(_null(t, span), t)
         if isinstance(t, PointerType) and isinstance(src, PointerType):
             void = isinstance(t.pointee, VoidType) or isinstance(src.pointee, VoidType)
             if src.pointee != t.pointee and not explicit and not void:
@@ -850,9 +852,7 @@ class FunctionLowering:
                 return v
             return Val(Cast(v.expr, target, CastKind.BITCAST, span), target)
         if isinstance(t, ScalarType) and t.is_bool and isinstance(src, PointerType):
-            raise self.unsupported("pointer used as a truth value", node)
-        if isinstance(t, PointerType) and isinstance(v.expr, Const) and v.expr.value == 0:
-            raise self.unsupported("null pointer", node)
+            return self.to_bool(v, node)
         if isinstance(t, VectorType) and isinstance(src, VectorType) and explicit and src.lanes == t.lanes:
             return Val(Cast(v.expr, t, CastKind.CONVERT, span), t)
         if isinstance(t, VectorType) and isinstance(src, VectorType) and src.elem == t.elem and src.lanes == t.lanes:
@@ -878,7 +878,8 @@ class FunctionLowering:
             zero = _zero(v.ctype, self.span(node))
             return Val(Binary(BinaryOp.NE, v.expr, zero, BOOL, self.span(node)), BOOL)
         if isinstance(v.ctype, PointerType):
-            raise self.unsupported("pointer used as a truth value", node)
+            span = self.span(node)
+            return Val(Binary(BinaryOp.NE, v.expr, _null(v.ctype, span), BOOL, span), BOOL)
         raise self.type_error(f"{v.ctype} used as a truth value", node)
 
     def scalar(self, v: Val, node: ts.Node) -> tuple[Expr, ScalarType]:
@@ -958,7 +959,7 @@ class FunctionLowering:
             case "string_literal" | "concatenated_string":
                 raise self.unsupported("string literal", node)
             case "null" | "nullptr":
-                raise self.unsupported("null pointer", node)
+                return Val(_null(_VOID_PTR, span), _VOID_PTR)
             case "lambda_expression":
                 raise self.unsupported("lambda expression", node)
             case "new_expression" | "delete_expression":
@@ -996,6 +997,9 @@ class FunctionLowering:
             return Val(Const(cv, ct, span), ct)
         if name in _BUILTIN_REGS:
             raise self.unsupported(f"use of {name} as a whole (use {name}.x)", node)
+        if name in self.tu.unsupported_globals:
+            what, _decl = self.tu.unsupported_globals[name]
+            raise self.unsupported(what, node)
         raise self.type_error(f"use of undeclared identifier {name}", node)
 
     def qualified(self, node: ts.Node) -> Val:
@@ -1253,6 +1257,10 @@ class FunctionLowering:
                 if op is BinaryOp.SUB:
                     off = self.negate(off, b.ctype, span)
                 return Val(PtrAdd(a.expr, off, a.ctype, span), a.ctype)
+            if op in (BinaryOp.EQ, BinaryOp.NE) and isinstance(a.ctype, PointerType) and _is_null_constant(b):
+                return Val(Binary(op, a.expr, _null(a.ctype, span), BOOL, span), BOOL)
+            if op in (BinaryOp.EQ, BinaryOp.NE) and isinstance(b.ctype, PointerType) and _is_null_constant(a):
+                return Val(Binary(op, _null(b.ctype, span), b.expr, BOOL, span), BOOL)
             if op in (BinaryOp.EQ, BinaryOp.NE) and a.ctype == b.ctype:
                 return Val(Binary(op, a.expr, b.expr, BOOL, span), BOOL)
             raise self.unsupported("pointer arithmetic of this kind", node)
@@ -1934,6 +1942,22 @@ class FunctionLowering:
 
 # --------------------------------------------------------------------------------------------------
 # literals and folding
+
+
+_VOID_PTR = PointerType(VOID, AddressSpace.GENERIC)
+
+
+def _null(t: PointerType, span: Span) -> Expr:
+    """The null pointer of type ``t``: address 0, reinterpreted."""
+    return Cast(Const(0, U64, span), t, CastKind.BITCAST, span)
+
+
+def _is_null_constant(v: Val) -> bool:
+    """``nullptr``, ``NULL`` or an integer literal 0 (C++'s null pointer constants)."""
+    e = v.expr
+    if isinstance(e, Cast) and e.kind is CastKind.BITCAST and isinstance(e.operand, Const):
+        return e.operand.value == 0 and v.ctype == _VOID_PTR
+    return isinstance(e, Const) and not isinstance(e.value, bool) and e.type.is_int and e.value == 0
 
 
 def _zero(t: Type, span: Span) -> Expr:

@@ -101,6 +101,7 @@ class TranslationUnit:
         self.functions: dict[str, list[FunctionDef]] = {}  # overloads in declaration order
         self.host_functions: set[str] = set()
         self.user_operators: set[str] = set()  # operators the file overloads for device code ("+", "*=")
+        self.unsupported_globals: dict[str, tuple[str, ts.Node]] = {}  # name -> (construct, declaration)
         self.structs: dict[str, StructDef] = {}
         self.struct_infos: dict[tuple[str, tuple[TemplateArg, ...]], StructInfo] = {}
         self.vector_fields: dict[VectorType, list[StructInfo]] = {}
@@ -256,25 +257,22 @@ class TranslationUnit:
         for d in declarators:
             if d.type == "function_declarator":
                 continue  # a prototype
-            if d.type == "init_declarator" and ({"const", "constexpr"} & specs):
-                name_node = d.child_by_field_name("declarator")
-                value = d.child_by_field_name("value")
-                if name_node is None or name_node.type != "identifier" or value is None or type_node is None:
-                    raise UnsupportedError("global declaration", node_text(node), self.span(node))
-                vt = self.resolve_type(type_node, {}, node)
-                if not isinstance(vt, ScalarType):
-                    raise UnsupportedError("non-scalar global constant", node_text(node), self.span(node))
-                folded = fold_constant(self, value, {}, {})
-                if folded is None:
-                    what = "global constant with a non-constant value"
-                    raise UnsupportedError(what, node_text(value), self.span(value))
-                src_t = I64 if isinstance(folded, int) and not isinstance(folded, bool) else F64
-                if isinstance(folded, bool):
-                    src_t = BOOL
-                self.constants[node_text(name_node)] = (vt, convert_value(folded, src_t, vt))
-                continue
+            name = _declared_name(d)
             what = "__constant__ memory" if "__constant__" in specs else "global variable"
-            raise UnsupportedError(what, node_text(node), self.span(node))
+            if d.type == "init_declarator" and ({"const", "constexpr"} & specs) and type_node is not None:
+                value = d.child_by_field_name("value")
+                target = d.child_by_field_name("declarator")
+                if value is not None and target is not None and target.type == "identifier":
+                    vt = self.resolve_type(type_node, {}, node)
+                    folded = fold_constant(self, value, {}, {}) if isinstance(vt, ScalarType) else None
+                    if isinstance(vt, ScalarType) and folded is not None:
+                        src_t = BOOL if isinstance(folded, bool) else (I64 if isinstance(folded, int) else F64)
+                        self.constants[node_text(target)] = (vt, convert_value(folded, src_t, vt))
+                        continue
+                what = "global constant that is not a scalar constant expression"
+            if name is not None:
+                # Host code may declare any globals; device code that uses one is rejected at the use.
+                self.unsupported_globals[name] = (what, node)
 
     def _collect_typedef(self, node: ts.Node) -> None:
         type_node = node.child_by_field_name("type")
@@ -554,6 +552,14 @@ def _c_type_name(t: Type) -> str:
     if isinstance(t, ScalarType):
         return names[str(t)]
     return str(t)
+
+
+def _declared_name(d: ts.Node) -> str | None:
+    """The identifier a (possibly nested) declarator declares."""
+    node: ts.Node | None = d
+    while node is not None and node.type not in ("identifier", "field_identifier"):
+        node = node.child_by_field_name("declarator")
+    return node_text(node) if node is not None else None
 
 
 def _scalar_type_name(words: str) -> ScalarType | None:
