@@ -134,6 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 1 verdict against the kernel, 2 bad input)."""
+    # Deeply nested source expressions make deep IR trees; every stage walks them recursively.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

@@ -386,3 +386,80 @@ def test_globals_are_rejected_only_where_device_code_uses_them() -> None:
     src = "extern int host_counter;\n__device__ float g;\n__global__ void k(float* a) { a[0] = 1.f; }\n"
     assert [f.name for f in lower(src).functions] == ["k"]
     assert "unsupported global variable: g" in error("__device__ float g;\n__global__ void k(float* a) { a[0] = g; }")
+
+
+def test_namespaces_extern_c_and_qualified_names() -> None:
+    src = """namespace util { typedef float real; constexpr int kTwo = 2;
+      __device__ float twice(float x) { return kTwo * x; }
+      template <typename T> __device__ T thrice(T x) { return x + x + x; } }
+    namespace cg = cooperative_groups;
+    extern "C" __global__ void k(util::real* out, const float* in) {
+      out[threadIdx.x] = util::twice(in[0]) + util::thrice<float>(1.0f) + ::tanhf(1.0f) + std::exp(in[1])
+                         + util::kTwo;
+    }"""
+    m = lower(src)
+    assert sorted(f.name for f in m.functions) == ["k", "thrice<float>", "twice"]
+    text = print_module(m)
+    assert "tanh(1.0:f32)" in text and "exp(%tmp." in text and "2.0:f32" in text
+
+
+def test_if_constexpr_lowers_only_the_taken_branch() -> None:
+    src = """template <typename T> __device__ float to_f(T v) {
+      if constexpr (std::is_same<T, float>::value) { return v; }
+      else if constexpr (sizeof(T) == 2) { return __half2float(v); }
+      else { return v.x; }
+    }
+    template <typename T> __global__ void k(float* out, const T* in) { out[threadIdx.x] = to_f(in[threadIdx.x]); }"""
+    as_float = print_module(lower(src, kernel="k", template_args=["float"]))
+    as_half = print_module(lower(src, kernel="k", template_args=["__half"]))
+    assert "return %v;" in as_float and "convert<f32>(%v)" not in as_float
+    assert "return convert<f32>(%v);" in as_half
+
+
+def test_constexpr_functions_fold_in_constant_contexts() -> None:
+    src = """__host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
+    template <int N> __device__ float scale(float x) { return x * N; }
+    __global__ void k(float* out) { float buf[cdiv(100, 32)]; buf[0] = scale<cdiv(7, 2)>(1.0f); out[0] = buf[0]; }"""
+    text = ir(src)
+    assert "local %buf: [4 x f32];" in text and '@"scale<4>"' in text
+
+
+def test_default_arguments_and_explicit_specializations() -> None:
+    src = """__device__ float scale(float x, float s = 2.0f, int n = 3) { return x * s * n; }
+    template <typename T> __device__ T twice(T v) { return v + v; }
+    template <> __device__ int twice<int>(int v) { return v << 1; }
+    __global__ void k(float* out, int* o) { out[0] = scale(1.0f) + scale(1.0f, 4.0f); o[0] = twice(o[1]); }"""
+    text = ir(src)
+    assert "call @scale(1.0:f32, 2.0:f32, 3:i32)" in text and "call @scale(1.0:f32, 4.0:f32, 3:i32)" in text
+    assert "return (%v << 1:i32);" in text  # the specialization, not the primary template
+
+
+def test_function_pointer_and_enum_template_parameters() -> None:
+    src = """template <typename T> __device__ T silu(const T& x) { return x / (1.0f + expf(-x)); }
+    enum class Mode { kCopy = 0, kScale = 1 };
+    template <typename scalar_t, scalar_t (*ACT)(const scalar_t&), Mode M>
+    __global__ void k(scalar_t* out, const scalar_t* in) {
+      out[threadIdx.x] = M == Mode::kScale ? ACT(in[threadIdx.x]) * 2 : in[threadIdx.x];
+    }"""
+    m = lower(src, kernel="k", template_args={"scalar_t": "float", "ACT": "silu<float>", "M": "Mode::kScale"})
+    assert [f.name for f in m.functions] == ["silu<float>", "k<float, silu<float>, 1>"]
+    assert "needs a device function" in error(src, kernel="k", template_args=["float", "3", "Mode::kCopy"])
+
+
+def test_parenthesized_casts_and_template_errors_only_on_use() -> None:
+    src = """typedef float real;
+    template <class F, class... Args> float time_it(F f, Args... args) { return 0.0f; }
+    using reduce_fn = float (*)(float);
+    template <reduce_fn F> __device__ float apply(float v) { return F(v); }
+    template <typename T> __global__ void k(T* out, const float* in) {
+      out[threadIdx.x] = (T)(in[0] * 2) + (real)(in[1]);
+    }"""
+    text = ir(src, kernel="k", template_args=["float"])
+    assert "convert<f32>" not in text.split("store")[-1]  # (T)(float) and (real)(float) are no-ops here
+    assert "(%tmp.0 * 2.0:f32)" in text
+
+
+def test_long_expressions_lower() -> None:
+    terms = " + ".join(f"in[{i}]" for i in range(300))
+    m = lower(f"__global__ void k(float* out, const float* in) {{ out[0] = {terms} + INT32_MAX; }}")
+    assert sum(isinstance(s, Load) for s in m.functions[0].body) == 300

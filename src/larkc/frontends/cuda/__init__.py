@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -11,7 +13,7 @@ import tree_sitter_cuda
 
 from larkc.errors import LarkcError, SourceCache, Stage, TaskError
 from larkc.frontends.cuda.unit import SourcePositions, TemplateArg, TranslationUnit
-from larkc.ir.nodes import Module
+from larkc.ir.nodes import FunctionKind, Module
 
 __all__ = ["cuda_kernel_names", "parse_cuda"]
 
@@ -61,13 +63,41 @@ def parse_cuda(
     template) and the device functions it calls; without, every non-template kernel and device
     function of the file. Raises :class:`~larkc.errors.LarkcError` for anything unsupported.
     """
+    with _deep_recursion():
+        return _parse_cuda(path, text, file, kernel, template_args, defines, include_dirs)
+
+
+@contextlib.contextmanager
+def _deep_recursion(limit: int = 20_000) -> Iterator[None]:
+    """Long expressions (a sum of a hundred terms) nest deeply in the syntax tree: allow it while lowering."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _parse_cuda(
+    path: str | Path | None,
+    text: str | None,
+    file: str | None,
+    kernel: str | None,
+    template_args: Mapping[str, str | int] | Sequence[str | int],
+    defines: Mapping[str, str] | None,
+    include_dirs: Sequence[Path],
+) -> Module:
     p = Path(path) if path is not None else None
     tu = _translation_unit(p, text, file, defines or {}, include_dirs)
+    if kernel is None and template_args and len(tu.kernel_names()) == 1:
+        kernel = tu.kernel_names()[0]  # template arguments can only be meant for the one kernel
     if kernel is not None:
         fd = tu.kernel(kernel)
         if fd is None:
             known = ", ".join(tu.kernel_names()) or "none"
             raise TaskError(f"{tu.positions.file}: no __global__ function named {kernel} (kernels: {known})")
+        if fd.template_error is not None:
+            raise fd.template_error
         env = {}
         if fd.template is not None:
             args = _template_args(tu, template_args, fd.node)
@@ -82,10 +112,10 @@ def parse_cuda(
             for f in overloads:
                 if f.template is None:
                     tu.instantiate(f, {}, None)
-        if not tu.order and tu.functions:
-            templates = ", ".join(tu.functions)
+        kernels = tu.kernel_names()
+        if kernels and not any(f.kind is FunctionKind.KERNEL for f in tu.order):
             raise TaskError(
-                f"{tu.positions.file}: every kernel is a template ({templates}):"
+                f"{tu.positions.file}: every kernel is a template ({', '.join(kernels)}):"
                 " name one and give its template arguments"
             )
     return tu.module()
@@ -102,6 +132,21 @@ def _template_args(
         text = str(a).strip()
         if text.lstrip("-").isdigit():
             return int(text)
+        if text in ("true", "false"):
+            return int(text == "true")
+        key = "".join(text.split()).removeprefix("::")
+        key = tu.qualified.get(key, key)
+        if key in tu.constants:
+            return int(tu.constants[key][1])  # an enumerator or integer constant
+        expr = tu.parser.parse(f"int larkc_probe = {text};".encode())
+        init = (
+            expr.root_node.named_children[0].child_by_field_name("declarator") if not expr.root_node.has_error else None
+        )
+        value = init.child_by_field_name("value") if init is not None else None
+        if value is not None:
+            function = tu.function_reference(value, {}, value)  # a device function for a function parameter
+            if function is not None:
+                return function
         sub = tu.parser.parse(f"{text} larkc_probe;".encode())
         decl = sub.root_node.named_children[0] if sub.root_node.named_children else None
         type_node = decl.child_by_field_name("type") if decl is not None else None

@@ -91,6 +91,17 @@ def fold_constant(
             return None
         branch = node.child_by_field_name("consequence" if c else "alternative")
         return fold_constant(tu, branch, env, consts)
+    if t in ("qualified_identifier", "template_function"):
+        trait = _type_trait(tu, node, env)
+        if trait is not None:
+            return trait
+        text = "".join(node_text(node).split()).removeprefix("::")
+        name = tu.qualified.get(text, text)
+        if name in tu.constants:
+            return tu.constants[name][1]
+        return None
+    if t == "call_expression":
+        return _fold_constexpr_call(tu, node, env, consts)
     if t == "cast_expression":
         v = fold_constant(tu, node.child_by_field_name("value"), env, consts)
         tnode = node.child_by_field_name("type")
@@ -210,3 +221,62 @@ def fold_binary(op: str, a: bool | int | float, b: bool | int | float) -> bool |
     except (TypeError, OverflowError):
         return None
     return None
+
+
+_TRAITS = {"is_same", "is_floating_point", "is_integral", "is_signed", "is_unsigned"}
+
+
+def _type_trait(tu: TranslationUnit, node: ts.Node, env: TemplateEnv) -> bool | None:
+    """``std::is_same<A, B>::value``, ``std::is_same_v<A, B>`` and a few other type traits."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in ("template_type", "template_function"):
+            name = node_text(n.child_by_field_name("name")).removesuffix("_v")
+            args = n.child_by_field_name("arguments")
+            if name not in _TRAITS or args is None:
+                return None
+            try:
+                types = [tu.resolve_type(a, env, node) for a in args.named_children]
+            except LarkcError:
+                return None
+            if name == "is_same":
+                return len(types) == 2 and types[0] == types[1]
+            if len(types) != 1 or not isinstance(types[0], ScalarType):
+                return False if len(types) == 1 else None
+            t = types[0]
+            return {
+                "is_floating_point": t.is_float,
+                "is_integral": t.is_int or t.is_bool,
+                "is_signed": t.is_signed or t.is_float,
+                "is_unsigned": t.is_unsigned or t.is_bool,
+            }[name]
+        stack.extend(n.named_children)
+    return None
+
+
+def _fold_constexpr_call(
+    tu: TranslationUnit, node: ts.Node, env: TemplateEnv, consts: Mapping[str, bool | int | float]
+) -> bool | int | float | None:
+    """A call of a ``constexpr`` function whose body is one ``return``, with constant arguments."""
+    fn = node.child_by_field_name("function")
+    args = node.child_by_field_name("arguments")
+    if fn is None or args is None or fn.type != "identifier":
+        return None
+    definition = tu.constexpr_functions.get(node_text(fn))
+    if definition is None:
+        return None
+    decl = definition.child_by_field_name("declarator")
+    body = definition.child_by_field_name("body")
+    params = decl.child_by_field_name("parameters") if decl is not None else None
+    if body is None or params is None:
+        return None
+    statements = [c for c in body.named_children if c.type != "comment"]
+    if len(statements) != 1 or statements[0].type != "return_statement" or not statements[0].named_children:
+        return None
+    names = [node_text(p.child_by_field_name("declarator")) for p in params.named_children]
+    values = [fold_constant(tu, a, env, consts) for a in args.named_children]
+    if len(names) != len(values) or any(v is None for v in values):
+        return None
+    inner = {name: v for name, v in zip(names, values, strict=True) if v is not None}
+    return fold_constant(tu, statements[0].named_children[0], env, inner)

@@ -38,7 +38,14 @@ from larkc.frontends.cuda.ctypes import (
     vector,
 )
 from larkc.frontends.cuda.syntax import node_text, type_words
-from larkc.frontends.cuda.unit import FunctionDef, TemplateArg, TemplateEnv, TranslationUnit
+from larkc.frontends.cuda.unit import (
+    FunctionDef,
+    FunctionRef,
+    TemplateArg,
+    TemplateEnv,
+    TranslationUnit,
+    is_type_arg,
+)
 from larkc.ir.nodes import (
     Alloc,
     Assign,
@@ -281,7 +288,7 @@ class FunctionLowering:
     def resolve_type(self, type_node: ts.Node, ctx: ts.Node) -> Type:
         words = type_words(type_node)
         bound = self.env.get(words)
-        if bound is not None and not isinstance(bound, int):
+        if bound is not None and is_type_arg(bound):
             return bound
         return self.tu.resolve_type(type_node, self.env, ctx)
 
@@ -719,6 +726,9 @@ class FunctionLowering:
     def if_statement(self, node: ts.Node) -> None:
         cond_node = node.child_by_field_name("condition")
         assert cond_node is not None
+        if any(c.type == "constexpr" for c in node.children):
+            self.if_constexpr(node, cond_node)
+            return
         c = self.condition(cond_node)
         cons = node.child_by_field_name("consequence")
         assert cons is not None
@@ -729,6 +739,20 @@ class FunctionLowering:
             inner = alt.named_children[-1] if alt.type == "else_clause" else alt
             else_body = self.body(inner)
         self.emit(If(c.expr, tuple(then_body), tuple(else_body), self.span(node)))
+
+    def if_constexpr(self, node: ts.Node, cond_node: ts.Node) -> None:
+        """``if constexpr``: only the branch the constant condition selects is lowered (the other may be
+        ill-formed for this instantiation, as C++ allows)."""
+        value = cond_node.child_by_field_name("value") if cond_node.type == "condition_clause" else cond_node
+        taken = fold_constant(self.tu, value, self.env, self.const_scope())
+        if taken is None:
+            raise self.unsupported("if constexpr condition", cond_node)
+        branch = node.child_by_field_name("consequence" if taken else "alternative")
+        if branch is None:
+            return
+        if branch.type == "else_clause":
+            branch = branch.named_children[-1]
+        self.out.extend(self.body(branch))
 
     def loop_cond(self, node: ts.Node | None) -> tuple[list[Stmt], Expr | None]:
         if node is None:
@@ -988,7 +1012,10 @@ class FunctionLowering:
                 fd_params = self.fd.template or ()
                 vt = next((p.value_type for p in fd_params if p.name == name and p.value_type), I32)
                 return Val(Const(arg, vt, span), vt)
+            if isinstance(arg, FunctionRef):
+                raise self.unsupported("function used as a value", node)
             raise self.type_error(f"{name} is a type, not a value", node)
+        name = self.tu.qualified.get(name, name)
         if name in self.tu.constants:
             ct, cv = self.tu.constants[name]
             return Val(Const(cv, ct, span), ct)
@@ -1003,10 +1030,12 @@ class FunctionLowering:
         raise self.type_error(f"use of undeclared identifier {name}", node)
 
     def qualified(self, node: ts.Node) -> Val:
-        text = "".join(node_text(node).split())
-        if text.lstrip(":") in lib.CONSTANTS:
-            ct, cv = lib.CONSTANTS[text.lstrip(":")]
-            return Val(Const(cv, ct, self.span(node)), ct)
+        text = "".join(node_text(node).split()).removeprefix("::")
+        name = self.tu.qualified.get(text, text)
+        for table in (self.tu.constants, lib.CONSTANTS):
+            if name in table:
+                ct, cv = table[name]
+                return Val(Const(cv, ct, self.span(node)), ct)
         raise self.unsupported("qualified name", node)
 
     def read(self, lv: LValue, node: ts.Node) -> Val:
@@ -1452,6 +1481,7 @@ class FunctionLowering:
                     return self.reinterpret(v, target, node)
                 return self.explicit_cast(v, target, node)
             targs = [self.tu.template_argument(a, self.env, node) for a in targs_node.named_children]
+            name = self.tu.qualified.get(name, name)
             if name in self.tu.functions:
                 return self.user_call(name, targs, arg_nodes, node, want_value)
             raise self.unsupported(f"call of template {name}", node)
@@ -1460,9 +1490,36 @@ class FunctionLowering:
             m = re.fullmatch(r"std::numeric_limits<(.+)>::(\w+)", text)
             if m is not None:
                 return self.numeric_limits(m.group(1), m.group(2), node)
-            name = text
+            inner = fn_node.child_by_field_name("name")
+            while inner is not None and inner.type == "qualified_identifier":
+                inner = inner.child_by_field_name("name")
+            if inner is not None and inner.type == "template_function":
+                # ns::f<T>(...): the qualified name of f, and the template arguments of the innermost name
+                inner_text = "".join(node_text(inner).split())
+                base = text[: len(text) - len(inner_text)] + node_text(inner.child_by_field_name("name"))
+                base = base.removeprefix("::")
+                base = self.tu.qualified.get(base, base)
+                targs_node = inner.child_by_field_name("arguments")
+                assert targs_node is not None
+                targs = [self.tu.template_argument(a, self.env, node) for a in targs_node.named_children]
+                if base in self.tu.functions:
+                    return self.user_call(base, targs, arg_nodes, node, want_value)
+                raise self.unsupported("call of unknown function", node)
+            name = text.removeprefix("::")
+            name = self.tu.qualified.get(name, name)
+            if name.startswith("std::") and name[len("std::") :] not in self.tu.functions:
+                name = name[len("std::") :]  # std::exp, std::max: the device library's overloads
         elif fn_node.type == "identifier":
             name = node_text(fn_node)
+            bound = self.env.get(name)
+            if isinstance(bound, FunctionRef):
+                return self.user_call(bound.name, list(bound.targs), arg_nodes, node, want_value)
+        elif fn_node.type == "parenthesized_expression" and self.names_type(fn_node.named_children[0]):
+            # `(T)(x)`: tree-sitter reads a C cast of a parenthesized operand as a call
+            target = self.resolve_type(fn_node.named_children[0], node)
+            if len(arg_nodes) != 1:
+                raise self.unsupported("cast", node)
+            return self.explicit_cast(self.rvalue(arg_nodes[0]), target, node)
         elif fn_node.type in ("primitive_type", "type_identifier", "sized_type_specifier"):
             # functional cast: float(x), int(y)
             target = self.resolve_type(fn_node, node)
@@ -1475,11 +1532,10 @@ class FunctionLowering:
             raise self.unsupported("call", node)
         if self.lookup(name) is not None:
             raise self.unsupported("call through a variable", node)
-        if name in self.env and not isinstance(self.env[name], int):
+        target_t = self.env.get(name)
+        if target_t is not None and is_type_arg(target_t):
             if len(arg_nodes) != 1:
                 raise self.unsupported("functional cast", node)
-            target_t = self.env[name]
-            assert not isinstance(target_t, int)
             return self.explicit_cast(self.rvalue(arg_nodes[0]), target_t, node)
         if name in self.tu.functions:
             return self.user_call(name, [], arg_nodes, node, want_value)
@@ -1489,10 +1545,23 @@ class FunctionLowering:
             return self.explicit_cast(self.rvalue(arg_nodes[0]), BUILTIN_TYPES[name], node)
         return self.builtin_call(name, arg_nodes, node, want_value)
 
+    def names_type(self, node: ts.Node) -> bool:
+        """Whether an expression node is just the name of a type (``real``, ``T``, ``ns::real``)."""
+        if node.type not in ("identifier", "type_identifier", "qualified_identifier", "primitive_type"):
+            return False
+        words = "".join(node_text(node).split()) if node.type == "qualified_identifier" else node_text(node)
+        if self.lookup(words) is not None:
+            return False
+        bound = self.env.get(words)
+        if bound is not None:
+            return is_type_arg(bound)
+        words = self.tu.qualified.get(words, words)
+        return words in BUILTIN_TYPES or words in self.tu.typedefs or words in self.tu.structs
+
     def numeric_limits(self, type_text: str, member: str, node: ts.Node) -> Val:
         t: Type | None = BUILTIN_TYPES.get(type_text)
         bound = self.env.get(type_text)
-        if bound is not None and not isinstance(bound, int):
+        if bound is not None and is_type_arg(bound):
             t = bound
         if not isinstance(t, ScalarType):
             raise self.unsupported("numeric_limits of this type", node)
@@ -1784,7 +1853,7 @@ class FunctionLowering:
             lv = self.lvalue(a)
             args_lv.append(self.decay(lv) if isinstance(lv, Val) else lv)
         arg_types = [lv.ctype if isinstance(lv, Val) else lv.type for lv in args_lv]
-        viable: list[tuple[int, FunctionDef, TemplateEnv]] = []
+        viable: list[tuple[int, FunctionDef, TemplateEnv, list[LValue | Val]]] = []
         reasons: list[LarkcError] = []
         for fd in candidates:
             try:
@@ -1795,14 +1864,15 @@ class FunctionLowering:
                 elif targs:
                     raise self.type_error(f"{name} is not a template", node)
                 params = self.tu.signature(fd, env)
+                full = [*args_lv, *self.default_arguments(fd, env, params, len(args_lv), node)]
             except LarkcError as e:
                 reasons.append(e)
                 continue
-            cost = self.overload_cost(params, args_lv)
+            cost = self.overload_cost(params, full)
             if cost is None:
-                reasons.append(self.mismatch(name, params, args_lv, arg_nodes, node))
+                reasons.append(self.mismatch(name, params, full, arg_nodes, node))
                 continue
-            viable.append((cost, fd, env))
+            viable.append((cost, fd, env, full))
         if not viable:
             if len(candidates) == 1 and reasons:
                 raise reasons[0]
@@ -1812,10 +1882,11 @@ class FunctionLowering:
         viable.sort(key=lambda b: b[0])
         if len(viable) > 1 and viable[0][0] == viable[1][0]:
             raise self.type_error(f"ambiguous call of overloaded function {name}", node)
-        _, fd, env = viable[0]
+        _, fd, env, full = viable[0]
         callee = self.tu.instantiate(fd, env, node)
         args: list[Expr] = []
-        for p, v, a in zip(callee.params, args_lv, arg_nodes, strict=True):
+        where = [*arg_nodes, *[node] * (len(full) - len(arg_nodes))]  # defaults are located at the call
+        for p, v, a in zip(callee.params, full, where, strict=True):
             if p.by_ref:
                 assert isinstance(v, VarLV)
                 args.append(VarRef(v.name, v.type, self.span(a)))
@@ -1828,6 +1899,31 @@ class FunctionLowering:
         dst = self.tmp(callee.ret, node)
         self.emit(Call(dst, callee.name, tuple(args), span))
         return Val(VarRef(dst, callee.ret, span), callee.ret)
+
+    def default_arguments(
+        self, fd: FunctionDef, env: TemplateEnv, params: Sequence[Param], given: int, node: ts.Node
+    ) -> list[Val]:
+        """The values of the default arguments for parameters ``given`` onwards (constant expressions)."""
+        if given >= len(params):
+            return []
+        decl = FunctionLowering(self.tu, fd, env, fd.name).function_declarator()
+        plist = decl.child_by_field_name("parameters")
+        assert plist is not None
+        nodes = [
+            p for p in plist.named_children if p.type in ("parameter_declaration", "optional_parameter_declaration")
+        ]
+        out: list[Val] = []
+        span = self.span(node)
+        for p, pn in list(zip(params, nodes, strict=False))[given:]:
+            default = pn.child_by_field_name("default_value")
+            if default is None:
+                return []  # too few arguments: reported by the caller
+            value = fold_constant(self.tu, default, env, {})
+            if value is None or not isinstance(p.type, ScalarType):
+                raise self.unsupported("default argument that is not a constant", default)
+            src = BOOL if isinstance(value, bool) else (I64 if isinstance(value, int) else F64)
+            out.append(Val(Const(convert_value(value, src, p.type), p.type, span), p.type))
+        return out
 
     def mismatch(
         self,

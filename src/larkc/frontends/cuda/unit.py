@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeGuard
 
 import tree_sitter as ts
 
-from larkc.errors import Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
+from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, StructInfo
 from larkc.frontends.cuda.syntax import node_text, type_words
@@ -33,9 +33,30 @@ from larkc.ir.types import (
 )
 from larkc.ir.values import convert_value, wrap_int
 
-__all__ = ["FunctionDef", "SourcePositions", "TemplateArg", "TemplateEnv", "TemplateParam", "TranslationUnit"]
+__all__ = [
+    "FunctionDef",
+    "FunctionRef",
+    "SourcePositions",
+    "TemplateArg",
+    "TemplateEnv",
+    "TemplateParam",
+    "TranslationUnit",
+    "is_type_arg",
+]
 
-TemplateArg = Type | int
+
+@dataclass(frozen=True, slots=True)
+class FunctionRef:
+    """A function used as a template argument (``template <float (*F)(float)>``): name and its own arguments."""
+
+    name: str
+    targs: tuple[TemplateArg, ...] = ()
+
+    def __str__(self) -> str:
+        return self.name + (f"<{', '.join(_targ_str(a) for a in self.targs)}>" if self.targs else "")
+
+
+TemplateArg = Type | int | FunctionRef
 TemplateEnv = dict[str, TemplateArg]
 
 
@@ -66,18 +87,21 @@ class SourcePositions:
 class TemplateParam:
     name: str
     is_type: bool
-    value_type: ScalarType | None  # for non-type parameters
+    value_type: ScalarType | None  # for non-type integer parameters
     default: ts.Node | None
+    is_function: bool = False  # a function-pointer parameter, bound to a FunctionRef
 
 
 @dataclass(slots=True)
 class FunctionDef:
-    """A kernel or device function definition, possibly a template."""
+    """A kernel or device function definition, possibly a template or an explicit specialization."""
 
     name: str
     node: ts.Node  # the function_definition
     kind: FunctionKind
     template: tuple[TemplateParam, ...] | None  # None when not a template
+    template_error: LarkcError | None = None  # a template parameter list larkc cannot read (raised on use)
+    specialization: ts.Node | None = None  # the template_argument_list of `template <> f<int>(...)`
 
 
 @dataclass(slots=True)
@@ -85,10 +109,18 @@ class StructDef:
     name: str
     node: ts.Node  # the struct_specifier (with a body)
     template: tuple[TemplateParam, ...] | None
+    template_error: LarkcError | None = None
 
 
 #: Top-level nodes that do not affect device code.
-_IGNORED_TOP_LEVEL = ("preproc_call", "comment", "using_declaration", "static_assert_declaration", "empty_declaration")
+_IGNORED_TOP_LEVEL = (
+    "preproc_call",
+    "comment",
+    "using_declaration",
+    "static_assert_declaration",
+    "empty_declaration",
+    "namespace_alias_definition",
+)
 
 
 class TranslationUnit:
@@ -102,6 +134,10 @@ class TranslationUnit:
         self.host_functions: set[str] = set()
         self.user_operators: set[str] = set()  # operators the file overloads for device code ("+", "*=")
         self.unsupported_globals: dict[str, tuple[str, ts.Node]] = {}  # name -> (construct, declaration)
+        self.qualified: dict[str, str] = {}  # `ns::name` -> `name` (namespaces are flattened)
+        self.specializations: dict[str, list[FunctionDef]] = {}  # explicit specializations by template name
+        self.constexpr_functions: dict[str, ts.Node] = {}  # usable in constant expressions
+        self.enum_types: set[str] = set()  # enum names: their values are int
         self.structs: dict[str, StructDef] = {}
         self.struct_infos: dict[tuple[str, tuple[TemplateArg, ...]], StructInfo] = {}
         self.vector_fields: dict[VectorType, list[StructInfo]] = {}
@@ -141,38 +177,59 @@ class TranslationUnit:
 
     # -- collection ---------------------------------------------------------------------------------
 
-    def _collect(self, scope: ts.Node) -> None:
+    def _collect(self, scope: ts.Node, ns: str = "") -> None:
         for child in scope.named_children:
-            self._collect_one(child, None)
+            self._collect_one(child, None, None, ns)
 
-    def _collect_one(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
+    def _alias(self, ns: str, name: str) -> None:
+        """Make ``ns::name`` (and every suffix of it) refer to ``name``; namespaces are flattened."""
+        parts = [p for p in ns.split("::") if p]
+        for i in range(len(parts)):
+            self.qualified["::".join([*parts[i:], name])] = name
+
+    def _collect_one(
+        self, node: ts.Node, template: tuple[TemplateParam, ...] | None, template_error: LarkcError | None, ns: str
+    ) -> None:
         t = node.type
         if t == "function_definition":
-            self._collect_function(node, template)
+            self._collect_function(node, template, template_error, ns)
         elif t == "template_declaration":
-            params = self._template_params(node)
+            params: tuple[TemplateParam, ...] = ()
+            error: LarkcError | None = None
+            try:
+                params = self._template_params(node)
+            except LarkcError as e:  # raised only if device code instantiates this template
+                error = e
             for child in node.named_children:
                 if child.type != "template_parameter_list":
-                    self._collect_one(child, params)
+                    self._collect_one(child, params, error, ns)
         elif t in ("struct_specifier", "class_specifier"):
-            self._collect_struct(node, template)
+            self._collect_struct(node, template, template_error, ns)
         elif t == "declaration":
-            self._collect_declaration(node, template)
+            self._collect_declaration(node, template, template_error, ns)
         elif t == "type_definition":
-            self._collect_typedef(node)
+            self._collect_typedef(node, ns)
         elif t == "alias_declaration":
             name = node_text(node.child_by_field_name("name"))
             type_node = node.child_by_field_name("type")
             assert type_node is not None
             self.typedefs[name] = type_node
-        elif t in ("namespace_definition", "linkage_specification"):
+            self._alias(ns, name)
+        elif t == "namespace_definition":
             body = node.child_by_field_name("body")
+            name = node_text(node.child_by_field_name("name"))
             if body is not None:
-                self._collect(body)
-        elif t in ("declaration_list",):
-            self._collect(node)
+                self._collect(body, f"{ns}{name}::" if name else ns)
+        elif t == "linkage_specification":
+            body = node.child_by_field_name("body")
+            if body is not None and body.type == "declaration_list":
+                self._collect(body, ns)
+            elif body is not None:
+                self._collect_one(body, template, template_error, ns)
+        elif t == "declaration_list":
+            self._collect(node, ns)
         elif t == "enum_specifier":
-            self._collect_enum(node)
+            self._collect_enum(node, ns)
         elif t in _IGNORED_TOP_LEVEL or (t == "expression_statement" and node_text(node).strip() == ";"):
             return
         else:
@@ -194,17 +251,37 @@ class TranslationUnit:
             elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
                 decl = p.child_by_field_name("declarator")
                 type_node = p.child_by_field_name("type")
-                if decl is None or type_node is None or decl.type != "identifier":
+                default = p.child_by_field_name("default_value")
+                if decl is None or type_node is None:
                     raise UnsupportedError("template parameter", node_text(p), self.span(p))
-                vt = _scalar_type_name(type_words(type_node))
+                fn_name = _function_pointer_name(decl)
+                if fn_name is not None or self._is_function_pointer_typedef(type_node):
+                    name = fn_name if fn_name is not None else node_text(decl)
+                    out.append(TemplateParam(name, False, None, default, is_function=True))
+                    continue
+                if decl.type != "identifier":
+                    raise UnsupportedError("template parameter", node_text(p), self.span(p))
+                words = type_words(type_node)
+                vt = I32 if self.qualified.get(words, words) in self.enum_types else _scalar_type_name(words)
                 if vt is None or not (vt.is_int or vt.is_bool):
                     raise UnsupportedError("non-integer template parameter", node_text(p), self.span(p))
-                out.append(TemplateParam(node_text(decl), False, vt, p.child_by_field_name("default_value")))
+                out.append(TemplateParam(node_text(decl), False, vt, default))
             else:
                 raise UnsupportedError("template parameter", node_text(p), self.span(p))
         return tuple(out)
 
-    def _collect_function(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
+    def _is_function_pointer_typedef(self, type_node: ts.Node) -> bool:
+        target = self.typedefs.get(self.qualified.get(type_words(type_node), type_words(type_node)))
+        if target is None:
+            return False
+        decl = target.parent.child_by_field_name("declarator") if target.parent is not None else None
+        if target.type == "type_descriptor":
+            decl = target.child_by_field_name("declarator")
+        return decl is not None and _function_pointer_name(decl, allow_abstract=True) is not None
+
+    def _collect_function(
+        self, node: ts.Node, template: tuple[TemplateParam, ...] | None, template_error: LarkcError | None, ns: str
+    ) -> None:
         quals = {c.type for c in node.children if not c.is_named} | {
             node_text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")
         }
@@ -212,10 +289,14 @@ class TranslationUnit:
         while decl is not None and decl.type in ("pointer_declarator", "reference_declarator"):
             decl = decl.child_by_field_name("declarator") or (decl.named_children[-1] if decl.named_children else None)
         if decl is None or decl.type != "function_declarator":
-            raise UnsupportedError("function declaration", node_text(node).split("{")[0], self.span(node))
+            if "__global__" in quals or "__device__" in quals:
+                raise UnsupportedError("function declaration", node_text(node).split("{")[0], self.span(node))
+            return
         name_node = decl.child_by_field_name("declarator")
         assert name_node is not None
         name = node_text(name_node)
+        if "constexpr" in quals and name_node.type == "identifier":
+            self.constexpr_functions.setdefault(name, node)
         if "__global__" in quals:
             kind = FunctionKind.KERNEL
         elif "__device__" in quals:
@@ -227,28 +308,47 @@ class TranslationUnit:
             # A user-defined operator; expressions that would call it are rejected where they occur.
             self.user_operators.add(" ".join(name.split()).removeprefix("operator").strip())
             return
+        specialization = None
+        if name_node.type == "template_function" and template == ():
+            # `template <> __device__ int f<int>(int)`: an explicit specialization of template f
+            specialization = name_node.child_by_field_name("arguments")
+            name = node_text(name_node.child_by_field_name("name"))
+            self.specializations.setdefault(name, []).append(
+                FunctionDef(name, node, kind, None, template_error, specialization)
+            )
+            self._alias(ns, name)
+            return
         if name_node.type not in ("identifier", "field_identifier"):
             raise UnsupportedError("function name", name, self.span(name_node))
         overloads = self.functions.setdefault(name, [])
         if (kind is FunctionKind.KERNEL and overloads) or any(f.kind is FunctionKind.KERNEL for f in overloads):
             raise UnsupportedError("overloaded __global__ function", name, self.span(name_node))
-        overloads.append(FunctionDef(name, node, kind, template))
+        overloads.append(FunctionDef(name, node, kind, template, template_error))
+        self._alias(ns, name)
 
-    def _collect_struct(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
+    def _collect_struct(
+        self, node: ts.Node, template: tuple[TemplateParam, ...] | None, template_error: LarkcError | None, ns: str
+    ) -> None:
         name_node = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
         if body is None:
             return  # a forward declaration
         if name_node is None:
             raise UnsupportedError("anonymous struct", node_text(node), self.span(node))
-        self.structs[node_text(name_node)] = StructDef(node_text(name_node), node, template)
+        if name_node.type == "template_type":
+            return  # a partial or explicit specialization of a struct template: used only through traits
+        name = node_text(name_node)
+        self.structs[name] = StructDef(name, node, template, template_error)
+        self._alias(ns, name)
 
-    def _collect_declaration(self, node: ts.Node, template: tuple[TemplateParam, ...] | None) -> None:
+    def _collect_declaration(
+        self, node: ts.Node, template: tuple[TemplateParam, ...] | None, template_error: LarkcError | None, ns: str
+    ) -> None:
         type_node = node.child_by_field_name("type")
         if type_node is not None and type_node.type in ("struct_specifier", "class_specifier"):
-            self._collect_struct(type_node, template)
+            self._collect_struct(type_node, template, template_error, ns)
         if type_node is not None and type_node.type == "enum_specifier":
-            self._collect_enum(type_node)
+            self._collect_enum(type_node, ns)
         declarators = node.children_by_field_name("declarator")
         if not declarators:
             return
@@ -263,32 +363,42 @@ class TranslationUnit:
                 value = d.child_by_field_name("value")
                 target = d.child_by_field_name("declarator")
                 if value is not None and target is not None and target.type == "identifier":
-                    vt = self.resolve_type(type_node, {}, node)
+                    try:
+                        vt: Type | None = self.resolve_type(type_node, {}, node)
+                    except LarkcError:
+                        vt = None  # a host type; only an error if device code uses the name
                     folded = fold_constant(self, value, {}, {}) if isinstance(vt, ScalarType) else None
                     if isinstance(vt, ScalarType) and folded is not None:
                         src_t = BOOL if isinstance(folded, bool) else (I64 if isinstance(folded, int) else F64)
                         self.constants[node_text(target)] = (vt, convert_value(folded, src_t, vt))
+                        self._alias(ns, node_text(target))
                         continue
                 what = "global constant that is not a scalar constant expression"
             if name is not None:
                 # Host code may declare any globals; device code that uses one is rejected at the use.
                 self.unsupported_globals[name] = (what, node)
 
-    def _collect_typedef(self, node: ts.Node) -> None:
+    def _collect_typedef(self, node: ts.Node, ns: str) -> None:
         type_node = node.child_by_field_name("type")
         assert type_node is not None
         if type_node.type in ("struct_specifier", "class_specifier"):
-            self._collect_struct(type_node, None)
+            self._collect_struct(type_node, None, None, ns)
+        if type_node.type == "enum_specifier":
+            self._collect_enum(type_node, ns)
         for d in node.children_by_field_name("declarator"):
-            if d.type in ("type_identifier", "identifier"):
-                self.typedefs[node_text(d)] = type_node
-            elif d.type == "pointer_declarator":
-                self.typedefs[node_text(d.named_children[-1])] = d  # resolved with the declarator chain
-            else:
+            name = _declared_name(d) if d.type not in ("type_identifier", "identifier") else node_text(d)
+            if name is None:
                 raise UnsupportedError("typedef", node_text(node), self.span(node))
+            # plain names map to their type; pointer and function declarators are resolved on use
+            self.typedefs[name] = type_node if d.type in ("type_identifier", "identifier") else d
+            self._alias(ns, name)
 
-    def _collect_enum(self, node: ts.Node) -> None:
+    def _collect_enum(self, node: ts.Node, ns: str) -> None:
         body = node.child_by_field_name("body")
+        enum_name = node_text(node.child_by_field_name("name"))
+        if enum_name:
+            self.enum_types.add(enum_name)
+            self._alias(ns, enum_name)
         if body is None:
             return
         value = -1
@@ -304,7 +414,12 @@ class TranslationUnit:
                 value = int(folded)
             else:
                 value += 1
+            # enumerators of enums and enum classes alike are int constants, also by qualified name
             self.constants[name] = (I32, value)
+            self._alias(ns, name)
+            if enum_name:
+                self.constants[f"{enum_name}::{name}"] = (I32, value)
+                self._alias(ns, f"{enum_name}::{name}")
 
     # -- types --------------------------------------------------------------------------------------
 
@@ -340,18 +455,25 @@ class TranslationUnit:
         words = type_words(type_node)
         if words in env:
             arg = env[words]
-            if isinstance(arg, int):
+            if not is_type_arg(arg):
                 raise TypeCheckError(f"{words} is a value, not a type", self.span(type_node), stage=Stage.FRONTEND)
             return arg
         if words in BUILTIN_TYPES:
             return BUILTIN_TYPES[words]
+        words = self.qualified.get(words, words)
         if words in self.typedefs:
             target = self.typedefs[words]
             if target.type == "pointer_declarator":
                 return self.resolve_type(target, env, ctx)
+            if target.type in ("function_declarator", "type_descriptor") or target.type.endswith("declarator"):
+                if target.type == "type_descriptor" and target.child_by_field_name("declarator") is None:
+                    return self.resolve_type(target, {}, ctx)
+                raise UnsupportedError("type", node_text(type_node), self.span(type_node))
             return self.resolve_type(target, {}, ctx)
         if words in self.structs:
             return self.struct_type(words, (), type_node)
+        if words in self.enum_types:
+            return I32
         if words == "void":
             return VOID
         raise UnsupportedError("type", words, self.span(type_node))
@@ -374,17 +496,43 @@ class TranslationUnit:
             inner = node.child_by_field_name("type")
             if inner is not None and node.child_by_field_name("declarator") is None:
                 words = type_words(inner)
-                if words in env and isinstance(env[words], int):
+                if words in env and not is_type_arg(env[words]):
                     return env[words]
+                function = self.function_reference(inner, env, ctx)
+                if function is not None:
+                    return function
                 if words in self.constants and not (
                     words in BUILTIN_TYPES or words in self.typedefs or words in self.structs
                 ):
                     return int(self.constants[words][1])
             return self.resolve_type(node, env, ctx)
+        if node.type in ("identifier", "qualified_identifier", "template_function"):
+            function = self.function_reference(node, env, ctx)
+            if function is not None:
+                return function
         folded = fold_constant(self, node, env, {})
         if not isinstance(folded, int) or isinstance(folded, bool):
             raise UnsupportedError("template argument", node_text(node), self.span(node))
         return folded
+
+    def function_reference(self, node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> FunctionRef | None:
+        """A device function named by ``node`` (``silu``, ``ns::silu``, ``silu<float>``), if it names one."""
+        targs: tuple[TemplateArg, ...] = ()
+        name_node = node
+        if node.type in ("template_type", "template_function"):
+            name_node = node.child_by_field_name("name")  # type: ignore[assignment]  # present in both
+            args = node.child_by_field_name("arguments")
+            if args is not None:
+                targs = tuple(self.template_argument(a, env, ctx) for a in args.named_children)
+        text = "".join(node_text(name_node).split()).removeprefix("::")
+        bound = env.get(text)
+        if isinstance(bound, FunctionRef) and not targs:
+            return bound
+        name = self.qualified.get(text, text)
+        overloads = self.functions.get(name)
+        if overloads and overloads[0].kind is FunctionKind.DEVICE:
+            return FunctionRef(name, targs)
+        return None
 
     def struct_type(self, name: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> VectorType:
         """Lay out struct ``name`` (instantiated with ``targs``) as a packed vector type."""
@@ -394,6 +542,8 @@ class TranslationUnit:
         sd = self.structs.get(name)
         if sd is None:
             raise UnsupportedError("struct type", name, self.span(where))
+        if sd.template_error is not None:
+            raise sd.template_error
         env: TemplateEnv = {}
         if sd.template is not None:
             env = self.bind_template(sd.template, list(targs), {}, where, f"struct {name}")
@@ -478,7 +628,13 @@ class TranslationUnit:
                     )
                 env[p.name] = self.template_argument(p.default, env, p.default)
             arg = env[p.name]
-            if p.is_type and isinstance(arg, int):
+            if p.is_function:
+                if not isinstance(arg, FunctionRef):
+                    raise TypeCheckError(
+                        f"{what}: template parameter {p.name} needs a device function", span, stage=Stage.FRONTEND
+                    )
+                continue
+            if p.is_type and not is_type_arg(arg):
                 raise TypeCheckError(f"{what}: template parameter {p.name} needs a type", span, stage=Stage.FRONTEND)
             if not p.is_type and not isinstance(arg, int):
                 raise TypeCheckError(
@@ -506,10 +662,16 @@ class TranslationUnit:
 
     def instantiate(self, fd: FunctionDef, env: TemplateEnv, where: ts.Node | None) -> Function:
         """The IR of ``fd`` under template environment ``env``, lowering it if needed."""
+        if fd.template_error is not None:
+            raise fd.template_error
         name = fd.name
         ir_name = name
         if fd.template is not None:
-            ir_name = f"{name}<{', '.join(_targ_str(env[p.name]) for p in fd.template)}>"
+            args = tuple(env[p.name] for p in fd.template)
+            ir_name = f"{name}<{', '.join(_targ_str(a) for a in args)}>"
+            special = self.specialization(name, args)
+            if special is not None:
+                fd, env = special, {}
         if len(self.functions.get(name, ())) > 1:
             params = self.signature(fd, env)
             ir_name += "(" + ", ".join(str(p.type) for p in params) + ")"
@@ -529,6 +691,15 @@ class TranslationUnit:
         self.order.append(fn)
         return fn
 
+    def specialization(self, name: str, args: tuple[TemplateArg, ...]) -> FunctionDef | None:
+        """The explicit specialization ``template <> f<args>`` of template ``name``, if the file has one."""
+        for spec in self.specializations.get(name, ()):
+            assert spec.specialization is not None
+            spec_args = tuple(self.template_argument(a, {}, a) for a in spec.specialization.named_children)
+            if spec_args == args:
+                return spec
+        return None
+
     def module(self) -> Module:
         span = self.span(self.tree.root_node)
         return Module(tuple(self.order), span)
@@ -541,8 +712,15 @@ def _is_host_function(node: ts.Node) -> bool:
     return not ({"__global__", "__device__"} & keywords) and body is not None and body.type == "compound_statement"
 
 
+def is_type_arg(a: TemplateArg) -> TypeGuard[Type]:
+    """Whether a template argument is a type (not an integer or a function)."""
+    return not isinstance(a, int | FunctionRef)
+
+
 def _targ_str(a: TemplateArg) -> str:
-    return str(a) if isinstance(a, int) else _c_type_name(a)
+    if isinstance(a, int | FunctionRef):
+        return str(a)
+    return _c_type_name(a)
 
 
 def _c_type_name(t: Type) -> str:
@@ -560,6 +738,21 @@ def _declared_name(d: ts.Node) -> str | None:
     while node is not None and node.type not in ("identifier", "field_identifier"):
         node = node.child_by_field_name("declarator")
     return node_text(node) if node is not None else None
+
+
+def _function_pointer_name(decl: ts.Node, *, allow_abstract: bool = False) -> str | None:
+    """The name declared by ``R (*name)(args)`` (``""`` for an abstract ``R (*)(args)``), else ``None``."""
+    if decl.type not in ("function_declarator", "abstract_function_declarator"):
+        return None
+    inner = decl.child_by_field_name("declarator")
+    while inner is not None and inner.type in ("parenthesized_declarator", "abstract_parenthesized_declarator"):
+        inner = inner.named_children[0] if inner.named_children else None
+    if inner is None or inner.type not in ("pointer_declarator", "abstract_pointer_declarator"):
+        return None
+    target = inner.child_by_field_name("declarator")
+    if target is None:
+        return "" if allow_abstract else None
+    return node_text(target) if target.type in ("identifier", "type_identifier") else None
 
 
 def _scalar_type_name(words: str) -> ScalarType | None:
