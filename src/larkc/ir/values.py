@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 import struct
+from fractions import Fraction
 
 from larkc.ir.types import BF16, F16, F32, F64, ScalarType
 
-__all__ = ["convert_value", "is_representable", "round_float", "wrap_int"]
+__all__ = ["convert_value", "is_representable", "round_float", "round_fraction", "wrap_int"]
 
 
 def wrap_int(value: int, t: ScalarType) -> int:
@@ -83,3 +84,34 @@ def is_representable(value: bool | int | float, t: ScalarType) -> bool:
     if not isinstance(value, float):
         return False
     return math.isnan(value) or round_float(value, t) == value
+
+
+_FORMATS = {F32: (24, -126, 127), F16: (11, -14, 15), BF16: (8, -126, 127)}
+
+
+def round_fraction(q: Fraction, t: ScalarType) -> float:
+    """The value of float type ``t`` nearest to the exact rational ``q`` (ties to even), rounding once.
+
+    Rounding a decimal literal through ``float`` first would round twice (to double, then to ``t``),
+    which differs from C when the double lands exactly between two values of ``t``.
+    """
+    sign = -1.0 if q < 0 else 1.0  # (not copysign of the numerator: it may be too large for a float)
+    if t == F64:
+        try:
+            return float(q)  # correctly rounded by Python
+        except OverflowError:
+            return sign * math.inf
+    bits, emin, emax = _FORMATS[t]
+    if q == 0:
+        return 0.0
+    a = abs(q)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    e = max(e, emin)  # subnormal values share the least exponent
+    scale = Fraction(2) ** (bits - 1 - e)
+    n = round(a * scale)  # round() of a Fraction rounds half to even
+    value = n / scale
+    if value >= Fraction(2) ** (emax + 1):
+        return sign * math.inf
+    return sign * float(value)

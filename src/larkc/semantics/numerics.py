@@ -57,6 +57,7 @@ from larkc.ir.types import (
     ScalarKind,
     ScalarType,
 )
+from larkc.ir.values import round_fraction
 
 __all__ = [
     "MATH_RULES",
@@ -550,7 +551,8 @@ def _exact(fn: Callable[..., torch.Tensor]) -> MathRule:
 
 def _numpy64(fn: Callable[..., np.ndarray]) -> Callable[..., torch.Tensor]:
     def apply(*args: torch.Tensor) -> torch.Tensor:
-        return torch.from_numpy(np.asarray(fn(*(a.numpy() for a in args)), dtype=np.float64))
+        with np.errstate(all="ignore"):  # NaN and infinity results are values here, not warnings
+            return torch.from_numpy(np.asarray(fn(*(a.numpy() for a in args)), dtype=np.float64))
 
     return apply
 
@@ -561,7 +563,7 @@ def _round_half_away(x: torch.Tensor) -> torch.Tensor:
     t = torch.trunc(x64)
     frac = x64 - t
     r = t + torch.where(frac.abs() >= 0.5, torch.sign(x64), torch.zeros_like(x64))
-    return r.to(x.dtype)
+    return torch.copysign(r, x64).to(x.dtype)  # round(-0.3) is -0.0, as in C
 
 
 def _fma(args: list[torch.Tensor], t: ScalarType, ub: UndefinedOps | None) -> torch.Tensor:
@@ -596,16 +598,8 @@ def _fma_f64(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
             out.append(x * y + z)
         else:
             exact = Fraction(x) * Fraction(y) + Fraction(z)
-            out.append(_round_fraction(exact) if exact != 0 else (x * y + z))
+            out.append(round_fraction(exact, F64) if exact != 0 else (x * y + z))
     return torch.tensor(out, dtype=torch.float64).reshape(a.shape)
-
-
-def _round_fraction(q: Fraction) -> float:
-    """The float64 nearest to the rational ``q`` (ties to even); Python's ``float(Fraction)`` is exact."""
-    try:
-        return float(q)
-    except OverflowError:
-        return math.copysign(math.inf, q)
 
 
 def _abs(args: list[torch.Tensor], t: ScalarType, ub: UndefinedOps | None) -> torch.Tensor:
@@ -670,7 +664,9 @@ MATH_RULES: dict[MathFn, MathRule] = {
     MathFn.LOG2: _via_f64(torch.log2),
     MathFn.LOG10: _via_f64(torch.log10),
     MathFn.LOG1P: _via_f64(torch.log1p),
-    MathFn.SQRT: _via_f64(torch.sqrt),  # correctly rounded: float64 has > 2 * 24 + 2 bits
+    # numpy's sqrt is IEEE's correctly rounded one (torch's float64 CPU kernel is not, for ~1% of inputs);
+    # for f32 and below, rounding the float64 root again is exact: float64 has > 2 * 24 + 2 bits
+    MathFn.SQRT: _via_f64(_numpy64(np.sqrt)),
     MathFn.RSQRT: _via_f64(torch.rsqrt),
     MathFn.CBRT: _via_f64(_numpy64(np.cbrt)),
     MathFn.SIN: _via_f64(torch.sin),

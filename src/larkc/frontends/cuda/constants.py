@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import tree_sitter as ts
@@ -16,7 +17,7 @@ from larkc.errors import LarkcError
 from larkc.frontends.cuda import builtins as lib
 from larkc.frontends.cuda.syntax import node_text
 from larkc.ir.types import BOOL, F32, F64, I32, I64, U32, U64, ScalarType, size_of
-from larkc.ir.values import convert_value, round_float, wrap_int
+from larkc.ir.values import convert_value, round_fraction, wrap_int
 
 if TYPE_CHECKING:
     from larkc.frontends.cuda.unit import TemplateEnv, TranslationUnit
@@ -136,10 +137,10 @@ def parse_number(text: str) -> tuple[bool | int | float, ScalarType] | None:
         elif body[-1] in "lL":
             body = body[:-1]
         try:
-            value = float.fromhex(body) if is_hex else float(body)
-        except ValueError:
+            exact = Fraction(float.fromhex(body)) if is_hex else Fraction(body)
+        except (ValueError, ZeroDivisionError):
             return None
-        return round_float(value, t), t
+        return round_fraction(exact, t), t
     m = _INT_SUFFIX.search(s)
     assert m is not None
     unsigned = bool(m.group(1) or m.group(3))

@@ -628,15 +628,12 @@ class FunctionLowering:
             if isinstance(src, PointerType):
                 # A local pointer lives in the address space of what it is initialised with.
                 t = PointerType(t.pointee, src.space, t.const, t.restrict or src.restrict)
-        if const and isinstance(t, ScalarType) and init_node is not None:
-            folded = fold_constant(self.tu, init_node, self.env, self.const_scope())
-            if folded is not None:
-                src_t = BOOL if isinstance(folded, bool) else (I64 if isinstance(folded, int) else F64)
-                with contextlib.suppress(OverflowError):
-                    self.declare(name, "const", t, name_node, convert_value(folded, src_t, t))
-                    return
         where = init_node if init_node is not None else node
         init = self.convert(value, t, where).expr if value is not None else None
+        if const and isinstance(t, ScalarType) and isinstance(init, Const):
+            # a constant (C's typed evaluation folded it): usable in array sizes, pragmas, templates
+            self.declare(name, "const", t, name_node, init.value)
+            return
         ir_name = self.declare(name, "var", t, name_node)
         self.emit(Decl(ir_name, t, init, self.span(node)))
 
@@ -824,11 +821,17 @@ class FunctionLowering:
             self.loops -= 1
         cond_node = node.child_by_field_name("condition")
         pre, cond = self.loop_cond(cond_node)
-        if pre:
-            assert cond_node is not None
-            raise self.unsupported("memory access in a do-while condition", cond_node)
         assert cond is not None
-        self.emit(DoWhile(tuple(body), cond, self.span(node)))
+        if not pre:
+            self.emit(DoWhile(tuple(body), cond, self.span(node)))
+            return
+        # The condition has side effects or reads memory: `for (go = true; go; pre, go = cond) body`,
+        # whose step runs after the body and after `continue`, as a do-while condition does.
+        span = self.span(node)
+        go = self.fresh("do.cond")
+        init = (Decl(go, BOOL, Const(True, BOOL, span), span),)
+        step = (*pre, Assign(go, cond, span))
+        self.emit(For(init, VarRef(go, BOOL, span), step, tuple(body), None, span))
 
     def return_statement(self, node: ts.Node) -> None:
         value_node = node.named_children[0] if node.named_children else None
@@ -920,11 +923,19 @@ class FunctionLowering:
         span = self.span(node)
         match t:
             case "number_literal":
-                lit = parse_number(node_text(node))
+                text = node_text(node)
+                # tree-sitter lexes a leading sign into the literal: type the magnitude as C does,
+                # then apply the unary operator with C's promotions (so -010 is -8, -1u is 4294967295u)
+                sign, digits = (text[0], text[1:].lstrip()) if text[:1] in "+-" else ("", text)
+                lit = parse_number(digits)
                 if lit is None:
                     raise self.unsupported("number literal", node)
                 value, lt = lit
-                return Val(Const(value, lt, span), lt)
+                v = Val(Const(value, lt, span), lt)
+                if sign == "-":
+                    rt = lt if lt.is_float else integer_promote(lt)
+                    return Val(self.negate(self.cast_scalar(v.expr, lt, rt, span), rt, span), rt)
+                return v
             case "true" | "false":
                 return Val(Const(t == "true", BOOL, span), BOOL)
             case "char_literal":
@@ -952,9 +963,9 @@ class FunctionLowering:
             case "unary_expression":
                 return self.unary(node)
             case "update_expression":
-                v = self.update(node, want_value=True)
-                assert v is not None
-                return v
+                updated = self.update(node, want_value=True)
+                assert updated is not None
+                return updated
             case "assignment_expression":
                 return self.assignment(node)
             case "conditional_expression":
@@ -966,13 +977,13 @@ class FunctionLowering:
                 target = self.resolve_type(tnode, node)
                 return self.explicit_cast(self.rvalue(vnode), target, node)
             case "call_expression":
-                v = self.call(node, want_value=True)
-                assert v is not None
-                return v
+                result = self.call(node, want_value=True)
+                assert result is not None
+                return result
             case "sizeof_expression":
                 folded = fold_constant(self.tu, node, self.env, self.const_scope())
                 if not isinstance(folded, int):
-                    raise self.unsupported("sizeof expression", node)
+                    folded = self.sizeof_value(node)
                 return Val(Const(folded, U64, span), U64)
             case "comma_expression":
                 left, right = node.named_children[0], node.named_children[-1]
@@ -990,6 +1001,26 @@ class FunctionLowering:
                 raise self.unsupported("dynamic allocation", node)
             case _:
                 raise self.unsupported(t.replace("_", " "), node)
+
+    def sizeof_value(self, node: ts.Node) -> int:
+        """``sizeof expr``: the size of the expression's type; the expression is not evaluated."""
+        value = node.child_by_field_name("value")
+        if value is None:
+            raise self.unsupported("sizeof expression", node)
+        with self.buffer():  # lowered only for its type: its loads and side effects are discarded
+            v = self.rvalue(value)
+        ct = v.ctype
+        if isinstance(ct, CArray):
+            count = 1
+            for d in ct.dims:
+                if d is None:
+                    raise self.unsupported("sizeof of an array of unknown size", node)
+                count *= d
+            return count * size_of(ct.elem)
+        try:
+            return size_of(ct)
+        except ValueError:
+            raise self.unsupported("sizeof expression", node) from None
 
     def identifier(self, node: ts.Node) -> Val:
         name = node_text(node)
@@ -1056,18 +1087,21 @@ class FunctionLowering:
         """Store ``v`` (already of the lvalue's type) and return the stored value."""
         span = self.span(node)
         match lv:
-            case VarLV(name, _):
+            case VarLV(name, t):
                 self.emit(Assign(name, v.expr, span))
+                # the value of `x = e` is the new x: `e` itself may read x (`(b = b * 2) + 1`)
+                return Val(VarRef(name, t, span), t)
             case MemLV(ptr, _, const):
                 if const:
                     raise self.type_error("assignment through a pointer to const", node)
                 self.emit(Store(ptr, v.expr, None, span))
-            case LaneLV(var, index, _):
+                return v  # pure and reads no memory, so the store cannot change it
+            case LaneLV(var, index, t):
                 ref = VarRef(var.name, var.type, span)
                 self.emit(Assign(var.name, Insert(ref, index, v.expr, var.type, span), span))
+                return Val(Extract(VarRef(var.name, var.type, span), index, t, span), t)
             case _:
                 raise AssertionError(lv)
-        return v
 
     def lvalue_type(self, lv: LValue) -> Type:
         return lv.type
