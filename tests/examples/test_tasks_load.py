@@ -86,12 +86,20 @@ def split_top_level(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+def _template_param_name(param: str) -> str:
+    """``typename T`` -> T, ``int N = 4`` -> N, ``T (*ACT)(const T&)`` -> ACT (a function parameter)."""
+    m = re.search(r"\(\s*\*\s*(\w+)\s*\)", param)
+    if m is not None:
+        return m.group(1)
+    return re.findall(r"\w+", param.split("=", maxsplit=1)[0])[-1]
+
+
 def kernel_signature(source: str, kernel: str) -> tuple[list[str], list[tuple[str, bool]]]:
     """Template parameter names and ``(name, is_pointer)`` of each parameter of ``__global__ kernel``."""
     text = strip_comments(source)
     m = re.search(r"(template\s*<([^>]*)>\s*)?__global__\b[^;{}]*?\b" + re.escape(kernel) + r"\s*\(", text)
     assert m is not None, f"no __global__ function {kernel} in the source"
-    template_params = [re.findall(r"\w+", p)[-1] for p in split_top_level(m.group(2) or "")]
+    template_params = [_template_param_name(p) for p in split_top_level(m.group(2) or "")]
     depth, end = 1, m.end()
     while depth:
         depth += {"(": 1, ")": -1}.get(text[end], 0)

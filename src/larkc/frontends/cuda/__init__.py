@@ -158,9 +158,17 @@ def _template_args(
             raise TaskError(f"pointer template argument {text!r} is not supported")
         return t
 
+    def checked(a: str | int) -> TemplateArg:
+        try:
+            return one(a)
+        except TaskError:
+            raise
+        except LarkcError as e:  # located in a probe text, not in the user's file: report it plainly
+            raise TaskError(f"invalid template argument {a!r}: {e.message}") from None
+
     if isinstance(args, Mapping):
-        return {k: one(v) for k, v in args.items()}
-    return [one(a) for a in args]
+        return {k: checked(v) for k, v in args.items()}
+    return [checked(a) for a in args]
 
 
 def cuda_kernel_names(path: str | Path, *, defines: Mapping[str, str] | None = None) -> list[str]:

@@ -516,15 +516,24 @@ class TranslationUnit:
         return folded
 
     def function_reference(self, node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> FunctionRef | None:
-        """A device function named by ``node`` (``silu``, ``ns::silu``, ``silu<float>``), if it names one."""
+        """A device function named by ``node`` (``silu``, ``ns::silu``, ``ns::silu<float>``), if it names one."""
+        prefix = ""
+        while node.type == "qualified_identifier":
+            prefix += node_text(node.child_by_field_name("scope")) + "::"
+            inner = node.child_by_field_name("name")
+            if inner is None:
+                return None
+            node = inner
         targs: tuple[TemplateArg, ...] = ()
-        name_node = node
         if node.type in ("template_type", "template_function"):
-            name_node = node.child_by_field_name("name")  # type: ignore[assignment]  # present in both
             args = node.child_by_field_name("arguments")
             if args is not None:
                 targs = tuple(self.template_argument(a, env, ctx) for a in args.named_children)
-        text = "".join(node_text(name_node).split()).removeprefix("::")
+            name_node = node.child_by_field_name("name")
+            if name_node is None:
+                return None
+            node = name_node
+        text = "".join((prefix + node_text(node)).split()).removeprefix("::")
         bound = env.get(text)
         if isinstance(bound, FunctionRef) and not targs:
             return bound
