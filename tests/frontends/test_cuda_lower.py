@@ -398,7 +398,7 @@ def test_namespaces_extern_c_and_qualified_names() -> None:
                          + util::kTwo;
     }"""
     m = lower(src)
-    assert sorted(f.name for f in m.functions) == ["k", "thrice<float>", "twice"]
+    assert sorted(f.name for f in m.functions) == ["k", "util::thrice<float>", "util::twice"]
     text = print_module(m)
     assert "tanh(1.0:f32)" in text and "exp(%tmp." in text and "2.0:f32" in text
 
@@ -463,3 +463,21 @@ def test_long_expressions_lower() -> None:
     terms = " + ".join(f"in[{i}]" for i in range(300))
     m = lower(f"__global__ void k(float* out, const float* in) {{ out[0] = {terms} + INT32_MAX; }}")
     assert sum(isinstance(s, Load) for s in m.functions[0].body) == 300
+
+
+def test_namespaces_are_scopes_not_flattened() -> None:
+    same_name = """namespace fast { __device__ float act(float x) { return x; } }
+    namespace exact { __device__ float act(double x) { return (float)(x * 2.0); } }
+    namespace ex = exact;
+    __global__ void k(float* out, const float* in) { out[0] = exact::act(in[0]) + ex::act(in[1]); }"""
+    text = ir(same_name, kernel="k")
+    assert '@"exact::act"' in text and '@"fast::act"' not in text
+    leak = """namespace approx { __device__ float exp(float x) { return 1.0f + x; } }
+    __global__ void k(float* out, const float* in) { out[0] = exp(in[0]); }"""
+    assert "approx" not in ir(leak, kernel="k")  # `exp` here is the library's, approx:: is not in scope
+    inside = """namespace ops { __device__ float twice(float x) { return 2.f * x; }
+      __global__ void k(float* out) { out[0] = twice(1.f); } }
+    using namespace ops;
+    __global__ void k2(float* out) { out[0] = twice(2.f); }"""
+    assert [f.name for f in lower(inside, kernel="ops::k").functions] == ["ops::twice", "ops::k"]
+    assert [f.name for f in lower(inside, kernel="k2").functions] == ["ops::twice", "k2"]

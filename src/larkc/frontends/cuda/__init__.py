@@ -134,9 +134,8 @@ def _template_args(
             return int(text)
         if text in ("true", "false"):
             return int(text == "true")
-        key = "".join(text.split()).removeprefix("::")
-        key = tu.qualified.get(key, key)
-        if key in tu.constants:
+        key = tu.find(text, None, tu.constants)
+        if key is not None:
             return int(tu.constants[key][1])  # an enumerator or integer constant
         expr = tu.parser.parse(f"int larkc_probe = {text};".encode())
         init = (

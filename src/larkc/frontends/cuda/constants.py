@@ -46,8 +46,9 @@ def fold_constant(
             return bound
         if name in consts:
             return consts[name]
-        if name in tu.constants:
-            return tu.constants[name][1]
+        key = tu.find(name, node, tu.constants)
+        if key is not None:
+            return tu.constants[key][1]
         if name in lib.CONSTANTS:
             return lib.CONSTANTS[name][1]
         return None
@@ -96,11 +97,8 @@ def fold_constant(
         trait = _type_trait(tu, node, env)
         if trait is not None:
             return trait
-        text = "".join(node_text(node).split()).removeprefix("::")
-        name = tu.qualified.get(text, text)
-        if name in tu.constants:
-            return tu.constants[name][1]
-        return None
+        key = tu.find(node_text(node), node, tu.constants)
+        return tu.constants[key][1] if key is not None else None
     if t == "call_expression":
         return _fold_constexpr_call(tu, node, env, consts)
     if t == "cast_expression":
@@ -264,9 +262,10 @@ def _fold_constexpr_call(
     args = node.child_by_field_name("arguments")
     if fn is None or args is None or fn.type != "identifier":
         return None
-    definition = tu.constexpr_functions.get(node_text(fn))
-    if definition is None:
+    key = tu.find(node_text(fn), fn, tu.constexpr_functions)
+    if key is None:
         return None
+    definition = tu.constexpr_functions[key]
     decl = definition.child_by_field_name("declarator")
     body = definition.child_by_field_name("body")
     params = decl.child_by_field_name("parameters") if decl is not None else None

@@ -537,8 +537,9 @@ class FunctionLowering:
             bound = self.env.get(arg)
             if v is None and isinstance(bound, int):
                 v = bound
-            if v is None and arg in self.tu.constants:
-                v = self.tu.constants[arg][1]
+            key = self.tu.find(arg, node, self.tu.constants)
+            if v is None and key is not None:
+                v = self.tu.constants[key][1]
             if not isinstance(v, int):
                 raise self.unsupported("#pragma unroll argument", node)
             self.pending_unroll = int(v)
@@ -1046,9 +1047,9 @@ class FunctionLowering:
             if isinstance(arg, FunctionRef):
                 raise self.unsupported("function used as a value", node)
             raise self.type_error(f"{name} is a type, not a value", node)
-        name = self.tu.qualified.get(name, name)
-        if name in self.tu.constants:
-            ct, cv = self.tu.constants[name]
+        key = self.tu.find(name, node, self.tu.constants)
+        if key is not None:
+            ct, cv = self.tu.constants[key]
             return Val(Const(cv, ct, span), ct)
         if name in lib.CONSTANTS:
             ct, cv = lib.CONSTANTS[name]
@@ -1061,12 +1062,14 @@ class FunctionLowering:
         raise self.type_error(f"use of undeclared identifier {name}", node)
 
     def qualified(self, node: ts.Node) -> Val:
-        text = "".join(node_text(node).split()).removeprefix("::")
-        name = self.tu.qualified.get(text, text)
-        for table in (self.tu.constants, lib.CONSTANTS):
-            if name in table:
-                ct, cv = table[name]
-                return Val(Const(cv, ct, self.span(node)), ct)
+        text = "".join(node_text(node).split())
+        key = self.tu.find(text, node, self.tu.constants)
+        if key is not None:
+            ct, cv = self.tu.constants[key]
+            return Val(Const(cv, ct, self.span(node)), ct)
+        if text.removeprefix("::") in lib.CONSTANTS:
+            ct, cv = lib.CONSTANTS[text.removeprefix("::")]
+            return Val(Const(cv, ct, self.span(node)), ct)
         raise self.unsupported("qualified name", node)
 
     def read(self, lv: LValue, node: ts.Node) -> Val:
@@ -1515,9 +1518,9 @@ class FunctionLowering:
                     return self.reinterpret(v, target, node)
                 return self.explicit_cast(v, target, node)
             targs = [self.tu.template_argument(a, self.env, node) for a in targs_node.named_children]
-            name = self.tu.qualified.get(name, name)
-            if name in self.tu.functions:
-                return self.user_call(name, targs, arg_nodes, node, want_value)
+            key = self.tu.find(name, fn_node, self.tu.functions)
+            if key is not None:
+                return self.user_call(key, targs, arg_nodes, node, want_value)
             raise self.unsupported(f"call of template {name}", node)
         if fn_node.type == "qualified_identifier":
             text = "".join(node_text(fn_node).split())
@@ -1531,18 +1534,18 @@ class FunctionLowering:
                 # ns::f<T>(...): the qualified name of f, and the template arguments of the innermost name
                 inner_text = "".join(node_text(inner).split())
                 base = text[: len(text) - len(inner_text)] + node_text(inner.child_by_field_name("name"))
-                base = base.removeprefix("::")
-                base = self.tu.qualified.get(base, base)
+                key = self.tu.find(base, fn_node, self.tu.functions)
                 targs_node = inner.child_by_field_name("arguments")
                 assert targs_node is not None
                 targs = [self.tu.template_argument(a, self.env, node) for a in targs_node.named_children]
-                if base in self.tu.functions:
-                    return self.user_call(base, targs, arg_nodes, node, want_value)
+                if key is not None:
+                    return self.user_call(key, targs, arg_nodes, node, want_value)
                 raise self.unsupported("call of unknown function", node)
-            name = text.removeprefix("::")
-            name = self.tu.qualified.get(name, name)
-            if name.startswith("std::") and name[len("std::") :] not in self.tu.functions:
-                name = name[len("std::") :]  # std::exp, std::max: the device library's overloads
+            key = self.tu.find(text, fn_node, self.tu.functions)
+            if key is not None:
+                return self.user_call(key, [], arg_nodes, node, want_value)
+            # ::expf, std::exp, std::max: the device library's functions
+            name = text.removeprefix("::").removeprefix("std::")
         elif fn_node.type == "identifier":
             name = node_text(fn_node)
             bound = self.env.get(name)
@@ -1571,8 +1574,9 @@ class FunctionLowering:
             if len(arg_nodes) != 1:
                 raise self.unsupported("functional cast", node)
             return self.explicit_cast(self.rvalue(arg_nodes[0]), target_t, node)
-        if name in self.tu.functions:
-            return self.user_call(name, [], arg_nodes, node, want_value)
+        key = self.tu.find(name, fn_node, self.tu.functions)
+        if key is not None:
+            return self.user_call(key, [], arg_nodes, node, want_value)
         if name in BUILTIN_TYPES and isinstance(BUILTIN_TYPES[name], ScalarType):
             if len(arg_nodes) != 1:
                 raise self.unsupported("functional cast", node)
@@ -1589,8 +1593,9 @@ class FunctionLowering:
         bound = self.env.get(words)
         if bound is not None:
             return is_type_arg(bound)
-        words = self.tu.qualified.get(words, words)
-        return words in BUILTIN_TYPES or words in self.tu.typedefs or words in self.tu.structs
+        if words in BUILTIN_TYPES:
+            return True
+        return any(self.tu.find(words, node, t) is not None for t in (self.tu.typedefs, self.tu.structs))
 
     def numeric_limits(self, type_text: str, member: str, node: ts.Node) -> Val:
         t: Type | None = BUILTIN_TYPES.get(type_text)

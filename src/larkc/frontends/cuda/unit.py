@@ -8,7 +8,7 @@ functions on demand through :class:`~larkc.frontends.cuda.lower.FunctionLowering
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeGuard
 
@@ -119,7 +119,6 @@ _IGNORED_TOP_LEVEL = (
     "using_declaration",
     "static_assert_declaration",
     "empty_declaration",
-    "namespace_alias_definition",
 )
 
 
@@ -134,7 +133,8 @@ class TranslationUnit:
         self.host_functions: set[str] = set()
         self.user_operators: set[str] = set()  # operators the file overloads for device code ("+", "*=")
         self.unsupported_globals: dict[str, tuple[str, ts.Node]] = {}  # name -> (construct, declaration)
-        self.qualified: dict[str, str] = {}  # `ns::name` -> `name` (namespaces are flattened)
+        self.namespace_aliases: dict[str, str] = {}  # `namespace cg = cooperative_groups;`
+        self.using_namespaces: list[str] = []  # `using namespace X;` at file scope
         self.specializations: dict[str, list[FunctionDef]] = {}  # explicit specializations by template name
         self.constexpr_functions: dict[str, ts.Node] = {}  # usable in constant expressions
         self.enum_types: set[str] = set()  # enum names: their values are int
@@ -181,11 +181,34 @@ class TranslationUnit:
         for child in scope.named_children:
             self._collect_one(child, None, None, ns)
 
-    def _alias(self, ns: str, name: str) -> None:
-        """Make ``ns::name`` (and every suffix of it) refer to ``name``; namespaces are flattened."""
-        parts = [p for p in ns.split("::") if p]
-        for i in range(len(parts)):
-            self.qualified["::".join([*parts[i:], name])] = name
+    def find(self, text: str, ctx: ts.Node | None, table: Container[str]) -> str | None:
+        """The key of ``table`` that the (possibly qualified) name ``text`` denotes at ``ctx``, C++-style.
+
+        Names are stored fully qualified (``fast::act``). An unqualified or partly qualified name is
+        looked up from the namespace enclosing ``ctx`` outwards, then in the namespaces of ``using
+        namespace`` directives; a name starting with ``::`` only at the top. Namespace aliases apply.
+        """
+        text = "".join(text.split())
+        if text.startswith("::"):
+            key = self._unalias(text[2:])
+            return key if key in table else None
+        for prefix in self._scopes(ctx):
+            key = self._unalias(prefix + text)
+            if key in table:
+                return key
+        return None
+
+    def _unalias(self, name: str) -> str:
+        head, sep, rest = name.partition("::")
+        while sep and head in self.namespace_aliases:
+            name = self.namespace_aliases[head] + "::" + rest
+            head, sep, rest = name.partition("::")
+        return name
+
+    def _scopes(self, ctx: ts.Node | None) -> list[str]:
+        parts = namespace_of(ctx).split("::")[:-1] if ctx is not None else []
+        scopes = ["".join(f"{p}::" for p in parts[:i]) for i in range(len(parts), -1, -1)]
+        return scopes + [f"{u}::" for u in self.using_namespaces]
 
     def _collect_one(
         self, node: ts.Node, template: tuple[TemplateParam, ...] | None, template_error: LarkcError | None, ns: str
@@ -213,8 +236,7 @@ class TranslationUnit:
             name = node_text(node.child_by_field_name("name"))
             type_node = node.child_by_field_name("type")
             assert type_node is not None
-            self.typedefs[name] = type_node
-            self._alias(ns, name)
+            self.typedefs[ns + name] = type_node
         elif t == "namespace_definition":
             body = node.child_by_field_name("body")
             name = node_text(node.child_by_field_name("name"))
@@ -228,6 +250,15 @@ class TranslationUnit:
                 self._collect_one(body, template, template_error, ns)
         elif t == "declaration_list":
             self._collect(node, ns)
+        elif t == "namespace_alias_definition":
+            alias = node_text(node.child_by_field_name("name"))
+            target = node.named_children[-1] if len(node.named_children) > 1 else None  # after the `=`
+            if alias and target is not None:
+                self.namespace_aliases[ns + alias] = "".join(node_text(target).split()).removeprefix("::")
+        elif t == "using_declaration" and node_text(node).split()[:2] == ["using", "namespace"]:
+            used = "".join(node_text(node).split()[2:]).rstrip(";").removeprefix("::")
+            if used and used != "std":  # the device library's std names are builtins already
+                self.using_namespaces.append(used)
         elif t == "enum_specifier":
             self._collect_enum(node, ns)
         elif t in _IGNORED_TOP_LEVEL or (t == "expression_statement" and node_text(node).strip() == ";"):
@@ -262,7 +293,7 @@ class TranslationUnit:
                 if decl.type != "identifier":
                     raise UnsupportedError("template parameter", node_text(p), self.span(p))
                 words = type_words(type_node)
-                vt = I32 if self.qualified.get(words, words) in self.enum_types else _scalar_type_name(words)
+                vt = I32 if self.find(words, p, self.enum_types) is not None else _scalar_type_name(words)
                 if vt is None or not (vt.is_int or vt.is_bool):
                     raise UnsupportedError("non-integer template parameter", node_text(p), self.span(p))
                 out.append(TemplateParam(node_text(decl), False, vt, default))
@@ -271,9 +302,10 @@ class TranslationUnit:
         return tuple(out)
 
     def _is_function_pointer_typedef(self, type_node: ts.Node) -> bool:
-        target = self.typedefs.get(self.qualified.get(type_words(type_node), type_words(type_node)))
-        if target is None:
+        key = self.find(type_words(type_node), type_node, self.typedefs)
+        if key is None:
             return False
+        target = self.typedefs[key]
         decl = target.parent.child_by_field_name("declarator") if target.parent is not None else None
         if target.type == "type_descriptor":
             decl = target.child_by_field_name("declarator")
@@ -296,7 +328,7 @@ class TranslationUnit:
         assert name_node is not None
         name = node_text(name_node)
         if "constexpr" in quals and name_node.type == "identifier":
-            self.constexpr_functions.setdefault(name, node)
+            self.constexpr_functions.setdefault(ns + name, node)
         if "__global__" in quals:
             kind = FunctionKind.KERNEL
         elif "__device__" in quals:
@@ -312,19 +344,24 @@ class TranslationUnit:
         if name_node.type == "template_function" and template == ():
             # `template <> __device__ int f<int>(int)`: an explicit specialization of template f
             specialization = name_node.child_by_field_name("arguments")
-            name = node_text(name_node.child_by_field_name("name"))
+            base = node_text(name_node.child_by_field_name("name"))
+            name = self.find(base, node, self.functions) or ns + base
             self.specializations.setdefault(name, []).append(
                 FunctionDef(name, node, kind, None, template_error, specialization)
             )
-            self._alias(ns, name)
             return
         if name_node.type not in ("identifier", "field_identifier"):
             raise UnsupportedError("function name", name, self.span(name_node))
+        name = ns + name
         overloads = self.functions.setdefault(name, [])
         if (kind is FunctionKind.KERNEL and overloads) or any(f.kind is FunctionKind.KERNEL for f in overloads):
-            raise UnsupportedError("overloaded __global__ function", name, self.span(name_node))
+            # SFINAE-selected kernel overloads: only an error if this kernel is the one verified
+            error = UnsupportedError("overloaded __global__ function", name, self.span(name_node))
+            for f in overloads:
+                f.template_error = f.template_error or error
+            overloads.append(FunctionDef(name, node, kind, template, error))
+            return
         overloads.append(FunctionDef(name, node, kind, template, template_error))
-        self._alias(ns, name)
 
     def _collect_struct(
         self, node: ts.Node, template: tuple[TemplateParam, ...] | None, template_error: LarkcError | None, ns: str
@@ -337,9 +374,8 @@ class TranslationUnit:
             raise UnsupportedError("anonymous struct", node_text(node), self.span(node))
         if name_node.type == "template_type":
             return  # a partial or explicit specialization of a struct template: used only through traits
-        name = node_text(name_node)
+        name = ns + node_text(name_node)
         self.structs[name] = StructDef(name, node, template, template_error)
-        self._alias(ns, name)
 
     def _collect_declaration(
         self, node: ts.Node, template: tuple[TemplateParam, ...] | None, template_error: LarkcError | None, ns: str
@@ -370,8 +406,7 @@ class TranslationUnit:
                     folded = fold_constant(self, value, {}, {}) if isinstance(vt, ScalarType) else None
                     if isinstance(vt, ScalarType) and folded is not None:
                         src_t = BOOL if isinstance(folded, bool) else (I64 if isinstance(folded, int) else F64)
-                        self.constants[node_text(target)] = (vt, convert_value(folded, src_t, vt))
-                        self._alias(ns, node_text(target))
+                        self.constants[ns + node_text(target)] = (vt, convert_value(folded, src_t, vt))
                         continue
                 what = "global constant that is not a scalar constant expression"
             if name is not None:
@@ -390,15 +425,13 @@ class TranslationUnit:
             if name is None:
                 raise UnsupportedError("typedef", node_text(node), self.span(node))
             # plain names map to their type; pointer and function declarators are resolved on use
-            self.typedefs[name] = type_node if d.type in ("type_identifier", "identifier") else d
-            self._alias(ns, name)
+            self.typedefs[ns + name] = type_node if d.type in ("type_identifier", "identifier") else d
 
     def _collect_enum(self, node: ts.Node, ns: str) -> None:
         body = node.child_by_field_name("body")
         enum_name = node_text(node.child_by_field_name("name"))
         if enum_name:
-            self.enum_types.add(enum_name)
-            self._alias(ns, enum_name)
+            self.enum_types.add(ns + enum_name)
         if body is None:
             return
         value = -1
@@ -415,11 +448,9 @@ class TranslationUnit:
             else:
                 value += 1
             # enumerators of enums and enum classes alike are int constants, also by qualified name
-            self.constants[name] = (I32, value)
-            self._alias(ns, name)
+            self.constants[ns + name] = (I32, value)
             if enum_name:
-                self.constants[f"{enum_name}::{name}"] = (I32, value)
-                self._alias(ns, f"{enum_name}::{name}")
+                self.constants[f"{ns}{enum_name}::{name}"] = (I32, value)
 
     # -- types --------------------------------------------------------------------------------------
 
@@ -443,9 +474,10 @@ class TranslationUnit:
             name = node_text(type_node.child_by_field_name("name"))
             args_node = type_node.child_by_field_name("arguments")
             assert args_node is not None
-            if name in self.structs:
+            key = self.find(name, type_node, self.structs)
+            if key is not None:
                 targs = tuple(self.template_argument(a, env, ctx) for a in args_node.named_children)
-                return self.struct_type(name, targs, type_node)
+                return self.struct_type(key, targs, type_node)
             raise UnsupportedError("template type", node_text(type_node), self.span(type_node))
         if t in ("struct_specifier", "class_specifier"):
             name_node = type_node.child_by_field_name("name")
@@ -460,9 +492,9 @@ class TranslationUnit:
             return arg
         if words in BUILTIN_TYPES:
             return BUILTIN_TYPES[words]
-        words = self.qualified.get(words, words)
-        if words in self.typedefs:
-            target = self.typedefs[words]
+        key = self.find(words, type_node, self.typedefs)
+        if key is not None:
+            target = self.typedefs[key]
             if target.type == "pointer_declarator":
                 return self.resolve_type(target, env, ctx)
             if target.type in ("function_declarator", "type_descriptor") or target.type.endswith("declarator"):
@@ -470,9 +502,10 @@ class TranslationUnit:
                     return self.resolve_type(target, {}, ctx)
                 raise UnsupportedError("type", node_text(type_node), self.span(type_node))
             return self.resolve_type(target, {}, ctx)
-        if words in self.structs:
-            return self.struct_type(words, (), type_node)
-        if words in self.enum_types:
+        key = self.find(words, type_node, self.structs)
+        if key is not None:
+            return self.struct_type(key, (), type_node)
+        if self.find(words, type_node, self.enum_types) is not None:
             return I32
         if words == "void":
             return VOID
@@ -501,10 +534,13 @@ class TranslationUnit:
                 function = self.function_reference(inner, env, ctx)
                 if function is not None:
                     return function
-                if words in self.constants and not (
-                    words in BUILTIN_TYPES or words in self.typedefs or words in self.structs
+                key = self.find(words, inner, self.constants)
+                if key is not None and not (
+                    words in BUILTIN_TYPES
+                    or self.find(words, inner, self.typedefs) is not None
+                    or self.find(words, inner, self.structs) is not None
                 ):
-                    return int(self.constants[words][1])
+                    return int(self.constants[key][1])
             return self.resolve_type(node, env, ctx)
         if node.type in ("identifier", "qualified_identifier", "template_function"):
             function = self.function_reference(node, env, ctx)
@@ -537,9 +573,8 @@ class TranslationUnit:
         bound = env.get(text)
         if isinstance(bound, FunctionRef) and not targs:
             return bound
-        name = self.qualified.get(text, text)
-        overloads = self.functions.get(name)
-        if overloads and overloads[0].kind is FunctionKind.DEVICE:
+        name = self.find(text, ctx, self.functions)
+        if name is not None and self.functions[name][0].kind is FunctionKind.DEVICE:
             return FunctionRef(name, targs)
         return None
 
@@ -659,8 +694,15 @@ class TranslationUnit:
         return [n for n, fs in self.functions.items() if fs[0].kind is FunctionKind.KERNEL]
 
     def kernel(self, name: str) -> FunctionDef | None:
-        fs = self.functions.get(name)
-        return fs[0] if fs and fs[0].kind is FunctionKind.KERNEL else None
+        """The kernel ``name``: a qualified name, or an unqualified one that names one kernel."""
+        key = name.removeprefix("::")
+        if key not in self.functions:
+            matches = [k for k in self.kernel_names() if k.rpartition("::")[2] == key]
+            if len(matches) != 1:
+                return None
+            key = matches[0]
+        fs = self.functions[key]
+        return fs[0] if fs[0].kind is FunctionKind.KERNEL else None
 
     def signature(self, fd: FunctionDef, env: TemplateEnv) -> list[Param]:
         """The parameters of ``fd`` instantiated with ``env`` (for overload resolution)."""
@@ -747,6 +789,19 @@ def _declared_name(d: ts.Node) -> str | None:
     while node is not None and node.type not in ("identifier", "field_identifier"):
         node = node.child_by_field_name("declarator")
     return node_text(node) if node is not None else None
+
+
+def namespace_of(node: ts.Node) -> str:
+    """The namespaces enclosing ``node``, as a prefix (``"a::b::"``, or ``""`` at file scope)."""
+    parts: list[str] = []
+    n = node.parent
+    while n is not None:
+        if n.type == "namespace_definition":
+            name = node_text(n.child_by_field_name("name"))
+            if name:
+                parts.insert(0, "".join(name.split()))
+        n = n.parent
+    return "".join(f"{p}::" for p in parts)
 
 
 def _function_pointer_name(decl: ts.Node, *, allow_abstract: bool = False) -> str | None:
