@@ -481,3 +481,22 @@ def test_namespaces_are_scopes_not_flattened() -> None:
     __global__ void k2(float* out) { out[0] = twice(2.f); }"""
     assert [f.name for f in lower(inside, kernel="ops::k").functions] == ["ops::twice", "ops::k"]
     assert [f.name for f in lower(inside, kernel="k2").functions] == ["ops::twice", "k2"]
+
+
+def test_bool_template_parameters_instantiations_and_constexpr_template_arguments() -> None:
+    src = """constexpr int next_pow2(int n) { return n <= 1 ? 1 : 2 * next_pow2((n + 1) / 2); }
+    template <int N> __device__ float red(float v) { return v * N; }
+    template <typename T, bool kNeox = true>
+    __global__ void k(T* out, const T* in) { out[0] = kNeox ? red<next_pow2(5)>(in[0]) : in[1]; }
+    template <> __global__ void k<double, false>(double* out, const double* in) { out[0] = 1.0; }
+    template __global__ void k<float, true>(float*, const float*);"""
+    default = print_module(lower(src, kernel="k", template_args=["float"]))
+    assert '@"red<8>"' in default and "select" not in default
+    assert "if true {" in default
+    special = print_module(lower(src, kernel="k", template_args=["double", "false"]))
+    assert special.count("store") == 1 and "1.0:f64" in special
+
+
+def test_runaway_constexpr_recursion_is_a_located_error() -> None:
+    src = "constexpr int f(int n) { return f(n + 1); }\n__global__ void k(float* o) { float b[f(1)]; o[0] = b[0]; }"
+    assert "unsupported array size that is not a positive constant: f(1)" in error(src)

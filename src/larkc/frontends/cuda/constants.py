@@ -279,4 +279,21 @@ def _fold_constexpr_call(
     if len(names) != len(values) or any(v is None for v in values):
         return None
     inner = {name: v for name, v in zip(names, values, strict=True) if v is not None}
-    return fold_constant(tu, statements[0].named_children[0], env, inner)
+    if _nesting.depth >= _MAX_CONSTEXPR_DEPTH:
+        return None  # runaway recursion: not a constant we can fold (the caller reports where)
+    _nesting.depth += 1
+    try:
+        return fold_constant(tu, statements[0].named_children[0], env, inner)
+    finally:
+        _nesting.depth -= 1
+
+
+class _Nesting:
+    """How deeply constexpr calls are nested in the fold under way."""
+
+    depth = 0
+
+
+#: How deeply constexpr calls may nest while folding (C++ compilers allow 512).
+_MAX_CONSTEXPR_DEPTH = 256
+_nesting = _Nesting()

@@ -1043,7 +1043,7 @@ class FunctionLowering:
             if isinstance(arg, int):
                 fd_params = self.fd.template or ()
                 vt = next((p.value_type for p in fd_params if p.name == name and p.value_type), I32)
-                return Val(Const(arg, vt, span), vt)
+                return Val(Const(bool(arg) if vt.is_bool else arg, vt, span), vt)
             if isinstance(arg, FunctionRef):
                 raise self.unsupported("function used as a value", node)
             raise self.type_error(f"{name} is a type, not a value", node)

@@ -1562,6 +1562,11 @@ class _Preprocessor:
             # Name the cycle when there is one: from the first time this file was entered.
             start = next((j for j, (entered, _) in enumerate(self._stack) if entered == key), 0)
             chain = [name for _, name in self._stack[start:]]
+            if len(chain) > 1 and len(set(chain)) < len(chain):
+                # a cycle: name it once (a file including itself repeats one name 64 times)
+                first = next(i for i, n in enumerate(chain) if chain.count(n) > 1)
+                cycle = chain[first : chain.index(chain[first], first + 1) + 1]
+                raise _error(f"#include cycle: {' -> '.join(cycle)}", where)
             raise _error(f"#include nested too deeply: {' -> '.join([*chain, str(found)])}", where)
         original = _read(found, where)
         SourceCache.register(str(found), original)

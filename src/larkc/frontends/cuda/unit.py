@@ -119,6 +119,7 @@ _IGNORED_TOP_LEVEL = (
     "using_declaration",
     "static_assert_declaration",
     "empty_declaration",
+    "template_instantiation",  # `template void f<float>(...);`: instantiates on the host compiler's side only
 )
 
 
@@ -547,9 +548,9 @@ class TranslationUnit:
             if function is not None:
                 return function
         folded = fold_constant(self, node, env, {})
-        if not isinstance(folded, int) or isinstance(folded, bool):
+        if not isinstance(folded, int):  # bool is an int: `f<true>`
             raise UnsupportedError("template argument", node_text(node), self.span(node))
-        return folded
+        return int(folded)
 
     def function_reference(self, node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> FunctionRef | None:
         """A device function named by ``node`` (``silu``, ``ns::silu``, ``ns::silu<float>``), if it names one."""
