@@ -500,3 +500,32 @@ def test_bool_template_parameters_instantiations_and_constexpr_template_argument
 def test_runaway_constexpr_recursion_is_a_located_error() -> None:
     src = "constexpr int f(int n) { return f(n + 1); }\n__global__ void k(float* o) { float b[f(1)]; o[0] = b[0]; }"
     assert "unsupported array size that is not a positive constant: f(1)" in error(src)
+
+
+def test_cooperative_groups_lower_to_indices_barriers_and_shuffles() -> None:
+    src = """namespace cg = cooperative_groups;
+    __global__ void k(float* out, unsigned* bits) {
+      auto block = cg::this_thread_block();
+      cg::thread_block_tile<16> t = cg::tiled_partition<16>(block);
+      float v = out[block.thread_rank()];
+      v = cg::reduce(t, v, cg::plus<float>());
+      t.sync();
+      bits[t.meta_group_rank()] = t.ballot(v > 0.f);
+      block.sync();
+    }"""
+    text = ir(src)
+    assert text.count("shfl.xor(") == 4  # log2(16) butterfly steps
+    assert ", 16:i32);" in text  # shuffles of a 16-thread tile have width 16
+    assert "barrier.warp((65535:u32 << " in text  # the tile's own lanes
+    assert text.count("barrier.block;") == 1
+    assert "vote.ballot(" in text and ">> " in text  # a tile's ballot numbers its lanes from 0
+
+
+def test_unsupported_cooperative_groups_are_located_errors() -> None:
+    grid = "namespace cg = cooperative_groups;\n__global__ void k(float* o) { auto g = cg::this_grid(); g.sync(); }"
+    assert "unsupported cooperative group" in error(grid) or "unsupported cooperative groups function" in error(grid)
+    big = (
+        "namespace cg = cooperative_groups;\n"
+        "__global__ void k(float* o) { auto t = cg::tiled_partition<64>(cg::this_thread_block()); }"
+    )
+    assert "tiled_partition size" in error(big)

@@ -37,6 +37,7 @@ from larkc.frontends.cuda.ctypes import (
     integer_promote,
     vector,
 )
+from larkc.frontends.cuda.groups import REDUCE_OPS, Group
 from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.frontends.cuda.unit import (
     FunctionDef,
@@ -157,10 +158,11 @@ LValue = VarLV | MemLV | LaneLV
 class Binding:
     """What a C name means in a scope."""
 
-    kind: str  # "var" | "alloc" | "const" | "shared_scalar" (a __shared__ variable, read through memory)
+    kind: str  # "var" | "alloc" | "const" | "shared_scalar" (a __shared__ variable) | "group"
     ir_name: str
     ctype: CType
     value: bool | int | float | None = None
+    group: Group | None = None  # a cooperative group (no IR variable)
 
 
 _ASSIGN_OPS = {
@@ -562,6 +564,13 @@ class FunctionLowering:
         if "__constant__" in specs:
             raise self.unsupported("__constant__ memory", node)
         is_auto = type_node.type == "placeholder_type_specifier"
+        if self.is_group_type(type_node) or (is_auto and self.declares_groups(node)):
+            for d in node.children_by_field_name("declarator"):
+                target = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+                if target is None or target.type != "identifier":
+                    raise self.unsupported("cooperative group declaration", d)
+                self.declare_group(target, d.child_by_field_name("value"), d)
+            return
         base: Type | None = None if is_auto else self.resolve_type(type_node, node)
         const = "const" in specs or "constexpr" in specs
         for d in node.children_by_field_name("declarator"):
@@ -696,6 +705,8 @@ class FunctionLowering:
         raise self.unsupported("brace initializer", init)
 
     def expression_statement(self, node: ts.Node) -> None:
+        if self.tile_declaration(node):
+            return
         if node.type == "comma_expression":
             for c in node.named_children:
                 self.expression_statement(c)
@@ -1544,6 +1555,10 @@ class FunctionLowering:
             key = self.tu.find(text, fn_node, self.tu.functions)
             if key is not None:
                 return self.user_call(key, [], arg_nodes, node, want_value)
+            if self.cg_name(fn_node) == "reduce":
+                return self.group_reduce(arg_nodes, node)
+            if self.cg_name(fn_node) is not None:
+                raise self.unsupported("cooperative groups function", node)
             # ::expf, std::exp, std::max: the device library's functions
             name = text.removeprefix("::").removeprefix("std::")
         elif fn_node.type == "identifier":
@@ -1564,7 +1579,13 @@ class FunctionLowering:
                 raise self.unsupported("functional cast", node)
             return self.explicit_cast(self.rvalue(arg_nodes[0]), target, node)
         elif fn_node.type == "field_expression":
-            raise self.unsupported("method call", node)
+            obj = fn_node.child_by_field_name("argument")
+            group = self.group_of(obj) if obj is not None else None
+            if group is None:
+                raise self.unsupported("method call", node)
+            return self.group_method(
+                group, node_text(fn_node.child_by_field_name("field")), arg_nodes, node, want_value
+            )
         else:
             raise self.unsupported("call", node)
         if self.lookup(name) is not None:
@@ -1835,25 +1856,250 @@ class FunctionLowering:
         raise AssertionError(kind)
 
     def shuffle(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
-        span = self.span(node)
         self.expect_args(name, arg_nodes, (3, 4), node)
         mask = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
-        v = self.decay(self.rvalue(arg_nodes[1]))
+        v = self.shuffle_operand(self.rvalue(arg_nodes[1]), name, arg_nodes[1])
+        lane = self.convert(self.rvalue(arg_nodes[2]), I32, arg_nodes[2]).expr
+        width: Expr | int = 32
+        if len(arg_nodes) == 4:
+            width = self.convert(self.rvalue(arg_nodes[3]), I32, arg_nodes[3]).expr
+        return self.emit_shuffle(_SHUFFLES[name], mask, v, lane, width, node)
+
+    def shuffle_operand(self, v: Val, name: str, node: ts.Node) -> Val:
+        """A value shuffles as a 32/64-bit scalar, a half, or a half pair; narrower integers promote."""
+        v = self.decay(v)
         vt = v.ctype
         assert not isinstance(vt, CArray)  # decayed above
         if isinstance(vt, ScalarType):
             if str(vt) not in _SHUFFLE_TYPES:
-                vt = integer_promote(vt) if not vt.is_float else vt
-                v = self.convert(v, vt, arg_nodes[1])
-        elif not (isinstance(vt, VectorType) and vt.lanes == 2 and vt.elem.kind.value in ("f16", "bf16")):
-            raise self.type_error(f"{name} of a value of type {vt}", arg_nodes[1])
-        lane = self.convert(self.rvalue(arg_nodes[2]), I32, arg_nodes[2]).expr
-        width: Expr = Const(32, I32, span)
-        if len(arg_nodes) == 4:
-            width = self.convert(self.rvalue(arg_nodes[3]), I32, arg_nodes[3]).expr
+                return self.convert(v, integer_promote(vt) if not vt.is_float else vt, node)
+            return v
+        if not (isinstance(vt, VectorType) and vt.lanes == 2 and vt.elem.kind.value in ("f16", "bf16")):
+            raise self.type_error(f"{name} of a value of type {vt}", node)
+        return v
+
+    def emit_shuffle(self, kind: ShuffleKind, mask: Expr, v: Val, lane: Expr, width: Expr | int, node: ts.Node) -> Val:
+        span = self.span(node)
+        vt = v.ctype
+        assert not isinstance(vt, CArray)
+        w = Const(width, I32, span) if isinstance(width, int) else width
         dst = self.tmp(vt, node)
-        self.emit(Shuffle(dst, _SHUFFLES[name], mask, v.expr, lane, width, span))
+        self.emit(Shuffle(dst, kind, mask, v.expr, lane, w, span))
         return Val(VarRef(dst, vt, span), vt)
+
+    # -- cooperative groups (see groups.py) ---------------------------------------------------------
+
+    def cg_name(self, node: ts.Node) -> str | None:
+        """``this_thread_block`` for ``cg::this_thread_block`` (with ``cg`` an alias), else ``None``."""
+        text = self.tu._unalias("".join(node_text(node).split()).removeprefix("::"))
+        prefix = "cooperative_groups::"
+        return text[len(prefix) :] if text.startswith(prefix) else None
+
+    def group_of(self, node: ts.Node) -> Group | None:
+        """The group an expression denotes: a factory call, or a variable bound to a group."""
+        if node.type == "parenthesized_expression" and node.named_children:
+            return self.group_of(node.named_children[0])
+        if node.type == "identifier":
+            b = self.lookup(node_text(node))
+            return b.group if b is not None else None
+        if node.type != "call_expression":
+            return None
+        fn = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        if fn is None or args is None or fn.type != "qualified_identifier":
+            return None
+        inner = fn.child_by_field_name("name")
+        while inner is not None and inner.type == "qualified_identifier":
+            inner = inner.child_by_field_name("name")
+        name = self.cg_name(fn)
+        if name == "this_thread_block":
+            return Group()
+        if inner is not None and inner.type == "template_function" and self.cg_name(fn) is not None:
+            base = node_text(inner.child_by_field_name("name"))
+            targs = inner.child_by_field_name("arguments")
+            parent = args.named_children[0] if args.named_children else None
+            if base == "tiled_partition" and targs is not None and parent is not None:
+                size = fold_constant(self.tu, targs.named_children[0], self.env, self.const_scope())
+                if not isinstance(size, int) or size not in (1, 2, 4, 8, 16, 32):
+                    raise self.unsupported("tiled_partition size (a power of two up to 32)", targs)
+                outer = self.group_of(parent)
+                if outer is None or not outer.is_block:
+                    raise self.unsupported("tiled_partition of something other than the thread block", parent)
+                return Group(size)
+        if name is not None:
+            raise self.unsupported("cooperative groups function", node)
+        return None
+
+    def tile_declaration(self, node: ts.Node) -> bool:
+        """``cg::thread_block_tile<32> t = ...;``, which tree-sitter (not knowing the template) reads as
+        ``(cg::thread_block_tile < 32) > (t = ...)``: declare the group it means."""
+        if node.type != "binary_expression" or node_text(node.child_by_field_name("operator")) != ">":
+            return False
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or left.type != "binary_expression" or right.type != "assignment_expression":
+            return False
+        name = left.child_by_field_name("left")
+        target = right.child_by_field_name("left")
+        if name is None or target is None or target.type != "identifier":
+            return False
+        if self.cg_name(name) != "thread_block_tile" or node_text(left.child_by_field_name("operator")) != "<":
+            return False
+        self.declare_group(target, right.child_by_field_name("right"), node)
+        return True
+
+    def declares_groups(self, node: ts.Node) -> bool:
+        """An ``auto`` declaration whose initializers are cooperative groups."""
+        inits = [d.child_by_field_name("value") for d in node.children_by_field_name("declarator")]
+        return bool(inits) and all(i is not None and self.group_of(i) is not None for i in inits)
+
+    def declare_group(self, name_node: ts.Node, init: ts.Node | None, node: ts.Node) -> None:
+        group = self.group_of(init) if init is not None else None
+        if group is None:
+            raise self.unsupported("cooperative group variable without a this_thread_block/tiled_partition value", node)
+        c_name = node_text(name_node)
+        if c_name in self.scopes[-1]:
+            raise self.type_error(f"redeclaration of {c_name}", node)
+        self.scopes[-1][c_name] = Binding("group", c_name, U32, None, group)
+
+    def is_group_type(self, type_node: ts.Node) -> bool:
+        name = self.cg_name(type_node)
+        return name is not None and (name == "thread_block" or name.startswith("thread_block_tile"))
+
+    def linear_tid(self, span: Span) -> Expr:
+        def reg(r: BuiltinReg, d: Dim) -> Expr:
+            return Builtin(r, d, U32, span)
+
+        def mul(a: Expr, b: Expr) -> Expr:
+            return Binary(BinaryOp.MUL, a, b, U32, span)
+
+        def add(a: Expr, b: Expr) -> Expr:
+            return Binary(BinaryOp.ADD, a, b, U32, span)
+
+        tx, ty, tz = (reg(BuiltinReg.THREAD_IDX, d) for d in (Dim.X, Dim.Y, Dim.Z))
+        bx, by = reg(BuiltinReg.BLOCK_DIM, Dim.X), reg(BuiltinReg.BLOCK_DIM, Dim.Y)
+        return add(tx, mul(bx, add(ty, mul(by, tz))))
+
+    def block_size(self, span: Span) -> Expr:
+        dims = [Builtin(BuiltinReg.BLOCK_DIM, d, U32, span) for d in (Dim.X, Dim.Y, Dim.Z)]
+        return Binary(BinaryOp.MUL, Binary(BinaryOp.MUL, dims[0], dims[1], U32, span), dims[2], U32, span)
+
+    def tile_mask(self, size: int, span: Span) -> Expr:
+        """The lanes of this thread's tile, as a warp mask."""
+        if size == 32:
+            return Const(_FULL_MASK, U32, span)
+        lane = Binary(BinaryOp.REM, self.linear_tid(span), Const(32, U32, span), U32, span)
+        first = Binary(
+            BinaryOp.MUL,
+            Binary(BinaryOp.DIV, lane, Const(size, U32, span), U32, span),
+            Const(size, U32, span),
+            U32,
+            span,
+        )
+        return Binary(BinaryOp.SHL, Const((1 << size) - 1, U32, span), first, U32, span)
+
+    def group_method(
+        self, group: Group, method: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool
+    ) -> Val | None:
+        span = self.span(node)
+        size = group.tile
+        if method == "sync":
+            self.expect_args(method, arg_nodes, (0,), node)
+            if size is None:
+                self.emit(Barrier(BarrierScope.BLOCK, None, span))
+            else:
+                self.emit(Barrier(BarrierScope.WARP, self.tile_mask(size, span), span))
+            return None if not want_value else self.no_value(method, node)
+        if method in ("thread_rank", "size", "num_threads", "meta_group_rank", "meta_group_size"):
+            self.expect_args(method, arg_nodes, (0,), node)
+            tid = self.linear_tid(span)
+            if method == "thread_rank":
+                e: Expr = tid if size is None else Binary(BinaryOp.REM, tid, Const(size, U32, span), U32, span)
+            elif method in ("size", "num_threads"):
+                e = self.block_size(span) if size is None else Const(size, U32, span)
+            elif size is None:
+                raise self.unsupported(f"{method} of a thread block", node)
+            elif method == "meta_group_rank":
+                e = Binary(BinaryOp.DIV, tid, Const(size, U32, span), U32, span)
+            else:
+                total = Binary(BinaryOp.ADD, self.block_size(span), Const(size - 1, U32, span), U32, span)
+                e = Binary(BinaryOp.DIV, total, Const(size, U32, span), U32, span)
+            return Val(e, U32)
+        if size is None:
+            raise self.unsupported(f"thread block method {method}", node)
+        kinds = {
+            "shfl": ShuffleKind.IDX,
+            "shfl_up": ShuffleKind.UP,
+            "shfl_down": ShuffleKind.DOWN,
+            "shfl_xor": ShuffleKind.XOR,
+        }
+        if method in kinds:
+            self.expect_args(method, arg_nodes, (2,), node)
+            v = self.shuffle_operand(self.rvalue(arg_nodes[0]), method, arg_nodes[0])
+            lane = self.convert(self.rvalue(arg_nodes[1]), I32, arg_nodes[1]).expr
+            return self.emit_shuffle(kinds[method], self.tile_mask(size, span), v, lane, size, node)
+        votes = {"any": VoteKind.ANY, "all": VoteKind.ALL, "ballot": VoteKind.BALLOT}
+        if method in votes:
+            self.expect_args(method, arg_nodes, (1,), node)
+            pred = self.to_bool(self.rvalue(arg_nodes[0]), arg_nodes[0]).expr
+            kind = votes[method]
+            rt = U32 if kind is VoteKind.BALLOT else I32
+            dst = self.tmp(rt, node)
+            self.emit(Vote(dst, kind, self.tile_mask(size, span), pred, span))
+            result: Expr = VarRef(dst, rt, span)
+            if kind is VoteKind.BALLOT and size < 32:
+                # a tile's ballot numbers its own lanes from 0
+                lane = Binary(BinaryOp.REM, self.linear_tid(span), Const(32, U32, span), U32, span)
+                first = Binary(
+                    BinaryOp.MUL,
+                    Binary(BinaryOp.DIV, lane, Const(size, U32, span), U32, span),
+                    Const(size, U32, span),
+                    U32,
+                    span,
+                )
+                shifted = Binary(BinaryOp.SHR, result, first, U32, span)
+                result = Binary(BinaryOp.BITAND, shifted, Const((1 << size) - 1, U32, span), U32, span)
+            return Val(result, rt)
+        raise self.unsupported(f"thread_block_tile method {method}", node)
+
+    def group_reduce(self, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
+        """``cg::reduce(tile, v, op)``: every lane gets op over the tile, by butterfly exchanges."""
+        span = self.span(node)
+        self.expect_args("cooperative_groups::reduce", arg_nodes, (3,), node)
+        group = self.group_of(arg_nodes[0])
+        if group is None or group.tile is None:
+            raise self.unsupported("reduce over something other than a thread_block_tile", arg_nodes[0])
+        op_node = arg_nodes[2]
+        op_name = None
+        if op_node.type == "call_expression":
+            fn = op_node.child_by_field_name("function")
+            cg = self.cg_name(fn) if fn is not None else None
+            op_name = cg.split("<")[0] if cg is not None else None
+        if op_name not in REDUCE_OPS:
+            raise self.unsupported("reduce operator (use cg::plus, cg::greater, cg::less, cg::bit_*)", op_node)
+        v = self.shuffle_operand(self.rvalue(arg_nodes[1]), "reduce", arg_nodes[1])
+        vt = v.ctype
+        assert not isinstance(vt, CArray)  # shuffle operands are scalars or half pairs
+        acc = self.tmp(vt, node)
+        self.emit(Assign(acc, v.expr, span))
+        current = Val(VarRef(acc, vt, span), vt)
+        mask = self.tile_mask(group.tile, span)
+        offset = group.tile // 2
+        while offset >= 1:
+            other = self.emit_shuffle(ShuffleKind.XOR, mask, current, Const(offset, I32, span), group.tile, node)
+            op = REDUCE_OPS[op_name]
+            combined = (
+                self.minmax(op, current, other, node)
+                if op in ("max", "min")
+                else self.apply_binary(op, current, other, node)
+            )
+            self.emit(Assign(acc, self.convert(combined, vt, node).expr, span))
+            offset //= 2
+        return current
+
+    def minmax(self, which: str, a: Val, b: Val, node: ts.Node) -> Val:
+        ae, be, t = self.arith_operands(a, b, node)
+        op = BinaryOp.MAX if which == "max" else BinaryOp.MIN
+        return Val(Binary(op, ae, be, t, self.span(node)), t)
 
     def atomic(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         span = self.span(node)

@@ -1,0 +1,41 @@
+"""Cooperative groups: the thread-block and tiled-partition subset, lowered to existing IR operations.
+
+Kernels written with ``namespace cg = cooperative_groups`` use group objects instead of raw indices
+and intrinsics. A group is a compile-time value here (no IR variable): the frontend binds the name of
+a group variable to a :class:`Group` and lowers each method to what it means:
+
+==========================================  ===================================================
+``cg::this_thread_block()``                  the block (size ``blockDim.x * blockDim.y * blockDim.z``)
+``cg::tiled_partition<S>(block)``            consecutive tiles of ``S`` threads (``S`` a power of two <= 32)
+``g.thread_rank()``                          linear thread index in the block, modulo ``S`` for a tile
+``g.size()`` / ``num_threads()``             the block size, or ``S``
+``tile.meta_group_rank()`` / ``_size()``     the tile's index in the block / the number of tiles
+``g.sync()``                                 ``__syncthreads()``, or ``__syncwarp`` of the tile's lanes
+``tile.shfl(v, i)``, ``shfl_up/down/xor``    the matching ``__shfl_*_sync`` with the tile's lanes, width ``S``
+``tile.any/all/ballot(p)``                   the matching vote over the tile's lanes
+``cg::reduce(tile, v, cg::plus<T>())``       ``log2 S`` butterfly steps; also ``cg::greater`` (max), ``cg::less`` (min)
+==========================================  ===================================================
+
+Everything else of the library (grid groups, ``coalesced_threads``, ``memcpy_async``) is rejected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["REDUCE_OPS", "Group"]
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A thread group: the whole block (``tile`` is ``None``) or tiles of ``tile`` consecutive threads."""
+
+    tile: int | None = None
+
+    @property
+    def is_block(self) -> bool:
+        return self.tile is None
+
+
+#: ``cg::plus<T>()`` and friends: the binary operator each names.
+REDUCE_OPS = {"plus": "+", "greater": "max", "less": "min", "bit_and": "&", "bit_or": "|", "bit_xor": "^"}
