@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import inspect
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -484,11 +483,6 @@ def load_task(path: str | Path) -> Task:
     if isinstance(task.reference, str) and not Path(task.reference).is_absolute():
         changes["reference"] = str(base / task.reference)
     return dataclasses.replace(task, **changes)
-
-
-def reference_signature(reference: Callable[..., Any]) -> list[str]:
-    """Parameter names of a reference function (used to match ``inputs`` by name)."""
-    return list(inspect.signature(reference).parameters)
 
 
 def command_line_task(

@@ -1117,9 +1117,6 @@ class FunctionLowering:
             case _:
                 raise AssertionError(lv)
 
-    def lvalue_type(self, lv: LValue) -> Type:
-        return lv.type
-
     def lvalue(self, node: ts.Node) -> LValue | Val:
         """An lvalue for ``node``; an array expression or a non-lvalue yields a :class:`Val` instead."""
         t = node.type
@@ -1467,7 +1464,7 @@ class FunctionLowering:
             if isinstance(lv, Val) and isinstance(lv.expr, VarRef) and isinstance(lv.ctype, CArray):
                 raise self.type_error("assignment to an array", node)
             raise self.type_error("assignment to something that is not a variable or memory", left)
-        target_t = self.lvalue_type(lv)
+        target_t = lv.type
         if op == "=":
             if right.type in ("initializer_list",):
                 v = self.brace_init(target_t, right)
@@ -1492,7 +1489,7 @@ class FunctionLowering:
         lv = self.lvalue(arg)
         if not isinstance(lv, VarLV | MemLV | LaneLV):
             raise self.type_error(f"operand of {op} is not assignable", arg)
-        t = self.lvalue_type(lv)
+        t = lv.type
         old = self.read(lv, arg)
         if want_value and isinstance(lv, VarLV):
             # Keep the old value in a temporary: the variable changes below.
