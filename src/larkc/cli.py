@@ -21,12 +21,13 @@ from larkc.tasks import Task
 
 __all__ = ["add_task_arguments", "main", "task_from_args"]
 
-#: Stage modules that add subcommands (each defines ``register(subparsers)``).
-_STAGE_COMMANDS = (
-    "larkc.frontends.cli",
-    "larkc.reference.cli",
-    "larkc.semantics.cli",
-)
+#: Subcommand -> the stage module that registers it (``register(subparsers)``). Only the module of
+#: the command being run is imported, so ``larkc parse`` does not pay for importing torch.
+_STAGE_COMMANDS = {
+    "parse": "larkc.frontends.cli",
+    "trace": "larkc.reference.cli",
+    "run": "larkc.semantics.cli",
+}
 
 EXIT_OK = 0
 EXIT_VERDICT = 1
@@ -117,18 +118,14 @@ def _is_task_file(path: Path) -> bool:
     return "Task(" in text and "@triton.jit" not in text
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``command``, only that subcommand's stage is imported and registered."""
     parser = _Parser(prog="larkc", description="Formal verification of GPU kernels against PyTorch references.")
     parser.add_argument("--version", action="version", version=f"larkc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod_name in _STAGE_COMMANDS:
-        try:
-            mod = importlib.import_module(mod_name)
-        except ModuleNotFoundError as e:
-            if e.name is not None and mod_name.startswith(e.name):
-                continue  # stage not built yet
-            raise
-        mod.register(sub)
+    names = [command] if command in _STAGE_COMMANDS else list(_STAGE_COMMANDS)
+    for mod_name in dict.fromkeys(_STAGE_COMMANDS[n] for n in names):
+        importlib.import_module(mod_name).register(sub)
     return parser
 
 
@@ -137,8 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Deeply nested source expressions make deep IR trees; every stage walks them recursively.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
+        arguments = list(sys.argv[1:] if argv is None else argv)
+        command = next((a for a in arguments if not a.startswith("-")), None)
+        parser = build_parser(command)
+        args = parser.parse_args(arguments)
         if getattr(args, "func", None) is None:
             parser.print_help(sys.stderr)
             return EXIT_ERROR
