@@ -143,7 +143,15 @@ kernel @blk(%x: ptr<global const f32>, %out: ptr<global f32>, %cnt: ptr<global i
 """
 
 
-PROGRAMS = {"vec": VEC, "flow": FLOW, "warp": WARP, "atom": ATOM, "blk": BLOCK}
+ASSERT = """
+kernel @checked(%io: ptr<global i32>, %limit: i32) level thread {
+  let %t: i32 = convert<i32>(threadIdx.x);
+  assert (%t < %limit);
+  store [ptradd(%io, %t)], %t;
+}
+"""
+
+PROGRAMS = {"vec": VEC, "flow": FLOW, "warp": WARP, "atom": ATOM, "blk": BLOCK, "assert": ASSERT}
 
 #: Enums whose members select what a statement or expression does; each member needs a program.
 COVERED_ENUMS = (n.AtomicOp, n.ShuffleKind, n.VoteKind, n.ReduceOp, n.CastKind, n.BarrierScope, n.FenceScope, n.UnaryOp)
@@ -231,3 +239,24 @@ def test_block_level_programs(sim: Sim) -> None:
     assert not bool(r.written["out"][32 + n_valid :].any())  # masked-off elements are not stored
     assert r.buffers["cnt"].item() == n_valid
     assert not math.isnan(float(out[:32].sum()))
+
+
+def test_assertions_trap_the_threads_that_fail_them(sim: Sim) -> None:
+    passing = sim.run(sim.ir(ASSERT), "checked", block=4, buffers={"io": ("i32", 4)}, scalars={"limit": 4})
+    assert passing.ok and passing.buffers["io"].tolist() == [0, 1, 2, 3]
+    failing = sim.run(sim.ir(ASSERT), "checked", block=4, buffers={"io": ("i32", 4)}, scalars={"limit": 2})
+    assert sim.kinds(failing) == {"assert"}
+    (d,) = failing.diagnoses
+    assert d.span.line == 4 and d.thread == (2, 0, 0)
+    assert failing.buffers["io"].tolist()[:2] == [0, 1]  # the threads whose assertion held went on
+
+
+def test_cuda_assert_and_trap_lower_to_assertions(sim: Sim) -> None:
+    src = """__global__ void k(int* io, int n) {
+      int t = threadIdx.x;
+      assert(t < n);
+      if (t > 100) __trap();
+      io[t] = t;
+    }"""
+    r = sim.cuda_run(src, "k", block=8, buffers={"io": ("i32", 8)}, scalars={"n": 6})
+    assert sim.kinds(r) == {"assert"}

@@ -34,6 +34,7 @@ from larkc.ir.types import AddressSpace, BlockType, ScalarType, Type
 __all__ = [
     "Alloc",
     "Arange",
+    "Assert",
     "Assign",
     "Atomic",
     "AtomicOp",
@@ -605,6 +606,17 @@ class Fence:
 
 
 @dataclass(frozen=True, slots=True)
+class Assert:
+    """``assert(cond)``: a thread for which ``cond`` is false traps, and the launch fails.
+
+    A kernel's assertions are obligations: verifying the kernel includes proving they hold.
+    """
+
+    cond: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Shuffle:
     """``dst = __shfl_<kind>_sync(mask, value, lane_or_delta, width)``."""
 
@@ -666,6 +678,7 @@ Stmt = (
     | Return
     | Barrier
     | Fence
+    | Assert
     | Shuffle
     | Vote
     | Atomic

@@ -32,6 +32,7 @@ from larkc.errors import SourceCache, Span, Stage, TypeCheckError, UserSyntaxErr
 from larkc.ir.nodes import (
     Alloc,
     Arange,
+    Assert,
     Assign,
     Atomic,
     AtomicOp,
@@ -429,6 +430,8 @@ class _Builder:
             case "fence":
                 assert isinstance(ch[0], Token)
                 return Fence(self.kind(ch[0], FenceScope, "fence"), span)
+            case "assert_stmt":
+                return Assert(self.expr(ch[0]), span)
             case "shuffle":
                 dst, kind_tok, mask, value, lane, width = ch
                 assert isinstance(kind_tok, Token)

@@ -30,6 +30,7 @@ from typing import assert_never
 from larkc.ir.nodes import (
     Alloc,
     Arange,
+    Assert,
     Assign,
     Atomic,
     Barrier,
@@ -231,6 +232,7 @@ def _compound(s: Stmt, indent: int) -> str | None:
             | Return()
             | Barrier()
             | Fence()
+            | Assert()
             | Shuffle()
             | Vote()
             | Atomic()
@@ -280,6 +282,8 @@ def _simple(s: Stmt, indent: int) -> str:
             return f"barrier.{s.scope.value}{mask}"
         case Fence():
             return f"fence.{s.scope.value}"
+        case Assert():
+            return f"assert {print_expr(s.cond)}"
         case Shuffle():
             args = _exprs((s.mask, s.value, s.lane, s.width))
             return f"{format_var(s.dst)} = shfl.{s.kind.value}({args})"

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from larkc.ir.nodes import (
     Alloc,
     Arange,
+    Assert,
     Assign,
     Atomic,
     AtomicOp,
@@ -534,6 +535,7 @@ class _Gen:
             self.atomic,
             lambda out: Barrier(BarrierScope.BLOCK),
             lambda out: Fence(self.pick(tuple(FenceScope))),
+            lambda out: Assert(self.expr(BOOL)),
         ]
         if self.level is Level.THREAD:
             kinds += [self.alloc, self.shuffle, self.vote, self.warp_barrier]

@@ -32,6 +32,7 @@ from larkc.errors import Span, TypeCheckError
 from larkc.ir.nodes import (
     Alloc,
     Arange,
+    Assert,
     Assign,
     Atomic,
     AtomicOp,
@@ -850,6 +851,8 @@ class _FunctionVerifier:
                         assert_never(s.scope)
             case Fence():
                 pass  # every scope is valid at both levels
+            case Assert():
+                self._cond(s.cond, "assert")
             case Shuffle():
                 what = f"shfl.{s.kind.value}"
                 _need_level(self.level, Level.THREAD, what, s.span)

@@ -31,6 +31,7 @@ class DiagnosisKind(enum.Enum):
     UNINIT = "uninit"  # a read of memory never written (shared, local, "empty" buffers) or of an inactive lane
     MISMATCH = "mismatch"  # an output that differs from the reference beyond tolerance, or is never written
     UB = "ub"  # an operation C leaves undefined: integer division by zero, shift out of range, ...
+    ASSERT = "assert"  # an assert() whose condition is false: the thread traps and the launch fails
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ from larkc.errors import LarkcError, SimulationError, Span
 from larkc.ir.nodes import (
     Alloc,
     Arange,
+    Assert,
     Assign,
     Atomic,
     Barrier,
@@ -476,6 +477,31 @@ class Interpreter:
                 return mask
             case Fence():
                 return mask  # lock-step execution already orders each thread's accesses
+            case Assert():
+                ub = UndefinedOps(mask)
+                cond = self._eval(s.cond, ub)
+                self._report_ub(ub, s.span)
+                failed = mask & ~cond
+                if bool(failed.any()):
+                    idx = failed.expand(self.n) if failed.shape[0] != self.n else failed
+                    t0 = int(idx.nonzero()[0])
+                    block, thread = self.space.coords(t0)
+                    self.log.add(
+                        Diagnosis(
+                            DiagnosisKind.ASSERT,
+                            f"assertion failed in {self.space.describe(t0)}",
+                            s.span,
+                            block,
+                            thread,
+                        ),
+                        key="assert",
+                        occurrences=int(idx.sum()),
+                    )
+                    self.exited = self.exited | idx  # a trapping thread does nothing more
+                    self._live_per_block = None
+                    self._live_bits = None
+                    return self._narrow(mask, cond)
+                return mask
             case Shuffle():
                 self._shuffle(s, frame, mask)
                 return mask
@@ -1045,6 +1071,8 @@ def _walk_exprs(stmts: Sequence[Stmt]) -> Iterator[Expr]:
                 roots = (s.value,)
             case Alloc() | Break() | Continue() | Fence():
                 roots = ()
+            case Assert():
+                roots = (s.cond,)
             case Load():
                 roots = (s.ptr, s.mask, s.other)
             case Store():

@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 #: The diagnoses a seeded-bug task may expect; the simulator and provers report these words.
-FAILURE_KINDS = ("race", "oob", "mismatch", "divergence", "uninit", "ub")
+FAILURE_KINDS = ("race", "oob", "mismatch", "divergence", "uninit", "ub", "assert")
 
 _DTYPE_NAMES: dict[str, ScalarType] = {
     **SCALARS,
@@ -120,9 +120,7 @@ class TensorSpec:
         if isinstance(value, str):
             m = re.fullmatch(r"\s*([A-Za-z0-9_.]+)\s*\[([^\]]*)\](?:\s+in\s+\[(.*),(.*)\))?\s*", value)
             if m is None:
-                raise TaskError(
-                    f"invalid tensor {what} {value!r}: expected e.g. 'f32[n, d]' or 'i64[n] in [0, vocab)'"
-                )
+                raise TaskError(f"invalid tensor {what} {value!r}: expected e.g. 'f32[n, d]' or 'i64[n] in [0, vocab)'")
             dims = [d for d in _split_top_level(m.group(2)) if d.strip()]
             dtype = parse_dtype(m.group(1))
             low = high = None

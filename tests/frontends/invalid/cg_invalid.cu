@@ -1,2 +1,2 @@
-// expect: 2:40: error: unsupported call of unknown function: cooperative_groups::this_thread_block()
-__global__ void k(float* a) { auto b = cooperative_groups::this_thread_block(); b.sync(); }
+// expect: 2:40: error: unsupported cooperative groups function: cooperative_groups::this_grid()
+__global__ void k(float* a) { auto g = cooperative_groups::this_grid(); g.sync(); }

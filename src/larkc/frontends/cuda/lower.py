@@ -49,6 +49,7 @@ from larkc.frontends.cuda.unit import (
 )
 from larkc.ir.nodes import (
     Alloc,
+    Assert,
     Assign,
     Atomic,
     AtomicOp,
@@ -1809,7 +1810,15 @@ class FunctionLowering:
             return Val(MakeVector(tuple(lanes), vt, span), vt)
         if name in self.tu.host_functions:
             raise self.type_error(f"call of host function {name} from device code", node)
-        if name in ("printf", "assert", "__trap", "__brkpt", "malloc", "free", "clock", "clock64"):
+        if name == "assert":
+            self.expect_args(name, arg_nodes, (1,), node)
+            self.emit(Assert(self.to_bool(self.rvalue(arg_nodes[0]), arg_nodes[0]).expr, span))
+            return None if not want_value else self.no_value(name, node)
+        if name in ("__trap", "__assert_fail", "__assertfail"):
+            # an unconditional trap (what assert macros expand to under their failing branch)
+            self.emit(Assert(Const(False, BOOL, span), span))
+            return None if not want_value else self.no_value(name, node)
+        if name in ("printf", "__brkpt", "malloc", "free", "clock", "clock64"):
             raise self.unsupported(f"call of {name}", node)
         if name == "__activemask":
             raise self.unsupported("__activemask", node)
