@@ -436,9 +436,9 @@ INVALID: dict[str, tuple[Callable[[], Module], str]] = {
         lambda: expr_t(Binary(BinaryOp.BITAND, ONE_F, ONE_F, F32)),
         "operands of & must be integers or bools, got f32",
     ),
-    "lt_pointers": (
-        lambda: expr_t(Binary(BinaryOp.LT, v("x", PF32), v("x", PF32), BOOL), P_X),
-        "operands of < must be numeric or bool scalars or blocks, got ptr<global f32>",
+    "lt_vectors": (
+        lambda: expr_t(Binary(BinaryOp.LT, v("v", F32X4), v("v", F32X4), BOOL), P_V),
+        "operands of < must be numeric, bool or pointer scalars or blocks, got f32x4",
     ),
     "eq_vectors": (
         lambda: expr_t(Binary(BinaryOp.EQ, v("v", F32X4), v("v", F32X4), BOOL), P_V),

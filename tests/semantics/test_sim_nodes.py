@@ -260,3 +260,14 @@ def test_cuda_assert_and_trap_lower_to_assertions(sim: Sim) -> None:
     }"""
     r = sim.cuda_run(src, "k", block=8, buffers={"io": ("i32", 8)}, scalars={"n": 6})
     assert sim.kinds(r) == {"assert"}
+
+
+def test_relational_pointer_comparisons(sim: Sim) -> None:
+    src = """__global__ void k(float* out, const float* x, int n) {
+      float s = 0.0f;
+      for (const float* p = x; p < x + n; ++p) s += *p;
+      out[threadIdx.x] = s;
+    }"""
+    x = torch.arange(8, dtype=torch.float32)
+    r = sim.cuda_run(src, "k", block=2, buffers={"out": ("f32", 2), "x": x}, scalars={"n": 5})
+    assert r.ok and r.buffers["out"].tolist() == [10.0, 10.0]

@@ -148,8 +148,8 @@ class _Operands(enum.Enum):
     INTEGER = "integers"  # int scalars, vectors or blocks
     INTEGER_OR_BOOL = "integers or bools"  # int or bool scalars, vectors or blocks
     BOOL = "bools"  # bool scalars or bool blocks
-    ORDERED = "numeric or bool scalars or blocks"  # what <, <=, >, >= compare (no vectors)
-    EQUATABLE = "numeric, bool or pointer scalars or blocks"  # what == and != compare
+    ORDERED = "numeric or bool scalars or blocks"  # comparable values other than pointers (no vectors)
+    EQUATABLE = "numeric, bool or pointer scalars or blocks"  # what comparisons compare
 
 
 def _accepts(kind: _Operands, t: Type) -> bool:
@@ -196,10 +196,10 @@ _BINARY_OPERANDS = {
     BinaryOp.LOR: _Operands.BOOL,
     BinaryOp.EQ: _Operands.EQUATABLE,
     BinaryOp.NE: _Operands.EQUATABLE,
-    BinaryOp.LT: _Operands.ORDERED,
-    BinaryOp.LE: _Operands.ORDERED,
-    BinaryOp.GT: _Operands.ORDERED,
-    BinaryOp.GE: _Operands.ORDERED,
+    BinaryOp.LT: _Operands.EQUATABLE,  # pointers too: `for (p = begin; p < end; ++p)`
+    BinaryOp.LE: _Operands.EQUATABLE,  # pointers too: `for (p = begin; p < end; ++p)`
+    BinaryOp.GT: _Operands.EQUATABLE,  # pointers too: `for (p = begin; p < end; ++p)`
+    BinaryOp.GE: _Operands.EQUATABLE,  # pointers too: `for (p = begin; p < end; ++p)`
 }
 
 

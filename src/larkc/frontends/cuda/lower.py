@@ -1336,8 +1336,12 @@ class FunctionLowering:
                 return Val(Binary(op, a.expr, _null(a.ctype, span), BOOL, span), BOOL)
             if op in (BinaryOp.EQ, BinaryOp.NE) and isinstance(b.ctype, PointerType) and _is_null_constant(a):
                 return Val(Binary(op, _null(b.ctype, span), b.expr, BOOL, span), BOOL)
-            if op in (BinaryOp.EQ, BinaryOp.NE) and a.ctype == b.ctype:
-                return Val(Binary(op, a.expr, b.expr, BOOL, span), BOOL)
+            if op.is_comparison and isinstance(a.ctype, PointerType) and isinstance(b.ctype, PointerType):
+                if a.ctype.pointee != b.ctype.pointee:
+                    raise self.type_error(f"comparison of pointers of types {a.ctype} and {b.ctype}", node)
+                # (const-ness and address space do not change an address)
+                be = b.expr if b.ctype == a.ctype else Cast(b.expr, a.ctype, CastKind.BITCAST, span)
+                return Val(Binary(op, a.expr, be, BOOL, span), BOOL)
             raise self.unsupported("pointer arithmetic of this kind", node)
         if op in (BinaryOp.SHL, BinaryOp.SHR):
             ae, at = self.scalar(a, node)
