@@ -271,3 +271,15 @@ def test_relational_pointer_comparisons(sim: Sim) -> None:
     x = torch.arange(8, dtype=torch.float32)
     r = sim.cuda_run(src, "k", block=2, buffers={"out": ("f32", 2), "x": x}, scalars={"n": 5})
     assert r.ok and r.buffers["out"].tolist() == [10.0, 10.0]
+
+
+def test_warp_reduce_intrinsics(sim: Sim) -> None:
+    src = """__global__ void k(int* out, unsigned* uo) {
+      int t = threadIdx.x;
+      out[t] = __reduce_add_sync(0xffffffff, t) + __reduce_max_sync(0xffffffff, t - 40);
+      uo[t] = __reduce_or_sync(0xffffffffu, 1u << (t % 4));
+    }"""
+    r = sim.cuda_run(src, "k", block=32, buffers={"out": ("i32", 32), "uo": ("u32", 32)})
+    assert r.ok
+    assert r.buffers["out"].tolist() == [sum(range(32)) + (31 - 40)] * 32
+    assert r.buffers["uo"].tolist() == [15] * 32

@@ -201,6 +201,15 @@ _ATOMICS = {
 for _scope_suffix in ("_block", "_system"):
     for _n, _op in list(_ATOMICS.items()):
         _ATOMICS[_n + _scope_suffix] = _op
+#: `__reduce_<op>_sync(mask, v)` (integers, sm_80): the binary operator each combines with.
+_WARP_REDUCES = {
+    "__reduce_add_sync": "+",
+    "__reduce_min_sync": "min",
+    "__reduce_max_sync": "max",
+    "__reduce_and_sync": "&",
+    "__reduce_or_sync": "|",
+    "__reduce_xor_sync": "^",
+}
 _LOADS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
 _STORES = {"__stwb", "__stcg", "__stcs", "__stwt"}
 _FULL_MASK = 0xFFFFFFFF
@@ -1723,6 +1732,8 @@ class FunctionLowering:
             return None if not want_value else self.no_value(name, node)
         if name in _SHUFFLES:
             return self.shuffle(name, arg_nodes, node)
+        if name in _WARP_REDUCES:
+            return self.warp_reduce(name, arg_nodes, node)
         if name in _VOTES:
             self.expect_args(name, arg_nodes, (2,), node)
             vmask = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
@@ -2105,6 +2116,35 @@ class FunctionLowering:
             self.emit(Assign(acc, self.convert(combined, vt, node).expr, span))
             offset //= 2
         return current
+
+    def warp_reduce(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
+        """``__reduce_<op>_sync(0xffffffff, v)``: every lane gets op over the warp (a butterfly of xor
+        shuffles; integer + & | ^ min max are associative and commutative, so the order is immaterial)."""
+        span = self.span(node)
+        self.expect_args(name, arg_nodes, (2,), node)
+        mask = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
+        if not (isinstance(mask, Const) and mask.value == _FULL_MASK):
+            raise self.unsupported(f"{name} with a mask other than 0xffffffff", arg_nodes[0])
+        v = self.decay(self.rvalue(arg_nodes[1]))
+        if not isinstance(v.ctype, ScalarType) or not v.ctype.is_int:
+            raise self.type_error(f"{name} needs an integer value, got {v.ctype}", arg_nodes[1])
+        vt = U32 if v.ctype.is_unsigned else I32
+        current = self.convert(v, vt, arg_nodes[1])
+        acc = self.tmp(vt, node)
+        self.emit(Assign(acc, current.expr, span))
+        acc_val = Val(VarRef(acc, vt, span), vt)
+        op = _WARP_REDUCES[name]
+        offset = 16
+        while offset >= 1:
+            other = self.emit_shuffle(ShuffleKind.XOR, mask, acc_val, Const(offset, I32, span), 32, node)
+            combined = (
+                self.minmax(op, acc_val, other, node)
+                if op in ("min", "max")
+                else self.apply_binary(op, acc_val, other, node)
+            )
+            self.emit(Assign(acc, self.convert(combined, vt, node).expr, span))
+            offset //= 2
+        return acc_val
 
     def minmax(self, which: str, a: Val, b: Val, node: ts.Node) -> Val:
         ae, be, t = self.arith_operands(a, b, node)
