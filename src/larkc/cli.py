@@ -3,7 +3,7 @@
 Each subcommand lives with its stage: a stage package contributes ``register(subparsers)`` in its
 ``cli`` module (listed in :data:`_STAGE_COMMANDS`); this module owns argument parsing, error
 rendering and exit codes. Exit codes: 0 success, 1 a verdict against the kernel (mismatch, race, ...),
-2 bad input (a located ``error:`` line on stderr, never a traceback).
+2 bad input (a located ``error:`` line on stderr, never a traceback), 3 an internal error of larkc.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +33,7 @@ _STAGE_COMMANDS = {
 EXIT_OK = 0
 EXIT_VERDICT = 1
 EXIT_ERROR = 2
+EXIT_INTERNAL = 3
 
 
 class _Parser(argparse.ArgumentParser):
@@ -150,6 +152,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecursionError:
         print("error: input nests too deeply", file=sys.stderr)
         return EXIT_ERROR
+    except Exception as e:  # a bug in larkc: say so in one line (LARKC_DEBUG=1 shows the traceback)
+        if os.environ.get("LARKC_DEBUG"):
+            raise
+        message = f"error: internal error: {type(e).__name__}: {e} (a larkc bug; LARKC_DEBUG=1 shows where)"
+        print(message, file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

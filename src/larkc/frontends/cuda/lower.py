@@ -319,9 +319,10 @@ class FunctionLowering:
         for tp in self.fd.template or ():
             self.used.add(tp.name)
         ret_node = node.child_by_field_name("type")
-        assert ret_node is not None
+        if ret_node is None:
+            raise self.unsupported("function without a return type", node.child_by_field_name("declarator") or node)
         decl = node.child_by_field_name("declarator")
-        assert decl is not None
+        assert decl is not None  # collected as a function definition: it has a function declarator
         ret = self.resolve_type(ret_node, node)
         while decl.type in ("pointer_declarator", "reference_declarator"):
             if decl.type == "pointer_declarator":
