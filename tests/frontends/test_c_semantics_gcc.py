@@ -49,7 +49,7 @@ needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not o
 BATCH_FEATURES = Features(
     const_expressions=True,
     signed_literals=True,
-    cast_lookalikes=False,  # "(a * (b)) - c" read as a cast: test_case[cast_lookalike_*]
+    cast_lookalikes=True,
     sized_functional_casts=False,  # "(short(x))" is a syntax error: test_case[functional_cast_*]
     assignment_values=True,
     round_signed_zero=True,
@@ -356,8 +356,6 @@ CASES = [
         """,
         {0: 48},
         in_i=(7,),
-        bug="tree-sitter reads '(a * (a)) - 1' as a cast of '-1' to the type 'a *(a)'; larkc rejects "
-        "it ('unsupported type: a') instead of reading a product",
     ),
     Case(
         "cast_lookalike_call",
@@ -367,7 +365,6 @@ CASES = [
         """,
         out_f={0: 2.0},
         in_f=(3.0,),
-        bug="'(sqrtf(x * x)) - 1.0f' is read as a cast to a function type named sqrtf ('unsupported type')",
     ),
     Case(
         "functional_cast_short",

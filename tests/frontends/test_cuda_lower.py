@@ -529,3 +529,16 @@ def test_unsupported_cooperative_groups_are_located_errors() -> None:
         "__global__ void k(float* o) { auto t = cg::tiled_partition<64>(cg::this_thread_block()); }"
     )
     assert "tiled_partition size" in error(big)
+
+
+def test_cast_lookalikes_are_read_as_binary_expressions() -> None:
+    src = """__global__ void k(float* out, const float* x, int a, int b) {
+      float v = x[0];
+      out[0] = (v * (v)) - 1.0f;
+      out[1] = (sqrtf(v * v)) - 1.0f;
+      out[2] = (float)(a) - v;
+    }"""
+    lines = body_lines(src)
+    assert "store [ptradd(%out, 0:i32)], ((%v * %v) - 1.0:f32);" in lines
+    assert "store [ptradd(%out, 1:i32)], (sqrt((%v * %v)) - 1.0:f32);" in lines
+    assert "store [ptradd(%out, 2:i32)], (convert<f32>(%a) - %v);" in lines

@@ -997,6 +997,9 @@ class FunctionLowering:
                 tnode = node.child_by_field_name("type")
                 vnode = node.child_by_field_name("value")
                 assert tnode is not None and vnode is not None
+                misread = self.cast_lookalike(node, tnode, vnode)
+                if misread is not None:
+                    return misread
                 target = self.resolve_type(tnode, node)
                 return self.explicit_cast(self.rvalue(vnode), target, node)
             case "call_expression":
@@ -1024,6 +1027,46 @@ class FunctionLowering:
                 raise self.unsupported("dynamic allocation", node)
             case _:
                 raise self.unsupported(t.replace("_", " "), node)
+
+    def cast_lookalike(self, node: ts.Node, tnode: ts.Node, vnode: ts.Node) -> Val | None:
+        """``(a * (b)) - c`` or ``(sqrtf(x)) - c``, which tree-sitter reads as a cast of ``-c`` to a type
+        named by the parenthesised part: when that part is not a type, read ``(X) op Y`` as a binary."""
+        op_node = vnode.child_by_field_name("operator")
+        if vnode.type not in ("unary_expression", "pointer_expression") or op_node is None:
+            return None
+        op = node_text(op_node)
+        if op not in ("-", "+", "*", "&"):
+            return None
+        try:
+            self.resolve_type(tnode, node)
+            return None  # a real cast
+        except LarkcError:
+            pass
+        x = self.reparse_expression(tnode)
+        arg = vnode.child_by_field_name("argument")
+        if x is None or arg is None:
+            return None
+        return self.apply_binary(op, self.rvalue(x), self.rvalue(arg), node)
+
+    def reparse_expression(self, node: ts.Node) -> ts.Node | None:
+        """The text of ``node`` parsed as an expression, at the same rows and columns (so spans map)."""
+        source = self.tu.tree.root_node.text or b""
+        row, col = node.start_point.row, node.start_point.column
+        prefix = b"int larkc_z=("
+        if col >= len(prefix):
+            head = b"\n" * row + b" " * (col - len(prefix)) + prefix
+        elif row > 0:
+            head = b"\n" * (row - 1) + prefix + b"\n" + b" " * col
+        else:
+            return None
+        tree = self.tu.parser.parse(head + source[node.start_byte : node.end_byte] + b");")
+        if tree.root_node.has_error or not tree.root_node.named_children:
+            return None
+        declarator = tree.root_node.named_children[0].child_by_field_name("declarator")
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        if value is None or value.type != "parenthesized_expression" or not value.named_children:
+            return None
+        return value.named_children[0]
 
     def sizeof_value(self, node: ts.Node) -> int:
         """``sizeof expr``: the size of the expression's type; the expression is not evaluated."""
