@@ -542,3 +542,64 @@ def test_cast_lookalikes_are_read_as_binary_expressions() -> None:
     assert "store [ptradd(%out, 0:i32)], ((%v * %v) - 1.0:f32);" in lines
     assert "store [ptradd(%out, 1:i32)], (sqrt((%v * %v)) - 1.0:f32);" in lines
     assert "store [ptradd(%out, 2:i32)], (convert<f32>(%a) - %v);" in lines
+
+
+def test_cooperative_group_parameters_and_sync_function() -> None:
+    src = """namespace cg = cooperative_groups;
+    __device__ float tile_sum(float v, const cg::thread_block_tile<32>& tile) {
+      for (int o = 16; o > 0; o /= 2) v += tile.shfl_down(v, o);
+      return v;
+    }
+    __device__ void publish(float v, float* out, const cg::thread_block& cta) {
+      auto tile = cg::tiled_partition<32>(cta);
+      float s = tile_sum(v, tile);
+      if (tile.thread_rank() == 0) out[tile.meta_group_rank()] = s;
+      cg::sync(cta);
+    }
+    __global__ void k(const float* x, float* out) {
+      cg::thread_block cta = cg::this_thread_block();
+      publish(x[cta.thread_rank()], out, cta);
+    }"""
+    m = lower(src)
+    assert [f.name for f in m.functions] == ["tile_sum[tile=tile32]", "publish[cta=block]", "k"]
+    assert "barrier.block;" in print_module(m)
+
+
+def test_template_arguments_may_call_constexpr_functions_of_local_constants() -> None:
+    src = """constexpr int next_pow2(int n) { return n <= 1 ? 1 : 2 * next_pow2((n + 1) / 2); }
+    template <int N> __device__ float scale(float x) { return x * N; }
+    __global__ void k(float* out) { constexpr int lanes = 5; out[0] = scale<next_pow2(lanes)>(1.0f); }"""
+    assert '@"scale<8>"' in ir(src)
+
+
+def test_reparsed_expressions_keep_their_place_and_namespace() -> None:
+    # the file starts with blank lines (a dropped #include) and the helpers live in a namespace
+    src = """#include <climits>
+
+namespace ops {
+static constexpr int next_pow2(unsigned int num) {
+  if (num <= 1) return num;
+  return 1 << (CHAR_BIT * sizeof(num) - __builtin_clz(num - 1));
+}
+template <typename T, int N> __device__ T red(T v) { return v * N; }
+template <typename T, int B = 1024> __device__ T block_red(T val) {
+  constexpr int lanes = (B + 31) / 32;
+  return red<T, next_pow2(lanes)>(val);
+}
+}
+__global__ void k(float* out, const float* x) {
+  float v = x[0];
+  out[0] = ops::block_red<float, 256>(1.0f);
+  out[1] = (v * (v)) - 1.0f;
+  out[2] = v < (v * (v)) - 1.0f;  // `<` binds less tightly than `-`: the grouping is C's
+}"""
+    text = ir(src)
+    assert '@"ops::red<float, 8>"' in text
+    assert "store [ptradd(%out, 1:i32)], ((%v * %v) - 1.0:f32);" in text
+    assert "store [ptradd(%out, 2:i32)], convert<f32>((%v < ((%v * %v) - 1.0:f32)));" in text
+
+
+def test_cast_lookalikes_that_tree_sitter_groups_differently_are_errors() -> None:
+    # C: (a + (v * v)) - 1; tree-sitter: a + ((v * (v)) -1): reading it in place would re-associate
+    src = "__global__ void k(float* out, float a) { float v = a; out[0] = a + (v * (v)) - 1.0f; }"
+    assert "expression tree-sitter misreads as a cast (add parentheses)" in error(src)

@@ -110,7 +110,8 @@ def _parse_cuda(
     else:
         for overloads in tu.functions.values():
             for f in overloads:
-                if f.template is None:
+                # templates and functions taking cooperative groups exist only as instances
+                if f.template is None and not tu.takes_groups(f):
                     tu.instantiate(f, {}, None)
         kernels = tu.kernel_names()
         if kernels and not any(f.kind is FunctionKind.KERNEL for f in tu.order):

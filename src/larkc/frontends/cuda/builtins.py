@@ -307,5 +307,6 @@ CONSTANTS: dict[str, tuple[ScalarType, float | int]] = {
     "INT64_MIN": (I64, -(2**63)),
     "UINT64_MAX": (U64, 2**64 - 1),
     "SIZE_MAX": (U64, 2**64 - 1),
+    "CHAR_BIT": (I32, 8),
     "warpSize": (I32, 32),
 }

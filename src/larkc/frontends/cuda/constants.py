@@ -6,8 +6,9 @@ unroll`` counts, enumerators, ``constexpr`` values); ordinary expressions are lo
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -58,12 +59,11 @@ def fold_constant(
             return None
         if target.type == "parenthesized_expression":
             target = target.named_children[0]
+        sized = consts.get(_SIZEOF + node_text(target))  # the size of a constexpr function parameter
+        if sized is not None:
+            return sized
         try:
-            if target.type == "type_descriptor":
-                ty = tu.resolve_type(target, env, node)
-            else:
-                ty = tu.resolve_type(target, env, node)
-            return size_of(ty)
+            return size_of(tu.resolve_type(target, env, node))
         except (LarkcError, ValueError):
             return None
     if t == "unary_expression":
@@ -257,11 +257,21 @@ def _type_trait(tu: TranslationUnit, node: ts.Node, env: TemplateEnv) -> bool | 
 def _fold_constexpr_call(
     tu: TranslationUnit, node: ts.Node, env: TemplateEnv, consts: Mapping[str, bool | int | float]
 ) -> bool | int | float | None:
-    """A call of a ``constexpr`` function whose body is one ``return``, with constant arguments."""
+    """A call of a ``constexpr`` function with constant arguments, or of a foldable builtin.
+
+    The body may be a sequence of ``if (c) return e;`` and ``return e;`` statements (what helpers such
+    as ``next_pow2`` look like); anything else is not folded.
+    """
     fn = node.child_by_field_name("function")
     args = node.child_by_field_name("arguments")
     if fn is None or args is None or fn.type != "identifier":
         return None
+    values = [fold_constant(tu, a, env, consts) for a in args.named_children]
+    if any(v is None for v in values):
+        return None
+    builtin = _BUILTINS.get(node_text(fn))
+    if builtin is not None:
+        return builtin(*[int(v) for v in values if v is not None]) if len(values) == 1 else None
     key = tu.find(node_text(fn), fn, tu.constexpr_functions)
     if key is None:
         return None
@@ -271,21 +281,72 @@ def _fold_constexpr_call(
     params = decl.child_by_field_name("parameters") if decl is not None else None
     if body is None or params is None:
         return None
-    statements = [c for c in body.named_children if c.type != "comment"]
-    if len(statements) != 1 or statements[0].type != "return_statement" or not statements[0].named_children:
-        return None
     names = [node_text(p.child_by_field_name("declarator")) for p in params.named_children]
-    values = [fold_constant(tu, a, env, consts) for a in args.named_children]
-    if len(names) != len(values) or any(v is None for v in values):
+    if len(names) != len(values):
         return None
-    inner = {name: v for name, v in zip(names, values, strict=True) if v is not None}
+    inner: dict[str, bool | int | float] = {}
+    for p, name, v in zip(params.named_children, names, values, strict=True):
+        assert v is not None
+        inner[name] = v
+        ptype = p.child_by_field_name("type")
+        if ptype is not None:
+            with contextlib.suppress(LarkcError, ValueError):  # sizeof(param) then stays unfoldable
+                inner[_SIZEOF + name] = size_of(tu.resolve_type(ptype, env, ptype))
     if _nesting.depth >= _MAX_CONSTEXPR_DEPTH:
         return None  # runaway recursion: not a constant we can fold (the caller reports where)
     _nesting.depth += 1
     try:
-        return fold_constant(tu, statements[0].named_children[0], env, inner)
+        return _fold_body(tu, [c for c in body.named_children if c.type != "comment"], env, inner)
     finally:
         _nesting.depth -= 1
+
+
+def _fold_body(
+    tu: TranslationUnit, statements: list[ts.Node], env: TemplateEnv, consts: Mapping[str, bool | int | float]
+) -> bool | int | float | None:
+    for st in statements:
+        if st.type == "return_statement":
+            return fold_constant(tu, st.named_children[0], env, consts) if st.named_children else None
+        if st.type == "if_statement" and st.child_by_field_name("alternative") is None:
+            cond = st.child_by_field_name("condition")
+            value = cond.child_by_field_name("value") if cond is not None else None
+            taken = fold_constant(tu, value, env, consts)
+            if taken is None:
+                return None
+            if taken:
+                branch = st.child_by_field_name("consequence")
+                if branch is None:
+                    return None
+                inner = (
+                    [c for c in branch.named_children if c.type != "comment"]
+                    if branch.type == "compound_statement"
+                    else [branch]
+                )
+                return _fold_body(tu, inner, env, consts)
+            continue
+        return None
+    return None
+
+
+def _clz(bits: int) -> Callable[[int], int]:
+    def count(x: int) -> int:
+        x &= (1 << bits) - 1
+        return bits - x.bit_length()  # __builtin_clz(0) is undefined in C; here it is the width
+
+    return count
+
+
+#: Builtins folded in constant expressions (one integer argument).
+_BUILTINS: dict[str, Callable[[int], int]] = {
+    "__builtin_clz": _clz(32),
+    "__builtin_clzl": _clz(64),
+    "__builtin_clzll": _clz(64),
+    "__builtin_popcount": lambda x: bin(x & 0xFFFFFFFF).count("1"),
+    "__builtin_popcountll": lambda x: bin(x & 0xFFFFFFFFFFFFFFFF).count("1"),
+}
+
+#: Prefix of the entries of ``consts`` that give the size of a constexpr function's parameter.
+_SIZEOF = "sizeof "
 
 
 class _Nesting:

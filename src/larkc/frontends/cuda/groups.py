@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["REDUCE_OPS", "Group"]
+__all__ = ["GROUP_PARAM", "REDUCE_OPS", "Group"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,13 @@ class Group:
     @property
     def is_block(self) -> bool:
         return self.tile is None
+
+    def __str__(self) -> str:
+        return "block" if self.tile is None else f"tile{self.tile}"
+
+
+#: Prefix of the environment entries that bind a device function's group parameters.
+GROUP_PARAM = "cg:"
 
 
 #: ``cg::plus<T>()`` and friends: the binary operator each names.

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import tree_sitter as ts
@@ -37,7 +37,7 @@ from larkc.frontends.cuda.ctypes import (
     integer_promote,
     vector,
 )
-from larkc.frontends.cuda.groups import REDUCE_OPS, Group
+from larkc.frontends.cuda.groups import GROUP_PARAM, REDUCE_OPS, Group
 from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.frontends.cuda.unit import (
     FunctionDef,
@@ -232,6 +232,7 @@ class FunctionLowering:
         self.pending_unroll: int | None = None
         self.ret: Type = VOID
         self.is_kernel = fd.kind is FunctionKind.KERNEL
+        self.group_params: dict[str, Group] = {}  # cooperative group parameters of this instance
 
     # -- helpers ------------------------------------------------------------------------------------
 
@@ -347,6 +348,8 @@ class FunctionLowering:
         with self.scope():
             for p in params:
                 self.scopes[0][p.name] = Binding("var", p.name, p.type)
+            for gname, group in self.group_params.items():
+                self.scopes[0][gname] = Binding("group", gname, U32, None, group)
             stmts = self.compound(body, new_scope=False)
         kind = FunctionKind.KERNEL if self.is_kernel else FunctionKind.DEVICE
         return Function(self.ir_name, kind, Level.THREAD, tuple(params), ret, tuple(stmts), max_threads, span)
@@ -364,6 +367,17 @@ class FunctionLowering:
                 raise self.unsupported("parameter", p)
             type_node = p.child_by_field_name("type")
             assert type_node is not None
+            if self.is_group_type(type_node):
+                # a cooperative group parameter: bound per instance, no IR parameter
+                if self.is_kernel:
+                    raise self.unsupported("cooperative group parameter of a kernel", p)
+                gname = _declared_identifier(p.child_by_field_name("declarator"))
+                if gname is None:
+                    raise self.unsupported("cooperative group parameter", p)
+                bound = self.env.get(GROUP_PARAM + gname)
+                if isinstance(bound, Group):
+                    self.group_params[gname] = bound
+                continue
             base = self.resolve_type(type_node, p)
             if base == VOID and p.child_by_field_name("declarator") is None:
                 continue  # f(void)
@@ -1042,31 +1056,14 @@ class FunctionLowering:
             return None  # a real cast
         except LarkcError:
             pass
-        x = self.reparse_expression(tnode)
+        x = self.tu.reparse_expression(tnode)
         arg = vnode.child_by_field_name("argument")
         if x is None or arg is None:
             return None
+        if not _lookalike_keeps_grouping(node, op):
+            # tree-sitter grouped the pieces around the "cast" differently from C's precedence
+            raise self.unsupported("expression tree-sitter misreads as a cast (add parentheses)", node)
         return self.apply_binary(op, self.rvalue(x), self.rvalue(arg), node)
-
-    def reparse_expression(self, node: ts.Node) -> ts.Node | None:
-        """The text of ``node`` parsed as an expression, at the same rows and columns (so spans map)."""
-        source = self.tu.tree.root_node.text or b""
-        row, col = node.start_point.row, node.start_point.column
-        prefix = b"int larkc_z=("
-        if col >= len(prefix):
-            head = b"\n" * row + b" " * (col - len(prefix)) + prefix
-        elif row > 0:
-            head = b"\n" * (row - 1) + prefix + b"\n" + b" " * col
-        else:
-            return None
-        tree = self.tu.parser.parse(head + source[node.start_byte : node.end_byte] + b");")
-        if tree.root_node.has_error or not tree.root_node.named_children:
-            return None
-        declarator = tree.root_node.named_children[0].child_by_field_name("declarator")
-        value = declarator.child_by_field_name("value") if declarator is not None else None
-        if value is None or value.type != "parenthesized_expression" or not value.named_children:
-            return None
-        return value.named_children[0]
 
     def sizeof_value(self, node: ts.Node) -> int:
         """``sizeof expr``: the size of the expression's type; the expression is not evaluated."""
@@ -1583,7 +1580,9 @@ class FunctionLowering:
                 if name == "reinterpret_cast":
                     return self.reinterpret(v, target, node)
                 return self.explicit_cast(v, target, node)
-            targs = [self.tu.template_argument(a, self.env, node) for a in targs_node.named_children]
+            targs = [
+                self.tu.template_argument(a, self.env, node, self.const_scope()) for a in targs_node.named_children
+            ]
             key = self.tu.find(name, fn_node, self.tu.functions)
             if key is not None:
                 return self.user_call(key, targs, arg_nodes, node, want_value)
@@ -1603,7 +1602,9 @@ class FunctionLowering:
                 key = self.tu.find(base, fn_node, self.tu.functions)
                 targs_node = inner.child_by_field_name("arguments")
                 assert targs_node is not None
-                targs = [self.tu.template_argument(a, self.env, node) for a in targs_node.named_children]
+                targs = [
+                    self.tu.template_argument(a, self.env, node, self.const_scope()) for a in targs_node.named_children
+                ]
                 if key is not None:
                     return self.user_call(key, targs, arg_nodes, node, want_value)
                 raise self.unsupported("call of unknown function", node)
@@ -1612,6 +1613,10 @@ class FunctionLowering:
                 return self.user_call(key, [], arg_nodes, node, want_value)
             if self.cg_name(fn_node) == "reduce":
                 return self.group_reduce(arg_nodes, node)
+            if self.cg_name(fn_node) == "sync" and len(arg_nodes) == 1:
+                group = self.group_of(arg_nodes[0])
+                if group is not None:
+                    return self.group_method(group, "sync", [], node, want_value)
             if self.cg_name(fn_node) is not None:
                 raise self.unsupported("cooperative groups function", node)
             # ::expf, std::exp, std::max: the device library's functions
@@ -2226,6 +2231,10 @@ class FunctionLowering:
         span = self.span(node)
         if candidates[0].kind is FunctionKind.KERNEL:
             raise self.unsupported("call of a __global__ function from device code", node)
+        # Cooperative groups are compile-time values: they select the callee's instance, not IR args.
+        groups = [self.group_of(a) for a in arg_nodes]
+        group_args = {i: g for i, g in enumerate(groups) if g is not None}
+        arg_nodes = [a for i, a in enumerate(arg_nodes) if i not in group_args]
         # Arguments stay lvalues until the overload is chosen: by-reference parameters bind to them.
         args_lv: list[LValue | Val] = []
         for a in arg_nodes:
@@ -2242,6 +2251,7 @@ class FunctionLowering:
                     env = self.tu.bind_template(fd.template, targs, named, node, f"function {name}")
                 elif targs:
                     raise self.type_error(f"{name} is not a template", node)
+                env = {**env, **self.group_bindings(fd, group_args, node)}
                 params = self.tu.signature(fd, env)
                 full = [*args_lv, *self.default_arguments(fd, env, params, len(args_lv), node)]
             except LarkcError as e:
@@ -2324,6 +2334,19 @@ class FunctionLowering:
             if self.conversion_cost(t, p.type) is None:
                 return self.type_error(f"argument of type {t} for parameter {p.name} of type {p.type}", n)
         return self.type_error(f"no matching call of {name}", node)
+
+    def group_bindings(self, fd: FunctionDef, group_args: Mapping[int, Group], node: ts.Node) -> TemplateEnv:
+        """Bind the callee's cooperative group parameters to the groups the call passes."""
+        plist = FunctionLowering(self.tu, fd, {}, fd.name).function_declarator().child_by_field_name("parameters")
+        params = [p for p in plist.named_children if p.type.endswith("parameter_declaration")] if plist else []
+        wanted = {
+            i: _declared_identifier(p.child_by_field_name("declarator"))
+            for i, p in enumerate(params)
+            if (t := p.child_by_field_name("type")) is not None and self.is_group_type(t)
+        }
+        if set(wanted) != set(group_args):
+            raise self.type_error(f"cooperative group arguments do not match the parameters of {fd.name}", node)
+        return {GROUP_PARAM + str(wanted[i]): g for i, g in group_args.items()}
 
     @staticmethod
     def conversion_cost(src: CType, dst: Type) -> int | None:
@@ -2420,6 +2443,54 @@ class FunctionLowering:
 
 
 _VOID_PTR = PointerType(VOID, AddressSpace.GENERIC)
+
+
+#: C's binary operator precedence (higher binds tighter).
+_PRECEDENCE = {
+    "*": 10, "/": 10, "%": 10,
+    "+": 9, "-": 9,
+    "<<": 8, ">>": 8,
+    "<": 7, "<=": 7, ">": 7, ">=": 7,
+    "==": 6, "!=": 6,
+    "&": 5, "^": 4, "|": 3, "&&": 2, "||": 1,
+}  # fmt: skip
+
+
+def _lookalike_keeps_grouping(cast: ts.Node, op: str) -> bool:
+    """Whether reading the cast look-alike ``(X) op c`` as a binary at the cast's place groups as C does.
+
+    tree-sitter gives the "cast" the tightest binding: inside a binary parent ``L o (X) op c`` it groups
+    ``L o (X op c)`` and inside a unary one ``-(X op c)``. That is C's grouping only when the parent's
+    operator binds less tightly (for a right operand), or no more tightly (for a left operand).
+    """
+    parent = cast.parent
+    if parent is None:
+        return True
+    if parent.type == "binary_expression":
+        outer = node_text(parent.child_by_field_name("operator"))
+        if outer not in _PRECEDENCE:
+            return False
+        left = parent.child_by_field_name("left")
+        is_left = left is not None and left.start_byte == cast.start_byte and left.end_byte == cast.end_byte
+        if is_left:
+            return _PRECEDENCE[outer] <= _PRECEDENCE[op]
+        return _PRECEDENCE[outer] < _PRECEDENCE[op]
+    return parent.type not in (
+        "unary_expression",
+        "pointer_expression",
+        "cast_expression",
+        "update_expression",
+        "subscript_expression",
+        "field_expression",
+        "sizeof_expression",
+    )
+
+
+def _declared_identifier(d: ts.Node | None) -> str | None:
+    """The name a parameter declarator declares (through ``&`` and ``*``)."""
+    while d is not None and d.type not in ("identifier", "field_identifier"):
+        d = d.child_by_field_name("declarator") or (d.named_children[-1] if d.named_children else None)
+    return node_text(d) if d is not None else None
 
 
 def _null(t: PointerType, span: Span) -> Expr:

@@ -17,6 +17,7 @@ import tree_sitter as ts
 from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, StructInfo
+from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.ir.nodes import Function, FunctionKind, Module, Param
 from larkc.ir.types import (
@@ -56,7 +57,9 @@ class FunctionRef:
         return self.name + (f"<{', '.join(_targ_str(a) for a in self.targs)}>" if self.targs else "")
 
 
-TemplateArg = Type | int | FunctionRef
+#: What a template environment binds: types, integers, functions, and (for parameters of type
+#: ``cg::thread_block`` or a tile, under GROUP_PARAM names) cooperative groups.
+TemplateArg = Type | int | FunctionRef | Group
 TemplateEnv = dict[str, TemplateArg]
 
 
@@ -129,7 +132,8 @@ class TranslationUnit:
     def __init__(self, text: str, positions: SourcePositions, language: ts.Language) -> None:
         self.positions = positions
         self.parser = ts.Parser(language)
-        self.tree = self.parser.parse(text.encode("utf-8"))
+        self.source = text.encode("utf-8")  # the preprocessed text the tree's byte offsets index
+        self.tree = self.parser.parse(self.source)
         self.functions: dict[str, list[FunctionDef]] = {}  # overloads in declaration order
         self.host_functions: set[str] = set()
         self.user_operators: set[str] = set()  # operators the file overloads for device code ("+", "*=")
@@ -525,7 +529,15 @@ class TranslationUnit:
             return base
         raise UnsupportedError("type declarator", node_text(decl), self.span(decl))
 
-    def template_argument(self, node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> TemplateArg:
+    def template_argument(
+        self,
+        node: ts.Node,
+        env: TemplateEnv,
+        ctx: ts.Node,
+        consts: Mapping[str, bool | int | float] | None = None,
+    ) -> TemplateArg:
+        """A template argument: a type, an integer constant expression (with the local ``consts`` of the
+        function it appears in) or a device function."""
         if node.type == "type_descriptor":
             inner = node.child_by_field_name("type")
             if inner is not None and node.child_by_field_name("declarator") is None:
@@ -542,15 +554,54 @@ class TranslationUnit:
                     or self.find(words, inner, self.structs) is not None
                 ):
                     return int(self.constants[key][1])
-            return self.resolve_type(node, env, ctx)
+                if consts and words in consts:
+                    return int(consts[words])
+            try:
+                return self.resolve_type(node, env, ctx)
+            except LarkcError:
+                # `f<g(n)>`: tree-sitter reads the call as a function type; read it as an expression
+                expr = self.reparse_expression(node)
+                folded_call = fold_constant(self, expr, env, consts or {}) if expr is not None else None
+                if not isinstance(folded_call, int):
+                    raise
+                return int(folded_call)
         if node.type in ("identifier", "qualified_identifier", "template_function"):
             function = self.function_reference(node, env, ctx)
             if function is not None:
                 return function
-        folded = fold_constant(self, node, env, {})
+        folded = fold_constant(self, node, env, consts or {})
         if not isinstance(folded, int):  # bool is an int: `f<true>`
             raise UnsupportedError("template argument", node_text(node), self.span(node))
         return int(folded)
+
+    def reparse_expression(self, node: ts.Node) -> ts.Node | None:
+        """The text of ``node`` parsed as an expression, at the same rows and columns (so spans map)."""
+        source = self.source
+        row, col = node.start_point.row, node.start_point.column
+        # the probe sits in the namespaces of `node`, so that names in it are looked up as there
+        namespaces = [p for p in namespace_of(node).split("::") if p]
+        opening = "".join(f"namespace {p} {{ " for p in namespaces).encode()
+        prefix = opening + b"int larkc_z=("
+        if col >= len(prefix):
+            head = b"\n" * row + b" " * (col - len(prefix)) + prefix
+        elif row > 0:
+            head = b"\n" * (row - 1) + prefix + b"\n" + b" " * col
+        else:
+            return None
+        tree = self.parser.parse(head + source[node.start_byte : node.end_byte] + b");" + b"}" * len(namespaces))
+        if tree.root_node.has_error or not tree.root_node.named_children:
+            return None
+        decl = tree.root_node.named_children[0]
+        while decl.type == "namespace_definition":
+            body = decl.child_by_field_name("body")
+            if body is None or not body.named_children:
+                return None
+            decl = body.named_children[0]
+        declarator = decl.child_by_field_name("declarator")
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        if value is None or value.type != "parenthesized_expression" or not value.named_children:
+            return None
+        return value.named_children[0]
 
     def function_reference(self, node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> FunctionRef | None:
         """A device function named by ``node`` (``silu``, ``ns::silu``, ``ns::silu<float>``), if it names one."""
@@ -712,6 +763,17 @@ class TranslationUnit:
         lowering = FunctionLowering(self, fd, env, fd.name)
         return lowering.lower_params(lowering.function_declarator())
 
+    def takes_groups(self, fd: FunctionDef) -> bool:
+        """Whether ``fd`` has a cooperative group parameter (it is instantiated per group passed)."""
+        from larkc.frontends.cuda.lower import FunctionLowering
+
+        lowering = FunctionLowering(self, fd, {}, fd.name)
+        params = lowering.function_declarator().child_by_field_name("parameters")
+        return params is not None and any(
+            (t := p.child_by_field_name("type")) is not None and lowering.is_group_type(t)
+            for p in params.named_children
+        )
+
     def instantiate(self, fd: FunctionDef, env: TemplateEnv, where: ts.Node | None) -> Function:
         """The IR of ``fd`` under template environment ``env``, lowering it if needed."""
         if fd.template_error is not None:
@@ -727,6 +789,9 @@ class TranslationUnit:
         if len(self.functions.get(name, ())) > 1:
             params = self.signature(fd, env)
             ir_name += "(" + ", ".join(str(p.type) for p in params) + ")"
+        groups = {k.removeprefix(GROUP_PARAM): v for k, v in env.items() if k.startswith(GROUP_PARAM)}
+        if groups:  # one instance per group passed (a group is a compile-time value)
+            ir_name += "[" + ", ".join(f"{k}={v}" for k, v in groups.items()) + "]"
         done = self.lowered.get(ir_name)
         if done is not None:
             return done
@@ -765,12 +830,12 @@ def _is_host_function(node: ts.Node) -> bool:
 
 
 def is_type_arg(a: TemplateArg) -> TypeGuard[Type]:
-    """Whether a template argument is a type (not an integer or a function)."""
-    return not isinstance(a, int | FunctionRef)
+    """Whether a template argument is a type (not an integer, a function or a group)."""
+    return not isinstance(a, int | FunctionRef | Group)
 
 
 def _targ_str(a: TemplateArg) -> str:
-    if isinstance(a, int | FunctionRef):
+    if isinstance(a, int | FunctionRef | Group):
         return str(a)
     return _c_type_name(a)
 
