@@ -16,6 +16,7 @@ import typing
 import torch
 from sim_helpers import Sim
 
+from larkc.frontends.cuda import parse_cuda
 from larkc.ir import nodes as n
 from larkc.ir import parse_module
 
@@ -283,3 +284,38 @@ def test_warp_reduce_intrinsics(sim: Sim) -> None:
     assert r.ok
     assert r.buffers["out"].tolist() == [sum(range(32)) + (31 - 40)] * 32
     assert r.buffers["uo"].tolist() == [15] * 32
+
+
+def test_shared_memory_proxy_struct_of_the_cuda_samples(sim: Sim) -> None:
+    src = """template <class T> struct SharedMemory {
+      __device__ inline operator T *() { extern __shared__ int __smem[]; return (T *)__smem; }
+      __device__ inline operator const T *() const { extern __shared__ int __smem[]; return (T *)__smem; }
+    };
+    template <> struct SharedMemory<double> {
+      __device__ inline operator double *() { extern __shared__ double __smem_d[]; return (double *)__smem_d; }
+    };
+    template <class T> __global__ void reduce0(T *g_idata, T *g_odata, unsigned int n) {
+      T *sdata = SharedMemory<T>();
+      unsigned int tid = threadIdx.x;
+      unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+      sdata[tid] = (i < n) ? g_idata[i] : 0;
+      __syncthreads();
+      for (unsigned int s = 1; s < blockDim.x; s *= 2) {
+        if ((tid % (2 * s)) == 0) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+      }
+      if (tid == 0) g_odata[blockIdx.x] = sdata[0];
+    }
+    template __global__ void reduce0<float>(float*, float*, unsigned int);"""
+    x = torch.arange(128, dtype=torch.float32)
+    m = parse_cuda(text=src, file="reduce.cu", kernel="reduce0", template_args=["float"])
+    r = sim.run(
+        m,
+        "reduce0<float>",
+        grid=2,
+        block=64,
+        shared_bytes=256,
+        buffers={"g_idata": x, "g_odata": ("f32", 2)},
+        scalars={"n": 100},
+    )
+    assert r.ok and r.buffers["g_odata"].tolist() == [float(sum(range(64))), float(sum(range(64, 100)))]

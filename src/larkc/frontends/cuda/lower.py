@@ -309,7 +309,7 @@ class FunctionLowering:
 
     def function_declarator(self) -> ts.Node:
         decl = self.fd.node.child_by_field_name("declarator")
-        while decl is not None and decl.type != "function_declarator":
+        while decl is not None and decl.type not in ("function_declarator", "abstract_function_declarator"):
             decl = decl.child_by_field_name("declarator") or (decl.named_children[-1] if decl.named_children else None)
         assert decl is not None
         return decl
@@ -319,14 +319,21 @@ class FunctionLowering:
         span = self.span(node)
         for tp in self.fd.template or ():
             self.used.add(tp.name)
-        ret_node = node.child_by_field_name("type")
-        if ret_node is None:
-            raise self.unsupported("function without a return type", node.child_by_field_name("declarator") or node)
         decl = node.child_by_field_name("declarator")
         assert decl is not None  # collected as a function definition: it has a function declarator
+        ret_node = node.child_by_field_name("type")
+        if decl.type == "operator_cast":
+            # `operator T*()`: the type is inside the declarator
+            ret_node = decl.child_by_field_name("type")
+            inner_decl = decl.child_by_field_name("declarator")
+            if inner_decl is None:
+                raise self.unsupported("conversion operator", decl)
+            decl = inner_decl
+        if ret_node is None:
+            raise self.unsupported("function without a return type", node.child_by_field_name("declarator") or node)
         ret = self.resolve_type(ret_node, node)
-        while decl.type in ("pointer_declarator", "reference_declarator"):
-            if decl.type == "pointer_declarator":
+        while decl.type in ("pointer_declarator", "reference_declarator", "abstract_pointer_declarator"):
+            if decl.type in ("pointer_declarator", "abstract_pointer_declarator"):
                 ret = PointerType(ret, AddressSpace.GENERIC)
             inner = decl.child_by_field_name("declarator") or decl.named_children[-1]
             decl = inner
@@ -1586,6 +1593,9 @@ class FunctionLowering:
             key = self.tu.find(name, fn_node, self.tu.functions)
             if key is not None:
                 return self.user_call(key, targs, arg_nodes, node, want_value)
+            struct = self.tu.find(name, fn_node, self.tu.structs)
+            if struct is not None and not arg_nodes:
+                return self.struct_conversion(struct, tuple(targs), node)
             raise self.unsupported(f"call of template {name}", node)
         if fn_node.type == "qualified_identifier":
             text = "".join(node_text(fn_node).split())
@@ -1663,6 +1673,16 @@ class FunctionLowering:
                 raise self.unsupported("functional cast", node)
             return self.explicit_cast(self.rvalue(arg_nodes[0]), BUILTIN_TYPES[name], node)
         return self.builtin_call(name, arg_nodes, node, want_value)
+
+    def struct_conversion(self, struct: str, targs: tuple[TemplateArg, ...], node: ts.Node) -> Val:
+        """``S<T>()`` of a member-less struct with an ``operator T*()``: the pointer it converts to."""
+        fn = self.tu.conversion_to_pointer(struct, targs, node)
+        if fn is None:
+            raise self.unsupported("construction of a struct (other than one converting to a pointer)", node)
+        span = self.span(node)
+        dst = self.tmp(fn.ret, node)
+        self.emit(Call(dst, fn.name, (), span))
+        return Val(VarRef(dst, fn.ret, span), fn.ret)
 
     def names_type(self, node: ts.Node) -> bool:
         """Whether an expression node is just the name of a type (``real``, ``T``, ``ns::real``)."""

@@ -143,6 +143,8 @@ class TranslationUnit:
         self.specializations: dict[str, list[FunctionDef]] = {}  # explicit specializations by template name
         self.constexpr_functions: dict[str, ts.Node] = {}  # usable in constant expressions
         self.enum_types: set[str] = set()  # enum names: their values are int
+        # explicit specializations of struct templates: (argument list, definition) by template name
+        self.struct_specializations: dict[str, list[tuple[ts.Node | None, StructDef]]] = {}
         self.structs: dict[str, StructDef] = {}
         self.struct_infos: dict[tuple[str, tuple[TemplateArg, ...]], StructInfo] = {}
         self.vector_fields: dict[VectorType, list[StructInfo]] = {}
@@ -378,7 +380,12 @@ class TranslationUnit:
         if name_node is None:
             raise UnsupportedError("anonymous struct", node_text(node), self.span(node))
         if name_node.type == "template_type":
-            return  # a partial or explicit specialization of a struct template: used only through traits
+            if template == ():  # `template <> struct S<double> {...}`: an explicit specialization
+                base = node_text(name_node.child_by_field_name("name"))
+                key = self.find(base, node, self.structs) or ns + base
+                args = name_node.child_by_field_name("arguments")
+                self.struct_specializations.setdefault(key, []).append((args, StructDef(key, node, None)))
+            return  # (partial specializations are used only through traits, which larkc folds itself)
         name = ns + node_text(name_node)
         self.structs[name] = StructDef(name, node, template, template_error)
 
@@ -807,6 +814,40 @@ class TranslationUnit:
         self.lowered[ir_name] = fn
         self.order.append(fn)
         return fn
+
+    def conversion_to_pointer(self, struct: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> Function | None:
+        """The (non-const) ``operator T*()`` of struct ``struct<targs>``, lowered as a device function.
+
+        This is how CUDA code such as the samples' ``SharedMemory<T>()`` hands out dynamic shared memory:
+        a member-less struct whose only use is its conversion to a pointer.
+        """
+        sd = self.structs[struct]
+        env: TemplateEnv = {}
+        for args_node, spec in self.struct_specializations.get(struct, ()):
+            spec_args = tuple(self.template_argument(a, {}, a) for a in args_node.named_children) if args_node else ()
+            if spec_args == targs:
+                sd = spec
+                break
+        else:
+            if sd.template_error is not None:
+                raise sd.template_error
+            if sd.template is not None:
+                env = self.bind_template(sd.template, list(targs), {}, where, f"struct {struct}")
+        body = sd.node.child_by_field_name("body")
+        operators = [
+            m
+            for m in (body.named_children if body is not None else [])
+            if m.type == "function_definition"
+            and (d := m.child_by_field_name("declarator")) is not None
+            and d.type == "operator_cast"
+            and "const" not in node_text(d).split()  # not `operator const T*() const`
+            and "__device__" in {c.type for c in m.children if not c.is_named}
+        ]
+        if len(operators) != 1:
+            return None
+        name = f"{struct}::operator*"
+        fd = FunctionDef(name, operators[0], FunctionKind.DEVICE, sd.template if sd.template else None)
+        return self.instantiate(fd, env, where)
 
     def specialization(self, name: str, args: tuple[TemplateArg, ...]) -> FunctionDef | None:
         """The explicit specialization ``template <> f<args>`` of template ``name``, if the file has one."""
