@@ -603,3 +603,44 @@ def test_cast_lookalikes_that_tree_sitter_groups_differently_are_errors() -> Non
     # C: (a + (v * v)) - 1; tree-sitter: a + ((v * (v)) -1): reading it in place would re-associate
     src = "__global__ void k(float* out, float a) { float v = a; out[0] = a + (v * (v)) - 1.0f; }"
     assert "expression tree-sitter misreads as a cast (add parentheses)" in error(src)
+
+
+PACKED = """template <class T> struct alignas(16) Pack {
+  Pack() = default;
+  __device__ explicit Pack(int4 bits) { memcpy(&data, &bits, sizeof(bits)); }
+  __device__ T& operator[](int i) { return data[i]; }
+  __device__ int4 bits() const { int4 b; memcpy(&b, &data, sizeof(b)); return b; }
+  __device__ void scale(T s) { for (int k = 0; k < size; ++k) data[k] *= s; }
+  __device__ static Pack fill(T v) { Pack r; for (int k = 0; k < size; ++k) r.data[k] = v; return r; }
+  static constexpr const size_t size = sizeof(int4) / sizeof(T);
+  T data[size];
+};
+typedef Pack<float> f128;
+"""
+
+
+def test_struct_member_functions_constructors_and_static_members() -> None:
+    src = PACKED + """__global__ void k(float* out, const float* in) {
+      f128 x = f128{*reinterpret_cast<const int4*>(in)};
+      f128 y = Pack<float>::fill(1.0f);
+      x.scale(2.0f);
+      float buf[f128::size];
+      buf[0] = x[0] + y[1];
+      *reinterpret_cast<int4*>(out) = x.bits();
+      out[4] = buf[0];
+    }"""
+    m = lower(src)
+    names = [f.name for f in m.functions]
+    assert names == ["Pack<float>::Pack", "Pack<float>::fill", "Pack<float>::scale", "Pack<float>::bits", "k"]
+    by_name = {f.name: f for f in m.functions}
+    assert by_name["Pack<float>::scale"].params[0].by_ref  # a non-const member function changes `this`
+    assert not by_name["Pack<float>::bits"].params[0].by_ref  # a const one takes it by value
+    text = print_module(m)
+    assert "%this = bitcast<f32x4>(%bits);" in text  # memcpy between whole values: a reinterpretation
+    assert "local %buf: [4 x f32];" in text  # f128::size folds
+
+
+def test_unusual_subscript_operators_are_rejected() -> None:
+    src = """struct P { float v[4]; __device__ float& operator[](int i) { return v[(i + 1) % 4]; } };
+    __global__ void k(float* out) { P p; p.v[0] = 1.f; out[0] = p[0]; }"""
+    assert "operator[] other than" in error(src)

@@ -98,7 +98,12 @@ def fold_constant(
         if trait is not None:
             return trait
         key = tu.find(node_text(node), node, tu.constants)
-        return tu.constants[key][1] if key is not None else None
+        if key is not None:
+            return tu.constants[key][1]
+        scope = node.child_by_field_name("scope")  # `S::size`: a static constexpr member of a struct
+        info = tu.struct_info(scope, env, node) if scope is not None else None
+        member = node_text(node.child_by_field_name("name"))
+        return info.constants[member][1] if info is not None and member in info.constants else None
     if t == "call_expression":
         return _fold_constexpr_call(tu, node, env, consts)
     if t == "cast_expression":

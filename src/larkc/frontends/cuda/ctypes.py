@@ -7,7 +7,9 @@ are IR :class:`~larkc.ir.types.VectorType` values; their field names live in a :
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import tree_sitter as ts
 
 from larkc.ir.types import (
     BF16,
@@ -150,11 +152,19 @@ CType = Type | CArray
 
 @dataclass(frozen=True, slots=True)
 class StructInfo:
-    """A user struct laid out as a packed vector: ``fields`` maps a name to (first lane, lanes, is_array)."""
+    """A user struct laid out as a packed vector: ``fields`` maps a name to (first lane, lanes, is_array).
+
+    ``constants`` are its ``static constexpr`` members; ``methods`` its member functions by name (the
+    constructors under the struct's own name), as definition nodes; ``env`` binds its template
+    parameters (and its own name, as C++'s injected class name) for lowering those methods.
+    """
 
     name: str
     vector: VectorType
     fields: dict[str, tuple[int, int, bool]]
+    constants: dict[str, tuple[ScalarType, bool | int | float]] = field(default_factory=dict)
+    methods: dict[str, list[ts.Node]] = field(default_factory=dict)
+    env: dict[str, object] = field(default_factory=dict)
 
 
 _RANK = {BOOL: 0, I8: 1, U8: 1, I16: 2, U16: 2, I32: 3, U32: 3, I64: 4, U64: 4}

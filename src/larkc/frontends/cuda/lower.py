@@ -33,6 +33,7 @@ from larkc.frontends.cuda.ctypes import (
     BUILTIN_TYPES,
     CArray,
     CType,
+    StructInfo,
     arithmetic_result,
     integer_promote,
     vector,
@@ -329,18 +330,24 @@ class FunctionLowering:
             if inner_decl is None:
                 raise self.unsupported("conversion operator", decl)
             decl = inner_decl
-        if ret_node is None:
+        if ret_node is None and self.fd.owner is None:
             raise self.unsupported("function without a return type", node.child_by_field_name("declarator") or node)
-        ret = self.resolve_type(ret_node, node)
+        ret = self.resolve_type(ret_node, node) if ret_node is not None else VOID  # (a constructor)
         while decl.type in ("pointer_declarator", "reference_declarator", "abstract_pointer_declarator"):
             if decl.type in ("pointer_declarator", "abstract_pointer_declarator"):
                 ret = PointerType(ret, AddressSpace.GENERIC)
             inner = decl.child_by_field_name("declarator") or decl.named_children[-1]
             decl = inner
         if self.is_kernel and ret != VOID:
-            raise self.type_error("a __global__ function must return void", ret_node)
+            raise self.type_error("a __global__ function must return void", ret_node or node)
         self.ret = ret
         params = self.lower_params(decl)
+        owner = self.fd.owner
+        if owner is not None and not self.fd.static_method:
+            # a member function: `this` by reference (by value for a const one, which cannot change it)
+            const_method = any(node_text(c) == "const" for c in decl.named_children if c.type == "type_qualifier")
+            params = [Param("this", owner.vector, not const_method, span), *params]
+            self.used.add("this")
         max_threads = None
         for c in node.named_children:
             if c.type == "launch_bounds":
@@ -1036,6 +1043,13 @@ class FunctionLowering:
                 left, right = node.named_children[0], node.named_children[-1]
                 self.expression_statement(left)
                 return self.rvalue(right)
+            case "compound_literal_expression":
+                tnode = node.child_by_field_name("type")
+                init = node.child_by_field_name("value")
+                info = self.tu.struct_info(tnode, self.env, node) if tnode is not None else None
+                if info is None or init is None:
+                    raise self.unsupported("compound literal", node)
+                return self.construct(info, init.named_children, node)
             case "initializer_list":
                 raise self.unsupported("initializer list here", node)
             case "string_literal" | "concatenated_string":
@@ -1071,6 +1085,162 @@ class FunctionLowering:
             # tree-sitter grouped the pieces around the "cast" differently from C's precedence
             raise self.unsupported("expression tree-sitter misreads as a cast (add parentheses)", node)
         return self.apply_binary(op, self.rvalue(x), self.rvalue(arg), node)
+
+    # -- member functions ----------------------------------------------------------------------------
+
+    def member(self, name: str, node: ts.Node) -> LValue | Val | None:
+        """Inside a member function: a data member (of ``this``) or a static constant of the struct."""
+        owner = self.fd.owner
+        if owner is None:
+            return None
+        span = self.span(node)
+        if name in owner.constants:
+            ct, cv = owner.constants[name]
+            return Val(Const(cv, ct, span), ct)
+        if name not in owner.fields or self.fd.static_method:
+            return None
+        this = VarLV("this", owner.vector)
+        lane, count, is_array = owner.fields[name]
+        if is_array:
+            if lane != 0 or count != owner.vector.lanes:
+                raise self.unsupported("array member that is not the whole struct", node)
+            return this  # the whole struct: subscripts are lanes
+        return LaneLV(this, Const(lane, I32, span), owner.vector.elem)
+
+    def check_subscript_operator(self, vt: VectorType, node: ts.Node) -> None:
+        """``p[i]`` on a struct value is lane ``i``: true of the ``operator[]`` packed types define
+        (``return payload[i];`` over a member array that is the whole struct); anything else is rejected."""
+        info = self.struct_of(vt, "operator[]")
+        if info is None:
+            return
+        for m in info.methods["operator[]"]:
+            body = m.child_by_field_name("body")
+            stmts = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+            ret = stmts[0].named_children[0] if len(stmts) == 1 and stmts[0].type == "return_statement" else None
+            array = (
+                ret.child_by_field_name("argument") if ret is not None and ret.type == "subscript_expression" else None
+            )
+            field = info.fields.get(node_text(array)) if array is not None else None
+            index = ret.child_by_field_name("indices") if ret is not None else None
+            index_text = "".join(node_text(index).split()).strip("[]") if index is not None else None
+            lowering = FunctionLowering(self.tu, FunctionDef("operator[]", m, FunctionKind.DEVICE, None), {}, "")
+            plist = lowering.function_declarator().child_by_field_name("parameters")
+            declared = [p.child_by_field_name("declarator") for p in plist.named_children] if plist else []
+            if field != (0, vt.lanes, True) or [_declared_identifier(d) for d in declared] != [index_text]:
+                raise self.unsupported("operator[] other than `return member_array[i];`", node)
+
+    def struct_of(self, vt: Type, method: str) -> StructInfo | None:
+        """The struct (laid out as ``vt``) that has member function ``method``."""
+        if not isinstance(vt, VectorType):
+            return None
+        return next((i for i in self.tu.vector_fields.get(vt, []) if method in i.methods), None)
+
+    def method_def(self, info: StructInfo, method: str, arity: int, node: ts.Node) -> FunctionDef:
+        """The definition of member function ``method`` of ``info`` taking ``arity`` arguments."""
+        for m in info.methods.get(method, []):
+            decl = FunctionLowering(self.tu, FunctionDef(method, m, FunctionKind.DEVICE, None), {}, method)
+            plist = decl.function_declarator().child_by_field_name("parameters")
+            params = [p for p in plist.named_children if p.type.endswith("parameter_declaration")] if plist else []
+            if len(params) != arity or m.child_by_field_name("body") is None:
+                continue
+            static = "static" in {node_text(c) for c in m.named_children if c.type == "storage_class_specifier"}
+            return FunctionDef(
+                f"{info.name}{_struct_args(info)}::{method}",
+                m,
+                FunctionKind.DEVICE,
+                None,
+                owner=info,
+                static_method=static,
+            )
+        raise self.unsupported(f"member function {method} taking {arity} arguments", node)
+
+    def method_call(
+        self,
+        obj_node: ts.Node | None,
+        info: StructInfo,
+        method: str,
+        arg_nodes: Sequence[ts.Node],
+        node: ts.Node,
+        want_value: bool,
+        this: LValue | Val | None = None,
+    ) -> Val | None:
+        """A call of a member function (``obj.m(args)``, ``S::m(args)``, or ``m(args)`` in a method)."""
+        span = self.span(node)
+        fd = self.method_def(info, method, len(arg_nodes), node)
+        callee = self.tu.instantiate(fd, info.env, node)  # type: ignore[arg-type]  # env holds types
+        args: list[Expr] = []
+        value_params = list(callee.params)
+        if not fd.static_method:
+            if this is None:
+                assert obj_node is not None
+                this = self.lvalue(obj_node)
+            self_param = value_params.pop(0)
+            if self_param.by_ref:
+                if not isinstance(this, VarLV):
+                    # a temporary: the method may change it, but nothing sees the change
+                    value = this if isinstance(this, Val) else self.read(this, node)
+                    tmp = self.tmp(info.vector, node)
+                    self.emit(Assign(tmp, value.expr, span))
+                    this = VarLV(tmp, info.vector)
+                args.append(VarRef(this.name, this.type, span))
+            else:
+                value = this if isinstance(this, Val) else self.read(this, node)
+                args.append(value.expr)
+        for p, a in zip(value_params, arg_nodes, strict=True):
+            if p.by_ref:
+                lv = self.lvalue(a)
+                if not isinstance(lv, VarLV) or lv.type != p.type:
+                    raise self.unsupported("reference argument that is not a local variable", a)
+                args.append(VarRef(lv.name, lv.type, self.span(a)))
+            else:
+                args.append(self.convert(self.rvalue(a), p.type, a).expr)
+        if callee.ret == VOID:
+            self.emit(Call(None, callee.name, tuple(args), span))
+            return None if not want_value else self.no_value(method, node)
+        dst = self.tmp(callee.ret, node)
+        self.emit(Call(dst, callee.name, tuple(args), span))
+        return Val(VarRef(dst, callee.ret, span), callee.ret)
+
+    def construct(self, info: StructInfo, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
+        """``S(args)`` or ``S{args}``: a constructor call on a fresh temporary, or aggregate initialisation."""
+        span = self.span(node)
+        base = info.name.rpartition("::")[2]
+        tmp = self.tmp(info.vector, node)
+        if not arg_nodes:
+            return Val(VarRef(tmp, info.vector, span), info.vector)  # default construction (uninitialised)
+        if base not in info.methods:
+            lanes = [self.convert(self.rvalue(a), info.vector.elem, a).expr for a in arg_nodes]
+            if len(lanes) > info.vector.lanes:
+                raise self.type_error(f"too many initializers for {base}", node)
+            lanes += [_zero(info.vector.elem, span) for _ in range(info.vector.lanes - len(lanes))]
+            self.emit(Assign(tmp, MakeVector(tuple(lanes), info.vector, span), span))
+        else:
+            self.method_call(None, info, base, arg_nodes, node, False, VarLV(tmp, info.vector))
+        return Val(VarRef(tmp, info.vector, span), info.vector)
+
+    def memcpy(self, arg_nodes: Sequence[ts.Node], node: ts.Node) -> None:
+        """``memcpy(&a, &b, sizeof(a))`` between two whole values of equal size: a reinterpretation."""
+        self.expect_args("memcpy", arg_nodes, (3,), node)
+        dst_node, src_node, n_node = arg_nodes
+        places: list[LValue | Val] = []
+        for a in (dst_node, src_node):
+            if a.type != "pointer_expression" or node_text(a.child_by_field_name("operator")) != "&":
+                raise self.unsupported("memcpy other than between two whole variables (&a, &b)", a)
+            target = a.child_by_field_name("argument")
+            assert target is not None
+            places.append(self.lvalue(target))
+        dst, src = places
+        if not isinstance(dst, VarLV):
+            raise self.unsupported("memcpy into something other than a local variable", dst_node)
+        src_val = src if isinstance(src, Val) else self.read(src, src_node)
+        src_t = src_val.ctype
+        n = fold_constant(self.tu, n_node, self.env, self.const_scope())
+        if n is None:
+            n = self.sizeof_value(n_node) if n_node.type == "sizeof_expression" else None
+        if isinstance(src_t, CArray) or not isinstance(n, int) or n != size_of(dst.type) or n != size_of(src_t):
+            raise self.unsupported("memcpy whose size is not the size of both variables", node)
+        value = src_val.expr if src_t == dst.type else Cast(src_val.expr, dst.type, CastKind.BITCAST, self.span(node))
+        self.emit(Assign(dst.name, value, self.span(node)))
 
     def sizeof_value(self, node: ts.Node) -> int:
         """``sizeof expr``: the size of the expression's type; the expression is not evaluated."""
@@ -1128,6 +1298,9 @@ class FunctionLowering:
         if name in self.tu.unsupported_globals:
             what, _decl = self.tu.unsupported_globals[name]
             raise self.unsupported(what, node)
+        member = self.member(name, node)
+        if member is not None:
+            return member if isinstance(member, Val) else self.read(member, node)
         raise self.type_error(f"use of undeclared identifier {name}", node)
 
     def qualified(self, node: ts.Node) -> Val:
@@ -1138,6 +1311,12 @@ class FunctionLowering:
             return Val(Const(cv, ct, self.span(node)), ct)
         if text.removeprefix("::") in lib.CONSTANTS:
             ct, cv = lib.CONSTANTS[text.removeprefix("::")]
+            return Val(Const(cv, ct, self.span(node)), ct)
+        scope = node.child_by_field_name("scope")
+        info = self.tu.struct_info(scope, self.env, node) if scope is not None else None
+        member = node_text(node.child_by_field_name("name"))
+        if info is not None and member in info.constants:
+            ct, cv = info.constants[member]
             return Val(Const(cv, ct, self.span(node)), ct)
         raise self.unsupported("qualified name", node)
 
@@ -1190,6 +1369,10 @@ class FunctionLowering:
             if b is not None and b.kind == "shared_scalar":
                 assert not isinstance(b.ctype, CArray)
                 return MemLV(VarRef(b.ir_name, PointerType(b.ctype, AddressSpace.SHARED), span), b.ctype, False)
+            if b is None:
+                member = self.member(name, node)
+                if member is not None:
+                    return member
             return self.identifier(node)
         if t == "subscript_expression":
             base_node = node.child_by_field_name("argument")
@@ -1204,6 +1387,7 @@ class FunctionLowering:
             else:
                 base_val = base
             if isinstance(base_val.ctype, VectorType):
+                self.check_subscript_operator(base_val.ctype, node)
                 return self.vector_lane(base, base_val, idx_nodes[0], node)
             idx_e, idx_t = self.scalar(self.rvalue(idx_nodes[0]), idx_nodes[0])
             if not idx_t.is_int and not idx_t.is_bool:
@@ -1594,8 +1778,11 @@ class FunctionLowering:
             if key is not None:
                 return self.user_call(key, targs, arg_nodes, node, want_value)
             struct = self.tu.find(name, fn_node, self.tu.structs)
-            if struct is not None and not arg_nodes:
+            if struct is not None and not arg_nodes and self.tu.conversion_to_pointer(struct, tuple(targs), node):
                 return self.struct_conversion(struct, tuple(targs), node)
+            info = self.tu.struct_info(fn_node, self.env, node) if struct is not None else None
+            if info is not None:
+                return self.construct(info, arg_nodes, node)
             raise self.unsupported(f"call of template {name}", node)
         if fn_node.type == "qualified_identifier":
             text = "".join(node_text(fn_node).split())
@@ -1629,6 +1816,11 @@ class FunctionLowering:
                     return self.group_method(group, "sync", [], node, want_value)
             if self.cg_name(fn_node) is not None:
                 raise self.unsupported("cooperative groups function", node)
+            scope = fn_node.child_by_field_name("scope")
+            info = self.tu.struct_info(scope, self.env, node) if scope is not None else None
+            method = node_text(fn_node.child_by_field_name("name"))
+            if info is not None and method in info.methods:
+                return self.method_call(None, info, method, arg_nodes, node, want_value)  # S::m(args)
             # ::expf, std::exp, std::max: the device library's functions
             name = text.removeprefix("::").removeprefix("std::")
         elif fn_node.type == "identifier":
@@ -1636,6 +1828,13 @@ class FunctionLowering:
             bound = self.env.get(name)
             if isinstance(bound, FunctionRef):
                 return self.user_call(bound.name, list(bound.targs), arg_nodes, node, want_value)
+            owner = self.fd.owner
+            if owner is not None and name in owner.methods and self.lookup(name) is None:
+                this = None if self.fd.static_method else VarLV("this", owner.vector)
+                return self.method_call(None, owner, name, arg_nodes, node, want_value, this)
+            info = self.tu.struct_info(fn_node, self.env, node) if self.names_type(fn_node) else None
+            if info is not None:
+                return self.construct(info, arg_nodes, node)  # `Pack(x)` with Pack a struct (or a typedef of one)
         elif fn_node.type == "parenthesized_expression" and self.names_type(fn_node.named_children[0]):
             # `(T)(x)`: tree-sitter reads a C cast of a parenthesized operand as a call
             target = self.resolve_type(fn_node.named_children[0], node)
@@ -1650,12 +1849,19 @@ class FunctionLowering:
             return self.explicit_cast(self.rvalue(arg_nodes[0]), target, node)
         elif fn_node.type == "field_expression":
             obj = fn_node.child_by_field_name("argument")
+            method = node_text(fn_node.child_by_field_name("field"))
             group = self.group_of(obj) if obj is not None else None
-            if group is None:
+            if group is not None:
+                return self.group_method(group, method, arg_nodes, node, want_value)
+            op = fn_node.child_by_field_name("operator")
+            if obj is None or (op is not None and node_text(op) == "->"):
                 raise self.unsupported("method call", node)
-            return self.group_method(
-                group, node_text(fn_node.child_by_field_name("field")), arg_nodes, node, want_value
-            )
+            receiver = self.lvalue(obj)
+            ctype = receiver.ctype if isinstance(receiver, Val) else receiver.type
+            info = self.struct_of(ctype, method) if not isinstance(ctype, CArray) else None
+            if info is None:
+                raise self.unsupported("method call", node)
+            return self.method_call(obj, info, method, arg_nodes, node, want_value, receiver)
         else:
             raise self.unsupported("call", node)
         if self.lookup(name) is not None:
@@ -1901,6 +2107,9 @@ class FunctionLowering:
         if name in ("__trap", "__assert_fail", "__assertfail"):
             # an unconditional trap (what assert macros expand to under their failing branch)
             self.emit(Assert(Const(False, BOOL, span), span))
+            return None if not want_value else self.no_value(name, node)
+        if name in ("memcpy", "std::memcpy", "::memcpy"):
+            self.memcpy(arg_nodes, node)
             return None if not want_value else self.no_value(name, node)
         if name in ("printf", "__brkpt", "malloc", "free", "clock", "clock64"):
             raise self.unsupported(f"call of {name}", node)
@@ -2504,6 +2713,18 @@ def _lookalike_keeps_grouping(cast: ts.Node, op: str) -> bool:
         "field_expression",
         "sizeof_expression",
     )
+
+
+def _struct_args(info: StructInfo) -> str:
+    """``<float>`` for a struct template instance (its template arguments, as the key records them)."""
+    targs = [v for k, v in info.env.items() if k != info.name.rpartition("::")[2]]
+    return f"<{', '.join(str(_targ_text(a)) for a in targs)}>" if targs else ""
+
+
+def _targ_text(a: object) -> str:
+    from larkc.frontends.cuda.unit import _targ_str
+
+    return _targ_str(a)  # type: ignore[arg-type]  # env values are template arguments
 
 
 def _declared_identifier(d: ts.Node | None) -> str | None:

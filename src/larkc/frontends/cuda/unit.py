@@ -105,6 +105,8 @@ class FunctionDef:
     template: tuple[TemplateParam, ...] | None  # None when not a template
     template_error: LarkcError | None = None  # a template parameter list larkc cannot read (raised on use)
     specialization: ts.Node | None = None  # the template_argument_list of `template <> f<int>(...)`
+    owner: StructInfo | None = None  # for a member function: its struct (a `this` parameter comes first)
+    static_method: bool = False  # a member function without `this`
 
 
 @dataclass(slots=True)
@@ -657,19 +659,32 @@ class TranslationUnit:
         elem: ScalarType | None = None
         lanes = 0
         fields: dict[str, tuple[int, int, bool]] = {}
+        constants: dict[str, tuple[ScalarType, bool | int | float]] = {}
+        methods: dict[str, list[ts.Node]] = {}
+        base_name = name.rpartition("::")[2]
         for f in body.named_children:
-            if f.type == "comment":
+            if f.type in ("comment", "access_specifier"):
                 continue
+            if f.type in ("function_definition", "declaration") and f.child_by_field_name("declarator") is not None:
+                method = _member_function_name(f, base_name)
+                if method is not None:
+                    methods.setdefault(method, []).append(f)
+                    continue
             if f.type != "field_declaration":
                 raise UnsupportedError("struct member", node_text(f), self.span(f))
             ftype_node = f.child_by_field_name("type")
             assert ftype_node is not None
             ftype = self.resolve_type(ftype_node, env, f)
+            specs = {node_text(c) for c in f.named_children if c.type in ("storage_class_specifier", "type_qualifier")}
+            if "static" in specs:
+                self._struct_constant(f, ftype, env, constants)
+                continue
+            consts = {k: v for k, (_, v) in constants.items()}
             for d in f.children_by_field_name("declarator"):
                 count, is_array, dnode = 1, False, d
                 if d.type == "array_declarator":
                     size = d.child_by_field_name("size")
-                    folded = fold_constant(self, size, env, {}) if size is not None else None
+                    folded = fold_constant(self, size, env, consts) if size is not None else None
                     if not isinstance(folded, int) or folded <= 0:
                         raise UnsupportedError("struct array member", node_text(d), self.span(d))
                     count, is_array = folded, True
@@ -699,10 +714,51 @@ class TranslationUnit:
                     raise UnsupportedError("alignment", node_text(c), self.span(c))
                 align = max(align, folded)
         vt = VectorType(elem, lanes, align)
-        info = StructInfo(name, vt, fields)
+        method_env: dict[str, object] = {**env, base_name: vt}  # the injected class name
+        info = StructInfo(name, vt, fields, constants, methods, method_env)
         self.struct_infos[key] = info
         self.vector_fields.setdefault(vt, []).append(info)
         return vt
+
+    def _struct_constant(
+        self,
+        f: ts.Node,
+        ftype: Type,
+        env: TemplateEnv,
+        constants: dict[str, tuple[ScalarType, bool | int | float]],
+    ) -> None:
+        """A ``static constexpr`` member with a constant value (``static constexpr size_t size = 4;``)."""
+        for d in f.children_by_field_name("declarator"):
+            value = f.child_by_field_name("default_value")
+            target = d
+            if d.type == "init_declarator":
+                target = d.child_by_field_name("declarator") or d
+                value = d.child_by_field_name("value")
+            consts = {k: v for k, (_, v) in constants.items()}
+            folded = fold_constant(self, value, env, consts) if value is not None else None
+            if (
+                not isinstance(ftype, ScalarType)
+                or folded is None
+                or target.type not in ("identifier", "field_identifier")
+            ):
+                raise UnsupportedError("static struct member that is not a scalar constant", node_text(f), self.span(f))
+            src = BOOL if isinstance(folded, bool) else (I64 if isinstance(folded, int) else F64)
+            constants[node_text(target)] = (ftype, convert_value(folded, src, ftype))
+
+    def struct_info(self, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> StructInfo | None:
+        """The struct a type node names (``Pack<float>``, a typedef of it, ``Pack`` in its methods)."""
+        try:
+            vt = self.resolve_type(type_node, env, ctx)
+        except LarkcError:
+            return None
+        if not isinstance(vt, VectorType):
+            return None
+        infos = self.vector_fields.get(vt, [])
+        words = type_words(type_node)
+        base = node_text(type_node.child_by_field_name("name")) if type_node.type == "template_type" else words
+        named = [i for i in infos if i.name.rpartition("::")[2] == base.rpartition("::")[2]]
+        candidates = named or [i for i in infos if i.methods or i.constants]
+        return candidates[0] if candidates else None
 
     def bind_template(
         self,
@@ -888,6 +944,22 @@ def _c_type_name(t: Type) -> str:
     if isinstance(t, ScalarType):
         return names[str(t)]
     return str(t)
+
+
+def _member_function_name(f: ts.Node, struct: str) -> str | None:
+    """The name of a member function definition or declaration (``bits``, ``operator[]``, the struct's
+    own name for a constructor), or ``None`` if ``f`` declares no function."""
+    d = f.child_by_field_name("declarator")
+    while d is not None and d.type in ("reference_declarator", "pointer_declarator"):
+        d = d.child_by_field_name("declarator") or (d.named_children[-1] if d.named_children else None)
+    if d is None:
+        return None
+    if d.type == "operator_cast":
+        return "operator cast"
+    if d.type != "function_declarator":
+        return None
+    name = node_text(d.child_by_field_name("declarator"))
+    return "".join(name.split()) if name.startswith("operator") else name
 
 
 def _declared_name(d: ts.Node) -> str | None:
