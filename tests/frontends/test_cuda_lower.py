@@ -644,3 +644,14 @@ def test_unusual_subscript_operators_are_rejected() -> None:
     src = """struct P { float v[4]; __device__ float& operator[](int i) { return v[(i + 1) % 4]; } };
     __global__ void k(float* out) { P p; p.v[0] = 1.f; out[0] = p[0]; }"""
     assert "operator[] other than" in error(src)
+
+
+def test_pytorch_half_types_and_accumulation_traits() -> None:
+    src = """template <typename scalar_t> __global__ void k(scalar_t* out, const scalar_t* in) {
+      using opmath_t = at::opmath_type<scalar_t>;
+      opmath_t acc = static_cast<opmath_t>(in[0]) * opmath_t(2);
+      out[0] = static_cast<scalar_t>(acc);
+    }"""
+    text = ir(src, kernel="k", template_args=["c10::Half"])
+    assert "let %acc: f32 = (convert<f32>(%tmp.0) * 2.0:f32);" in text
+    assert "store [ptradd(%out, 0:i32)], convert<f16>(%acc);" in text

@@ -117,6 +117,10 @@ for _name, _elem in (
 ):
     for _lanes in (1, 2, 3, 4):
         BUILTIN_TYPES[f"{_name}{_lanes}"] = vector(_elem, _lanes)
+# PyTorch's half types (c10::Half and c10::BFloat16 convert to and from float like __half)
+for _name, _t in (("Half", F16), ("BFloat16", BF16)):
+    for _ns in ("c10::", "at::", "::c10::", "::at::"):
+        BUILTIN_TYPES[_ns + _name] = _t
 for _q in ("std::", "::"):
     for _n in ("size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t"):
         BUILTIN_TYPES[_q + _n] = BUILTIN_TYPES[_n]

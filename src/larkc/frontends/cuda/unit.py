@@ -8,7 +8,7 @@ functions on demand through :class:`~larkc.frontends.cuda.lower.FunctionLowering
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeGuard
 
@@ -22,6 +22,7 @@ from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.ir.nodes import Function, FunctionKind, Module, Param
 from larkc.ir.types import (
     BOOL,
+    F32,
     F64,
     I32,
     I64,
@@ -484,6 +485,19 @@ class TranslationUnit:
             return PointerType(self.resolve_type(base_node, env, ctx), AddressSpace.GENERIC)
         if t == "placeholder_type_specifier":
             raise UnsupportedError("auto type here", node_text(type_node), self.span(type_node))
+        if t == "qualified_identifier" and type_node.child_by_field_name("name") is not None:
+            inner = type_node.child_by_field_name("name")
+            prefix = node_text(type_node.child_by_field_name("scope")) + "::"
+            while inner is not None and inner.type == "qualified_identifier":
+                prefix += node_text(inner.child_by_field_name("scope")) + "::"
+                inner = inner.child_by_field_name("name")
+            if inner is not None and inner.type == "template_type":
+                trait = _ACCUMULATION_TRAITS.get(prefix + node_text(inner.child_by_field_name("name")))
+                args = inner.child_by_field_name("arguments")
+                if trait is not None and args is not None and args.named_children:
+                    arg = self.template_argument(args.named_children[0], env, ctx)
+                    if isinstance(arg, ScalarType):
+                        return trait(arg)
         if t == "template_type":
             name = node_text(type_node.child_by_field_name("name"))
             args_node = type_node.child_by_field_name("arguments")
@@ -492,6 +506,11 @@ class TranslationUnit:
             if key is not None:
                 targs = tuple(self.template_argument(a, env, ctx) for a in args_node.named_children)
                 return self.struct_type(key, targs, type_node)
+            trait = _ACCUMULATION_TRAITS.get("".join(name.split()).removeprefix("::"))
+            if trait is not None and args_node.named_children:
+                arg = self.template_argument(args_node.named_children[0], env, ctx)
+                if isinstance(arg, ScalarType):
+                    return trait(arg)
             raise UnsupportedError("template type", node_text(type_node), self.span(type_node))
         if t in ("struct_specifier", "class_specifier"):
             name_node = type_node.child_by_field_name("name")
@@ -944,6 +963,20 @@ def _c_type_name(t: Type) -> str:
     if isinstance(t, ScalarType):
         return names[str(t)]
     return str(t)
+
+
+def _opmath(t: ScalarType) -> ScalarType:
+    """PyTorch's ``opmath_type``/``acc_type`` on the device: half types compute in float."""
+    return F32 if t.is_float and t.bits < 32 else t
+
+
+#: PyTorch's type traits naming the type kernels compute (accumulate) in.
+_ACCUMULATION_TRAITS: dict[str, Callable[[ScalarType], ScalarType]] = {
+    "at::opmath_type": _opmath,
+    "c10::opmath_type": _opmath,
+    "at::acc_type": lambda t: F32 if t.is_float and t.bits <= 32 else (I64 if t.is_int else t),
+    "at::acc_type_device": lambda t: F32 if t.is_float and t.bits <= 32 else (I64 if t.is_int else t),
+}
 
 
 def _member_function_name(f: ts.Node, struct: str) -> str | None:
