@@ -97,3 +97,10 @@ def test_example_symbolic_matches_numeric_on_the_smallest_instance(path: Path) -
     values.update({p.name: p.value.double().reshape(-1).numpy() for p in graph.params})
     for terms, num in zip(evaluate_symbolic(graph, {s: env[s] for s in graph.symbols}), numeric, strict=True):
         np.testing.assert_allclose(terms.evaluate(values), num.double().numpy(), rtol=1e-9, atol=1e-9)
+
+
+def test_value_ranges_of_index_inputs_are_part_of_the_spec() -> None:
+    graph = trace_task(load_task(ROOT / "examples" / "cuda" / "rotary_embedding"))
+    (positions,) = [i for i in graph.inputs if i.name == "positions"]
+    assert positions.value_range is not None
+    assert "input %positions: i64[num_tokens] in [0, max_position)" in print_spec(graph)

@@ -64,7 +64,11 @@ def print_spec(graph: SpecGraph) -> str:
     if graph.symbols:
         lines.append(f"  symbols {', '.join(graph.symbols)}")
     lines.extend(f"  assume {fmt(a)}" for a in graph.assumptions)
-    lines.extend(f"  input %{i.name}: {i.type}" for i in graph.inputs)
+    lines.extend(
+        f"  input %{i.name}: {i.type}"
+        + (f" in [{i.value_range[0]}, {i.value_range[1]})" if i.value_range is not None else "")
+        for i in graph.inputs
+    )
     lines.extend(f"  {p.kind.value} %{p.name}: {p.type}" for p in graph.params)
     lines.extend(_node_line(n) for n in graph.nodes)
     lines.append(f"  return {', '.join('%' + o for o in graph.outputs)}")

@@ -305,11 +305,16 @@ class ValueType:
 
 @dataclass(frozen=True, slots=True)
 class SpecInput:
-    """A tensor argument of the reference, in call order."""
+    """A tensor argument of the reference, in call order.
+
+    ``value_range`` is the task's ``[low, high)`` bound on an integer input's values (indices the
+    reference reads with): an assumption every verdict over the spec rests on.
+    """
 
     name: str
     type: ValueType
     span: Span = field(default=NO_SPAN, compare=False)
+    value_range: tuple[ShapeExpr, ShapeExpr] | None = None
 
 
 class ParamKind(enum.Enum):

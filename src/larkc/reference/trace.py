@@ -731,7 +731,10 @@ class Converter:
                 assert arg.spec is not None
                 self.used.add(arg.name)
                 typ = ValueType(tuple(simplify(d) for d in arg.spec.shape), arg.spec.dtype)
-                inputs.append(SpecInput(arg.name, typ, self.ref.span))
+                bounds = (
+                    (arg.spec.low, arg.spec.high) if arg.spec.low is not None and arg.spec.high is not None else None
+                )
+                inputs.append(SpecInput(arg.name, typ, self.ref.span, bounds))
                 self.types[arg.name] = typ
                 self.env[ph] = Ref(arg.name)
                 continue
