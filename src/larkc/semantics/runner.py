@@ -46,6 +46,7 @@ import torch
 from larkc.errors import LarkcError, ReferenceError_, TaskError
 from larkc.ir.nodes import Function, Module, Param
 from larkc.ir.types import PointerType, ScalarType, VoidType, scalar_of
+from larkc.reference.rules import torch_dtype  # one dtype table for the whole package
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind
 from larkc.semantics.geometry import LaunchConfig
 from larkc.semantics.interpreter import GlobalBuffer, KernelArg, SimLimits, SimResult, simulate
@@ -70,27 +71,6 @@ __all__ = [
 ]
 
 REPLAY_VERSION = 1
-
-_TORCH_DTYPES: dict[str, torch.dtype] = {
-    "bool": torch.bool,
-    "i8": torch.int8,
-    "i16": torch.int16,
-    "i32": torch.int32,
-    "i64": torch.int64,
-    "u8": torch.uint8,
-    "u16": torch.uint16,
-    "u32": torch.uint32,
-    "u64": torch.uint64,
-    "f16": torch.float16,
-    "bf16": torch.bfloat16,
-    "f32": torch.float32,
-    "f64": torch.float64,
-}
-
-
-def torch_dtype(t: ScalarType) -> torch.dtype:
-    """The torch dtype of tensors whose elements are of type ``t``."""
-    return _TORCH_DTYPES[str(t)]
 
 
 @dataclass(frozen=True, slots=True)

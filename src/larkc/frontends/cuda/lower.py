@@ -2378,14 +2378,17 @@ class FunctionLowering:
         v = self.shuffle_operand(self.rvalue(arg_nodes[1]), "reduce", arg_nodes[1])
         vt = v.ctype
         assert not isinstance(vt, CArray)  # shuffle operands are scalars or half pairs
+        return self.butterfly(v, vt, REDUCE_OPS[op_name], self.tile_mask(group.tile, span), group.tile, node)
+
+    def butterfly(self, v: Val, vt: Type, op: str, mask: Expr, width: int, node: ts.Node) -> Val:
+        """``op`` over ``width`` lanes, left in every lane: ``log2 width`` xor-shuffle exchange steps."""
+        span = self.span(node)
         acc = self.tmp(vt, node)
         self.emit(Assign(acc, v.expr, span))
         current = Val(VarRef(acc, vt, span), vt)
-        mask = self.tile_mask(group.tile, span)
-        offset = group.tile // 2
+        offset = width // 2
         while offset >= 1:
-            other = self.emit_shuffle(ShuffleKind.XOR, mask, current, Const(offset, I32, span), group.tile, node)
-            op = REDUCE_OPS[op_name]
+            other = self.emit_shuffle(ShuffleKind.XOR, mask, current, Const(offset, I32, span), width, node)
             combined = (
                 self.minmax(op, current, other, node)
                 if op in ("max", "min")
@@ -2398,7 +2401,6 @@ class FunctionLowering:
     def warp_reduce(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
         """``__reduce_<op>_sync(0xffffffff, v)``: every lane gets op over the warp (a butterfly of xor
         shuffles; integer + & | ^ min max are associative and commutative, so the order is immaterial)."""
-        span = self.span(node)
         self.expect_args(name, arg_nodes, (2,), node)
         mask = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
         if not (isinstance(mask, Const) and mask.value == _FULL_MASK):
@@ -2407,22 +2409,7 @@ class FunctionLowering:
         if not isinstance(v.ctype, ScalarType) or not v.ctype.is_int:
             raise self.type_error(f"{name} needs an integer value, got {v.ctype}", arg_nodes[1])
         vt = U32 if v.ctype.is_unsigned else I32
-        current = self.convert(v, vt, arg_nodes[1])
-        acc = self.tmp(vt, node)
-        self.emit(Assign(acc, current.expr, span))
-        acc_val = Val(VarRef(acc, vt, span), vt)
-        op = _WARP_REDUCES[name]
-        offset = 16
-        while offset >= 1:
-            other = self.emit_shuffle(ShuffleKind.XOR, mask, acc_val, Const(offset, I32, span), 32, node)
-            combined = (
-                self.minmax(op, acc_val, other, node)
-                if op in ("min", "max")
-                else self.apply_binary(op, acc_val, other, node)
-            )
-            self.emit(Assign(acc, self.convert(combined, vt, node).expr, span))
-            offset //= 2
-        return acc_val
+        return self.butterfly(self.convert(v, vt, arg_nodes[1]), vt, _WARP_REDUCES[name], mask, 32, node)
 
     def minmax(self, which: str, a: Val, b: Val, node: ts.Node) -> Val:
         ae, be, t = self.arith_operands(a, b, node)
