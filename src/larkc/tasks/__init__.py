@@ -2,6 +2,7 @@
 
 from larkc.tasks.shape_expr import ShapeExpr, evaluate, free_symbols, parse_shape_expr, shape_expr
 from larkc.tasks.task import (
+    DEFAULT_MAX_TENSOR_BYTES,
     FAILURE_KINDS,
     Binding,
     BufferArg,
@@ -16,6 +17,7 @@ from larkc.tasks.task import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_TENSOR_BYTES",
     "FAILURE_KINDS",
     "Binding",
     "BufferArg",

@@ -41,6 +41,7 @@ from larkc.ir.types import (
 from larkc.tasks.shape_expr import ShapeExpr, ShapeNum, evaluate, free_symbols, shape_expr
 
 __all__ = [
+    "DEFAULT_MAX_TENSOR_BYTES",
     "FAILURE_KINDS",
     "Binding",
     "BufferArg",
@@ -55,7 +56,11 @@ __all__ = [
 ]
 
 #: The diagnoses a seeded-bug task may expect; the simulator and provers report these words.
-FAILURE_KINDS = ("race", "oob", "mismatch", "divergence", "uninit", "ub", "assert")
+#: ``overflow`` is reported by ``larkc verify`` only: an index expression that overflows at sizes the task allows.
+FAILURE_KINDS = ("race", "oob", "mismatch", "divergence", "uninit", "ub", "assert", "overflow")
+
+#: The default of :attr:`Task.max_tensor_bytes`: 64 GiB, the largest tensor the overflow proofs consider.
+DEFAULT_MAX_TENSOR_BYTES = 2**36
 
 _DTYPE_NAMES: dict[str, ScalarType] = {
     **SCALARS,
@@ -261,6 +266,8 @@ class Task:
     * ``symbols``: the symbolic shape parameters; ``constraints``: what they satisfy (every symbol is at
       least 1 implicitly); ``instances``: concrete values for bounded checks.
     * ``expected_failure``: for seeded-bug examples, the diagnosis larkc must report.
+    * ``max_tensor_bytes``: the largest size in bytes of any one tensor, for the parametric proofs of
+      integer overflow freedom (sizes allowed by the constraints are further limited by it).
     """
 
     source: Path
@@ -282,6 +289,7 @@ class Task:
     defines: Mapping[str, str] = field(default_factory=dict)
     expected_failure: str | None = None
     tolerance: Mapping[str, float] = field(default_factory=dict)
+    max_tensor_bytes: int = DEFAULT_MAX_TENSOR_BYTES
     task_file: Path | None = None
 
     def __init__(
@@ -306,6 +314,7 @@ class Task:
         defines: Mapping[str, str | int] | None = None,
         expected_failure: str | None = None,
         tolerance: Mapping[str, float] | None = None,
+        max_tensor_bytes: int = DEFAULT_MAX_TENSOR_BYTES,
         task_file: Path | None = None,
     ) -> None:
         set_ = object.__setattr__
@@ -335,6 +344,9 @@ class Task:
             raise TaskError(f"expected_failure must be one of {', '.join(FAILURE_KINDS)}, got {expected_failure!r}")
         set_(self, "expected_failure", expected_failure)
         set_(self, "tolerance", dict(tolerance or {}))
+        if isinstance(max_tensor_bytes, bool) or not isinstance(max_tensor_bytes, int) or max_tensor_bytes < 1:
+            raise TaskError(f"max_tensor_bytes must be a positive integer, got {max_tensor_bytes!r}")
+        set_(self, "max_tensor_bytes", max_tensor_bytes)
         set_(self, "task_file", task_file)
         set_(self, "bindings", {k: self._binding(k, v) for k, v in (bindings or {}).items()})
         self._check()
