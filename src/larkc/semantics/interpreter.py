@@ -125,7 +125,17 @@ from larkc.semantics.numerics import (
     wrap,
 )
 
-__all__ = ["GlobalBuffer", "KernelArg", "SimLimits", "SimResult", "simulate"]
+__all__ = [
+    "GlobalBuffer",
+    "Interpreter",
+    "KernelArg",
+    "SimLimits",
+    "SimResult",
+    "bind_arguments",
+    "kernel_of",
+    "param_register",
+    "simulate",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,17 +335,49 @@ class Interpreter:
             return mask
         return mask.view(mask.shape[0], *([1] * (like.dim() - 1)))
 
+    # Value-domain hooks. The simulator's registers are tensors of concrete values; a second value domain
+    # (the symbolic executor of larkc.semantics.symbolic) overrides these few methods and the expression
+    # rules, and reuses every statement rule of this class unchanged.
+
+    def _as_reg(self, value: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+        """``value`` in the register representation of ``like`` (a variable of the same IR type)."""
+        return value.to(like.dtype)
+
+    def _where(self, cond: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        """``a`` where ``cond`` (a concrete bool tensor, broadcast) holds, else ``b``."""
+        return torch.where(cond, a, b)
+
+    def _scatter(self, flat: torch.Tensor, on: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        """``flat`` (a fresh tensor) with the elements selected by ``on`` replaced by ``values``."""
+        flat[on] = values.to(flat.dtype)
+        return flat
+
+    def param_value(self, name: str, t: Type, value: KernelArg, pointers: Mapping[str, int]) -> torch.Tensor:
+        """The register value of kernel parameter ``name`` of type ``t`` bound to ``value``."""
+        return param_register(name, t, value, pointers)
+
+    def diagnoses(self) -> tuple[Diagnosis, ...]:
+        """The diagnoses of the run, with a last line counting those beyond the log's limit."""
+        diags = list(self.log.entries)
+        if self.log.dropped:
+            diags.append(Diagnosis(diags[-1].kind, f"... and {self.log.dropped} more finding(s) not shown", None))
+        return tuple(diags)
+
+    def _concrete(self, v: torch.Tensor, what: str, span: Span) -> torch.Tensor:
+        """``v`` as concrete values: control (conditions, masks, lanes, widths) and addresses must be."""
+        return v
+
     def _merge(self, mask: torch.Tensor, new: torch.Tensor, old: torch.Tensor) -> torch.Tensor:
         """``new`` where ``mask`` holds, ``old`` elsewhere."""
         if mask is self.full:
             return new if new.shape[0] == self.n else new.expand(self.n, *new.shape[1:])
-        return torch.where(self._bmask(mask, new if new.dim() >= old.dim() else old), new, old)
+        return self._where(self._bmask(mask, new if new.dim() >= old.dim() else old), new, old)
 
     def _set(self, frame: _Frame, name: str, value: torch.Tensor, mask: torch.Tensor) -> None:
         old = frame.vars.get(name)
         if old is None:
             old = self._poison(frame.types[name])
-        frame.vars[name] = self._merge(mask, value.to(old.dtype), old)
+        frame.vars[name] = self._merge(mask, self._as_reg(value, old), old)
 
     def _indices(self, mask: torch.Tensor) -> torch.Tensor:
         if mask is self.full:
@@ -418,9 +460,9 @@ class Interpreter:
                 old = frame.vars.get(s.name)
                 if old is None or mask is self.full:
                     base = self._poison(s.type)
-                    frame.vars[s.name] = self._merge(mask, value.to(base.dtype), base)
+                    frame.vars[s.name] = self._merge(mask, self._as_reg(value, base), base)
                 else:
-                    frame.vars[s.name] = self._merge(mask, value.to(old.dtype), old)
+                    frame.vars[s.name] = self._merge(mask, self._as_reg(value, old), old)
                 self._report_ub(ub, s.span)
                 return mask
             case Assign():
@@ -439,7 +481,7 @@ class Interpreter:
                 return mask
             case If():
                 ub = UndefinedOps(mask)
-                cond = self._eval(s.cond, ub)
+                cond = self._concrete(self._eval(s.cond, ub), "branch condition", s.cond.span)
                 self._report_ub(ub, s.span)
                 then_mask = self._narrow(mask, cond)
                 else_mask = self.none if then_mask is mask else self._narrow(mask, ~cond)
@@ -465,7 +507,7 @@ class Interpreter:
                 if s.value is not None and frame.ret is not None:
                     ub = UndefinedOps(mask)
                     value = self._eval(s.value, ub)
-                    frame.ret = self._merge(mask, value.to(frame.ret.dtype), frame.ret)
+                    frame.ret = self._merge(mask, self._as_reg(value, frame.ret), frame.ret)
                     self._report_ub(ub, s.span)
                 if frame.func.kind is FunctionKind.KERNEL and len(self._frames) == 1:
                     self.exited = self.exited | mask
@@ -479,7 +521,7 @@ class Interpreter:
                 return mask  # lock-step execution already orders each thread's accesses
             case Assert():
                 ub = UndefinedOps(mask)
-                cond = self._eval(s.cond, ub)
+                cond = self._concrete(self._eval(s.cond, ub), "assertion", s.cond.span)
                 self._report_ub(ub, s.span)
                 failed = mask & ~cond
                 if bool(failed.any()):
@@ -535,7 +577,7 @@ class Interpreter:
         for _ in range(self.limits.max_loop_iterations):
             if cond is not None and (test_first or not first):
                 ub = UndefinedOps(running)
-                c = self._eval(cond, ub)
+                c = self._concrete(self._eval(cond, ub), "loop condition", cond.span)
                 self._report_ub(ub, span)
                 staying = self._narrow(running, c)
                 if staying is not running:
@@ -596,14 +638,14 @@ class Interpreter:
         ``enabled`` is the flat element mask (``None`` when every element is enabled).
         """
         idx = self._indices(mask)
-        pv = self._eval(ptr, ub)
+        pv = self._concrete(self._eval(ptr, ub), "address", ptr.span)
         shape = tuple(pv.shape[1:])
         k = math.prod(shape)
         pv = self._widen(pv)[idx].reshape(-1)
         threads = idx if k == 1 else idx.repeat_interleave(k)
         enabled: torch.Tensor | None = None
         if elem_mask is not None:
-            mv = self._widen(self._eval(elem_mask, ub))[idx]
+            mv = self._widen(self._concrete(self._eval(elem_mask, ub), "mask", elem_mask.span))[idx]
             if mv.dim() == 1 and k > 1:
                 mv = mv[:, None].expand(-1, k)
             enabled = mv.reshape(-1)
@@ -647,7 +689,7 @@ class Interpreter:
             flat = fill.expand(per_thread).reshape(-1).clone()
             width = max(lanes, 1)
             on = enabled if width == 1 else enabled.repeat_interleave(width)
-            flat[on] = values.reshape(-1).to(flat.dtype)
+            flat = self._scatter(flat, on, values.reshape(-1))
             result = flat.reshape(per_thread)
         self._assign_rows(frame, s.dst, idx, result, mask)
         self._report_ub(ub, s.span)
@@ -695,7 +737,7 @@ class Interpreter:
             dst_t = frame.types[s.dst]
             if enabled is not None:
                 flat = self._poison(dst_t)[: idx.numel()].reshape(-1).clone()
-                flat[enabled] = old.to(flat.dtype)
+                flat = self._scatter(flat, enabled, old)
                 old = flat
             self._assign_rows(frame, s.dst, idx, old.reshape(idx.numel(), *_trailing(dst_t)), mask)
 
@@ -736,7 +778,11 @@ class Interpreter:
                 self.mem.warp_phases += passed.repeat_interleave(space.warps_per_block).to(torch.int32)
             case BarrierScope.WARP:
                 ub = UndefinedOps(mask)
-                m = self._widen(self._eval(s.mask, ub)) if s.mask is not None else None
+                m = (
+                    self._widen(self._concrete(self._eval(s.mask, ub), "barrier mask", s.mask.span))
+                    if s.mask is not None
+                    else None
+                )
                 self._report_ub(ub, s.span)
                 self._warp_participation(s.span, "__syncwarp", m, mask)
                 warps = torch.unique(space.warp[mask])
@@ -799,10 +845,10 @@ class Interpreter:
     def _shuffle(self, s: Shuffle, frame: _Frame, mask: torch.Tensor) -> None:
         space = self.space
         ub = UndefinedOps(mask)
-        m = self._widen(self._eval(s.mask, ub))
+        m = self._widen(self._concrete(self._eval(s.mask, ub), "shuffle mask", s.mask.span))
         value = self._widen(self._eval(s.value, ub))
-        b = self._widen(self._eval(s.lane, ub))
-        w = self._widen(self._eval(s.width, ub))
+        b = self._widen(self._concrete(self._eval(s.lane, ub), "shuffle lane", s.lane.span))
+        w = self._widen(self._concrete(self._eval(s.width, ub), "shuffle width", s.width.span))
         bad_width = (w < 1) | (w > WARP_SIZE) | ((w & (w - 1)) != 0)
         self._report_ub(ub, s.span)
         if bool((bad_width & mask).any()):
@@ -866,14 +912,14 @@ class Interpreter:
                 key="shfl",
                 occurrences=int(bad.sum()),
             )
-            result = torch.where(self._bmask(bad, result), self._poison(s.value.type), result)
+            result = self._where(self._bmask(bad, result), self._poison(s.value.type), result)
         self._set(frame, s.dst, result, mask)
 
     def _vote(self, s: Vote, frame: _Frame, mask: torch.Tensor) -> None:
         space = self.space
         ub = UndefinedOps(mask)
-        m = self._widen(self._eval(s.mask, ub))
-        pred = self._widen(self._eval(s.pred, ub))
+        m = self._widen(self._concrete(self._eval(s.mask, ub), "vote mask", s.mask.span))
+        pred = self._widen(self._concrete(self._eval(s.pred, ub), "vote predicate", s.pred.span))
         self._report_ub(ub, s.span)
         self._warp_participation(s.span, f"__{s.kind.value}_sync", m, mask)
         in_mask = (torch.bitwise_right_shift(m, space.lane) & 1) == 1
@@ -1001,7 +1047,7 @@ class Interpreter:
                 assert_never(e)
 
     def _lane(self, index: Expr, lanes: int, ub: UndefinedOps, span: Span) -> torch.Tensor:
-        i = self._eval(index, ub)
+        i = self._concrete(self._eval(index, ub), "vector lane index", index.span)
         ub.span = span
         ub.check(UndefinedReason.LANE_RANGE, (i < 0) | (i >= lanes))
         return i % lanes
@@ -1160,7 +1206,8 @@ def casts_away_const(module: Module) -> bool:
     return False
 
 
-def _param_value(param_name: str, t: Type, value: KernelArg, pointers: Mapping[str, int]) -> torch.Tensor:
+def param_register(param_name: str, t: Type, value: KernelArg, pointers: Mapping[str, int]) -> torch.Tensor:
+    """The register value of a kernel parameter of type ``t`` bound to ``value``."""
     if isinstance(value, GlobalBuffer):
         if not isinstance(t, PointerType):
             raise SimulationError(f"kernel parameter {param_name} has type {t} but is bound to buffer {value.name}")
@@ -1176,34 +1223,29 @@ def _param_value(param_name: str, t: Type, value: KernelArg, pointers: Mapping[s
     return wrap(torch.tensor([int(value)], dtype=torch.int64), t) if t.bits < 64 else scalar_tensor(int(value), t)
 
 
-def simulate(
-    module: Module,
-    kernel: str,
-    launch: LaunchConfig,
-    args: Mapping[str, KernelArg],
-    *,
-    limits: SimLimits | None = None,
-) -> SimResult:
-    """Run ``kernel`` of ``module`` on ``launch`` with ``args`` (parameter name to buffer or scalar).
-
-    Buffers are copied: the tensors given in ``args`` are not modified; the result holds the final
-    contents. A launch that cannot run (bad dimensions, a missing argument) raises
-    :class:`~larkc.errors.SimulationError`; what the kernel does wrong is in ``diagnoses``.
-    """
-    limits = limits or SimLimits()
+def kernel_of(module: Module, kernel: str) -> Function:
+    """The kernel function named ``kernel``; a :class:`SimulationError` names the kernels otherwise."""
     f = module.function(kernel)
     if f is None:
         names = ", ".join(k.name for k in module.kernels) or "none"
         raise SimulationError(f"no kernel {kernel} in the module (kernels: {names})")
     if f.kind is not FunctionKind.KERNEL:
         raise SimulationError(f"{kernel} is a device function, not a kernel")
-    start = time.perf_counter()
-    interp = Interpreter(module, f, launch, limits)
+    return f
+
+
+def bind_arguments(
+    interp: Interpreter, f: Function, args: Mapping[str, KernelArg]
+) -> tuple[dict[str, Region], dict[str, torch.dtype], dict[str, torch.Tensor]]:
+    """Create a region per distinct buffer of ``args`` and the register value of every parameter.
+
+    Returns ``(regions by buffer name, torch dtype by buffer name, parameter values)``.
+    """
     missing = [p.name for p in f.params if p.name not in args]
     if missing:
         raise SimulationError(f"no argument for kernel parameter(s) {', '.join(missing)}", f.span)
     # Read-only buffers: bound only to const pointers, in a module that never casts const away.
-    const_safe = not casts_away_const(module)
+    const_safe = not casts_away_const(interp.module)
     writers: dict[str, bool] = {}
     for p in f.params:
         v = args[p.name]
@@ -1222,7 +1264,29 @@ def simulate(
             regions[v.name] = region
             dtypes[v.name] = v.data.dtype
             pointers[v.name] = encode_pointer(region.id, 0)
-    values = {p.name: _param_value(p.name, p.type, args[p.name], pointers) for p in f.params}
+    values = {p.name: interp.param_value(p.name, p.type, args[p.name], pointers) for p in f.params}
+    return regions, dtypes, values
+
+
+def simulate(
+    module: Module,
+    kernel: str,
+    launch: LaunchConfig,
+    args: Mapping[str, KernelArg],
+    *,
+    limits: SimLimits | None = None,
+) -> SimResult:
+    """Run ``kernel`` of ``module`` on ``launch`` with ``args`` (parameter name to buffer or scalar).
+
+    Buffers are copied: the tensors given in ``args`` are not modified; the result holds the final
+    contents. A launch that cannot run (bad dimensions, a missing argument) raises
+    :class:`~larkc.errors.SimulationError`; what the kernel does wrong is in ``diagnoses``.
+    """
+    limits = limits or SimLimits()
+    f = kernel_of(module, kernel)
+    start = time.perf_counter()
+    interp = Interpreter(module, f, launch, limits)
+    regions, dtypes, values = bind_arguments(interp, f, args)
     interp.run(values)
     buffers = {name: interp.mem.tensor_of(r, dtypes[name]) for name, r in regions.items()}
     written: dict[str, torch.Tensor] = {}
@@ -1230,17 +1294,8 @@ def simulate(
         w = interp.mem.written_mask(r)
         if w is not None:
             written[name] = w
-    diags = list(interp.log.entries)
-    if interp.log.dropped:
-        diags.append(
-            Diagnosis(
-                diags[-1].kind,
-                f"... and {interp.log.dropped} more finding(s) not shown",
-                None,
-            )
-        )
     return SimResult(
-        diagnoses=tuple(diags),
+        diagnoses=interp.diagnoses(),
         buffers=buffers,
         written=written,
         launch=launch,
