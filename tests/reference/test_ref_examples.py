@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
+from larkc.dtypes import torch_dtype
 from larkc.reference import SpecGraph, SpecOp, evaluate, evaluate_symbolic, print_spec, trace_task
-from larkc.reference.rules import torch_dtype
 from larkc.reference.trace import load_reference
 from larkc.tasks import Task, load_task
 from larkc.tasks import evaluate as eval_shape

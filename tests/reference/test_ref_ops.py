@@ -18,10 +18,11 @@ import torch.nn.functional as F  # noqa: N812 - torch's conventional alias
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from larkc.dtypes import torch_dtype
 from larkc.reference import SpecGraph, SpecOp, evaluate, evaluate_symbolic, trace_reference
 from larkc.reference.aten import HANDLERS
 from larkc.reference.numeric import NUMERIC_RULES
-from larkc.reference.rules import TYPE_RULES, torch_dtype
+from larkc.reference.rules import TYPE_RULES
 from larkc.reference.spec import OP_SIGNATURES
 from larkc.reference.symbolic import SYMBOLIC_RULES
 from larkc.tasks import TensorSpec, shape_expr

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import torch
 
+from larkc.dtypes import torch_dtype
 from larkc.frontends import parse_source
 from larkc.ir import parse_module, verify_module
 from larkc.ir.nodes import Module
 from larkc.ir.types import ScalarType
 from larkc.semantics import GlobalBuffer, KernelArg, LaunchConfig, SimResult, simulate
-from larkc.semantics.runner import torch_dtype
 from larkc.tasks import parse_dtype
 
 ROOT = Path(__file__).resolve().parents[2]

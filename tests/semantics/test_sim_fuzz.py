@@ -12,13 +12,13 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from larkc.dtypes import torch_dtype
 from larkc.errors import LarkcError
 from larkc.ir.nodes import Function, Module
 from larkc.ir.testing import modules
 from larkc.ir.types import U8, PointerType, ScalarType, scalar_of, size_of
 from larkc.semantics import GlobalBuffer, KernelArg, LaunchConfig, SimLimits, simulate
 from larkc.semantics.diagnostics import DiagnosisKind
-from larkc.semantics.runner import torch_dtype
 
 KIND_WORDS = {k.value for k in DiagnosisKind}
 

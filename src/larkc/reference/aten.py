@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from larkc.dtypes import scalar_type_of, torch_dtype
 from larkc.errors import ReferenceError_
 from larkc.ir.types import BOOL
-from larkc.reference.rules import scalar_type_of
 from larkc.reference.shapes import as_int, mk_add, product, simplify
 from larkc.reference.spec import Absent, AttrValue, Operand, Ref, Scalar, SpecOp
 from larkc.tasks.shape_expr import ShapeExpr, ShapeNum
@@ -377,8 +377,6 @@ def _rms_norm(c: Converter, n: torch.fx.Node) -> None:
 
 
 def _torch_dtype(c: Converter, x: Ref) -> torch.dtype:
-    from larkc.reference.rules import torch_dtype
-
     return torch_dtype(c.type_of(x).dtype)
 
 

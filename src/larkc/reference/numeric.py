@@ -18,9 +18,9 @@ from typing import Any
 
 import torch
 
+from larkc.dtypes import torch_dtype
 from larkc.errors import ReferenceError_
 from larkc.ir.types import ScalarType
-from larkc.reference.rules import torch_dtype
 from larkc.reference.shapes import concrete, fmt_shape
 from larkc.reference.spec import Absent, Ref, Scalar, SpecGraph, SpecNode, SpecOp, ValueType
 from larkc.tasks.shape_expr import ShapeExpr, ShapeSym, free_symbols

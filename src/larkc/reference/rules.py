@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import torch
 
+from larkc.dtypes import scalar_type_of, torch_dtype
 from larkc.errors import ReferenceError_
 from larkc.ir.types import BOOL, F32, I64, ScalarType
 from larkc.reference.shapes import (
@@ -38,49 +39,14 @@ from larkc.reference.spec import (
 from larkc.tasks.shape_expr import ShapeExpr, ShapeNum
 
 __all__ = [
-    "TORCH_DTYPES",
     "TYPE_RULES",
     "broadcast",
     "infer_type",
     "promote",
-    "scalar_type_of",
-    "torch_dtype",
 ]
 
 ArgType = ValueType | Scalar | None
 TypeRule = Callable[[SpecNode, list[ArgType]], ValueType]
-
-#: The torch dtype of each scalar type that torch has.
-TORCH_DTYPES: dict[str, torch.dtype] = {
-    "bool": torch.bool,
-    "i8": torch.int8,
-    "i16": torch.int16,
-    "i32": torch.int32,
-    "i64": torch.int64,
-    "u8": torch.uint8,
-    "u16": torch.uint16,
-    "u32": torch.uint32,
-    "u64": torch.uint64,
-    "f16": torch.float16,
-    "bf16": torch.bfloat16,
-    "f32": torch.float32,
-    "f64": torch.float64,
-}
-_FROM_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
-
-
-def torch_dtype(t: ScalarType) -> torch.dtype:
-    return TORCH_DTYPES[t.kind.value]
-
-
-def scalar_type_of(dtype: torch.dtype) -> ScalarType:
-    """The larkc scalar type of a torch dtype; raises :class:`ReferenceError_` for others (complex, fp8)."""
-    from larkc.ir.types import SCALARS
-
-    name = _FROM_TORCH.get(dtype)
-    if name is None:
-        raise ReferenceError_(f"unsupported dtype {dtype} in reference")
-    return SCALARS[name]
 
 
 def _promote_pair(a: ScalarType | None, b: ScalarType | None) -> ScalarType | None:

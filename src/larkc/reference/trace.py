@@ -39,9 +39,10 @@ from typing import Any
 
 import torch
 
+from larkc.dtypes import scalar_type_of, torch_dtype
 from larkc.errors import NO_SPAN, LarkcError, ReferenceError_, SourceCache, Span
 from larkc.ir.types import F32, ScalarType
-from larkc.reference.rules import infer_type, scalar_type_of, torch_dtype
+from larkc.reference.rules import infer_type
 from larkc.reference.shapes import (
     assuming,
     fmt,

@@ -43,10 +43,10 @@ from typing import Any
 
 import torch
 
+from larkc.dtypes import torch_dtype
 from larkc.errors import LarkcError, ReferenceError_, TaskError
 from larkc.ir.nodes import Function, Module, Param
 from larkc.ir.types import PointerType, ScalarType, VoidType, scalar_of
-from larkc.reference.rules import torch_dtype  # one dtype table for the whole package
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind
 from larkc.semantics.geometry import LaunchConfig
 from larkc.semantics.interpreter import GlobalBuffer, KernelArg, SimLimits, SimResult, simulate
@@ -66,7 +66,6 @@ __all__ = [
     "run_instance",
     "run_task",
     "tolerance_for",
-    "torch_dtype",
     "write_replay_file",
 ]
 
