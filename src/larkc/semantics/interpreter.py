@@ -971,7 +971,7 @@ class Interpreter:
             case Const():
                 c = self._consts.get(id(e))
                 if c is None:
-                    c = scalar_tensor(e.value, e.type)
+                    c = self._const(e)
                     self._consts[id(e)] = c
                 return c
             case VarRef():
@@ -982,31 +982,25 @@ class Interpreter:
             case Builtin():
                 return self._builtins[(e.reg, e.dim.index)]
             case Unary():
-                return apply_unary(e.op, self._eval(e.operand, ub), _elem(e.type))
+                return self._unary(e, self._eval(e.operand, ub))
             case Binary():
                 a = self._eval(e.lhs, ub)
                 b = self._eval(e.rhs, ub)
-                t = I64 if _is_pointer(e.lhs.type) else _elem(e.lhs.type)
                 ub.span = e.span
-                return apply_binary(e.op, a, b, t, ub)
+                return self._binary(e, a, b, ub)
             case Select():
                 c = self._eval(e.cond, ub)
                 x = self._eval(e.if_true, ub)
                 y = self._eval(e.if_false, ub)
-                if c.dim() < x.dim():
-                    c = c.view(c.shape[0], *([1] * (x.dim() - 1)))
-                return torch.where(c, x, y)
+                return self._select(e, c, x, y)
             case Cast():
                 return self._cast(e, self._eval(e.operand, ub), ub)
             case MathCall():
                 args = [self._eval(a, ub) for a in e.args]
                 ub.span = e.span
-                return apply_math(e.fn, args, _elem(e.args[0].type), ub)
+                return self._math(e, args, ub)
             case PtrAdd():
-                base = self._eval(e.base, ub)
-                off = self._eval(e.offset, ub)
-                pointee = _pointer_of(e.base.type).pointee
-                return base + off * size_of(pointee)
+                return self._ptradd(e, self._eval(e.base, ub), self._eval(e.offset, ub))
             case Extract():
                 v = self._eval(e.vector, ub)
                 if isinstance(e.index, Const):
@@ -1020,13 +1014,12 @@ class Interpreter:
                 lanes = v.shape[1]
                 if isinstance(e.index, Const):
                     sel = torch.arange(lanes) == int(e.index.value)
-                    return torch.where(sel[None, :], x.reshape(-1, 1), v)
+                    return self._where(sel[None, :], x.reshape(-1, 1), v)
                 i = self._lane(e.index, lanes, ub, e.span)
                 sel = torch.arange(lanes)[None, :] == i.reshape(-1, 1)
-                return torch.where(sel, x.reshape(-1, 1), v)
+                return self._where(sel, x.reshape(-1, 1), v)
             case MakeVector():
-                parts = broadcast(*(self._eval(x, ub) for x in e.elems))
-                return torch.stack(parts, dim=-1)
+                return self._stack([self._eval(x, ub) for x in e.elems])
             case Arange():
                 return torch.arange(e.start, e.end, dtype=torch.int64)[None, :]
             case Splat():
@@ -1045,6 +1038,33 @@ class Interpreter:
                 return self._dot(e, ub)
             case _:
                 assert_never(e)
+
+    # -- expression rules (what a second value domain overrides) ------------------------------------------
+
+    def _const(self, e: Const) -> torch.Tensor:
+        return scalar_tensor(e.value, e.type)
+
+    def _unary(self, e: Unary, v: torch.Tensor) -> torch.Tensor:
+        return apply_unary(e.op, v, _elem(e.type))
+
+    def _binary(self, e: Binary, a: torch.Tensor, b: torch.Tensor, ub: UndefinedOps) -> torch.Tensor:
+        t = I64 if _is_pointer(e.lhs.type) else _elem(e.lhs.type)
+        return apply_binary(e.op, a, b, t, ub)
+
+    def _select(self, e: Select, c: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        if c.dim() < x.dim():
+            c = c.view(c.shape[0], *([1] * (x.dim() - 1)))
+        return torch.where(c, x, y)
+
+    def _math(self, e: MathCall, args: list[torch.Tensor], ub: UndefinedOps) -> torch.Tensor:
+        return apply_math(e.fn, args, _elem(e.args[0].type), ub)
+
+    def _ptradd(self, e: PtrAdd, base: torch.Tensor, off: torch.Tensor) -> torch.Tensor:
+        return base + off * size_of(_pointer_of(e.base.type).pointee)
+
+    def _stack(self, parts: list[torch.Tensor]) -> torch.Tensor:
+        """The lanes of a vector value (``vector<T>(...)``) stacked along a last dimension."""
+        return torch.stack(broadcast(*parts), dim=-1)
 
     def _lane(self, index: Expr, lanes: int, ub: UndefinedOps, span: Span) -> torch.Tensor:
         i = self._concrete(self._eval(index, ub), "vector lane index", index.span)
