@@ -25,7 +25,7 @@ from pathlib import Path
 import torch
 
 from larkc.frontends import parse_task
-from larkc.semantics.runner import run_instance
+from larkc.pipeline.run import run_instance
 from larkc.tasks import load_task
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -42,16 +42,11 @@ from larkc.errors import LarkcError
 from larkc.frontends import parse_task
 from larkc.ir.nodes import Function, Module
 from larkc.ir.types import PointerType, ScalarType
+from larkc.pipeline.compare import compare_output, reference_outputs
+from larkc.pipeline.inputs import kernel_args, kernel_function, make_inputs
+from larkc.pipeline.run import run_instance
 from larkc.semantics.interpreter import GlobalBuffer
 from larkc.semantics.numerics import dense
-from larkc.semantics.runner import (
-    compare_output,
-    kernel_args,
-    kernel_function,
-    make_inputs,
-    reference_outputs,
-    run_instance,
-)
 from larkc.tasks import Task, load_task
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,6 +16,7 @@ import torch.nn.functional as F  # noqa: N812 - torch's conventional alias
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from larkc.cli.trace import register
 from larkc.errors import LarkcError, ReferenceError_
 from larkc.reference import (
     ParamKind,
@@ -29,7 +30,6 @@ from larkc.reference import (
     trace_reference,
     trace_task,
 )
-from larkc.reference.cli import register
 from larkc.reference.shapes import assuming, fmt, same
 from larkc.tasks import Task, parse_shape_expr
 from larkc.tasks import evaluate as eval_shape

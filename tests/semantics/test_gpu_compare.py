@@ -18,7 +18,7 @@ import torch
 from sim_helpers import EXAMPLES, ROOT
 
 from larkc.frontends import parse_task
-from larkc.semantics.runner import kernel_function, make_inputs
+from larkc.pipeline.inputs import kernel_function, make_inputs
 from larkc.tasks import load_task
 
 

@@ -13,7 +13,7 @@ import pytest
 from sim_helpers import EXAMPLES
 
 from larkc.cli import main
-from larkc.semantics import run_task
+from larkc.pipeline.run import run_task
 from larkc.tasks import load_task
 
 TASK_DIRS = sorted(p.parent for p in EXAMPLES.glob("*/task.py"))

@@ -17,7 +17,7 @@ from sim_helpers import EXAMPLES
 from larkc.errors import TaskError
 from larkc.frontends import parse_task
 from larkc.ir.nodes import Module
-from larkc.semantics import run_instance
+from larkc.pipeline.run import run_instance
 from larkc.tasks import Task, load_task
 
 

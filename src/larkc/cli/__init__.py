@@ -1,9 +1,9 @@
-"""The ``larkc`` command line.
+"""The ``larkc`` command line: the top layer, above :mod:`larkc.pipeline`.
 
-Each subcommand lives with its stage: a stage package contributes ``register(subparsers)`` in its
-``cli`` module (listed in :data:`_STAGE_COMMANDS`); this module owns argument parsing, error
-rendering and exit codes. Exit codes: 0 success, 1 a verdict against the kernel (mismatch, race, ...),
-2 bad input (a located ``error:`` line on stderr, never a traceback), 3 an internal error of larkc.
+This package owns argument parsing, error rendering and exit codes, and the argument helpers the
+commands share; each subcommand is one module of this package with ``register(subparsers)``, listed in
+:data:`COMMANDS`. Exit codes: 0 success, 1 a verdict against the kernel (mismatch, race, ...), 2 bad
+input (a located ``error:`` line on stderr, never a traceback), 3 an internal error of larkc.
 """
 
 from __future__ import annotations
@@ -20,14 +20,26 @@ from larkc import __version__
 from larkc.errors import LarkcError, Stage
 from larkc.tasks import Task
 
-__all__ = ["add_task_arguments", "main", "task_from_args"]
+__all__ = [
+    "COMMANDS",
+    "EXIT_ERROR",
+    "EXIT_INTERNAL",
+    "EXIT_OK",
+    "EXIT_VERDICT",
+    "add_task_arguments",
+    "build_parser",
+    "main",
+    "parse_defines",
+    "task_from_args",
+]
 
-#: Subcommand -> the stage module that registers it (``register(subparsers)``). Only the module of
-#: the command being run is imported, so ``larkc parse`` does not pay for importing torch.
-_STAGE_COMMANDS = {
-    "parse": "larkc.frontends.cli",
-    "trace": "larkc.reference.cli",
-    "run": "larkc.semantics.cli",
+#: Subcommand -> the module that registers it (``register(subparsers)``), in help order. A new
+#: subcommand is a module of this package and a line here. Only the module of the command being run
+#: is imported, so ``larkc parse`` does not pay for importing torch.
+COMMANDS = {
+    "parse": "larkc.cli.parse",
+    "trace": "larkc.cli.trace",
+    "run": "larkc.cli.run",
 }
 
 EXIT_OK = 0
@@ -63,6 +75,7 @@ def add_task_arguments(p: argparse.ArgumentParser, *, target_required: bool = Tr
 
 
 def parse_defines(items: Sequence[str]) -> dict[str, str]:
+    """``--define`` arguments (``NAME`` or ``NAME=VALUE``) as a mapping; ``NAME`` alone defines 1."""
     out = {}
     for d in items:
         k, sep, v = d.partition("=")
@@ -121,13 +134,12 @@ def _is_task_file(path: Path) -> bool:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser; with ``command``, only that subcommand's stage is imported and registered."""
+    """The argument parser; with ``command``, only that subcommand's module is imported and registered."""
     parser = _Parser(prog="larkc", description="Formal verification of GPU kernels against PyTorch references.")
     parser.add_argument("--version", action="version", version=f"larkc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    names = [command] if command in _STAGE_COMMANDS else list(_STAGE_COMMANDS)
-    for mod_name in dict.fromkeys(_STAGE_COMMANDS[n] for n in names):
-        importlib.import_module(mod_name).register(sub)
+    for name in [command] if command in COMMANDS else list(COMMANDS):
+        importlib.import_module(COMMANDS[name]).register(sub)
     return parser
 
 
@@ -159,6 +171,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(message, file=sys.stderr)
         return EXIT_INTERNAL
 
-
-if __name__ == "__main__":
-    sys.exit(main())

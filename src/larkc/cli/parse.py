@@ -9,8 +9,9 @@ from typing import Any
 __all__ = ["register"]
 
 
-def register(sub: Any) -> None:
-    p = sub.add_parser(
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``parse`` subcommand."""
+    p = subparsers.add_parser(
         "parse",
         help="print the kernel IR of a task or a kernel source file",
         description="Parse a CUDA kernel (from a task file or folder, or a source file) and print its IR.",
@@ -19,16 +20,17 @@ def register(sub: Any) -> None:
     p.add_argument("--kernel", help="kernel to lower (default: the task's kernel, or every kernel of a file)")
     p.add_argument("--define", "-D", action="append", default=[], metavar="K[=V]", help="preprocessor define")
     p.add_argument("--template-arg", action="append", default=[], metavar="ARG", help="template argument, in order")
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_command)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from larkc.cli import parse_defines
+    from larkc.cli import EXIT_OK, parse_defines
     from larkc.errors import LarkcError, Stage
     from larkc.frontends import parse_source
     from larkc.ir.printer import print_module
+    from larkc.pipeline import api
     from larkc.tasks import load_task
 
     target = Path(args.target)
@@ -37,12 +39,11 @@ def _run(args: argparse.Namespace) -> int:
         task = load_task(target)
         if args.kernel is not None and args.kernel != task.kernel:
             raise LarkcError(f"--kernel {args.kernel} differs from the task's kernel {task.kernel}", stage=Stage.CLI)
-        targs = args.template_arg or task.template_args
-        module = parse_source(task.source, kernel=task.kernel, template_args=targs, defines={**task.defines, **defines})
+        module = api.parse(task, template_args=args.template_arg or None, defines=defines)
     elif target.is_file():
         module = parse_source(target, kernel=args.kernel, template_args=args.template_arg, defines=defines)
     else:
         raise LarkcError(f"no such file or folder: {target}", stage=Stage.CLI)
     text = print_module(module)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    return 0
+    return EXIT_OK

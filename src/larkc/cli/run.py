@@ -20,17 +20,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from larkc.cli import EXIT_OK, EXIT_VERDICT, add_task_arguments, task_from_args
 from larkc.errors import LarkcError, Stage, TaskError
-from larkc.semantics.runner import RunReport, load_replay, run_task
 from larkc.tasks import Task
 
-__all__ = ["format_report", "register"]
+__all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``run`` subcommand to the ``larkc`` command line."""
-    from larkc.cli import add_task_arguments
-
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``run`` subcommand."""
     p = subparsers.add_parser(
         "run",
         help="simulate a kernel on random inputs and compare it with its PyTorch reference",
@@ -53,7 +51,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print a machine-readable JSON report")
     p.add_argument("--replay", metavar="FILE", help="run the failing instance recorded in a replay file")
     p.add_argument("--replay-dir", metavar="DIR", help="where to write replay files (default: <tmp>/larkc-replay)")
-    p.set_defaults(func=run_command)
+    p.set_defaults(func=_command)
 
 
 def _parse_shapes(task: Task, items: list[str]) -> list[dict[str, int]]:
@@ -80,9 +78,10 @@ def _parse_shapes(task: Task, items: list[str]) -> list[dict[str, int]]:
     return out
 
 
-def run_command(args: argparse.Namespace) -> int:
+def _command(args: argparse.Namespace) -> int:
     """The ``larkc run`` subcommand; returns the exit status."""
-    from larkc.cli import task_from_args
+    from larkc.pipeline import api
+    from larkc.pipeline.replay import load_replay
 
     seed: int = args.seed
     if args.replay is not None:
@@ -95,38 +94,10 @@ def run_command(args: argparse.Namespace) -> int:
             raise LarkcError("larkc run needs a task file or folder, a kernel file, or --replay FILE", stage=Stage.CLI)
         task = task_from_args(args)
         instances = _parse_shapes(task, args.shape) if args.shape else None
-    replay_dir = Path(args.replay_dir) if args.replay_dir else None
-    report = run_task(task, instances=instances, seed=seed, replay_dir=replay_dir)
+    report = api.run(task, instances=instances, seed=seed, replay_dir=args.replay_dir or None)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
-        print("\n".join(format_report(report)))
+        print(report.render())
     sys.stdout.flush()
-    return 0 if report.ok else 1
-
-
-def format_report(report: RunReport) -> list[str]:
-    """The human-readable report: per instance a header, the diagnoses, the outputs; then a verdict."""
-    lines: list[str] = []
-    for inst in report.instances:
-        shape = ", ".join(f"{k}={v}" for k, v in inst.shape.items()) or "(no symbols)"
-        lines.append(f"== {report.task} {shape}: {inst.launch}, seed {inst.seed}")
-        lines.extend(d.render() for d in inst.diagnoses)
-        lines.extend(o.render() for o in inst.outputs)
-        if inst.replay is not None:
-            lines.append(f"replay: larkc run --replay {inst.replay}")
-    n = len(report.instances)
-    failed = [i for i in report.instances if not i.ok]
-    if not failed:
-        verdict = f"ok: {n} instance{'s' if n != 1 else ''}, no diagnosis"
-        if report.expected_failure is not None:
-            verdict += f"; the task expects {report.expected_failure}: NOT found"
-        lines.append(verdict)
-    else:
-        kinds = ", ".join(sorted(report.kinds()))
-        verdict = f"FAILED: {len(failed)} of {n} instance{'s' if n != 1 else ''} ({kinds})"
-        if report.expected_failure is not None:
-            caught = "found" if report.expected_failure in report.kinds() else "NOT found"
-            verdict += f"; the task expects {report.expected_failure}: {caught}"
-        lines.append(verdict)
-    return lines
+    return EXIT_OK if report.ok else EXIT_VERDICT

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from larkc.errors import LarkcError, Stage
 
-__all__ = ["register", "run"]
+if TYPE_CHECKING:
+    from larkc.reference import SpecGraph
+
+__all__ = ["register"]
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add the ``trace`` subcommand."""
     p = subparsers.add_parser(
         "trace",
@@ -33,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="size of a symbol to trace with (and to print terms for)",
     )
     p.add_argument("--terms", action="store_true", help="also print each output element as a symbolic term")
-    p.set_defaults(func=run)
+    p.set_defaults(func=_command)
 
 
 def _parse_shapes(items: list[str]) -> dict[str, int]:
@@ -63,10 +67,11 @@ def _is_task(path: Path) -> bool:
     return "Task(" in text and "class Model" not in text
 
 
-def run(args: argparse.Namespace) -> int:
+def _command(args: argparse.Namespace) -> int:
     """Trace and print; returns the exit status."""
-    from larkc.reference.printer import print_spec
-    from larkc.reference.trace import trace_reference
+    from larkc.cli import EXIT_OK
+    from larkc.pipeline import api
+    from larkc.reference import print_spec, trace_reference
     from larkc.tasks import load_task
 
     target = Path(args.target)
@@ -75,34 +80,21 @@ def run(args: argparse.Namespace) -> int:
     shapes = _parse_shapes(args.shape)
     if _is_task(target):
         task = load_task(target)
-        if task.reference is None:
-            raise LarkcError(f"task {task.name} has no reference to trace", stage=Stage.CLI)
         unknown = sorted(set(shapes) - set(task.symbols))
-        if unknown:
+        if task.reference is not None and unknown:
             raise LarkcError(f"--shape names unknown symbol(s) {', '.join(unknown)}", stage=Stage.CLI)
-        graph = trace_reference(
-            task.reference,
-            task.inputs,
-            symbols=task.symbols,
-            init_inputs=task.init_inputs,
-            file=str(task.task_file) if task.task_file else None,
-            constraints=task.constraints,
-            instances=[{**inst, **shapes} for inst in task.instances] if shapes else task.instances,
-            name=task.name,
-        )
+        graph = api.trace(task, shapes=shapes)
     else:
         graph = trace_reference(str(target), example_shapes=shapes or None)
     print(print_spec(graph), end="")
     if args.terms:
         _print_terms(graph, shapes)
-    return 0
+    return EXIT_OK
 
 
-def _print_terms(graph: object, shapes: dict[str, int]) -> None:
-    from larkc.reference.spec import SpecGraph
-    from larkc.reference.symbolic import evaluate_symbolic
+def _print_terms(graph: SpecGraph, shapes: dict[str, int]) -> None:
+    from larkc.reference import evaluate_symbolic
 
-    assert isinstance(graph, SpecGraph)
     missing = [s for s in graph.symbols if s not in shapes]
     if missing:
         raise LarkcError(f"--terms needs --shape for {', '.join(missing)}", stage=Stage.CLI)

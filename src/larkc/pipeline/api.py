@@ -1,0 +1,102 @@
+"""The public Python API: what ``larkc parse``, ``larkc trace`` and ``larkc run`` do, as functions.
+
+:mod:`larkc` exposes these lazily (``larkc.parse``, ``larkc.trace``, ``larkc.run``). Each takes a
+:class:`~larkc.tasks.Task` or the path of a task file (``task.py``) or of a folder holding one, and
+returns the stage's result as an object (the IR :class:`~larkc.ir.Module`, the
+:class:`~larkc.reference.SpecGraph`, the :class:`~larkc.pipeline.reports.RunReport`), never text:
+a tool embedding larkc needs no command line. Bad input raises a :class:`~larkc.errors.LarkcError`.
+
+Each stage is imported when its function is called, so ``larkc.parse`` does not import torch.
+``larkc.verify`` (the provers) is to be added here beside ``run``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+
+from larkc.errors import ReferenceError_, TaskError
+from larkc.ir.nodes import Module
+from larkc.tasks import Task, load_task
+
+if TYPE_CHECKING:
+    from larkc.pipeline.reports import RunReport
+    from larkc.reference import SpecGraph
+
+__all__ = ["TaskOrPath", "as_task", "parse", "run", "trace"]
+
+#: A task, or the path of a task file or of a folder holding ``task.py``.
+TaskOrPath: TypeAlias = Task | str | os.PathLike[str]
+
+
+def as_task(task_or_path: TaskOrPath) -> Task:
+    """The task itself, or the task loaded from a task file or folder."""
+    return task_or_path if isinstance(task_or_path, Task) else load_task(Path(task_or_path))
+
+
+def parse(
+    task_or_path: TaskOrPath,
+    *,
+    template_args: Mapping[str, str | int] | Sequence[str | int] | None = None,
+    defines: Mapping[str, str] | None = None,
+) -> Module:
+    """The kernel IR (verified) of the task's kernel.
+
+    ``template_args`` replace the task's template arguments; ``defines`` are added to its defines.
+    """
+    from larkc.frontends import parse_source
+
+    task = as_task(task_or_path)
+    return parse_source(
+        task.source,
+        kernel=task.kernel,
+        template_args=task.template_args if template_args is None else template_args,
+        defines={**task.defines, **(defines or {})},
+    )
+
+
+def trace(task_or_path: TaskOrPath, *, shapes: Mapping[str, int] | None = None) -> SpecGraph:
+    """The spec IR of the task's reference, traced with its inputs, symbols, constraints and instances.
+
+    ``shapes`` sets the size of symbols in every instance (the sizes the reference is traced with).
+    """
+    from larkc.reference import trace_reference
+
+    task = as_task(task_or_path)
+    if task.reference is None:
+        raise ReferenceError_(f"task {task.name} has no reference to trace")
+    shapes = dict(shapes or {})
+    unknown = sorted(set(shapes) - set(task.symbols))
+    if unknown:
+        known = ", ".join(task.symbols) or "none"
+        raise TaskError(f"task {task.name} has no symbol(s) {', '.join(unknown)} (symbols: {known})")
+    return trace_reference(
+        task.reference,
+        task.inputs,
+        symbols=task.symbols,
+        init_inputs=task.init_inputs,
+        file=str(task.task_file) if task.task_file else None,
+        constraints=task.constraints,
+        instances=[{**inst, **shapes} for inst in task.instances] if shapes else task.instances,
+        name=task.name,
+    )
+
+
+def run(
+    task_or_path: TaskOrPath,
+    *,
+    instances: Sequence[Mapping[str, int]] | None = None,
+    seed: int = 0,
+    replay_dir: str | os.PathLike[str] | None = None,
+) -> RunReport:
+    """Simulate the task's kernel on seeded random inputs and compare it with the reference.
+
+    Runs every shape instance of the task, or ``instances``. Each failing instance is written to a
+    replay file in ``replay_dir`` (default ``<tmp>/larkc-replay``), named by the report.
+    """
+    from larkc.pipeline.run import run_task
+
+    folder = Path(replay_dir) if replay_dir is not None else None
+    return run_task(as_task(task_or_path), instances=instances, seed=seed, replay_dir=folder)

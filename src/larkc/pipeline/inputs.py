@@ -1,0 +1,116 @@
+"""The tensors and kernel arguments of one shape instance of a task.
+
+**Inputs.** Floating tensors are standard normal, drawn in float32 and rounded to their dtype; integer
+tensors are uniform in their ``TensorSpec`` value range (``"i64[n] in [0, max_pos)"``), or else in
+``[0, m)`` with ``m`` the instance's smallest symbol value (integer inputs of kernels are nearly always
+indices, and the smallest dimension is a bound every index respects); bools are fair coins. Outputs
+and scratch start as their ``TensorSpec.init`` says (``empty`` by default: unspecified bytes whose
+reads are ``uninit``). The generator is fresh per instance, seeded with the seed, so an instance is
+reproducible alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+
+from larkc.dtypes import torch_dtype
+from larkc.errors import TaskError
+from larkc.ir.nodes import Function, Module, Param
+from larkc.ir.types import PointerType, VoidType, scalar_of
+from larkc.semantics import GlobalBuffer, KernelArg
+from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, TensorSpec, evaluate
+
+__all__ = ["kernel_args", "kernel_function", "make_inputs"]
+
+
+def make_inputs(task: Task, env: Mapping[str, int], seed: int) -> dict[str, torch.Tensor]:
+    """Every tensor of the task for one instance: inputs random, outputs and scratch per their init.
+
+    Tensors that start ``empty`` are returned zero-filled; the simulator treats them as unspecified.
+    """
+    gen = torch.Generator().manual_seed(seed)
+    index_bound = max(1, min(env.values(), default=1))
+    out: dict[str, torch.Tensor] = {}
+    for name, spec in task.tensors.items():
+        shape = spec.concrete_shape(dict(env))
+        if any(d < 0 for d in shape):
+            raise TaskError(f"task {task.name}: tensor {name} has a negative size {shape} at {dict(env)}")
+        dtype = torch_dtype(spec.dtype)
+        init = _init_of(task, name, spec)
+        if init == "random":
+            if dtype.is_floating_point:
+                t = torch.randn(shape, generator=gen, dtype=torch.float32).to(dtype)
+            elif dtype == torch.bool:
+                t = torch.randint(0, 2, shape, generator=gen).to(torch.bool)
+            else:
+                low, high = spec.value_range(dict(env)) or (0, index_bound)
+                t = torch.randint(low, high, shape, generator=gen, dtype=torch.int64).to(dtype)
+        else:
+            t = torch.zeros(shape, dtype=dtype)
+        out[name] = t
+    return out
+
+
+def _init_of(task: Task, name: str, spec: TensorSpec) -> str:
+    """How tensor ``name`` starts: its ``init``, else ``random`` for an input and ``empty`` otherwise."""
+    if spec.init is not None:
+        return spec.init
+    return "random" if name in task.inputs else "empty"
+
+
+def kernel_function(task: Task, module: Module) -> Function:
+    """The kernel of ``module`` that ``task`` names (template kernels are named ``kernel<args>``)."""
+    for f in module.kernels:
+        if f.name == task.kernel:
+            return f
+    matches = [f for f in module.kernels if f.name.startswith(task.kernel + "<")]
+    if len(matches) == 1:
+        return matches[0]
+    names = ", ".join(f.name for f in module.kernels) or "none"
+    raise TaskError(f"task {task.name}: no kernel {task.kernel} in {task.source} (kernels: {names})")
+
+
+def kernel_args(
+    task: Task, f: Function, tensors: Mapping[str, torch.Tensor], env: Mapping[str, int]
+) -> dict[str, KernelArg]:
+    """The argument of every kernel parameter, from the task's bindings."""
+    args: dict[str, KernelArg] = {}
+    for p in f.params:
+        b = task.binding(p.name)
+        match b:
+            case BufferArg():
+                spec = task.tensors[b.name]
+                _check_pointee(task, p, b.name, spec)
+                args[p.name] = GlobalBuffer(
+                    b.name, tensors[b.name], spec.dtype, _init_of(task, b.name, spec) != "empty"
+                )
+            case ShapeArg():
+                args[p.name] = int(evaluate(b.expr, dict(env)))
+            case ScalarArg():
+                args[p.name] = b.value
+            case None:
+                raise TaskError(
+                    f"task {task.name}: kernel parameter {p.name} has no binding (name a tensor or symbol "
+                    f"{p.name}, or bind it in bindings=...)"
+                )
+    return args
+
+
+def _check_pointee(task: Task, p: Param, tensor: str, spec: TensorSpec) -> None:
+    """A pointer parameter must point to the tensor's element type (or view it as bytes or as a vector).
+
+    Integer types of one width may alias (``int`` data through ``unsigned*``), as C allows.
+    """
+    t = p.type
+    if not isinstance(t, PointerType):
+        raise TaskError(f"task {task.name}: parameter {p.name} of type {t} is bound to tensor {tensor}", p.span)
+    elem = scalar_of(t.pointee) if not isinstance(t.pointee, VoidType | PointerType) else None
+    if elem is None or elem == spec.dtype or elem.size == 1:
+        return
+    if elem.is_int and spec.dtype.is_int and elem.size == spec.dtype.size:
+        return
+    raise TaskError(
+        f"task {task.name}: kernel parameter {p.name} points to {elem} but tensor {tensor} is {spec.dtype}", p.span
+    )

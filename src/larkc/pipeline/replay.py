@@ -1,0 +1,106 @@
+"""Replay files: the record of a failing instance (JSON: task, instance, seed, launch, diagnoses).
+
+``larkc run`` writes one per failing instance; ``larkc run --replay FILE`` (:func:`load_replay`) runs
+the instance again, after checking that the task still computes the recorded launch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from larkc.errors import TaskError
+from larkc.pipeline.reports import InstanceReport, launch_json
+from larkc.tasks import ScalarArg, Task, command_line_task, load_task
+
+__all__ = ["REPLAY_VERSION", "check_launch_matches", "default_replay_dir", "load_replay", "write_replay_file"]
+
+REPLAY_VERSION = 1
+
+
+def default_replay_dir() -> Path:
+    """Where replay files go unless told otherwise: ``<tmp>/larkc-replay``."""
+    return Path(tempfile.gettempdir()) / "larkc-replay"
+
+
+def _command_line_record(task: Task) -> dict[str, Any]:
+    """The arguments that rebuild a command-line (reference-free) task."""
+    return {
+        "source": str(Path(task.source).resolve()),
+        "kernel": task.kernel,
+        "grid": [str(d) for d in task.grid],
+        "block": [str(d) for d in task.block],
+        "shared_bytes": str(task.shared_bytes),
+        "buffers": [f"{n}={s}" for n, s in task.inputs.items()],
+        "scalars": [f"{n}={b.value}" for n, b in task.bindings.items() if isinstance(b, ScalarArg)],
+        "template_args": [
+            str(a)
+            for a in (task.template_args.values() if isinstance(task.template_args, Mapping) else task.template_args)
+        ],
+        "defines": dict(task.defines),
+    }
+
+
+def write_replay_file(task: Task, rep: InstanceReport, folder: Path) -> Path:
+    """Write the replay record of a failing instance; returns its path."""
+    record: dict[str, Any] = {
+        "larkc_replay": REPLAY_VERSION,
+        "task": task.name,
+        "task_file": str(task.task_file.resolve()) if task.task_file is not None else None,
+        "command_line": None if task.task_file is not None else _command_line_record(task),
+        "defines": dict(task.defines),
+        "kernel": task.kernel,
+        "instance": rep.shape,
+        "seed": rep.seed,
+        "launch": launch_json(rep.launch),
+        "diagnoses": [d.to_json() for d in rep.diagnoses],
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    shape = "-".join(f"{k}{v}" for k, v in rep.shape.items()) or "launch"
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{task.name}-{shape}-seed{rep.seed}")
+    path = folder / f"{safe}.json"
+    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def load_replay(path: Path) -> tuple[Task, dict[str, int], int]:
+    """The task, instance and seed recorded in a replay file."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise TaskError(f"cannot read replay file {path}: {e}") from None
+    if not isinstance(record, dict) or record.get("larkc_replay") != REPLAY_VERSION:
+        raise TaskError(f"{path} is not a larkc replay file (version {REPLAY_VERSION})")
+    try:
+        if record.get("task_file"):
+            task = load_task(record["task_file"])
+            if record.get("defines"):
+                task = dataclasses.replace(task, defines={**task.defines, **record["defines"]})
+        else:
+            cl = record["command_line"]
+            task = command_line_task(
+                cl["source"], cl["kernel"], grid=cl["grid"], block=cl["block"], buffers=cl["buffers"],
+                scalars=cl["scalars"], shared_bytes=cl["shared_bytes"], template_args=cl["template_args"],
+                defines=cl["defines"],
+            )  # fmt: skip
+        instance = {str(k): int(v) for k, v in record["instance"].items()}
+        seed = int(record["seed"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise TaskError(f"malformed replay file {path}: {e}") from None
+    check_launch_matches(task, instance, record.get("launch"))
+    return task, instance, seed
+
+
+def check_launch_matches(task: Task, instance: Mapping[str, int], recorded: Mapping[str, Any] | None) -> None:
+    """Raise if the task now computes another launch than the replay file recorded."""
+    if recorded is None:
+        return
+    grid, block, shared = task.launch.concrete(task.shape_env(instance))
+    now = {"grid": list(grid), "block": list(block), "shared_bytes": shared}
+    if now != recorded:
+        raise TaskError(f"the task now launches {now}, the replay file recorded {recorded}: it has changed")
