@@ -1,7 +1,22 @@
 """larkc: formal verification of CUDA and Triton kernels against their PyTorch reference.
 
-The public API is what this module exports; everything else is internal to its stage package.
+The public API is what this module exports; everything else is internal to its package.
+
+* Tasks: :class:`Task`, :class:`TensorSpec`, the bindings, :func:`load_task`, :func:`command_line_task`.
+* Stages, on a task or the path of a task file or folder (:mod:`larkc.pipeline.api`):
+  :func:`parse` (the kernel IR ``Module``), :func:`trace` (the reference's ``SpecGraph``) and
+  :func:`run` (simulation against the reference: a :class:`RunReport` with ``.ok``, ``.render()``
+  and ``.to_json()``).
+* Errors: :class:`LarkcError` (every error larkc reports; ``.render()`` gives the located message).
+
+``parse``, ``trace``, ``run`` and the report types are loaded on first use, so ``import larkc`` stays
+light (no torch until a function needs it).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from larkc.errors import LarkcError, Span
 from larkc.tasks import (
@@ -14,11 +29,29 @@ from larkc.tasks import (
     load_task,
 )
 
+if TYPE_CHECKING:
+    from larkc.pipeline.api import parse, run, trace
+    from larkc.pipeline.reports import InstanceReport, OutputReport, RunReport
+
 __version__ = "0.1.0"
+
+#: Public names loaded on first use -> the module that defines them.
+_LAZY = {
+    "parse": "larkc.pipeline.api",
+    "trace": "larkc.pipeline.api",
+    "run": "larkc.pipeline.api",
+    # `verify` (the provers, `larkc verify`) is to be added here, from larkc.pipeline.api.
+    "InstanceReport": "larkc.pipeline.reports",
+    "OutputReport": "larkc.pipeline.reports",
+    "RunReport": "larkc.pipeline.reports",
+}
 
 __all__ = [
     "BufferArg",
+    "InstanceReport",
     "LarkcError",
+    "OutputReport",
+    "RunReport",
     "ScalarArg",
     "ShapeArg",
     "Span",
@@ -27,4 +60,20 @@ __all__ = [
     "__version__",
     "command_line_task",
     "load_task",
+    "parse",
+    "run",
+    "trace",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'larkc' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
