@@ -339,12 +339,12 @@ class Interpreter:
     # (the symbolic executor of larkc.semantics.symbolic) overrides these few methods and the expression
     # rules, and reuses every statement rule of this class unchanged.
 
-    def _as_reg(self, value: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
-        """``value`` in the register representation of ``like`` (a variable of the same IR type)."""
+    def _as_reg(self, value: torch.Tensor, like: torch.Tensor, t: Type) -> torch.Tensor:
+        """``value`` in the register representation of ``like`` (a variable of IR type ``t``)."""
         return value.to(like.dtype)
 
-    def _where(self, cond: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-        """``a`` where ``cond`` (a concrete bool tensor, broadcast) holds, else ``b``."""
+    def _where(self, cond: torch.Tensor, a: torch.Tensor, b: torch.Tensor, t: Type) -> torch.Tensor:
+        """``a`` where ``cond`` (a concrete bool tensor, broadcast) holds, else ``b``; both of IR type ``t``."""
         return torch.where(cond, a, b)
 
     def _scatter(self, flat: torch.Tensor, on: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
@@ -367,17 +367,18 @@ class Interpreter:
         """``v`` as concrete values: control (conditions, masks, lanes, widths) and addresses must be."""
         return v
 
-    def _merge(self, mask: torch.Tensor, new: torch.Tensor, old: torch.Tensor) -> torch.Tensor:
-        """``new`` where ``mask`` holds, ``old`` elsewhere."""
+    def _merge(self, mask: torch.Tensor, new: torch.Tensor, old: torch.Tensor, t: Type) -> torch.Tensor:
+        """``new`` where ``mask`` holds, ``old`` elsewhere (values of IR type ``t``)."""
         if mask is self.full:
             return new if new.shape[0] == self.n else new.expand(self.n, *new.shape[1:])
-        return self._where(self._bmask(mask, new if new.dim() >= old.dim() else old), new, old)
+        return self._where(self._bmask(mask, new if new.dim() >= old.dim() else old), new, old, t)
 
     def _set(self, frame: _Frame, name: str, value: torch.Tensor, mask: torch.Tensor) -> None:
+        t = frame.types[name]
         old = frame.vars.get(name)
         if old is None:
-            old = self._poison(frame.types[name])
-        frame.vars[name] = self._merge(mask, self._as_reg(value, old), old)
+            old = self._poison(t)
+        frame.vars[name] = self._merge(mask, self._as_reg(value, old, t), old, t)
 
     def _indices(self, mask: torch.Tensor) -> torch.Tensor:
         if mask is self.full:
@@ -460,9 +461,9 @@ class Interpreter:
                 old = frame.vars.get(s.name)
                 if old is None or mask is self.full:
                     base = self._poison(s.type)
-                    frame.vars[s.name] = self._merge(mask, self._as_reg(value, base), base)
+                    frame.vars[s.name] = self._merge(mask, self._as_reg(value, base, s.type), base, s.type)
                 else:
-                    frame.vars[s.name] = self._merge(mask, self._as_reg(value, old), old)
+                    frame.vars[s.name] = self._merge(mask, self._as_reg(value, old, s.type), old, s.type)
                 self._report_ub(ub, s.span)
                 return mask
             case Assign():
@@ -507,7 +508,8 @@ class Interpreter:
                 if s.value is not None and frame.ret is not None:
                     ub = UndefinedOps(mask)
                     value = self._eval(s.value, ub)
-                    frame.ret = self._merge(mask, self._as_reg(value, frame.ret), frame.ret)
+                    rt = frame.func.ret
+                    frame.ret = self._merge(mask, self._as_reg(value, frame.ret, rt), frame.ret, rt)
                     self._report_ub(ub, s.span)
                 if frame.func.kind is FunctionKind.KERNEL and len(self._frames) == 1:
                     self.exited = self.exited | mask
@@ -912,7 +914,7 @@ class Interpreter:
                 key="shfl",
                 occurrences=int(bad.sum()),
             )
-            result = self._where(self._bmask(bad, result), self._poison(s.value.type), result)
+            result = self._where(self._bmask(bad, result), self._poison(s.value.type), result, s.value.type)
         self._set(frame, s.dst, result, mask)
 
     def _vote(self, s: Vote, frame: _Frame, mask: torch.Tensor) -> None:
@@ -1014,12 +1016,12 @@ class Interpreter:
                 lanes = v.shape[1]
                 if isinstance(e.index, Const):
                     sel = torch.arange(lanes) == int(e.index.value)
-                    return self._where(sel[None, :], x.reshape(-1, 1), v)
+                    return self._where(sel[None, :], x.reshape(-1, 1), v, e.type)
                 i = self._lane(e.index, lanes, ub, e.span)
                 sel = torch.arange(lanes)[None, :] == i.reshape(-1, 1)
-                return self._where(sel, x.reshape(-1, 1), v)
+                return self._where(sel, x.reshape(-1, 1), v, e.type)
             case MakeVector():
-                return self._stack([self._eval(x, ub) for x in e.elems])
+                return self._stack(e, [self._eval(x, ub) for x in e.elems])
             case Arange():
                 return torch.arange(e.start, e.end, dtype=torch.int64)[None, :]
             case Splat():
@@ -1062,7 +1064,7 @@ class Interpreter:
     def _ptradd(self, e: PtrAdd, base: torch.Tensor, off: torch.Tensor) -> torch.Tensor:
         return base + off * size_of(_pointer_of(e.base.type).pointee)
 
-    def _stack(self, parts: list[torch.Tensor]) -> torch.Tensor:
+    def _stack(self, e: MakeVector, parts: list[torch.Tensor]) -> torch.Tensor:
         """The lanes of a vector value (``vector<T>(...)``) stacked along a last dimension."""
         return torch.stack(broadcast(*parts), dim=-1)
 

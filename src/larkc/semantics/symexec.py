@@ -1,0 +1,760 @@
+"""Symbolic execution: the simulator's statement interpreter over exact terms.
+
+:func:`execute_symbolic` runs one launch of a kernel with every input element a real symbol
+(``elem("x", i)``) and returns, for every buffer, the exact term of every element after the launch,
+together with the diagnoses of the simulator's checks on the same accesses. It is the simulator
+(:class:`~larkc.semantics.interpreter.Interpreter`) with a second value domain
+(:mod:`larkc.semantics.symvalues`): statements, control flow, barriers, warps and the memory checks are
+the simulator's own code, so ``larkc run`` and ``larkc verify`` cannot disagree about what a statement
+means; only the expression rules and the contents of memory differ.
+
+What one run establishes, for the shape instance and launch it ran:
+
+* **Outputs** as terms over the inputs. Floating-point arithmetic is exact (rounding and casts between
+  float formats vanish); an output term is the kernel's value for every input.
+* **Safety.** When control flow and addresses never depended on input data (the common case: they are
+  concrete in every lane), the accesses of this run are the accesses of every run of this launch, so the
+  checks' silence is a proof of bounds, race freedom, barrier uniformity and initialised reads for the
+  instance. ``data_dependent`` lists where that was not so: a branch on data is *if-converted* (both arms
+  run for the lanes whose condition is symbolic, values merge with ``select``; only arms without memory
+  writes, barriers or control transfers are allowed), and a load through an address computed from an
+  index tensor reads ``Read(tensor, index)`` with its bounds checked over the declared value range.
+  Accesses are then over-approximated, so a clean run still proves safety, but a diagnosis needs
+  confirmation on concrete inputs.
+* Whatever the domain cannot model stops the run with :class:`SymbolicUnsupported` (the reason and the
+  source span), or, where a value need not be known to continue, makes that value *opaque*.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+import torch
+
+from larkc.errors import Span
+from larkc.ir.nodes import (
+    Alloc,
+    Assert,
+    Atomic,
+    AtomicOp,
+    Barrier,
+    Binary,
+    BinaryOp,
+    Break,
+    Call,
+    Cast,
+    CastKind,
+    Const,
+    Continue,
+    DoWhile,
+    Fence,
+    For,
+    Function,
+    If,
+    Load,
+    MakeVector,
+    MathCall,
+    Module,
+    PtrAdd,
+    Reduce,
+    ReduceOp,
+    Return,
+    Select,
+    Shuffle,
+    Stmt,
+    Store,
+    Unary,
+    UnaryOp,
+    Vote,
+    While,
+)
+from larkc.ir.types import BF16, BOOL, I64, U64, PointerType, ScalarType, Type, size_of
+from larkc.semantics.diagnostics import Diagnosis
+from larkc.semantics.geometry import LaunchConfig
+from larkc.semantics.interpreter import (
+    GlobalBuffer,
+    Interpreter,
+    KernelArg,
+    SimLimits,
+    _elem,
+    _Frame,
+    _is_pointer,
+    _pointer_of,
+    _trailing,
+    bind_arguments,
+    kernel_of,
+)
+from larkc.semantics.memory import REGION_SHIFT, RegionKind
+from larkc.semantics.numerics import UndefinedOps, apply_binary, mem_dtype
+from larkc.semantics.symmemory import SymbolicMemory
+from larkc.semantics.symvalues import (
+    FALSE_ID,
+    ID_DTYPE,
+    NAN,
+    NEG_INF,
+    POS_INF,
+    TRUE_ID,
+    UNDEF,
+    NumericNote,
+    SymbolicDomain,
+    SymbolicUnsupported,
+    is_sym,
+)
+from larkc.symbolic import terms as tm
+from larkc.symbolic.terms import Poly, Term
+
+__all__ = [
+    "OutputValue",
+    "SymbolicArg",
+    "SymbolicBuffer",
+    "SymbolicRun",
+    "SymbolicUnsupported",
+    "execute_symbolic",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolicBuffer:
+    """A kernel buffer of a symbolic run: its tensor name, shape, element type and initial contents.
+
+    ``init``: ``"input"`` (element ``i`` is the symbol ``elem(name, i)``), ``"zeros"`` or ``"empty"``
+    (never written: reading it is ``uninit``, an element never written holds :data:`UNDEF`).
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: ScalarType
+    init: Literal["input", "zeros", "empty"]
+
+
+#: A kernel argument of a symbolic run: a buffer, or a scalar (floats are read exactly: a Fraction or
+#: the exact binary value of a float).
+SymbolicArg = SymbolicBuffer | bool | int | float | Fraction
+
+#: An element of a buffer after the run: its exact term, or one of ``"undef"``, ``"+inf"``, ``"-inf"``,
+#: ``"nan"``.
+OutputValue = Term | str
+
+_SPECIAL_TEXT = {UNDEF: "undef", POS_INF: "+inf", NEG_INF: "-inf", NAN: "nan"}
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolicRun:
+    """The outcome of :func:`execute_symbolic` (see the module docstring).
+
+    ``buffers`` maps every buffer name to its elements (row-major) after the launch, or is empty when the
+    run stopped at ``unsupported``. ``data_dependent`` and ``opaque`` map a reason to the span where it
+    first happened; ``notes`` are the float-specific readings the verdict lists.
+    """
+
+    launch: LaunchConfig
+    diagnoses: tuple[Diagnosis, ...]
+    buffers: dict[str, tuple[OutputValue, ...]]
+    unsupported: SymbolicUnsupported | None
+    data_dependent: dict[str, Span | None]
+    opaque: dict[str, Span | None]
+    notes: tuple[NumericNote, ...]
+    aborted: bool
+    threads: int
+    statements: int
+    terms: int
+    seconds: float
+
+    @property
+    def control_concrete(self) -> bool:
+        """Whether control flow and addresses were concrete in every lane (exhaustive safety checks)."""
+        return not self.data_dependent
+
+
+class _Interp(Interpreter):
+    """The simulator's interpreter over the symbolic value domain."""
+
+    def __init__(
+        self, module: Module, kernel: Function, launch: LaunchConfig, limits: SimLimits, domain: SymbolicDomain
+    ) -> None:
+        super().__init__(module, kernel, launch, limits)
+        self.dom = domain
+        self.smem = SymbolicMemory(self.space, self.log, self.sites, domain, self._atomic_combine)
+        self.mem = self.smem
+        self.data_dependent: dict[str, Span | None] = {}
+        self.symbolic_reads: dict[int, Span] = {}  # region id -> first data-dependent read
+        self._pure_cache: dict[int, bool] = {}
+
+    # -- registers -------------------------------------------------------------------------------------
+
+    def _poison(self, t: Type) -> torch.Tensor:
+        if not isinstance(t, PointerType) and _elem(t).is_float:
+            v = self._poisons.get(t)
+            if v is None:
+                trailing = _trailing(t)
+                v = torch.zeros((1, *trailing), dtype=ID_DTYPE).expand(self.n, *trailing)
+                self._poisons[t] = v
+            return v
+        return super()._poison(t)
+
+    def _lift(self, v: torch.Tensor, t: Type) -> torch.Tensor:
+        """``v`` as ids, read as values of ``t`` (a scalar, vector, block or pointer type)."""
+        if is_sym(v):
+            return v
+        st = I64 if _is_pointer(t) else _elem(t)
+        if st == U64 and bool((v < 0).any()):
+            raise SymbolicUnsupported("a 64-bit unsigned value of 2^63 or more mixed with data-dependent values")
+        return self.dom.lift(v, st)
+
+    def _as_reg(self, value: torch.Tensor, like: torch.Tensor, t: Type) -> torch.Tensor:
+        if is_sym(value) or is_sym(like):
+            return value
+        return value.to(like.dtype)
+
+    def _where(self, cond: torch.Tensor, a: torch.Tensor, b: torch.Tensor, t: Type) -> torch.Tensor:
+        if is_sym(a) or is_sym(b):
+            return torch.where(cond, self._lift(a, t), self._lift(b, t))
+        return torch.where(cond, a, b)
+
+    def _scatter(self, flat: torch.Tensor, on: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        if is_sym(flat) or is_sym(values):
+            raise SymbolicUnsupported("a masked load or atomic of data-dependent values")
+        return super()._scatter(flat, on, values)
+
+    def _assign_rows(self, frame: _Frame, name: str, idx: torch.Tensor, rows: torch.Tensor, mask: torch.Tensor) -> None:
+        t = frame.types[name]
+        if mask is self.full:
+            frame.vars[name] = rows if is_sym(rows) else self._lift(rows, t)
+            return
+        old = frame.vars.get(name)
+        base = self._poison(t) if old is None else old
+        new = self._lift(base, t).clone()
+        new[idx] = self._lift(rows, t)
+        frame.vars[name] = new
+
+    def param_value(self, name: str, t: Type, value: KernelArg, pointers: Mapping[str, int]) -> torch.Tensor:
+        if isinstance(t, ScalarType) and t.is_float and not isinstance(value, GlobalBuffer):
+            return torch.tensor([self.dom.id(tm.const(Fraction(float(value))))], dtype=ID_DTYPE)
+        return super().param_value(name, t, value, pointers)
+
+    def _concrete(self, v: torch.Tensor, what: str, span: Span) -> torch.Tensor:
+        if not is_sym(v):
+            return v
+        for t in (BOOL, I64):
+            c = self.dom.concrete(v, t)
+            if c is not None:
+                return c
+        raise SymbolicUnsupported(f"the {what} depends on input data", span)
+
+    def _concrete_or_none(self, v: torch.Tensor, t: ScalarType) -> torch.Tensor:
+        """``v`` concrete when all its terms are constants, else ``v`` itself (ids)."""
+        if not is_sym(v) or t.is_float:
+            return v
+        c = self.dom.concrete(v, t)
+        return v if c is None else c
+
+    # -- statements ------------------------------------------------------------------------------------
+
+    def _stmt(self, s: Stmt, mask: torch.Tensor) -> torch.Tensor:
+        self.dom.span = s.span
+        if isinstance(s, If):
+            ub = UndefinedOps(mask)
+            cond = self._eval(s.cond, ub)
+            if is_sym(cond) and self.dom.concrete(cond, BOOL) is None:
+                self._report_ub(ub, s.span)
+                return self._if_convert(s, mask, cond)
+        if isinstance(s, Load):
+            ub = UndefinedOps(mask)
+            pv = self._eval(s.ptr, ub)
+            if is_sym(pv) and self.dom.concrete(pv, I64) is None:
+                self._symbolic_load(s, mask, pv)
+                self._report_ub(ub, s.span)
+                return mask
+        return super()._stmt(s, mask)
+
+    def _if_convert(self, s: If, mask: torch.Tensor, cond: torch.Tensor) -> torch.Tensor:
+        """Both arms for the lanes whose condition is symbolic; values merge with ``select``."""
+        for body in (s.then_body, s.else_body):
+            bad = self._impure(body)
+            if bad is not None:
+                raise SymbolicUnsupported(f"a branch on input data around {bad}", s.span)
+        self.data_dependent.setdefault("a branch on input data (both arms run, values merged)", s.span)
+        c = self._widen(cond)
+        if c.dim() > 1:
+            raise SymbolicUnsupported("a branch on a block of data-dependent values", s.span)
+        is_true = mask & (c == TRUE_ID)
+        is_false = mask & (c == FALSE_ID)
+        sym = mask & ~is_true & ~is_false
+        frame = self._frames[-1]
+        before = dict(frame.vars)
+        self._stmts(s.then_body, is_true | sym)
+        after_then = dict(frame.vars)
+        for name, old in before.items():
+            new = after_then.get(name)
+            if new is not None and new is not old:
+                frame.vars[name] = self._where(self._bmask(sym, new), old, new, frame.types[name])
+        self._stmts(s.else_body, is_false | sym)
+        after_else = frame.vars
+        for name, then_v in after_then.items():
+            if name not in before:
+                continue  # declared in the arm: not visible after it
+            else_v = after_else[name]
+            if then_v is before[name] and else_v is before[name]:
+                continue
+            t = frame.types[name]
+            tv, ev = self._lift(then_v, t), self._lift(else_v, t)
+            cc = c if tv.dim() == 1 else c.view(-1, *([1] * (tv.dim() - 1)))
+            merged = self.dom.select(cc.expand_as(tv) if cc.shape[0] == tv.shape[0] else cc, tv, ev)
+            frame.vars[name] = torch.where(self._bmask(sym, merged), merged, self._lift(else_v, t))
+        return mask
+
+    def _impure(self, body: Sequence[Stmt]) -> str | None:
+        """The first statement of ``body`` (or of a function it calls) that an if-converted arm may not
+        contain: memory writes, synchronisation, warp exchanges, control transfers out of the arm."""
+        for s in _walk(body):
+            match s:
+                case Store() | Atomic():
+                    return "a memory write"
+                case Barrier() | Fence() | Shuffle() | Vote():
+                    return "a synchronisation or warp exchange"
+                case Return() | Break() | Continue():
+                    return "a control transfer out of the branch"
+                case Alloc():
+                    return "an allocation"
+                case Assert():
+                    return "an assertion"
+                case For() | While() | DoWhile():
+                    return "a loop"
+                case Call():
+                    callee = self.module.function(s.func)
+                    if callee is None:
+                        return "a call of an unknown function"
+                    key = id(callee)
+                    if key not in self._pure_cache:
+                        self._pure_cache[key] = True  # recursion: assume pure while checking
+                        self._pure_cache[key] = _calls_pure(callee, self)
+                    if not self._pure_cache[key]:
+                        return f"a call of {callee.name}, which writes memory or synchronises"
+                case _:
+                    pass
+        return None
+
+    def _symbolic_load(self, s: Load, mask: torch.Tensor, pv: torch.Tensor) -> None:
+        """A load through an address computed from input data: ``Read(tensor, index)``."""
+        pointee = s.ptr.type.pointee if isinstance(s.ptr.type, PointerType) else None
+        if s.mask is not None or not isinstance(pointee, ScalarType):
+            raise SymbolicUnsupported("a data-dependent address of a vector, block or masked load", s.span)
+        vt = pointee
+        frame = self._frames[-1]
+        idx = self._indices(mask)
+        ptrs = self._widen(pv)[idx]
+        self.data_dependent.setdefault("an address computed from input data", s.span)
+        out = torch.zeros(idx.numel(), dtype=ID_DTYPE)
+        uniq, inv = torch.unique(ptrs, return_inverse=True)
+        results = []
+        for u in uniq.tolist():
+            results.append(self._read_at(u, vt, s.span))
+        if results:
+            out = torch.tensor(results, dtype=ID_DTYPE)[inv]
+        self._assign_rows(frame, s.dst, idx, out, mask)
+
+    def _read_at(self, ptr_id: int, vt: ScalarType, span: Span) -> int:
+        term = self.dom.poly(ptr_id)
+        base_const = int(term.const)
+        offset_base = 1 << (REGION_SHIFT - 1)
+        region_id = (base_const + offset_base) >> REGION_SHIFT
+        region = self.mem.regions.get(region_id)
+        if region is None or region.kind is not RegionKind.GLOBAL:
+            raise SymbolicUnsupported("a data-dependent address outside the kernel's buffers", span)
+        if region.id in self.smem.written:
+            raise SymbolicUnsupported(f"a data-dependent read of buffer {region.name}, which the kernel writes", span)
+        offset = tm.sub(term, tm.const(region_id << REGION_SHIFT))
+        size = vt.size
+        if vt != region.elem:
+            raise SymbolicUnsupported(f"a data-dependent read of buffer {region.name} as {vt}", span)
+        index = tm.div(offset, tm.const(size))
+        if index.const.denominator != 1 or any(k.denominator != 1 for _, k in index.terms):
+            raise SymbolicUnsupported(f"a data-dependent address {offset} not a multiple of {size} bytes", span)
+        lo, hi = self.dom.int_range(index)
+        n = region.nbytes // size
+        if lo < 0 or hi > n - 1:
+            raise SymbolicUnsupported(
+                f"a data-dependent index {index} into {region.name} ({n} elements) that the declared value "
+                f"ranges do not keep in bounds (range [{lo:g}, {hi:g}])",
+                span,
+            )
+        self.symbolic_reads.setdefault(region.id, span)
+        return self.dom.id(tm.read(region.name, index))
+
+    # -- expressions -----------------------------------------------------------------------------------
+
+    def _const(self, e: Const) -> torch.Tensor:
+        if e.type.is_float:
+            return torch.tensor([self.dom.float_const(float(e.value), e.type)], dtype=ID_DTYPE)
+        return super()._const(e)
+
+    def _unary(self, e: Unary, v: torch.Tensor) -> torch.Tensor:
+        t = _elem(e.type)
+        if t.is_float:
+            return self.dom.float_unary_neg(v)
+        if not is_sym(v):
+            return super()._unary(e, v)
+        match e.op:
+            case UnaryOp.NOT:
+                return self._concrete_or_none(self.dom.bool_not(v), BOOL)
+            case UnaryOp.NEG:
+                return self._concrete_or_none(self.dom.int_neg(v, t), t)
+            case UnaryOp.BITNOT:
+                c = self.dom.concrete(v, t)
+                if c is None:
+                    raise SymbolicUnsupported("bitwise complement of a data-dependent integer", e.span)
+                return super()._unary(e, c)
+
+    def _binary(self, e: Binary, a: torch.Tensor, b: torch.Tensor, ub: UndefinedOps) -> torch.Tensor:
+        if _is_pointer(e.lhs.type):
+            if is_sym(a) or is_sym(b):
+                a, b = self._concrete_or_none(a, I64), self._concrete_or_none(b, I64)
+                if is_sym(a) or is_sym(b):
+                    raise SymbolicUnsupported("pointer arithmetic on data-dependent addresses", e.span)
+            return super()._binary(e, a, b, ub)
+        t = _elem(e.lhs.type)
+        if t.is_float:
+            out = self.dom.float_binary(e.op, self._lift(a, t), self._lift(b, t), t)
+            return self._concrete_or_none(out, BOOL) if e.op.is_comparison else out
+        if not is_sym(a) and not is_sym(b):
+            return super()._binary(e, a, b, ub)
+        ca, cb = self._concrete_or_none(a, t), self._concrete_or_none(b, t)
+        if not is_sym(ca) and not is_sym(cb):
+            return super()._binary(e, ca, cb, ub)
+        la, lb = self._lift(a, e.lhs.type), self._lift(b, e.rhs.type)
+        if t.is_bool:
+            return self._concrete_or_none(self.dom.bool_binary(e.op, la, lb), BOOL)
+        out = self.dom.int_binary(e.op, la, lb, t)
+        return self._concrete_or_none(out, BOOL if e.op.is_comparison else t)
+
+    def _select(self, e: Select, c: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        if is_sym(c):
+            cc = self.dom.concrete(c, BOOL)
+            if cc is not None:
+                c = cc
+        t = e.type
+        if not is_sym(c):
+            if is_sym(x) or is_sym(y):
+                if c.dim() < x.dim():
+                    c = c.view(c.shape[0], *([1] * (x.dim() - 1)))
+                return torch.where(c, self._lift(x, t), self._lift(y, t))
+            return super()._select(e, c, x, y)
+        lx, ly = self._lift(x, t), self._lift(y, t)
+        if c.dim() < lx.dim():
+            c = c.view(c.shape[0], *([1] * (lx.dim() - 1)))
+        out = self.dom.select(c, lx, ly)
+        st = I64 if _is_pointer(t) else _elem(t)
+        return self._concrete_or_none(out, st)
+
+    def _cast(self, e: Cast, v: torch.Tensor, ub: UndefinedOps) -> torch.Tensor:
+        src, dst = e.operand.type, e.type
+        if _is_pointer(src) or _is_pointer(dst):
+            if is_sym(v) and e.kind is CastKind.BITCAST:
+                return v  # an address keeps its value; only the static type changes
+            return super()._cast(e, v, ub)
+        s_el, d_el = _elem(src), _elem(dst)
+        if not is_sym(v) and not s_el.is_float and not d_el.is_float:
+            return super()._cast(e, v, ub)
+        if e.kind is CastKind.BITCAST:
+            return self._bitcast(e, v, ub)
+        if s_el.is_float and d_el.is_float:
+            return v
+        if s_el.is_float:
+            if d_el.is_bool:
+                return self._concrete_or_none(self.dom.to_bool(v), BOOL)
+            out = self.dom.float_to_int(v, d_el)
+            c = self.dom.concrete(out, d_el)
+            if c is None:
+                return out
+            lo, hi = _full_range(d_el)
+            if bool(((c < lo) | (c > hi)).any()) and not (d_el == U64 and bool((c >= -(2**63)).all())):
+                raise SymbolicUnsupported(f"a float-to-{d_el} conversion of an out-of-range constant", e.span)
+            return c
+        if d_el.is_float:
+            if not is_sym(v):
+                return self.dom.lift(v, s_el)
+            return self.dom.from_bool(v) if s_el.is_bool else v
+        # integer <-> integer / bool, symbolic
+        if d_el.is_bool:
+            return self._concrete_or_none(self.dom.to_bool(v), BOOL)
+        if s_el.is_bool:
+            return self._concrete_or_none(self.dom.from_bool(v), d_el)
+        self.dom.check_fits(v, d_el, f"conversion to {d_el} of")
+        return v
+
+    def _bitcast(self, e: Cast, v: torch.Tensor, ub: UndefinedOps) -> torch.Tensor:
+        s_el = _elem(e.operand.type)
+        d_el = _elem(e.type)
+        c = self.dom.concrete(v, s_el) if is_sym(v) else v
+        if c is None:
+            return self.dom.opaque(tuple(v.shape), f"a bit reinterpretation of {s_el} as {d_el}")
+        if s_el.is_float:
+            c = c.to(_float_dtype(s_el))
+        out = super()._cast(e, c, ub)
+        return self.dom.lift(out, d_el) if d_el.is_float else out
+
+    def _math(self, e: MathCall, args: list[torch.Tensor], ub: UndefinedOps) -> torch.Tensor:
+        t = _elem(e.args[0].type)
+        if t.is_float:
+            out = self.dom.float_math(e.fn, [self._lift(a, t) for a in args], t)
+            rt = _elem(e.type)
+            return out if rt.is_float else self._concrete_or_none(out, rt)
+        if not any(is_sym(a) for a in args):
+            return super()._math(e, args, ub)
+        concrete = [self._concrete_or_none(a, t) for a in args]
+        if not any(is_sym(a) for a in concrete):
+            return super()._math(e, concrete, ub)
+        raise SymbolicUnsupported(f"{e.fn.value} of a data-dependent integer", e.span)
+
+    def _ptradd(self, e: PtrAdd, base: torch.Tensor, off: torch.Tensor) -> torch.Tensor:
+        if not is_sym(base) and not is_sym(off):
+            return super()._ptradd(e, base, off)
+        off_t = _elem(e.offset.type)
+        off = self._concrete_or_none(off, off_t)
+        base = self._concrete_or_none(base, I64)
+        if not is_sym(base) and not is_sym(off):
+            return super()._ptradd(e, base, off)
+        size = _pointee_size(e.base.type)
+        lb, lo = self._lift(base, I64), self._lift(off, off_t)
+        scaled = self.dom.int_binary(BinaryOp.MUL, lo, self.dom.lift(torch.tensor([size]), I64), I64)
+        return self.dom.int_binary(BinaryOp.ADD, lb, scaled, I64)
+
+    def _stack(self, e: MakeVector, parts: list[torch.Tensor]) -> torch.Tensor:
+        if any(is_sym(p) for p in parts):
+            parts = [self._lift(p, _elem(e.type)) for p in parts]
+        return super()._stack(e, parts)
+
+    def _reduce(self, e: Reduce, v: torch.Tensor) -> torch.Tensor:
+        t = _elem(e.operand.type)
+        if not is_sym(v) and not t.is_float:
+            return super()._reduce(e, v)
+        ids = self._lift(v, e.operand.type)
+        dim = e.axis + 1
+        moved = ids.movedim(dim, -1)
+        flat = moved.reshape(-1, moved.shape[-1])
+        out = []
+        for row in flat.tolist():
+            out.append(self._reduce_row(e.op, row, t, e.span))
+        result = torch.tensor(out, dtype=ID_DTYPE).reshape(moved.shape[:-1])
+        return result if t.is_float else self._concrete_or_none(result, t)
+
+    def _reduce_row(self, op: ReduceOp, row: list[int], t: ScalarType, span: Span) -> int:
+        dom = self.dom
+        match op:
+            case ReduceOp.SUM:
+                if t.is_float and any(x in (UNDEF, NAN, POS_INF, NEG_INF) for x in row):
+                    acc = row[0]
+                    for x in row[1:]:
+                        acc = int(dom.float_binary(BinaryOp.ADD, _one(acc), _one(x), t)[0])
+                    return acc
+                total = dom.id(tm.add(*(dom.poly(x) for x in row)))
+                if not t.is_float:
+                    dom.check_fits(torch.tensor([total], dtype=ID_DTYPE), t, "sum")
+                return total
+            case ReduceOp.PROD:
+                if not t.is_float:
+                    raise SymbolicUnsupported("a product reduction of data-dependent integers", span)
+                acc = row[0]
+                for x in row[1:]:
+                    acc = int(dom.float_binary(BinaryOp.MUL, _one(acc), _one(x), t)[0])
+                return acc
+            case ReduceOp.MAX | ReduceOp.MIN:
+                bop = BinaryOp.MAX if op is ReduceOp.MAX else BinaryOp.MIN
+                acc = row[0]
+                for x in row[1:]:
+                    res = dom.float_binary(bop, _one(acc), _one(x), t) if t.is_float else dom.int_binary(
+                        bop, _one(acc), _one(x), t
+                    )
+                    acc = int(res[0])
+                return acc
+
+    def _dot(self, e: object, ub: UndefinedOps) -> torch.Tensor:
+        raise SymbolicUnsupported("tl.dot in symbolic execution")
+
+    # -- atomics ---------------------------------------------------------------------------------------
+
+    def _atomic_combine(
+        self, op: AtomicOp, vt: ScalarType, cur: torch.Tensor, v: torch.Tensor, cmp: torch.Tensor | None
+    ) -> torch.Tensor:
+        dom = self.dom
+        if op is AtomicOp.EXCH:
+            return v
+        if op is AtomicOp.CAS:
+            assert cmp is not None
+            if vt.is_float:
+                raise SymbolicUnsupported("atomicCAS on a floating-point location")
+            same = dom.int_binary(BinaryOp.EQ, cur, cmp, vt)
+            return dom.select(same, v, cur)
+        bop = {
+            AtomicOp.ADD: BinaryOp.ADD,
+            AtomicOp.SUB: BinaryOp.SUB,
+            AtomicOp.MIN: BinaryOp.MIN,
+            AtomicOp.MAX: BinaryOp.MAX,
+            AtomicOp.AND: BinaryOp.BITAND,
+            AtomicOp.OR: BinaryOp.BITOR,
+            AtomicOp.XOR: BinaryOp.BITXOR,
+        }[op]
+        if vt.is_float:
+            return dom.float_binary(bop, cur, v, vt)
+        cc, cv = dom.concrete(cur, vt), dom.concrete(v, vt)
+        if cc is not None and cv is not None:
+            return dom.lift(apply_binary(bop, cc, cv, vt), vt)
+        return dom.int_binary(bop, cur, v, vt)
+
+    def _atomic(self, s: Atomic, frame: _Frame, mask: torch.Tensor) -> None:
+        super()._atomic(s, frame, mask)
+        if s.dst is not None:
+            # the value an atomic returns depends on the order of the threads: never a proof's input
+            old = frame.vars[s.dst]
+            opaque = self.dom.opaque(tuple(old.shape), "the value an atomic returns (it depends on the schedule)")
+            frame.vars[s.dst] = torch.where(self._bmask(mask, opaque), opaque, self._lift(old, frame.types[s.dst]))
+
+
+def _one(i: int) -> torch.Tensor:
+    return torch.tensor([i], dtype=ID_DTYPE)
+
+
+def _float_dtype(t: ScalarType) -> torch.dtype:
+    if t == BF16:
+        return torch.bfloat16
+    return {16: torch.float16, 32: torch.float32, 64: torch.float64}[t.bits]
+
+
+def _pointee_size(t: Type) -> int:
+    return size_of(_pointer_of(t).pointee)
+
+
+def _walk(body: Sequence[Stmt]) -> Iterator[Stmt]:
+    for s in body:
+        yield s
+        match s:
+            case If():
+                yield from _walk(s.then_body)
+                yield from _walk(s.else_body)
+            case For():
+                yield from _walk(s.init)
+                yield from _walk(s.body)
+                yield from _walk(s.step)
+            case While() | DoWhile():
+                yield from _walk(s.body)
+            case _:
+                pass
+
+
+def _calls_pure(f: Function, interp: _Interp) -> bool:
+    return interp._impure(f.body) is None
+
+
+# --------------------------------------------------------------------------------------------------
+# The entry point
+
+
+def execute_symbolic(
+    module: Module,
+    kernel: str,
+    launch: LaunchConfig,
+    args: Mapping[str, SymbolicArg],
+    *,
+    constant_reader: Callable[[float, ScalarType], tuple[Poly, str | None]] | None = None,
+    int_ranges: Mapping[str, tuple[int, int]] | None = None,
+    limits: SimLimits | None = None,
+) -> SymbolicRun:
+    """Run ``kernel`` on ``launch`` with symbolic inputs; see the module docstring.
+
+    ``args`` binds every kernel parameter to a :class:`SymbolicBuffer` or a scalar (integers concrete,
+    floats exact). ``constant_reader`` gives the exact reading of a float constant of the kernel (default:
+    its exact binary value, no assumption); ``int_ranges`` the inclusive ranges of integer input tensors'
+    elements (default: their types' ranges). A launch that cannot run raises
+    :class:`~larkc.errors.SimulationError` as :func:`~larkc.semantics.simulate` does.
+    """
+    start = time.perf_counter()
+    limits = limits or SimLimits()
+    f = kernel_of(module, kernel)
+    reader = constant_reader or _exact_constant
+    ranges = dict(int_ranges or {})
+    for v in args.values():
+        if isinstance(v, SymbolicBuffer) and v.dtype.is_int and v.name not in ranges:
+            lo, hi = _full_range(v.dtype)
+            ranges[v.name] = (lo, hi)
+        if isinstance(v, SymbolicBuffer) and v.dtype.is_bool:
+            ranges[v.name] = (0, 1)
+    domain = SymbolicDomain(reader, ranges)
+    interp = _Interp(module, f, launch, limits, domain)
+    sim_args: dict[str, KernelArg] = {}
+    buffers: dict[str, SymbolicBuffer] = {}
+    for name, v in args.items():
+        if isinstance(v, SymbolicBuffer):
+            data = torch.zeros(v.shape, dtype=mem_dtype(v.dtype))
+            sim_args[name] = GlobalBuffer(v.name, data, v.dtype, initialised=v.init != "empty")
+            buffers[v.name] = v
+        elif isinstance(v, Fraction):
+            sim_args[name] = float(v)  # the register is built from the exact value below
+        else:
+            sim_args[name] = v
+    exact_floats = {n: v for n, v in args.items() if isinstance(v, Fraction)}
+    unsupported: SymbolicUnsupported | None = None
+    out: dict[str, tuple[OutputValue, ...]] = {}
+    with tm.gc_paused():
+        regions, _, values = bind_arguments(interp, f, sim_args)
+        for name, frac in exact_floats.items():
+            values[name] = torch.tensor([domain.id(tm.const(frac))], dtype=ID_DTYPE)
+        for bname, region in regions.items():
+            spec = buffers[bname]
+            n = math.prod(spec.shape)
+            if spec.init == "input":
+                ids = [domain.id(_input_elem(spec, i)) for i in range(n)]
+                interp.smem.fill(region, torch.tensor(ids, dtype=ID_DTYPE), spec.dtype)
+            elif spec.init == "zeros":
+                zero = domain.id(tm.FALSE if spec.dtype.is_bool else tm.ZERO)
+                interp.smem.fill(region, torch.full((n,), zero, dtype=ID_DTYPE), spec.dtype)
+        try:
+            interp.run(values)
+            for rid, span in interp.symbolic_reads.items():
+                if rid in interp.smem.written:
+                    name = interp.mem.regions[rid].name
+                    raise SymbolicUnsupported(f"a data-dependent read of buffer {name}, which the kernel writes", span)
+        except SymbolicUnsupported as e:
+            unsupported = e
+            if e.span is None:
+                e.span = domain.span
+        if unsupported is None:
+            for bname, region in regions.items():
+                spec = buffers[bname]
+                ids = interp.smem.contents(region, spec.dtype).tolist()
+                out[bname] = tuple(_SPECIAL_TEXT[i] if i in _SPECIAL_TEXT else domain.term(i) for i in ids)
+    return SymbolicRun(
+        launch=launch,
+        diagnoses=interp.diagnoses(),
+        buffers=out,
+        unsupported=unsupported,
+        data_dependent=dict(interp.data_dependent),
+        opaque=dict(domain.opaque_reasons),
+        notes=tuple(domain.notes.values()),
+        aborted=interp.aborted,
+        threads=interp.n,
+        statements=interp.statements,
+        terms=len(domain.table),
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _input_elem(spec: SymbolicBuffer, i: int) -> Term:
+    e = tm.elem(spec.name, i)
+    return tm.compare("!=", e, tm.ZERO) if spec.dtype.is_bool else e
+
+
+def _exact_constant(value: float, t: ScalarType) -> tuple[Poly, str | None]:
+    return tm.const(value), None
+
+
+def _full_range(t: ScalarType) -> tuple[int, int]:
+    if t.is_unsigned:
+        return (0, 2**t.bits - 1)
+    return (-(2 ** (t.bits - 1)), 2 ** (t.bits - 1) - 1)
+
+

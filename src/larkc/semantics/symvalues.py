@@ -1,0 +1,841 @@
+"""The symbolic value domain: registers and memory holding exact terms instead of numbers.
+
+The symbolic executor (:mod:`larkc.semantics.symexec`) runs the simulator's statement interpreter over
+this second value domain. A register is still a torch tensor over the threads of the launch, so every
+statement rule (masks, loops, barriers, shuffles, the memory checks) is the simulator's own; what changes
+is the representation of values:
+
+* **Concrete** values keep the simulator's representation: ``torch.bool`` for truth values, ``int64`` for
+  integers and pointers. Control flow and addresses are concrete for almost every kernel at a fixed shape.
+* **Symbolic** values are ``int32`` tensors of *term ids*: indices into a :class:`TermTable` that holds the
+  exact term (:mod:`larkc.symbolic.terms`) each id stands for. Every floating-point value is symbolic
+  (its term is an exact real); an integer, truth value or pointer is symbolic when it depends on input data
+  (an index read from a tensor, a comparison of floats) and concrete otherwise. No concrete register has
+  dtype ``int32``, so the dtype tells the two apart.
+
+Moving ids around (selects, shuffles, stores and loads, vector lanes) is the simulator's own tensor code;
+only arithmetic goes through the table (:class:`SymbolicDomain`), one term operation per distinct operand
+combination. Floating-point values outside the reals have fixed ids: :data:`UNDEF` (the value of a
+variable never assigned, or of memory never written), :data:`POS_INF`, :data:`NEG_INF` and :data:`NAN`,
+with IEEE rules where they meet numbers (``max(-inf, x) = x``, ``exp(-inf) = 0``).
+
+Exact arithmetic: casts between floating-point formats are the identity and rounding does not happen; a
+float-to-integer conversion truncates the exact value. Integer arithmetic on symbolic integers is exact
+and checked against the type's range through the declared value ranges of the input tensors; where wrap
+around cannot be excluded the domain raises :class:`SymbolicUnsupported` (the obligation is then UNKNOWN).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import torch
+
+from larkc.errors import Span
+from larkc.ir.nodes import BinaryOp, MathFn
+from larkc.ir.types import ScalarType
+from larkc.symbolic import terms as tm
+from larkc.symbolic.terms import BoolConst, BoolTerm, Fn, Poly, Term
+
+__all__ = [
+    "FALSE_ID",
+    "NAN",
+    "NEG_INF",
+    "POS_INF",
+    "TRUE_ID",
+    "UNDEF",
+    "NumericNote",
+    "SymbolicDomain",
+    "SymbolicUnsupported",
+    "TermTable",
+    "is_sym",
+]
+
+UNDEF = 0  # a value never assigned or never written
+POS_INF = 1
+NEG_INF = 2
+NAN = 3
+TRUE_ID = 4
+FALSE_ID = 5
+_SPECIALS = (UNDEF, POS_INF, NEG_INF, NAN)
+_INFS = (POS_INF, NEG_INF)
+
+ID_DTYPE = torch.int32
+
+#: Constants of at least this magnitude passed to max/min or compared are *sentinels* (``-FLT_MAX`` as the
+#: start of a max reduction): the domain treats them as -inf/+inf and records the assumption.
+SENTINEL_MAGNITUDE = Fraction(10) ** 30
+
+OPAQUE = "<opaque>"  # the tensor name of values the domain cannot express (see :meth:`SymbolicDomain.opaque`)
+UNDEFINED = "<undef>"  # the tensor name of the distinct unknown values an undefined value stands for
+
+
+def is_sym(v: torch.Tensor) -> bool:
+    """Whether a register tensor holds term ids (rather than concrete values)."""
+    return v.dtype == ID_DTYPE
+
+
+class SymbolicUnsupported(Exception):
+    """The domain cannot represent a step soundly; the obligations that depend on it are UNKNOWN."""
+
+    def __init__(self, reason: str, span: Span | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.span = span
+
+
+@dataclass(frozen=True, slots=True)
+class NumericNote:
+    """A float-specific step the domain took that a verdict must list (kind ``numeric``)."""
+
+    text: str
+    span: Span | None = None
+
+
+class TermTable:
+    """The terms of one symbolic run, by id. Ids are dense ints; the specials come first."""
+
+    def __init__(self) -> None:
+        self.terms: list[Term | None] = [None, None, None, None, tm.TRUE, tm.FALSE]
+        self._ids: dict[int, int] = {id(tm.TRUE): TRUE_ID, id(tm.FALSE): FALSE_ID}
+
+    def id(self, term: Term) -> int:
+        """The id of ``term`` (interned terms: one id per distinct term)."""
+        i = self._ids.get(id(term))
+        if i is None:
+            i = len(self.terms)
+            if i >= 2**31 - 1:
+                raise SymbolicUnsupported("too many distinct terms (2^31)")
+            self.terms.append(term)
+            self._ids[id(term)] = i
+        return i
+
+    def term(self, i: int) -> Term:
+        t = self.terms[i]
+        if t is None:
+            raise SymbolicUnsupported(f"{_special_name(i)} where a number is needed")
+        return t
+
+    def tensor(self, ids: Sequence[int], shape: Sequence[int] | None = None) -> torch.Tensor:
+        out = torch.tensor(list(ids), dtype=ID_DTYPE)
+        return out if shape is None else out.reshape(tuple(shape))
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+
+def _special_name(i: int) -> str:
+    return {UNDEF: "an undefined value", POS_INF: "+inf", NEG_INF: "-inf", NAN: "nan"}.get(i, f"term {i}")
+
+
+def _broadcast(*ts: torch.Tensor) -> list[torch.Tensor]:
+    shape: tuple[int, ...] = ()
+    for t in ts:
+        shape = tuple(np.broadcast_shapes(shape, tuple(t.shape)))
+    return [t.expand(shape) for t in ts]
+
+
+def _unique_map(ids: torch.Tensor, fn: Callable[[int], int]) -> torch.Tensor:
+    flat = ids.reshape(-1)
+    if flat.numel() == 0:
+        return ids.clone()
+    uniq, inv = torch.unique(flat, return_inverse=True)
+    out = torch.tensor([fn(int(u)) for u in uniq.tolist()], dtype=ID_DTYPE)
+    return out[inv].reshape(ids.shape)
+
+
+def _unique_map2(a: torch.Tensor, b: torch.Tensor, fn: Callable[[int, int], int]) -> torch.Tensor:
+    a, b = _broadcast(a, b)
+    if a.numel() == 0:
+        return a.to(ID_DTYPE).clone()
+    key = a.reshape(-1).to(torch.int64) * (1 << 31) + b.reshape(-1).to(torch.int64)
+    uniq, inv = torch.unique(key, return_inverse=True)
+    out = torch.tensor([fn(k >> 31, k & ((1 << 31) - 1)) for k in uniq.tolist()], dtype=ID_DTYPE)
+    return out[inv].reshape(a.shape)
+
+
+def _unique_map3(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, fn: Callable[[int, int, int], int]) -> torch.Tensor:
+    a, b, c = _broadcast(a, b, c)
+    if a.numel() == 0:
+        return a.to(ID_DTYPE).clone()
+    stacked = torch.stack([a.reshape(-1), b.reshape(-1), c.reshape(-1)], dim=1).to(torch.int64)
+    uniq, inv = torch.unique(stacked, dim=0, return_inverse=True)
+    out = torch.tensor([fn(x, y, z) for x, y, z in uniq.tolist()], dtype=ID_DTYPE)
+    return out[inv].reshape(a.shape)
+
+
+@dataclass(slots=True)
+class _Ranges:
+    """Integer intervals of the input elements (from the tensors' dtypes and declared value ranges)."""
+
+    by_tensor: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+class SymbolicDomain:
+    """Term operations over id tensors, with the IEEE rules for the special values.
+
+    ``constant_reader`` maps a floating-point constant of the kernel (and its type) to the exact term it
+    stands for and, when that reading is an assumption (a float literal read as the reference's decimal
+    constant or as a named irrational), the note the verdict lists. ``int_ranges`` bounds the elements of
+    integer input tensors (``[low, high]`` inclusive), for the range checks of symbolic integer arithmetic.
+    """
+
+    def __init__(
+        self,
+        constant_reader: Callable[[float, ScalarType], tuple[Poly, str | None]],
+        int_ranges: Mapping[str, tuple[int, int]],
+    ) -> None:
+        self.table = TermTable()
+        self.read_constant = constant_reader
+        self.ranges = _Ranges(dict(int_ranges))
+        self.notes: dict[str, NumericNote] = {}
+        self.opaque_reasons: dict[str, Span | None] = {}
+        self._fresh = 0
+        self._range_memo: dict[int, tuple[float, float]] = {}
+        self.span: Span | None = None  # the expression being evaluated, for notes and errors
+
+    # -- ids and terms ---------------------------------------------------------------------------------
+
+    def id(self, term: Term) -> int:
+        return self.table.id(term)
+
+    def term(self, i: int) -> Term:
+        return self.table.term(i)
+
+    def poly(self, i: int) -> Poly:
+        t = self.table.term(i)
+        if not isinstance(t, Poly):
+            raise SymbolicUnsupported(f"a truth value {t} where a number is needed", self.span)
+        return t
+
+    def truth(self, i: int) -> BoolTerm:
+        t = self.table.term(i)
+        if isinstance(t, Poly):
+            return tm.compare("!=", t, tm.ZERO)
+        return t
+
+    def note(self, text: str) -> None:
+        self.notes.setdefault(text, NumericNote(text, self.span))
+
+    def fresh(self, kind: str) -> Poly:
+        """A new unknown real: an opaque value (``<opaque>``) or one undefined value (``<undef>``)."""
+        self._fresh += 1
+        return tm.elem(kind, self._fresh)
+
+    def opaque(self, shape: Sequence[int], reason: str) -> torch.Tensor:
+        """Fresh unknown values, one per element: what the domain cannot express but need not branch on.
+
+        Outputs that depend on them are UNKNOWN (never equal, never refuted)."""
+        self.opaque_reasons.setdefault(reason, self.span)
+        n = math.prod(shape)
+        return self.table.tensor([self.id(self.fresh(OPAQUE)) for _ in range(n)], shape)
+
+    # -- lifting concrete values -----------------------------------------------------------------------
+
+    def lift(self, v: torch.Tensor, t: ScalarType) -> torch.Tensor:
+        """A concrete register tensor of type ``t`` as term ids (ids pass through)."""
+        if is_sym(v):
+            return v
+        if v.dtype == torch.bool:
+            return torch.where(v, TRUE_ID, FALSE_ID).to(ID_DTYPE)
+        if v.dtype.is_floating_point:
+            return _unique_map(v.to(torch.float64).view(torch.int64), lambda bits: self._float_id(bits, t))
+        return _unique_map(v, lambda x: self.id(tm.const(self._int_value(x, t))))
+
+    def _int_value(self, x: int, t: ScalarType) -> int:
+        if t.is_int and t.is_unsigned and t.bits == 64 and x < 0:
+            return x + 2**64  # u64 registers hold the bit pattern
+        return x
+
+    def _float_id(self, bits: int, t: ScalarType) -> int:
+        value = float(np.int64(bits).view(np.float64))
+        return self.float_const(value, t)
+
+    def float_const(self, value: float, t: ScalarType) -> int:
+        """The id of a floating-point constant of the kernel."""
+        if math.isnan(value):
+            return NAN
+        if math.isinf(value):
+            return POS_INF if value > 0 else NEG_INF
+        term, note = self.read_constant(value, t)
+        if note is not None:
+            self.note(note)
+        return self.id(term)
+
+    def concrete(self, ids: torch.Tensor, t: ScalarType) -> torch.Tensor | None:
+        """The concrete register tensor of ``ids`` when every term is a constant (else ``None``)."""
+        uniq = torch.unique(ids.reshape(-1)).tolist()
+        values: dict[int, Any] = {}
+        for u in uniq:
+            if u in _SPECIALS:
+                if not t.is_float:
+                    return None
+                values[u] = {UNDEF: math.nan, POS_INF: math.inf, NEG_INF: -math.inf, NAN: math.nan}[u]
+                continue
+            term = self.table.term(u)
+            if t.is_bool:
+                if not isinstance(term, BoolConst):
+                    if isinstance(term, Poly) and term.is_const:
+                        values[u] = term.const != 0
+                        continue
+                    return None
+                values[u] = term.value
+            else:
+                if not isinstance(term, Poly) or not term.is_const:
+                    return None
+                if t.is_int:
+                    if term.const.denominator != 1:
+                        return None
+                    values[u] = int(term.const)
+                else:
+                    values[u] = float(term.const)
+        if not uniq:
+            dtype = torch.bool if t.is_bool else (torch.int64 if t.is_int else torch.float64)
+            return torch.zeros(ids.shape, dtype=dtype)
+        lut_keys = torch.tensor(uniq, dtype=torch.int64)
+        pos = torch.searchsorted(lut_keys, ids.reshape(-1).to(torch.int64))
+        if t.is_bool:
+            lut = torch.tensor([values[u] for u in uniq], dtype=torch.bool)
+        elif t.is_int:
+            vals = [values[u] for u in uniq]
+            if t.is_unsigned and t.bits == 64:
+                vals = [v - 2**64 if v >= 2**63 else v for v in vals]
+            lut = torch.tensor(vals, dtype=torch.int64)
+        else:
+            lut = torch.tensor([values[u] for u in uniq], dtype=torch.float64)
+        return lut[pos].reshape(ids.shape)
+
+    # -- integer ranges --------------------------------------------------------------------------------
+
+    def int_range(self, p: Poly) -> tuple[float, float]:
+        """An interval containing every value of the integer term ``p`` (inputs in their ranges)."""
+        key = id(p)
+        r = self._range_memo.get(key)
+        if r is None:
+            r = self._poly_range(p)
+            self._range_memo[key] = r
+        return r
+
+    def _poly_range(self, p: Poly) -> tuple[float, float]:
+        lo = hi = float(p.const)
+        for mono, k in p.terms:
+            mlo, mhi = 1.0, 1.0
+            for atom, e in mono.factors:
+                alo, ahi = self._atom_range(atom)
+                if e < 0:
+                    return (-math.inf, math.inf)
+                for _ in range(e):
+                    cands = [mlo * alo, mlo * ahi, mhi * alo, mhi * ahi]
+                    cands = [0.0 if math.isnan(c) else c for c in cands]
+                    mlo, mhi = min(cands), max(cands)
+            kf = float(k)
+            a, b = kf * mlo, kf * mhi
+            lo += min(a, b)
+            hi += max(a, b)
+        return lo, hi
+
+    def _atom_range(self, atom: object) -> tuple[float, float]:
+        if isinstance(atom, tm.Elem):
+            r = self.ranges.by_tensor.get(atom.tensor)
+            if r is None:
+                return (-math.inf, math.inf)
+            return (float(r[0]), float(r[1]))
+        if isinstance(atom, Poly):
+            return self.int_range(atom)
+        if isinstance(atom, tm.Select):
+            a, b = self.int_range(atom.then), self.int_range(atom.other)
+            return (min(a[0], b[0]), max(a[1], b[1]))
+        if isinstance(atom, tm.Max | tm.Min):
+            rs = [self.int_range(x) for x in atom.args]
+            if isinstance(atom, tm.Max):
+                return (max(r[0] for r in rs), max(r[1] for r in rs))
+            return (min(r[0] for r in rs), min(r[1] for r in rs))
+        return (-math.inf, math.inf)
+
+    def check_fits(self, ids: torch.Tensor, t: ScalarType, what: str) -> None:
+        """Raise :class:`SymbolicUnsupported` unless every symbolic integer of ``ids`` fits type ``t``."""
+        lo_t, hi_t = _type_range(t)
+        for u in torch.unique(ids.reshape(-1)).tolist():
+            term = self.table.term(u)
+            if not isinstance(term, Poly):
+                continue
+            lo, hi = self.int_range(term)
+            if lo < lo_t or hi > hi_t:
+                raise SymbolicUnsupported(
+                    f"data-dependent {what} {term} may leave the range of {t} (no bound excludes wrap-around)",
+                    self.span,
+                )
+
+    # -- floating-point arithmetic ---------------------------------------------------------------------
+
+    def float_binary(self, op: BinaryOp, a: torch.Tensor, b: torch.Tensor, t: ScalarType) -> torch.Tensor:
+        match op:
+            case BinaryOp.ADD:
+                return _unique_map2(a, b, self._fadd)
+            case BinaryOp.SUB:
+                return _unique_map2(a, b, lambda x, y: self._fadd(x, self._fneg(y)))
+            case BinaryOp.MUL:
+                return _unique_map2(a, b, self._fmul)
+            case BinaryOp.DIV:
+                return _unique_map2(a, b, self._fdiv)
+            case BinaryOp.MIN | BinaryOp.MAX:
+                is_max = op is BinaryOp.MAX
+                return _unique_map2(a, b, lambda x, y: self._fextremum(x, y, is_max))
+            case BinaryOp.EQ | BinaryOp.NE | BinaryOp.LT | BinaryOp.LE | BinaryOp.GT | BinaryOp.GE:
+                return _unique_map2(a, b, lambda x, y: self._fcompare(op, x, y))
+            case _:
+                raise SymbolicUnsupported(f"operator {op.value} on {t} values", self.span)
+
+    def _fneg(self, x: int) -> int:
+        if x in _SPECIALS:
+            return {POS_INF: NEG_INF, NEG_INF: POS_INF}.get(x, x)
+        return self.id(tm.neg(self.poly(x)))
+
+    def _fadd(self, x: int, y: int) -> int:
+        if UNDEF in (x, y):
+            return UNDEF
+        if NAN in (x, y):
+            return NAN
+        if x in _INFS or y in _INFS:
+            if x in _INFS and y in _INFS and x != y:
+                return NAN
+            return x if x in _INFS else y
+        return self.id(tm.add(self.poly(x), self.poly(y)))
+
+    def _sign_of_const(self, i: int) -> int | None:
+        t = self.table.term(i)
+        if isinstance(t, Poly) and t.is_const:
+            return (t.const > 0) - (t.const < 0)
+        return None
+
+    def _fmul(self, x: int, y: int) -> int:
+        if UNDEF in (x, y):
+            return UNDEF
+        if NAN in (x, y):
+            return NAN
+        if x in _INFS or y in _INFS:
+            if x in _INFS and y in _INFS:
+                return POS_INF if x == y else NEG_INF
+            inf, other = (x, y) if x in _INFS else (y, x)
+            sign = self._sign_of_const(other)
+            if sign is None:
+                return self._opaque_id("an infinity times a value of unknown sign")
+            if sign == 0:
+                return NAN
+            return inf if sign > 0 else (NEG_INF if inf == POS_INF else POS_INF)
+        return self.id(tm.mul(self.poly(x), self.poly(y)))
+
+    def _fdiv(self, x: int, y: int) -> int:
+        if UNDEF in (x, y):
+            return UNDEF
+        if NAN in (x, y):
+            return NAN
+        if y in _INFS:
+            return NAN if x in _INFS else self.id(tm.ZERO)
+        if x in _INFS:
+            sign = self._sign_of_const(y)
+            if sign is None:
+                return self._opaque_id("an infinity divided by a value of unknown sign")
+            if sign == 0:
+                return x
+            return x if sign > 0 else self._fneg(x)
+        py = self.poly(y)
+        if py.is_const and py.const == 0:
+            sign = self._sign_of_const(x)
+            if sign is None:
+                return self._opaque_id("a division by zero")
+            return NAN if sign == 0 else (POS_INF if sign > 0 else NEG_INF)
+        return self.id(tm.div(self.poly(x), py))
+
+    def _opaque_id(self, reason: str) -> int:
+        self.opaque_reasons.setdefault(reason, self.span)
+        return self.id(self.fresh(OPAQUE))
+
+    def _sentinel(self, i: int) -> int:
+        """+1 / -1 for a constant of sentinel magnitude (or an infinity), 0 otherwise."""
+        if i == POS_INF:
+            return 1
+        if i == NEG_INF:
+            return -1
+        if i in _SPECIALS:
+            return 0
+        t = self.table.term(i)
+        if isinstance(t, Poly) and t.is_const and abs(t.const) >= SENTINEL_MAGNITUDE:
+            return 1 if t.const > 0 else -1
+        return 0
+
+    def _note_sentinel(self, i: int) -> None:
+        if i in _INFS:
+            return
+        t = self.table.term(i)
+        assert isinstance(t, Poly)
+        side = "greater" if t.const < 0 else "less"
+        self.note(f"every value compared with the sentinel {float(t.const):g} is {side} than it")
+
+    def _ext_const(self, i: int) -> Fraction | float | None:
+        """The value of a constant or an infinity (``None`` for a symbolic term)."""
+        if i == POS_INF:
+            return math.inf
+        if i == NEG_INF:
+            return -math.inf
+        if i in _SPECIALS:
+            return None
+        t = self.table.term(i)
+        if isinstance(t, Poly) and t.is_const:
+            return t.const
+        return None
+
+    def _fextremum(self, x: int, y: int, is_max: bool) -> int:
+        if UNDEF in (x, y):
+            return UNDEF
+        # fmaxf / fminf: a NaN operand yields the other operand (the simulator's rule)
+        if x == NAN:
+            return y
+        if y == NAN:
+            return x
+        cx, cy = self._ext_const(x), self._ext_const(y)
+        if cx is not None and cy is not None:
+            return x if (cx >= cy if is_max else cx <= cy) else y
+        identity = -1 if is_max else 1  # the sentinel that max (min) ignores
+        for s_id, other in ((x, y), (y, x)):
+            side = self._sentinel(s_id)
+            if side == identity:
+                self._note_sentinel(s_id)
+                return other
+            if side == -identity:
+                self._note_sentinel(s_id)
+                return s_id
+        px, py = self.poly(x), self.poly(y)
+        return self.id(tm.maximum(px, py) if is_max else tm.minimum(px, py))
+
+    def _fcompare(self, op: BinaryOp, x: int, y: int) -> int:
+        if UNDEF in (x, y):
+            return self.id(tm.compare("!=", self.fresh(UNDEFINED), tm.ZERO))
+        if NAN in (x, y):
+            return TRUE_ID if op is BinaryOp.NE else FALSE_ID
+        cx, cy = self._ext_const(x), self._ext_const(y)
+        if cx is not None and cy is not None:
+            return TRUE_ID if _cmp(op, cx, cy) else FALSE_ID
+        sx, sy = self._sentinel(x), self._sentinel(y)
+        if sx:
+            self._note_sentinel(x)
+            return TRUE_ID if _cmp(op, sx, 0) else FALSE_ID
+        if sy:
+            self._note_sentinel(y)
+            return TRUE_ID if _cmp(op, 0, sy) else FALSE_ID
+        return self.id(tm.compare(_CMP_TEXT[op], self.poly(x), self.poly(y)))
+
+    def float_unary_neg(self, a: torch.Tensor) -> torch.Tensor:
+        return _unique_map(a, self._fneg)
+
+    def float_math(self, fn: MathFn, args: list[torch.Tensor], t: ScalarType) -> torch.Tensor:
+        match len(args):
+            case 1:
+                return _unique_map(args[0], lambda x: self._fmath1(fn, x))
+            case 2:
+                return _unique_map2(args[0], args[1], lambda x, y: self._fmath2(fn, x, y))
+            case 3:
+                if fn is not MathFn.FMA:
+                    raise SymbolicUnsupported(f"math function {fn.value}", self.span)
+                return _unique_map3(args[0], args[1], args[2], lambda x, y, z: self._fadd(self._fmul(x, y), z))
+            case _:
+                raise SymbolicUnsupported(f"math function {fn.value} of {len(args)} arguments", self.span)
+
+    def _fmath1(self, fn: MathFn, x: int) -> int:
+        if x == UNDEF:
+            return UNDEF
+        if fn in (MathFn.ISNAN, MathFn.ISINF, MathFn.ISFINITE):
+            # exact arithmetic: every number term is a finite real
+            is_nan, is_inf = x == NAN, x in _INFS
+            value = {MathFn.ISNAN: is_nan, MathFn.ISINF: is_inf, MathFn.ISFINITE: not (is_nan or is_inf)}[fn]
+            return TRUE_ID if value else FALSE_ID
+        if x in _SPECIALS:
+            return self._special_math(fn, x)
+        p = self.poly(x)
+        match fn:
+            case MathFn.EXP:
+                return self.id(tm.apply(Fn.EXP, p))
+            case MathFn.EXP2:
+                return self.id(tm.apply(Fn.EXP, tm.mul(p, _ln(2))))
+            case MathFn.EXP10:
+                return self.id(tm.apply(Fn.EXP, tm.mul(p, _ln(10))))
+            case MathFn.EXPM1:
+                return self.id(tm.sub(tm.apply(Fn.EXP, p), tm.ONE))
+            case MathFn.LOG:
+                return self.id(self._log(p))
+            case MathFn.LOG2:
+                return self.id(tm.div(self._log(p), _ln(2)))
+            case MathFn.LOG10:
+                return self.id(tm.div(self._log(p), _ln(10)))
+            case MathFn.LOG1P:
+                return self.id(self._log(tm.add(p, tm.ONE)))
+            case MathFn.SQRT:
+                return self.id(tm.apply(Fn.SQRT, p))
+            case MathFn.RSQRT:
+                return self.id(tm.recip(tm.apply(Fn.SQRT, p)))
+            case MathFn.TANH:
+                return self.id(tm.apply(Fn.TANH, p))
+            case MathFn.ERF:
+                return self.id(tm.apply(Fn.ERF, p))
+            case MathFn.ERFC:
+                return self.id(tm.sub(tm.ONE, tm.apply(Fn.ERF, p)))
+            case MathFn.SIN:
+                return self.id(tm.apply(Fn.SIN, p))
+            case MathFn.COS:
+                return self.id(tm.apply(Fn.COS, p))
+            case MathFn.ABS:
+                return self.id(tm.maximum(p, tm.neg(p)))
+            case MathFn.TRUNC:
+                return self.id(tm.apply(Fn.TRUNC, p))
+            case MathFn.SIGNBIT:
+                return self.id(tm.compare("<", p, tm.ZERO))
+            case _:
+                if p.is_const:
+                    return self._numeric_math(fn, [p.const])
+                return self._opaque_id(f"math function {fn.value} (no exact rule)")
+
+    def _log(self, p: Poly) -> Poly:
+        if p.is_const and p.const == 0:
+            raise SymbolicUnsupported("log of zero", self.span)
+        return tm.apply(Fn.LOG, p)
+
+    def _fmath2(self, fn: MathFn, x: int, y: int) -> int:
+        if UNDEF in (x, y):
+            return UNDEF
+        if fn is MathFn.DIV:
+            return self._fdiv(x, y)
+        if x in _SPECIALS or y in _SPECIALS:
+            if x in (NAN,) or y in (NAN,):
+                return NAN
+            return self._opaque_id(f"{fn.value} of an infinity")
+        px, py = self.poly(x), self.poly(y)
+        match fn:
+            case MathFn.POW:
+                if py.is_const and py.const.denominator == 1:
+                    if px.is_const and px.const == 0 and py.const < 0:
+                        return POS_INF
+                    return self.id(tm.power(px, int(py.const)))
+                return self.id(tm.apply(Fn.POW, px, py))
+            case MathFn.COPYSIGN:
+                magnitude = tm.maximum(px, tm.neg(px))
+                return self.id(tm.select(tm.compare("<", py, tm.ZERO), tm.neg(magnitude), magnitude))
+            case _:
+                if px.is_const and py.is_const:
+                    return self._numeric_math(fn, [px.const, py.const])
+                return self._opaque_id(f"math function {fn.value} (no exact rule)")
+
+    def _numeric_math(self, fn: MathFn, args: list[Fraction]) -> int:
+        """A math function of constants with an exact rational value (floor, ceil, round, rint); anything
+        else is opaque."""
+        value = _NUMERIC_EXACT.get(fn)
+        if value is None:
+            return self._opaque_id(f"math function {fn.value} of constants (no exact value)")
+        return self.id(tm.const(value(*args)))
+
+    def _special_math(self, fn: MathFn, x: int) -> int:
+        if x == NAN:
+            return NAN
+        rule = _SPECIAL_MATH.get((fn, x))
+        if rule is None:
+            return self._opaque_id(f"{fn.value} of {_special_name(x)}")
+        if isinstance(rule, float):
+            return self.id(tm.const(rule))
+        return rule
+
+    # -- integers and truth values ---------------------------------------------------------------------
+
+    def int_binary(self, op: BinaryOp, a: torch.Tensor, b: torch.Tensor, t: ScalarType) -> torch.Tensor:
+        """A symbolic integer operation; the result must stay in ``t``'s range (else unsupported)."""
+        match op:
+            case BinaryOp.ADD:
+                out = _unique_map2(a, b, lambda x, y: self.id(tm.add(self.poly(x), self.poly(y))))
+            case BinaryOp.SUB:
+                out = _unique_map2(a, b, lambda x, y: self.id(tm.sub(self.poly(x), self.poly(y))))
+            case BinaryOp.MUL:
+                out = _unique_map2(a, b, lambda x, y: self.id(tm.mul(self.poly(x), self.poly(y))))
+            case BinaryOp.MIN:
+                out = _unique_map2(a, b, lambda x, y: self.id(tm.minimum(self.poly(x), self.poly(y))))
+            case BinaryOp.MAX:
+                out = _unique_map2(a, b, lambda x, y: self.id(tm.maximum(self.poly(x), self.poly(y))))
+            case BinaryOp.SHL:
+                out = _unique_map2(a, b, self._shl)
+            case BinaryOp.EQ | BinaryOp.NE | BinaryOp.LT | BinaryOp.LE | BinaryOp.GT | BinaryOp.GE:
+                return _unique_map2(
+                    a, b, lambda x, y: self.id(tm.compare(_CMP_TEXT[op], self.poly(x), self.poly(y)))
+                )
+            case _:
+                raise SymbolicUnsupported(f"operator {op.value} on data-dependent {t} values", self.span)
+        self.check_fits(out, t, f"{t} {op.value}")
+        return out
+
+    def _shl(self, x: int, y: int) -> int:
+        py = self.poly(y)
+        if not py.is_const or py.const < 0 or py.const.denominator != 1:
+            raise SymbolicUnsupported("a shift by a data-dependent amount", self.span)
+        return self.id(tm.mul(self.poly(x), tm.const(2 ** int(py.const))))
+
+    def bool_binary(self, op: BinaryOp, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        match op:
+            case BinaryOp.LAND | BinaryOp.BITAND:
+                return _unique_map2(a, b, lambda x, y: self.id(tm.logical_and(self.truth(x), self.truth(y))))
+            case BinaryOp.LOR | BinaryOp.BITOR:
+                return _unique_map2(a, b, lambda x, y: self.id(tm.logical_or(self.truth(x), self.truth(y))))
+            case BinaryOp.EQ | BinaryOp.NE | BinaryOp.BITXOR:
+                same = op is BinaryOp.EQ
+
+                def xor(x: int, y: int) -> int:
+                    p, q = self.truth(x), self.truth(y)
+                    both = tm.logical_or(tm.logical_and(p, q), tm.logical_and(tm.logical_not(p), tm.logical_not(q)))
+                    return self.id(both if same else tm.logical_not(both))
+
+                return _unique_map2(a, b, xor)
+            case _:
+                raise SymbolicUnsupported(f"operator {op.value} on data-dependent truth values", self.span)
+
+    def bool_not(self, a: torch.Tensor) -> torch.Tensor:
+        return _unique_map(a, lambda x: self.id(tm.logical_not(self.truth(x))))
+
+    def int_neg(self, a: torch.Tensor, t: ScalarType) -> torch.Tensor:
+        out = _unique_map(a, lambda x: self.id(tm.neg(self.poly(x))))
+        self.check_fits(out, t, f"{t} negation")
+        return out
+
+    def select(self, c: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """``select(c, x, y)`` with a symbolic condition (ids), elementwise."""
+        return _unique_map3(c, x, y, self._select)
+
+    def _select(self, c: int, x: int, y: int) -> int:
+        cond = self.truth(c)
+        if isinstance(cond, BoolConst):
+            return x if cond.value else y
+        if x == y:
+            return x
+        if x in _SPECIALS or y in _SPECIALS:
+            if UNDEF in (x, y) and not ({x, y} - {UNDEF}) & set(_SPECIALS):
+                # one arm undefined: an unknown value there, distinct from every other
+                px = self.fresh(UNDEFINED) if x == UNDEF else self.poly(x)
+                py = self.fresh(UNDEFINED) if y == UNDEF else self.poly(y)
+                return self.id(_select_terms(cond, px, py))
+            return self._opaque_id("a data-dependent choice of a non-finite value")
+        tx, ty = self.table.term(x), self.table.term(y)
+        if isinstance(tx, Poly) and isinstance(ty, Poly):
+            return self.id(_select_terms(cond, tx, ty))
+        bx, by = self.truth(x), self.truth(y)
+        return self.id(tm.logical_or(tm.logical_and(cond, bx), tm.logical_and(tm.logical_not(cond), by)))
+
+    def to_bool(self, a: torch.Tensor) -> torch.Tensor:
+        """Ids of numbers as ids of truth values (``x != 0``)."""
+        return _unique_map(a, lambda x: self.id(self.truth(x)) if x not in _SPECIALS else self._special_truth(x))
+
+    def _special_truth(self, x: int) -> int:
+        if x == UNDEF:
+            return self.id(tm.compare("!=", self.fresh(UNDEFINED), tm.ZERO))
+        return TRUE_ID  # inf and nan are nonzero
+
+    def from_bool(self, a: torch.Tensor) -> torch.Tensor:
+        """Ids of truth values as ids of 1/0."""
+        return _unique_map(a, lambda x: self.id(_select_terms(self.truth(x), tm.ONE, tm.ZERO)))
+
+    def float_to_int(self, a: torch.Tensor, t: ScalarType) -> torch.Tensor:
+        def conv(x: int) -> int:
+            if x in _SPECIALS:
+                return self._opaque_id("a float-to-integer conversion of a non-finite value")
+            return self.id(tm.apply(Fn.TRUNC, self.poly(x)))
+
+        out = _unique_map(a, conv)
+        return out
+
+    def ids_of_terms(self, terms: Iterable[Term]) -> list[int]:
+        return [self.id(t) for t in terms]
+
+
+def _select_terms(cond: BoolTerm, x: Poly, y: Poly) -> Poly:
+    """``select`` that resolves selects nested on the same condition (if-conversion of two arms)."""
+    x = _resolve(cond, x, True)
+    y = _resolve(cond, y, False)
+    return tm.select(cond, x, y)
+
+
+def _resolve(cond: BoolTerm, p: Poly, holds: bool) -> Poly:
+    """``p`` with a top-level select on ``cond`` (or its negation) resolved, knowing ``cond == holds``."""
+    if p.const or len(p.terms) != 1:
+        return p
+    mono, k = p.terms[0]
+    if k != 1 or len(mono.factors) != 1 or mono.factors[0][1] != 1 or not isinstance(mono.factors[0][0], tm.Select):
+        return p
+    atom = mono.factors[0][0]
+    if atom.cond is cond:
+        return _resolve(cond, atom.then if holds else atom.other, holds)
+    if atom.cond is tm.logical_not(cond):
+        return _resolve(cond, atom.other if holds else atom.then, holds)
+    return p
+
+
+def _ln(n: int) -> Poly:
+    return tm.apply(Fn.LOG, tm.const(n))
+
+
+def _type_range(t: ScalarType) -> tuple[int, int]:
+    if t.is_bool:
+        return (0, 1)
+    if t.is_unsigned:
+        return (0, 2**t.bits - 1)
+    return (-(2 ** (t.bits - 1)), 2 ** (t.bits - 1) - 1)
+
+
+_CMP_TEXT = {
+    BinaryOp.EQ: "==",
+    BinaryOp.NE: "!=",
+    BinaryOp.LT: "<",
+    BinaryOp.LE: "<=",
+    BinaryOp.GT: ">",
+    BinaryOp.GE: ">=",
+}
+
+
+def _cmp(op: BinaryOp, a: Fraction | float, b: Fraction | float) -> bool:
+    return {
+        BinaryOp.EQ: a == b,
+        BinaryOp.NE: a != b,
+        BinaryOp.LT: a < b,
+        BinaryOp.LE: a <= b,
+        BinaryOp.GT: a > b,
+        BinaryOp.GE: a >= b,
+    }[op]
+
+
+#: Values of math functions at the infinities (exact): a special id or an exact float.
+_SPECIAL_MATH: dict[tuple[MathFn, int], int | float] = {
+    (MathFn.EXP, NEG_INF): 0.0,
+    (MathFn.EXP, POS_INF): POS_INF,
+    (MathFn.EXP2, NEG_INF): 0.0,
+    (MathFn.EXP2, POS_INF): POS_INF,
+    (MathFn.EXP10, NEG_INF): 0.0,
+    (MathFn.EXP10, POS_INF): POS_INF,
+    (MathFn.EXPM1, NEG_INF): -1.0,
+    (MathFn.EXPM1, POS_INF): POS_INF,
+    (MathFn.TANH, NEG_INF): -1.0,
+    (MathFn.TANH, POS_INF): 1.0,
+    (MathFn.ERF, NEG_INF): -1.0,
+    (MathFn.ERF, POS_INF): 1.0,
+    (MathFn.SQRT, POS_INF): POS_INF,
+    (MathFn.RSQRT, POS_INF): 0.0,
+    (MathFn.LOG, POS_INF): POS_INF,
+    (MathFn.LOG2, POS_INF): POS_INF,
+    (MathFn.ABS, NEG_INF): POS_INF,
+    (MathFn.ABS, POS_INF): POS_INF,
+}
+
+#: Math functions of rational constants with exact (integer) values.
+_NUMERIC_EXACT: dict[MathFn, Callable[[Fraction], int]] = {
+    MathFn.FLOOR: math.floor,
+    MathFn.CEIL: math.ceil,
+    MathFn.ROUND: lambda x: math.floor(abs(x) + Fraction(1, 2)) * (1 if x >= 0 else -1),  # half away from zero
+    MathFn.RINT: round,  # Fraction.__round__ rounds half to even
+}
+
