@@ -30,8 +30,8 @@ from larkc.tasks import (
 )
 
 if TYPE_CHECKING:
-    from larkc.pipeline.api import parse, run, trace
-    from larkc.pipeline.reports import InstanceReport, OutputReport, RunReport
+    from larkc.pipeline.api import parse, run, trace, verify
+    from larkc.pipeline.reports import InstanceReport, OutputReport, RunReport, VerifyReport
 
 __version__ = "0.1.0"
 
@@ -40,10 +40,11 @@ _LAZY = {
     "parse": "larkc.pipeline.api",
     "trace": "larkc.pipeline.api",
     "run": "larkc.pipeline.api",
-    # `verify` (the provers, `larkc verify`) is to be added here, from larkc.pipeline.api.
+    "verify": "larkc.pipeline.api",
     "InstanceReport": "larkc.pipeline.reports",
     "OutputReport": "larkc.pipeline.reports",
     "RunReport": "larkc.pipeline.reports",
+    "VerifyReport": "larkc.pipeline.reports",
 }
 
 __all__ = [
@@ -57,12 +58,14 @@ __all__ = [
     "Span",
     "Task",
     "TensorSpec",
+    "VerifyReport",
     "__version__",
     "command_line_task",
     "load_task",
     "parse",
     "run",
     "trace",
+    "verify",
 ]
 
 

@@ -40,6 +40,7 @@ COMMANDS = {
     "parse": "larkc.cli.parse",
     "trace": "larkc.cli.trace",
     "run": "larkc.cli.run",
+    "verify": "larkc.cli.verify",
 }
 
 EXIT_OK = 0

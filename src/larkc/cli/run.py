@@ -87,14 +87,16 @@ def _command(args: argparse.Namespace) -> int:
     if args.replay is not None:
         if args.target is not None:
             raise LarkcError("give either a task or --replay FILE, not both", stage=Stage.CLI)
-        task, instance, seed = load_replay(Path(args.replay))
-        instances: list[dict[str, int]] | None = [instance]
+        replay = load_replay(Path(args.replay))
+        task, seed, inputs = replay.task, replay.seed, replay.inputs
+        instances: list[dict[str, int]] | None = [replay.instance]
     else:
         if args.target is None:
             raise LarkcError("larkc run needs a task file or folder, a kernel file, or --replay FILE", stage=Stage.CLI)
         task = task_from_args(args)
         instances = _parse_shapes(task, args.shape) if args.shape else None
-    report = api.run(task, instances=instances, seed=seed, replay_dir=args.replay_dir or None)
+        inputs = {}
+    report = api.run(task, instances=instances, seed=seed, replay_dir=args.replay_dir or None, inputs=inputs)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

@@ -7,7 +7,7 @@ returns the stage's result as an object (the IR :class:`~larkc.ir.Module`, the
 a tool embedding larkc needs no command line. Bad input raises a :class:`~larkc.errors.LarkcError`.
 
 Each stage is imported when its function is called, so ``larkc.parse`` does not import torch.
-``larkc.verify`` (the provers) is to be added here beside ``run``.
+``larkc.verify`` runs the provers and returns a :class:`~larkc.pipeline.reports.VerifyReport`.
 """
 
 from __future__ import annotations
@@ -22,10 +22,12 @@ from larkc.ir.nodes import Module
 from larkc.tasks import Task, load_task
 
 if TYPE_CHECKING:
-    from larkc.pipeline.reports import RunReport
+    from larkc.pipeline.reports import RunReport, VerifyReport
+    from larkc.pipeline.verify import Progress
+    from larkc.provers import Budget
     from larkc.reference import SpecGraph
 
-__all__ = ["TaskOrPath", "as_task", "parse", "run", "trace"]
+__all__ = ["TaskOrPath", "as_task", "parse", "run", "trace", "verify"]
 
 #: A task, or the path of a task file or of a folder holding ``task.py``.
 TaskOrPath: TypeAlias = Task | str | os.PathLike[str]
@@ -90,13 +92,36 @@ def run(
     instances: Sequence[Mapping[str, int]] | None = None,
     seed: int = 0,
     replay_dir: str | os.PathLike[str] | None = None,
+    inputs: Mapping[str, Mapping[int, float]] | None = None,
 ) -> RunReport:
     """Simulate the task's kernel on seeded random inputs and compare it with the reference.
 
     Runs every shape instance of the task, or ``instances``. Each failing instance is written to a
-    replay file in ``replay_dir`` (default ``<tmp>/larkc-replay``), named by the report.
+    replay file in ``replay_dir`` (default ``<tmp>/larkc-replay``), named by the report. ``inputs`` sets
+    chosen input elements (tensor name to ``{flat index: value}``) over the random inputs.
     """
     from larkc.pipeline.run import run_task
 
     folder = Path(replay_dir) if replay_dir is not None else None
-    return run_task(as_task(task_or_path), instances=instances, seed=seed, replay_dir=folder)
+    return run_task(as_task(task_or_path), instances=instances, seed=seed, replay_dir=folder, inputs=inputs)
+
+
+def verify(
+    task_or_path: TaskOrPath,
+    *,
+    instances: Sequence[Mapping[str, int]] | None = None,
+    budget: Budget | None = None,
+    progress: Progress | None = None,
+    replay_dir: str | os.PathLike[str] | None = None,
+) -> VerifyReport:
+    """Prove the task's obligations (equivalence with the reference, bounds, races, barriers, initialised
+    reads, defined operations, assertions, integer overflow) or refute one with a counterexample.
+
+    Bounded proofs cover the task's shape instances (or ``instances``); ``budget`` bounds the effort per
+    obligation; ``progress`` receives one line per step; counterexamples confirmed by the simulator get a
+    replay file in ``replay_dir``. The report's ``verdict`` is VERIFIED, FAILED or UNKNOWN.
+    """
+    from larkc.pipeline.verify import verify_task
+
+    folder = Path(replay_dir) if replay_dir is not None else None
+    return verify_task(as_task(task_or_path), instances=instances, budget=budget, progress=progress, replay_dir=folder)

@@ -22,7 +22,7 @@ from larkc.ir.types import PointerType, VoidType, scalar_of
 from larkc.semantics import GlobalBuffer, KernelArg
 from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, TensorSpec, evaluate
 
-__all__ = ["kernel_args", "kernel_function", "make_inputs"]
+__all__ = ["check_pointee", "init_of", "kernel_args", "kernel_function", "make_inputs"]
 
 
 def make_inputs(task: Task, env: Mapping[str, int], seed: int) -> dict[str, torch.Tensor]:
@@ -38,7 +38,7 @@ def make_inputs(task: Task, env: Mapping[str, int], seed: int) -> dict[str, torc
         if any(d < 0 for d in shape):
             raise TaskError(f"task {task.name}: tensor {name} has a negative size {shape} at {dict(env)}")
         dtype = torch_dtype(spec.dtype)
-        init = _init_of(task, name, spec)
+        init = init_of(task, name, spec)
         if init == "random":
             if dtype.is_floating_point:
                 t = torch.randn(shape, generator=gen, dtype=torch.float32).to(dtype)
@@ -53,7 +53,7 @@ def make_inputs(task: Task, env: Mapping[str, int], seed: int) -> dict[str, torc
     return out
 
 
-def _init_of(task: Task, name: str, spec: TensorSpec) -> str:
+def init_of(task: Task, name: str, spec: TensorSpec) -> str:
     """How tensor ``name`` starts: its ``init``, else ``random`` for an input and ``empty`` otherwise."""
     if spec.init is not None:
         return spec.init
@@ -82,9 +82,9 @@ def kernel_args(
         match b:
             case BufferArg():
                 spec = task.tensors[b.name]
-                _check_pointee(task, p, b.name, spec)
+                check_pointee(task, p, b.name, spec)
                 args[p.name] = GlobalBuffer(
-                    b.name, tensors[b.name], spec.dtype, _init_of(task, b.name, spec) != "empty"
+                    b.name, tensors[b.name], spec.dtype, init_of(task, b.name, spec) != "empty"
                 )
             case ShapeArg():
                 args[p.name] = int(evaluate(b.expr, dict(env)))
@@ -98,7 +98,7 @@ def kernel_args(
     return args
 
 
-def _check_pointee(task: Task, p: Param, tensor: str, spec: TensorSpec) -> None:
+def check_pointee(task: Task, p: Param, tensor: str, spec: TensorSpec) -> None:
     """A pointer parameter must point to the tensor's element type (or view it as bytes or as a vector).
 
     Integer types of one width may alias (``int`` data through ``unsigned*``), as C allows.

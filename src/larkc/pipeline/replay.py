@@ -11,14 +11,22 @@ import json
 import re
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from larkc.errors import TaskError
-from larkc.pipeline.reports import InstanceReport, launch_json
+from larkc.pipeline.reports import InstanceReport, inputs_json, launch_json
 from larkc.tasks import ScalarArg, Task, command_line_task, load_task
 
-__all__ = ["REPLAY_VERSION", "check_launch_matches", "default_replay_dir", "load_replay", "write_replay_file"]
+__all__ = [
+    "REPLAY_VERSION",
+    "Replay",
+    "check_launch_matches",
+    "default_replay_dir",
+    "load_replay",
+    "write_replay_file",
+]
 
 REPLAY_VERSION = 1
 
@@ -60,6 +68,8 @@ def write_replay_file(task: Task, rep: InstanceReport, folder: Path) -> Path:
         "launch": launch_json(rep.launch),
         "diagnoses": [d.to_json() for d in rep.diagnoses],
     }
+    if rep.inputs:
+        record["inputs"] = inputs_json(rep.inputs)
     folder.mkdir(parents=True, exist_ok=True)
     shape = "-".join(f"{k}{v}" for k, v in rep.shape.items()) or "launch"
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{task.name}-{shape}-seed{rep.seed}")
@@ -68,8 +78,19 @@ def write_replay_file(task: Task, rep: InstanceReport, folder: Path) -> Path:
     return path
 
 
-def load_replay(path: Path) -> tuple[Task, dict[str, int], int]:
-    """The task, instance and seed recorded in a replay file."""
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """What a replay file records: the task, the shape instance, the seed of the random inputs, and the
+    input elements set to explicit values over them (a counterexample's witness)."""
+
+    task: Task
+    instance: dict[str, int]
+    seed: int
+    inputs: dict[str, dict[int, float]]
+
+
+def load_replay(path: Path) -> Replay:
+    """The replay recorded in a replay file (checked against the task's current launch)."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
@@ -90,10 +111,13 @@ def load_replay(path: Path) -> tuple[Task, dict[str, int], int]:
             )  # fmt: skip
         instance = {str(k): int(v) for k, v in record["instance"].items()}
         seed = int(record["seed"])
+        inputs = {
+            str(t): {int(i): float(v) for i, v in vals.items()} for t, vals in record.get("inputs", {}).items()
+        }
     except (KeyError, TypeError, ValueError) as e:
         raise TaskError(f"malformed replay file {path}: {e}") from None
     check_launch_matches(task, instance, record.get("launch"))
-    return task, instance, seed
+    return Replay(task, instance, seed, inputs)
 
 
 def check_launch_matches(task: Task, instance: Mapping[str, int], recorded: Mapping[str, Any] | None) -> None:

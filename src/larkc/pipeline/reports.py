@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from larkc.provers import Assumption, ObligationResult, ScopeKind, Status, Verdict
 from larkc.semantics import Diagnosis, LaunchConfig
 
-__all__ = ["InstanceReport", "OutputReport", "RunReport", "launch_json"]
+__all__ = ["InstanceReport", "OutputReport", "RunReport", "VerifyReport", "inputs_json", "launch_json"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,8 @@ class InstanceReport:
     outputs: tuple[OutputReport, ...]
     seconds: float
     replay: Path | None = None
+    #: input elements set to given values over the seeded random inputs (a counterexample's witness)
+    inputs: Mapping[str, Mapping[int, float]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -63,7 +67,7 @@ class InstanceReport:
         return {d.kind.value for d in self.diagnoses}
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "shape": self.shape,
             "seed": self.seed,
             "launch": launch_json(self.launch),
@@ -73,6 +77,9 @@ class InstanceReport:
             "seconds": self.seconds,
             "replay": str(self.replay) if self.replay is not None else None,
         }
+        if self.inputs:
+            out["inputs"] = inputs_json(self.inputs)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,3 +135,118 @@ class RunReport:
 def launch_json(launch: LaunchConfig) -> dict[str, Any]:
     """A launch as JSON: grid, block, dynamic shared bytes."""
     return {"grid": list(launch.grid), "block": list(launch.block), "shared_bytes": launch.shared_bytes}
+
+
+def inputs_json(inputs: Mapping[str, Mapping[int, float]]) -> dict[str, dict[str, float]]:
+    """Explicit input values as JSON: tensor name to ``{"flat index": value}``."""
+    return {t: {str(i): float(v) for i, v in sorted(vals.items())} for t, vals in sorted(inputs.items())}
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """The result of ``larkc verify`` on one task: one combined result per obligation and the verdict.
+
+    ``instances`` lists the shape instances the bounded prover ran: symbol values, launch, seconds.
+    """
+
+    task: str
+    expected_failure: str | None
+    results: tuple[ObligationResult, ...]
+    verdict: Verdict
+    instances: tuple[tuple[dict[str, int], str, float], ...]
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict is Verdict.VERIFIED
+
+    @property
+    def exit_code(self) -> int:
+        return self.verdict.exit_code
+
+    def kinds(self) -> set[str]:
+        """The failure words of the refuted obligations (``mismatch``, ``race``, ...)."""
+        return {r.obligation.kind.failure_kind for r in self.results if r.status is Status.REFUTED}
+
+    def assumptions(self) -> tuple[Assumption, ...]:
+        """Every assumption of the proved results, once each, in order."""
+        seen: dict[tuple[str, str], Assumption] = {}
+        for r in self.results:
+            if r.status is Status.PROVED:
+                for a in r.assumptions:
+                    seen.setdefault((a.kind.value, a.text), a)
+        return tuple(seen.values())
+
+    def render(self) -> list[str]:
+        """The human-readable report: one line per obligation, then the verdict with its evidence."""
+        n = len(self.instances)
+        shapes = "; ".join(_shape_text(env) for env, _, _ in self.instances)
+        lines = [f"== verify {self.task}: {n} instance{'s' if n != 1 else ''} ({shapes}), {self.seconds:.1f} s"]
+        width = max((len(r.obligation.name) for r in self.results), default=0)
+        for r in self.results:
+            status = r.status.value.upper()
+            scope = "parametric" if r.scope.kind is ScopeKind.PARAMETRIC else "bounded"
+            detail = f" ({r.detail})" if r.detail and r.status is not Status.REFUTED else ""
+            what = r.counterexample.message if r.counterexample is not None else f"{scope} [{r.prover}]{detail}"
+            lines.append(f"{r.obligation.name:<{width}}  {status:<8} {what}")
+        lines.extend(self._verdict_lines())
+        return lines
+
+    def _verdict_lines(self) -> list[str]:
+        out: list[str] = []
+        match self.verdict:
+            case Verdict.VERIFIED:
+                scopes = dict.fromkeys(r.scope.describe() for r in self.results)
+                out.append("VERIFIED " + "; ".join(scopes))
+            case Verdict.FAILED:
+                refuted = [r for r in self.results if r.status is Status.REFUTED]
+                first = refuted[0]
+                cx = first.counterexample
+                assert cx is not None
+                out.append(f"FAILED: {first.obligation.name}: {cx.message}")
+                out.append(f"  instance: {_shape_text(cx.instance)} ({cx.launch})")
+                for tensor, vals in cx.inputs.items():
+                    shown = ", ".join(f"{tensor}[{i}]={v:.9g}" for i, v in list(vals.items())[:8])
+                    more = f" (+{len(vals) - 8} more)" if len(vals) > 8 else ""
+                    out.append(f"  inputs: {shown}{more}")
+                out.append(f"  evidence: {_EVIDENCE[cx.kind.value]}")
+                if cx.replay:
+                    out.append(f"  replay: larkc run --replay {cx.replay}")
+            case Verdict.UNKNOWN:
+                open_ = [r for r in self.results if r.status is Status.UNKNOWN]
+                out.append(f"UNKNOWN: {len(open_)} obligation(s) neither proved nor refuted")
+                for r in open_:
+                    out.append(f"  {r.obligation.name}: {r.detail}")
+        assumptions = self.assumptions()
+        if assumptions and self.verdict is not Verdict.FAILED:
+            out.append("assumptions:")
+            out.extend(f"  [{a.kind.value}] {a.text}" for a in assumptions)
+        if self.expected_failure is not None:
+            found = "found" if self.expected_failure in self.kinds() else "NOT found"
+            out.append(f"the task expects {self.expected_failure}: {found}")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "verdict": self.verdict.value,
+            "exit_code": self.exit_code,
+            "expected_failure": self.expected_failure,
+            "instances": [
+                {"shape": env, "launch": launch, "seconds": round(sec, 4)} for env, launch, sec in self.instances
+            ],
+            "obligations": [r.to_json() for r in self.results],
+            "assumptions": [a.to_json() for a in self.assumptions()],
+            "seconds": round(self.seconds, 4),
+        }
+
+
+_EVIDENCE = {
+    "confirmed": "confirmed by the simulator at the task's dtypes",
+    "exact": "a difference under exact arithmetic (at the task's dtypes rounding hides it or it was not simulated)",
+    "static": "a solver's model (sizes too large to simulate)",
+}
+
+
+def _shape_text(env: Mapping[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in env.items()) or "no symbols"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import torch
 
+from larkc.errors import TaskError
 from larkc.frontends import parse_task
 from larkc.ir.nodes import Function, Module
 from larkc.pipeline.compare import compare_output, reference_outputs
@@ -34,13 +35,27 @@ def run_instance(
     seed: int,
     *,
     limits: SimLimits | None = None,
+    inputs: Mapping[str, Mapping[int, float]] | None = None,
 ) -> tuple[InstanceReport, SimResult]:
-    """Simulate and compare one shape instance of ``task`` (no replay file)."""
+    """Simulate and compare one shape instance of ``task`` (no replay file).
+
+    ``inputs`` sets chosen input elements (tensor name to ``{flat index: value}``) over the seeded random
+    inputs: the witness of a counterexample.
+    """
     env = task.shape_env(instance)
     grid, block, shared = task.launch.concrete(env)
     launch = LaunchConfig(grid, block, shared)
     f = kernel_function(task, module)
     tensors = make_inputs(task, env, seed)
+    overrides = {t: dict(v) for t, v in (inputs or {}).items()}
+    for name, values in overrides.items():
+        if name not in task.inputs:
+            raise TaskError(f"task {task.name}: explicit values for {name}, which is not an input")
+        flat = tensors[name].view(-1)
+        for i, v in values.items():
+            if not 0 <= i < flat.numel():
+                raise TaskError(f"task {task.name}: explicit value for {name}[{i}], past its {flat.numel()} elements")
+            flat[i] = v
     args = kernel_args(task, f, tensors, env)
     result = simulate(module, f.name, launch, args, limits=limits)
     diagnoses = list(result.diagnoses)
@@ -69,7 +84,9 @@ def run_instance(
                         buffer=name,
                     )
                 )
-    report = InstanceReport(dict(env), seed, launch, tuple(diagnoses), tuple(outputs), result.seconds)
+    report = InstanceReport(
+        dict(env), seed, launch, tuple(diagnoses), tuple(outputs), result.seconds, inputs=overrides
+    )
     return report, result
 
 
@@ -100,6 +117,7 @@ def run_task(
     write_replay: bool = True,
     limits: SimLimits | None = None,
     module: Module | None = None,
+    inputs: Mapping[str, Mapping[int, float]] | None = None,
 ) -> RunReport:
     """Run every instance of ``task`` (or ``instances``); failing ones get a replay file.
 
@@ -111,7 +129,7 @@ def run_task(
     chosen = list(instances) if instances is not None else list(task.instances)
     reports: list[InstanceReport] = []
     for inst in chosen:
-        rep, _ = run_instance(task, module, inst, seed, limits=limits)
+        rep, _ = run_instance(task, module, inst, seed, limits=limits, inputs=inputs)
         if not rep.ok and write_replay:
             path = write_replay_file(task, rep, replay_dir or default_replay_dir())
             rep = dataclasses.replace(rep, replay=path)

@@ -184,6 +184,8 @@ class _Interp(Interpreter):
         self.data_dependent: dict[str, Span | None] = {}
         self.symbolic_reads: dict[int, Span] = {}  # region id -> first data-dependent read
         self._pure_cache: dict[int, bool] = {}
+        self.deadline = math.inf  # perf_counter time after which the run stops (a budget)
+        self.max_terms = 1 << 30  # distinct terms after which the run stops (a budget)
 
     # -- registers -------------------------------------------------------------------------------------
 
@@ -257,6 +259,10 @@ class _Interp(Interpreter):
 
     def _stmt(self, s: Stmt, mask: torch.Tensor) -> torch.Tensor:
         self.dom.span = s.span
+        if time.perf_counter() > self.deadline:
+            raise SymbolicUnsupported("the time budget of the symbolic run was exhausted", s.span)
+        if len(self.dom.table) > self.max_terms:
+            raise SymbolicUnsupported(f"the term budget ({self.max_terms} distinct terms) was exhausted", s.span)
         if isinstance(s, If):
             ub = UndefinedOps(mask)
             cond = self._eval(s.cond, ub)
@@ -663,13 +669,16 @@ def execute_symbolic(
     constant_reader: Callable[[float, ScalarType], tuple[Poly, str | None]] | None = None,
     int_ranges: Mapping[str, tuple[int, int]] | None = None,
     limits: SimLimits | None = None,
+    seconds: float = math.inf,
+    max_terms: int = 1 << 30,
 ) -> SymbolicRun:
     """Run ``kernel`` on ``launch`` with symbolic inputs; see the module docstring.
 
     ``args`` binds every kernel parameter to a :class:`SymbolicBuffer` or a scalar (integers concrete,
     floats exact). ``constant_reader`` gives the exact reading of a float constant of the kernel (default:
     its exact binary value, no assumption); ``int_ranges`` the inclusive ranges of integer input tensors'
-    elements (default: their types' ranges). A launch that cannot run raises
+    elements (default: their types' ranges). ``seconds`` and ``max_terms`` bound the run: past them it stops
+    as unsupported, with the reason. A launch that cannot run raises
     :class:`~larkc.errors.SimulationError` as :func:`~larkc.semantics.simulate` does.
     """
     start = time.perf_counter()
@@ -685,6 +694,8 @@ def execute_symbolic(
             ranges[v.name] = (0, 1)
     domain = SymbolicDomain(reader, ranges)
     interp = _Interp(module, f, launch, limits, domain)
+    interp.deadline = start + seconds
+    interp.max_terms = max_terms
     sim_args: dict[str, KernelArg] = {}
     buffers: dict[str, SymbolicBuffer] = {}
     for name, v in args.items():

@@ -1,0 +1,86 @@
+"""``larkc verify``: prove a task's kernel equal to its reference, in bounds, race free; or refute it.
+
+::
+
+    larkc verify TASK [--shape n=128[,d=64]] [--json FILE] [--seconds S] [--progress] [--replay-dir DIR]
+    larkc verify KERNEL.cu --kernel K --grid 8 --block 256 --buffer x=f32[2048] --scalar n=2048
+
+Prints one line per obligation (``PROVED``, ``REFUTED`` with the counterexample, ``UNKNOWN`` with the
+reason) and the verdict: ``VERIFIED`` with its scope and assumptions, ``FAILED`` with the counterexample
+(the instance, the inputs that matter, the two values, a replay file), or ``UNKNOWN``. Exit status: 0
+verified, 1 failed, 2 bad input, 3 internal error, 4 unknown. ``--json FILE`` also writes the report as
+JSON (``-`` for standard output instead of the text); ``docs/verify.md`` documents the schema.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from larkc.cli import add_task_arguments, task_from_args
+from larkc.cli.run import _parse_shapes
+
+__all__ = ["register"]
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``verify`` subcommand."""
+    p = subparsers.add_parser(
+        "verify",
+        help="prove the kernel equal to its reference, in bounds and race free (or refute it)",
+        description=(
+            "Prove every obligation of a task (functional equivalence with the reference under exact "
+            "arithmetic, bounds, races, barrier uniformity, initialised reads, defined operations, assertions, "
+            "integer overflow) or refute one with a counterexample. Exit 0 verified, 1 failed, 2 bad input, "
+            "3 internal error, 4 unknown."
+        ),
+    )
+    add_task_arguments(p)
+    p.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="SYM=N[,SYM=N...]",
+        help="verify this shape instance instead of the task's (repeatable)",
+    )
+    p.add_argument("--json", metavar="FILE", help="write the report as JSON to FILE ('-': standard output)")
+    p.add_argument(
+        "--seconds", type=float, default=60.0, help="time budget per obligation and instance (default 60)"
+    )
+    p.add_argument("--progress", action="store_true", help="report progress on standard error")
+    p.add_argument("--replay-dir", metavar="DIR", help="where to write replay files (default: <tmp>/larkc-replay)")
+    p.set_defaults(func=_command)
+
+
+def _command(args: argparse.Namespace) -> int:
+    from larkc.pipeline import api
+    from larkc.provers import Budget
+
+    task = task_from_args(args)
+    instances = _parse_shapes(task, args.shape) if args.shape else None
+    show = args.progress or sys.stderr.isatty()
+
+    def progress(line: str) -> None:
+        if show:
+            print(f"larkc verify: {line}", file=sys.stderr, flush=True)
+
+    report = api.verify(
+        task,
+        instances=instances,
+        budget=Budget(seconds=args.seconds),
+        progress=progress,
+        replay_dir=args.replay_dir or None,
+    )
+    if args.json is not None:
+        text = json.dumps(report.to_json(), indent=2)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text + "\n", encoding="utf-8")
+    if args.json != "-":
+        print("\n".join(report.render()))
+    sys.stdout.flush()
+    return report.exit_code

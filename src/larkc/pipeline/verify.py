@@ -1,0 +1,346 @@
+"""``larkc verify``: prove a task's obligations, or refute them with a counterexample.
+
+For a task, :func:`verify_task` builds the obligations (equivalence of every output when the task has a
+reference; bounds, races, barrier uniformity, initialised reads, defined operations, assertions and
+integer overflow always) and asks the provers:
+
+1. **Bounded, per shape instance** (:mod:`larkc.provers.bounded`): the kernel is executed symbolically
+   on the instance (:func:`larkc.semantics.symexec.execute_symbolic`, the simulator's own statement
+   interpreter over exact terms) and the reference's spec is evaluated symbolically on it
+   (:func:`larkc.reference.evaluate_symbolic`); each output element is decided, and the run's checks
+   decide the safety obligations for that instance and launch.
+2. **Refutations are confirmed** on concrete inputs: the witness of a difference is run through the
+   simulator and the reference at the task's dtypes (``larkc run`` with those inputs). Confirmed, the
+   counterexample gets a replay file; a difference that rounding hides stays a refutation under exact
+   arithmetic and says so.
+
+Results of one obligation over several instances (and provers) are combined
+(:func:`larkc.provers.combine`); the verdict is VERIFIED, FAILED or UNKNOWN.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from larkc.errors import TaskError
+from larkc.frontends import parse_task
+from larkc.ir.nodes import Function, Module
+from larkc.ir.types import ScalarType
+from larkc.pipeline.inputs import check_pointee, init_of, kernel_function
+from larkc.pipeline.replay import default_replay_dir, write_replay_file
+from larkc.pipeline.reports import VerifyReport
+from larkc.pipeline.run import run_instance
+from larkc.provers import (
+    Assumption,
+    AssumptionKind,
+    Budget,
+    CounterexampleKind,
+    Obligation,
+    ObligationKind,
+    ObligationResult,
+    Status,
+    combine,
+    verdict,
+)
+from larkc.provers.bounded import Finding, InstanceFacts, prove_instance
+from larkc.semantics import LaunchConfig
+from larkc.semantics.symexec import SymbolicArg, SymbolicBuffer, SymbolicRun, execute_symbolic
+from larkc.symbolic import terms as tm
+from larkc.symbolic.terms import Poly, Term
+from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, evaluate
+
+__all__ = ["Progress", "obligations_of", "verify_task"]
+
+#: Called with one line of progress (an instance started, an obligation decided).
+Progress = Callable[[str], None]
+
+
+def obligations_of(task: Task) -> list[Obligation]:
+    """Equivalence of every output (when the task has a reference), then the safety properties."""
+    obs = [Obligation(ObligationKind.EQUIVALENCE, name) for name in task.outputs] if task.reference else []
+    obs += [
+        Obligation(kind)
+        for kind in (
+            ObligationKind.BOUNDS,
+            ObligationKind.RACE,
+            ObligationKind.BARRIER,
+            ObligationKind.INIT,
+            ObligationKind.DEFINED,
+            ObligationKind.ASSERT,
+            ObligationKind.OVERFLOW,
+        )
+    ]
+    return obs
+
+
+def verify_task(
+    task: Task,
+    *,
+    instances: Sequence[Mapping[str, int]] | None = None,
+    budget: Budget | None = None,
+    progress: Progress | None = None,
+    replay_dir: Path | None = None,
+    module: Module | None = None,
+) -> VerifyReport:
+    """Prove or refute every obligation of ``task`` (see the module docstring)."""
+    start = time.perf_counter()
+    budget = budget or Budget()
+    say = progress or (lambda _line: None)
+    if module is None:
+        module = parse_task(task)
+    f = kernel_function(task, module)
+    graph = None
+    if task.reference is not None:
+        from larkc.reference import trace_task
+
+        graph = trace_task(task)
+    obligations = obligations_of(task)
+    chosen = [task.shape_env(i) for i in (instances if instances is not None else task.instances)]
+    per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
+    runs: list[tuple[dict[str, int], str, float]] = []
+    for k, env in enumerate(chosen):
+        shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
+        say(f"instance {k + 1}/{len(chosen)} ({shape}): symbolic execution")
+        t0 = time.perf_counter()
+        facts = _instance_facts(task, module, f, graph, env, budget)
+        say(f"instance {k + 1}/{len(chosen)}: deciding {len(obligations)} obligations")
+        results = prove_instance(facts, obligations, budget)
+        results = [_confirm(task, module, r, env, replay_dir) for r in results]
+        runs.append((env, facts.launch, time.perf_counter() - t0))
+        for r in results:
+            per_ob[r.obligation].append(r)
+        if any(r.status is Status.REFUTED for r in results):
+            break  # a refutation decides the verdict; later instances would only repeat it
+    combined = tuple(combine(per_ob[ob]) if per_ob[ob] else _not_run(ob) for ob in obligations)
+    return VerifyReport(
+        task=task.name,
+        expected_failure=task.expected_failure,
+        results=combined,
+        verdict=verdict(combined),
+        instances=tuple(runs),
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _not_run(ob: Obligation) -> ObligationResult:
+    from larkc.provers import Scope
+
+    return ObligationResult(ob, Status.UNKNOWN, Scope.bounded([], []), "pipeline", "no instance was run")
+
+
+# --------------------------------------------------------------------------------------------------
+# One instance: symbolic execution and the spec's terms
+
+
+def _instance_facts(
+    task: Task,
+    module: Module,
+    f: Function,
+    graph: object | None,
+    env: dict[str, int],
+    budget: Budget,
+) -> InstanceFacts:
+    grid, block, shared = task.launch.concrete(env)
+    launch = LaunchConfig(grid, block, shared)
+    args = symbolic_args(task, f, env)
+    ranges = _int_ranges(task, env)
+    spec_terms: dict[str, tuple[Term, ...]] | None = None
+    reader = _exact_constant
+    if graph is not None:
+        from larkc.reference import SpecGraph, evaluate_symbolic
+
+        assert isinstance(graph, SpecGraph)
+        outs = evaluate_symbolic(graph, env)
+        spec_terms = {name: tt.elems for name, tt in zip(task.outputs, outs, strict=True)}
+        reader = ConstantReader([t for tt in outs for t in tt.elems], _scalar_values(task)).read
+    run = execute_symbolic(
+        module,
+        f.name,
+        launch,
+        args,
+        constant_reader=reader,
+        int_ranges=ranges,
+        seconds=budget.seconds,
+        max_terms=budget.term_size,
+    )
+    return _facts(task, env, run, spec_terms, ranges)
+
+
+def symbolic_args(task: Task, f: Function, env: Mapping[str, int]) -> dict[str, SymbolicArg]:
+    """The symbolic argument of every kernel parameter, from the task's bindings."""
+    args: dict[str, SymbolicArg] = {}
+    for p in f.params:
+        b = task.binding(p.name)
+        match b:
+            case BufferArg():
+                spec = task.tensors[b.name]
+                check_pointee(task, p, b.name, spec)
+                init = init_of(task, b.name, spec)
+                kind = {"random": "input", "zeros": "zeros", "empty": "empty"}[init]
+                args[p.name] = SymbolicBuffer(b.name, spec.concrete_shape(dict(env)), spec.dtype, kind)  # type: ignore[arg-type]
+            case ShapeArg():
+                args[p.name] = int(evaluate(b.expr, dict(env)))
+            case ScalarArg():
+                v = b.value
+                args[p.name] = Fraction(v) if isinstance(v, float) else v
+            case None:
+                raise TaskError(
+                    f"task {task.name}: kernel parameter {p.name} has no binding (name a tensor or symbol "
+                    f"{p.name}, or bind it in bindings=...)"
+                )
+    return args
+
+
+def _int_ranges(task: Task, env: Mapping[str, int]) -> dict[str, tuple[int, int]]:
+    out = {}
+    for name, spec in task.inputs.items():
+        r = spec.value_range(dict(env))
+        if r is not None:
+            out[name] = (r[0], r[1] - 1)
+    return out
+
+
+def _scalar_values(task: Task) -> list[float]:
+    return [float(b.value) for b in task.bindings.values() if isinstance(b, ScalarArg) and isinstance(b.value, float)]
+
+
+def _facts(
+    task: Task,
+    env: dict[str, int],
+    run: SymbolicRun,
+    spec_terms: dict[str, tuple[Term, ...]] | None,
+    ranges: Mapping[str, tuple[int, int]],
+) -> InstanceFacts:
+    findings = tuple(Finding(d.kind.value, d.render(), d.span) for d in run.diagnoses)
+    unsupported = None
+    if run.unsupported is not None:
+        unsupported = (run.unsupported.reason, run.unsupported.span)
+    assumptions = [Assumption(AssumptionKind.NUMERIC, n.text, n.span) for n in run.notes]
+    for name, (lo, hi) in ranges.items():
+        assumptions.append(Assumption(AssumptionKind.TASK, f"every element of {name} is in [{lo}, {hi}]"))
+    shapes = {name: spec.concrete_shape(dict(env)) for name, spec in task.tensors.items()}
+    return InstanceFacts(
+        instance=dict(env),
+        launch=str(run.launch),
+        findings=findings,
+        exhaustive=run.control_concrete,
+        data_dependent=tuple(run.data_dependent),
+        unsupported=unsupported,
+        opaque=tuple(run.opaque),
+        assumptions=tuple(assumptions),
+        kernel_outputs={name: run.buffers[name] for name in task.outputs if name in run.buffers},
+        spec_outputs=spec_terms,
+        output_shapes={name: shapes[name] for name in task.outputs},
+        input_sizes={name: math.prod(shapes[name]) for name in task.inputs},
+        input_dtypes={name: spec.dtype for name, spec in task.inputs.items()},
+        int_ranges=dict(ranges),
+        aborted=run.aborted,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Reading the kernel's float constants
+
+
+def _exact_constant(value: float, t: ScalarType) -> tuple[Poly, str | None]:
+    return tm.const(value), None
+
+
+class ConstantReader:
+    """Reads a float literal of the kernel as the reference's constant it rounds from.
+
+    Under exact arithmetic, the kernel's ``1e-5f`` (a float32) and the reference's ``1e-5`` (a binary64)
+    are different numbers. Casts and rounding vanish in the model, so a literal that is the rounding, at
+    its own type, of a constant of the reference (or of a scalar the task binds) is read as that
+    constant; the verdict lists the reading. A literal exactly equal to a constant, or matching none (or
+    several), keeps its exact value.
+    """
+
+    def __init__(self, spec_terms: Sequence[Term], scalars: Sequence[float]) -> None:
+        self._constants: set[Fraction] = set()
+        for node in tm._post_order(spec_terms):
+            if isinstance(node, Poly):
+                if node.const:
+                    self._constants.add(abs(node.const))
+                for _, k in node.terms:
+                    self._constants.add(abs(k))
+        for v in scalars:
+            if math.isfinite(v) and v:
+                self._constants.add(abs(Fraction(v)))
+        self._by_type: dict[ScalarType, dict[float, list[Fraction]]] = {}
+
+    def _table(self, t: ScalarType) -> dict[float, list[Fraction]]:
+        table = self._by_type.get(t)
+        if table is None:
+            table = {}
+            for c in self._constants:
+                table.setdefault(_round(c, t), []).append(c)
+            self._by_type[t] = table
+        return table
+
+    def read(self, value: float, t: ScalarType) -> tuple[Poly, str | None]:
+        exact = Fraction(value)
+        sign = -1 if exact < 0 else 1
+        cands = self._table(t).get(abs(value), [])
+        if exact in (Fraction(0),) or abs(exact) in cands or len(set(cands)) != 1:
+            return tm.const(exact), None
+        chosen = cands[0]
+        return tm.const(sign * chosen), (
+            f"the literal {value!r} ({t}) is read as the reference's constant {_show(sign * chosen)}"
+        )
+
+
+def _show(q: Fraction) -> str:
+    f = float(q)
+    return repr(f) if Fraction(f) == q else f"{q.numerator}/{q.denominator}"
+
+
+def _round(c: Fraction, t: ScalarType) -> float:
+    f = float(c)
+    if t.bits == 64:
+        return f
+    if str(t) == "bf16":
+        import torch
+
+        return float(torch.tensor(f, dtype=torch.float64).to(torch.bfloat16).item())
+    return float(np.float16(f) if t.bits == 16 else np.float32(f))
+
+
+# --------------------------------------------------------------------------------------------------
+# Confirming refutations on concrete inputs
+
+
+def _confirm(
+    task: Task, module: Module, r: ObligationResult, env: Mapping[str, int], replay_dir: Path | None
+) -> ObligationResult:
+    """Run a refutation's witness through the simulator and the reference; attach a replay file."""
+    if r.status is not Status.REFUTED or r.counterexample is None:
+        return r
+    cx = r.counterexample
+    inputs = {t: dict(v) for t, v in cx.inputs.items() if t in task.inputs}
+    rep, _ = run_instance(task, module, env, 0, inputs=inputs)
+    word = r.obligation.kind.failure_kind
+    seen = word in rep.kinds()
+    replay: str | None = None
+    if not rep.ok:
+        replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
+    if r.obligation.kind is ObligationKind.EQUIVALENCE:
+        if seen:
+            new_kind = CounterexampleKind.CONFIRMED
+            note = ""
+        else:
+            new_kind = CounterexampleKind.EXACT
+            note = " (under exact arithmetic; at the task's dtypes the simulator's output is within tolerance)"
+        cx = dataclasses.replace(cx, kind=new_kind, message=cx.message + note, replay=replay)
+    else:
+        cx = dataclasses.replace(cx, replay=replay)
+    return dataclasses.replace(r, counterexample=cx)
+
+

@@ -1,0 +1,332 @@
+"""The built-in symbolic engine: bounded proofs from one symbolic run per shape instance.
+
+The pipeline executes the kernel symbolically for a shape instance (:mod:`larkc.semantics.symexec`) and
+evaluates the reference's spec symbolically for the same instance; the facts of that run reach this
+module as an :class:`InstanceFacts`. From them, :func:`prove_instance` decides each obligation for that
+instance and launch:
+
+* **Equivalence** of an output: every element's kernel term against the spec's term — the same
+  interned term (free), equal after full expansion, or equal by z3 (linear and polynomial real
+  arithmetic with ``max``/``min``/``select`` as ``If``, functions uninterpreted). Otherwise inputs that
+  separate them are searched (:mod:`larkc.provers.witness`); a difference confirmed at high precision
+  refutes; nothing found leaves the element UNKNOWN. An element that depends on memory never written
+  (or a variable never assigned) refutes; one that depends on a value the executor could not model
+  (*opaque*) is UNKNOWN.
+* **Safety** (bounds, races, barriers, initialised reads, defined operations, assertions): the run's
+  checks saw every access of the launch when control flow and addresses were concrete, or a superset of
+  them when data-dependent branches were if-converted; so no finding proves the obligation for the
+  instance. A finding of a run with concrete control refutes (it happens for every input); with
+  data-dependent control it is a candidate the pipeline must confirm on concrete inputs.
+
+Every result is bounded: its scope is the instance and its launch. Budgets bound the time spent per
+obligation; past them the result is UNKNOWN with the reason.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from larkc.errors import Span
+from larkc.ir.types import ScalarType
+from larkc.provers.core import (
+    KIND_OF_FAILURE,
+    Assumption,
+    AssumptionKind,
+    Budget,
+    Counterexample,
+    CounterexampleKind,
+    Obligation,
+    ObligationKind,
+    ObligationResult,
+    Scope,
+    Status,
+)
+from larkc.provers.witness import Witness, find_witness
+from larkc.symbolic import terms as tm
+from larkc.symbolic.terms import Elem, Poly, Read, Term
+
+__all__ = ["ElementVerdict", "Finding", "InstanceFacts", "decide_equal", "prove_instance"]
+
+PROVER = "symbolic"
+
+#: Terms larger than this (summands, counted over the whole DAG) are not expanded or sent to z3.
+_EXPAND_NODES = 20_000
+_Z3_NODES = 4_000
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A diagnosis of the simulator's checks in the symbolic run, as the provers see it."""
+
+    kind: str  # the diagnosis word: race oob divergence uninit ub assert mismatch
+    text: str  # the rendered one-line diagnosis
+    span: Span | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceFacts:
+    """What one symbolic run of one shape instance established (built by the pipeline).
+
+    ``kernel_outputs`` holds each output's elements after the launch (a term, or ``"undef"``,
+    ``"+inf"``, ``"-inf"``, ``"nan"``); ``spec_outputs`` the spec's terms (``None`` for a safety-only
+    task); ``input_sizes``/``input_dtypes`` describe the input tensors the terms read (for witnesses);
+    ``int_ranges`` the inclusive ranges of integer inputs. ``exhaustive`` says control flow and addresses
+    were concrete; ``unsupported`` is the reason the run stopped, if it did.
+    """
+
+    instance: Mapping[str, int]
+    launch: str
+    findings: tuple[Finding, ...] = ()
+    exhaustive: bool = True
+    data_dependent: tuple[str, ...] = ()
+    unsupported: tuple[str, Span | None] | None = None
+    opaque: tuple[str, ...] = ()
+    assumptions: tuple[Assumption, ...] = ()
+    kernel_outputs: Mapping[str, Sequence[Term | str]] = field(default_factory=dict)
+    spec_outputs: Mapping[str, Sequence[Term]] | None = None
+    output_shapes: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    input_sizes: Mapping[str, int] = field(default_factory=dict)
+    input_dtypes: Mapping[str, ScalarType] = field(default_factory=dict)
+    int_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    aborted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ElementVerdict:
+    """The decision for one output element: ``equal`` True (proved), False (refuted), None (unknown)."""
+
+    equal: bool | None
+    how: str
+    witness: Witness | None = None
+
+
+def _contains(term: Term, tensor: str) -> bool:
+    return any(isinstance(n, Elem | Read) and n.tensor == tensor for n in tm._post_order([term]))
+
+
+def _size(term: Term) -> int:
+    n = 0
+    for _ in tm._post_order([term]):
+        n += 1
+        if n > _EXPAND_NODES:
+            break
+    return n
+
+
+def decide_equal(
+    kernel: Term | str,
+    spec: Term,
+    facts: InstanceFacts,
+    *,
+    deadline: float,
+    solver_ms: int = 10_000,
+) -> ElementVerdict:
+    """Decide ``kernel == spec`` for all inputs (see the module docstring for the procedures tried)."""
+    if isinstance(kernel, str):
+        if kernel == "undef":
+            return ElementVerdict(False, "never written (or computed from a value never assigned)")
+        return ElementVerdict(False, f"the kernel's value is {kernel}, the reference's a real number")
+    if kernel is spec:
+        return ElementVerdict(True, "identical normal forms")
+    if _contains(kernel, "<undef>"):
+        return ElementVerdict(False, "depends on memory never written or a variable never assigned")
+    if _contains(kernel, "<opaque>"):
+        return ElementVerdict(None, "depends on a value the symbolic executor cannot model")
+    if isinstance(kernel, Poly) != isinstance(spec, Poly):
+        return ElementVerdict(None, "a number compared with a truth value")
+    small = _size(kernel) <= _EXPAND_NODES and _size(spec) <= _EXPAND_NODES
+    if small:
+        try:
+            if tm.expand(kernel) is tm.expand(spec):
+                return ElementVerdict(True, "equal after expansion")
+        except (ValueError, ZeroDivisionError, RecursionError):
+            pass
+    if time.perf_counter() > deadline:
+        return ElementVerdict(None, "time budget exhausted")
+    if _size(kernel) <= _Z3_NODES and _size(spec) <= _Z3_NODES:
+        z = _z3_equal(kernel, spec, solver_ms)
+        if z is True:
+            return ElementVerdict(True, "z3: no input separates them")
+    w = find_witness(kernel, spec, facts.input_sizes, facts.input_dtypes, facts.int_ranges)
+    if w is not None:
+        return ElementVerdict(False, f"differ at inputs found by search ({w.strategy})", w)
+    return ElementVerdict(None, "normal forms differ and neither a proof nor a counterexample was found")
+
+
+def _z3_equal(a: Term, b: Term, solver_ms: int) -> bool | None:
+    import z3
+
+    conv = tm.Z3Converter()
+    try:
+        conv.prepare([a, b])
+        za, zb = conv.convert(a), conv.convert(b)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    s = z3.Solver()
+    s.set("timeout", solver_ms)
+    s.add(za != zb)
+    r = s.check()
+    if r == z3.unsat:
+        return True
+    return None
+
+
+def _scope(facts: InstanceFacts) -> Scope:
+    return Scope.bounded([facts.instance], [facts.launch])
+
+
+def prove_instance(
+    facts: InstanceFacts, obligations: Sequence[Obligation], budget: Budget
+) -> list[ObligationResult]:
+    """One result per obligation for the instance of ``facts`` (see the module docstring)."""
+    out: list[ObligationResult] = []
+    for ob in obligations:
+        start = time.perf_counter()
+        if ob.kind is ObligationKind.EQUIVALENCE:
+            r = _equivalence(facts, ob, budget)
+        elif ob.kind is ObligationKind.OVERFLOW:
+            r = ObligationResult(
+                ob, Status.UNKNOWN, _scope(facts), PROVER, "integer overflow is decided by the parametric prover"
+            )
+        else:
+            r = _safety(facts, ob)
+        out.append(_timed(r, time.perf_counter() - start))
+    return out
+
+
+def _timed(r: ObligationResult, seconds: float) -> ObligationResult:
+    return ObligationResult(
+        r.obligation, r.status, r.scope, r.prover, r.detail, r.assumptions, r.counterexample, seconds
+    )
+
+
+_MODEL = Assumption(AssumptionKind.MODEL, "distinct buffers do not overlap (no aliasing)")
+_EXACT = Assumption(AssumptionKind.MODEL, "exact real arithmetic (rounding and float format conversions not modelled)")
+
+
+def _safety(facts: InstanceFacts, ob: Obligation) -> ObligationResult:
+    scope = _scope(facts)
+    word = ob.kind.failure_kind
+    hits = [f for f in facts.findings if f.kind == word]
+    if hits:
+        first = hits[0]
+        kind = CounterexampleKind.CONFIRMED if facts.exhaustive else CounterexampleKind.EXACT
+        cx = Counterexample(kind, first.text, dict(facts.instance), facts.launch, first.span)
+        if facts.exhaustive:
+            return ObligationResult(ob, Status.REFUTED, scope, PROVER, "found on every input", (_MODEL,), cx)
+        return ObligationResult(
+            ob, Status.UNKNOWN, scope, PROVER,
+            f"possible {word} on a data-dependent path (needs confirmation on concrete inputs): {first.text}",
+        )  # fmt: skip
+    if facts.unsupported is not None:
+        reason, span = facts.unsupported
+        where = f" at {span.location()}" if span is not None and span.line > 0 else ""
+        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, f"symbolic execution stopped{where}: {reason}")
+    if facts.aborted:
+        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, "the launch stopped early (barrier divergence)")
+    how = (
+        "every access of the launch checked (control flow and addresses do not depend on input data)"
+        if facts.exhaustive
+        else "a superset of the accesses checked (data-dependent branches run both ways: "
+        + "; ".join(facts.data_dependent)
+        + ")"
+    )
+    return ObligationResult(ob, Status.PROVED, scope, PROVER, how, (_MODEL,))
+
+
+def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> ObligationResult:
+    scope = _scope(facts)
+    name = ob.subject
+    if facts.spec_outputs is None:
+        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, "the task has no reference")
+    if facts.unsupported is not None:
+        reason, span = facts.unsupported
+        where = f" at {span.location()}" if span is not None and span.line > 0 else ""
+        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, f"symbolic execution stopped{where}: {reason}")
+    if facts.aborted:
+        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, "the launch stopped early (barrier divergence)")
+    kernel = facts.kernel_outputs.get(name)
+    spec = facts.spec_outputs.get(name)
+    if kernel is None or spec is None or len(kernel) != len(spec):
+        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, f"no terms for output {name}")
+    deadline = time.perf_counter() + budget.seconds
+    unknown: list[tuple[int, str]] = []
+    hows: dict[str, int] = {}
+    for i, (k, s) in enumerate(zip(kernel, spec, strict=True)):
+        if time.perf_counter() > deadline:
+            unknown.append((i, f"time budget of {budget.seconds:g} s exhausted at element {i} of {len(kernel)}"))
+            break
+        v = decide_equal(k, s, facts, deadline=deadline, solver_ms=budget.solver_ms)
+        if v.equal is False:
+            return _refuted(facts, ob, i, k, s, v)
+        if v.equal is None:
+            unknown.append((i, v.how))
+            continue
+        hows[v.how] = hows.get(v.how, 0) + 1
+    assumptions = (
+        _EXACT,
+        _MODEL,
+        *facts.assumptions,
+    )
+    if unknown:
+        i, why = unknown[0]
+        more = f" (and {len(unknown) - 1} more element(s))" if len(unknown) > 1 else ""
+        idx = _unravel(i, facts.output_shapes.get(name, (len(kernel),)))
+        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, f"{name}{list(idx)}: {why}{more}", assumptions)
+    detail = ", ".join(f"{n} {h}" for h, n in sorted(hows.items(), key=lambda kv: -kv[1]))
+    return ObligationResult(ob, Status.PROVED, scope, PROVER, f"{len(kernel)} elements: {detail}", assumptions)
+
+
+def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    out = []
+    for d in reversed(shape):
+        out.append(flat % d if d else 0)
+        flat = flat // d if d else 0
+    return tuple(reversed(out))
+
+
+def _refuted(
+    facts: InstanceFacts, ob: Obligation, i: int, k: Term | str, s: Term, v: ElementVerdict
+) -> ObligationResult:
+    name = ob.subject
+    idx = _unravel(i, facts.output_shapes.get(name, ()))
+    inputs: dict[str, dict[int, float]] = {}
+    kv: float | None = None
+    sv: float | None = None
+    if v.witness is not None:
+        terms: list[Term] = [s] if isinstance(k, str) else [k, s]
+        inputs = v.witness.relevant(terms)
+        kv, sv = v.witness.kernel_value, v.witness.reference_value
+        values = f": kernel {kv:.9g}, reference {sv:.9g}"
+    else:
+        values = ""
+    message = f"{name}{list(idx)} {v.how}{values}"
+    cx = Counterexample(
+        CounterexampleKind.EXACT, message, dict(facts.instance), facts.launch, None, idx, kv, sv, inputs
+    )
+    return ObligationResult(ob, Status.REFUTED, _scope(facts), PROVER, v.how, (), cx)
+
+
+def safety_obligations(has_reference_outputs: Sequence[str]) -> list[Obligation]:
+    """The obligations of a task: equivalence per output (if any), then the safety properties."""
+    obs = [Obligation(ObligationKind.EQUIVALENCE, name) for name in has_reference_outputs]
+    for kind in (
+        ObligationKind.BOUNDS,
+        ObligationKind.RACE,
+        ObligationKind.BARRIER,
+        ObligationKind.INIT,
+        ObligationKind.DEFINED,
+        ObligationKind.ASSERT,
+        ObligationKind.OVERFLOW,
+    ):
+        obs.append(Obligation(kind))
+    return obs
+
+
+def kind_of(word: str) -> ObligationKind | None:
+    """The obligation a diagnosis word refutes."""
+    return KIND_OF_FAILURE.get(word)
+
+
