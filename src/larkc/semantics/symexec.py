@@ -490,8 +490,7 @@ class _Interp(Interpreter):
             return self._concrete_or_none(self.dom.to_bool(v), BOOL)
         if s_el.is_bool:
             return self._concrete_or_none(self.dom.from_bool(v), d_el)
-        self.dom.check_fits(v, d_el, f"conversion to {d_el} of")
-        return v
+        return self.dom.fitting(v, d_el, "integer conversion")
 
     def _bitcast(self, e: Cast, v: torch.Tensor, ub: UndefinedOps) -> torch.Tensor:
         s_el = _elem(e.operand.type)
@@ -560,7 +559,7 @@ class _Interp(Interpreter):
                     return acc
                 total = dom.id(tm.add(*(dom.poly(x) for x in row)))
                 if not t.is_float:
-                    dom.check_fits(torch.tensor([total], dtype=ID_DTYPE), t, "sum")
+                    return int(dom.fitting(torch.tensor([total], dtype=ID_DTYPE), t, "sum")[0])
                 return total
             case ReduceOp.PROD:
                 if not t.is_float:

@@ -357,19 +357,25 @@ class SymbolicDomain:
             return (min(r[0] for r in rs), min(r[1] for r in rs))
         return (-math.inf, math.inf)
 
-    def check_fits(self, ids: torch.Tensor, t: ScalarType, what: str) -> None:
-        """Raise :class:`SymbolicUnsupported` unless every symbolic integer of ``ids`` fits type ``t``."""
+    def fitting(self, ids: torch.Tensor, t: ScalarType, what: str) -> torch.Tensor:
+        """``ids`` with every symbolic integer that may leave ``t``'s range replaced by an opaque value.
+
+        Within the range, exact arithmetic is C's arithmetic; outside it the value wraps (or the result is
+        undefined), which terms do not express. The replacement keeps the run going: an output computed
+        from it is UNKNOWN, and control flow or an address depending on it stops the run.
+        """
         lo_t, hi_t = _type_range(t)
+        bad: dict[int, int] = {}
         for u in torch.unique(ids.reshape(-1)).tolist():
-            term = self.table.term(u)
+            term = self.table.term(u) if u not in _SPECIALS else None
             if not isinstance(term, Poly):
                 continue
             lo, hi = self.int_range(term)
             if lo < lo_t or hi > hi_t:
-                raise SymbolicUnsupported(
-                    f"data-dependent {what} {term} may leave the range of {t} (no bound excludes wrap-around)",
-                    self.span,
-                )
+                bad[u] = self._opaque_id(f"data-dependent {what} may leave the range of {t}")
+        if not bad:
+            return ids
+        return _unique_map(ids, lambda u: bad.get(u, u))
 
     # -- floating-point arithmetic ---------------------------------------------------------------------
 
@@ -670,8 +676,7 @@ class SymbolicDomain:
                 )
             case _:
                 raise SymbolicUnsupported(f"operator {op.value} on data-dependent {t} values", self.span)
-        self.check_fits(out, t, f"{t} {op.value}")
-        return out
+        return self.fitting(out, t, f"{t} {op.value}")
 
     def _shl(self, x: int, y: int) -> int:
         py = self.poly(y)
@@ -702,8 +707,7 @@ class SymbolicDomain:
 
     def int_neg(self, a: torch.Tensor, t: ScalarType) -> torch.Tensor:
         out = _unique_map(a, lambda x: self.id(tm.neg(self.poly(x))))
-        self.check_fits(out, t, f"{t} negation")
-        return out
+        return self.fitting(out, t, f"{t} negation")
 
     def select(self, c: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """``select(c, x, y)`` with a symbolic condition (ids), elementwise."""
@@ -755,10 +759,30 @@ class SymbolicDomain:
 
 
 def _select_terms(cond: BoolTerm, x: Poly, y: Poly) -> Poly:
-    """``select`` that resolves selects nested on the same condition (if-conversion of two arms)."""
+    """``select(cond, x, y)``, resolving selects nested on the same condition (if-conversion of two arms)
+    and reading a choice between two values by their own order as ``max``/``min``."""
     x = _resolve(cond, x, True)
     y = _resolve(cond, y, False)
+    if isinstance(cond, tm.Cmp) and cond.op in (tm.CmpOp.LT, tm.CmpOp.LE):
+        extremum = _as_extremum(cond.lhs, x, y)
+        if extremum is not None:
+            return extremum
     return tm.select(cond, x, y)
+
+
+def _as_extremum(lhs: Poly, x: Poly, y: Poly) -> Poly | None:
+    """``select(lhs < 0, x, y)`` (or ``<=``) as ``min(x, y)`` or ``max(x, y)`` when ``x - y = c * lhs``.
+
+    ``c > 0``: the condition says ``x < y``, so the choice is the smaller; ``c < 0``: it says ``x > y``, the
+    larger. At a tie both arms are equal, so ``<`` and ``<=`` agree with min/max exactly.
+    """
+    d = tm.sub(x, y)
+    if d.is_const or lhs.is_const or d.terms[0][0] is not lhs.terms[0][0]:
+        return None
+    c = d.terms[0][1] / lhs.terms[0][1]
+    if tm.mul(lhs, tm.const(c)) is not d:
+        return None
+    return tm.minimum(x, y) if c > 0 else tm.maximum(x, y)
 
 
 def _resolve(cond: BoolTerm, p: Poly, holds: bool) -> Poly:
