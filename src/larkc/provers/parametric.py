@@ -1,0 +1,780 @@
+"""The parametric safety and integer-overflow prover (z3): bounds, races, barriers, overflow for all sizes.
+
+:func:`prove_parametric` proves or refutes, for **every** size the task allows (every symbol at least
+1, the task's constraints, each tensor at most ``task.max_tensor_bytes`` bytes) and for every thread
+and block of the launch the task's ``grid``/``block`` expressions give:
+
+* ``BOUNDS``: every load, store and atomic lies inside its buffer (a task tensor, a shared or local
+  array, the dynamic shared memory of ``shared_bytes``) and is aligned for its type;
+* ``RACE``: no two distinct threads access one location, one of them with a plain write (or one
+  atomically and one plainly), in one barrier interval of a block, or at all from two blocks;
+* ``BARRIER``: every ``__syncthreads`` is reached by all live threads of the block together, every
+  ``__syncwarp``, shuffle and vote by all live lanes of its mask;
+* ``OVERFLOW``: signed index arithmetic never overflows, and no unsigned arithmetic or value-changing
+  conversion that feeds an address wraps; sizes bound to integer kernel parameters fit them.
+  A refutation gives the *smallest* sizes (by the sum of the symbols) at which it happens.
+
+How: :class:`~larkc.provers.zexec.Executor` runs the kernel symbolically for one generic thread,
+recording accesses, synchronisation points and integer operations that may leave their type's range;
+this module turns them into z3 queries (instantiating a record for two distinct threads where the
+property is about pairs). PROVED means z3 answered ``unsat`` for the negation of the property under
+the world's facts; a satisfying model refutes the obligation only when every variable it involves is
+*exact* (realised by an execution: no havocked loop value, no loaded data), otherwise the result is
+UNKNOWN with the possible violation as its reason. ``docs/provers.md`` has the long form.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import z3
+
+from larkc.errors import LarkcError, Span
+from larkc.ir.nodes import Cast, CastKind, Function, FunctionKind, Level, Module
+from larkc.ir.types import PointerType, ScalarType, Type, VectorType
+from larkc.provers.core import (
+    Assumption,
+    AssumptionKind,
+    Budget,
+    Counterexample,
+    CounterexampleKind,
+    Obligation,
+    ObligationKind,
+    ObligationResult,
+    Scope,
+    Status,
+)
+from larkc.provers.zexec import (
+    ALL_SAFETY,
+    Access,
+    AccessKind,
+    Executor,
+    Issue,
+    Site,
+    SiteKind,
+    Sync,
+    SyncKind,
+    Trace,
+    source_text,
+    stmt_exprs,
+    walk,
+)
+from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, Region, RegionKind, Value, trange, wrap
+from larkc.provers.zworld import Answer, Registry, Session, World, Z, log2_text, model_int, shape_text
+from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task
+
+__all__ = ["PROVER_NAME", "ParametricProver", "prove_parametric"]
+
+PROVER_NAME = "parametric-z3"
+HANDLED = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW)
+#: Steps of the search for the smallest witness (each one solver call of at most MINIMIZE_MS).
+MINIMIZE_STEPS = 40
+MINIMIZE_MS = 1000
+
+
+def prove_parametric(
+    module: Module, kernel: str, task: Task, obligations: Sequence[Obligation], budget: Budget
+) -> list[ObligationResult]:
+    """One result per obligation (in order) for kernel ``kernel`` of ``module`` under ``task``.
+
+    ``kernel`` is the IR function name or the task's kernel name (``row_sum_shared`` finds
+    ``row_sum_shared<256>``). Kinds other than bounds, race, barrier and overflow are UNKNOWN.
+    """
+    start = time.monotonic()
+    todo = [o for o in obligations if o.kind in HANDLED]
+    deadline = start + budget.seconds
+    analysis: _Analysis | None = None
+    failure = ""
+    if todo:
+        fn = _kernel(module, kernel, task)
+        if fn is None:
+            names = ", ".join(f.name for f in module.kernels) or "none"
+            failure = f"no kernel {kernel} in the module (kernels: {names})"
+        elif fn.level is not Level.THREAD:
+            failure = "block-level (Triton) kernels are not handled by the parametric prover"
+        else:
+            try:
+                analysis = _Analysis(module, fn, task, budget, deadline)
+            except LarkcError as e:
+                failure = f"cannot analyse the kernel: {e.message}"
+    scope = Scope.parametric(task.symbols, [shape_text(c) for c in task.constraints])
+    results: list[ObligationResult] = []
+    for ob in obligations:
+        t0 = time.monotonic()
+        if ob.kind not in HANDLED:
+            results.append(
+                ObligationResult(
+                    ob,
+                    Status.UNKNOWN,
+                    scope,
+                    PROVER_NAME,
+                    f"the parametric prover handles bounds, race, barrier and overflow, not {ob.kind.value}",
+                )
+            )
+            continue
+        if analysis is None:
+            results.append(ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, failure))
+            continue
+        r = analysis.result(ob)
+        results.append(
+            ObligationResult(
+                r.obligation,
+                r.status,
+                r.scope,
+                r.prover,
+                r.detail,
+                r.assumptions,
+                r.counterexample,
+                time.monotonic() - t0 + (analysis.seconds if ob is todo[0] else 0.0),
+            )
+        )
+    return results
+
+
+class ParametricProver:
+    """:func:`prove_parametric` behind the :class:`~larkc.provers.core.Prover` protocol."""
+
+    name = PROVER_NAME
+
+    def __init__(self, module: Module, kernel: str, task: Task) -> None:
+        self.module = module
+        self.kernel = kernel
+        self.task = task
+
+    def prove(self, obligations: Sequence[Obligation], budget: Budget) -> list[ObligationResult]:
+        return prove_parametric(self.module, self.kernel, self.task, obligations, budget)
+
+
+def _kernel(module: Module, kernel: str, task: Task) -> Function | None:
+    for name in (kernel, task.kernel):
+        f = module.function(name)
+        if f is not None and f.kind is FunctionKind.KERNEL:
+            return f
+    matches = [f for f in module.kernels if f.name.startswith(kernel + "<") or f.name.startswith(task.kernel + "<")]
+    return matches[0] if len(matches) == 1 else None
+
+
+@dataclass
+class _Finding:
+    """What the checks of one obligation found: refutations (exact models), doubts (the reasons)."""
+
+    refuted: list[tuple[tuple[int, int], Counterexample]] = field(default_factory=list)
+    doubts: list[str] = field(default_factory=list)
+    checked: int = 0
+    best: int | None = None  # the least sum of the symbols of a refutation so far
+
+
+def _casts_away_const(module: Module) -> bool:
+    """Whether some function makes a writable pointer out of a const pointer or an integer."""
+    for f in module.functions:
+        for s in walk(f.body):
+            for e in stmt_exprs(s):
+                if isinstance(e, Cast) and e.kind is CastKind.BITCAST and isinstance(e.type, PointerType):
+                    if e.type.const:
+                        continue
+                    src = e.operand.type
+                    if not isinstance(src, PointerType) or src.const:
+                        return True
+    return False
+
+
+class _Analysis:
+    """One symbolic execution of the kernel and the checks of each obligation kind over its trace."""
+
+    def __init__(self, module: Module, fn: Function, task: Task, budget: Budget, deadline: float) -> None:
+        t0 = time.monotonic()
+        self.module = module
+        self.fn = fn
+        self.task = task
+        self.budget = budget
+        self.deadline = deadline
+        self.reg = Registry()
+        self.world = World(task, self.reg, fn.max_threads)
+        base = [*self.world.facts, *self.world.launch_facts]
+        self.base_session = Session(base, budget.solver_ms, deadline)
+        self.param_sites: list[tuple[Site, str]] = []
+        self.size_params = 0
+        self.fits: list[Z] = []
+        self.fits_text: list[str] = []
+        self.issues_pre: list[tuple[str, Span]] = []
+        values = self._bind(fn)
+        self.session = Session([*base, *self.fits], budget.solver_ms, deadline)
+        self.ex = Executor(module, fn, task, self.world, self.reg, self.session, values)
+        self.trace: Trace = self.ex.run()
+        self.ex.trace.sites.extend(s for s, _ in self.param_sites)
+        self._check_ranges()
+        self.seconds = time.monotonic() - t0
+        self._barrier: ObligationResult | None = None
+
+    # -- parameters ----------------------------------------------------------------------------------
+
+    def _bind(self, fn: Function) -> dict[str, Value]:
+        task = self.task
+        trusted_const = not _casts_away_const(self.module)
+        writers: dict[str, bool] = {}
+        for p in fn.params:
+            b = task.binding(p.name)
+            if isinstance(b, BufferArg):
+                ro = isinstance(p.type, PointerType) and p.type.const and trusted_const
+                writers[b.name] = writers.get(b.name, False) or not ro
+        regions: dict[str, Region] = {}
+        values: dict[str, Value] = {}
+        for p in fn.params:
+            b = task.binding(p.name)
+            t = p.type
+            match b:
+                case BufferArg(name):
+                    if not isinstance(t, PointerType):
+                        raise LarkcError(f"parameter {p.name} of type {t} is bound to tensor {name}", p.span)
+                    spec = task.tensors[name]
+                    r = regions.get(name)
+                    if r is None:
+                        vr = None
+                        if spec.low is not None and spec.high is not None and not writers.get(name, True):
+                            vr = (self.world.int(spec.low), self.world.int(spec.high))
+                        r = Region(
+                            f"global:{name}",
+                            RegionKind.GLOBAL,
+                            f"tensor {name}",
+                            self.world.tensor_bytes[name],
+                            spec.dtype,
+                            name,
+                            vr,
+                        )
+                        regions[name] = r
+                    values[p.name] = PtrV(r, z3.IntVal(0), t)
+                case ShapeArg(expr):
+                    v = self.world.int(expr)
+                    if not isinstance(t, ScalarType):
+                        raise LarkcError(f"parameter {p.name} of type {t} is bound to a size", p.span)
+                    if t.is_float:
+                        values[p.name] = OpaqueV(t)
+                    elif t.is_bool:
+                        values[p.name] = BoolV(v != 0)
+                    else:
+                        values[p.name] = self._size_param(p.name, t, v, shape_text(expr), p.span)
+                case ScalarArg(value):
+                    if not isinstance(t, ScalarType):
+                        raise LarkcError(f"parameter {p.name} of type {t} is bound to a scalar", p.span)
+                    if t.is_float:
+                        values[p.name] = OpaqueV(t)
+                    elif t.is_bool:
+                        values[p.name] = BoolV(z3.BoolVal(bool(value)))
+                    else:
+                        values[p.name] = IntV(wrap(z3.IntVal(int(value)), t), t)
+                case None:
+                    raise LarkcError(f"kernel parameter {p.name} has no binding", p.span)
+        return values
+
+    def _size_param(self, name: str, t: ScalarType, v: Z, text: str, span: Span) -> Value:
+        """The value of an integer parameter bound to a size; a site when the size may not fit."""
+        self.size_params += 1
+        lo, hi = trange(t)
+        fits = z3.And(v >= lo, v <= hi)
+        out = self.base_session.check([z3.Not(fits)], want_model=False)
+        if out.answer is Answer.UNSAT:
+            return IntV(v, t)
+        site = Site(
+            -len(self.param_sites) - 1,
+            SiteKind.PARAM,
+            t,
+            v,
+            (),
+            out.answer,
+            out.reason,
+            span,
+            f"{text} passed as kernel parameter {name}: {t}",
+        )
+        self.param_sites.append((site, name))
+        self.fits.append(fits)
+        self.fits_text.append(
+            f"{text} <= {hi} (fits kernel parameter {name}: {t})" if lo <= 0 else f"{lo} <= {text} <= {hi}"
+        )
+        return IntV(v, t)
+
+    def _check_ranges(self) -> None:
+        for a in self.trace.accesses:
+            if a.kind is not AccessKind.READ and a.region.value_range is not None:
+                self.trace.issues.append(
+                    Issue(
+                        ALL_SAFETY,
+                        f"tensor {a.region.name} has a declared value range but the kernel writes it",
+                        a.span,
+                    )
+                )
+
+    # -- results -------------------------------------------------------------------------------------
+
+    def scope(self, kind: ObligationKind) -> Scope:
+        cons = list(self.world.scope)
+        if kind is not ObligationKind.OVERFLOW:
+            cons += self.fits_text
+        return Scope.parametric(self.task.symbols, cons)
+
+    def assumptions(self, kind: ObligationKind) -> tuple[Assumption, ...]:
+        out = [Assumption(AssumptionKind.MODEL, self.world.launch_text)]
+        if kind in (ObligationKind.BOUNDS, ObligationKind.RACE):
+            out.append(
+                Assumption(AssumptionKind.MODEL, "distinct tensors of the task are distinct buffers (no aliasing)")
+            )
+        if kind is ObligationKind.BOUNDS:
+            out.append(
+                Assumption(
+                    AssumptionKind.MODEL,
+                    "every buffer starts at an address aligned for every access to it (cudaMalloc aligns to 256 bytes)",
+                )
+            )
+        if kind is not ObligationKind.OVERFLOW:
+            for (site, pname), text in zip(self.param_sites, self.fits_text, strict=True):
+                out.append(Assumption(AssumptionKind.TASK, f"kernel parameter {pname} receives {text}", site.span))
+        out.extend(self.trace.assumptions.values())
+        out.append(Assumption(AssumptionKind.TRUSTED, "the frontend's translation of the kernel source to the IR"))
+        return tuple(out)
+
+    def result(self, ob: Obligation) -> ObligationResult:
+        t0 = time.monotonic()
+        # Each obligation gets the whole time budget for its own checks.
+        self.session.deadline = self.base_session.deadline = t0 + self.budget.seconds
+        match ob.kind:
+            case ObligationKind.BOUNDS:
+                f = self.check_bounds()
+                what = f"{f.checked} accesses in bounds and aligned"
+            case ObligationKind.RACE:
+                f = self.check_races()
+                what = f"{f.checked} pairs of accesses free of races"
+            case ObligationKind.BARRIER:
+                f = self.check_barriers()
+                what = f"{f.checked} synchronisation points reached uniformly"
+            case ObligationKind.OVERFLOW:
+                f = self.check_overflow()
+                what = f"{self.ex.ops} integer operations and {self.size_params} size parameters free of overflow"
+            case _:
+                raise ValueError(ob.kind)
+        for issue in self.trace.issues:
+            if ob.kind in issue.kinds:
+                f.doubts.append(f"{issue.reason} at {issue.span.location()}")
+        scope = self.scope(ob.kind)
+        assumptions = self.assumptions(ob.kind)
+        secs = time.monotonic() - t0
+        if f.refuted:
+            f.refuted.sort(key=lambda x: x[0])  # the smallest witness (overflow), else the first found
+            cex = f.refuted[0][1]
+            more = f" ({len(f.refuted) - 1} more such operations)" if len(f.refuted) > 1 else ""
+            return ObligationResult(ob, Status.REFUTED, scope, PROVER_NAME, cex.message + more, assumptions, cex, secs)
+        if f.doubts:
+            detail = "; ".join(dict.fromkeys(f.doubts))
+            return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, detail, assumptions, None, secs)
+        detail = f"z3: {what} for all sizes ({self.session.calls + self.base_session.calls} solver calls)"
+        return ObligationResult(ob, Status.PROVED, scope, PROVER_NAME, detail, assumptions, None, secs)
+
+    # -- queries -------------------------------------------------------------------------------------
+
+    def _exact(self, parts: Sequence[Z]) -> list[str]:
+        """The inexact variables the formulas mention (by what they stand for); empty when exact."""
+        names = self.reg.free_all(parts)
+        return sorted({i.what for i in self.reg.inexact(names)})
+
+    def _minimize(self, session: Session, conjuncts: Sequence[Z], model: Z) -> Z:
+        """A model with the least sum of the symbols (binary search, best effort: a step that times out
+        ends the search with the best model so far)."""
+        syms = list(self.world.syms.values())
+        if not syms:
+            return model
+        total = z3.Sum(*syms)
+        best = model_int(model, total)
+        if best is None:
+            return model
+        lo = len(syms)
+        for _ in range(MINIMIZE_STEPS):
+            if lo >= best:
+                break
+            mid = (lo + best) // 2
+            out = session.check([*conjuncts, total <= mid], timeout_ms=MINIMIZE_MS)
+            if out.answer is Answer.SAT:
+                model = out.model
+                best = model_int(model, total) or mid
+            elif out.answer is Answer.UNSAT:
+                lo = mid + 1
+            else:
+                break
+        return model
+
+    def _below(self, session: Session, conjuncts: Sequence[Z], bound: int) -> bool:
+        """Whether some model has a smaller sum of the symbols than ``bound`` (quick, best effort)."""
+        syms = list(self.world.syms.values())
+        if not syms:
+            return False
+        out = session.check([*conjuncts, z3.Sum(*syms) < bound], want_model=False, timeout_ms=MINIMIZE_MS)
+        return out.answer is Answer.SAT
+
+    def _instance(self, model: Z) -> dict[str, int]:
+        return {s: model_int(model, v) or 0 for s, v in self.world.syms.items()}
+
+    def _launch(self, inst: dict[str, int]) -> str:
+        try:
+            grid, block, shared = self.task.launch.concrete(inst)
+        except LarkcError:
+            return ""
+        text = f"grid {grid[0]}x{grid[1]}x{grid[2]}, block {block[0]}x{block[1]}x{block[2]}"
+        return text + (f", {shared} bytes of dynamic shared memory" if shared else "")
+
+    def _thread(self, model: Z, tag: str | None) -> str:
+        def get(v: Z) -> int:
+            e = v if tag is None else self.reg.renamed(v.decl().name(), tag)
+            return model_int(model, e) or 0
+
+        b = ",".join(str(get(v)) for v in self.ex.bid)
+        t = ",".join(str(get(v)) for v in self.ex.tid)
+        return f"block ({b}) thread ({t})"
+
+    def _inst_text(self, inst: dict[str, int]) -> str:
+        return ", ".join(f"{k}={log2_text(v)}" for k, v in inst.items()) or "the launch"
+
+    # -- deciding one check ---------------------------------------------------------------------------
+
+    def _decide(
+        self,
+        f: _Finding,
+        key: tuple[int, int],
+        session: Session,
+        conjuncts: Sequence[Z],
+        base: Sequence[Z],
+        where: str,
+        message: Callable[[Z, dict[str, int]], str | None],
+        span: Span,
+        *,
+        held_back: str = "",
+        minimize: bool = True,
+    ) -> None:
+        """Decide one possible violation (``conjuncts``, satisfiable when it happens).
+
+        Unsatisfiable: nothing to do. Unknown: a doubt. Satisfiable: a refutation if every variable of
+        ``base`` (the formulas in base variables the query was built from) is exact and nothing is
+        ``held_back`` (a reason the model may not be realisable); else a doubt naming why. ``message``
+        renders the (minimised) model, or returns None when the model turns out not to be realisable.
+        """
+        out = session.check(conjuncts)
+        if out.answer is Answer.UNSAT:
+            return
+        if out.answer is Answer.UNKNOWN:
+            f.doubts.append(f"{where}: {out.reason}")
+            return
+        inexact = self._exact(base)
+        if inexact or held_back:
+            why = f"the model involves {', '.join(inexact)}" if inexact else held_back
+            f.doubts.append(f"possible violation: {where} ({why})")
+            return
+        model = out.model
+        if minimize and (key[0] == 0 or f.best is None or self._below(session, conjuncts, f.best)):
+            model = self._minimize(session, conjuncts, model)
+        inst = self._instance(model)
+        msg = message(model, inst)
+        if msg is None:
+            f.doubts.append(f"{where}: the solver's model is not realisable")
+            return
+        total = sum(inst.values())
+        f.best = total if f.best is None else min(f.best, total)
+        order_key = (total if key[0] else 0, key[1])
+        f.refuted.append((order_key, Counterexample(CounterexampleKind.STATIC, msg, inst, self._launch(inst), span)))
+
+    def _single(self, parts: Sequence[Z]) -> list[Z]:
+        """``parts`` (in base variables, one thread) with the domain facts of their variables."""
+        return [*parts, *self.reg.facts(self.reg.free_all([*parts, *self.ex.tid, *self.ex.bid]))]
+
+    def _pair(
+        self, a: Sequence[Z], b: Sequence[Z], same_block: bool, shared_iteration: bool
+    ) -> tuple[list[Z], list[Z]]:
+        """Formulas ``a`` for thread A and ``b`` for thread B (each with its domain facts): B is in A's
+        block when ``same_block``, and at A's iterations when ``shared_iteration``."""
+        tb = ("B", "A" if same_block else "B", "A" if shared_iteration else "B")
+        fa = self.reg.instance([*a, *self._domain(a)], "A", "A", "A")
+        fb = self.reg.instance([*b, *self._domain(b)], *tb)
+        return fa[: len(a)] + fb[: len(b)], fa[len(a) :] + fb[len(b) :]
+
+    def _domain(self, parts: Sequence[Z]) -> list[Z]:
+        return self.reg.facts(self.reg.free_all([*parts, *self.ex.tid, *self.ex.bid]))
+
+    # -- bounds --------------------------------------------------------------------------------------
+
+    def check_bounds(self) -> _Finding:
+        f = _Finding()
+        for order, a in enumerate(self.trace.accesses):
+            if f.refuted:
+                break  # one counterexample refutes the obligation
+            f.checked += 1
+            r = a.region
+            inside = z3.And(a.offset >= 0, a.offset + a.size <= r.size)
+            goal = inside if a.align <= 1 else z3.And(inside, a.offset % a.align == 0)
+            parts = [*a.pc, z3.Not(goal)]
+
+            def message(model: Z, inst: dict[str, int], a: Access = a) -> str | None:
+                off = model_int(model, a.offset) or 0
+                size = model_int(model, a.region.size) or 0
+                if not -(2**63) <= off < 2**63:
+                    return None  # the hardware's 64-bit address arithmetic would wrap
+                problem = _bounds_problem(a, off, size)
+                return f"{_access_text(a)} is {problem} at {self._inst_text(inst)}, {self._thread(model, None)}"
+
+            self._decide(
+                f, (0, order), self.session, self._single(parts), [*parts, r.size], _access_text(a), message, a.span
+            )
+        return f
+
+    # -- races ---------------------------------------------------------------------------------------
+
+    def check_races(self) -> _Finding:
+        f = _Finding()
+        accs = [a for a in self.trace.accesses if a.region.kind is not RegionKind.LOCAL]
+        barrier_ok = self._block_sync_uniform()
+        has_warp_sync = any(s.kind is SyncKind.WARP for s in self.trace.syncs)
+        order = 0
+        for i, a in enumerate(accs):
+            for b in accs[i:]:
+                if f.refuted:
+                    break  # one counterexample refutes the obligation
+                if a.region != b.region or not _conflict(a.kind, b.kind):
+                    continue
+                order += 1
+                f.checked += 1
+                self._race_same_block(f, order, a, b, barrier_ok, has_warp_sync)
+                if a.region.kind is RegionKind.GLOBAL and not f.refuted:
+                    self._race_cross_block(f, order, a, b)
+        if self.trace.count_unreliable:
+            f.doubts.extend(self.trace.count_unreliable)
+        return f
+
+    def _overlap(self, a_off: Z, a_size: int, b_off: Z, b_size: int) -> Z:
+        return z3.And(a_off < b_off + b_size, b_off < a_off + a_size)
+
+    def _distinct_threads(self, shared_iteration: bool = False) -> Z:
+        ta = self.reg.instance(list(self.ex.tid), "A", "A", "A")
+        tb = self.reg.instance(list(self.ex.tid), "B", "A", "A" if shared_iteration else "B")
+        return z3.Or(*[x != y for x, y in zip(ta, tb, strict=True)])
+
+    def _linear(self, tag: str) -> Z:
+        tx, ty, tz = self.reg.instance(list(self.ex.tid), tag, "A", tag)
+        bx, by, _ = self.world.block
+        return tx + bx * (ty + by * tz)
+
+    def _race_same_block(
+        self, f: _Finding, order: int, a: Access, b: Access, barrier_ok: str, has_warp_sync: bool
+    ) -> None:
+        if z3.is_int_value(a.count) and z3.is_int_value(b.count) and a.count.as_long() != b.count.as_long():
+            return
+        pa = [*a.pc, a.offset, a.count, a.wcount]
+        pb = [*b.pc, b.offset, b.count, b.wcount]
+        inst, facts = self._pair(pa, pb, same_block=True, shared_iteration=False)
+        na = len(a.pc)
+        off_a, cnt_a, wc_a = inst[na : na + 3]
+        nb = len(b.pc)
+        off_b, cnt_b, wc_b = inst[na + 3 + nb : na + 6 + nb]
+        phase = cnt_a == cnt_b
+        if has_warp_sync:
+            same_warp = self._linear("A") / 32 == self._linear("B") / 32
+            phase = z3.And(phase, z3.Or(z3.Not(same_warp), wc_a == wc_b))
+        parts = [
+            *inst[:na],
+            *inst[na + 3 : na + 3 + nb],
+            self._distinct_threads(),
+            self._overlap(off_a, a.size, off_b, b.size),
+            phase,
+            *facts,
+        ]
+        where = f"{_pair_text(a, b)} in one block"
+        # Barrier intervals are counted in barriers passed: meaningful only when barriers are uniform.
+        before_barriers = z3.is_int_value(a.count) and a.count.as_long() == 0
+        held_back = f"barrier uniformity is not proved: {barrier_ok}" if barrier_ok and not before_barriers else ""
+        refuted = len(f.refuted)
+        doubts = len(f.doubts)
+
+        def message(model: Z, inst_: dict[str, int]) -> str:
+            return (
+                f"race on {a.region.name}: {_access_text(a)} by {self._thread(model, 'A')} and "
+                f"{_access_text(b)} by thread ({self._tid_text(model, 'B')}) of the same block, in one barrier"
+                f" interval, at {self._inst_text(inst_)}"
+            )
+
+        self._decide(f, (0, order), self.session, parts, [*pa, *pb], where, message, a.span, held_back=held_back)
+        if barrier_ok and len(f.refuted) == refuted and len(f.doubts) == doubts:
+            f.doubts.append(f"race freedom of {where} relies on barrier uniformity: {barrier_ok}")
+
+    def _tid_text(self, model: Z, tag: str) -> str:
+        return ",".join(str(model_int(model, self.reg.renamed(v.decl().name(), tag)) or 0) for v in self.ex.tid)
+
+    def _race_cross_block(self, f: _Finding, order: int, a: Access, b: Access) -> None:
+        pa = [*a.pc, a.offset]
+        pb = [*b.pc, b.offset]
+        inst, facts = self._pair(pa, pb, same_block=False, shared_iteration=False)
+        ba = self.reg.instance(list(self.ex.bid), "A", "A", "A")
+        bb = self.reg.instance(list(self.ex.bid), "B", "B", "B")
+        na = len(pa)
+        parts = [
+            *inst[: na - 1],
+            *inst[na:-1],
+            z3.Or(*[x != y for x, y in zip(ba, bb, strict=True)]),
+            self._overlap(inst[na - 1], a.size, inst[-1], b.size),
+            *facts,
+        ]
+
+        def message(model: Z, inst_: dict[str, int]) -> str:
+            return (
+                f"race on {a.region.name}: {_access_text(a)} by {self._thread(model, 'A')} and "
+                f"{_access_text(b)} by {self._thread(model, 'B')} (blocks never synchronise) at"
+                f" {self._inst_text(inst_)}"
+            )
+
+        where = f"{_pair_text(a, b)} in two blocks"
+        self._decide(f, (0, order), self.session, parts, [*pa, *pb], where, message, a.span)
+
+    # -- barriers ------------------------------------------------------------------------------------
+
+    def _block_sync_uniform(self) -> str:
+        """Empty when every block and warp barrier is proved uniform; else why not."""
+        f = self.check_barriers(kinds=(SyncKind.BLOCK, SyncKind.WARP))
+        issues = [i.reason for i in self.trace.issues if ObligationKind.RACE in i.kinds and "__syncwarp" in i.reason]
+        reasons = [c.message for _, c in f.refuted] + f.doubts + issues
+        return "; ".join(reasons)
+
+    def check_barriers(self, kinds: tuple[SyncKind, ...] = tuple(SyncKind)) -> _Finding:
+        f = _Finding()
+        for order, s in enumerate(self.trace.syncs):
+            if s.kind not in kinds or f.refuted:
+                continue
+            f.checked += 1
+            self._sync_uniform(f, order, s)
+            if s.kind is SyncKind.WARP and s.mask is not None and s.mask != 0xFFFFFFFF:
+                self._sync_own_lane(f, order, s)
+        return f
+
+    def _lane_in(self, lane: Z, mask: int) -> Z:
+        if mask == 0xFFFFFFFF:
+            return z3.BoolVal(True)
+        return z3.Or(*[lane == i for i in range(32) if mask >> i & 1]) if mask else z3.BoolVal(False)
+
+    def _sync_uniform(self, f: _Finding, order: int, s: Sync) -> None:
+        # Thread B shares A's iterations: "B does not reach s at A's iteration though it has not exited".
+        pc_b = [*s.pc, s.exited]
+        inst, facts = self._pair(s.pc, pc_b, same_block=True, shared_iteration=True)
+        n = len(s.pc)
+        reach_b = z3.And(*inst[n:-1]) if n else z3.BoolVal(True)
+        parts = [*inst[:n], z3.Not(reach_b), z3.Not(inst[-1]), self._distinct_threads(shared_iteration=True)]
+        group = "block"
+        if s.kind is not SyncKind.BLOCK:
+            la, lb = self._linear("A"), self._linear("B")
+            parts += [la / 32 == lb / 32, self._lane_in(lb % 32, s.mask if s.mask is not None else 0xFFFFFFFF)]
+            group = "warp"
+        where = f"{s.kind.value} `{_src(s.span) or s.text}` at {s.span.location()}"
+
+        def message(model: Z, inst_: dict[str, int]) -> str:
+            return (
+                f"divergence: {where} is reached by {self._thread(model, 'A')} but not by thread"
+                f" ({self._tid_text(model, 'B')}) of the same {group}, which has not exited, at"
+                f" {self._inst_text(inst_)}"
+            )
+
+        self._decide(f, (0, order), self.session, [*parts, *facts], [*s.pc, s.exited], where, message, s.span)
+
+    def _sync_own_lane(self, f: _Finding, order: int, s: Sync) -> None:
+        inst, facts = self._pair(s.pc, [], same_block=True, shared_iteration=True)
+        lane = self._linear("A") % 32
+        parts = [*inst, z3.Not(self._lane_in(lane, s.mask or 0)), *facts]
+        where = f"`{s.text}` at {s.span.location()}"
+
+        def message(model: Z, inst_: dict[str, int]) -> str:
+            return f"divergence: {where} is executed by {self._thread(model, 'A')}, a lane outside its mask"
+
+        self._decide(f, (0, order), self.session, parts, s.pc, where, message, s.span)
+
+    # -- overflow ------------------------------------------------------------------------------------
+
+    def _feeding(self) -> set[int]:
+        """The sites whose result may flow into the address of some access."""
+        out: set[int] = set()
+        for a in self.trace.accesses:
+            out |= a.sites
+            for n in self.reg.free(a.offset):
+                out |= self.reg.info(n).sites
+        return out
+
+    def check_overflow(self) -> _Finding:
+        f = _Finding()
+        feeding = self._feeding()
+        params = {s.id for s, _ in self.param_sites}
+        for order, s in enumerate(self.trace.sites):
+            data = self.reg.any_data(self.reg.free(s.exact)) if s.kind is not SiteKind.PARAM else False
+            relevant = s.id in params or s.id in feeding or (s.kind is SiteKind.SIGNED and not data)
+            if not relevant:
+                continue
+            f.checked += 1
+            where = f"`{s.source or s.text}` at {s.span.location()}"
+            if s.answer is Answer.UNKNOWN:
+                f.doubts.append(f"{where}: {s.reason}")
+                continue
+            session = self.base_session if s.id in params else self.session
+            lo, hi = trange(s.t)
+            parts = [*s.pc, z3.Or(s.exact < lo, s.exact > hi)]
+
+            def message(model: Z, inst: dict[str, int], s: Site = s) -> str:
+                return self._overflow_text(s, model_int(model, s.exact) or 0, inst, model)
+
+            self._decide(f, (1, order), session, self._single(parts), parts, f"{where} may overflow", message, s.span)
+        return f
+
+    def _overflow_text(self, s: Site, v: int, inst: dict[str, int], model: Z) -> str:
+        lo, hi = trange(s.t)
+        bound = f"{log2_text(hi + 1)} - 1" if v > hi and hi + 1 >= 1024 else str(hi) if v > hi else str(lo)
+        cmp = ">" if v > hi else "<"
+        match s.kind:
+            case SiteKind.SIGNED:
+                verb = f"overflows {s.t}"
+            case SiteKind.UNSIGNED:
+                verb = f"wraps {s.t}"
+            case SiteKind.CONVERT:
+                verb = f"changes value in the conversion to {s.t}"
+            case SiteKind.PARAM:
+                return (
+                    f"{s.text} does not fit: {v} {cmp} {bound} at {self._inst_text(inst)} (smallest sizes by their sum)"
+                )
+        ir = f" (IR `{s.text}`)" if s.source and s.source != s.text else ""
+        return (
+            f"`{s.source or s.text}`{ir} at {s.span.location()} {verb}: its value {log2_text(v)} {cmp} {bound}"
+            f" at {self._inst_text(inst)}, {self._thread(model, None)} (smallest sizes by their sum)"
+        )
+
+
+def _conflict(a: AccessKind, b: AccessKind) -> bool:
+    if AccessKind.WRITE in (a, b):
+        return True
+    return {a, b} == {AccessKind.ATOMIC, AccessKind.READ}
+
+
+def _bounds_problem(a: Access, off: int, size: int) -> str:
+    """What is wrong with an access of ``a.size`` bytes at byte ``off`` of a ``size``-byte buffer."""
+    r = a.region
+    esize = _size(r.elem)
+    if off >= 0 and off + a.size <= size:
+        return f"misaligned: a {a.size}-byte access at byte {off} of {r.name} needs {a.align}-byte alignment"
+    if esize and off % esize == 0 and a.size == esize:
+        n = size // esize
+        return f"out of bounds: element {off // esize} of {r.name}, which has {n} element{'s' * (n != 1)}"
+    return f"out of bounds: bytes [{off}, {off + a.size}) of {r.name}, which has {size} bytes"
+
+
+def _size(t: Type | None) -> int:
+    if isinstance(t, ScalarType | VectorType):
+        return t.size
+    return 0
+
+
+def _src(span: Span) -> str | None:
+    return source_text(span)
+
+
+def _access_text(a: Access) -> str:
+    return f"{a.kind.value} `{_src(a.span) or a.text}` at {a.span.location()}"
+
+
+def _pair_text(a: Access, b: Access) -> str:
+    return f"{_access_text(a)} and {_access_text(b)}"
