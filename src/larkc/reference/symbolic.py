@@ -24,6 +24,7 @@ from larkc.ir.types import ScalarType
 from larkc.reference.shapes import concrete
 from larkc.reference.spec import Absent, Ref, Scalar, SpecGraph, SpecNode, SpecOp
 from larkc.symbolic import terms as tm
+from larkc.symbolic.constants import SQRT_2_OVER_PI, SQRT_HALF
 from larkc.symbolic.tensor import TermTensor
 from larkc.symbolic.terms import BoolTerm, Cmp, CmpOp, Elem, Fn, Poly, Term
 
@@ -129,8 +130,8 @@ _HALF = tm.const(Fraction(1, 2))
 
 def _gelu(approximate: str) -> Callable[[Poly], Poly]:
     if approximate == "tanh":
-        # sqrt(2 / pi) and 0.044715 as torch writes them: the exact real and the binary64 constant
-        k = tm.apply(Fn.SQRT, tm.mul(tm.const(2), tm.recip(tm.apply(Fn.PI))))
+        # sqrt(2 / pi) and 0.044715 as torch writes them: the exact named constant and the binary64 one
+        k = SQRT_2_OVER_PI
         c = tm.const(0.044715)
 
         def gelu_tanh(x: Poly) -> Poly:
@@ -138,7 +139,7 @@ def _gelu(approximate: str) -> Callable[[Poly], Poly]:
             return tm.mul(tm.mul(_HALF, x), tm.add(tm.ONE, tm.apply(Fn.TANH, inner)))
 
         return gelu_tanh
-    inv_sqrt2 = tm.apply(Fn.SQRT, _HALF)
+    inv_sqrt2 = SQRT_HALF
 
     def gelu_erf(x: Poly) -> Poly:
         return tm.mul(tm.mul(_HALF, x), tm.add(tm.ONE, tm.apply(Fn.ERF, tm.mul(x, inv_sqrt2))))

@@ -1,10 +1,35 @@
-"""Exact symbolic terms shared by the spec evaluator, the symbolic prover and the Lean lowering."""
+"""Exact symbolic terms shared by the spec evaluator, the symbolic prover and the Lean lowering.
 
+:mod:`~larkc.symbolic.terms` (the term language and its constructors), :mod:`~larkc.symbolic.normal`
+(normal forms and equality with a work bound), :mod:`~larkc.symbolic.conditions` (side conditions of
+simplifications), :mod:`~larkc.symbolic.signs` (a syntactic sign oracle) and :mod:`~larkc.symbolic.constants`
+(named irrational constants and float literals).
+"""
+
+from larkc.symbolic.conditions import Requirement, SideCondition, SideConditions, side_conditions
+from larkc.symbolic.constants import (
+    FLOAT_FORMATS,
+    LN10,
+    LOG2E,
+    LOG10E,
+    NAMED_CONSTANTS,
+    SQRT2,
+    SQRT_2_OVER_PI,
+    SQRT_HALF,
+    E,
+    NamedConstant,
+    match_named_constant,
+    round_to_format,
+)
+from larkc.symbolic.normal import DEFAULT_BUDGET, BudgetExceeded, equal, normal_form, try_normal_form
+from larkc.symbolic.signs import Sign, discharge, sign_of
 from larkc.symbolic.tensor import TermTensor
 from larkc.symbolic.terms import (
     EXPAND_LIMIT,
     FALSE,
+    LN2,
     ONE,
+    PI,
     TRUE,
     ZERO,
     And,
@@ -52,9 +77,20 @@ from larkc.symbolic.terms import (
 )
 
 __all__ = [
+    "DEFAULT_BUDGET",
     "EXPAND_LIMIT",
     "FALSE",
+    "FLOAT_FORMATS",
+    "LN2",
+    "LN10",
+    "LOG2E",
+    "LOG10E",
+    "NAMED_CONSTANTS",
     "ONE",
+    "PI",
+    "SQRT2",
+    "SQRT_2_OVER_PI",
+    "SQRT_HALF",
     "TRUE",
     "ZERO",
     "And",
@@ -62,17 +98,24 @@ __all__ = [
     "Atom",
     "BoolConst",
     "BoolTerm",
+    "BudgetExceeded",
     "Cmp",
     "CmpOp",
+    "E",
     "Elem",
     "Fn",
     "Max",
     "Min",
     "Monomial",
+    "NamedConstant",
     "Or",
     "Poly",
     "Read",
+    "Requirement",
     "Select",
+    "SideCondition",
+    "SideConditions",
+    "Sign",
     "Term",
     "TermTensor",
     "Z3Converter",
@@ -80,24 +123,32 @@ __all__ = [
     "apply",
     "compare",
     "const",
+    "discharge",
     "div",
     "dot",
     "elem",
+    "equal",
     "evaluate",
     "expand",
     "gc_paused",
     "logical_and",
     "logical_not",
     "logical_or",
+    "match_named_constant",
     "maximum",
     "minimum",
     "mul",
     "neg",
+    "normal_form",
     "power",
     "read",
     "recip",
+    "round_to_format",
     "select",
+    "side_conditions",
+    "sign_of",
     "sub",
     "tensors_of",
     "to_sympy",
+    "try_normal_form",
 ]
