@@ -18,7 +18,20 @@ from larkc.tasks import load_task
 
 TASK_DIRS = sorted(p.parent for p in EXAMPLES.glob("*/task.py"))
 CORRECT = [p for p in TASK_DIRS if "_bug_" not in p.name]
-BUGS = [p for p in TASK_DIRS if "_bug_" in p.name]
+
+#: Seeded bugs that testing on random inputs misses at the task's instances, which is why they are in
+#: the corpus: ``larkc verify`` must catch them (tests/pipeline/test_verify_examples.py).
+MISSED_BY_TESTING = {
+    "row_max_bug_zero_init": "a max started at 0 is right on every row with a positive element",
+    "layer_norm_bug_eps_in_division": "eps inside the division shifts the output by about eps/d",
+}
+
+
+def _testing_catches(p: Path) -> bool:
+    return p.name not in MISSED_BY_TESTING and load_task(p).expected_failure != "overflow"  # overflow: huge sizes
+
+
+BUGS = [p for p in TASK_DIRS if "_bug_" in p.name and _testing_catches(p)]
 
 
 def test_the_corpus_has_correct_and_buggy_examples() -> None:

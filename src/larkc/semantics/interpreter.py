@@ -363,8 +363,10 @@ class Interpreter:
             diags.append(Diagnosis(diags[-1].kind, f"... and {self.log.dropped} more finding(s) not shown", None))
         return tuple(diags)
 
-    def _concrete(self, v: torch.Tensor, what: str, span: Span) -> torch.Tensor:
-        """``v`` as concrete values: control (conditions, masks, lanes, widths) and addresses must be."""
+    def _concrete(self, v: torch.Tensor, what: str, span: Span, active: torch.Tensor | None) -> torch.Tensor:
+        """``v`` as concrete values: control (conditions, masks, lanes, widths) and addresses must be.
+
+        ``active`` is the mask of the threads whose value matters (``None``: all of them)."""
         return v
 
     def _merge(self, mask: torch.Tensor, new: torch.Tensor, old: torch.Tensor, t: Type) -> torch.Tensor:
@@ -482,7 +484,7 @@ class Interpreter:
                 return mask
             case If():
                 ub = UndefinedOps(mask)
-                cond = self._concrete(self._eval(s.cond, ub), "branch condition", s.cond.span)
+                cond = self._concrete(self._eval(s.cond, ub), "branch condition", s.cond.span, mask)
                 self._report_ub(ub, s.span)
                 then_mask = self._narrow(mask, cond)
                 else_mask = self.none if then_mask is mask else self._narrow(mask, ~cond)
@@ -523,7 +525,7 @@ class Interpreter:
                 return mask  # lock-step execution already orders each thread's accesses
             case Assert():
                 ub = UndefinedOps(mask)
-                cond = self._concrete(self._eval(s.cond, ub), "assertion", s.cond.span)
+                cond = self._concrete(self._eval(s.cond, ub), "assertion", s.cond.span, mask)
                 self._report_ub(ub, s.span)
                 failed = mask & ~cond
                 if bool(failed.any()):
@@ -579,7 +581,7 @@ class Interpreter:
         for _ in range(self.limits.max_loop_iterations):
             if cond is not None and (test_first or not first):
                 ub = UndefinedOps(running)
-                c = self._concrete(self._eval(cond, ub), "loop condition", cond.span)
+                c = self._concrete(self._eval(cond, ub), "loop condition", cond.span, running)
                 self._report_ub(ub, span)
                 staying = self._narrow(running, c)
                 if staying is not running:
@@ -640,14 +642,14 @@ class Interpreter:
         ``enabled`` is the flat element mask (``None`` when every element is enabled).
         """
         idx = self._indices(mask)
-        pv = self._concrete(self._eval(ptr, ub), "address", ptr.span)
+        pv = self._concrete(self._eval(ptr, ub), "address", ptr.span, mask)
         shape = tuple(pv.shape[1:])
         k = math.prod(shape)
         pv = self._widen(pv)[idx].reshape(-1)
         threads = idx if k == 1 else idx.repeat_interleave(k)
         enabled: torch.Tensor | None = None
         if elem_mask is not None:
-            mv = self._widen(self._concrete(self._eval(elem_mask, ub), "mask", elem_mask.span))[idx]
+            mv = self._widen(self._concrete(self._eval(elem_mask, ub), "mask", elem_mask.span, mask))[idx]
             if mv.dim() == 1 and k > 1:
                 mv = mv[:, None].expand(-1, k)
             enabled = mv.reshape(-1)
@@ -781,7 +783,7 @@ class Interpreter:
             case BarrierScope.WARP:
                 ub = UndefinedOps(mask)
                 m = (
-                    self._widen(self._concrete(self._eval(s.mask, ub), "barrier mask", s.mask.span))
+                    self._widen(self._concrete(self._eval(s.mask, ub), "barrier mask", s.mask.span, mask))
                     if s.mask is not None
                     else None
                 )
@@ -847,10 +849,10 @@ class Interpreter:
     def _shuffle(self, s: Shuffle, frame: _Frame, mask: torch.Tensor) -> None:
         space = self.space
         ub = UndefinedOps(mask)
-        m = self._widen(self._concrete(self._eval(s.mask, ub), "shuffle mask", s.mask.span))
+        m = self._widen(self._concrete(self._eval(s.mask, ub), "shuffle mask", s.mask.span, mask))
         value = self._widen(self._eval(s.value, ub))
-        b = self._widen(self._concrete(self._eval(s.lane, ub), "shuffle lane", s.lane.span))
-        w = self._widen(self._concrete(self._eval(s.width, ub), "shuffle width", s.width.span))
+        b = self._widen(self._concrete(self._eval(s.lane, ub), "shuffle lane", s.lane.span, mask))
+        w = self._widen(self._concrete(self._eval(s.width, ub), "shuffle width", s.width.span, mask))
         bad_width = (w < 1) | (w > WARP_SIZE) | ((w & (w - 1)) != 0)
         self._report_ub(ub, s.span)
         if bool((bad_width & mask).any()):
@@ -920,8 +922,8 @@ class Interpreter:
     def _vote(self, s: Vote, frame: _Frame, mask: torch.Tensor) -> None:
         space = self.space
         ub = UndefinedOps(mask)
-        m = self._widen(self._concrete(self._eval(s.mask, ub), "vote mask", s.mask.span))
-        pred = self._widen(self._concrete(self._eval(s.pred, ub), "vote predicate", s.pred.span))
+        m = self._widen(self._concrete(self._eval(s.mask, ub), "vote mask", s.mask.span, mask))
+        pred = self._widen(self._concrete(self._eval(s.pred, ub), "vote predicate", s.pred.span, mask))
         self._report_ub(ub, s.span)
         self._warp_participation(s.span, f"__{s.kind.value}_sync", m, mask)
         in_mask = (torch.bitwise_right_shift(m, space.lane) & 1) == 1
@@ -1069,7 +1071,7 @@ class Interpreter:
         return torch.stack(broadcast(*parts), dim=-1)
 
     def _lane(self, index: Expr, lanes: int, ub: UndefinedOps, span: Span) -> torch.Tensor:
-        i = self._concrete(self._eval(index, ub), "vector lane index", index.span)
+        i = self._concrete(self._eval(index, ub), "vector lane index", index.span, None)
         ub.span = span
         ub.check(UndefinedReason.LANE_RANGE, (i < 0) | (i >= lanes))
         return i % lanes

@@ -239,14 +239,32 @@ class _Interp(Interpreter):
             return torch.tensor([self.dom.id(tm.const(Fraction(float(value))))], dtype=ID_DTYPE)
         return super().param_value(name, t, value, pointers)
 
-    def _concrete(self, v: torch.Tensor, what: str, span: Span) -> torch.Tensor:
+    def _concrete(self, v: torch.Tensor, what: str, span: Span, active: torch.Tensor | None) -> torch.Tensor:
         if not is_sym(v):
             return v
+        c = self._concrete_on(v, active)
+        if c is not None:
+            return c
+        raise SymbolicUnsupported(f"the {what} depends on input data", span)
+
+    def _concrete_on(self, v: torch.Tensor, active: torch.Tensor | None) -> torch.Tensor | None:
+        """``v`` (ids) as concrete truth values or integers where ``active`` holds; inactive threads, whose
+        values never matter, read false/0. ``None`` if an active thread's value is symbolic."""
+        if active is not None and active is not self.full and v.dim() >= 1 and v.shape[0] == self.n:
+            keep = self._bmask(active, v)
+            filler = torch.full_like(v, FALSE_ID)
+            v = torch.where(keep, v, filler)
         for t in (BOOL, I64):
             c = self.dom.concrete(v, t)
             if c is not None:
                 return c
-        raise SymbolicUnsupported(f"the {what} depends on input data", span)
+        if active is not None:
+            zero = torch.full_like(v, self.dom.id(tm.ZERO))
+            v = torch.where(v == FALSE_ID, zero, v)
+            c = self.dom.concrete(v, I64)
+            if c is not None:
+                return c
+        return None
 
     def _concrete_or_none(self, v: torch.Tensor, t: ScalarType) -> torch.Tensor:
         """``v`` concrete when all its terms are constants, else ``v`` itself (ids)."""
@@ -266,13 +284,13 @@ class _Interp(Interpreter):
         if isinstance(s, If):
             ub = UndefinedOps(mask)
             cond = self._eval(s.cond, ub)
-            if is_sym(cond) and self.dom.concrete(cond, BOOL) is None:
+            if is_sym(cond) and self._concrete_on(self._widen(cond), mask) is None:
                 self._report_ub(ub, s.span)
                 return self._if_convert(s, mask, cond)
         if isinstance(s, Load):
             ub = UndefinedOps(mask)
             pv = self._eval(s.ptr, ub)
-            if is_sym(pv) and self.dom.concrete(pv, I64) is None:
+            if is_sym(pv) and self._concrete_on(self._widen(pv), mask) is None:
                 self._symbolic_load(s, mask, pv)
                 self._report_ub(ub, s.span)
                 return mask
@@ -283,7 +301,12 @@ class _Interp(Interpreter):
         for body in (s.then_body, s.else_body):
             bad = self._impure(body)
             if bad is not None:
-                raise SymbolicUnsupported(f"a branch on input data around {bad}", s.span)
+                lanes = self._widen(cond)[mask]
+                sym_ids = lanes[(lanes != TRUE_ID) & (lanes != FALSE_ID)]
+                example = str(self.dom.term(int(sym_ids[0]))) if sym_ids.numel() else "?"
+                if len(example) > 200:
+                    example = example[:200] + "..."
+                raise SymbolicUnsupported(f"a branch on input data ({example}) around {bad}", s.span)
         self.data_dependent.setdefault("a branch on input data (both arms run, values merged)", s.span)
         c = self._widen(cond)
         if c.dim() > 1:
