@@ -551,3 +551,24 @@ def _renamed(task: Task, kernel: str) -> Task:
     t = dataclasses.replace(task)
     object.__setattr__(t, "kernel", kernel)
     return t
+
+
+SYNCWARP = """
+__global__ void warp_exchange(const float* x, float* out) {
+  __shared__ float s[64];
+  const int t = threadIdx.x;
+  s[t] = x[blockIdx.x * 64 + t];
+  %s
+  out[blockIdx.x * 64 + t] = s[t ^ 1];
+}
+"""
+
+
+def test_syncwarp_orders_the_lanes_of_a_warp(tmp_path: Path) -> None:
+    good = prove(tmp_path, SYNCWARP % "__syncwarp();", "warp_exchange", **WARP_TASK)
+    assert statuses(good) == ("proved",) * 4
+    bad = prove(tmp_path, SYNCWARP % "", "warp_exchange", **WARP_TASK)
+    assert bad[RACE].status is Status.REFUTED
+    partial = prove(tmp_path, SYNCWARP % "__syncwarp(0x0000ffffu);", "warp_exchange", **WARP_TASK)
+    assert partial[RACE].status is Status.UNKNOWN and "partial mask" in partial[RACE].detail
+    assert partial[BARRIER].status is Status.REFUTED  # lanes 16..31 never reach it

@@ -289,9 +289,10 @@ class _Analysis:
         )
         self.param_sites.append((site, name))
         self.fits.append(fits)
-        self.fits_text.append(
-            f"{text} <= {hi} (fits kernel parameter {name}: {t})" if lo <= 0 else f"{lo} <= {text} <= {hi}"
-        )
+        below = self.base_session.check([v < lo], want_model=False).answer is not Answer.UNSAT
+        above = self.base_session.check([v > hi], want_model=False).answer is not Answer.UNSAT
+        bound = f"{lo} <= {text} <= {hi}" if below and above else f"{text} >= {lo}" if below else f"{text} <= {hi}"
+        self.fits_text.append(f"{bound} (fits kernel parameter {name}: {t})")
         return IntV(v, t)
 
     def _check_ranges(self) -> None:
@@ -328,7 +329,11 @@ class _Analysis:
             )
         if kind is not ObligationKind.OVERFLOW:
             for (site, pname), text in zip(self.param_sites, self.fits_text, strict=True):
-                out.append(Assumption(AssumptionKind.TASK, f"kernel parameter {pname} receives {text}", site.span))
+                why = (
+                    f"only sizes with {text.split(' (')[0]} are covered: kernel parameter {pname} receives"
+                    " other sizes changed (the overflow obligation refutes them)"
+                )
+                out.append(Assumption(AssumptionKind.TASK, why, site.span))
         out.extend(self.trace.assumptions.values())
         out.append(Assumption(AssumptionKind.TRUSTED, "the frontend's translation of the kernel source to the IR"))
         return tuple(out)
@@ -505,9 +510,7 @@ class _Analysis:
                 break  # one counterexample refutes the obligation
             f.checked += 1
             r = a.region
-            inside = z3.And(a.offset >= 0, a.offset + a.size <= r.size)
-            goal = inside if a.align <= 1 else z3.And(inside, a.offset % a.align == 0)
-            parts = [*a.pc, z3.Not(goal)]
+            parts = [*a.pc, z3.Not(_performed(a, a.offset))]
 
             def message(model: Z, inst: dict[str, int], a: Access = a) -> str | None:
                 off = model_int(model, a.offset) or 0
@@ -545,8 +548,15 @@ class _Analysis:
             f.doubts.extend(self.trace.count_unreliable)
         return f
 
-    def _overlap(self, a_off: Z, a_size: int, b_off: Z, b_size: int) -> Z:
-        return z3.And(a_off < b_off + b_size, b_off < a_off + a_size)
+    def _overlap(self, a: Access, a_off: Z, b: Access, b_off: Z) -> Z:
+        """The two accesses touch a common byte, both being performed: the simulator (the definition)
+        does not perform an out-of-bounds or misaligned access (the bounds obligation reports it)."""
+        return z3.And(
+            a_off < b_off + b.size,
+            b_off < a_off + a.size,
+            _performed(a, a_off),
+            _performed(b, b_off),
+        )
 
     def _distinct_threads(self, shared_iteration: bool = False) -> Z:
         ta = self.reg.instance(list(self.ex.tid), "A", "A", "A")
@@ -578,7 +588,7 @@ class _Analysis:
             *inst[:na],
             *inst[na + 3 : na + 3 + nb],
             self._distinct_threads(),
-            self._overlap(off_a, a.size, off_b, b.size),
+            self._overlap(a, off_a, b, off_b),
             phase,
             *facts,
         ]
@@ -614,7 +624,7 @@ class _Analysis:
             *inst[: na - 1],
             *inst[na:-1],
             z3.Or(*[x != y for x, y in zip(ba, bb, strict=True)]),
-            self._overlap(inst[na - 1], a.size, inst[-1], b.size),
+            self._overlap(a, inst[na - 1], b, inst[-1]),
             *facts,
         ]
 
@@ -748,6 +758,12 @@ def _conflict(a: AccessKind, b: AccessKind) -> bool:
     if AccessKind.WRITE in (a, b):
         return True
     return {a, b} == {AccessKind.ATOMIC, AccessKind.READ}
+
+
+def _performed(a: Access, off: Z) -> Z:
+    """Access ``a`` at byte offset ``off`` (an instance of its offset) is inside its buffer and aligned."""
+    inside = z3.And(off >= 0, off + a.size <= a.region.size)
+    return inside if a.align <= 1 else z3.And(inside, off % a.align == 0)
 
 
 def _bounds_problem(a: Access, off: int, size: int) -> str:

@@ -852,6 +852,10 @@ class Executor:
                     frozenset({ObligationKind.RACE, ObligationKind.BARRIER}),
                 )
             m = ms.as_long()
+        if m != 0xFFFFFFFF:
+            # Lanes outside the mask are not synchronised with the others, but pass no __syncwarp:
+            # counting warp barriers would order them. Races within a warp are then not decided.
+            self.trace.count_unreliable.append(f"__syncwarp with a partial mask at {_loc(s.span)}")
         self.trace.syncs.append(Sync(SyncKind.WARP, m, st.pc, self.exited_now(), s.span, text))
         st = st.copy()
         st.wcount = st.wcount + 1
@@ -1045,7 +1049,13 @@ class Executor:
                 d = self.increment(n, stmts, st, assigned_all)
                 if d is not None and isinstance(lv.entry[n], IntV | PtrV):
                     lv.affine[n] = d
-        lv.uniform = {n for n in names if n not in lv.affine and not self._thread_dependent(lv.entry[n])}
+        lv.uniform = {
+            n
+            for n in names
+            if n not in lv.affine
+            and isinstance(lv.entry[n], IntV | BoolV | PtrV)
+            and not self._thread_dependent(lv.entry[n])
+        }
         for n in names:
             if n not in lv.affine:
                 lv.reset_facts(n)

@@ -137,20 +137,37 @@ def shl_factor(amount: Z, bits: int) -> Z:
     return out
 
 
+#: Constants below this take the table form in bitwise operations (at most 32 cases).
+SMALL_BITOP = 32
+
+
+def _bitop_int(op: str, x: int, y: int) -> int:
+    return x & y if op == "&" else x | y if op == "|" else x ^ y
+
+
 def bitop(op: str, a: Z, b: Z, t: ScalarType) -> Z:
     """``a & b``, ``a | b`` or ``a ^ b`` of two values of ``t`` (through bit-vectors when needed)."""
     n = t.bits
     m = 2**n
     if z3.is_int_value(a) and z3.is_int_value(b):
-        x, y = a.as_long() % m, b.as_long() % m
-        r = x & y if op == "&" else x | y if op == "|" else x ^ y
-        return wrap(z3.IntVal(r), t)
+        return wrap(z3.IntVal(_bitop_int(op, a.as_long() % m, b.as_long() % m)), t)
     if op == "&":
         for x, y in ((a, b), (b, a)):
             if z3.is_int_value(y):
                 c = y.as_long() % m
                 if c & (c + 1) == 0:  # a low mask 2^j - 1: the value modulo 2^j (also for negatives)
                     return wrap(x % (c + 1), t)
+    for x, y in ((a, b), (b, a)):
+        if z3.is_int_value(y) and 0 <= y.as_long() < SMALL_BITOP:
+            # A small constant changes only the low bits: the low part by a table, the high part kept
+            # (or cleared by &). The result stays in the 2^j-aligned block of x, so in x's type.
+            c = y.as_long()
+            j = max(1, c.bit_length())
+            low = x % 2**j
+            table: Z = z3.IntVal(_bitop_int(op, 2**j - 1, c))
+            for v in range(2**j - 2, -1, -1):
+                table = z3.If(low == v, _bitop_int(op, v, c), table)
+            return table if op == "&" else x - low + table
     ua = z3.Int2BV(a % m if t.is_signed else a, n)
     ub = z3.Int2BV(b % m if t.is_signed else b, n)
     r = ua & ub if op == "&" else ua | ub if op == "|" else ua ^ ub
