@@ -572,3 +572,46 @@ def test_syncwarp_orders_the_lanes_of_a_warp(tmp_path: Path) -> None:
     partial = prove(tmp_path, SYNCWARP % "__syncwarp(0x0000ffffu);", "warp_exchange", **WARP_TASK)
     assert partial[RACE].status is Status.UNKNOWN and "partial mask" in partial[RACE].detail
     assert partial[BARRIER].status is Status.REFUTED  # lanes 16..31 never reach it
+
+
+LOOPS = """
+__global__ void loops(const float* x, float* out, int n) {
+  %s
+}
+"""
+LOOPS_TASK: dict[str, Any] = dict(
+    inputs={"x": "f32[n]"},
+    outputs={"out": "f32[n]"},
+    symbols=["n"],
+    constraints=["n <= 16777216"],
+    grid=[4],
+    block=[128],
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # a while loop whose increment is in its body
+        (
+            "int i = blockIdx.x * blockDim.x + threadIdx.x; while (i < n) { out[i] = x[i]; i += blockDim.x * gridDim.x; }",
+            ("proved",) * 4,
+        ),
+        # a data-dependent break leaves the closed form of i intact
+        (
+            "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)"
+            " { if (x[i] < 0.0f) break; out[i] = x[i]; }",
+            ("proved",) * 4,
+        ),
+        # an early exit of the threads past the end
+        ("int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return; out[i] = x[i];", ("proved",) * 4),
+        # a grid-stride loop that forgot gridDim: the blocks write each other's elements
+        (
+            "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x) out[i] = x[i];",
+            ("proved", "refuted", "proved", "proved"),
+        ),
+    ],
+)
+def test_loop_forms(tmp_path: Path, body: str, expected: tuple[str, ...]) -> None:
+    res = prove(tmp_path, LOOPS % body, "loops", **LOOPS_TASK)
+    assert statuses(res) == expected, [r.detail for r in res.values()]
