@@ -594,7 +594,8 @@ LOOPS_TASK: dict[str, Any] = dict(
     [
         # a while loop whose increment is in its body
         (
-            "int i = blockIdx.x * blockDim.x + threadIdx.x; while (i < n) { out[i] = x[i]; i += blockDim.x * gridDim.x; }",
+            "int i = blockIdx.x * blockDim.x + threadIdx.x;"
+            " while (i < n) { out[i] = x[i]; i += blockDim.x * gridDim.x; }",
             ("proved",) * 4,
         ),
         # a data-dependent break leaves the closed form of i intact
@@ -615,3 +616,13 @@ LOOPS_TASK: dict[str, Any] = dict(
 def test_loop_forms(tmp_path: Path, body: str, expected: tuple[str, ...]) -> None:
     res = prove(tmp_path, LOOPS % body, "loops", **LOOPS_TASK)
     assert statuses(res) == expected, [r.detail for r in res.values()]
+
+
+def test_the_prover_protocol(tmp_path: Path) -> None:
+    from larkc.provers import Prover
+    from larkc.provers.parametric import ParametricProver
+
+    task = make_task(tmp_path, COPY % "<", "copy", **COPY_TASK)
+    prover: Prover = ParametricProver(parse_source(task.source, kernel="copy"), "copy", task)
+    (r,) = prover.prove([Obligation(RACE)], BUDGET)
+    assert r.status is Status.PROVED and r.prover == prover.name
