@@ -14,10 +14,10 @@ import pytest
 import torch
 import z3
 
-from larkc.ir.nodes import BinaryOp
-from larkc.ir.types import I8, I32, I64, U8, U32, U64, ScalarType
+from larkc.ir.nodes import BinaryOp, UnaryOp
+from larkc.ir.types import I8, I16, I32, I64, U8, U16, U32, U64, ScalarType
 from larkc.provers.zvalues import bitop, shl_factor, tdiv, tdiv_unsigned, trange, trem, trem_unsigned, wrap
-from larkc.semantics.numerics import apply_binary
+from larkc.semantics.numerics import apply_binary, apply_unary, convert_value
 
 X, Y = z3.Ints("x y")
 
@@ -102,3 +102,34 @@ def test_sampled_on_wide_types(op: BinaryOp, t: ScalarType) -> None:
     small = [0, 1, 3, 5, 16, 31]
     pairs = [(x, y) for x in values for y in values + small if lo <= y <= hi]
     check(op, t, pairs, lambda x, y: True)  # shift amounts outside [0, bits) too: both take them mod bits
+
+
+INT_TYPES = [I8, U8, I16, U16, I32, U32, I64, U64]
+
+
+@pytest.mark.parametrize("src", INT_TYPES, ids=str)
+def test_integer_conversions_wrap_as_the_simulator_converts(src: ScalarType) -> None:
+    lo, hi = trange(src)
+    rng = random.Random(str(src))
+    values = [lo, lo + 1, -1, 0, 1, 127, 128, 255, 256, 2**31 - 1, 2**31, hi - 1, hi]
+    values = [v for v in values if lo <= v <= hi] + [rng.randint(lo, hi) for _ in range(20)]
+    for dst in INT_TYPES:
+        regs = torch.tensor([_reg(v, src) for v in values], dtype=torch.int64)
+        want = convert_value(regs, src, dst).tolist()
+        for v, w in zip(values, want, strict=True):
+            w = w % 2**64 if dst == U64 else w
+            got = z3.simplify(wrap(z3.IntVal(v), dst)).as_long()
+            assert got == w, f"convert<{dst}>({v}: {src}) = {got}, simulator {w}"
+
+
+@pytest.mark.parametrize("t", INT_TYPES, ids=str)
+def test_negation_and_complement(t: ScalarType) -> None:
+    lo, hi = trange(t)
+    values = [v for v in (lo, lo + 1, -5, -1, 0, 1, 5, hi - 1, hi) if lo <= v <= hi]
+    regs = torch.tensor([_reg(v, t) for v in values], dtype=torch.int64)
+    neg = apply_unary(UnaryOp.NEG, regs, t).tolist()
+    inv = apply_unary(UnaryOp.BITNOT, regs, t).tolist()
+    for v, n, c in zip(values, neg, inv, strict=True):
+        n, c = (n % 2**64, c % 2**64) if t == U64 else (n, c)
+        assert z3.simplify(wrap(z3.IntVal(-v), t)).as_long() == n
+        assert (-v - 1 if t.is_signed else hi - v) == c  # the executor's complement, never out of range
