@@ -471,7 +471,7 @@ class Executor:
         )
         self._prove_cache: dict[tuple[int, ...], tuple[Outcome, tuple[Z, ...]]] = {}
         self._shared: dict[str, Region] = {}
-        self._loop_ids = 0
+        self._local_allocs = 0
         self.ops = 0  # integer operations whose range was checked
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -731,9 +731,9 @@ class Executor:
                 )
                 self._shared[key] = region
         elif space is AddressSpace.LOCAL and count is not None:
-            self._loop_ids += 1
+            self._local_allocs += 1
             region = Region(
-                f"local:{self.ctx.frame}:{name}:{self._loop_ids}",
+                f"local:{self.ctx.frame}:{name}:{self._local_allocs}",
                 RegionKind.LOCAL,
                 f"local {name}",
                 z3.IntVal(count * esize),
