@@ -120,6 +120,20 @@ def side_conditions() -> Iterator[SideConditions]:
         _ACTIVE.remove(collector)
 
 
+@contextmanager
+def isolated() -> Iterator[SideConditions]:
+    """Collect the conditions of the block *instead of* the enclosing collectors (for an attempt whose
+    conditions count only if it succeeds: :func:`replay` them then)."""
+    saved = _ACTIVE[:]
+    _ACTIVE.clear()
+    collector = SideConditions()
+    _ACTIVE.append(collector)
+    try:
+        yield collector
+    finally:
+        _ACTIVE[:] = saved
+
+
 def record(term: Poly, requirement: Requirement) -> None:
     """Append ``term requirement`` to every active collector (callers test ``_ACTIVE`` first when hot)."""
     if _ACTIVE:

@@ -46,7 +46,7 @@ from typing import Any, assert_never
 
 import numpy as np
 
-from larkc.symbolic.conditions import _ACTIVE, Requirement, record, replay, side_conditions
+from larkc.symbolic.conditions import _ACTIVE, Requirement, isolated, record, replay, side_conditions
 from larkc.symbolic.terms import (
     And,
     App,
@@ -564,8 +564,12 @@ class _Work:
         # pure scalings are looked through, so that the multiples of one sum share one variable
         scale, node = _F1, v
         derivation = self._derivation(node)
+        seen = {id(v)}
         while derivation is not None and not derivation[2].terms and not derivation[2].const:
             scale, node = scale * derivation[1], derivation[0]
+            if id(node) in seen:  # scalings in a circle (through recorded derivations): none to follow
+                raise _Cycle
+            seen.add(id(node))
             derivation = self._derivation(node)
         if not self.use_alt and node is not v:
             # own derivations only: point to strictly older nodes, so definitions never form a cycle
@@ -664,6 +668,7 @@ class _Work:
         """Substitute every variable, latest first; in refold mode stop early when the work is zero. Whether
         the work is zero."""
         while self.heap:
+            self.budget.spend(1)
             if self.refold and self.is_zero():
                 return True
             _, _, v = heapq.heappop(self.heap)
@@ -712,6 +717,7 @@ class _Work:
             return
         firsts = [w for m in cofactor for w in self.flat_index.get(m, ()) if id(w) in self.queued]
         for w in [v, *firsts]:
+            self.budget.spend(1)
             if w._n > len(cofactor):
                 continue
             flat = self._flat(w)
@@ -760,6 +766,7 @@ class _Work:
         """Cancel numerators that are a monomial times a denominator's content (``(x + y) / (x + y)``)."""
         changed = True
         while changed:
+            self.budget.spend(1)
             changed = False
             groups: dict[tuple[tuple[Atom, int], ...], dict[Monomial, Fraction]] = {}
             for m, c in self.coeffs.items():
@@ -877,20 +884,25 @@ def equal(a: Term, b: Term, budget: int | None = DEFAULT_BUDGET) -> bool | None:
         return True
     if isinstance(a, Poly) != isinstance(b, Poly):
         raise TypeError("comparing a number with a truth value")
-    try:
-        with _no_expand_limit():
-            if isinstance(a, Poly) and isinstance(b, Poly):
-                shared = _Budget(budget)
-                if _poly_difference_is_zero(a, b, shared, unify=True):
-                    return True
-                if _poly_difference_is_zero(a, b, shared, unify=False):
-                    return True
-            else:
-                nb = _Budget(budget)
-                if _nf_bool(a, nb) is _nf_bool(b, nb):  # type: ignore[arg-type]
-                    return True
-    except BudgetExceeded:
-        pass
+    shared = _Budget(budget)
+    attempts: list[Callable[[], bool]]
+    if isinstance(a, Poly) and isinstance(b, Poly):
+        attempts = [
+            lambda: _poly_difference_is_zero(a, b, shared, unify=True),
+            lambda: _poly_difference_is_zero(a, b, shared, unify=False),
+        ]
+    else:
+        attempts = [lambda: _nf_bool(a, shared) is _nf_bool(b, shared)]  # type: ignore[arg-type]
+    # only the conditions of the attempt that succeeds are the proof's
+    for attempt in attempts:
+        try:
+            with _no_expand_limit(), isolated() as sc:
+                proved = attempt()
+        except BudgetExceeded:
+            break
+        if proved:
+            replay(sc.conditions)
+            return True
     return False if _counterexample(a, b) else None
 
 

@@ -892,7 +892,7 @@ def _derive(base: Poly, k: Fraction, delta: Poly) -> Poly:
         if p._base is None and "alt" not in p._cache:
             # a sum built from scratch and now also by derivation (a spec's sum that a kernel accumulates):
             # the normal form can use the derivation to link the two (see normal._Work._definition)
-            p._cache["alt"] = (base, k, delta)
+            _record_alt(p, base, k, delta)
         return True
 
     found = _find_poly(fp, matches)
@@ -933,13 +933,26 @@ def _link_multiple(p: Poly, lead: Fraction) -> None:
             and "alt" not in target._cache
             and _same_content(target, p, 1 / lead)
         ):
-            target._cache["alt"] = (p, 1 / lead, ZERO)
+            _record_alt(target, p, 1 / lead, ZERO)
         return
     member = _MULTIPLES.get(monic_fp)
     if member is not None and member._n == p._n and "alt" not in p._cache:
         member_lead = _lead_coeff(member)
         if _same_content(p, member, lead / member_lead):
-            p._cache["alt"] = (member, lead / member_lead, ZERO)
+            _record_alt(p, member, lead / member_lead, ZERO)
+
+
+def _record_alt(target: Poly, base: Poly, k: Fraction, delta: Poly) -> None:
+    """Record ``target == k * base + delta`` on a sum that has no derivation of its own, looking through pure
+    scalings of ``base`` to a node with a real derivation (a scaling of ``target`` itself says nothing)."""
+    if not delta.terms and not delta.const:
+        node = base
+        while node._base is not None and node._delta is not None and node._delta.is_const and not node._delta.const:
+            k, node = k * node._k, node._base
+        if node is target or node._base is None:
+            return
+        base = node
+    target._cache["alt"] = (base, k, delta)
 
 
 def _same_content(p: Poly, q: Poly, k: Fraction) -> bool:
@@ -1332,6 +1345,12 @@ def _merge(fa: Iterable[tuple[Atom, int]], fb: Iterable[tuple[Atom, int]]) -> di
     return out
 
 
+def _sqrt_power_reduces(atom: App, e: int) -> bool:
+    """Whether ``sqrt(v) ** e`` is rewritten to ``v ** (e // 2) * sqrt(v) ** (e % 2)``: for ``|e| >= 2``, and
+    for ``e = -1`` when ``v`` is a positive constant (``1/sqrt(2)`` is ``sqrt(2)/2``, one form for both)."""
+    return e >= 2 or e <= -2 or (e == -1 and _positive_constant(atom.args[0]))
+
+
 def _needs_rules(factors: Mapping[Atom, int]) -> bool:
     n_exp = 0
     for a, e in factors.items():
@@ -1340,7 +1359,7 @@ def _needs_rules(factors: Mapping[Atom, int]) -> bool:
                 n_exp += 1
                 if e != 1 or n_exp > 1:
                     return True
-            elif a.fn is Fn.SQRT and (e >= 2 or e <= -2):
+            elif a.fn is Fn.SQRT and _sqrt_power_reduces(a, e):
                 return True
     return False
 
@@ -1359,7 +1378,7 @@ def _apply_rules(factors: dict[Atom, int]) -> tuple[Fraction, bool]:
             arg = add(*(_scale(a.args[0], Fraction(e)) for a, e in exps))  # type: ignore[union-attr]
             extra.append((_exp_poly(arg), 1))
         for a, e in list(factors.items()):
-            if _is_fn(a, Fn.SQRT) and (e >= 2 or e <= -2):
+            if _is_fn(a, Fn.SQRT) and _sqrt_power_reduces(a, e):  # type: ignore[arg-type]
                 radicand: Poly = a.args[0]  # type: ignore[union-attr]
                 q, r = divmod(e, 2)
                 factors[a] = r

@@ -1,0 +1,176 @@
+"""The rules for exp, log, sqrt and the named constants hold structurally; online softmax is three-pass softmax."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from larkc.symbolic import (
+    LN2,
+    LOG2E,
+    ONE,
+    PI,
+    SQRT2,
+    SQRT_2_OVER_PI,
+    SQRT_HALF,
+    ZERO,
+    Fn,
+    Poly,
+    Requirement,
+    SideCondition,
+    add,
+    apply,
+    const,
+    div,
+    elem,
+    equal,
+    evaluate,
+    maximum,
+    mul,
+    neg,
+    power,
+    recip,
+    side_conditions,
+    sub,
+)
+
+a, b, c = elem("x", 0), elem("x", 1), elem("y", 0)
+
+
+def exp(x: Poly) -> Poly:
+    return apply(Fn.EXP, x)
+
+
+def test_exp_products_powers_and_inverses_merge() -> None:
+    assert mul(exp(a), exp(b)) is exp(add(a, b))
+    assert mul(exp(a), exp(neg(a))) is ONE
+    assert power(exp(a), 3) is exp(mul(const(3), a))
+    assert recip(exp(a)) is exp(neg(a))
+    assert div(exp(a), exp(b)) is exp(sub(a, b))
+    assert exp(ZERO) is ONE
+    assert mul(add(exp(a), exp(b)), exp(c)) is add(exp(add(a, c)), exp(add(b, c)))
+    # a monomial holds one exp: a product of three merges whatever the order
+    assert mul(exp(a), mul(c, exp(b))) is mul(mul(exp(b), c), exp(a))
+
+
+def test_log_of_exp_and_of_constants() -> None:
+    assert apply(Fn.LOG, exp(a)) is a
+    assert apply(Fn.LOG, mul(const(3), exp(a))) is add(a, apply(Fn.LOG, const(3)))
+    assert apply(Fn.LOG, const(8)) is mul(const(3), LN2)
+    assert apply(Fn.LOG, const(Fraction(1, 2))) is neg(LN2)
+    assert apply(Fn.LOG, ONE) is ZERO
+
+
+def test_exp2_and_log2_are_exp_and_log() -> None:
+    assert apply(Fn.EXP2, a) is exp(mul(a, LN2))
+    assert apply(Fn.EXP2, mul(a, LOG2E)) is exp(a)
+    assert apply(Fn.EXP2, const(3)) is const(8)
+    assert apply(Fn.EXP2, const(-1)) is const(Fraction(1, 2))
+    assert apply(Fn.EXP2, const(Fraction(1, 2))) is SQRT2
+    assert apply(Fn.LOG2, const(8)) is const(3)
+    assert apply(Fn.LOG2, a) is mul(apply(Fn.LOG, a), recip(LN2))
+    assert apply(Fn.POW, const(2), a) is apply(Fn.EXP2, a)
+    assert apply(Fn.POW, exp(a), b) is exp(mul(a, b))
+    assert apply(Fn.EXP2, add(apply(Fn.LOG2, a), b)) is mul(a, apply(Fn.EXP2, b))
+
+
+def test_exp_of_log_needs_a_positive_argument() -> None:
+    with side_conditions() as sc:
+        assert exp(apply(Fn.LOG, a)) is a
+        assert exp(mul(const(2), apply(Fn.LOG, add(a, b)))) is power(add(a, b), 2)
+    assert SideCondition(a, Requirement.POSITIVE) in sc
+    assert SideCondition(add(a, b), Requirement.POSITIVE) in sc
+
+
+def test_square_roots_of_constants_are_canonical() -> None:
+    assert apply(Fn.SQRT, const(Fraction(1, 2))) is mul(const(Fraction(1, 2)), SQRT2)
+    assert SQRT_HALF is div(ONE, SQRT2)
+    assert apply(Fn.SQRT, const(8)) is mul(const(2), SQRT2)
+    assert apply(Fn.SQRT, const(6)) is mul(SQRT2, apply(Fn.SQRT, const(3)))
+    assert mul(SQRT2, SQRT2) is const(2)
+    assert SQRT_2_OVER_PI is mul(SQRT2, recip(apply(Fn.SQRT, PI)))
+    assert SQRT_2_OVER_PI is apply(Fn.SQRT, div(const(2), PI))
+    assert power(apply(Fn.SQRT, PI), 2) is PI
+    assert apply(Fn.SQRT, exp(a)) is exp(mul(const(Fraction(1, 2)), a))
+    assert apply(Fn.SQRT, mul(const(4), a)) is mul(const(2), apply(Fn.SQRT, a))
+
+
+def test_square_of_a_square_root_needs_a_nonnegative_radicand() -> None:
+    with side_conditions() as sc:
+        assert power(apply(Fn.SQRT, a), 2) is a
+        assert power(apply(Fn.SQRT, a), 3) is mul(a, apply(Fn.SQRT, a))
+        assert recip(power(apply(Fn.SQRT, a), 2)) is recip(a)
+    assert SideCondition(a, Requirement.NONNEGATIVE) in sc
+    with side_conditions() as sc:
+        assert power(SQRT2, 2) is const(2)
+    assert len(sc) == 0
+
+
+def test_rules_agree_with_floats() -> None:
+    terms = [
+        mul(exp(a), exp(b)),
+        apply(Fn.EXP2, mul(a, LOG2E)),
+        SQRT_2_OVER_PI,
+        SQRT_HALF,
+        apply(Fn.LOG, mul(const(3), exp(a))),
+        apply(Fn.POW, const(3), b),
+    ]
+    got = evaluate(terms, {"x": [0.25, -1.5]})
+    want = [np.exp(-1.25), np.exp(0.25), np.sqrt(2 / np.pi), np.sqrt(0.5), 0.25 + np.log(3), 3**-1.5]
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+# Softmax ----------------------------------------------------------------------------------------------
+
+
+def _three_pass(row: list[Poly]) -> list[Poly]:
+    top = maximum(*row)
+    total = add(*(exp(sub(x, top)) for x in row))
+    return [div(exp(sub(x, top)), total) for x in row]
+
+
+def _online_part(row: list[Poly]) -> tuple[Poly, Poly]:
+    m, s = row[0], ONE
+    for x in row[1:]:
+        m_new = maximum(m, x)
+        s = add(mul(s, exp(sub(m, m_new))), exp(sub(x, m_new)))
+        m = m_new
+    return m, s
+
+
+def _online(row: list[Poly], parts: int) -> list[Poly]:
+    k = len(row) // parts
+    pairs = [_online_part(row[i * k : (i + 1) * k]) for i in range(parts)]
+    while len(pairs) > 1:  # the warp merge of two partial (max, sum) pairs
+        merged = []
+        for (m1, s1), (m2, s2) in zip(pairs[::2], pairs[1::2], strict=True):
+            m = maximum(m1, m2)
+            merged.append((m, add(mul(s1, exp(sub(m1, m))), mul(s2, exp(sub(m2, m))))))
+        pairs = merged
+    m, s = pairs[0]
+    return [div(exp(sub(x, m)), s) for x in row]
+
+
+def test_online_softmax_is_three_pass_softmax() -> None:
+    row = [elem("x", i) for i in range(256)]
+    spec = _three_pass(row)
+    for parts in (1, 4):
+        kernel = _online(row, parts)
+        with side_conditions() as sc:
+            assert all(equal(k, s) is True for k, s in zip(kernel, spec, strict=True))
+        assert all(c.requirement is Requirement.NONZERO for c in sc)
+
+
+def test_online_softmax_without_the_rescale_is_not_proved() -> None:
+    row = [elem("x", i) for i in range(24)]
+    m, s = row[0], ONE
+    for x in row[1:]:
+        m_new = maximum(m, x)
+        s = add(s, exp(sub(x, m_new)))  # the bug: s is not rescaled by exp(m - m_new)
+        m = m_new
+    kernel = [div(exp(sub(x, m)), s) for x in row]
+    spec = _three_pass(row)
+    assert equal(kernel[0], spec[0]) is not True
+    values = np.linspace(-1, 1, 24)
+    assert not np.allclose(evaluate(kernel, {"x": values}), evaluate(spec, {"x": values}))
