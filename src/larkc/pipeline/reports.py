@@ -196,10 +196,17 @@ class VerifyReport:
         out: list[str] = []
         match self.verdict:
             case Verdict.VERIFIED:
-                scopes = dict.fromkeys(r.scope.describe() for r in self.results)
-                out.append("VERIFIED " + "; ".join(scopes))
+                out.append("VERIFIED")
+                groups: dict[str, list[str]] = {}
+                for r in self.results:
+                    groups.setdefault(r.scope.describe(), []).append(r.obligation.name)
+                for scope, names in groups.items():
+                    out.append(f"  {', '.join(names)}: {scope}")
             case Verdict.FAILED:
-                refuted = [r for r in self.results if r.status is Status.REFUTED]
+                refuted = sorted(
+                    (r for r in self.results if r.status is Status.REFUTED),
+                    key=lambda r: _ROOT_CAUSE_ORDER.index(r.obligation.kind.value),
+                )
                 first = refuted[0]
                 cx = first.counterexample
                 assert cx is not None
@@ -212,6 +219,8 @@ class VerifyReport:
                 out.append(f"  evidence: {_EVIDENCE[cx.kind.value]}")
                 if cx.replay:
                     out.append(f"  replay: larkc run --replay {cx.replay}")
+                for r in refuted[1:]:
+                    out.append(f"  also refuted: {r.obligation.name}")
             case Verdict.UNKNOWN:
                 open_ = [r for r in self.results if r.status is Status.UNKNOWN]
                 out.append(f"UNKNOWN: {len(open_)} obligation(s) neither proved nor refuted")
@@ -240,6 +249,10 @@ class VerifyReport:
             "seconds": round(self.seconds, 4),
         }
 
+
+#: Which refutation a FAILED verdict shows first: causes before their consequences (an overflowing index
+#: before the out-of-bounds access it makes, a race before the wrong output it leaves).
+_ROOT_CAUSE_ORDER = ("overflow", "barrier", "race", "bounds", "init", "defined", "assert", "equivalence")
 
 _EVIDENCE = {
     "confirmed": "confirmed by the simulator at the task's dtypes",

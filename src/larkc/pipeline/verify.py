@@ -27,8 +27,6 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
-
 from larkc.errors import TaskError
 from larkc.frontends import parse_task
 from larkc.ir.nodes import Function, Module
@@ -50,9 +48,12 @@ from larkc.provers import (
     verdict,
 )
 from larkc.provers.bounded import Finding, InstanceFacts, prove_instance
+from larkc.provers.parametric import prove_parametric
 from larkc.semantics import LaunchConfig
 from larkc.semantics.symexec import SymbolicArg, SymbolicBuffer, SymbolicRun, execute_symbolic
 from larkc.symbolic import terms as tm
+from larkc.symbolic.conditions import side_conditions
+from larkc.symbolic.constants import match_named_constant, round_to_format
 from larkc.symbolic.terms import Poly, Term
 from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, evaluate
 
@@ -105,18 +106,24 @@ def verify_task(
     chosen = [task.shape_env(i) for i in (instances if instances is not None else task.instances)]
     per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
     runs: list[tuple[dict[str, int], str, float]] = []
+    # Parametric first: safety and overflow for every size, where the kernel's indexing allows it.
+    parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
+    say(f"parametric proof of {', '.join(ob.name for ob in parametric_obs)} (z3, all sizes)")
+    for r in prove_parametric(module, f.name, task, parametric_obs, budget):
+        per_ob[r.obligation].append(_confirm_static(task, module, r, replay_dir))
+    bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
     for k, env in enumerate(chosen):
         shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
         say(f"instance {k + 1}/{len(chosen)} ({shape}): symbolic execution")
         t0 = time.perf_counter()
         facts = _instance_facts(task, module, f, graph, env, budget)
-        say(f"instance {k + 1}/{len(chosen)}: deciding {len(obligations)} obligations")
-        results = prove_instance(facts, obligations, budget)
+        say(f"instance {k + 1}/{len(chosen)}: deciding {len(bounded_obs)} obligations")
+        results = prove_instance(facts, bounded_obs, budget)
         results = [_confirm(task, module, r, env, replay_dir) for r in results]
         runs.append((env, facts.launch, time.perf_counter() - t0))
         for r in results:
             per_ob[r.obligation].append(r)
-        if any(r.status is Status.REFUTED for r in results):
+        if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
             break  # a refutation decides the verdict; later instances would only repeat it
     combined = tuple(combine(per_ob[ob]) if per_ob[ob] else _not_run(ob) for ob in obligations)
     return VerifyReport(
@@ -127,6 +134,28 @@ def verify_task(
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
     )
+
+
+#: The obligations the parametric prover decides for all sizes (the bounded prover for its instances).
+PARAMETRIC_KINDS = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW)
+
+#: A parametric counterexample is run in the simulator when no tensor of its instance exceeds this.
+_SIMULABLE_ELEMENTS = 1 << 22
+
+
+def _confirm_static(task: Task, module: Module, r: ObligationResult, replay_dir: Path | None) -> ObligationResult:
+    """Run a parametric refutation's sizes through the simulator when they are small enough."""
+    cx = r.counterexample
+    if r.status is not Status.REFUTED or cx is None or not cx.instance:
+        return r
+    try:
+        env = task.shape_env(cx.instance)
+        sizes = [math.prod(s.concrete_shape(env)) for s in task.tensors.values()]
+    except (TaskError, ValueError):
+        return r
+    if max(sizes, default=0) > _SIMULABLE_ELEMENTS:
+        return r  # sizes no simulator can allocate: the solver's model is the evidence
+    return _confirm(task, module, r, env, replay_dir)
 
 
 def _not_run(ob: Obligation) -> ObligationResult:
@@ -153,24 +182,26 @@ def _instance_facts(
     ranges = _int_ranges(task, env)
     spec_terms: dict[str, tuple[Term, ...]] | None = None
     reader = _exact_constant
-    if graph is not None:
-        from larkc.reference import SpecGraph, evaluate_symbolic
+    with side_conditions() as conditions:  # what the simplifications of both sides assume
+        if graph is not None:
+            from larkc.reference import SpecGraph, evaluate_symbolic
 
-        assert isinstance(graph, SpecGraph)
-        outs = evaluate_symbolic(graph, env)
-        spec_terms = {name: tt.elems for name, tt in zip(task.outputs, outs, strict=True)}
-        reader = ConstantReader([t for tt in outs for t in tt.elems], _scalar_values(task)).read
-    run = execute_symbolic(
-        module,
-        f.name,
-        launch,
-        args,
-        constant_reader=reader,
-        int_ranges=ranges,
-        seconds=budget.seconds,
-        max_terms=budget.term_size,
-    )
-    return _facts(task, env, run, spec_terms, ranges)
+            assert isinstance(graph, SpecGraph)
+            outs = evaluate_symbolic(graph, env)
+            spec_terms = {name: tt.elems for name, tt in zip(task.outputs, outs, strict=True)}
+            reader = ConstantReader([t for tt in outs for t in tt.elems], _scalar_values(task)).read
+        run = execute_symbolic(
+            module,
+            f.name,
+            launch,
+            args,
+            constant_reader=reader,
+            int_ranges=ranges,
+            seconds=budget.seconds,
+            max_terms=budget.term_size,
+        )
+    facts = _facts(task, env, run, spec_terms, ranges)
+    return dataclasses.replace(facts, side_conditions=conditions.conditions)
 
 
 def symbolic_args(task: Task, f: Function, env: Mapping[str, int]) -> dict[str, SymbolicArg]:
@@ -250,17 +281,21 @@ def _facts(
 
 
 def _exact_constant(value: float, t: ScalarType) -> tuple[Poly, str | None]:
+    named = match_named_constant(value, str(t)) if Fraction(value).denominator != 1 else None
+    if named is not None:
+        return named[0], f"the literal {value!r} ({t}) is read as {named[1]}"
     return tm.const(value), None
 
 
 class ConstantReader:
-    """Reads a float literal of the kernel as the reference's constant it rounds from.
+    """Reads a float literal of the kernel as the constant it stands for.
 
     Under exact arithmetic, the kernel's ``1e-5f`` (a float32) and the reference's ``1e-5`` (a binary64)
     are different numbers. Casts and rounding vanish in the model, so a literal that is the rounding, at
     its own type, of a constant of the reference (or of a scalar the task binds) is read as that
-    constant; the verdict lists the reading. A literal exactly equal to a constant, or matching none (or
-    several), keeps its exact value.
+    constant, and otherwise a literal that is the rounding of a named irrational constant (``log2(e)``,
+    ``sqrt(2/pi)``) is read as that constant; the verdict lists each reading. A literal exactly equal to a
+    constant of the reference, or matching none (or several), keeps its exact value.
     """
 
     def __init__(self, spec_terms: Sequence[Term], scalars: Sequence[float]) -> None:
@@ -274,43 +309,38 @@ class ConstantReader:
         for v in scalars:
             if math.isfinite(v) and v:
                 self._constants.add(abs(Fraction(v)))
-        self._by_type: dict[ScalarType, dict[float, list[Fraction]]] = {}
+        self._by_type: dict[ScalarType, dict[Fraction, list[Fraction]]] = {}
 
-    def _table(self, t: ScalarType) -> dict[float, list[Fraction]]:
+    def _table(self, t: ScalarType) -> dict[Fraction, list[Fraction]]:
         table = self._by_type.get(t)
         if table is None:
             table = {}
             for c in self._constants:
-                table.setdefault(_round(c, t), []).append(c)
+                table.setdefault(round_to_format(c, str(t)), []).append(c)
             self._by_type[t] = table
         return table
 
     def read(self, value: float, t: ScalarType) -> tuple[Poly, str | None]:
         exact = Fraction(value)
-        sign = -1 if exact < 0 else 1
-        cands = self._table(t).get(abs(value), [])
-        if exact in (Fraction(0),) or abs(exact) in cands or len(set(cands)) != 1:
+        if exact == 0 or exact.denominator == 1:
             return tm.const(exact), None
-        chosen = cands[0]
-        return tm.const(sign * chosen), (
-            f"the literal {value!r} ({t}) is read as the reference's constant {_show(sign * chosen)}"
-        )
+        sign = -1 if exact < 0 else 1
+        cands = self._table(t).get(abs(exact), [])
+        if abs(exact) in cands:
+            return tm.const(exact), None
+        if len(set(cands)) == 1:
+            chosen = sign * cands[0]
+            return tm.const(chosen), f"the literal {value!r} ({t}) is read as the reference's constant {_show(chosen)}"
+        named = match_named_constant(value, str(t))
+        if named is not None:
+            term, name = named
+            return term, f"the literal {value!r} ({t}) is read as {name}"
+        return tm.const(exact), None
 
 
 def _show(q: Fraction) -> str:
     f = float(q)
     return repr(f) if Fraction(f) == q else f"{q.numerator}/{q.denominator}"
-
-
-def _round(c: Fraction, t: ScalarType) -> float:
-    f = float(c)
-    if t.bits == 64:
-        return f
-    if str(t) == "bf16":
-        import torch
-
-        return float(torch.tensor(f, dtype=torch.float64).to(torch.bfloat16).item())
-    return float(np.float16(f) if t.bits == 16 else np.float32(f))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -331,16 +361,11 @@ def _confirm(
     replay: str | None = None
     if not rep.ok:
         replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
-    if r.obligation.kind is ObligationKind.EQUIVALENCE:
-        if seen:
-            new_kind = CounterexampleKind.CONFIRMED
-            note = ""
-        else:
-            new_kind = CounterexampleKind.EXACT
-            note = " (under exact arithmetic; at the task's dtypes the simulator's output is within tolerance)"
-        cx = dataclasses.replace(cx, kind=new_kind, message=cx.message + note, replay=replay)
-    else:
-        cx = dataclasses.replace(cx, replay=replay)
+    if seen:
+        cx = dataclasses.replace(cx, kind=CounterexampleKind.CONFIRMED, replay=replay)
+    elif r.obligation.kind is ObligationKind.EQUIVALENCE:
+        note = " (under exact arithmetic; at the task's dtypes the simulator's output is within tolerance)"
+        cx = dataclasses.replace(cx, kind=CounterexampleKind.EXACT, message=cx.message + note)
     return dataclasses.replace(r, counterexample=cx)
 
 

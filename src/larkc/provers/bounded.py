@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from larkc.errors import Span
 from larkc.ir.types import ScalarType
+from larkc.provers.congruence import AtomMatcher
 from larkc.provers.core import (
     KIND_OF_FAILURE,
     Assumption,
@@ -45,6 +46,9 @@ from larkc.provers.core import (
 )
 from larkc.provers.witness import Witness, find_witness
 from larkc.symbolic import terms as tm
+from larkc.symbolic.conditions import SideCondition, side_conditions
+from larkc.symbolic.normal import DEFAULT_BUDGET, equal
+from larkc.symbolic.signs import discharge
 from larkc.symbolic.terms import Elem, Poly, Read, Term
 
 __all__ = ["ElementVerdict", "Finding", "InstanceFacts", "decide_equal", "prove_instance"]
@@ -91,6 +95,7 @@ class InstanceFacts:
     input_dtypes: Mapping[str, ScalarType] = field(default_factory=dict)
     int_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     aborted: bool = False
+    side_conditions: tuple[SideCondition, ...] = ()  # recorded while the terms were built
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +127,8 @@ def decide_equal(
     *,
     deadline: float,
     solver_ms: int = 10_000,
+    work: int | None = DEFAULT_BUDGET,
+    matcher: AtomMatcher | None = None,
 ) -> ElementVerdict:
     """Decide ``kernel == spec`` for all inputs (see the module docstring for the procedures tried)."""
     if isinstance(kernel, str):
@@ -136,22 +143,25 @@ def decide_equal(
         return ElementVerdict(None, "depends on a value the symbolic executor cannot model")
     if isinstance(kernel, Poly) != isinstance(spec, Poly):
         return ElementVerdict(None, "a number compared with a truth value")
-    small = _size(kernel) <= _EXPAND_NODES and _size(spec) <= _EXPAND_NODES
-    if small:
-        try:
-            if tm.expand(kernel) is tm.expand(spec):
-                return ElementVerdict(True, "equal after expansion")
-        except (ValueError, ZeroDivisionError, RecursionError):
-            pass
-    if time.perf_counter() > deadline:
-        return ElementVerdict(None, "time budget exhausted")
-    if _size(kernel) <= _Z3_NODES and _size(spec) <= _Z3_NODES:
+    if matcher is not None and matcher.match(kernel, spec):
+        return ElementVerdict(True, "equal after normalisation")
+    try:
+        same = equal(kernel, spec, work)
+    except (ValueError, ZeroDivisionError, RecursionError, TypeError):
+        same = None
+    if same is True:
+        return ElementVerdict(True, "equal after normalisation")
+    if same is None and time.perf_counter() <= deadline and _size(kernel) <= _Z3_NODES and _size(spec) <= _Z3_NODES:
         z = _z3_equal(kernel, spec, solver_ms, facts.int_ranges, facts.input_dtypes)
         if z is True:
             return ElementVerdict(True, "z3: no input separates them")
     w = find_witness(kernel, spec, facts.input_sizes, facts.input_dtypes, facts.int_ranges)
     if w is not None:
         return ElementVerdict(False, f"differ at inputs found by search ({w.strategy})", w)
+    if same is False:
+        return ElementVerdict(False, "differ at small integer inputs (exact rational evaluation)")
+    if time.perf_counter() > deadline:
+        return ElementVerdict(None, "time budget exhausted")
     return ElementVerdict(None, "normal forms differ and neither a proof nor a counterexample was found")
 
 
@@ -226,7 +236,7 @@ def _timed(r: ObligationResult, seconds: float) -> ObligationResult:
     )
 
 
-_MODEL = Assumption(AssumptionKind.MODEL, "distinct buffers do not overlap (no aliasing)")
+_MODEL = Assumption(AssumptionKind.MODEL, "distinct tensors of the task are distinct buffers (no aliasing)")
 _EXACT = Assumption(AssumptionKind.MODEL, "exact real arithmetic (rounding and float format conversions not modelled)")
 
 
@@ -276,21 +286,26 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
     deadline = time.perf_counter() + budget.seconds
     unknown: list[tuple[int, str]] = []
     hows: dict[str, int] = {}
-    for i, (k, s) in enumerate(zip(kernel, spec, strict=True)):
-        if time.perf_counter() > deadline:
-            unknown.append((i, f"time budget of {budget.seconds:g} s exhausted at element {i} of {len(kernel)}"))
-            break
-        v = decide_equal(k, s, facts, deadline=deadline, solver_ms=budget.solver_ms)
-        if v.equal is False:
-            return _refuted(facts, ob, i, k, s, v)
-        if v.equal is None:
-            unknown.append((i, v.how))
-            continue
-        hows[v.how] = hows.get(v.how, 0) + 1
+    matcher = AtomMatcher(budget.term_size, deadline)
+    with side_conditions() as sc:
+        for i, (k, s) in enumerate(zip(kernel, spec, strict=True)):
+            if time.perf_counter() > deadline:
+                unknown.append((i, f"time budget of {budget.seconds:g} s exhausted at element {i} of {len(kernel)}"))
+                break
+            v = decide_equal(
+                k, s, facts, deadline=deadline, solver_ms=budget.solver_ms, work=budget.term_size, matcher=matcher
+            )
+            if v.equal is False:
+                return _refuted(facts, ob, i, k, s, v)
+            if v.equal is None:
+                unknown.append((i, v.how))
+                continue
+            hows[v.how] = hows.get(v.how, 0) + 1
     assumptions = (
         _EXACT,
         _MODEL,
         *facts.assumptions,
+        *_condition_assumptions((*facts.side_conditions, *sc.conditions)),
     )
     if unknown:
         i, why = unknown[0]
@@ -299,6 +314,22 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
         return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, f"{name}{list(idx)}: {why}{more}", assumptions)
     detail = "every element: " + ", ".join(h for h, _ in sorted(hows.items(), key=lambda kv: -kv[1]))
     return ObligationResult(ob, Status.PROVED, scope, PROVER, detail, assumptions)
+
+
+def _condition_assumptions(conditions: Sequence[SideCondition]) -> list[Assumption]:
+    """The side conditions the sign facts do not prove, as assumptions (a few shown, the rest counted)."""
+    _, remaining = discharge(dict.fromkeys(conditions))
+    if not remaining:
+        return []
+    out = []
+    for c in remaining[:3]:
+        text = str(c)
+        if len(text) > 160:
+            text = text[:150] + " ... " + c.requirement.value
+        out.append(Assumption(AssumptionKind.NONZERO, f"a value the terms divide by (or take the root of): {text}"))
+    if len(remaining) > 3:
+        out.append(Assumption(AssumptionKind.NONZERO, f"{len(remaining) - 3} more side conditions of the same kind"))
+    return out
 
 
 def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:

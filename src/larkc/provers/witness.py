@@ -195,6 +195,9 @@ _MP_FN: dict[Fn, Callable[..., Any]] = {
     Fn.POW: mpmath.power,
     Fn.TRUNC: lambda x: mpmath.floor(x) if x >= 0 else mpmath.ceil(x),
     Fn.PI: lambda: mpmath.pi,
+    Fn.LN2: lambda: mpmath.ln2,
+    Fn.EXP2: lambda x: mpmath.power(2, x),
+    Fn.LOG2: lambda x: mpmath.log(x, 2),
 }
 
 

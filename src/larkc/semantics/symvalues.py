@@ -40,6 +40,8 @@ from larkc.errors import Span
 from larkc.ir.nodes import BinaryOp, MathFn
 from larkc.ir.types import ScalarType
 from larkc.symbolic import terms as tm
+from larkc.symbolic.constants import LN10
+from larkc.symbolic.normal import equal
 from larkc.symbolic.terms import BoolConst, BoolTerm, Fn, Poly, Term
 
 __all__ = [
@@ -567,17 +569,18 @@ class SymbolicDomain:
             case MathFn.EXP:
                 return self.id(tm.apply(Fn.EXP, p))
             case MathFn.EXP2:
-                return self.id(tm.apply(Fn.EXP, tm.mul(p, _ln(2))))
+                return self.id(tm.apply(Fn.EXP2, p))
             case MathFn.EXP10:
-                return self.id(tm.apply(Fn.EXP, tm.mul(p, _ln(10))))
+                return self.id(tm.apply(Fn.EXP, tm.mul(p, LN10)))
             case MathFn.EXPM1:
                 return self.id(tm.sub(tm.apply(Fn.EXP, p), tm.ONE))
             case MathFn.LOG:
                 return self.id(self._log(p))
             case MathFn.LOG2:
-                return self.id(tm.div(self._log(p), _ln(2)))
+                self._log(p)  # the zero check
+                return self.id(tm.apply(Fn.LOG2, p))
             case MathFn.LOG10:
-                return self.id(tm.div(self._log(p), _ln(10)))
+                return self.id(tm.div(self._log(p), LN10))
             case MathFn.LOG1P:
                 return self.id(self._log(tm.add(p, tm.ONE)))
             case MathFn.SQRT:
@@ -767,7 +770,50 @@ def _select_terms(cond: BoolTerm, x: Poly, y: Poly) -> Poly:
         extremum = _as_extremum(cond.lhs, x, y)
         if extremum is not None:
             return extremum
+        rescaled = _as_rescaled(cond.lhs, x, y)
+        if rescaled is not None:
+            return rescaled
     return tm.select(cond, x, y)
+
+
+#: Work bound of the equality check behind :func:`_as_rescaled` (monomial operations).
+_RESCALE_WORK = 20_000
+
+
+def _as_rescaled(lhs: Poly, x: Poly, y: Poly) -> Poly | None:
+    """``select(p < q, x, y)`` (``lhs = p - q``) as one term when ``x`` and ``y`` are one function of the
+    larger of ``p`` and ``q``: the online-softmax update ``p < q ? s*exp(p-q) + 1 : s + exp(q-p)`` is
+    ``s*exp(p-M) + exp(q-M)`` with ``M = max(p, q)`` on both sides.
+
+    With ``M = max(p, q)``, ``q = M`` where the condition holds and ``p = M`` where it fails (and both at
+    a tie), so ``x = x * exp(q - M)`` and ``y = y * exp(p - M)`` on their own sides. When those two
+    rescaled terms are provably the same function, the select is that function (sound for ``<`` and ``<=``).
+    """
+    if lhs.is_const or not lhs.terms:
+        return None
+    pos = tm.add(tm.const(max(lhs.const, Fraction(0))), *(tm.mul(tm.const(k), _mono(m)) for m, k in lhs.terms if k > 0))
+    neg_ = tm.add(
+        tm.const(max(-lhs.const, Fraction(0))), *(tm.mul(tm.const(-k), _mono(m)) for m, k in lhs.terms if k < 0)
+    )
+    if pos.is_const or neg_.is_const:
+        return None
+    top = tm.maximum(pos, neg_)
+    x2 = tm.mul(x, tm.apply(Fn.EXP, tm.sub(neg_, top)))
+    y2 = tm.mul(y, tm.apply(Fn.EXP, tm.sub(pos, top)))
+    if x2 is y2:
+        return x2
+    try:
+        same = equal(x2, y2, _RESCALE_WORK)
+    except (ValueError, TypeError, ZeroDivisionError, RecursionError):
+        return None
+    return x2 if same is True else None
+
+
+def _mono(m: tm.Monomial) -> Poly:
+    out = tm.ONE
+    for atom, e in m.factors:
+        out = tm.mul(out, tm.power(atom if isinstance(atom, Poly) else tm._atom_poly(atom), e))
+    return out
 
 
 def _as_extremum(lhs: Poly, x: Poly, y: Poly) -> Poly | None:
@@ -798,10 +844,6 @@ def _resolve(cond: BoolTerm, p: Poly, holds: bool) -> Poly:
     if atom.cond is tm.logical_not(cond):
         return _resolve(cond, atom.other if holds else atom.then, holds)
     return p
-
-
-def _ln(n: int) -> Poly:
-    return tm.apply(Fn.LOG, tm.const(n))
 
 
 def _type_range(t: ScalarType) -> tuple[int, int]:

@@ -1,0 +1,216 @@
+"""Equality of many output elements that share sub-terms, decided once per shared sub-term.
+
+The elements of one row of a normalisation or a softmax share their hard part: the variance under a
+square root, the sum of exponentials. The kernel builds that part one way (a Welford merge, an online
+rescaling, a tree of partial sums) and the spec another, so each element's kernel term differs from the
+spec's term only in a few *atoms* (a factored sum, an ``exp``, a ``sqrt``), the same atoms for every
+element of the row. :class:`AtomMatcher` proves such an atom pair equal once (by
+:func:`larkc.symbolic.normal.equal`, recursively through function applications), records it, and rewrites
+later kernel terms with the recorded substitution, so that the element is then *identical* to the spec's
+term: the work is paid once per row, not once per element.
+
+Sound by congruence: replacing a sub-term by one proved equal to it (for every input where the recorded
+side conditions hold) does not change the function a term denotes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+from larkc.symbolic import terms as tm
+from larkc.symbolic.normal import equal
+from larkc.symbolic.terms import (
+    And,
+    App,
+    Atom,
+    BoolConst,
+    BoolTerm,
+    Cmp,
+    Elem,
+    Max,
+    Min,
+    Or,
+    Poly,
+    Read,
+    Select,
+    Term,
+)
+
+__all__ = ["AtomMatcher"]
+
+
+class AtomMatcher:
+    """Proves kernel terms equal to spec terms atom by atom, remembering every atom pair it proved.
+
+    ``work`` bounds each call of :func:`~larkc.symbolic.normal.equal`; ``deadline`` (a
+    ``time.perf_counter`` value) stops new proof attempts.
+    """
+
+    def __init__(self, work: int | None, deadline: float) -> None:
+        self.work = work
+        self.deadline = deadline
+        self._subst: dict[int, Atom] = {}  # id(kernel atom) -> an equal spec atom
+        self._keep: list[object] = []  # keeps substituted atoms alive, so their ids stay unique
+        self._memo: dict[int, object] = {}  # id(node) -> the node rewritten with the substitution
+        self._tried: set[tuple[int, int]] = set()
+
+    def match(self, kernel: Term, spec: Term) -> bool:
+        """Whether ``kernel`` is shown identical to ``spec`` after substituting atoms proved equal."""
+        if kernel is spec:
+            return True
+        current = self.rewrite(kernel)
+        for _ in range(4):  # each round proves at least one more atom pair or stops
+            if current is spec:
+                return True
+            if not (isinstance(current, Poly) and isinstance(spec, Poly)) or time.perf_counter() > self.deadline:
+                return False
+            if not self._learn(current, spec):
+                return False
+            current = self.rewrite(kernel)
+        return current is spec
+
+    # -- learning atom equalities ----------------------------------------------------------------------
+
+    def _learn(self, k: Poly, s: Poly) -> bool:
+        """Prove some atom of ``k`` missing from ``s`` equal to some atom of ``s`` missing from ``k``."""
+        ka, sa = _top_atoms(k), _top_atoms(s)
+        only_k = [a for a in ka if id(a) not in {id(b) for b in sa}]
+        only_s = [b for b in sa if id(b) not in {id(a) for a in ka}]
+        if not only_k or not only_s or len(only_k) * len(only_s) > 16:
+            return False
+        learned = False
+        for a, b in itertools.product(only_k, only_s):
+            if id(a) in self._subst or not _same_kind(a, b):
+                continue
+            if self._atoms_equal(a, b):
+                self._subst[id(a)] = b
+                self._keep.append(a)
+                self._memo.clear()
+                learned = True
+        return learned
+
+    def _atoms_equal(self, a: Atom, b: Atom) -> bool:
+        key = (id(a), id(b))
+        if key in self._tried or time.perf_counter() > self.deadline:
+            return False
+        self._tried.add(key)
+        if isinstance(a, App) and isinstance(b, App):
+            return all(self._equal(x, y) for x, y in zip(a.args, b.args, strict=True))
+        if isinstance(a, Poly) and isinstance(b, Poly):
+            return self._equal(a, b)
+        if isinstance(a, Max | Min) and isinstance(b, Max | Min):
+            return len(a.args) == len(b.args) and all(self._equal(x, y) for x, y in zip(a.args, b.args, strict=True))
+        return False
+
+    def _equal(self, a: Poly, b: Poly) -> bool:
+        if self.match(a, b):
+            return True
+        try:
+            return equal(self.rewrite(a), b, self.work) is True
+        except (ValueError, TypeError, ZeroDivisionError, RecursionError):
+            return False
+
+    # -- rewriting with the substitution ---------------------------------------------------------------
+
+    def rewrite(self, term: Term) -> Term:
+        """``term`` with every atom proved equal to a spec atom replaced by it (memoised)."""
+        if not self._subst:
+            return term
+        memo = self._memo
+        if id(term) in memo:
+            return memo[id(term)]  # type: ignore[return-value]
+        # post-order over the nodes not rewritten yet (a row's shared sub-terms are visited once)
+        stack: list[tuple[object, bool]] = [(term, False)]
+        while stack:
+            node, done = stack.pop()
+            if id(node) in memo:
+                continue
+            if done:
+                memo[id(node)] = self._rebuild(node)
+                self._keep.append(node)
+                continue
+            stack.append((node, True))
+            stack.extend((c, False) for c in tm._children(node) if id(c) not in memo)
+        return memo[id(term)]  # type: ignore[return-value]
+
+    def _atom(self, atom: Atom) -> Poly:
+        sub = self._subst.get(id(atom))
+        if sub is not None:
+            return sub if isinstance(sub, Poly) else tm._atom_poly(sub)
+        new = self._memo[id(atom)]
+        if isinstance(new, Poly):
+            return new
+        return tm._atom_poly(new)  # type: ignore[arg-type]
+
+    def _rebuild(self, node: object) -> object:
+        memo = self._memo
+        match node:
+            case Poly():
+                if not any(id(a) in self._subst or memo[id(a)] is not a for m, _ in node.terms for a, _ in m.factors):
+                    return node
+                parts = [tm.const(node.const)]
+                for mono, k in node.terms:
+                    prod = tm.const(k)
+                    for atom, e in mono.factors:
+                        prod = tm.mul(prod, tm.power(self._atom(atom), e))
+                    parts.append(prod)
+                return tm.add(*parts)
+            case Elem() | BoolConst():
+                return node
+            case Read():
+                idx = memo[id(node.index)]
+                return node if idx is node.index else _first(tm.read(node.tensor, idx))  # type: ignore[arg-type]
+            case App():
+                args = [memo[id(a)] for a in node.args]
+                if all(x is y for x, y in zip(args, node.args, strict=True)):
+                    return node
+                return _first(tm.apply(node.fn, *args))  # type: ignore[arg-type]
+            case Max() | Min():
+                args = [memo[id(a)] for a in node.args]
+                if all(x is y for x, y in zip(args, node.args, strict=True)):
+                    return node
+                fn = tm.maximum if isinstance(node, Max) else tm.minimum
+                return _first(fn(*args))  # type: ignore[arg-type]
+            case Select():
+                c, x, y = memo[id(node.cond)], memo[id(node.then)], memo[id(node.other)]
+                if c is node.cond and x is node.then and y is node.other:
+                    return node
+                return _first(tm.select(c, x, y))  # type: ignore[arg-type]
+            case Cmp():
+                lhs = memo[id(node.lhs)]
+                return node if lhs is node.lhs else tm._cmp(node.op, lhs)  # type: ignore[arg-type]
+            case And() | Or():
+                args = [memo[id(a)] for a in node.args]
+                if all(x is y for x, y in zip(args, node.args, strict=True)):
+                    return node
+                fn2 = tm.logical_and if isinstance(node, And) else tm.logical_or
+                out: BoolTerm = fn2(*args)  # type: ignore[arg-type]
+                return out
+            case _:
+                raise TypeError(f"not a term node: {node!r}")
+
+
+def _first(p: Poly) -> object:
+    """The atom of a one-atom Poly (the rebuilt form of an atom), else the Poly."""
+    if not p.const and len(p.terms) == 1:
+        mono, k = p.terms[0]
+        if k == 1 and len(mono.factors) == 1 and mono.factors[0][1] == 1:
+            return mono.factors[0][0]
+    return p
+
+
+def _top_atoms(p: Poly) -> list[Atom]:
+    seen: dict[int, Atom] = {}
+    for mono, _ in p.terms:
+        for atom, _ in mono.factors:
+            seen.setdefault(id(atom), atom)
+    return list(seen.values())
+
+
+def _same_kind(a: Atom, b: Atom) -> bool:
+    if isinstance(a, App) and isinstance(b, App):
+        return a.fn is b.fn and len(a.args) == len(b.args)
+    if isinstance(a, Poly) and isinstance(b, Poly):
+        return True
+    return (isinstance(a, Max) and isinstance(b, Max)) or (isinstance(a, Min) and isinstance(b, Min))
