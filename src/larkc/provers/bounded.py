@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from larkc.errors import Span
 from larkc.ir.types import ScalarType
-from larkc.provers.congruence import AtomMatcher
+from larkc.provers.congruence import AtomMatcher, ExtremaSimplifier
 from larkc.provers.core import (
     KIND_OF_FAILURE,
     Assumption,
@@ -129,6 +129,7 @@ def decide_equal(
     solver_ms: int = 10_000,
     work: int | None = DEFAULT_BUDGET,
     matcher: AtomMatcher | None = None,
+    simplifier: ExtremaSimplifier | None = None,
 ) -> ElementVerdict:
     """Decide ``kernel == spec`` for all inputs (see the module docstring for the procedures tried)."""
     if isinstance(kernel, str):
@@ -140,11 +141,18 @@ def decide_equal(
     if _contains(kernel, "<undef>"):
         return ElementVerdict(False, "depends on memory never written or a variable never assigned")
     if _contains(kernel, "<opaque>"):
-        return ElementVerdict(None, "depends on a value the symbolic executor cannot model")
+        why = "; ".join(facts.opaque[:3]) or "unknown"
+        return ElementVerdict(None, f"depends on a value the symbolic executor cannot model ({why})")
     if isinstance(kernel, Poly) != isinstance(spec, Poly):
         return ElementVerdict(None, "a number compared with a truth value")
     if matcher is not None and matcher.match(kernel, spec):
         return ElementVerdict(True, "equal after normalisation")
+    if simplifier is not None:
+        k2, s2 = simplifier.simplify(kernel), simplifier.simplify(spec)
+        if k2 is not kernel or s2 is not spec:
+            if k2 is s2 or (matcher is not None and matcher.match(k2, s2)):
+                return ElementVerdict(True, "equal after dropping dominated constants of max/min")
+            kernel, spec = k2, s2
     try:
         same = equal(kernel, spec, work)
     except (ValueError, ZeroDivisionError, RecursionError, TypeError):
@@ -211,9 +219,7 @@ def _scope(facts: InstanceFacts) -> Scope:
     return Scope.bounded([facts.instance], [facts.launch])
 
 
-def prove_instance(
-    facts: InstanceFacts, obligations: Sequence[Obligation], budget: Budget
-) -> list[ObligationResult]:
+def prove_instance(facts: InstanceFacts, obligations: Sequence[Obligation], budget: Budget) -> list[ObligationResult]:
     """One result per obligation for the instance of ``facts`` (see the module docstring)."""
     out: list[ObligationResult] = []
     for ob in obligations:
@@ -287,13 +293,21 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
     unknown: list[tuple[int, str]] = []
     hows: dict[str, int] = {}
     matcher = AtomMatcher(budget.term_size, deadline)
+    simplifier = ExtremaSimplifier()
     with side_conditions() as sc:
         for i, (k, s) in enumerate(zip(kernel, spec, strict=True)):
             if time.perf_counter() > deadline:
                 unknown.append((i, f"time budget of {budget.seconds:g} s exhausted at element {i} of {len(kernel)}"))
                 break
             v = decide_equal(
-                k, s, facts, deadline=deadline, solver_ms=budget.solver_ms, work=budget.term_size, matcher=matcher
+                k,
+                s,
+                facts,
+                deadline=deadline,
+                solver_ms=budget.solver_ms,
+                work=budget.term_size,
+                matcher=matcher,
+                simplifier=simplifier,
             )
             if v.equal is False:
                 return _refuted(facts, ob, i, k, s, v)
@@ -381,5 +395,3 @@ def safety_obligations(has_reference_outputs: Sequence[str]) -> list[Obligation]
 def kind_of(word: str) -> ObligationKind | None:
     """The obligation a diagnosis word refutes."""
     return KIND_OF_FAILURE.get(word)
-
-

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 
 from larkc.symbolic import terms as tm
 from larkc.symbolic.normal import equal
@@ -37,7 +38,7 @@ from larkc.symbolic.terms import (
     Term,
 )
 
-__all__ = ["AtomMatcher"]
+__all__ = ["AtomMatcher", "ExtremaSimplifier"]
 
 
 class AtomMatcher:
@@ -117,78 +118,116 @@ class AtomMatcher:
         """``term`` with every atom proved equal to a spec atom replaced by it (memoised)."""
         if not self._subst:
             return term
-        memo = self._memo
-        if id(term) in memo:
-            return memo[id(term)]  # type: ignore[return-value]
-        # post-order over the nodes not rewritten yet (a row's shared sub-terms are visited once)
-        stack: list[tuple[object, bool]] = [(term, False)]
-        while stack:
-            node, done = stack.pop()
-            if id(node) in memo:
-                continue
-            if done:
-                memo[id(node)] = self._rebuild(node)
-                self._keep.append(node)
-                continue
-            stack.append((node, True))
-            stack.extend((c, False) for c in tm._children(node) if id(c) not in memo)
+        return _rewrite(term, self._memo, self._keep, lambda atom: self._subst.get(id(atom)))
+
+
+class ExtremaSimplifier:
+    """Drops a constant from a ``max`` (``min``) that another pair of its arguments dominates:
+    ``max(c, ..., t, -t, ...)`` is ``max(..., t, -t, ...)`` when ``c <= 0``, because ``max(t, -t) >= 0``
+    (``min`` with ``c >= 0`` alike). The ``|x|`` maximum started at ``0.0f`` is the spec's ``amax(abs(x))``."""
+
+    def __init__(self) -> None:
+        self._memo: dict[int, object] = {}
+        self._keep: list[object] = []
+
+    def simplify(self, term: Term) -> Term:
+        return _rewrite(term, self._memo, self._keep, _dominated)
+
+
+def _dominated(atom: Atom) -> Atom | Poly | None:
+    if not isinstance(atom, Max | Min) or len(atom.args) < 3:
+        return None
+    consts = [a for a in atom.args if a.is_const]
+    if len(consts) != 1:
+        return None
+    c = consts[0].const
+    if (isinstance(atom, Max) and c > 0) or (isinstance(atom, Min) and c < 0):
+        return None
+    rest = [a for a in atom.args if not a.is_const]
+    ids = {id(a) for a in rest}
+    if not any(id(tm.neg(a)) in ids for a in rest):
+        return None
+    return (tm.maximum if isinstance(atom, Max) else tm.minimum)(*rest)
+
+
+def _rewrite(
+    term: Term, memo: dict[int, object], keep: list[object], replace: Callable[[Atom], Atom | Poly | None]
+) -> Term:
+    """``term`` rebuilt bottom-up with ``replace(atom)`` (or the atom) for every atom (memoised in ``memo``,
+    whose keys' nodes ``keep`` holds alive)."""
+    if id(term) in memo:
         return memo[id(term)]  # type: ignore[return-value]
+    # post-order over the nodes not rewritten yet (a row's shared sub-terms are visited once)
+    stack: list[tuple[object, bool]] = [(term, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in memo:
+            continue
+        if done:
+            rebuilt = _rebuild(node, memo)
+            sub = replace(node) if isinstance(node, _ATOMS) else None
+            if sub is None and rebuilt is not node and isinstance(rebuilt, _ATOMS):
+                sub = replace(rebuilt)
+            memo[id(node)] = rebuilt if sub is None else sub
+            keep.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in tm._children(node) if id(c) not in memo)
+    return memo[id(term)]  # type: ignore[return-value]
 
-    def _atom(self, atom: Atom) -> Poly:
-        sub = self._subst.get(id(atom))
-        if sub is not None:
-            return sub if isinstance(sub, Poly) else tm._atom_poly(sub)
-        new = self._memo[id(atom)]
-        if isinstance(new, Poly):
-            return new
-        return tm._atom_poly(new)  # type: ignore[arg-type]
 
-    def _rebuild(self, node: object) -> object:
-        memo = self._memo
-        match node:
-            case Poly():
-                if not any(id(a) in self._subst or memo[id(a)] is not a for m, _ in node.terms for a, _ in m.factors):
-                    return node
-                parts = [tm.const(node.const)]
-                for mono, k in node.terms:
-                    prod = tm.const(k)
-                    for atom, e in mono.factors:
-                        prod = tm.mul(prod, tm.power(self._atom(atom), e))
-                    parts.append(prod)
-                return tm.add(*parts)
-            case Elem() | BoolConst():
+_ATOMS = (Poly, Elem, Read, App, Max, Min, Select)
+
+
+def _as_poly(x: object) -> Poly:
+    return x if isinstance(x, Poly) else tm._atom_poly(x)  # type: ignore[arg-type]
+
+
+def _rebuild(node: object, memo: dict[int, object]) -> object:
+    match node:
+        case Poly():
+            if not any(memo[id(a)] is not a for m, _ in node.terms for a, _ in m.factors):
                 return node
-            case Read():
-                idx = memo[id(node.index)]
-                return node if idx is node.index else _first(tm.read(node.tensor, idx))  # type: ignore[arg-type]
-            case App():
-                args = [memo[id(a)] for a in node.args]
-                if all(x is y for x, y in zip(args, node.args, strict=True)):
-                    return node
-                return _first(tm.apply(node.fn, *args))  # type: ignore[arg-type]
-            case Max() | Min():
-                args = [memo[id(a)] for a in node.args]
-                if all(x is y for x, y in zip(args, node.args, strict=True)):
-                    return node
-                fn = tm.maximum if isinstance(node, Max) else tm.minimum
-                return _first(fn(*args))  # type: ignore[arg-type]
-            case Select():
-                c, x, y = memo[id(node.cond)], memo[id(node.then)], memo[id(node.other)]
-                if c is node.cond and x is node.then and y is node.other:
-                    return node
-                return _first(tm.select(c, x, y))  # type: ignore[arg-type]
-            case Cmp():
-                lhs = memo[id(node.lhs)]
-                return node if lhs is node.lhs else tm._cmp(node.op, lhs)  # type: ignore[arg-type]
-            case And() | Or():
-                args = [memo[id(a)] for a in node.args]
-                if all(x is y for x, y in zip(args, node.args, strict=True)):
-                    return node
-                fn2 = tm.logical_and if isinstance(node, And) else tm.logical_or
-                out: BoolTerm = fn2(*args)  # type: ignore[arg-type]
-                return out
-            case _:
-                raise TypeError(f"not a term node: {node!r}")
+            parts = [tm.const(node.const)]
+            for mono, k in node.terms:
+                prod = tm.const(k)
+                for atom, e in mono.factors:
+                    prod = tm.mul(prod, tm.power(_as_poly(memo[id(atom)]), e))
+                parts.append(prod)
+            return tm.add(*parts)
+        case Elem() | BoolConst():
+            return node
+        case Read():
+            idx = memo[id(node.index)]
+            return node if idx is node.index else _first(tm.read(node.tensor, _as_poly(idx)))
+        case App():
+            args = [memo[id(a)] for a in node.args]
+            if all(x is y for x, y in zip(args, node.args, strict=True)):
+                return node
+            return _first(tm.apply(node.fn, *(_as_poly(a) for a in args)))
+        case Max() | Min():
+            args = [memo[id(a)] for a in node.args]
+            if all(x is y for x, y in zip(args, node.args, strict=True)):
+                return node
+            fn = tm.maximum if isinstance(node, Max) else tm.minimum
+            return _first(fn(*(_as_poly(a) for a in args)))
+        case Select():
+            c, x, y = memo[id(node.cond)], memo[id(node.then)], memo[id(node.other)]
+            if c is node.cond and x is node.then and y is node.other:
+                return node
+            return _first(tm.select(c, _as_poly(x), _as_poly(y)))  # type: ignore[arg-type]
+        case Cmp():
+            lhs = memo[id(node.lhs)]
+            return node if lhs is node.lhs else tm._cmp(node.op, _as_poly(lhs))
+        case And() | Or():
+            args = [memo[id(a)] for a in node.args]
+            if all(x is y for x, y in zip(args, node.args, strict=True)):
+                return node
+            fn2 = tm.logical_and if isinstance(node, And) else tm.logical_or
+            out: BoolTerm = fn2(*args)  # type: ignore[arg-type]
+            return out
+        case _:
+            raise TypeError(f"not a term node: {node!r}")
 
 
 def _first(p: Poly) -> object:

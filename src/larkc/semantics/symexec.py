@@ -520,6 +520,8 @@ class _Interp(Interpreter):
         d_el = _elem(e.type)
         c = self.dom.concrete(v, s_el) if is_sym(v) else v
         if c is None:
+            if s_el.size == d_el.size and tuple(_trailing(e.operand.type)) == tuple(_trailing(e.type)):
+                return self.dom.bits_view(v, s_el, d_el)
             return self.dom.opaque(tuple(v.shape), f"a bit reinterpretation of {s_el} as {d_el}")
         if s_el.is_float:
             c = c.to(_float_dtype(s_el))

@@ -103,10 +103,20 @@ class SymbolicMemory(Memory):
         return out
 
     def _reinterpret(self, region: Region, slots: torch.Tensor, t: ScalarType) -> torch.Tensor:
-        """Values read as ``t`` over bytes written as other types: exact for constants, else opaque."""
+        """Values read as ``t`` over bytes written as other types: exact for constants, a bit view of one
+        value of the same size, else opaque."""
         out = []
+        codes = self.codes[region.id]
+        store = self.ids[region.id]
         for slot in slots.tolist():
             raw = self._constant_bytes(region, slot, t.size)
+            head = int(codes[slot])
+            if raw is None and head > 0 and SCALAR_CODES[head - 1].size == t.size:
+                src = SCALAR_CODES[head - 1]
+                whole = all(int(codes[slot + k]) == _INNER for k in range(1, t.size))
+                if whole:
+                    out.append(int(self.domain.bits_view(store[slot : slot + 1], src, t)[0]))
+                    continue
             if raw is None:
                 out.append(int(self.domain.opaque((1,), f"memory written as one type and read as {t}")[0]))
                 continue

@@ -38,10 +38,11 @@ import torch
 
 from larkc.errors import Span
 from larkc.ir.nodes import BinaryOp, MathFn
-from larkc.ir.types import ScalarType
+from larkc.ir.types import ScalarKind, ScalarType
 from larkc.symbolic import terms as tm
 from larkc.symbolic.constants import LN10
 from larkc.symbolic.normal import equal
+from larkc.symbolic.signs import Sign, sign_of
 from larkc.symbolic.terms import BoolConst, BoolTerm, Fn, Poly, Term
 
 __all__ = [
@@ -199,6 +200,8 @@ class SymbolicDomain:
         self.opaque_reasons: dict[str, Span | None] = {}
         self._fresh = 0
         self._range_memo: dict[int, tuple[float, float]] = {}
+        self._views: dict[int, tuple[int, ScalarType]] = {}  # view id -> (viewed id, its type)
+        self._view_ids: dict[tuple[int, ScalarType], int] = {}
         self.span: Span | None = None  # the expression being evaluated, for notes and errors
 
     # -- ids and terms ---------------------------------------------------------------------------------
@@ -236,6 +239,31 @@ class SymbolicDomain:
         self.opaque_reasons.setdefault(reason, self.span)
         n = math.prod(shape)
         return self.table.tensor([self.id(self.fresh(OPAQUE)) for _ in range(n)], shape)
+
+    def bits_view(self, ids: torch.Tensor, src: ScalarType, dst: ScalarType) -> torch.Tensor:
+        """The values of ``ids`` (of type ``src``) with their bits read as ``dst`` (same size).
+
+        A view of a non-constant value is an opaque value that remembers what it views, so that reading
+        the bits back as ``src`` gives the original value exactly (``__int_as_float(__float_as_int(x))``
+        is ``x``; a ``float4`` copied through ``int4`` registers and memory is unchanged). One view per
+        value and type, so equal values give equal views.
+        """
+        if src.size != dst.size:
+            raise SymbolicUnsupported(f"a reinterpretation of {src} as {dst} of another size", self.span)
+
+        def view(i: int) -> int:
+            origin = self._views.get(i)
+            if origin is not None and origin[1] == dst:
+                return origin[0]  # the bits read back as the type they came from
+            key = (i, dst)
+            out = self._view_ids.get(key)
+            if out is None:
+                out = self._opaque_id(f"the bits of a {src} value read as {dst}")
+                self._views[out] = (i, src)
+                self._view_ids[key] = out
+            return out
+
+        return _unique_map(ids, view)
 
     # -- lifting concrete values -----------------------------------------------------------------------
 
@@ -370,8 +398,8 @@ class SymbolicDomain:
         bad: dict[int, int] = {}
         for u in torch.unique(ids.reshape(-1)).tolist():
             term = self.table.term(u) if u not in _SPECIALS else None
-            if not isinstance(term, Poly):
-                continue
+            if not isinstance(term, Poly) or u in self._views or _lone_unknown(term):
+                continue  # a bit view or an opaque value of the type: in its range by construction
             lo, hi = self.int_range(term)
             if lo < lo_t or hi > hi_t:
                 bad[u] = self._opaque_id(f"data-dependent {what} may leave the range of {t}")
@@ -667,10 +695,9 @@ class SymbolicDomain:
                 out = _unique_map2(a, b, lambda x, y: self.id(tm.sub(self.poly(x), self.poly(y))))
             case BinaryOp.MUL:
                 out = _unique_map2(a, b, lambda x, y: self.id(tm.mul(self.poly(x), self.poly(y))))
-            case BinaryOp.MIN:
-                out = _unique_map2(a, b, lambda x, y: self.id(tm.minimum(self.poly(x), self.poly(y))))
-            case BinaryOp.MAX:
-                out = _unique_map2(a, b, lambda x, y: self.id(tm.maximum(self.poly(x), self.poly(y))))
+            case BinaryOp.MIN | BinaryOp.MAX:
+                is_max = op is BinaryOp.MAX
+                out = _unique_map2(a, b, lambda x, y: self._int_extremum(x, y, t, is_max))
             case BinaryOp.SHL:
                 out = _unique_map2(a, b, self._shl)
             case BinaryOp.EQ | BinaryOp.NE | BinaryOp.LT | BinaryOp.LE | BinaryOp.GT | BinaryOp.GE:
@@ -680,6 +707,43 @@ class SymbolicDomain:
             case _:
                 raise SymbolicUnsupported(f"operator {op.value} on data-dependent {t} values", self.span)
         return self.fitting(out, t, f"{t} {op.value}")
+
+    def _int_extremum(self, x: int, y: int, t: ScalarType, is_max: bool) -> int:
+        """``max``/``min`` of two integers; of the bits of two non-negative floats, the bits of the float
+        ``max``/``min`` (IEEE bit patterns of non-negative floats order as integers: the ``atomicMax`` on
+        ``__float_as_int`` idiom)."""
+        fx, fy = self._float_behind(x, t), self._float_behind(y, t)
+        if fx is not None and fy is not None and fx[1] == fy[1]:
+            ft = fx[1]
+            result = self._fextremum(fx[0], fy[0], is_max)
+            return int(self.bits_view(self.table.tensor([result]), ft, t)[0])
+        px, py = self.poly(x), self.poly(y)
+        return self.id(tm.maximum(px, py) if is_max else tm.minimum(px, py))
+
+    def _float_behind(self, i: int, t: ScalarType) -> tuple[int, ScalarType] | None:
+        """``(float id, float type)`` when the integer ``i`` (of type ``t``) is the bit pattern of a float
+        known to be non-negative: a bit view, or a constant whose bits are such a float."""
+        origin = self._views.get(i)
+        if origin is not None:
+            fid, ft = origin
+            if not ft.is_float or ft.size != t.size:
+                return None
+            if fid == POS_INF:
+                return fid, ft
+            if fid in _SPECIALS:
+                return None
+            fterm = self.table.term(fid)
+            nonneg = (Sign.POSITIVE, Sign.NONNEGATIVE, Sign.ZERO)
+            return (fid, ft) if isinstance(fterm, Poly) and sign_of(fterm) in nonneg else None
+        term = self.table.terms[i] if i not in _SPECIALS else None
+        if not (isinstance(term, Poly) and term.is_const and term.const.denominator == 1) or t.size != 4:
+            return None
+        bits = int(term.const) % 2**32
+        value = float(np.array([bits], dtype=np.uint32).view(np.float32)[0])
+        if math.isnan(value) or value < 0 or (value == 0 and bits != 0):
+            return None  # negative floats (and -0.0) order backwards as integers
+        ft = ScalarType(ScalarKind.F32)
+        return (POS_INF if math.isinf(value) else self.float_const(value, ft)), ft
 
     def _shl(self, x: int, y: int) -> int:
         py = self.poly(y)
@@ -759,6 +823,17 @@ class SymbolicDomain:
 
     def ids_of_terms(self, terms: Iterable[Term]) -> list[int]:
         return [self.id(t) for t in terms]
+
+
+def _lone_unknown(p: Poly) -> bool:
+    """Whether ``p`` is one opaque or undefined value (an atom standing for a value of its type)."""
+    if p.const or len(p.terms) != 1:
+        return False
+    mono, k = p.terms[0]
+    if k != 1 or len(mono.factors) != 1 or mono.factors[0][1] != 1:
+        return False
+    atom = mono.factors[0][0]
+    return isinstance(atom, tm.Elem) and atom.tensor in (OPAQUE, UNDEFINED)
 
 
 def _select_terms(cond: BoolTerm, x: Poly, y: Poly) -> Poly:
