@@ -1095,12 +1095,16 @@ def read(tensor: str, index: Poly) -> Poly:
     return _atom_poly(atom)
 
 
-def _app(fn: Fn, args: tuple[Poly, ...]) -> Poly:
+def _app_atom(fn: Fn, args: tuple[Poly, ...]) -> App:
     def make() -> App:
         key = (_R_APP, fn.value, tuple(a.key for a in args))
         return App(fn, args, key, _mix(_shash(fn.value), *(a.fp for a in args)), {})
 
-    return _atom_poly(_interned((_R_APP, fn, args), make))
+    return _interned((_R_APP, fn, args), make)  # type: ignore[no-any-return]
+
+
+def _app(fn: Fn, args: tuple[Poly, ...]) -> Poly:
+    return _atom_poly(_app_atom(fn, args))
 
 
 PI = _app(Fn.PI, ())
@@ -1235,6 +1239,17 @@ def _log_poly(y: Poly) -> Poly:
             part = _app(Fn.LOG, (_atom_poly(atom),))
         parts.append(_scale(part, Fraction(e)))
     return add(*parts)
+
+
+def _exp_plain(arg: Poly) -> bool:
+    """Whether no rule takes anything out of ``exp(arg)``: no multiple of ``ln2`` or ``log(v)`` that
+    :func:`_exp_poly` would turn into a factor."""
+    for m, c in arg.terms:
+        if len(m.factors) == 1 and m.factors[0][1] == 1 and c.denominator <= 2:
+            atom = m.factors[0][0]
+            if _is_fn(atom, Fn.LN2) or _is_fn(atom, Fn.LOG):
+                return False
+    return True
 
 
 def _exp_poly(arg: Poly) -> Poly:
@@ -1376,7 +1391,13 @@ def _apply_rules(factors: dict[Atom, int]) -> tuple[Fraction, bool]:
             for a, _ in exps:
                 del factors[a]
             arg = add(*(_scale(a.args[0], Fraction(e)) for a, e in exps))  # type: ignore[union-attr]
-            extra.append((_exp_poly(arg), 1))
+            if arg.is_const and not arg.const:
+                pass  # exp(0) = 1
+            elif _exp_plain(arg):  # the common case: one new exp atom, no sum of it built
+                atom = _app_atom(Fn.EXP, (arg,))
+                factors[atom] = factors.get(atom, 0) + 1
+            else:
+                extra.append((_exp_poly(arg), 1))
         for a, e in list(factors.items()):
             if _is_fn(a, Fn.SQRT) and _sqrt_power_reduces(a, e):  # type: ignore[arg-type]
                 radicand: Poly = a.args[0]  # type: ignore[union-attr]
