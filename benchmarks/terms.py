@@ -39,11 +39,23 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from larkc.reference.symbolic import _var_of
+
+# the kernel-style term builders are shared with the tests
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "symbolic"))
+from kernel_forms import (
+    fold,
+    one_pass_variance,
+    online_softmax,
+    three_pass_softmax,
+    two_pass_variance,
+    welford_variance,
+)
+
 from larkc.symbolic import (
-    ONE,
     ZERO,
     Fn,
     Poly,
@@ -54,7 +66,6 @@ from larkc.symbolic import (
     elem,
     equal,
     gc_paused,
-    maximum,
     mul,
     normal_form,
     recip,
@@ -83,13 +94,6 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
 # Accumulation -------------------------------------------------------------------------------------------
 
 
-def _fold(xs: list[Poly]) -> Poly:
-    acc = ZERO
-    for x in xs:
-        acc = acc + x
-    return acc
-
-
 def _dot_fold(xs: list[Poly], ys: list[Poly]) -> Poly:
     acc = ZERO
     for x, y in zip(xs, ys, strict=True):
@@ -104,7 +108,7 @@ def bench_fold() -> list[dict[str, Any]]:
         for n in (2048, 16384):
             xs = _row(n)
             with gc_paused() if paused else contextlib.nullcontext():
-                acc, seconds = _timed(lambda xs=xs: _fold(xs))
+                acc, seconds = _timed(lambda xs=xs: fold(xs))
             target = FOLD_TARGETS_S[n] if paused else None
             rows.append({"what": f"left fold of {n} terms ({how})", "seconds": seconds, "target": target})
             assert acc is add(*xs)
@@ -118,46 +122,14 @@ def bench_fold() -> list[dict[str, Any]]:
 # Softmax ------------------------------------------------------------------------------------------------
 
 
-def _exp(x: Poly) -> Poly:
-    return apply(Fn.EXP, x)
-
-
-def _three_pass(row: list[Poly]) -> list[Poly]:
-    top = maximum(*row)
-    total = add(*(_exp(sub(x, top)) for x in row))
-    return [div(_exp(sub(x, top)), total) for x in row]
-
-
-def _online_part(row: list[Poly]) -> tuple[Poly, Poly]:
-    m, s = row[0], ONE
-    for x in row[1:]:
-        m_new = maximum(m, x)
-        s = add(mul(s, _exp(sub(m, m_new))), _exp(sub(x, m_new)))
-        m = m_new
-    return m, s
-
-
-def _online(row: list[Poly], parts: int) -> list[Poly]:
-    k = len(row) // parts
-    pairs = [_online_part(row[i * k : (i + 1) * k]) for i in range(parts)]
-    while len(pairs) > 1:
-        merged = []
-        for (m1, s1), (m2, s2) in zip(pairs[::2], pairs[1::2], strict=True):
-            m = maximum(m1, m2)
-            merged.append((m, add(mul(s1, _exp(sub(m1, m))), mul(s2, _exp(sub(m2, m))))))
-        pairs = merged
-    m, s = pairs[0]
-    return [div(_exp(sub(x, m)), s) for x in row]
-
-
 def bench_softmax() -> list[dict[str, Any]]:
     rows = []
     for n in (256, 4096):
         row = _row(n)
-        spec, built = _timed(lambda row=row: _three_pass(row))
+        spec, built = _timed(lambda row=row: three_pass_softmax(row))
         rows.append({"what": f"softmax {n}: build three-pass", "seconds": built})
         for parts, label in ((1, "online"), (4, "online, 4 parts merged")):
-            kernel, built = _timed(lambda row=row, parts=parts: _online(row, parts))
+            kernel, built = _timed(lambda row=row, parts=parts: online_softmax(row, parts))
             rows.append({"what": f"softmax {n}: build {label}", "seconds": built})
             verdicts, seconds = _timed(
                 lambda kernel=kernel, spec=spec: [equal(k, s) for k, s in zip(kernel, spec, strict=True)]
@@ -175,40 +147,14 @@ def bench_softmax() -> list[dict[str, Any]]:
 # Variance -----------------------------------------------------------------------------------------------
 
 
-def _two_pass(xs: list[Poly]) -> tuple[Poly, Poly]:
-    mean = div(_fold(xs), const(len(xs)))
-    acc = ZERO
-    for x in xs:
-        d = x - mean
-        acc = acc + d * d
-    return acc / const(len(xs)), mean
-
-
-def _one_pass(xs: list[Poly]) -> tuple[Poly, Poly]:
-    s, q = ZERO, ZERO
-    for x in xs:
-        s, q = s + x, q + x * x
-    mean = s / const(len(xs))
-    return q / const(len(xs)) - mean * mean, mean
-
-
-def _welford(xs: list[Poly]) -> tuple[Poly, Poly]:
-    mean, m2 = ZERO, ZERO
-    for n, x in enumerate(xs, start=1):
-        delta = x - mean
-        mean = mean + delta / const(n)
-        m2 = m2 + delta * (x - mean)
-    return m2 / const(len(xs)), mean
-
-
 def bench_variance(sizes: Sequence[int]) -> list[dict[str, Any]]:
     rows = []
     eps = const(1e-5)
     for d in sizes:
         forms: list[tuple[str, Callable[[list[Poly]], tuple[Poly, Poly]]]] = [
-            ("two-pass", _two_pass),
-            ("one-pass", _one_pass),
-            ("Welford", _welford),
+            ("two-pass", two_pass_variance),
+            ("one-pass", one_pass_variance),
+            ("Welford", welford_variance),
         ]
         for label, form in forms:
             xs = _row(d)
@@ -227,7 +173,7 @@ def bench_variance(sizes: Sequence[int]) -> list[dict[str, Any]]:
             )
         xs = _row(d)
         spec_var = _var_of(list(xs), 0)
-        var, mean = _two_pass(xs)
+        var, mean = two_pass_variance(xs)
         r = recip(apply(Fn.SQRT, add(var, eps)))
         kernel = [mul(sub(x, mean), r) for x in xs]
         spec_mean = div(add(*xs), const(d))
@@ -246,7 +192,7 @@ def bench_variance(sizes: Sequence[int]) -> list[dict[str, Any]]:
         )
         if d <= 512:
             xs = _row(d)
-            var, _ = _two_pass(xs)
+            var, _ = two_pass_variance(xs)
             nf, seconds = _timed(lambda var=var: normal_form(var, budget=None))
             rows.append(
                 {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+from kernel_forms import online_softmax, three_pass_softmax
 
 from larkc.symbolic import (
     LN2,
@@ -124,39 +125,11 @@ def test_rules_agree_with_floats() -> None:
 # Softmax ----------------------------------------------------------------------------------------------
 
 
-def _three_pass(row: list[Poly]) -> list[Poly]:
-    top = maximum(*row)
-    total = add(*(exp(sub(x, top)) for x in row))
-    return [div(exp(sub(x, top)), total) for x in row]
-
-
-def _online_part(row: list[Poly]) -> tuple[Poly, Poly]:
-    m, s = row[0], ONE
-    for x in row[1:]:
-        m_new = maximum(m, x)
-        s = add(mul(s, exp(sub(m, m_new))), exp(sub(x, m_new)))
-        m = m_new
-    return m, s
-
-
-def _online(row: list[Poly], parts: int) -> list[Poly]:
-    k = len(row) // parts
-    pairs = [_online_part(row[i * k : (i + 1) * k]) for i in range(parts)]
-    while len(pairs) > 1:  # the warp merge of two partial (max, sum) pairs
-        merged = []
-        for (m1, s1), (m2, s2) in zip(pairs[::2], pairs[1::2], strict=True):
-            m = maximum(m1, m2)
-            merged.append((m, add(mul(s1, exp(sub(m1, m))), mul(s2, exp(sub(m2, m))))))
-        pairs = merged
-    m, s = pairs[0]
-    return [div(exp(sub(x, m)), s) for x in row]
-
-
 def test_online_softmax_is_three_pass_softmax() -> None:
     row = [elem("x", i) for i in range(256)]
-    spec = _three_pass(row)
+    spec = three_pass_softmax(row)
     for parts in (1, 4):
-        kernel = _online(row, parts)
+        kernel = online_softmax(row, parts)
         with side_conditions() as sc:
             assert all(equal(k, s) is True for k, s in zip(kernel, spec, strict=True))
         assert all(c.requirement is Requirement.NONZERO for c in sc)
@@ -170,7 +143,7 @@ def test_online_softmax_without_the_rescale_is_not_proved() -> None:
         s = add(s, exp(sub(x, m_new)))  # the bug: s is not rescaled by exp(m - m_new)
         m = m_new
     kernel = [div(exp(sub(x, m)), s) for x in row]
-    spec = _three_pass(row)
+    spec = three_pass_softmax(row)
     assert equal(kernel[0], spec[0]) is not True
     values = np.linspace(-1, 1, 24)
     assert not np.allclose(evaluate(kernel, {"x": values}), evaluate(spec, {"x": values}))

@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from kernel_forms import one_pass_variance, two_pass_variance, welford_variance
 
 from larkc.reference.symbolic import _var_of
 from larkc.symbolic import (
@@ -13,7 +14,6 @@ from larkc.symbolic import (
     ZERO,
     BudgetExceeded,
     Fn,
-    Poly,
     Requirement,
     SideCondition,
     add,
@@ -42,36 +42,9 @@ row = [elem("x", i) for i in range(D)]
 EPS = const(1e-5)
 
 
-def _two_pass(xs: list[Poly]) -> tuple[Poly, Poly]:
-    mean = ZERO
-    for x in xs:
-        mean = mean + x
-    mean = mean / const(len(xs))
-    acc = ZERO
-    for x in xs:
-        d = x - mean
-        acc = acc + d * d
-    return acc / const(len(xs)), mean
-
-
-def _one_pass(xs: list[Poly]) -> tuple[Poly, Poly]:
-    s, q = ZERO, ZERO
-    for x in xs:
-        s, q = s + x, q + x * x
-    mean = s / const(len(xs))
-    return q / const(len(xs)) - mean * mean, mean
-
-
-def _welford(xs: list[Poly]) -> tuple[Poly, Poly]:
-    mean, m2 = ZERO, ZERO
-    for n, x in enumerate(xs, start=1):
-        delta = x - mean
-        mean = mean + delta / const(n)
-        m2 = m2 + delta * (x - mean)
-    return m2 / const(len(xs)), mean
-
-
-@pytest.mark.parametrize("form", [_two_pass, _one_pass, _welford], ids=["two_pass", "one_pass", "welford"])
+@pytest.mark.parametrize(
+    "form", [two_pass_variance, one_pass_variance, welford_variance], ids=["two_pass", "one_pass", "welford"]
+)
 def test_variance_forms_equal_the_spec(form: object) -> None:
     spec = _var_of(list(row), 0)
     var, _ = form(row)  # type: ignore[operator]
@@ -80,7 +53,7 @@ def test_variance_forms_equal_the_spec(form: object) -> None:
 
 
 def test_layer_norm_output_equals_the_spec_for_every_element() -> None:
-    var, mean = _two_pass(row)
+    var, mean = two_pass_variance(row)
     r = recip(apply(Fn.SQRT, add(var, EPS)))
     kernel = [mul(sub(x, mean), r) for x in row]
     spec_var = _var_of(list(row), 0)
@@ -94,7 +67,7 @@ def test_layer_norm_output_equals_the_spec_for_every_element() -> None:
 
 def test_wrong_variants_are_not_proved() -> None:
     spec = _var_of(list(row[:16]), 0)
-    var, mean = _two_pass(row[:16])
+    var, mean = two_pass_variance(row[:16])
     unbiased = mul(var, const(Fraction(16, 15)))
     assert equal(unbiased, spec) is False  # no function applied: an exact counterexample
     r_bug = recip(add(apply(Fn.SQRT, var), EPS))  # eps outside the square root
@@ -109,7 +82,7 @@ def test_normal_form_is_canonical_and_agrees_with_expand() -> None:
     assert normal_form(power(big, 2)) is normal_form(mul(big, big))
     assert normal_form(power(big, 2)) is expand(power(big, 2))
     assert len(normal_form(power(big, 2)).terms) == 20 * 21 // 2  # type: ignore[union-attr]
-    var, _ = _two_pass(row[:32])
+    var, _ = two_pass_variance(row[:32])
     assert normal_form(var) is normal_form(_var_of(list(row[:32]), 0))
 
 
@@ -149,7 +122,7 @@ def test_equality_of_truth_values_and_atoms() -> None:
 
 
 def test_normal_forms_evaluate_like_the_terms() -> None:
-    var, mean = _welford(row[:24])
+    var, mean = welford_variance(row[:24])
     r = recip(apply(Fn.SQRT, add(var, EPS)))
     terms = [var, mul(sub(row[3], mean), r), power(add(*row[:24]), 2)]
     values = np.random.default_rng(3).standard_normal(24)
