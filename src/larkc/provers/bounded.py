@@ -130,23 +130,28 @@ def decide_equal(
     work: int | None = DEFAULT_BUDGET,
     matcher: AtomMatcher | None = None,
     simplifier: ExtremaSimplifier | None = None,
+    unknowns: bool = True,
 ) -> ElementVerdict:
-    """Decide ``kernel == spec`` for all inputs (see the module docstring for the procedures tried)."""
+    """Decide ``kernel == spec`` for all inputs (see the module docstring for the procedures tried).
+
+    ``unknowns=False`` says the caller knows ``kernel`` reads no opaque or undefined value."""
     if isinstance(kernel, str):
         if kernel == "undef":
             return ElementVerdict(False, "never written (or computed from a value never assigned)")
         return ElementVerdict(False, f"the kernel's value is {kernel}, the reference's a real number")
     if kernel is spec:
         return ElementVerdict(True, "identical normal forms")
-    if _contains(kernel, "<undef>"):
+    if unknowns and _contains(kernel, "<undef>"):
         return ElementVerdict(False, "depends on memory never written or a variable never assigned")
-    if _contains(kernel, "<opaque>"):
+    if unknowns and _contains(kernel, "<opaque>"):
         why = "; ".join(facts.opaque[:3]) or "unknown"
         return ElementVerdict(None, f"depends on a value the symbolic executor cannot model ({why})")
     if isinstance(kernel, Poly) != isinstance(spec, Poly):
         return ElementVerdict(None, "a number compared with a truth value")
-    if matcher is not None and matcher.match(kernel, spec):
-        return ElementVerdict(True, "equal after normalisation")
+    if matcher is not None:
+        if matcher.match(kernel, spec):
+            return ElementVerdict(True, "equal after normalisation")
+        kernel = matcher.rewrite(kernel)  # sub-terms already proved equal to the spec's, substituted
     if simplifier is not None:
         k2, s2 = simplifier.simplify(kernel), simplifier.simplify(spec)
         if k2 is not kernel or s2 is not spec:
@@ -293,6 +298,8 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
     unknown: list[tuple[int, str]] = []
     hows: dict[str, int] = {}
     matcher = AtomMatcher(budget.term_size, deadline)
+    read = tm.tensors_of([t for t in kernel if not isinstance(t, str)])
+    unknowns = "<undef>" in read or "<opaque>" in read
     simplifier = ExtremaSimplifier()
     with side_conditions() as sc:
         for i, (k, s) in enumerate(zip(kernel, spec, strict=True)):
@@ -308,6 +315,7 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
                 work=budget.term_size,
                 matcher=matcher,
                 simplifier=simplifier,
+                unknowns=unknowns,
             )
             if v.equal is False:
                 return _refuted(facts, ob, i, k, s, v)
