@@ -279,3 +279,15 @@ def test_compact_variance_is_the_textbook_polynomial() -> None:
     assert expand(_var_of(list(xs), 0)) is expand(textbook)
     r = recip(apply(Fn.SQRT, add(textbook, const(1e-5))))
     assert expand(sub(mul(xs[0], r), mul(mean, r))) is expand(mul(sub(xs[0], mean), r))
+
+
+def test_compact_variance_equals_the_textbook_form_for_a_long_row() -> None:
+    # equal() decides it without multiplying sum(x)**2 out (O(row), not O(row**3) as expand once did)
+    from larkc.reference.symbolic import _var_of
+    from larkc.symbolic import equal
+
+    xs = [elem("x", i) for i in range(300)]
+    mean = div(add(*xs), const(300))
+    textbook = div(add(*(power(sub(x, mean), 2) for x in xs)), const(300))
+    assert equal(_var_of(list(xs), 0), textbook) is True
+    assert equal(_var_of(list(xs), 1), textbook) is False

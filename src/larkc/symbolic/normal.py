@@ -74,6 +74,7 @@ from larkc.symbolic.terms import (
     _merge,
     _mk_mono,
     _monic,
+    _monic_cached,
     _no_expand_limit,
     _poly_from,
     _post_order,
@@ -399,18 +400,17 @@ def _bool_equal(a: BoolTerm, b: BoolTerm, budget: _Budget) -> bool:
             assert_never(a)
 
 
-def _monic_along(p: Poly) -> tuple[Fraction, Poly]:
+def _monic_along(p: Poly, held: list[tuple[Fraction, Poly]]) -> tuple[Fraction, Poly]:
     """``_monic(p)``, after the monic forms of ``p``'s derivation ancestors, oldest first: interning a monic
     form that exists already (a running mean's, as a running sum) is verified in O(1) from the step before
-    instead of in O(length)."""
+    instead of in O(length). The monic forms are cached on the nodes weakly; ``held`` keeps them alive (for
+    the caller's work), so that the next call stops where this one started."""
     chain: list[Poly] = []
     node: Poly | None = p
-    while node is not None and "monic" not in node._cache and len(chain) < 1 << 20:
+    while node is not None and _monic_cached(node) is None and len(chain) < 1 << 20:
         chain.append(node)
         node = node._base
-    for n in reversed(chain):
-        if n._n:
-            _monic(n)
+    held.extend(_monic(n) for n in reversed(chain) if n._n)
     return _monic(p)
 
 
@@ -434,6 +434,7 @@ class _Work:
         self.reps: dict[int, Atom] = {}  # unify mode: atom -> the representative of its class
         self.by_head: dict[tuple[Any, ...], list[Atom]] = {}  # unify mode: the representatives, by kind and head
         self.keep: list[Atom] = []  # the atoms whose ids are keys of ``reps``
+        self.held: list[tuple[Fraction, Poly]] = []  # monic forms made here, alive while the work lasts
         self.const = _F0
         self.coeffs: dict[Monomial, Fraction] = {}
         self.occ: dict[Poly, set[Monomial]] = {}  # variable -> the monomials holding it
@@ -578,7 +579,7 @@ class _Work:
             base, k, _delta = derivation
             if self.use_alt:
                 # variables are monic sums: a kernel's running mean and a spec's sum(x) are one variable
-                lead, rep = _monic_along(base)
+                lead, rep = _monic_along(base, self.held)
                 if rep is v:
                     derivation = None
                 else:
@@ -884,6 +885,9 @@ def equal(a: Term, b: Term, budget: int | None = DEFAULT_BUDGET) -> bool | None:
         return True
     if isinstance(a, Poly) != isinstance(b, Poly):
         raise TypeError("comparing a number with a truth value")
+    if isinstance(a, Poly) and isinstance(b, Poly) and not _close(_probe(a), _probe(b)):
+        # different values at the probe input: no proof to look for (this only skips work)
+        return False if _counterexample(a, b) else None
     shared = _Budget(budget)
     attempts: list[Callable[[], bool]]
     if isinstance(a, Poly) and isinstance(b, Poly):

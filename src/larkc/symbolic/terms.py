@@ -53,8 +53,16 @@ same base and delta, one pass over the coefficients otherwise): two Polys are th
 they have the same constant and the same coefficients, whatever the fingerprints do. A derived sum keeps
 its derivation, which the normal form uses to substitute shared sub-sums once.
 
+**Side conditions.** Interning means that the *first* construction of a term creates its node; a later
+construction returns that node. The rules valid only on part of the domain therefore record their
+conditions per call, not per node (see :mod:`larkc.symbolic.conditions`): every call inside a
+``side_conditions()`` block reports, whether or not the node it returns is new.
+
 Conversions: :func:`to_sympy`, :class:`Z3Converter` (z3 ``Real``; functions uninterpreted), and
 :func:`evaluate` (float64 on concrete inputs, to cross-check against the numeric evaluator).
+
+Terms are built on one thread: reading a derived sum reorganises its shared coefficient table, and the
+intern tables and the side-condition collectors are process-wide.
 """
 
 from __future__ import annotations
@@ -1430,12 +1438,24 @@ def _as_monomial(p: Poly) -> tuple[Fraction, Monomial] | None:
 
 def _monic(p: Poly) -> tuple[Fraction, Poly]:
     """``(c, q)`` with ``p == c * q`` and the first monomial of ``q`` having coefficient 1."""
-    out = p._cache.get("monic")
-    if out is None:
-        lead = _lead_coeff(p) if p._n else p.const
-        out = (lead, _scale(p, 1 / lead))
-        p._cache["monic"] = out
-    return out
+    hit = _monic_cached(p)
+    if hit is not None:
+        return hit
+    lead = _lead_coeff(p) if p._n else p.const
+    q = _scale(p, 1 / lead)
+    # held weakly: q derived from p refers to p, and a strong reference back would make a cycle that only the
+    # cyclic garbage collector frees (a sum made monic at every step of a loop would fill it)
+    p._cache["monic"] = (lead, weakref.ref(q))
+    return lead, q
+
+
+def _monic_cached(p: Poly) -> tuple[Fraction, Poly] | None:
+    """``_monic(p)`` if it was computed and its result is alive."""
+    hit = p._cache.get("monic")
+    if hit is None:
+        return None
+    q = hit[1]()
+    return None if q is None else (hit[0], q)
 
 
 def _factor_form(p: Poly) -> tuple[Fraction, dict[Atom, int]]:
@@ -1515,7 +1535,7 @@ def _ancestors(p: Poly, steps: int) -> dict[int, tuple[Poly, Fraction, list[tupl
         if node is None:
             break
         out[id(node)] = (node, scale, list(deltas))
-        monic = node._cache.get("monic")
+        monic = _monic_cached(node)
         if monic is not None and id(monic[1]) not in out:
             out[id(monic[1])] = (monic[1], scale * monic[0], list(deltas))
         if node._base is None or node._delta is None:
@@ -1538,7 +1558,7 @@ def _common_ancestor(
     deltas = list(deltas)
     for _ in range(steps + 1):
         here = [(node, scale)]
-        monic = node._cache.get("monic")
+        monic = _monic_cached(node)
         if monic is not None:
             here.append((monic[1], scale * monic[0]))
         for candidate, b in here:
@@ -1651,10 +1671,11 @@ def dot(pairs: Iterable[tuple[Poly, Poly]]) -> Poly:
 
 
 def neg(a: Poly) -> Poly:
-    out = a._cache.get("neg")
+    ref = a._cache.get("neg")
+    out = None if ref is None else ref()
     if out is None:
         out = _scale(a, Fraction(-1))
-        a._cache["neg"] = out
+        a._cache["neg"] = weakref.ref(out)  # weakly, as in _monic: neg(neg(a)) is a
     return out
 
 
@@ -1665,7 +1686,7 @@ def sub(a: Poly, b: Poly) -> Poly:
 def _shares_sum_factor(sum_: Poly, other: Poly) -> bool:
     """Whether ``other`` is a monomial with ``sum_`` (made monic) among its factors (so they cancel)."""
     mono = _as_monomial(other)
-    if mono is None or sum_.size < 2:
+    if mono is None or sum_.size < 2 or not any(type(a) is Poly for a, _ in mono[1].factors):
         return False
     _, monic = _monic(sum_)
     return any(a is monic for a, _ in mono[1].factors)
