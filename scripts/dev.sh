@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up a virtual environment and run larkc's demo or its tests.
-#   bash scripts/dev.sh demo   # set up, then verify-run a bundled example
+#   bash scripts/dev.sh demo   # set up, then parse, run and verify a bundled example
 #   bash scripts/dev.sh test   # set up, then lint, type-check and run the test suite
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,10 +28,10 @@ case "${1:-}" in
     example=${2:-examples/cuda/softmax_online}
     echo "== larkc parse $example"
     "$VENV/bin/larkc" parse "$example"
-    if "$VENV/bin/larkc" run --help >/dev/null 2>&1; then
-      echo "== larkc run $example"
-      "$VENV/bin/larkc" run "$example"
-    fi
+    echo "== larkc run $example"
+    "$VENV/bin/larkc" run "$example"
+    echo "== larkc verify $example"
+    "$VENV/bin/larkc" verify "$example"
     ;;
   test)
     setup
