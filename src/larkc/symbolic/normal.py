@@ -67,6 +67,7 @@ from larkc.symbolic.terms import (
     _apply_rules,
     _atom_poly,
     _cmp,
+    _elem_fp,
     _eval_children,
     _eval_node,
     _factor_key,
@@ -280,8 +281,12 @@ def _head(atom: Atom) -> tuple[Any, ...]:
             assert_never(atom)
 
 
+def _fp_probe(fp: int) -> float:
+    return (fp % (1 << 52)) / (1 << 51) - 1.0  # a pseudo-random value in [-1, 1)
+
+
 def _elem_probe(e: Elem) -> float:
-    return (e.fp % (1 << 52)) / (1 << 51) - 1.0  # a pseudo-random value in [-1, 1)
+    return _fp_probe(e.fp)
 
 
 def _probe(node: object) -> float:
@@ -306,7 +311,12 @@ def _probe(node: object) -> float:
                 continue
             cache = n._cache  # type: ignore[attr-defined]
             if "probe" not in cache:
-                cache["probe"] = _eval_node(n, memo, {})
+                if type(n) is Read:  # the element at the index's value, as its element node would have it
+                    idx = memo[id(n.index)]
+                    whole = math.isfinite(idx) and idx == int(idx)
+                    cache["probe"] = _fp_probe(_elem_fp(n.tensor, int(idx))) if whole else math.nan
+                else:
+                    cache["probe"] = _eval_node(n, memo, {})
             memo[id(n)] = cache["probe"]
     return memo[id(node)]  # type: ignore[no-any-return]
 
@@ -941,8 +951,8 @@ def _difference_is_zero(a: Poly, b: Poly, budget: _Budget, *, unify: bool, use_a
 
 
 def _exact(terms: list[Term], rng: random.Random) -> list[Any] | None:
-    """The exact values of terms without function applications at random small integer inputs, or None
-    where one is undefined (a division by zero, a fractional index)."""
+    """The exact values of terms without function applications or reads at random small integer inputs, or
+    None where one is undefined (a division by zero)."""
     env: dict[tuple[str, int], Fraction] = {}
 
     def value(tensor: str, index: int) -> Fraction:
@@ -970,12 +980,7 @@ def _exact(terms: list[Term], rng: random.Random) -> list[Any] | None:
                 memo[id(node)] = total
             case Elem():
                 memo[id(node)] = value(node.tensor, node.index)
-            case Read():
-                idx = memo[id(node.index)]
-                if idx.denominator != 1:
-                    return None
-                memo[id(node)] = value(node.tensor, int(idx))
-            case App():
+            case Read() | App():
                 return None
             case Max():
                 memo[id(node)] = max(memo[id(x)] for x in node.args)
@@ -1010,7 +1015,9 @@ def _exact(terms: list[Term], rng: random.Random) -> list[Any] | None:
 def _counterexample(a: Term, b: Term, tries: int = 8) -> bool:
     """Whether exact evaluation at small random integer inputs finds a point where both are defined and
     differ (only for terms that apply no function: those are evaluated exactly)."""
-    if any(type(n) is App for n in _post_order([a, b], _eval_children)):
+    # a function's value is not exact; a read's index may fall outside its tensor, where the input is not
+    # a value at all
+    if any(type(n) is App or type(n) is Read for n in _post_order([a, b], _eval_children)):
         return False
     rng = random.Random(0x1A2C)
     for _ in range(tries):

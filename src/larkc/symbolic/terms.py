@@ -1081,11 +1081,14 @@ def _lone_atom(p: Poly) -> Atom | None:
     return m.factors[0][0]
 
 
+def _elem_fp(tensor: str, index: int) -> int:
+    return _hash_bytes(f"elem\0{tensor}\0{index}".encode())
+
+
 def elem(tensor: str, index: int) -> Poly:
     """Element ``index`` (row-major flat index) of input tensor ``tensor``."""
     atom = _interned(
-        (_R_ELEM, tensor, index),
-        lambda: Elem(tensor, index, (_R_ELEM, tensor, index), _hash_bytes(f"elem\0{tensor}\0{index}".encode())),
+        (_R_ELEM, tensor, index), lambda: Elem(tensor, index, (_R_ELEM, tensor, index), _elem_fp(tensor, index))
     )
     return _atom_poly(atom)
 
