@@ -4,7 +4,7 @@ Constants of the term language are exact rationals; irrational ones are terms ov
 that the normal form understands: ``pi`` and ``ln2`` (:data:`~larkc.symbolic.terms.PI`,
 :data:`~larkc.symbolic.terms.LN2`), ``exp(1)``, and square roots of primes and of ``pi``. So ``log2(e)`` is
 ``ln2 ** -1`` (and ``exp2(x * log2(e))`` normalises to ``exp(x)``), ``sqrt(1/2)`` is ``sqrt(2) / 2`` and
-``sqrt(2/pi)`` is ``sqrt(2) * sqrt(pi) ** -1``, whichever way a spec or a kernel builds them.
+``sqrt(2/pi)`` is ``sqrt(2) * sqrt(pi) / pi``, whichever way a spec or a kernel builds them.
 
 A kernel writes such a constant as a float literal (``1.4426950f``, ``0.7978845608f``), which is a rational
 number close to, never equal to, the constant. :func:`match_named_constant` reads a literal as the named
@@ -50,7 +50,7 @@ SQRT2 = apply(Fn.SQRT, const(2))
 SQRT_HALF = apply(Fn.SQRT, const(Fraction(1, 2)))
 """``sqrt(1/2) = sqrt(2) / 2`` (the erf-GELU constant)."""
 SQRT_2_OVER_PI = apply(Fn.SQRT, mul(const(2), recip(PI)))
-"""``sqrt(2/pi) = sqrt(2) * sqrt(pi) ** -1`` (the tanh-GELU constant)."""
+"""``sqrt(2/pi) = sqrt(2) * sqrt(pi) / pi`` (the tanh-GELU constant)."""
 
 
 @dataclass(frozen=True, slots=True)

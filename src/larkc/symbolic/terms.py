@@ -34,7 +34,8 @@ Representation, in brief (``docs/reference.md`` has the long form and the soundn
   ``exp(k*log(v) + r) = v**k * exp(r)`` (``v > 0``); ``log(exp(x)) = x``, ``log(2**k * q) = k*ln2 + log(q)``;
   ``exp2(x) = exp(x*ln2)``, ``log2(x) = log(x)/ln2``, ``c**y = exp(y*log(c))`` for a positive constant
   ``c``; ``sqrt`` of a rational is a rational times square roots of primes (``sqrt(1/2) = sqrt(2)/2``),
-  ``sqrt`` of a product splits off its positive constants (``sqrt(2/pi) = sqrt(2) * sqrt(pi)**-1``);
+  ``sqrt`` of a product splits off its positive constants (``sqrt(2/pi) = sqrt(2) * sqrt(pi) / pi``), and a
+  square root of a positive constant has the exponent 0 or 1 (``1/sqrt(2) = sqrt(2)/2``);
   ``sqrt(v)**2 = v`` (``v >= 0``).
 
 **Sums are persistent.** Building a sum one ``+`` at a time (``acc = acc + x_i``) must cost O(1) per step,
