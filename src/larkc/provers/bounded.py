@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from larkc.errors import Span
 from larkc.ir.types import ScalarType
-from larkc.provers.congruence import AtomMatcher, ExtremaSimplifier
+from larkc.provers.congruence import AtomMatcher, DerivedUnfolder, ExtremaSimplifier
 from larkc.provers.core import (
     KIND_OF_FAILURE,
     Assumption,
@@ -130,6 +130,7 @@ def decide_equal(
     work: int | None = DEFAULT_BUDGET,
     matcher: AtomMatcher | None = None,
     simplifier: ExtremaSimplifier | None = None,
+    unfolder: DerivedUnfolder | None = None,
     unknowns: bool = True,
 ) -> ElementVerdict:
     """Decide ``kernel == spec`` for all inputs (see the module docstring for the procedures tried).
@@ -148,6 +149,10 @@ def decide_equal(
         return ElementVerdict(None, f"depends on a value the symbolic executor cannot model ({why})")
     if isinstance(kernel, Poly) != isinstance(spec, Poly):
         return ElementVerdict(None, "a number compared with a truth value")
+    if unfolder is not None:
+        kernel, spec = unfolder.simplify(kernel), unfolder.simplify(spec)
+        if kernel is spec:
+            return ElementVerdict(True, "equal after normalisation")
     if matcher is not None:
         if matcher.match(kernel, spec):
             return ElementVerdict(True, "equal after normalisation")
@@ -301,6 +306,7 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
     read = tm.tensors_of([t for t in kernel if not isinstance(t, str)])
     unknowns = "<undef>" in read or "<opaque>" in read
     simplifier = ExtremaSimplifier()
+    unfolder = DerivedUnfolder()
     with side_conditions() as sc:
         for i, (k, s) in enumerate(zip(kernel, spec, strict=True)):
             if time.perf_counter() > deadline:
@@ -315,6 +321,7 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
                 work=budget.term_size,
                 matcher=matcher,
                 simplifier=simplifier,
+                unfolder=unfolder,
                 unknowns=unknowns,
             )
             if v.equal is False:

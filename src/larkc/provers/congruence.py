@@ -15,11 +15,14 @@ side conditions hold) does not change the function a term denotes.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import time
 from collections.abc import Callable
+from fractions import Fraction
 
 from larkc.symbolic import terms as tm
+from larkc.symbolic.conditions import side_conditions
 from larkc.symbolic.normal import equal
 from larkc.symbolic.terms import (
     And,
@@ -38,7 +41,7 @@ from larkc.symbolic.terms import (
     Term,
 )
 
-__all__ = ["AtomMatcher", "ExtremaSimplifier"]
+__all__ = ["AtomMatcher", "DerivedUnfolder", "ExtremaSimplifier"]
 
 
 class AtomMatcher:
@@ -55,6 +58,7 @@ class AtomMatcher:
         self._keep: list[object] = []  # keeps substituted atoms alive, so their ids stay unique
         self._memo: dict[int, object] = {}  # id(node) -> the node rewritten with the substitution
         self._tried: set[tuple[int, int]] = set()
+        self._proved_shapes: set[bytes] = set()
 
     def match(self, kernel: Term, spec: Term) -> bool:
         """Whether ``kernel`` is shown identical to ``spec`` after substituting atoms proved equal."""
@@ -107,10 +111,19 @@ class AtomMatcher:
     def _equal(self, a: Poly, b: Poly) -> bool:
         if self.match(a, b):
             return True
+        ra = self.rewrite(a)
+        assert isinstance(ra, Poly)
+        key = translation_key(ra, b)
+        if key is not None and key in self._proved_shapes:
+            return True  # a translation of input elements of an identity already proved (row k vs row 0)
         try:
-            return equal(self.rewrite(a), b, self.work) is True
-        except (ValueError, TypeError, ZeroDivisionError, RecursionError):
+            with side_conditions() as sc:
+                same = equal(ra, b, self.work) is True
+        except (ValueError, TypeError, ZeroDivisionError, RecursionError, KeyError, IndexError):
             return False
+        if same and not sc.conditions and key is not None:  # identities with side conditions are not reused
+            self._proved_shapes.add(key)
+        return same
 
     # -- rewriting with the substitution ---------------------------------------------------------------
 
@@ -118,7 +131,7 @@ class AtomMatcher:
         """``term`` with every atom proved equal to a spec atom replaced by it (memoised)."""
         if not self._subst:
             return term
-        return _rewrite(term, self._memo, self._keep, lambda atom: self._subst.get(id(atom)))
+        return _rewrite(term, self._memo, self._keep, lambda atom: self._subst.get(id(atom)), before=True)
 
 
 class ExtremaSimplifier:
@@ -132,6 +145,49 @@ class ExtremaSimplifier:
 
     def simplify(self, term: Term) -> Term:
         return _rewrite(term, self._memo, self._keep, _dominated)
+
+
+class DerivedUnfolder:
+    """Writes a sum built from a large shared sum as ``k * [base] + delta`` with ``base`` kept as one factor.
+
+    A kernel computes ``x[j] - mean`` for every ``j``: as a term, each is a sum of ``d + 1`` monomials
+    (derived from ``mean`` in constant time, but flat), so every output element differs from the spec's
+    ``x[j]*r - mean*r`` by an expansion of size ``d``. Unfolded, ``x[j] - mean`` is ``x[j] - 1/d * [S]``
+    with ``[S]`` the row's sum as a single factor, the same object for the kernel and the spec: the element
+    compares in constant time. Sound: the unfolded sum is the same polynomial, written with a factor.
+    """
+
+    #: Follow a derivation only while the accumulated difference stays this small (monomials).
+    MAX_DELTA = 8
+    #: Unfold only sums at least this large (smaller ones compare cheaply anyway).
+    MIN_BASE = 16
+
+    def __init__(self) -> None:
+        self._memo: dict[int, object] = {}
+        self._keep: list[object] = []
+
+    def simplify(self, term: Term) -> Term:
+        return _rewrite(term, self._memo, self._keep, self._unfold, before=True)
+
+    def _unfold(self, atom: Atom) -> Atom | Poly | None:
+        if not isinstance(atom, Poly):
+            return None
+        base = getattr(atom, "_base", None)
+        if base is None:
+            return None
+        k: Fraction = atom._k
+        delta = atom._delta if atom._delta is not None else tm.ZERO
+        while getattr(base, "_base", None) is not None:
+            step = base._delta if base._delta is not None else tm.ZERO
+            if step._n > self.MAX_DELTA:
+                break
+            delta = tm.add(delta, tm.mul(tm.const(k), step))
+            k = k * base._k
+            base = base._base
+        if base._n < self.MIN_BASE or delta._n > self.MAX_DELTA:
+            return None
+        lead, monic = tm._monic(base)
+        return tm.add(tm._from_factors(k * lead, {monic: 1}), delta)
 
 
 def _dominated(atom: Atom) -> Atom | Poly | None:
@@ -151,10 +207,16 @@ def _dominated(atom: Atom) -> Atom | Poly | None:
 
 
 def _rewrite(
-    term: Term, memo: dict[int, object], keep: list[object], replace: Callable[[Atom], Atom | Poly | None]
+    term: Term,
+    memo: dict[int, object],
+    keep: list[object],
+    replace: Callable[[Atom], Atom | Poly | None],
+    *,
+    before: bool = False,
 ) -> Term:
     """``term`` rebuilt bottom-up with ``replace(atom)`` (or the atom) for every atom (memoised in ``memo``,
-    whose keys' nodes ``keep`` holds alive)."""
+    whose keys' nodes ``keep`` holds alive). ``before``: try ``replace`` on a node before its children, and
+    do not descend into a node it replaces (a replacement is final; large sums are never materialised)."""
     if id(term) in memo:
         return memo[id(term)]  # type: ignore[return-value]
     # post-order over the nodes not rewritten yet (a row's shared sub-terms are visited once)
@@ -163,16 +225,24 @@ def _rewrite(
         node, done = stack.pop()
         if id(node) in memo:
             continue
+        if not done and before and isinstance(node, _ATOMS):
+            sub0 = replace(node)
+            if sub0 is not None:
+                memo[id(node)] = sub0
+                keep.append(node)
+                continue
         if done:
             rebuilt = _rebuild(node, memo)
-            sub = replace(node) if isinstance(node, _ATOMS) else None
-            if sub is None and rebuilt is not node and isinstance(rebuilt, _ATOMS):
-                sub = replace(rebuilt)
+            sub = None
+            if not before:
+                sub = replace(node) if isinstance(node, _ATOMS) else None
+                if sub is None and rebuilt is not node and isinstance(rebuilt, _ATOMS):
+                    sub = replace(rebuilt)
             memo[id(node)] = rebuilt if sub is None else sub
             keep.append(node)
             continue
         stack.append((node, True))
-        stack.extend((c, False) for c in tm._children(node) if id(c) not in memo)
+        stack.extend((c, False) for c in _derivation_children(node) if id(c) not in memo)
     return memo[id(term)]  # type: ignore[return-value]
 
 
@@ -185,6 +255,13 @@ def _as_poly(x: object) -> Poly:
 
 def _rebuild(node: object, memo: dict[int, object]) -> object:
     match node:
+        case Poly() if node._base is not None:  # a derived sum: rebuilt from its derivation, not materialised
+            base = memo[id(node._base)]
+            delta = memo[id(node._delta)] if node._delta is not None else None
+            if base is node._base and delta is node._delta:
+                return node
+            rebuilt = tm.mul(tm.const(node._k), _as_poly(base))
+            return rebuilt if delta is None else tm.add(rebuilt, _as_poly(delta))
         case Poly():
             if not any(memo[id(a)] is not a for m, _ in node.terms for a, _ in m.factors):
                 return node
@@ -228,6 +305,64 @@ def _rebuild(node: object, memo: dict[int, object]) -> object:
             return out
         case _:
             raise TypeError(f"not a term node: {node!r}")
+
+
+def translation_key(a: Term, b: Term) -> bytes | None:
+    """A fingerprint of the pair ``(a, b)`` up to a translation of each input tensor's element indices (the
+    least index the pair reads of a tensor counts as 0: row ``k`` of a row-major tensor reads as row 0);
+    ``None`` when the pair reads a tensor at a data-dependent index.
+
+    The fingerprint is a hash over the terms' structure in which a sum built incrementally is described by
+    its derivation (``k * base + delta``) and any other sum by the set of its monomials, so computing it costs
+    the size of the derivation graph (linear in a row, even where each materialised sum is a row long).
+    Equal fingerprints mean the pairs denote the same functions up to that injective renaming of the inputs,
+    so an identity ``a == b`` proved for one (for all inputs) holds for the other.
+    """
+    offsets: dict[str, int] = {}
+    nodes = list(tm._post_order([a, b], _derivation_children))
+    for node in nodes:
+        if isinstance(node, Read):
+            return None
+        if isinstance(node, Elem):
+            offsets[node.tensor] = min(offsets.get(node.tensor, node.index), node.index)
+    h: dict[int, bytes] = {}
+
+    def digest(*parts: object) -> bytes:
+        return hashlib.blake2b(repr(parts).encode(), digest_size=16).digest()
+
+    for node in nodes:
+        match node:
+            case Poly() if node._base is not None:
+                delta = h[id(node._delta)] if node._delta is not None else b""
+                h[id(node)] = digest("D", node._k, h[id(node._base)], delta)
+            case Poly():
+                monos = sorted(
+                    digest(k, tuple(sorted((h[id(x)], e) for x, e in m.factors))) for m, k in node.terms
+                )
+                h[id(node)] = digest("P", node.const, tuple(monos))
+            case Elem():
+                h[id(node)] = digest("E", node.tensor, node.index - offsets[node.tensor])
+            case App():
+                h[id(node)] = digest("A", node.fn.value, tuple(h[id(x)] for x in node.args))
+            case Max() | Min():
+                h[id(node)] = digest(type(node).__name__, tuple(sorted(h[id(x)] for x in node.args)))
+            case Select():
+                h[id(node)] = digest("S", h[id(node.cond)], h[id(node.then)], h[id(node.other)])
+            case BoolConst():
+                h[id(node)] = digest("B", node.value)
+            case Cmp():
+                h[id(node)] = digest("C", node.op.value, h[id(node.lhs)])
+            case And() | Or():
+                h[id(node)] = digest(type(node).__name__, tuple(sorted(h[id(x)] for x in node.args)))
+            case _:
+                raise TypeError(f"not a term node: {node!r}")
+    return digest(h[id(a)], h[id(b)])
+
+
+def _derivation_children(node: object) -> tuple[object, ...]:
+    if isinstance(node, Poly) and node._base is not None:
+        return (node._base,) if node._delta is None else (node._base, node._delta)
+    return tm._children(node)
 
 
 def _first(p: Poly) -> object:
