@@ -146,7 +146,7 @@ class SymbolicMemory(Memory):
             if code <= 0:
                 return None
             vt = SCALAR_CODES[code - 1]
-            term = self.domain.table.terms[int(store[pos])]
+            term = self.domain.table.peek(int(store[pos]))
             if not isinstance(term, tm.Poly | tm.BoolConst):
                 return None
             if isinstance(term, tm.BoolConst):

@@ -100,28 +100,99 @@ class NumericNote:
     span: Span | None = None
 
 
+@dataclass(slots=True)
+class _LazyProduct:
+    """``a * b`` of two real terms (ids), built only when something needs it (a dot product's entry)."""
+
+    a: int
+    b: int
+
+
+@dataclass(slots=True)
+class _LazySum:
+    """``prev + addend`` (ids; ``prev`` a real term or another lazy sum), built only when needed.
+
+    A kernel accumulates ``acc += a * b`` one product at a time; chaining the additions and building the
+    sum once, from all its products (:func:`~larkc.symbolic.terms.dot`), costs one pass instead of one
+    term construction per product."""
+
+    prev: int
+    addend: int
+
+
+_Lazy = _LazyProduct | _LazySum
+
+
 class TermTable:
-    """The terms of one symbolic run, by id. Ids are dense ints; the specials come first."""
+    """The terms of one symbolic run, by id. Ids are dense ints; the specials come first. An id may stand
+    for a lazy sum or product, built into a term (once) the first time it is read."""
 
     def __init__(self) -> None:
-        self.terms: list[Term | None] = [None, None, None, None, tm.TRUE, tm.FALSE]
+        self.terms: list[Term | _Lazy | None] = [None, None, None, None, tm.TRUE, tm.FALSE]
         self._ids: dict[int, int] = {id(tm.TRUE): TRUE_ID, id(tm.FALSE): FALSE_ID}
 
     def id(self, term: Term) -> int:
         """The id of ``term`` (interned terms: one id per distinct term)."""
         i = self._ids.get(id(term))
         if i is None:
-            i = len(self.terms)
-            if i >= 2**31 - 1:
-                raise SymbolicUnsupported("too many distinct terms (2^31)")
-            self.terms.append(term)
+            i = self._append(term)
             self._ids[id(term)] = i
         return i
+
+    def _append(self, entry: Term | _Lazy) -> int:
+        i = len(self.terms)
+        if i >= 2**31 - 1:
+            raise SymbolicUnsupported("too many distinct terms (2^31)")
+        self.terms.append(entry)
+        return i
+
+    def lazy(self, entry: _Lazy) -> int:
+        """A new id for a lazy sum or product."""
+        return self._append(entry)
+
+    def is_lazy(self, i: int) -> bool:
+        return isinstance(self.terms[i], _LazyProduct | _LazySum)
 
     def term(self, i: int) -> Term:
         t = self.terms[i]
         if t is None:
             raise SymbolicUnsupported(f"{_special_name(i)} where a number is needed")
+        if isinstance(t, _LazyProduct | _LazySum):
+            return self._build(i)
+        return t
+
+    def peek(self, i: int) -> Term | None:
+        """The term of ``i`` (built if lazy), or ``None`` for a special value."""
+        return None if self.terms[i] is None else self.term(i)
+
+    def _build(self, i: int) -> Term:
+        entry = self.terms[i]
+        if isinstance(entry, _LazyProduct):
+            out = tm.mul(self._poly(entry.a), self._poly(entry.b))
+        else:
+            assert isinstance(entry, _LazySum)
+            pairs: list[tuple[Poly, Poly]] = []
+            parts: list[Poly] = []
+            j = i
+            while True:  # walk the chain back to a term (or an already built sum)
+                e = self.terms[j]
+                if not isinstance(e, _LazySum):
+                    parts.append(self._poly(j))
+                    break
+                a = self.terms[e.addend]
+                if isinstance(a, _LazyProduct):
+                    pairs.append((self._poly(a.a), self._poly(a.b)))
+                else:
+                    parts.append(self._poly(e.addend))
+                j = e.prev
+            out = tm.add(tm.dot(reversed(pairs)), *reversed(parts)) if pairs else tm.add(*reversed(parts))
+        self.terms[i] = out
+        return out
+
+    def _poly(self, i: int) -> Poly:
+        t = self.term(i)
+        if not isinstance(t, Poly):
+            raise SymbolicUnsupported(f"a truth value {t} where a number is needed")
         return t
 
     def tensor(self, ids: Sequence[int], shape: Sequence[int] | None = None) -> torch.Tensor:
@@ -441,6 +512,11 @@ class SymbolicDomain:
             if x in _INFS and y in _INFS and x != y:
                 return NAN
             return x if x in _INFS else y
+        table = self.table
+        if isinstance(table.terms[y], _LazySum) and not isinstance(table.terms[x], _LazySum):
+            x, y = y, x  # chain onto the running sum
+        if isinstance(table.terms[x], _LazySum) or isinstance(table.terms[y], _LazyProduct):
+            return table.lazy(_LazySum(x, y))
         return self.id(tm.add(self.poly(x), self.poly(y)))
 
     def _sign_of_const(self, i: int) -> int | None:
@@ -464,6 +540,8 @@ class SymbolicDomain:
             if sign == 0:
                 return NAN
             return inf if sign > 0 else (NEG_INF if inf == POS_INF else POS_INF)
+        if not self.table.is_lazy(x) and not self.table.is_lazy(y):
+            return self.table.lazy(_LazyProduct(x, y))  # built when read: usually as an entry of a dot product
         return self.id(tm.mul(self.poly(x), self.poly(y)))
 
     def _fdiv(self, x: int, y: int) -> int:
@@ -735,7 +813,7 @@ class SymbolicDomain:
             fterm = self.table.term(fid)
             nonneg = (Sign.POSITIVE, Sign.NONNEGATIVE, Sign.ZERO)
             return (fid, ft) if isinstance(fterm, Poly) and sign_of(fterm) in nonneg else None
-        term = self.table.terms[i] if i not in _SPECIALS else None
+        term = self.table.peek(i)
         if not (isinstance(term, Poly) and term.is_const and term.const.denominator == 1) or t.size != 4:
             return None
         bits = int(term.const) % 2**32
