@@ -1056,9 +1056,12 @@ ONE = const(1)
 def _mk_mono(factors: tuple[tuple[Atom, int], ...]) -> Monomial:
     def make() -> Monomial:
         h = _H_MONO
+        key = []
         for a, e in factors:
-            h = (h * _MIX + a.fp * (e * _H_EXPONENT + _MIX)) % _P
-        return Monomial(factors, tuple((a.key, e) for a, e in factors), (h * h + h) % _P, {})
+            h = h * _MIX + a.fp * (e * _H_EXPONENT + _MIX)  # reduced once, below: monomials are short
+            key.append((a.key, e))
+        h %= _P
+        return Monomial(factors, tuple(key), (h * h + h) % _P, {})
 
     return _interned(("mono", factors), make)  # type: ignore[no-any-return]
 
@@ -1435,7 +1438,7 @@ def _apply_rules(factors: dict[Atom, int]) -> tuple[Fraction, bool]:
 
 def _as_monomial(p: Poly) -> tuple[Fraction, Monomial] | None:
     if p._n == 1 and not p.const:
-        m, c = p.terms[0]
+        m, c = (p._terms or _materialise(p))[0]
         return c, m
     return None
 
@@ -1648,16 +1651,15 @@ def dot(pairs: Iterable[tuple[Poly, Poly]]) -> Poly:
             rest.append(mul(a, b))
             continue
         fa, fb = ma[1].factors, mb[1].factors
-        k = ma[0] * mb[0]
-        if (
-            len(fa) == 1
-            and len(fb) == 1
-            and fa[0][0] is not fb[0][0]
-            and not (_is_fn(fa[0][0], Fn.EXP) and _is_fn(fb[0][0], Fn.EXP))
-        ):
-            # the common case, two different atoms: no merging, one comparison to order them
-            pair = (fa[0], fb[0]) if fa[0][0].key < fb[0][0].key else (fb[0], fa[0])
-            m = _mk_mono(pair)
+        k = ma[0] * mb[0] if ma[0] != 1 or mb[0] != 1 else _F1
+        if len(fa) == 1 and len(fb) == 1:
+            x, y = fa[0][0], fb[0][0]
+            # the common case, two different atoms (not both exponentials): one comparison to order them
+            plain = x is not y and not (type(x) is App and type(y) is App and x.fn is Fn.EXP and y.fn is Fn.EXP)
+        else:
+            plain = False
+        if plain:
+            m = _mk_mono((fa[0], fb[0]) if x.key < y.key else (fb[0], fa[0]))
         else:
             prod = _mono_product(ma[1], mb[1])
             if isinstance(prod, Poly):
