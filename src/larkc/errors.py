@@ -19,6 +19,7 @@ from pathlib import Path
 
 __all__ = [
     "LarkcError",
+    "LimitExceeded",
     "ReferenceError_",
     "SimulationError",
     "SourceCache",
@@ -194,3 +195,8 @@ class SimulationError(LarkcError):
     """A failure of the simulator that is not a diagnosis of the kernel (e.g. a bad launch)."""
 
     stage = Stage.SEMANTICS
+
+
+class LimitExceeded(SimulationError):
+    """A run reached one of the simulator's limits (loop iterations, call depth): the kernel may not
+    terminate, or needs more than the limit. Symbolic execution reports it as a reason for UNKNOWN."""

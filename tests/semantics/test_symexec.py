@@ -20,7 +20,7 @@ from larkc.frontends import parse_task
 from larkc.ir.types import F32, I32, I64
 from larkc.pipeline.inputs import kernel_args, kernel_function, make_inputs
 from larkc.pipeline.verify import symbolic_args
-from larkc.semantics import LaunchConfig, simulate
+from larkc.semantics import LaunchConfig, SimLimits, simulate
 from larkc.semantics.symexec import SymbolicBuffer, SymbolicRun, execute_symbolic
 from larkc.symbolic import terms as tm
 from larkc.tasks import load_task
@@ -266,6 +266,37 @@ def test_time_budget_stops_the_run_with_a_reason(sim: Sim) -> None:
     args = {"x": SymbolicBuffer("x", (8,), F32, "input"), "out": SymbolicBuffer("out", (1,), F32, "empty")}
     run = execute_symbolic(module, "k", _launch(1, 1), args, seconds=0.2)  # type: ignore[arg-type]
     assert run.unsupported is not None and "time budget" in run.unsupported.reason
+
+
+def test_a_loop_that_does_not_end_stops_the_run_with_a_reason(sim: Sim) -> None:
+    src = """
+    __global__ void k(const float* x, float* out) {
+      float a = 0.0f;
+      for (int o = 16; o > -1; o >>= 1) a += x[o % 8];
+      out[0] = a;
+    }"""
+    module = sim.cuda(src)
+    args = {"x": SymbolicBuffer("x", (8,), F32, "input"), "out": SymbolicBuffer("out", (1,), F32, "empty")}
+    run = execute_symbolic(module, "k", _launch(1, 1), args, limits=SimLimits(max_loop_iterations=50))  # type: ignore[arg-type]
+    assert run.unsupported is not None and "did not terminate after 50 iterations" in run.unsupported.reason
+    assert run.unsupported.span is not None and run.unsupported.span.line == 4
+
+
+def test_math_of_constants_outside_the_domain_gives_the_ieee_special(sim: Sim) -> None:
+    """``rsqrtf(0)`` is +inf, ``logf(0)`` -inf, ``sqrtf(-1)`` NaN: the simulator's values, not an error."""
+    src = """
+    __global__ void k(const float* x, float* out) {
+      float z = x[0] - x[0];
+      out[0] = rsqrtf(z);
+      out[1] = logf(z);
+      out[2] = sqrtf(z - 1.0f);
+      out[3] = log1pf(z - 1.0f);
+      out[4] = rsqrtf(z - 2.0f);
+    }"""
+    args = {"x": SymbolicBuffer("x", (1,), F32, "input"), "out": SymbolicBuffer("out", (5,), F32, "empty")}
+    run = _sym(sim, src, "k", args, block=1)
+    assert run.unsupported is None
+    assert run.buffers["out"] == ("+inf", "-inf", "nan", "-inf", "nan")
 
 
 # --------------------------------------------------------------------------------------------------

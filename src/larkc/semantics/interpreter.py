@@ -36,7 +36,7 @@ from typing import assert_never
 
 import torch
 
-from larkc.errors import LarkcError, SimulationError, Span
+from larkc.errors import LarkcError, LimitExceeded, SimulationError, Span
 from larkc.ir.nodes import (
     Alloc,
     Arange,
@@ -604,7 +604,7 @@ class Interpreter:
             running = nxt
             if running is not mask and not bool(running.any()):
                 return done
-        raise SimulationError(
+        raise LimitExceeded(
             f"loop did not terminate after {self.limits.max_loop_iterations} iterations "
             f"(a spin-wait on another block, or an infinite loop)",
             span,
@@ -948,7 +948,7 @@ class Interpreter:
         if callee is None:
             raise SimulationError(f"call to undefined function {s.func}", s.span)
         if len(self._frames) >= self.limits.max_call_depth:
-            raise SimulationError(f"calls nest deeper than {self.limits.max_call_depth} (recursion?)", s.span)
+            raise LimitExceeded(f"calls nest deeper than {self.limits.max_call_depth} (recursion?)", s.span)
         ub = UndefinedOps(mask)
         args = {p.name: self._eval(a, ub) for p, a in zip(callee.params, s.args, strict=True)}
         self._report_ub(ub, s.span)

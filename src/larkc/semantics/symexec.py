@@ -36,7 +36,7 @@ from typing import Literal
 
 import torch
 
-from larkc.errors import Span
+from larkc.errors import LimitExceeded, Span
 from larkc.ir.nodes import (
     Alloc,
     Assert,
@@ -149,7 +149,8 @@ class SymbolicRun:
 
     ``buffers`` maps every buffer name to its elements (row-major) after the launch, or is empty when the
     run stopped at ``unsupported``. ``data_dependent`` and ``opaque`` map a reason to the span where it
-    first happened; ``notes`` are the float-specific readings the verdict lists.
+    first happened; ``notes`` are the float-specific readings the verdict lists. ``unknowns`` counts the
+    fresh unknown values (opaque or undefined) the run made: when it is 0 no term of the run holds one.
     """
 
     launch: LaunchConfig
@@ -164,6 +165,7 @@ class SymbolicRun:
     statements: int
     terms: int
     seconds: float
+    unknowns: int = 0
 
     @property
     def control_concrete(self) -> bool:
@@ -597,8 +599,10 @@ class _Interp(Interpreter):
                 bop = BinaryOp.MAX if op is ReduceOp.MAX else BinaryOp.MIN
                 acc = row[0]
                 for x in row[1:]:
-                    res = dom.float_binary(bop, _one(acc), _one(x), t) if t.is_float else dom.int_binary(
-                        bop, _one(acc), _one(x), t
+                    res = (
+                        dom.float_binary(bop, _one(acc), _one(x), t)
+                        if t.is_float
+                        else dom.int_binary(bop, _one(acc), _one(x), t)
                     )
                     acc = int(res[0])
                 return acc
@@ -757,6 +761,8 @@ def execute_symbolic(
             unsupported = e
             if e.span is None:
                 e.span = domain.span
+        except LimitExceeded as e:  # e.g. a loop that does not end: nothing is decided on this instance
+            unsupported = SymbolicUnsupported(e.message, e.span or domain.span)
         if unsupported is None:
             for bname, region in regions.items():
                 spec = buffers[bname]
@@ -775,6 +781,7 @@ def execute_symbolic(
         statements=interp.statements,
         terms=len(domain.table),
         seconds=time.perf_counter() - start,
+        unknowns=domain.unknowns,
     )
 
 
@@ -791,5 +798,3 @@ def _full_range(t: ScalarType) -> tuple[int, int]:
     if t.is_unsigned:
         return (0, 2**t.bits - 1)
     return (-(2 ** (t.bits - 1)), 2 ** (t.bits - 1) - 1)
-
-

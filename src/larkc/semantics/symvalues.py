@@ -303,6 +303,11 @@ class SymbolicDomain:
         self._fresh += 1
         return tm.elem(kind, self._fresh)
 
+    @property
+    def unknowns(self) -> int:
+        """How many fresh unknown values (:meth:`fresh`) this domain has made."""
+        return self._fresh
+
     def opaque(self, shape: Sequence[int], reason: str) -> torch.Tensor:
         """Fresh unknown values, one per element: what the domain cannot express but need not branch on.
 
@@ -680,18 +685,22 @@ class SymbolicDomain:
                 return self.id(tm.apply(Fn.EXP, tm.mul(p, LN10)))
             case MathFn.EXPM1:
                 return self.id(tm.sub(tm.apply(Fn.EXP, p), tm.ONE))
-            case MathFn.LOG:
-                return self.id(self._log(p))
-            case MathFn.LOG2:
-                self._log(p)  # the zero check
-                return self.id(tm.apply(Fn.LOG2, p))
-            case MathFn.LOG10:
-                return self.id(tm.div(self._log(p), LN10))
-            case MathFn.LOG1P:
-                return self.id(self._log(tm.add(p, tm.ONE)))
+            case MathFn.LOG | MathFn.LOG2 | MathFn.LOG10 | MathFn.LOG1P:
+                q = tm.add(p, tm.ONE) if fn is MathFn.LOG1P else p
+                if q.is_const and q.const <= 0:
+                    return NEG_INF if q.const == 0 else NAN  # log(0) = -inf, log of a negative is NaN
+                if fn is MathFn.LOG2:
+                    return self.id(tm.apply(Fn.LOG2, q))
+                if fn is MathFn.LOG10:
+                    return self.id(tm.div(tm.apply(Fn.LOG, q), LN10))
+                return self.id(tm.apply(Fn.LOG, q))
             case MathFn.SQRT:
+                if p.is_const and p.const < 0:
+                    return NAN
                 return self.id(tm.apply(Fn.SQRT, p))
             case MathFn.RSQRT:
+                if p.is_const and p.const <= 0:
+                    return POS_INF if p.const == 0 else NAN  # rsqrt(0) = +inf (the zero of exact arithmetic is +0)
                 return self.id(tm.recip(tm.apply(Fn.SQRT, p)))
             case MathFn.TANH:
                 return self.id(tm.apply(Fn.TANH, p))
@@ -713,11 +722,6 @@ class SymbolicDomain:
                 if p.is_const:
                     return self._numeric_math(fn, [p.const])
                 return self._opaque_id(f"math function {fn.value} (no exact rule)")
-
-    def _log(self, p: Poly) -> Poly:
-        if p.is_const and p.const == 0:
-            raise SymbolicUnsupported("log of zero", self.span)
-        return tm.apply(Fn.LOG, p)
 
     def _fmath2(self, fn: MathFn, x: int, y: int) -> int:
         if UNDEF in (x, y):
@@ -779,9 +783,7 @@ class SymbolicDomain:
             case BinaryOp.SHL:
                 out = _unique_map2(a, b, self._shl)
             case BinaryOp.EQ | BinaryOp.NE | BinaryOp.LT | BinaryOp.LE | BinaryOp.GT | BinaryOp.GE:
-                return _unique_map2(
-                    a, b, lambda x, y: self.id(tm.compare(_CMP_TEXT[op], self.poly(x), self.poly(y)))
-                )
+                return _unique_map2(a, b, lambda x, y: self.id(tm.compare(_CMP_TEXT[op], self.poly(x), self.poly(y))))
             case _:
                 raise SymbolicUnsupported(f"operator {op.value} on data-dependent {t} values", self.span)
         return self.fitting(out, t, f"{t} {op.value}")
@@ -1057,4 +1059,3 @@ _NUMERIC_EXACT: dict[MathFn, Callable[[Fraction], int]] = {
     MathFn.ROUND: lambda x: math.floor(abs(x) + Fraction(1, 2)) * (1 if x >= 0 else -1),  # half away from zero
     MathFn.RINT: round,  # Fraction.__round__ rounds half to even
 }
-
