@@ -116,11 +116,14 @@ def verify_task(
         shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
         say(f"instance {k + 1}/{len(chosen)} ({shape}): symbolic execution")
         t0 = time.perf_counter()
-        facts = _instance_facts(task, module, f, graph, env, budget)
-        say(f"instance {k + 1}/{len(chosen)}: deciding {len(bounded_obs)} obligations")
-        results = prove_instance(facts, bounded_obs, budget)
-        results = [_confirm(task, module, r, env, replay_dir) for r in results]
-        runs.append((env, facts.launch, time.perf_counter() - t0))
+        with tm.gc_paused():  # terms die by reference counting; collections would rescan them all
+            facts = _instance_facts(task, module, f, graph, env, budget)
+            say(f"instance {k + 1}/{len(chosen)}: deciding {len(bounded_obs)} obligations")
+            results = prove_instance(facts, bounded_obs, budget)
+            results = [_confirm(task, module, r, env, replay_dir) for r in results]
+            launch = facts.launch
+            del facts
+        runs.append((env, launch, time.perf_counter() - t0))
         for r in results:
             per_ob[r.obligation].append(r)
         if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
@@ -273,6 +276,7 @@ def _facts(
         input_dtypes={name: spec.dtype for name, spec in task.inputs.items()},
         int_ranges=dict(ranges),
         aborted=run.aborted,
+        unknowns=run.unknowns > 0,
     )
 
 
@@ -367,5 +371,3 @@ def _confirm(
         note = " (under exact arithmetic; at the task's dtypes the simulator's output is within tolerance)"
         cx = dataclasses.replace(cx, kind=CounterexampleKind.EXACT, message=cx.message + note)
     return dataclasses.replace(r, counterexample=cx)
-
-

@@ -96,6 +96,7 @@ class InstanceFacts:
     int_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     aborted: bool = False
     side_conditions: tuple[SideCondition, ...] = ()  # recorded while the terms were built
+    unknowns: bool = True  # False: the run made no opaque or undefined value (no term can hold one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,8 +304,10 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
     unknown: list[tuple[int, str]] = []
     hows: dict[str, int] = {}
     matcher = AtomMatcher(budget.term_size, deadline)
-    read = tm.tensors_of([t for t in kernel if not isinstance(t, str)])
-    unknowns = "<undef>" in read or "<opaque>" in read
+    unknowns = False
+    if facts.unknowns:  # a walk over every output term: only when the run made unknown values at all
+        read = tm.tensors_of([t for t in kernel if not isinstance(t, str)])
+        unknowns = "<undef>" in read or "<opaque>" in read
     simplifier = ExtremaSimplifier()
     unfolder = DerivedUnfolder()
     with side_conditions() as sc:

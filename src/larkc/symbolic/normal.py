@@ -37,6 +37,7 @@ replayed into the active collectors on every later use (see :mod:`larkc.symbolic
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 import random
@@ -431,6 +432,40 @@ _Terms = list[tuple[Fraction, Monomial]]
 _Def = tuple[Fraction, _Terms, tuple[Poly, ...]]
 
 
+class _Candidates:
+    """The representatives of one head, indexed by probe value: the ones whose probe is close to a given
+    probe are found by bisection instead of a scan (a row of ``exp(x_i - m)`` has thousands of them).
+
+    Atoms with a non-finite probe carry no information and are candidates for every probe; a non-finite
+    probe is close to every atom. Candidates come out in the order they were added."""
+
+    __slots__ = ("all", "keys", "loose")
+
+    def __init__(self) -> None:
+        self.all: list[Atom] = []  # every representative, in order
+        self.keys: list[tuple[float, int]] = []  # (probe, serial) of those with a finite probe, sorted
+        self.loose: list[int] = []  # serials of those with a non-finite probe
+
+    def add(self, atom: Atom, probe: float) -> None:
+        serial = len(self.all)
+        self.all.append(atom)
+        if math.isfinite(probe):
+            bisect.insort(self.keys, (probe, serial))
+        else:
+            self.loose.append(serial)
+
+    def near(self, probe: float) -> list[Atom]:
+        if not math.isfinite(probe):
+            return list(self.all)
+        width = 3e-6 * abs(probe) + 2e-9  # wider than _close's tolerance; _close decides
+        lo = bisect.bisect_left(self.keys, (probe - width, -1))
+        hi = bisect.bisect_right(self.keys, (probe + width, len(self.all)))
+        serials = [s for q, s in self.keys[lo:hi] if _close(probe, q)]
+        serials += self.loose
+        serials.sort()
+        return [self.all[s] for s in serials]
+
+
 class _Work:
     """A polynomial under normalisation: ``const + sum(coeffs)`` over normalised monomials whose positive
     powers of sums are variables still to substitute."""
@@ -442,7 +477,7 @@ class _Work:
         self.use_alt = use_alt
         self.mono_memo: dict[Monomial, tuple[Fraction, Monomial]] = {}
         self.reps: dict[int, Atom] = {}  # unify mode: atom -> the representative of its class
-        self.by_head: dict[tuple[Any, ...], list[Atom]] = {}  # unify mode: the representatives, by kind and head
+        self.by_head: dict[tuple[Any, ...], _Candidates] = {}  # unify mode: the representatives, by kind and head
         self.keep: list[Atom] = []  # the atoms whose ids are keys of ``reps``
         self.held: list[tuple[Fraction, Poly]] = []  # monic forms made here, alive while the work lasts
         self.const = _F0
@@ -486,14 +521,16 @@ class _Work:
         if rep is None:
             head = _head(atom)
             probe = _probe(atom)
-            candidates = self.by_head.setdefault(head, [])
-            for other in candidates:
-                if _close(probe, _probe(other)) and _atoms_equal(atom, other, budget):
+            candidates = self.by_head.get(head)
+            if candidates is None:
+                candidates = self.by_head[head] = _Candidates()
+            for other in candidates.near(probe):
+                if _atoms_equal(atom, other, budget):
                     rep = other
                     break
             else:
                 rep = atom
-                candidates.append(atom)
+                candidates.add(atom, probe)
             self.reps[id(atom)] = rep
             self.keep.append(atom)
         return _atom_poly(rep)
