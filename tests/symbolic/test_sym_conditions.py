@@ -34,6 +34,7 @@ from larkc.symbolic import (
     sign_of,
     sub,
 )
+from larkc.symbolic import terms as tm
 
 x, y, z = elem("x", 0), elem("x", 1), elem("x", 2)
 
@@ -142,3 +143,22 @@ def test_discharge_splits_proved_and_remaining() -> None:
     proved, remaining = discharge(sc)
     assert {str(c) for c in proved} == {"x[1]^2 + 1e-05 != 0", "x[2]^2 + 1 >= 0"}
     assert set(remaining) == {_nonzero(y), SideCondition(z, Requirement.POSITIVE)}
+
+
+def test_a_memoised_product_reports_its_conditions_on_every_call() -> None:
+    """Inside ``products_memoised`` a product of sums is made once; a second call returns the same term
+    and still records the condition (``x != 0``) that cancelling ``x * 1/x`` needs."""
+    x = tm.elem("x", 0)
+    s = tm.add(*(tm.mul(x, tm.elem("y", i)) for i in range(8)))
+    inv = tm.recip(x)
+    with tm.products_memoised():
+        with side_conditions() as first:
+            p = tm.mul(s, inv)
+        with side_conditions() as second:
+            q = tm.mul(inv, s)
+        memo = tm._MUL_MEMO[0]
+        assert memo is not None and len(memo) == 1  # made once
+    assert p is q is tm.add(*(tm.elem("y", i) for i in range(8)))
+    expected = SideCondition(x, Requirement.NONZERO)
+    assert expected in first.conditions and expected in second.conditions
+    assert tm._MUL_MEMO[0] is None  # the memo ends with the block

@@ -738,7 +738,7 @@ def execute_symbolic(
     exact_floats = {n: v for n, v in args.items() if isinstance(v, Fraction)}
     unsupported: SymbolicUnsupported | None = None
     out: dict[str, tuple[OutputValue, ...]] = {}
-    with tm.gc_paused():
+    with tm.gc_paused(), tm.products_memoised():
         regions, _, values = bind_arguments(interp, f, sim_args)
         for name, frac in exact_floats.items():
             values[name] = torch.tensor([domain.id(tm.const(frac))], dtype=ID_DTYPE)

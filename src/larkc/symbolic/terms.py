@@ -83,7 +83,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar, assert_never
 
 import numpy as np
 
-from larkc.symbolic.conditions import _ACTIVE, Requirement, record
+from larkc.symbolic.conditions import _ACTIVE, Requirement, SideCondition, record, replay, side_conditions
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -132,6 +132,7 @@ __all__ = [
     "mul",
     "neg",
     "power",
+    "products_memoised",
     "read",
     "recip",
     "select",
@@ -1698,6 +1699,31 @@ def _shares_sum_factor(sum_: Poly, other: Poly) -> bool:
     return any(a is monic for a, _ in mono[1].factors)
 
 
+#: The memo of :func:`products_memoised` (``None`` outside such a block): a pair of factors' ids to the
+#: factors (kept alive, so the ids stay theirs), the product and the side conditions its rules recorded.
+_MUL_MEMO: list[dict[tuple[int, int], tuple[Poly, Poly, Poly, tuple[SideCondition, ...]]] | None] = [None]
+#: Products of sums with at least this many monomial pairs are memoised.
+_MUL_MEMO_MIN = 8
+
+
+@contextmanager
+def products_memoised() -> Iterator[None]:
+    """Memoise products of sums inside the block.
+
+    The threads of a block compute the same products again and again (every lane of a butterfly merge
+    of online-softmax states multiplies both halves by the same rescaling factor); the memo makes each
+    one product once. A hit replays the side conditions the product recorded, so a memoised product
+    reports exactly what computing it would. The memo (and the terms it holds) ends with the block.
+    """
+    saved = _MUL_MEMO[0]
+    if saved is None:
+        _MUL_MEMO[0] = {}
+    try:
+        yield
+    finally:
+        _MUL_MEMO[0] = saved
+
+
 def mul(a: Poly, b: Poly) -> Poly:
     """The product; sums are multiplied out while the result has at most :data:`EXPAND_LIMIT` monomials."""
     if a.is_const:
@@ -1707,6 +1733,22 @@ def mul(a: Poly, b: Poly) -> Poly:
     ma, mb = _as_monomial(a), _as_monomial(b)
     if ma is not None and mb is not None:
         return _from_factors(ma[0] * mb[0], _merge(ma[1].factors, mb[1].factors))
+    memo = _MUL_MEMO[0]
+    if memo is None or a._n * b._n < _MUL_MEMO_MIN:
+        return _mul_sums(a, b)
+    key = (id(a), id(b)) if id(a) < id(b) else (id(b), id(a))
+    hit = memo.get(key)
+    if hit is not None:
+        replay(hit[3])
+        return hit[2]
+    with side_conditions() as recorded:
+        out = _mul_sums(a, b)
+    memo[key] = (a, b, out, recorded.conditions)
+    return out
+
+
+def _mul_sums(a: Poly, b: Poly) -> Poly:
+    """:func:`mul` of two non-constant terms, not both monomials."""
     cancels = _shares_sum_factor(a, b) or _shares_sum_factor(b, a)
     if not cancels and a.size * b.size <= _limit_cell[0]:
         c = a.const * b.const
