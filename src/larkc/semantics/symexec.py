@@ -281,7 +281,7 @@ class _Interp(Interpreter):
         self.dom.span = s.span
         if time.perf_counter() > self.deadline:
             raise SymbolicUnsupported("the time budget of the symbolic run was exhausted", s.span)
-        if len(self.dom.table) > self.max_terms:
+        if self.dom.table.weight > self.max_terms:
             raise SymbolicUnsupported(f"the term budget ({self.max_terms} distinct terms) was exhausted", s.span)
         if isinstance(s, If):
             ub = UndefinedOps(mask)

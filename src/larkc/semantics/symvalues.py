@@ -130,6 +130,7 @@ class TermTable:
     def __init__(self) -> None:
         self.terms: list[Term | _Lazy | None] = [None, None, None, None, tm.TRUE, tm.FALSE]
         self._ids: dict[int, int] = {id(tm.TRUE): TRUE_ID, id(tm.FALSE): FALSE_ID}
+        self.lazies = 0  # lazy entries made (built or not)
 
     def id(self, term: Term) -> int:
         """The id of ``term`` (interned terms: one id per distinct term)."""
@@ -148,7 +149,14 @@ class TermTable:
 
     def lazy(self, entry: _Lazy) -> int:
         """A new id for a lazy sum or product."""
+        self.lazies += 1
         return self._append(entry)
+
+    @property
+    def weight(self) -> int:
+        """The size of the table for the term budget: a lazy entry (two ints, a fraction of the memory of a
+        term node) counts as a quarter of a term."""
+        return len(self.terms) - self.lazies + self.lazies // 4
 
     def is_lazy(self, i: int) -> bool:
         return isinstance(self.terms[i], _LazyProduct | _LazySum)
