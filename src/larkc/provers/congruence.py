@@ -24,6 +24,7 @@ from fractions import Fraction
 from larkc.symbolic import terms as tm
 from larkc.symbolic.conditions import side_conditions
 from larkc.symbolic.normal import equal
+from larkc.symbolic.signs import discharge
 from larkc.symbolic.terms import (
     And,
     App,
@@ -109,21 +110,28 @@ class AtomMatcher:
         return False
 
     def _equal(self, a: Poly, b: Poly) -> bool:
+        """Whether ``a == b``: by a proof already made for a translation of the pair (row ``k`` of an
+        identity proved for row 0), else by matching atoms, else by :func:`~larkc.symbolic.normal.equal`."""
+        key = translation_key(a, b)
+        if key is not None and key in self._proved_shapes:
+            return True
+        with side_conditions() as sc:
+            same = self._prove_equal(a, b)
+        if same and key is not None and not discharge(sc.conditions)[1]:
+            # reused for translations only when every side condition is proved by sign facts: sign_of is
+            # structural, so it proves the translated conditions alike (which therefore need no record)
+            self._proved_shapes.add(key)
+        return same
+
+    def _prove_equal(self, a: Poly, b: Poly) -> bool:
         if self.match(a, b):
             return True
         ra = self.rewrite(a)
         assert isinstance(ra, Poly)
-        key = translation_key(ra, b)
-        if key is not None and key in self._proved_shapes:
-            return True  # a translation of input elements of an identity already proved (row k vs row 0)
         try:
-            with side_conditions() as sc:
-                same = equal(ra, b, self.work) is True
+            return equal(ra, b, self.work) is True
         except (ValueError, TypeError, ZeroDivisionError, RecursionError, KeyError, IndexError):
             return False
-        if same and not sc.conditions and key is not None:  # identities with side conditions are not reused
-            self._proved_shapes.add(key)
-        return same
 
     # -- rewriting with the substitution ---------------------------------------------------------------
 
@@ -336,9 +344,7 @@ def translation_key(a: Term, b: Term) -> bytes | None:
                 delta = h[id(node._delta)] if node._delta is not None else b""
                 h[id(node)] = digest("D", node._k, h[id(node._base)], delta)
             case Poly():
-                monos = sorted(
-                    digest(k, tuple(sorted((h[id(x)], e) for x, e in m.factors))) for m, k in node.terms
-                )
+                monos = sorted(digest(k, tuple(sorted((h[id(x)], e) for x, e in m.factors))) for m, k in node.terms)
                 h[id(node)] = digest("P", node.const, tuple(monos))
             case Elem():
                 h[id(node)] = digest("E", node.tensor, node.index - offsets[node.tensor])
