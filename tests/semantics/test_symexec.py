@@ -283,7 +283,8 @@ def test_a_loop_that_does_not_end_stops_the_run_with_a_reason(sim: Sim) -> None:
 
 
 def test_math_of_constants_outside_the_domain_gives_the_ieee_special(sim: Sim) -> None:
-    """``rsqrtf(0)`` is +inf, ``logf(0)`` -inf, ``sqrtf(-1)`` NaN: the simulator's values, not an error."""
+    """``rsqrtf(0)`` is +inf, ``logf(0)`` -inf, ``sqrtf(-1)`` and ``rsqrtf(-inf)`` NaN: the simulator's values,
+    not an error or an opaque value."""
     src = """
     __global__ void k(const float* x, float* out) {
       float z = x[0] - x[0];
@@ -292,11 +293,14 @@ def test_math_of_constants_outside_the_domain_gives_the_ieee_special(sim: Sim) -
       out[2] = sqrtf(z - 1.0f);
       out[3] = log1pf(z - 1.0f);
       out[4] = rsqrtf(z - 2.0f);
+      out[5] = rsqrtf(-INFINITY);
+      out[6] = logf(-INFINITY);
+      out[7] = erfcf(-INFINITY);
     }"""
-    args = {"x": SymbolicBuffer("x", (1,), F32, "input"), "out": SymbolicBuffer("out", (5,), F32, "empty")}
+    args = {"x": SymbolicBuffer("x", (1,), F32, "input"), "out": SymbolicBuffer("out", (8,), F32, "empty")}
     run = _sym(sim, src, "k", args, block=1)
-    assert run.unsupported is None
-    assert run.buffers["out"] == ("+inf", "-inf", "nan", "-inf", "nan")
+    assert run.unsupported is None and not run.opaque
+    assert run.buffers["out"] == ("+inf", "-inf", "nan", "-inf", "nan", "nan", "nan", tm.const(2))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1058,6 +1058,21 @@ _SPECIAL_MATH: dict[tuple[MathFn, int], int | float] = {
     (MathFn.LOG2, POS_INF): POS_INF,
     (MathFn.ABS, NEG_INF): POS_INF,
     (MathFn.ABS, POS_INF): POS_INF,
+    (MathFn.LOG10, POS_INF): POS_INF,
+    (MathFn.LOG1P, POS_INF): POS_INF,
+    (MathFn.ERFC, NEG_INF): 2.0,
+    (MathFn.ERFC, POS_INF): 0.0,
+    # outside the domain: NaN, as IEEE 754 (and the simulator) has it
+    (MathFn.SQRT, NEG_INF): NAN,
+    (MathFn.RSQRT, NEG_INF): NAN,
+    (MathFn.LOG, NEG_INF): NAN,
+    (MathFn.LOG2, NEG_INF): NAN,
+    (MathFn.LOG10, NEG_INF): NAN,
+    (MathFn.LOG1P, NEG_INF): NAN,
+    (MathFn.SIN, NEG_INF): NAN,
+    (MathFn.SIN, POS_INF): NAN,
+    (MathFn.COS, NEG_INF): NAN,
+    (MathFn.COS, POS_INF): NAN,
 }
 
 #: Math functions of rational constants with exact (integer) values.
