@@ -14,13 +14,16 @@ Usage (from the repository root, with the project's virtual environment active):
     nice python scripts/mutants.py                                   # every example, every mutant
     nice python scripts/mutants.py --examples vector_add,layer_norm --limit 20
     python scripts/mutants.py --summary                              # tables for docs/mutation.md
+    python scripts/mutants.py --summary --out benchmarks/results/mutation.jsonl.gz   # the recorded run
 
 Options: ``--examples A,B`` (default: every correct example), ``--limit N`` mutants per example (a
 kind-balanced sample drawn with ``--seed``; default: all), ``--kinds K1,K2``, ``--out FILE`` (default
 ``benchmarks/results/mutation.jsonl``), ``--timeout S`` per mutant (default 240), ``--seconds S`` the
 prover budget per obligation (default 8), ``--quick`` (compare VERIFIED mutants on seed 0 only),
 ``--redo C1,C2`` (run the mutants classified so again, e.g. ``timeout``), ``--revision`` (the
-commit to record when the run is not made from a git checkout).
+commit to record when the run is not made from a git checkout), ``--recheck`` (verify the ``equivalent``
+and ``float-overflow`` mutants of ``--out`` again at every shape instance of their task, as ``larkc
+verify`` does by default; use ``--seconds 60``).
 
 Exit status: 0 when no soundness bug is in the results file, 1 otherwise.
 """
@@ -28,6 +31,7 @@ Exit status: 0 when no soundness bug is in the results file, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import multiprocessing
 import subprocess
@@ -46,6 +50,7 @@ import torch  # noqa: E402
 from mutate import Mutant, MutationKind, enumerate_mutants, kernel_of, sample_mutants  # noqa: E402
 from mutation_check import BUDGET, Subject, check_mutant, load_subject  # noqa: E402
 
+from larkc import load_task  # noqa: E402
 from larkc.provers import Budget  # noqa: E402
 
 EXAMPLES = ROOT / "examples" / "cuda"
@@ -177,13 +182,48 @@ def run(args: argparse.Namespace) -> None:
             print(f"  {row['seconds']:6.1f}s {row['classification']:13s} {m.key}{flag}", flush=True)
 
 
+def recheck(args: argparse.Namespace) -> None:
+    """Verify every ``equivalent`` or ``float-overflow`` mutant of ``--out`` again, on every shape instance
+    of its task (what ``larkc verify`` does by default) with the ``--seconds`` budget, and check its proofs
+    as before; one ``recheck`` row per mutant is appended to ``--out``."""
+    torch.set_num_threads(1)
+    out: Path = args.out
+    _, rows = rows_of(out)
+    done = {(r["example"], r["key"]) for r in _records(out, "recheck")}
+    todo: dict[str, list[str]] = {}
+    for r in rows:
+        if r["classification"] in ("equivalent", "float-overflow") and (r["example"], r["key"]) not in done:
+            todo.setdefault(r["example"], []).append(r["key"])
+    names = set(args.examples.split(",")) if args.examples else None
+    budget = Budget(seconds=args.seconds, solver_ms=BUDGET.solver_ms)
+    for name, keys in todo.items():
+        if names is not None and name not in names:
+            continue
+        task = load_task(EXAMPLES / name)
+        subject = load_subject(EXAMPLES / name, instances=[dict(i) for i in task.instances])
+        by_key = {m.key: m for m in enumerate_mutants(subject.module, kernel_of(subject.module, task.kernel).name)}
+        print(f"== {name}: {len(keys)} mutants on {len(subject.instances)} instances", flush=True)
+        for key in keys:
+            row = run_one(subject, by_key[key], budget, not args.quick, args.timeout)
+            row["record"] = "recheck"
+            append(out, row)
+            flag = "  <-- SOUNDNESS BUG" if row["classification"] == "soundness-bug" else ""
+            print(f"  {row['seconds']:6.1f}s {row['classification']:13s} {key}{flag}", flush=True)
+
+
 # --------------------------------------------------------------------------------------------------
 # The summary
 
 
+def _records(out: Path, record: str) -> list[dict[str, Any]]:
+    if not out.exists():
+        return []
+    text = gzip.decompress(out.read_bytes()).decode() if out.suffix == ".gz" else out.read_text()
+    return [r for r in (json.loads(line) for line in text.splitlines() if line.strip()) if r.get("record") == record]
+
+
 def rows_of(out: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
-    return [r for r in rows if r.get("record") == "subject"], [r for r in rows if r.get("record") == "mutant"]
+    return _records(out, "subject"), _records(out, "mutant")
 
 
 def table(header: list[str], rows: Iterable[list[object]]) -> str:
@@ -220,7 +260,8 @@ def summary(out: Path) -> tuple[str, int]:
             [[e, inst.get(e, ""), sum(c.values()), *(c[x] for x in CLASSES)] for e, c in per_example.items()],
         )
     )
-    bugs = [r for r in mutants if r["classification"] == "soundness-bug"]
+    rechecked = _records(out, "recheck")
+    bugs = [r for r in mutants + rechecked if r["classification"] == "soundness-bug"]
     parts.append(f"\n### Soundness bugs ({len(bugs)})\n")
     for r in bugs:
         evidence = (r.get("contradicted") or []) + (r.get("differences") or [])
@@ -253,6 +294,29 @@ def summary(out: Path) -> tuple[str, int]:
             ],
         )
     )
+    if rechecked:
+        again: Counter[str] = Counter(r["classification"] for r in rechecked)
+        parts.append(
+            f"\n### Equivalent and float-overflow mutants verified again at every instance of the task "
+            f"({len(rechecked)})\n"
+        )
+        parts.append(table(list(CLASSES), [[again[x] for x in CLASSES]]))
+        killed = [r for r in rechecked if r["classification"] != "equivalent"]
+        parts.append("")
+        parts.append(
+            table(
+                ["example", "mutation", "at every instance", "why"],
+                [
+                    [
+                        r["example"],
+                        f"`{r['function']}` {r['path']}: {r['description']}",
+                        r["classification"],
+                        (r.get("refuted") or r.get("overflow") or [r.get("error") or r["verdict"]])[0][:160],
+                    ]
+                    for r in killed
+                ],
+            )
+        )
     errors = [r for r in mutants if r["classification"] in ("error", "timeout")]
     parts.append(f"\n### Errors and timeouts ({len(errors)})\n")
     by_error = Counter(r.get("error") or "" for r in errors)
@@ -273,8 +337,15 @@ def main() -> int:
     p.add_argument("--redo", default="", help="comma-separated classifications to run again (e.g. error,timeout)")
     p.add_argument("--revision", default="", help="the larkc commit to record (default: git rev-parse HEAD)")
     p.add_argument("--summary", action="store_true", help="print the Markdown summary of --out and exit")
+    p.add_argument(
+        "--recheck",
+        action="store_true",
+        help="verify the equivalent and float-overflow mutants of --out again at every instance of their task",
+    )
     args = p.parse_args()
-    if not args.summary:
+    if args.recheck:
+        recheck(args)
+    elif not args.summary:
         run(args)
     text, bugs = summary(args.out)
     if args.summary:
