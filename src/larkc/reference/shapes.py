@@ -391,9 +391,8 @@ def fmt(e: ShapeExpr, parent: int = 0) -> str:
             sep = "*" if op is ArithOp.MUL else f" {op.value} "
             # a right operand at the same level keeps its parentheses unless the op is associative with
             # it: a - (b - c), a // (b * c) and a * (b // c) all need them, a + (b - c) and a * (b * c) not
-            associative = (op is ArithOp.ADD) or (
-                op is ArithOp.MUL and not (isinstance(rhs, ShapeArith) and rhs.op in (ArithOp.FLOORDIV, ArithOp.MOD))
-            )
+            # (and a * (b // c * d) too: printed flat, every operator at the right operand's level must be *)
+            associative = (op is ArithOp.ADD) or (op is ArithOp.MUL and _level_ops(rhs, prec) <= {ArithOp.MUL})
             right_prec = prec if associative else prec + 1
             text = f"{fmt(lhs, prec)}{sep}{fmt(rhs, right_prec)}"
             return f"({text})" if prec < parent else text
@@ -408,6 +407,13 @@ def fmt(e: ShapeExpr, parent: int = 0) -> str:
         case ShapeNot(operand):
             return f"not {fmt(operand, 1)}"
     raise AssertionError(e)
+
+
+def _level_ops(e: ShapeExpr, prec: int) -> set[ArithOp]:
+    """The arithmetic operators of ``e`` at precedence ``prec`` that printing it flat would put side by side."""
+    if isinstance(e, ShapeArith) and _PREC[e.op] == prec:
+        return {e.op} | _level_ops(e.lhs, prec) | _level_ops(e.rhs, prec)
+    return set()
 
 
 def fmt_shape(shape: Sequence[ShapeExpr]) -> str:
