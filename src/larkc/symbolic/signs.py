@@ -95,6 +95,8 @@ def _poly_sign(p: Poly) -> int:
     hit = p._cache.get("sign")
     if hit is not None:
         return hit  # type: ignore[no-any-return]
+    if p._base is not None and p._terms is None:
+        return _derived_sign(p)
     out = _of_rational(p.const)
     for mono, c in p.terms:
         s = _of_rational(c)
@@ -104,6 +106,24 @@ def _poly_sign(p: Poly) -> int:
         if out == _NEG | _ZERO | _POS:
             break
     p._cache["sign"] = out
+    return out
+
+
+def _derived_sign(p: Poly) -> int:
+    """The signs of a sum kept as its derivation ``k * base + delta`` (its terms not materialised), from the
+    signs of ``base`` and ``delta``: an over-approximation that never materialises the sum. The ``x[j] -
+    mean`` of every element of a row are such sums; reading each one's terms would cost a row per element.
+    The chain of bases is walked without recursion."""
+    chain: list[Poly] = []
+    q: Poly = p
+    while q._base is not None and q._terms is None and q._cache.get("sign") is None:
+        chain.append(q)
+        q = q._base
+    out = _poly_sign(q)
+    for node in reversed(chain):
+        delta = _poly_sign(node._delta) if node._delta is not None else _ZERO
+        out = _add(_mul(_of_rational(node._k), out), delta)
+        node._cache["sign"] = out
     return out
 
 
