@@ -147,3 +147,36 @@ def test_online_softmax_without_the_rescale_is_not_proved() -> None:
     assert equal(kernel[0], spec[0]) is not True
     values = np.linspace(-1, 1, 24)
     assert not np.allclose(evaluate(kernel, {"x": values}), evaluate(spec, {"x": values}))
+
+
+def test_the_fast_product_of_two_exponentials_is_the_rules_product() -> None:
+    """``exp(u) * exp(v)`` of two one-atom monomials takes a direct path in ``_mono_product``; it must give
+    what the general rules give, for cancelling, plain and ``ln2``/``log`` carrying arguments."""
+    from larkc.symbolic import terms as tm
+
+    x0, x1 = elem("x", 0), elem("x", 1)
+    third = mul(const(Fraction(1, 3)), LN2)  # plain alone, not in a sum with twice itself (ln2 is taken out)
+    args = [
+        x0,
+        neg(x0),
+        sub(x0, x1),
+        add(x1, const(3)),
+        mul(const(2), LN2),
+        add(x0, apply(Fn.LOG, x1)),
+        const(0),
+        add(x0, third),
+        add(x1, mul(const(2), third)),
+    ]
+    for u in args:
+        for v in args:
+            eu, ev = apply(Fn.EXP, u), apply(Fn.EXP, v)
+            mu, mv = tm._as_monomial(eu), tm._as_monomial(ev)
+            if mu is None or mv is None or mu[0] != 1 or mv[0] != 1:
+                continue
+            factors = tm._merge(mu[1].factors, mv[1].factors)
+            coeff, _ = tm._apply_rules(factors)
+            want = tm._from_factors(coeff, factors)
+            got = tm._mono_product(mu[1], mv[1])
+            got_poly = got if isinstance(got, tm.Poly) else tm._from_factors(got[0], dict(got[1].factors))
+            assert got_poly is want, (u, v)
+            assert got_poly is apply(Fn.EXP, add(u, v))

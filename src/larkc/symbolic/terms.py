@@ -1500,7 +1500,17 @@ def _mono_product(m1: Monomial, m2: Monomial) -> tuple[Fraction, Monomial] | Pol
         return _F1, m2
     if not m2.factors:
         return _F1, m1
-    factors = _merge(m1.factors, m2.factors)
+    f1, f2 = m1.factors, m2.factors
+    if len(f1) == 1 and len(f2) == 1 and f1[0][1] == 1 and f2[0][1] == 1:
+        a, b = f1[0][0], f2[0][0]
+        if a is not b and type(a) is App and type(b) is App and a.fn is Fn.EXP and b.fn is Fn.EXP:
+            # exp(u) * exp(v), the rescaling of a running softmax sum: what _apply_rules does for it, directly
+            arg = add(a.args[0], b.args[0])
+            if arg.is_const and not arg.const:
+                return _F1, _EMPTY_MONO
+            if _exp_plain(arg):
+                return _F1, _mk_mono(((_app_atom(Fn.EXP, (arg,)), 1),))
+    factors = _merge(f1, f2)
     if _needs_rules(factors):
         c, new_sum = _apply_rules(factors)
         if new_sum:
