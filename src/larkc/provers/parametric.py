@@ -72,6 +72,8 @@ HANDLED = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, O
 #: Steps of the search for the smallest witness (each one solver call of at most MINIMIZE_MS).
 MINIMIZE_STEPS = 40
 MINIMIZE_MS = 1000
+#: Wall-clock bound of one whole search for the smallest witness (the best model so far is kept).
+MINIMIZE_SECONDS = 20.0
 
 
 def prove_parametric(
@@ -392,8 +394,9 @@ class _Analysis:
         if best is None:
             return model
         lo = len(syms)
+        deadline = time.perf_counter() + MINIMIZE_SECONDS
         for _ in range(MINIMIZE_STEPS):
-            if lo >= best:
+            if lo >= best or time.perf_counter() > deadline:
                 break
             mid = (lo + best) // 2
             out = session.check([*conjuncts, total <= mid], timeout_ms=MINIMIZE_MS)
