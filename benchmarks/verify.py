@@ -5,7 +5,8 @@
     .venv/bin/python benchmarks/verify.py --growth-only --max-log2 14
 
 Targets (issue 7): median <= 5 s and max <= 30 s per example on 2 cores. Times are wall-clock seconds of
-``verify_task`` in one process (the ``larkc`` command adds about 2 s of start-up: importing torch).
+``verify_task``, each example (and growth point) in a fresh forked process, with its peak resident memory
+(the ``larkc`` command adds about 2 s of start-up: importing torch).
 The growth table verifies one instance of softmax (online and three-pass), layer norm and a naive matmul
 (K = 64) at 2^10 .. 2^16 output elements; each point has its own budget (``--budget``), and a point past it
 is shown as UNKNOWN with its time.
@@ -14,6 +15,9 @@ is shown as UNKNOWN with its time.
 from __future__ import annotations
 
 import argparse
+import math
+import multiprocessing
+import resource
 import statistics
 import sys
 import time
@@ -29,19 +33,44 @@ from larkc.tasks import load_task  # noqa: E402
 EXAMPLES = ROOT / "examples" / "cuda"
 
 
+def _timed_verify(
+    example: str, instances: list[dict[str, int]] | None, budget: float | None
+) -> tuple[str, int, float, int]:
+    """``verify_task`` of one example in a forked child (a fresh process, as a ``larkc verify`` run is: no
+    terms left over from earlier measurements): (verdict, instances run, seconds, peak RSS in MiB)."""
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+
+    def work() -> None:
+        task = load_task(EXAMPLES / example)
+        chosen = [task.shape_env({**task.instances[0], **i}) for i in instances] if instances else None
+        start = time.perf_counter()
+        report = verify_task(task, instances=chosen, budget=Budget(seconds=budget) if budget else None)
+        seconds = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        child.send((report.verdict.value, len(report.instances), seconds, peak))
+
+    proc = ctx.Process(target=work)
+    proc.start()
+    child.close()
+    try:
+        result: tuple[str, int, float, int] = parent.recv()
+    except EOFError:
+        result = (f"died ({proc.exitcode})", 0, float("nan"), 0)
+    proc.join()
+    return result
+
+
 def _examples_table(names: list[str] | None) -> None:
     dirs = sorted(p.parent for p in EXAMPLES.glob("*/task.py"))
     if names:
         dirs = [d for d in dirs if d.name in names]
     times: list[float] = []
-    print(f"{'example':<42} {'verdict':<9} {'seconds':>8}  instances")
+    print(f"{'example':<42} {'verdict':<9} {'seconds':>8} {'MiB':>6}  instances")
     for d in dirs:
-        task = load_task(d)
-        start = time.perf_counter()
-        report = verify_task(task)
-        seconds = time.perf_counter() - start
+        verdict, runs, seconds, peak = _timed_verify(d.name, None, None)
         times.append(seconds)
-        print(f"{d.name:<42} {report.verdict.value:<9} {seconds:8.2f}  {len(report.instances)}", flush=True)
+        print(f"{d.name:<42} {verdict:<9} {seconds:8.2f} {peak:6d}  {runs}", flush=True)
     if times:
         print(f"\nmedian {statistics.median(times):.2f} s, max {max(times):.2f} s over {len(times)} examples")
         print("targets: median <= 5 s, max <= 30 s")
@@ -61,7 +90,7 @@ def _growth_points(max_log2: int) -> list[tuple[str, str, dict[str, int]]]:
 
 
 def _growth_table(max_log2: int, budget: float) -> None:
-    print(f"\n{'kernel':<22} {'outputs':>8} {'instance':<34} {'verdict':<9} {'seconds':>8}")
+    print(f"\n{'kernel':<22} {'outputs':>8} {'instance':<34} {'verdict':<9} {'seconds':>8} {'MiB':>6}")
     for label, example, inst in _growth_points(max_log2):
         task = load_task(EXAMPLES / example)
         try:
@@ -69,12 +98,10 @@ def _growth_table(max_log2: int, budget: float) -> None:
         except Exception as e:  # a constraint the point violates
             print(f"{label:<22} {'-':>8} {inst!s:<34} skipped: {e}")
             continue
-        outs = sum(int(__import__("math").prod(s.concrete_shape(env))) for s in task.outputs.values())
-        start = time.perf_counter()
-        report = verify_task(task, instances=[env], budget=Budget(seconds=budget))
-        seconds = time.perf_counter() - start
+        outs = sum(math.prod(s.concrete_shape(env)) for s in task.outputs.values())
+        verdict, _, seconds, peak = _timed_verify(example, [inst], budget)
         shape = ", ".join(f"{k}={v}" for k, v in inst.items())
-        print(f"{label:<22} {outs:>8} {shape:<34} {report.verdict.value:<9} {seconds:8.2f}", flush=True)
+        print(f"{label:<22} {outs:>8} {shape:<34} {verdict:<9} {seconds:8.2f} {peak:6d}", flush=True)
 
 
 def main() -> None:
@@ -85,6 +112,9 @@ def main() -> None:
     p.add_argument("--max-log2", type=int, default=16, help="largest growth point: 2^N output elements")
     p.add_argument("--budget", type=float, default=300.0, help="seconds per obligation at a growth point")
     args = p.parse_args()
+    # import everything a verification uses once, before the children fork: their times are verification
+    # alone (a vector add: its terms are few and freed)
+    verify_task(load_task(EXAMPLES / "vector_add"), instances=[{"n": 1}])
     if not args.growth_only:
         _examples_table(args.example or None)
     if not args.examples_only:
