@@ -73,15 +73,9 @@ def correct_examples() -> list[str]:
     return sorted(p.name for p in EXAMPLES.iterdir() if (p / "task.py").is_file() and "_bug_" not in p.name)
 
 
-def done_keys(out: Path) -> set[tuple[str, str]]:
-    if not out.exists():
-        return set()
-    keys = set()
-    for line in out.read_text().splitlines():
-        row = json.loads(line)
-        if row.get("record") == "mutant":
-            keys.add((row["example"], row["key"]))
-    return keys
+def done_keys(out: Path, record: str = "mutant") -> set[tuple[str, str]]:
+    """The ``(example, key)`` of the rows of kind ``record`` already in ``out``."""
+    return {(r["example"], r["key"]) for r in _records(out, record)}
 
 
 def drop(out: Path, classes: set[str]) -> int:
@@ -189,7 +183,7 @@ def recheck(args: argparse.Namespace) -> None:
     torch.set_num_threads(1)
     out: Path = args.out
     _, rows = rows_of(out)
-    done = {(r["example"], r["key"]) for r in _records(out, "recheck")}
+    done = done_keys(out, "recheck")
     todo: dict[str, list[str]] = {}
     for r in rows:
         if r["classification"] in ("equivalent", "float-overflow") and (r["example"], r["key"]) not in done:
