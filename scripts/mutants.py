@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     if args.redo:
         print(f"{drop(out, set(args.redo.split(',')))} result(s) dropped to run again", flush=True)
-    done = done_keys(out)
+    done = done_keys(out) | done_keys(out, "subject")  # a resumed run writes no second subject row
     kinds = [MutationKind(k) for k in args.kinds.split(",")] if args.kinds else None
     budget = Budget(seconds=args.seconds, solver_ms=BUDGET.solver_ms)
     names = args.examples.split(",") if args.examples else correct_examples()
