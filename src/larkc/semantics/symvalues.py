@@ -706,10 +706,8 @@ class SymbolicDomain:
                 if p.is_const and p.const < 0:
                     return NAN
                 return self.id(tm.apply(Fn.SQRT, p))
-            case MathFn.RSQRT:
-                if p.is_const and p.const <= 0:
-                    return POS_INF if p.const == 0 else NAN  # rsqrt(0) = +inf (the zero of exact arithmetic is +0)
-                return self.id(tm.recip(tm.apply(Fn.SQRT, p)))
+            case MathFn.RSQRT:  # 1 / sqrt(x), with IEEE division: rsqrt(0) = +inf, rsqrt(-1) = NaN
+                return self._fdiv(self.id(tm.ONE), self._fmath1(MathFn.SQRT, x))
             case MathFn.TANH:
                 return self.id(tm.apply(Fn.TANH, p))
             case MathFn.ERF:
