@@ -1,0 +1,764 @@
+"""The phase form: a thread-level kernel cut at its synchronisation points.
+
+The Lean machine model (``lean/Larkc/Machine.lean``) runs a kernel as a list of *phases*; every
+thread runs its code of a phase on the memory from before the phase plus its own writes (snapshot
+semantics), and a race-free kernel computes the same under snapshot semantics as under every
+interleaving. This module computes that decomposition from the kernel IR; :mod:`larkc.semantics.phased`
+runs it on concrete inputs (tests compare it with the simulator on every example), and
+:mod:`larkc.lower.kernel` prints it as Lean.
+
+Construction:
+
+1. Device-function calls are inlined (callee variables renamed apart, by-reference parameters bound to
+   the caller's variables, ``return`` turned into an assignment of the result with the rest of the
+   body moved under ``if``/``else``).
+2. The body is cut at every block barrier (``__syncthreads``), warp barrier (``__syncwarp``) and
+   warp exchange (shuffle, vote): an exchange is a phase of its own, in which each lane reads its
+   source lane's value as it was at the end of the previous phase.
+3. Synchronisation inside control flow: an ``if`` whose condition is *rematerialisable* (see below)
+   contributes its arms' phases guarded by the condition (``then`` arm first); a loop whose control
+   is a compile-time constant is unrolled (the loop variable becomes a constant in each copy); a loop
+   ``for (i = a; i < b; i += c)`` with uniform ``a``, ``b`` and constant ``c`` becomes a
+   :class:`PhaseLoop` over the iteration number, provided the code that shares its first phase with
+   the code before the loop touches no memory and its body ends with a synchronisation (so the cut at
+   the loop's entry and exit adds no ordering the program does not have). Anything else with a
+   synchronisation inside is unsupported, with its location.
+
+A variable is *rematerialisable* when it is defined once, by a declaration with an initialiser over
+constants, parameters, launch registers and rematerialisable variables: its value is the same
+wherever it is recomputed, so later phases (and guards) may recompute it instead of keeping it in a
+register. Other variables used in more than one phase are *carried*: the Lean lowering keeps them in
+``Loc.reg`` locations across phase boundaries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import itertools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, assert_never
+
+from larkc.errors import LarkcError, Span, Stage, UnsupportedError
+from larkc.ir.nodes import (
+    Alloc,
+    Assign,
+    Atomic,
+    Barrier,
+    BarrierScope,
+    Binary,
+    BinaryOp,
+    Break,
+    Builtin,
+    BuiltinReg,
+    Call,
+    Cast,
+    CastKind,
+    Const,
+    Continue,
+    Decl,
+    DoWhile,
+    Expr,
+    For,
+    Function,
+    If,
+    Level,
+    Load,
+    Module,
+    Return,
+    Shuffle,
+    Stmt,
+    Store,
+    Unary,
+    UnaryOp,
+    VarRef,
+    Vote,
+    While,
+)
+from larkc.ir.types import BOOL, ScalarType
+
+__all__ = [
+    "Exchange",
+    "Phase",
+    "PhaseForm",
+    "PhaseItem",
+    "PhaseLoop",
+    "Piece",
+    "SyncKind",
+    "iter_phases",
+    "phase_form",
+]
+
+
+class SyncKind(enum.Enum):
+    """What ends a phase."""
+
+    BLOCK = "block"  # __syncthreads(): every thread of the block
+    WARP = "warp"  # __syncwarp(), or the warp exchange that follows
+    EXCHANGE = "exchange"  # the phase is a warp exchange (shuffle or vote) itself
+    LOOP = "loop"  # the entry or exit of a PhaseLoop (no memory access crosses it)
+    END = "end"  # the end of the kernel
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """Synchronisation-free thread code that runs where every guard holds."""
+
+    guards: tuple[Expr, ...]
+    stmts: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """A warp exchange (``Shuffle`` or ``Vote``) by the lanes where every guard holds."""
+
+    guards: tuple[Expr, ...]
+    stmt: Shuffle | Vote
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """One phase: ``pieces`` in order (a code phase), or a single warp ``exchange``.
+
+    ``index`` numbers the phases of a kernel in program order (a :class:`PhaseLoop`'s body once);
+    ``ends`` says what ends it and ``span`` where (the barrier or exchange), for messages.
+    """
+
+    index: int
+    pieces: tuple[Piece, ...]
+    exchange: Exchange | None
+    ends: SyncKind
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseLoop:
+    """``for (var = start; var <cmp> bound; var += step)`` around phases, with uniform control.
+
+    ``start`` and ``bound`` are rematerialisable expressions that do not depend on the thread;
+    ``step`` is a non-zero constant; ``cmp`` is ``<``, ``<=``, ``>`` or ``>=``.
+    """
+
+    var: str
+    type: ScalarType
+    start: Expr
+    cmp: BinaryOp
+    bound: Expr
+    step: int
+    body: tuple[PhaseItem, ...]
+    span: Span
+
+
+PhaseItem = Phase | PhaseLoop
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseForm:
+    """A kernel as phases. ``kernel`` is the kernel with calls inlined (what the phases' code comes from);
+    ``remat`` maps each rematerialisable variable to its declaration; ``carried`` lists the other
+    variables that more than one phase uses, in first-use order."""
+
+    kernel: Function
+    items: tuple[PhaseItem, ...]
+    remat: Mapping[str, Decl]
+    carried: tuple[str, ...]
+
+
+def iter_phases(items: Sequence[PhaseItem]) -> Iterator[Phase]:
+    """Every phase of ``items`` once, in program order (loop bodies once)."""
+    for it in items:
+        if isinstance(it, Phase):
+            yield it
+        else:
+            yield from iter_phases(it.body)
+
+
+def _unsupported(what: str, span: Span, why: str) -> UnsupportedError:
+    return UnsupportedError(what, why, span, stage=Stage.LOWER)
+
+
+# --------------------------------------------------------------------------------------------------
+# Generic IR rewriting (the IR is frozen dataclasses; a rewrite rebuilds what changes)
+
+
+def _map_node(node: Any, expr_fn: Callable[[Expr], Expr | None], name_fn: Callable[[str], str] | None) -> Any:
+    """Rebuild ``node`` bottom-up: ``expr_fn`` may replace an expression (``None`` keeps it), ``name_fn``
+    renames the variable names statements define or use."""
+    if isinstance(node, tuple):
+        return tuple(_map_node(x, expr_fn, name_fn) for x in node)
+    if not dataclasses.is_dataclass(node) or isinstance(node, type):
+        return node
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(node):
+        if f.name == "span":
+            continue
+        v = getattr(node, f.name)
+        if f.name in ("name", "dst") and isinstance(v, str) and name_fn is not None:
+            nv: Any = name_fn(v)
+        elif isinstance(v, tuple) or dataclasses.is_dataclass(v):
+            nv = _map_node(v, expr_fn, name_fn)
+        else:
+            nv = v
+        if nv is not v:
+            changes[f.name] = nv
+    out = dataclasses.replace(node, **changes) if changes else node
+    if _is_expr(out):
+        rep = expr_fn(out)  # type: ignore[arg-type]  # an expression node, by _is_expr
+        if rep is not None:
+            return rep
+    return out
+
+
+def _is_expr(node: object) -> bool:
+    return type(node).__name__ in _EXPR_NAMES
+
+
+_EXPR_NAMES = frozenset(
+    {
+        "Const", "VarRef", "Builtin", "Unary", "Binary", "Select", "Cast", "MathCall", "PtrAdd", "Extract",
+        "Insert", "MakeVector", "Arange", "Splat", "Broadcast", "Reshape", "Reduce", "Dot",
+    }
+)  # fmt: skip
+
+
+def substitute(stmts: tuple[Stmt, ...], values: Mapping[str, Expr]) -> tuple[Stmt, ...]:
+    """``stmts`` with every read of a variable in ``values`` replaced by its expression."""
+
+    def rep(e: Expr) -> Expr | None:
+        if isinstance(e, VarRef) and e.name in values:
+            return values[e.name]
+        return None
+
+    out: tuple[Stmt, ...] = _map_node(stmts, rep, None)
+    return out
+
+
+def rename(stmts: tuple[Stmt, ...], names: Mapping[str, str]) -> tuple[Stmt, ...]:
+    """``stmts`` with the variables of ``names`` renamed wherever defined or used."""
+
+    out: tuple[Stmt, ...] = _map_node(stmts, lambda e: None, lambda n: names.get(n, n))
+    return out
+
+
+def walk_stmts(stmts: Sequence[Stmt]) -> Iterator[Stmt]:
+    """Every statement of ``stmts``, nested ones included, in program order."""
+    for s in stmts:
+        yield s
+        match s:
+            case If(_, then_body, else_body):
+                yield from walk_stmts(then_body)
+                yield from walk_stmts(else_body)
+            case For(init, _, step, body):
+                yield from walk_stmts(init)
+                yield from walk_stmts(body)
+                yield from walk_stmts(step)
+            case While(_, body) | DoWhile(body, _):
+                yield from walk_stmts(body)
+            case _:
+                pass
+
+
+def walk_exprs(node: Any) -> Iterator[Expr]:
+    """Every expression inside ``node`` (a statement, expression or tuple of them), outermost first."""
+    if isinstance(node, tuple):
+        for x in node:
+            yield from walk_exprs(x)
+        return
+    if not dataclasses.is_dataclass(node) or isinstance(node, type):
+        return
+    if _is_expr(node):
+        yield node  # type: ignore[misc]  # an expression node, by _is_expr
+    for f in dataclasses.fields(node):
+        if f.name == "span":
+            continue
+        v = getattr(node, f.name)
+        if isinstance(v, tuple) or dataclasses.is_dataclass(v):
+            yield from walk_exprs(v)
+
+
+def _is_sync(s: Stmt) -> bool:
+    return isinstance(s, Barrier | Shuffle | Vote)
+
+
+def has_sync(stmts: Sequence[Stmt]) -> bool:
+    """Whether ``stmts`` contain a barrier or a warp exchange (after inlining)."""
+    return any(_is_sync(s) for s in walk_stmts(stmts))
+
+
+# --------------------------------------------------------------------------------------------------
+# Inlining
+
+
+class _Inliner:
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self.counter = itertools.count()
+
+    def stmts(self, stmts: tuple[Stmt, ...], depth: int) -> tuple[Stmt, ...]:
+        out: list[Stmt] = []
+        for s in stmts:
+            out.extend(self.stmt(s, depth))
+        return tuple(out)
+
+    def stmt(self, s: Stmt, depth: int) -> list[Stmt]:
+        match s:
+            case Call():
+                return self.call(s, depth)
+            case If(c, t, e, span):
+                return [If(c, self.stmts(t, depth), self.stmts(e, depth), span)]
+            case For(init, cond, step, body, unroll, span):
+                return [
+                    For(self.stmts(init, depth), cond, self.stmts(step, depth), self.stmts(body, depth), unroll, span)
+                ]
+            case While(c, body, span):
+                return [While(c, self.stmts(body, depth), span)]
+            case DoWhile(body, c, span):
+                return [DoWhile(self.stmts(body, depth), c, span)]
+            case _:
+                return [s]
+
+    def call(self, s: Call, depth: int) -> list[Stmt]:
+        f = self.module.function(s.func)
+        if f is None:
+            raise _unsupported("call", s.span, f"{s.func} (no body)")
+        if depth > 32:
+            raise _unsupported("recursive call", s.span, s.func)
+        k = next(self.counter)
+        local = {n for n in _defined_names(f.body)} | {p.name for p in f.params}
+        names = {n: f"{f.name.split('<')[0]}.{k}.{n}" for n in sorted(local)}
+        out: list[Stmt] = []
+        for p, a in zip(f.params, s.args, strict=True):
+            if p.by_ref:
+                if not isinstance(a, VarRef):
+                    raise _unsupported("by-reference argument", a.span, "not a variable")
+                names[p.name] = a.name
+            else:
+                out.append(Decl(names[p.name], p.type, a, s.span))
+        body = rename(f.body, names)
+        ret = f"{f.name.split('<')[0]}.{k}.ret"
+        if s.dst is not None:
+            out.append(Decl(ret, f.ret, None, s.span))
+        body = _returns_to_assign(body, ret if s.dst is not None else None, s.span)
+        out.extend(self.stmts(body, depth + 1))
+        if s.dst is not None:
+            out.append(Assign(s.dst, VarRef(ret, f.ret, s.span), s.span))
+        return out
+
+
+def _defined_names(stmts: Sequence[Stmt]) -> Iterator[str]:
+    for s in walk_stmts(stmts):
+        match s:
+            case Decl(name) | Alloc(name):
+                yield name
+            case _:
+                pass
+
+
+def _has_return(stmts: Sequence[Stmt]) -> bool:
+    return any(isinstance(s, Return) for s in walk_stmts(stmts))
+
+
+def _returns_to_assign(stmts: tuple[Stmt, ...], ret: str | None, span: Span) -> tuple[Stmt, ...]:
+    """A function body with its returns replaced by assignments of ``ret``; code after a return that
+    may be taken moves under the ``else`` of the ``if`` holding it (returns inside loops: unsupported)."""
+    out: list[Stmt] = []
+    for i, s in enumerate(stmts):
+        rest = stmts[i + 1 :]
+        match s:
+            case Return(value):
+                if value is not None and ret is not None:
+                    out.append(Assign(ret, value, s.span))
+                return tuple(out)
+            case If(c, t, e, sp) if _has_return(t) or _has_return(e):
+                out.append(If(c, _returns_to_assign(t + rest, ret, span), _returns_to_assign(e + rest, ret, span), sp))
+                return tuple(out)
+            case For() | While() | DoWhile() if _has_return((s,)):
+                raise _unsupported("return inside a loop", s.span, "in an inlined device function")
+            case _:
+                out.append(s)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------------
+# Rematerialisable variables
+
+
+def _remat(f: Function) -> dict[str, Decl]:
+    assigned: dict[str, int] = {}
+    decls: dict[str, Decl] = {}
+    in_loop: set[str] = set()
+
+    def visit(stmts: Sequence[Stmt], loop: bool) -> None:
+        for s in stmts:
+            match s:
+                case Decl(name, _, init):
+                    assigned[name] = assigned.get(name, 0) + (1 if init is not None else 0)
+                    decls[name] = s
+                    if loop:
+                        in_loop.add(name)
+                case Assign(name) | Load(name) | Shuffle(name) | Vote(name):
+                    assigned[name] = assigned.get(name, 0) + 2
+                case Atomic(dst) if dst is not None:
+                    assigned[dst] = assigned.get(dst, 0) + 2
+                case Call(dst) if dst is not None:
+                    assigned[dst] = assigned.get(dst, 0) + 2
+                case Alloc(name):
+                    assigned[name] = assigned.get(name, 0) + 2
+                case If(_, t, e):
+                    visit(t, loop)
+                    visit(e, loop)
+                case For(init, _, step, body):
+                    visit(init, loop)
+                    visit(body, True)
+                    visit(step, True)
+                case While(_, body) | DoWhile(body, _):
+                    visit(body, True)
+                case _:
+                    pass
+
+    visit(f.body, False)
+    params = {p.name for p in f.params}
+    remat: dict[str, Decl] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, d in decls.items():
+            if name in remat or assigned.get(name) != 1 or d.init is None or name in in_loop:
+                continue
+            if all(_pure_leaf(e, params, remat) for e in walk_exprs(d.init)):
+                remat[name] = d
+                changed = True
+    return remat
+
+
+def _pure_leaf(e: Expr, params: set[str], remat: Mapping[str, Decl]) -> bool:
+    if isinstance(e, VarRef):
+        return e.name in params or e.name in remat
+    return True
+
+
+# --------------------------------------------------------------------------------------------------
+# Constant evaluation of loop control (C integer semantics)
+
+
+def const_int(e: Expr, env: Mapping[str, int]) -> int | None:
+    """The value of integer expression ``e`` if it is a compile-time constant given ``env``."""
+    match e:
+        case Const(value) if isinstance(value, int | bool):
+            return int(value)
+        case VarRef(name) if name in env:
+            return env[name]
+        case Cast(kind=CastKind.CONVERT, operand=op, type=t) if isinstance(t, ScalarType) and t.is_int:
+            return const_int(op, env)
+        case Unary(UnaryOp.NEG, op):
+            v = const_int(op, env)
+            return None if v is None else -v
+        case Binary(op, lhs, rhs):
+            a, b = const_int(lhs, env), const_int(rhs, env)
+            if a is None or b is None:
+                return None
+            return _c_binary(op, a, b)
+        case _:
+            return None
+
+
+def _c_binary(op: BinaryOp, a: int, b: int) -> int | None:
+    match op:
+        case BinaryOp.ADD:
+            return a + b
+        case BinaryOp.SUB:
+            return a - b
+        case BinaryOp.MUL:
+            return a * b
+        case BinaryOp.DIV:
+            return None if b == 0 else (abs(a) // abs(b)) * (1 if (a >= 0) == (b >= 0) else -1)
+        case BinaryOp.REM:
+            if b == 0:
+                return None
+            q = (abs(a) // abs(b)) * (1 if (a >= 0) == (b >= 0) else -1)
+            return a - b * q
+        case BinaryOp.SHL:
+            return a << b if 0 <= b < 64 else None
+        case BinaryOp.SHR:
+            return a >> b if 0 <= b < 64 else None
+        case BinaryOp.BITAND:
+            return a & b
+        case BinaryOp.BITOR:
+            return a | b
+        case BinaryOp.BITXOR:
+            return a ^ b
+        case BinaryOp.LAND:
+            return int(bool(a) and bool(b))
+        case BinaryOp.LOR:
+            return int(bool(a) or bool(b))
+        case BinaryOp.EQ:
+            return int(a == b)
+        case BinaryOp.NE:
+            return int(a != b)
+        case BinaryOp.LT:
+            return int(a < b)
+        case BinaryOp.LE:
+            return int(a <= b)
+        case BinaryOp.GT:
+            return int(a > b)
+        case BinaryOp.GE:
+            return int(a >= b)
+        case BinaryOp.MIN:
+            return min(a, b)
+        case BinaryOp.MAX:
+            return max(a, b)
+        case _:
+            assert_never(op)
+
+
+_MAX_UNROLL = 4096
+
+
+def _unrolled(s: For) -> list[int] | None:
+    """The loop variable's values if ``s`` is ``for (T v = c0; cond; v = f(v))`` with constant control."""
+    if len(s.init) != 1 or not isinstance(s.init[0], Decl) or s.init[0].init is None or s.cond is None:
+        return None
+    var = s.init[0].name
+    if len(s.step) != 1 or not isinstance(s.step[0], Assign) or s.step[0].name != var:
+        return None
+    if any(isinstance(x, Assign) and x.name == var for x in walk_stmts(s.body)):
+        return None
+    if any(isinstance(x, Break | Continue | Return) for x in walk_stmts(s.body)):
+        return None
+    v = const_int(s.init[0].init, {})
+    values: list[int] = []
+    while v is not None:
+        c = const_int(s.cond, {var: v})
+        if c is None:
+            return None
+        if not c:
+            return values
+        values.append(v)
+        if len(values) > _MAX_UNROLL:
+            return None
+        v = const_int(s.step[0].value, {var: v})
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Cutting the body into phases
+
+
+class _Builder:
+    def __init__(self, remat: Mapping[str, Decl], params: set[str], counter: itertools.count[int]) -> None:
+        self.items: list[PhaseItem] = []
+        self.pieces: list[Piece] = []
+        self.remat = remat
+        self.params = params
+        self.counter = counter
+
+    def add(self, guards: tuple[Expr, ...], s: Stmt) -> None:
+        if self.pieces and self.pieces[-1].guards == guards:
+            last = self.pieces[-1]
+            self.pieces[-1] = Piece(guards, (*last.stmts, s))
+        else:
+            self.pieces.append(Piece(guards, (s,)))
+
+    def close(self, ends: SyncKind, span: Span) -> None:
+        self.items.append(Phase(next(self.counter), tuple(self.pieces), None, ends, span))
+        self.pieces = []
+
+    def exchange(self, guards: tuple[Expr, ...], s: Shuffle | Vote) -> None:
+        self.close(SyncKind.WARP, s.span)
+        self.items.append(Phase(next(self.counter), (), Exchange(guards, s), SyncKind.EXCHANGE, s.span))
+
+    def rematerialisable(self, e: Expr, loop_vars: frozenset[str]) -> bool:
+        for x in walk_exprs(e):
+            if isinstance(x, VarRef) and not (x.name in self.params or x.name in self.remat or x.name in loop_vars):
+                return False
+        return True
+
+    def uniform(self, e: Expr, loop_vars: frozenset[str]) -> bool:
+        """Rematerialisable and independent of the thread (no threadIdx, directly or through variables)."""
+        if not self.rematerialisable(e, loop_vars):
+            return False
+        for x in walk_exprs(e):
+            if isinstance(x, Builtin) and x.reg.value == "threadIdx":
+                return False
+            if isinstance(x, VarRef) and x.name in self.remat:
+                init = self.remat[x.name].init
+                if init is not None and not self.uniform(init, loop_vars):
+                    return False
+        return True
+
+    def split(self, stmts: Sequence[Stmt], guards: tuple[Expr, ...], loop_vars: frozenset[str]) -> None:
+        for s in stmts:
+            if not has_sync((s,)):
+                self.add(guards, s)
+                continue
+            match s:
+                case Barrier(scope):
+                    self.close(SyncKind.BLOCK if scope is BarrierScope.BLOCK else SyncKind.WARP, s.span)
+                case Shuffle() | Vote():
+                    self.exchange(guards, s)
+                case If(c, t, e):
+                    if not self.rematerialisable(c, loop_vars):
+                        raise _unsupported(
+                            "synchronisation under this condition",
+                            s.span,
+                            "the condition depends on values computed by the thread (guards must be "
+                            "recomputable from parameters and thread ids)",
+                        )
+                    self.split(t, (*guards, c), loop_vars)
+                    if e:
+                        self.split(e, (*guards, Unary(UnaryOp.NOT, c, BOOL, c.span)), loop_vars)
+                case For():
+                    self.loop(s, guards, loop_vars)
+                case While() | DoWhile():
+                    raise _unsupported("synchronisation in a while loop", s.span, "loop control is not a counted for")
+                case _:
+                    raise _unsupported("synchronisation here", s.span, type(s).__name__)
+
+    def loop(self, s: For, guards: tuple[Expr, ...], loop_vars: frozenset[str]) -> None:
+        values = _unrolled(s)
+        if values is not None:
+            init = s.init[0]
+            assert isinstance(init, Decl)
+            for v in values:
+                body = substitute(s.body, {init.name: Const(v, _scalar(init.type), init.span)})
+                self.split(body, guards, loop_vars)
+            return
+        control = _counted(s)
+        if control is None:
+            raise _unsupported(
+                "synchronisation in this loop",
+                s.span,
+                "loop control must be constant or `for (i = a; i < b; i += c)` with a constant step",
+            )
+        var, t, start, cmp, bound, step = control
+        if not (self.uniform(start, loop_vars) and self.uniform(bound, loop_vars)):
+            raise _unsupported("synchronisation in this loop", s.span, "its bounds differ between threads")
+        if any(_touches_memory(x) for p in self.pieces for x in walk_stmts(p.stmts)):
+            raise _unsupported(
+                "synchronisation in this loop",
+                s.span,
+                "memory is accessed between the last synchronisation and the loop (insert __syncthreads())",
+            )
+        if not s.body or not _is_sync(s.body[-1]):
+            raise _unsupported("synchronisation in this loop", s.span, "the loop body must end with __syncthreads()")
+        self.close(SyncKind.LOOP, s.span)
+        inner = _Builder(self.remat, self.params, self.counter)
+        inner.split(s.body, guards, loop_vars | {var})
+        assert not inner.pieces
+        self.items.append(PhaseLoop(var, t, start, cmp, bound, step, tuple(inner.items), s.span))
+
+
+def _scalar(t: object) -> ScalarType:
+    assert isinstance(t, ScalarType)
+    return t
+
+
+def _touches_memory(s: Stmt) -> bool:
+    return isinstance(s, Load | Store | Atomic)
+
+
+def _counted(s: For) -> tuple[str, ScalarType, Expr, BinaryOp, Expr, int] | None:
+    if len(s.init) != 1 or not isinstance(s.init[0], Decl) or s.init[0].init is None or s.cond is None:
+        return None
+    d = s.init[0]
+    if not isinstance(d.type, ScalarType) or not d.type.is_int:
+        return None
+    if not (isinstance(s.cond, Binary) and isinstance(s.cond.lhs, VarRef) and s.cond.lhs.name == d.name):
+        return None
+    if s.cond.op not in (BinaryOp.LT, BinaryOp.LE, BinaryOp.GT, BinaryOp.GE):
+        return None
+    if len(s.step) != 1 or not isinstance(s.step[0], Assign) or s.step[0].name != d.name:
+        return None
+    st = s.step[0].value
+    if not (isinstance(st, Binary) and isinstance(st.lhs, VarRef) and st.lhs.name == d.name):
+        return None
+    c = const_int(st.rhs, {})
+    if c is None or c == 0 or st.op not in (BinaryOp.ADD, BinaryOp.SUB):
+        return None
+    step = c if st.op is BinaryOp.ADD else -c
+    up = s.cond.op in (BinaryOp.LT, BinaryOp.LE)
+    if (step > 0) != up:
+        return None
+    if any(isinstance(x, Assign) and x.name == d.name for x in walk_stmts(s.body)):
+        return None
+    if any(isinstance(x, Break | Continue | Return) for x in walk_stmts(s.body)):
+        return None
+    assert d.init is not None
+    return d.name, d.type, d.init, s.cond.op, s.cond.rhs, step
+
+
+def _carried(
+    items: Sequence[PhaseItem], remat: Mapping[str, Decl], params: set[str], arrays: set[str]
+) -> tuple[str, ...]:
+    """Variables some phase reads without declaring them itself (so they come from an earlier phase)."""
+    order: list[str] = []
+    seen: set[str] = set()
+    for ph in iter_phases(items):
+        nodes: list[Any] = list(ph.pieces)
+        if ph.exchange is not None:
+            nodes.append(ph.exchange)
+        declared = {s.name for p in ph.pieces for s in walk_stmts(p.stmts) if isinstance(s, Decl)}
+        for n in nodes:
+            for e in walk_exprs(n):
+                name = e.name if isinstance(e, VarRef) else None
+                if name is None or name in declared or name in remat or name in params or name in arrays:
+                    continue
+                if name not in seen:
+                    seen.add(name)
+                    order.append(name)
+            stmts = n.stmts if isinstance(n, Piece) else ()
+            for s in walk_stmts(stmts):
+                if isinstance(s, Assign) and s.name not in declared and s.name not in seen:
+                    seen.add(s.name)
+                    order.append(s.name)
+    return tuple(order)
+
+
+def phase_form(module: Module, kernel: Function, block: Sequence[int | None] = ()) -> PhaseForm:
+    """The phase form of ``kernel`` (a thread-level kernel of ``module``).
+
+    ``block`` gives the launch's block dimensions (x, y, z) where they are constants (``None`` where
+    they depend on the shapes): loops over them with synchronisation inside can then be unrolled.
+
+    Raises :class:`UnsupportedError` (stage ``lower``) with the location of a construct it cannot cut.
+    """
+    if kernel.level is not Level.THREAD:
+        raise _unsupported("block-level kernel", kernel.span, f"{kernel.name} (the phase form is thread level)")
+    try:
+        body = _Inliner(module).stmts(kernel.body, 0)
+        body = _fold_block_dims(body, block)
+        inlined = dataclasses.replace(kernel, body=body)
+        remat = _remat(inlined)
+        params = {p.name for p in kernel.params}
+        b = _Builder(remat, params, itertools.count())
+        b.split(body, (), frozenset())
+        b.close(SyncKind.END, kernel.span)
+    except LarkcError:
+        raise
+    arrays = {s.name for s in walk_stmts(body) if isinstance(s, Alloc)} | set(_loop_vars(b.items))
+    return PhaseForm(inlined, tuple(b.items), remat, _carried(b.items, remat, params, arrays))
+
+
+def _loop_vars(items: Sequence[PhaseItem]) -> Iterator[str]:
+    for it in items:
+        if isinstance(it, PhaseLoop):
+            yield it.var
+            yield from _loop_vars(it.body)
+
+
+def _fold_block_dims(body: tuple[Stmt, ...], block: Sequence[int | None]) -> tuple[Stmt, ...]:
+    """``blockDim.x/y/z`` replaced by the launch's constants where known."""
+
+    def rep(e: Expr) -> Expr | None:
+        if isinstance(e, Builtin) and e.reg is BuiltinReg.BLOCK_DIM:
+            k = e.dim.index
+            value = block[k] if k < len(block) else None
+            if value is not None:
+                return Const(value, e.type, e.span)
+            if k >= len(block) and block:
+                return Const(1, e.type, e.span)
+        return None
+
+    out: tuple[Stmt, ...] = _map_node(body, rep, None)
+    return out

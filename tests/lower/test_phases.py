@@ -1,0 +1,114 @@
+"""The phase form against the simulator, on every example.
+
+The phase form is what the Lean model runs (snapshot semantics per phase); the simulator is the
+definition of the IR. On every instance small enough to run quickly, both run on the same inputs: a
+race-free kernel must give the same bytes (atomics aside, whose float additions may be reordered), a
+race the simulator sees must be a race between threads of one phase, and an out-of-bounds access
+must be one in both.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from pathlib import Path
+
+import pytest
+import torch
+
+from larkc.errors import SimulationError, UnsupportedError
+from larkc.frontends import parse_task
+from larkc.ir.nodes import Atomic, Barrier, Module
+from larkc.semantics.phased import run_phase_form
+from larkc.ir.phases import PhaseForm, PhaseLoop, iter_phases, phase_form, walk_stmts
+from larkc.pipeline.inputs import kernel_args, kernel_function, make_inputs
+from larkc.semantics import LaunchConfig, simulate
+from larkc.tasks import Task, load_task
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "cuda"
+TASKS = sorted(p.parent.name for p in EXAMPLES.glob("*/task.py"))
+MAX_THREADS = 2048
+
+# Examples whose phase form is not built yet, with the construct that stops it (a test fails when one
+# of them starts working, so that the list shrinks).
+UNSUPPORTED = {
+    "matmul_tiled_bug_missing_sync": "the loop body must end with __syncthreads()",
+    "softmax_three_pass": "loop control must be constant",
+}
+
+
+@cache
+def _load(name: str) -> tuple[Task, Module]:
+    task = load_task(EXAMPLES / name / "task.py")
+    return task, parse_task(task)
+
+
+def _constant_block(task: Task) -> list[int | None]:
+    return [int(str(d)) if str(d).isdigit() else None for d in task.launch.block]
+
+
+def _form(name: str) -> PhaseForm:
+    task, module = _load(name)
+    return phase_form(module, kernel_function(task, module), _constant_block(task))
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_phase_form_matches_simulator(name: str) -> None:
+    task, module = _load(name)
+    if name in UNSUPPORTED:
+        with pytest.raises(UnsupportedError, match=UNSUPPORTED[name][:30]):
+            _form(name)
+        return
+    form = _form(name)
+    f = kernel_function(task, module)
+    atomics = any(isinstance(s, Atomic) for s in walk_stmts(form.kernel.body))
+    ran = 0
+    for inst in task.instances:
+        env = task.shape_env(inst)
+        grid, block, shared = task.launch.concrete(env)
+        if math.prod(grid) * math.prod(block) > MAX_THREADS:
+            continue
+        ran += 1
+        tensors = make_inputs(task, env, 0)
+        args = kernel_args(task, f, tensors, env)
+        sim = simulate(module, f.name, LaunchConfig(grid, block, shared), args)
+        kinds = {d.kind.value for d in sim.diagnoses}
+        try:
+            got = run_phase_form(form, grid, block, args)
+        except SimulationError as e:
+            assert "out-of-bounds" in str(e) and "oob" in kinds, (str(e), kinds)
+            continue
+        assert ("race" in kinds) == bool(got.races), (inst, kinds, got.races[:3])
+        if kinds:
+            continue
+        for buf, data in got.buffers.items():
+            ref = sim.buffers[buf]
+            if atomics and data.is_floating_point():
+                torch.testing.assert_close(data, ref, rtol=1e-5, atol=1e-6)
+            else:
+                assert torch.equal(
+                    data.reshape(-1).view(torch.uint8), ref.contiguous().reshape(-1).view(torch.uint8)
+                ), (
+                    inst,
+                    buf,
+                )
+    assert ran, f"no instance of {name} has at most {MAX_THREADS} threads"
+
+
+def test_unsupported_names_exist() -> None:
+    assert set(UNSUPPORTED) <= set(TASKS)
+
+
+def test_phases_cut_at_barriers() -> None:
+    form = _form("row_sum_shared")
+    phases = list(iter_phases(form.items))
+    # one phase before the first barrier, one per tree step (BLOCK=256: 8 steps), one after
+    assert len(phases) == 10
+    assert not any(isinstance(s, Barrier) for p in phases for piece in p.pieces for s in walk_stmts(piece.stmts))
+
+
+def test_symbolic_loop_of_phases() -> None:
+    form = _form("matmul_tiled")
+    loops = [it for it in form.items if isinstance(it, PhaseLoop)]
+    assert len(loops) == 1 and loops[0].step == 1
+    assert [p.ends.value for p in iter_phases(loops[0].body)] == ["block", "block"]
