@@ -19,10 +19,10 @@ import torch
 from larkc.errors import SimulationError, UnsupportedError
 from larkc.frontends import parse_task
 from larkc.ir.nodes import Atomic, Barrier, Module
-from larkc.semantics.phased import run_phase_form
 from larkc.ir.phases import PhaseForm, PhaseLoop, iter_phases, phase_form, walk_stmts
 from larkc.pipeline.inputs import kernel_args, kernel_function, make_inputs
 from larkc.semantics import LaunchConfig, simulate
+from larkc.semantics.phased import run_phase_form
 from larkc.tasks import Task, load_task
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "cuda"

@@ -41,6 +41,7 @@ COMMANDS = {
     "trace": "larkc.cli.trace",
     "run": "larkc.cli.run",
     "verify": "larkc.cli.verify",
+    "emit": "larkc.cli.emit",
 }
 
 EXIT_OK = 0

@@ -418,7 +418,7 @@ def _remat(f: Function) -> dict[str, Decl]:
                     pass
 
     visit(f.body, False)
-    params = {p.name for p in f.params}
+    params = {p.name for p in f.params} | {s.name for s in walk_stmts(f.body) if isinstance(s, Alloc)}
     remat: dict[str, Decl] = {}
     changed = True
     while changed:
@@ -658,7 +658,11 @@ def _touches_memory(s: Stmt) -> bool:
     return isinstance(s, Load | Store | Atomic)
 
 
-def _counted(s: For) -> tuple[str, ScalarType, Expr, BinaryOp, Expr, int] | None:
+def counted_loop(s: For, *, constant_step: bool = True) -> tuple[str, ScalarType, Expr, BinaryOp, Expr, Expr] | None:
+    """``(var, type, start, cmp, bound, step)`` if ``s`` is ``for (T var = start; var <cmp> bound; var ±= step)``
+    counting up with ``+=`` and ``<``/``<=`` or down with ``-=`` and ``>``/``>=``, with ``var`` assigned
+    nowhere else and no ``break``/``continue``/``return`` in the body. ``step`` is the magnitude; with
+    ``constant_step`` it must be a positive constant."""
     if len(s.init) != 1 or not isinstance(s.init[0], Decl) or s.init[0].init is None or s.cond is None:
         return None
     d = s.init[0]
@@ -670,22 +674,49 @@ def _counted(s: For) -> tuple[str, ScalarType, Expr, BinaryOp, Expr, int] | None
         return None
     if len(s.step) != 1 or not isinstance(s.step[0], Assign) or s.step[0].name != d.name:
         return None
-    st = s.step[0].value
-    if not (isinstance(st, Binary) and isinstance(st.lhs, VarRef) and st.lhs.name == d.name):
+    st = _strip_int_casts(s.step[0].value)
+    if not (isinstance(st, Binary) and isinstance(_strip_int_casts(st.lhs), VarRef)):
+        return None
+    lhs = _strip_int_casts(st.lhs)
+    if not (isinstance(lhs, VarRef) and lhs.name == d.name) or st.op not in (BinaryOp.ADD, BinaryOp.SUB):
+        return None
+    if (st.op is BinaryOp.ADD) != (s.cond.op in (BinaryOp.LT, BinaryOp.LE)):
         return None
     c = const_int(st.rhs, {})
-    if c is None or c == 0 or st.op not in (BinaryOp.ADD, BinaryOp.SUB):
+    if (constant_step or c is not None) and (c is None or c <= 0):
         return None
-    step = c if st.op is BinaryOp.ADD else -c
-    up = s.cond.op in (BinaryOp.LT, BinaryOp.LE)
-    if (step > 0) != up:
-        return None
-    if any(isinstance(x, Assign) and x.name == d.name for x in walk_stmts(s.body)):
+    names = {x.name for x in walk_exprs((s.cond.rhs, st.rhs)) if isinstance(x, VarRef)} | {d.name}
+    if any(isinstance(x, Assign | Decl) and x.name in names for x in walk_stmts(s.body)):
         return None
     if any(isinstance(x, Break | Continue | Return) for x in walk_stmts(s.body)):
         return None
     assert d.init is not None
-    return d.name, d.type, d.init, s.cond.op, s.cond.rhs, step
+    return d.name, d.type, d.init, s.cond.op, s.cond.rhs, st.rhs
+
+
+def _strip_int_casts(e: Expr) -> Expr:
+    """``e`` without integer-to-integer conversions around it (exact in the models that use this: their
+    wrap-around is outside them, and larkc's prover checks it does not happen)."""
+    while (
+        isinstance(e, Cast)
+        and e.kind is CastKind.CONVERT
+        and isinstance(e.type, ScalarType)
+        and e.type.is_int
+        and isinstance(e.operand.type, ScalarType)
+        and e.operand.type.is_int
+    ):
+        e = e.operand
+    return e
+
+
+def _counted(s: For) -> tuple[str, ScalarType, Expr, BinaryOp, Expr, int] | None:
+    control = counted_loop(s)
+    if control is None:
+        return None
+    var, t, start, cmp, bound, step = control
+    c = const_int(step, {})
+    assert c is not None
+    return var, t, start, cmp, bound, c if cmp in (BinaryOp.LT, BinaryOp.LE) else -c
 
 
 def _carried(

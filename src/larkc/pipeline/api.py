@@ -125,3 +125,14 @@ def verify(
 
     folder = Path(replay_dir) if replay_dir is not None else None
     return verify_task(as_task(task_or_path), instances=instances, budget=budget, progress=progress, replay_dir=folder)
+
+
+def emit(task_or_path: TaskOrPath, output: str | os.PathLike[str]) -> list[Path]:
+    """Write the task's Lean project to ``output``: the kernel's phases, the reference, and theorems
+    (equivalence of every output, in-bounds, race freedom) for every size, with proofs left ``sorry``.
+    Returns the written files. Unsupported constructs raise a located :class:`~larkc.errors.LarkcError`
+    before anything is written."""
+    from larkc.pipeline.emit import emit_task, write_project
+
+    out = Path(output)
+    return write_project(emit_task(as_task(task_or_path), out), out)

@@ -64,8 +64,8 @@ from larkc.ir.nodes import (
     VoteKind,
     While,
 )
-from larkc.ir.types import BOOL, I64, AddressSpace, PointerType, ScalarType, Type, VectorType, size_of
 from larkc.ir.phases import Phase, PhaseForm, PhaseItem, PhaseLoop, const_int
+from larkc.ir.types import BOOL, I64, AddressSpace, PointerType, ScalarType, Type, VectorType, size_of
 from larkc.semantics.interpreter import GlobalBuffer, KernelArg, param_register
 from larkc.semantics.numerics import (
     UndefinedOps,

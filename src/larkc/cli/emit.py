@@ -1,0 +1,52 @@
+"""``larkc emit``: write a task's Lean project (kernel semantics, spec, theorems with ``sorry``).
+
+``larkc emit TASK -o DIR [--check]``. ``--check`` builds the project with ``lake build`` when Lean is
+installed and prints Lean's messages with the generated definition (and so the kernel line) they fall
+in; without Lean it says so and exits 4 (unknown). Exit codes: 0 written (and checked), 1 Lean
+reported errors, 2 bad input or an unsupported construct (located), 4 not checked (no Lean).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from larkc.cli import EXIT_OK, EXIT_VERDICT, add_task_arguments, task_from_args
+
+__all__ = ["register"]
+
+EXIT_UNKNOWN = 4
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``emit`` subcommand."""
+    p = subparsers.add_parser(
+        "emit",
+        help="write the task's Lean project (statements for every size, proofs left to prove)",
+        description="Write a standalone Lake project stating that the kernel equals its reference, "
+        "accesses memory in bounds and is race free, for every size satisfying the task's constraints.",
+    )
+    add_task_arguments(p)
+    p.add_argument("-o", "--output", required=True, help="folder to write the project into")
+    p.add_argument("--check", action="store_true", help="build the project with `lake build` (needs Lean)")
+    p.set_defaults(func=_command)
+
+
+def _command(args: argparse.Namespace) -> int:
+    from larkc.pipeline.emit import check_project, emit_task, write_project
+
+    task = task_from_args(args)
+    out = Path(args.output)
+    project = emit_task(task, out)
+    paths = write_project(project, out)
+    print(f"wrote {len(paths)} files of Lean project {project.module} to {out}")
+    if not args.check:
+        return EXIT_OK
+    result = check_project(out)
+    for m in result.messages:
+        print(m, file=sys.stderr if result.status != "ok" else sys.stdout)
+    if result.status == "unknown":
+        return EXIT_UNKNOWN
+    return EXIT_OK if result.status == "ok" else EXIT_VERDICT

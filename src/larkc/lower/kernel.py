@@ -1,0 +1,697 @@
+"""The phase form of a kernel as Lean definitions over ``Larkc.Machine`` and ``Larkc.Cuda``.
+
+Each phase becomes a definition ``phaseN (shape symbols) (phase-loop variables) (b t : ℕ) (s : TState)
+: TState``: the code of thread ``t`` of block ``b`` as a chain of ``let``s threading the thread state
+``s``. The kernel is ``kernelPhases (shape symbols) : List Phase``, every phase run by all threads of the
+launch (``Larkc.launch``); a :class:`~larkc.ir.phases.PhaseLoop` becomes ``Larkc.loopPhases``.
+
+Values: IR integers are ``ℤ`` (exact: overflow is outside the model, and checked by larkc's prover),
+floating-point values ``ℝ`` (exact arithmetic: rounding is outside the model), booleans ``Prop``
+(decided classically). A pointer is a buffer (a global parameter's number, or a shared or local
+array's) and an element offset in ``ℤ``; loads and stores are ``TState.get``/``note``/``put`` at
+``Loc.glob``/``Loc.shr``/``Loc.lcl`` locations. Rematerialisable variables are recomputed in every
+phase that uses them; other variables live across phases in ``Loc.reg`` locations (numbered in
+:attr:`KernelLean.registers`). A warp exchange reads the source lane's register.
+
+Per-op rules: :data:`BINARY_RULES`, :data:`UNARY_RULES`, :data:`MATH_RULES` (a test fails when an IR
+operator lacks an entry: ``None`` marks one the lowering rejects with a located error).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import assert_never
+
+from larkc.errors import Span, Stage, UnsupportedError
+from larkc.ir.nodes import (
+    Alloc,
+    Assert,
+    Assign,
+    Atomic,
+    AtomicOp,
+    Barrier,
+    Binary,
+    BinaryOp,
+    Break,
+    Builtin,
+    BuiltinReg,
+    Call,
+    Cast,
+    CastKind,
+    Const,
+    Continue,
+    Decl,
+    DoWhile,
+    Expr,
+    Fence,
+    For,
+    If,
+    Load,
+    MathCall,
+    MathFn,
+    PtrAdd,
+    Return,
+    Select,
+    Shuffle,
+    ShuffleKind,
+    Stmt,
+    Store,
+    Unary,
+    UnaryOp,
+    VarRef,
+    Vote,
+    While,
+)
+from larkc.ir.phases import Phase, PhaseForm, PhaseItem, PhaseLoop, counted_loop, walk_exprs, walk_stmts
+from larkc.ir.types import AddressSpace, PointerType, ScalarType, Type
+from larkc.lower.spec import lean_real
+
+__all__ = ["BINARY_RULES", "MATH_RULES", "UNARY_RULES", "KernelLean", "lower_kernel"]
+
+#: Lean rendering of each binary operator per operand class ("int", "real"), ``None``: unsupported.
+BINARY_RULES: Mapping[BinaryOp, Mapping[str, str | None]] = {
+    BinaryOp.ADD: {"int": "({a} + {b})", "real": "({a} + {b})"},
+    BinaryOp.SUB: {"int": "({a} - {b})", "real": "({a} - {b})"},
+    BinaryOp.MUL: {"int": "({a} * {b})", "real": "({a} * {b})"},
+    BinaryOp.DIV: {"int": "(Larkc.Cuda.tdiv {a} {b})", "real": "({a} / {b})"},
+    BinaryOp.REM: {"int": "(Larkc.Cuda.trem {a} {b})", "real": None},
+    BinaryOp.SHL: {"int": "(Larkc.Cuda.shl {a} {b})", "real": None},
+    BinaryOp.SHR: {"int": "(Larkc.Cuda.shr {a} {b})", "real": None},
+    BinaryOp.BITAND: {"int": None, "real": None, "bool": "({a} ∧ {b})"},
+    BinaryOp.BITOR: {"int": None, "real": None, "bool": "({a} ∨ {b})"},
+    BinaryOp.BITXOR: {"int": None, "real": None, "bool": "(¬({a} ↔ {b}))"},
+    BinaryOp.LAND: {"bool": "({a} ∧ {b})"},
+    BinaryOp.LOR: {"bool": "({a} ∨ {b})"},
+    BinaryOp.EQ: {"int": "({a} = {b})", "real": "({a} = {b})", "bool": "({a} ↔ {b})"},
+    BinaryOp.NE: {"int": "({a} ≠ {b})", "real": "({a} ≠ {b})", "bool": "(¬({a} ↔ {b}))"},
+    BinaryOp.LT: {"int": "({a} < {b})", "real": "({a} < {b})"},
+    BinaryOp.LE: {"int": "({a} ≤ {b})", "real": "({a} ≤ {b})"},
+    BinaryOp.GT: {"int": "({a} > {b})", "real": "({a} > {b})"},
+    BinaryOp.GE: {"int": "({a} ≥ {b})", "real": "({a} ≥ {b})"},
+    BinaryOp.MIN: {"int": "(min {a} {b})", "real": "(min {a} {b})"},
+    BinaryOp.MAX: {"int": "(max {a} {b})", "real": "(max {a} {b})"},
+}
+
+#: Lean rendering of each unary operator per operand class.
+UNARY_RULES: Mapping[UnaryOp, Mapping[str, str | None]] = {
+    UnaryOp.NEG: {"int": "(-{a})", "real": "(-{a})"},
+    UnaryOp.NOT: {"bool": "(¬{a})"},
+    UnaryOp.BITNOT: {"int": None},
+}
+
+#: Lean rendering of each math intrinsic on reals (arguments ``{a}``, ``{b}``, ``{c}``); ``None``: unsupported.
+MATH_RULES: Mapping[MathFn, str | None] = {
+    MathFn.EXP: "(Real.exp {a})",
+    MathFn.EXP2: "(Real.exp ({a} * Real.log 2))",
+    MathFn.EXP10: "(Real.exp ({a} * Real.log 10))",
+    MathFn.EXPM1: "(Real.exp {a} - 1)",
+    MathFn.LOG: "(Real.log {a})",
+    MathFn.LOG2: "(Real.logb 2 {a})",
+    MathFn.LOG10: "(Real.logb 10 {a})",
+    MathFn.LOG1P: "(Real.log (1 + {a}))",
+    MathFn.SQRT: "(Real.sqrt {a})",
+    MathFn.RSQRT: "(Larkc.Cuda.rsqrt {a})",
+    MathFn.CBRT: None,
+    MathFn.SIN: "(Real.sin {a})",
+    MathFn.COS: "(Real.cos {a})",
+    MathFn.TAN: "(Real.tan {a})",
+    MathFn.ASIN: None,
+    MathFn.ACOS: None,
+    MathFn.ATAN: None,
+    MathFn.ATAN2: None,
+    MathFn.SINH: "(Real.sinh {a})",
+    MathFn.COSH: "(Real.cosh {a})",
+    MathFn.TANH: "(Real.tanh {a})",
+    MathFn.ERF: "(Real.erf {a})",
+    MathFn.ERFC: "(1 - Real.erf {a})",
+    MathFn.POW: "(Real.rpow {a} {b})",
+    MathFn.FMOD: None,
+    MathFn.DIV: "({a} / {b})",
+    MathFn.FMA: "(Larkc.Cuda.fma {a} {b} {c})",
+    MathFn.ABS: "|{a}|",
+    MathFn.FLOOR: "((Int.floor {a} : ℤ) : ℝ)",
+    MathFn.CEIL: None,
+    MathFn.TRUNC: None,
+    MathFn.ROUND: None,
+    MathFn.RINT: None,
+    MathFn.COPYSIGN: None,
+    MathFn.ISNAN: "False",
+    MathFn.ISINF: "False",
+    MathFn.ISFINITE: "True",
+    MathFn.SIGNBIT: None,
+    MathFn.POPC: None,
+    MathFn.CLZ: None,
+    MathFn.FFS: None,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Buffer:
+    """Where a pointer points: ``kind`` is ``glob``, ``shr`` or ``lcl``; ``number`` its Lean number."""
+
+    kind: str
+    number: int
+    name: str
+    elem: Type
+
+
+@dataclass(frozen=True, slots=True)
+class KernelLean:
+    """The Lean text of a kernel: ``definitions`` (phase definitions and ``kernelPhases``), the global
+    buffers by parameter name with their numbers, shared arrays with their sizes, carried registers."""
+
+    definitions: str
+    globals: tuple[tuple[str, int], ...]
+    shared: tuple[tuple[str, int, int], ...]
+    registers: tuple[tuple[str, int], ...]
+
+
+def _unsupported(what: str, span: Span, text: str) -> UnsupportedError:
+    return UnsupportedError(what, text, span, stage=Stage.LOWER)
+
+
+def _cls(t: Type, span: Span) -> str:
+    if isinstance(t, ScalarType):
+        if t.is_bool:
+            return "bool"
+        return "real" if t.is_float else "int"
+    if isinstance(t, PointerType):
+        return "ptr"
+    raise _unsupported("value type in Lean lowering", span, str(t))
+
+
+_LEAN_TYPE = {"int": "ℤ", "real": "ℝ", "bool": "Prop"}
+
+
+def _real_literal(v: float, span: Span) -> str:
+    """A float constant as the real it was written as: the shortest decimal that reads back to it (as
+    the spec lowering does), so that ``1e-5f`` in a kernel and ``1e-5`` in a reference are one real."""
+    if math.isnan(v) or math.isinf(v):
+        raise _unsupported("non-finite constant in Lean lowering", span, repr(v))
+    return lean_real(v)
+
+
+def _ident(name: str) -> str:
+    out = "".join(c if c.isalnum() else "_" for c in name)
+    return "v_" + out
+
+
+class _Lowerer:
+    def __init__(
+        self,
+        form: PhaseForm,
+        symbols: Sequence[str],
+        scalars: Mapping[str, str],
+        grid: Sequence[str],
+        block: Sequence[str],
+    ) -> None:
+        self.form = form
+        self.symbols = tuple(symbols)
+        self.scalars = scalars  # kernel scalar parameter -> Lean term
+        self.grid = tuple(grid) + ("1",) * (3 - len(grid))
+        self.block = tuple(block) + ("1",) * (3 - len(block))
+        self.buffers: dict[str, Buffer] = {}
+        n = 0
+        for p in form.kernel.params:
+            if isinstance(p.type, PointerType):
+                self.buffers[p.name] = Buffer("glob", n, p.name, p.type.pointee)
+                n += 1
+        self.shared: list[tuple[str, int, int]] = []
+        k_sh = k_lcl = 0
+        for s in walk_stmts(form.kernel.body):
+            if isinstance(s, Alloc):
+                if s.count is None:
+                    raise _unsupported("dynamic shared memory in Lean lowering", s.span, s.name)
+                if s.space is AddressSpace.SHARED:
+                    self.buffers[s.name] = Buffer("shr", k_sh, s.name, s.elem)
+                    self.shared.append((s.name, k_sh, s.count))
+                    k_sh += 1
+                else:
+                    self.buffers[s.name] = Buffer("lcl", k_lcl, s.name, s.elem)
+                    k_lcl += 1
+        self.registers = {name: i for i, name in enumerate(form.carried)}
+        self.loop_vars: dict[str, str] = {}
+
+    # -- expressions ------------------------------------------------------------------------------------
+
+    def ptr(self, e: Expr) -> tuple[Buffer, str]:
+        match e:
+            case VarRef(name) if name in self.buffers:
+                return self.buffers[name], "0"
+            case VarRef(name) if name in self.form.remat:
+                init = self.form.remat[name].init
+                assert init is not None
+                return self.ptr(init)
+            case PtrAdd(base, offset):
+                buf, off = self.ptr(base)
+                assert isinstance(base.type, PointerType)
+                if base.type.pointee != buf.elem:
+                    raise _unsupported("pointer reinterpretation in Lean lowering", e.span, str(base.type))
+                return buf, f"({off} + {self.expr(offset)})"
+            case Cast(operand=op, kind=CastKind.BITCAST, type=t) if isinstance(t, PointerType):
+                buf, off = self.ptr(op)
+                if t.pointee != buf.elem:
+                    raise _unsupported(
+                        "pointer reinterpretation in Lean lowering", e.span, f"{buf.elem} as {t.pointee}"
+                    )
+                return buf, off
+            case _:
+                raise _unsupported("pointer expression in Lean lowering", e.span, type(e).__name__)
+
+    def loc(self, e: Expr) -> str:
+        buf, off = self.ptr(e)
+        match buf.kind:
+            case "glob":
+                return f"(Loc.glob {buf.number} {off})"
+            case "shr":
+                return f"(Loc.shr b {buf.number} {off})"
+            case _:
+                return f"(Loc.lcl b t {buf.number} {off})"
+
+    def expr(self, e: Expr) -> str:
+        match e:
+            case Const(value, t):
+                c = _cls(t, e.span)
+                if c == "bool":
+                    return "True" if value else "False"
+                if c == "real":
+                    return _real_literal(float(value), e.span)
+                return f"({int(value)} : ℤ)"
+            case VarRef(name):
+                if name in self.loop_vars:
+                    return self.loop_vars[name]
+                if name in self.scalars:
+                    return self.scalars[name]
+                if isinstance(e.type, PointerType):
+                    raise _unsupported("pointer value in Lean lowering", e.span, name)
+                return _ident(name)
+            case Builtin(reg, dim):
+                k = dim.index
+                match reg:
+                    case BuiltinReg.THREAD_IDX:
+                        return self._coord("t", self.block, k)
+                    case BuiltinReg.BLOCK_IDX:
+                        return self._coord("b", self.grid, k)
+                    case BuiltinReg.BLOCK_DIM:
+                        return f"(({self.block[k]} : ℕ) : ℤ)"
+                    case BuiltinReg.GRID_DIM:
+                        return f"(({self.grid[k]} : ℕ) : ℤ)"
+                    case _:
+                        assert_never(reg)
+            case Unary(op, operand):
+                rule = UNARY_RULES[op].get(_cls(operand.type, e.span))
+                if rule is None:
+                    raise _unsupported(f"operator {op.value} in Lean lowering", e.span, str(operand.type))
+                return rule.format(a=self.expr(operand))
+            case Binary(op, lhs, rhs):
+                rule = BINARY_RULES[op].get(_cls(lhs.type, e.span))
+                if rule is None:
+                    raise _unsupported(f"operator {op.value} in Lean lowering", e.span, str(lhs.type))
+                return rule.format(a=self.expr(lhs), b=self.expr(rhs))
+            case Select(c, x, y):
+                return f"(if {self.expr(c)} then {self.expr(x)} else {self.expr(y)})"
+            case Cast(operand=op, type=t, kind=kind):
+                src, dst = _cls(op.type, e.span), _cls(t, e.span)
+                if kind is CastKind.BITCAST and src != dst:
+                    raise _unsupported("bit reinterpretation in Lean lowering", e.span, f"{op.type} as {t}")
+                if src == dst:
+                    return self.expr(op)  # integer widths and float formats: exact values (see the module doc)
+                if (src, dst) == ("int", "real"):
+                    return f"(({self.expr(op)} : ℤ) : ℝ)"
+                if (src, dst) == ("bool", "int"):
+                    return f"(if {self.expr(op)} then (1 : ℤ) else 0)"
+                if (src, dst) == ("bool", "real"):
+                    return f"(if {self.expr(op)} then (1 : ℝ) else 0)"
+                if (src, dst) == ("int", "bool"):
+                    return f"({self.expr(op)} ≠ 0)"
+                if (src, dst) == ("real", "bool"):
+                    return f"({self.expr(op)} ≠ 0)"
+                raise _unsupported("conversion in Lean lowering", e.span, f"{op.type} to {t}")
+            case MathCall(fn, args):
+                if any(_cls(a.type, e.span) != "real" for a in args):
+                    raise _unsupported(f"{fn.value} of integers in Lean lowering", e.span, fn.value)
+                rule = MATH_RULES[fn]
+                if rule is None:
+                    raise _unsupported(f"{fn.value} in Lean lowering", e.span, fn.value)
+                names = dict(zip("abc", (self.expr(a) for a in args), strict=False))
+                return rule.format(**names)
+            case _:
+                raise _unsupported("expression in Lean lowering", e.span, type(e).__name__)
+
+    @staticmethod
+    def _coord(var: str, dims: Sequence[str], k: int) -> str:
+        if k == 0:
+            return f"((({var} % {dims[0]} : ℕ)) : ℤ)"
+        if k == 1:
+            return f"(((({var} / {dims[0]}) % {dims[1]} : ℕ)) : ℤ)"
+        return f"((({var} / ({dims[0]} * {dims[1]}) : ℕ)) : ℤ)"
+
+    # -- statements -------------------------------------------------------------------------------------
+
+    def typ(self, name: str, t: Type, span: Span) -> str:
+        c = _cls(t, span)
+        if c == "ptr":
+            raise _unsupported("pointer variable in Lean lowering", span, name)
+        return _LEAN_TYPE[c]
+
+    def assigned(self, stmts: Sequence[Stmt]) -> list[tuple[str, str]]:
+        """Variables ``stmts`` assign that are declared outside them, with their Lean types."""
+        declared = {s.name for s in walk_stmts(stmts) if isinstance(s, Decl)}
+        out: dict[str, str] = {}
+        for s in walk_stmts(stmts):
+            name: str | None = None
+            t: Type | None = None
+            if isinstance(s, Assign):
+                name, t = s.name, s.value.type
+            elif isinstance(s, Load):
+                name = s.dst
+                assert isinstance(s.ptr.type, PointerType)
+                t = s.ptr.type.pointee
+            if name is not None and t is not None and name not in declared and name not in out:
+                out[name] = self.typ(name, t, s.span)
+        return sorted(out.items())
+
+    def block_(self, stmts: Sequence[Stmt], ind: str, out: list[str]) -> None:
+        for s in stmts:
+            self.stmt(s, ind, out)
+
+    def stmt(self, s: Stmt, ind: str, out: list[str]) -> None:
+        match s:
+            case Decl(name, t, init):
+                if name in self.form.remat:
+                    return  # recomputed where used (see rematerialise)
+                if init is not None:
+                    out.append(f"{ind}let {_ident(name)} : {self.typ(name, t, s.span)} := {self.expr(init)}")
+                else:
+                    c = _cls(t, s.span)
+                    zero = {"int": "(0 : ℤ)", "real": "(0 : ℝ)", "bool": "False"}.get(c)
+                    if zero is None:
+                        raise _unsupported("declaration in Lean lowering", s.span, name)
+                    out.append(f"{ind}let {_ident(name)} : {_LEAN_TYPE[c]} := {zero}")
+            case Assign(name, value):
+                out.append(f"{ind}let {_ident(name)} := {self.expr(value)}")
+            case Alloc():
+                pass
+            case Load(dst, ptr, mask, _):
+                if mask is not None:
+                    raise _unsupported("masked load in Lean lowering", s.span, dst)
+                assert isinstance(ptr.type, PointerType)
+                if _cls(ptr.type.pointee, s.span) != "real":
+                    raise _unsupported("load of a non-float value in Lean lowering", s.span, str(ptr.type.pointee))
+                loc = self.loc(ptr)
+                out.append(f"{ind}let {_ident(dst)} := s.get {loc}")
+                out.append(f"{ind}let s := s.note {loc}")
+            case Store(ptr, value, mask):
+                if mask is not None:
+                    raise _unsupported("masked store in Lean lowering", s.span, "mask")
+                if _cls(value.type, s.span) != "real":
+                    raise _unsupported("store of a non-float value in Lean lowering", s.span, str(value.type))
+                out.append(f"{ind}let s := s.put {self.loc(ptr)} {self.expr(value)}")
+            case Atomic(dst, op, ptr, value):
+                if dst is not None or op is not AtomicOp.ADD or _cls(value.type, s.span) != "real":
+                    raise _unsupported(
+                        "atomic in Lean lowering", s.span, f"{op.value} (only atomicAdd of floats, result unused)"
+                    )
+                out.append(f"{ind}let s := s.add {self.loc(ptr)} {self.expr(value)}")
+            case If(c, t, e):
+                self.if_(s, c, t, e, ind, out)
+            case For():
+                self.for_(s, ind, out)
+            case Fence():
+                pass
+            case While() | DoWhile() | Break() | Continue() | Return() | Assert():
+                raise _unsupported(f"{type(s).__name__.lower()} in Lean lowering", s.span, type(s).__name__)
+            case Barrier() | Shuffle() | Vote() | Call():
+                raise AssertionError(f"{type(s).__name__} inside a phase")
+            case _:
+                assert_never(s)
+
+    def _tuple(self, names: Sequence[tuple[str, str]]) -> tuple[str, str]:
+        """The Lean tuple of ``names`` and ``s``, and its type."""
+        vals = [_ident(n) for n, _ in names] + ["s"]
+        types = [t for _, t in names] + ["TState"]
+        return "(" + ", ".join(vals) + ")", " × ".join(types)
+
+    def _unpack(self, p: str, names: Sequence[tuple[str, str]], ind: str, out: list[str]) -> None:
+        k = len(names)
+        for i, (n, _) in enumerate(names):
+            out.append(f"{ind}let {_ident(n)} := {p}" + ".2" * i + ".1")
+        out.append(f"{ind}let s := {p}" + ".2" * k)
+
+    def if_(self, s: Stmt, c: Expr, t: Sequence[Stmt], e: Sequence[Stmt], ind: str, out: list[str]) -> None:
+        names = self.assigned((*t, *e))
+        tup, _ = self._tuple(names)
+        p = f"p{len(out)}"
+        out.append(f"{ind}let {p} :=")
+        out.append(f"{ind}  if {self.expr(c)} then")
+        self.block_(t, ind + "    ", out)
+        out.append(f"{ind}    {tup}")
+        out.append(f"{ind}  else")
+        self.block_(e, ind + "    ", out)
+        out.append(f"{ind}    {tup}")
+        self._unpack(p, names, ind, out)
+
+    def for_(self, s: For, ind: str, out: list[str]) -> None:
+        control = counted_loop(s, constant_step=False)
+        if control is None:
+            raise _unsupported("loop in Lean lowering", s.span, "not a counted for (i = a; i < b; i += c)")
+        var, _, start, cmp, bound, step_e = control
+        step = self.expr(step_e)
+        if not _positive(step_e, self.form):
+            raise _unsupported("loop step in Lean lowering", s.span, "its sign is not evident")
+        lo, hi = self.expr(start), self.expr(bound)
+        match cmp:
+            case BinaryOp.LT:
+                count, stride = f"(Larkc.Cuda.tripUp {lo} {hi} {step})", step
+            case BinaryOp.LE:
+                count, stride = f"(Larkc.Cuda.tripUp {lo} ({hi} + 1) {step})", step
+            case BinaryOp.GT:
+                count, stride = f"(Larkc.Cuda.tripDown {lo} {hi} {step})", f"(-{step})"
+            case BinaryOp.GE:
+                count, stride = f"(Larkc.Cuda.tripDown {lo} ({hi} - 1) {step})", f"(-{step})"
+            case _:
+                raise AssertionError(cmp)
+        names = self.assigned(s.body)
+        tup, ty = self._tuple(names)
+        p = f"p{len(out)}"
+        q = f"q{len(out)}"
+        out.append(f"{ind}let {p} := Larkc.Cuda.forLoop {lo} {stride} {count} {tup}")
+        out.append(f"{ind}  (fun ({_ident(var)} : ℤ) ({q} : {ty}) =>")
+        self._unpack(q, names, ind + "    ", out)
+        self.block_(s.body, ind + "    ", out)
+        out.append(f"{ind}    {tup})")
+        self._unpack(p, names, ind, out)
+
+    # -- phases -----------------------------------------------------------------------------------------
+
+    def remat_lines(self, used: set[str], ind: str) -> list[str]:
+        """``let``s recomputing the rematerialisable variables ``used`` needs, in dependency order."""
+        need: list[str] = []
+
+        def visit(name: str) -> None:
+            if name in need or name not in self.form.remat:
+                return
+            init = self.form.remat[name].init
+            assert init is not None
+            for x in walk_exprs(init):
+                if isinstance(x, VarRef):
+                    visit(x.name)
+            need.append(name)
+
+        for n in sorted(used):
+            visit(n)
+        out = []
+        for n in need:
+            d = self.form.remat[n]
+            if isinstance(d.type, PointerType):
+                continue  # pointers are resolved statically by `ptr`
+            assert d.init is not None
+            out.append(f"{ind}let {_ident(n)} : {self.typ(n, d.type, d.span)} := {self.expr(d.init)}")
+        return out
+
+    def phase_def(self, ph: Phase, loop_vars: Sequence[str]) -> str:
+        ind = "  "
+        body: list[str] = []
+        nodes: list[object] = list(ph.pieces) if ph.exchange is None else [ph.exchange]
+        used = {x.name for n in nodes for x in walk_exprs(n) if isinstance(x, VarRef)}
+        declared = {s.name for p in ph.pieces for s in walk_stmts(p.stmts) if isinstance(s, Decl)}
+        body += self.remat_lines(used, ind)
+        live_in = [n for n in self.form.carried if n in used or self._assigns_in(ph, n)]
+        for n in live_in:
+            if n in declared:
+                continue
+            body.append(f"{ind}let {_ident(n)} := s.get (Loc.reg b t {self.registers[n]})")
+        if ph.exchange is not None:
+            self.exchange(ph, body, ind)
+        else:
+            for piece in ph.pieces:
+                if piece.guards:
+                    g = " ∧ ".join(self.expr(x) for x in piece.guards)
+                    names = [(n, t) for n, t in self.assigned(piece.stmts)]
+                    names += [
+                        (d.name, self.typ(d.name, d.type, d.span))
+                        for d in walk_stmts(piece.stmts)
+                        if isinstance(d, Decl) and d.name in self.registers and d.name not in self.form.remat
+                    ]
+                    # variables declared under the guard start at 0 where the guard fails
+                    for n, t in names:
+                        if n in declared:
+                            zero = {"ℤ": "(0 : ℤ)", "ℝ": "(0 : ℝ)", "Prop": "False"}[t]
+                            body.append(f"{ind}let {_ident(n)} : {t} := {zero}")
+                    tup, _ = self._tuple(names)
+                    p = f"p{len(body)}"
+                    body.append(f"{ind}let {p} :=")
+                    body.append(f"{ind}  if {g} then")
+                    self.block_(piece.stmts, ind + "    ", body)
+                    body.append(f"{ind}    {tup}")
+                    body.append(f"{ind}  else {tup}")
+                    self._unpack(p, names, ind, body)
+                else:
+                    self.block_(piece.stmts, ind, body)
+        for n in self.form.carried:
+            if n in declared or self._assigns_in(ph, n):
+                body.append(f"{ind}let s := s.put (Loc.reg b t {self.registers[n]}) {_ident(n)}")
+        body.append(f"{ind}s")
+        params = self._params(loop_vars)
+        doc = f"Phase {ph.index}: ends at {ph.span.file.split('/')[-1]}:{ph.span.line}:{ph.span.col} ({ph.ends.value})."
+        return f"/-- {doc} -/\ndef phase{ph.index}{params} (b t : ℕ) (s : TState) : TState :=\n" + "\n".join(body)
+
+    def _assigns_in(self, ph: Phase, name: str) -> bool:
+        if ph.exchange is not None:
+            return ph.exchange.stmt.dst == name
+        for p in ph.pieces:
+            for s in walk_stmts(p.stmts):
+                if isinstance(s, Assign | Decl) and s.name == name:
+                    return True
+                if isinstance(s, Load) and s.dst == name:
+                    return True
+        return False
+
+    def exchange(self, ph: Phase, body: list[str], ind: str) -> None:
+        ex = ph.exchange
+        assert ex is not None
+        s = ex.stmt
+        if not isinstance(s, Shuffle):
+            raise _unsupported("vote in Lean lowering", s.span, s.kind.value)
+        if not isinstance(s.value, VarRef) or s.value.name not in self.registers:
+            raise _unsupported("shuffle of an expression in Lean lowering", s.span, "value must be a variable")
+        from larkc.ir.phases import const_int
+
+        width = const_int(s.width, {})
+        delta = const_int(s.lane, {})
+        if width != 32 or delta is None:
+            raise _unsupported("shuffle in Lean lowering", s.span, "width must be 32 and the lane a constant")
+        r = self.registers[s.value.name]
+        match s.kind:
+            case ShuffleKind.DOWN:
+                src = f"(if t % 32 + {delta} < 32 then t + {delta} else t)"
+            case ShuffleKind.UP:
+                src = f"(if {delta} ≤ t % 32 then t - {delta} else t)"
+            case ShuffleKind.XOR:
+                src = f"(t - t % 32 + Nat.xor (t % 32) {delta % 32})"
+            case ShuffleKind.IDX:
+                src = f"(t - t % 32 + {delta % 32})"
+            case _:
+                assert_never(s.kind)
+        val = f"s.get (Loc.reg b {src} {r})"
+        g = " ∧ ".join(self.expr(x) for x in ex.guards) if ex.guards else None
+        dst = _ident(s.dst)
+        if g is None:
+            body.append(f"{ind}let {dst} := {val}")
+            body.append(f"{ind}let s := s.note (Loc.reg b {src} {r})")
+        else:
+            body.append(f"{ind}let {dst} := if {g} then {val} else s.get (Loc.reg b t {self.registers[s.dst]})")
+            body.append(f"{ind}let s := if {g} then s.note (Loc.reg b {src} {r}) else s")
+
+    def _params(self, loop_vars: Sequence[str]) -> str:
+        out = ""
+        if self.symbols:
+            out += " (" + " ".join(self.symbols) + " : ℕ)"
+        if loop_vars:
+            out += " (" + " ".join(_ident(v) for v in loop_vars) + " : ℤ)"
+        return out
+
+    def args(self, loop_vals: Sequence[str]) -> str:
+        return "".join(f" {s}" for s in self.symbols) + "".join(f" {v}" for v in loop_vals)
+
+    def items(self, items: Sequence[PhaseItem], loop_vars: list[str], loop_vals: list[str], defs: list[str]) -> str:
+        parts: list[str] = []
+        plain: list[str] = []
+        g, bl = self.grid, self.block
+        threads = f"(launch ({g[0]} * {g[1]} * {g[2]}) ({bl[0]} * {bl[1]} * {bl[2]}))"
+        for it in items:
+            if isinstance(it, Phase):
+                defs.append(self.phase_def(it, loop_vars))
+                plain.append(f"{{ threads := {threads}, prog := phase{it.index}{self.args(loop_vals)} }}")
+            else:
+                if plain:
+                    parts.append("[" + ",\n    ".join(plain) + "]")
+                    plain = []
+                parts.append(self.loop(it, loop_vars, loop_vals, defs))
+        if plain:
+            parts.append("[" + ",\n    ".join(plain) + "]")
+        return " ++\n  ".join(parts) if parts else "[]"
+
+    def loop(self, lp: PhaseLoop, loop_vars: list[str], loop_vals: list[str], defs: list[str]) -> str:
+        saved = dict(self.loop_vars)
+        start, bound = self.expr(lp.start), self.expr(lp.bound)
+        k = f"k{len(loop_vars)}"
+        value = f"({start} + ({k} : ℤ) * {lp.step})"
+        self.loop_vars[lp.var] = _ident(lp.var)
+        step = abs(lp.step)
+        match lp.cmp:
+            case BinaryOp.LT:
+                count = f"(Larkc.Cuda.tripUp {start} {bound} {step})"
+            case BinaryOp.LE:
+                count = f"(Larkc.Cuda.tripUp {start} ({bound} + 1) {step})"
+            case BinaryOp.GT:
+                count = f"(Larkc.Cuda.tripDown {start} {bound} {step})"
+            case _:
+                count = f"(Larkc.Cuda.tripDown {start} ({bound} - 1) {step})"
+        inner = self.items(lp.body, [*loop_vars, lp.var], [*loop_vals, value], defs)
+        self.loop_vars = saved
+        return f"loopPhases (fun ({k} : ℕ) =>\n    {inner}) {count}"
+
+
+def _positive(e: Expr, form: PhaseForm) -> bool:
+    match e:
+        case Const(value):
+            return isinstance(value, int) and value > 0
+        case Builtin(reg):
+            return reg in (BuiltinReg.BLOCK_DIM, BuiltinReg.GRID_DIM)
+        case Binary(BinaryOp.MUL | BinaryOp.ADD, a, b):
+            return _positive(a, form) and _positive(b, form)
+        case Cast(operand=op, kind=CastKind.CONVERT):
+            return _positive(op, form)
+        case VarRef(name) if name in form.remat:
+            init = form.remat[name].init
+            return init is not None and _positive(init, form)
+        case _:
+            return False
+
+
+def lower_kernel(
+    form: PhaseForm,
+    symbols: Sequence[str],
+    scalars: Mapping[str, str],
+    grid: Sequence[str],
+    block: Sequence[str],
+) -> KernelLean:
+    """The Lean definitions of ``form``: one per phase and ``kernelPhases``.
+
+    ``scalars`` maps each scalar kernel parameter to its Lean value (an ``ℤ`` or ``ℝ`` term over the
+    shape symbols); ``grid`` and ``block`` are the launch dimensions as Lean ``ℕ`` terms.
+    """
+    low = _Lowerer(form, symbols, scalars, grid, block)
+    defs: list[str] = []
+    kernel = low.items(form.items, [], [], defs)
+    params = low._params(())
+    defs.append(
+        "/-- The kernel: its phases in order, each run by every thread of the launch. -/\n"
+        f"def kernelPhases{params} : List Phase :=\n  {kernel}"
+    )
+    globals_ = tuple((b.name, b.number) for b in low.buffers.values() if b.kind == "glob")
+    regs = tuple(sorted(low.registers.items(), key=lambda kv: kv[1]))
+    return KernelLean("\n\n".join(defs) + "\n", globals_, tuple(low.shared), regs)
