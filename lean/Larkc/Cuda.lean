@@ -22,6 +22,15 @@ def tripUp (start stop step : ℤ) : ℕ :=
 def tripDown (start stop step : ℤ) : ℕ :=
   if stop < start then ((start - stop + step - 1) / step).toNat else 0
 
+/-- How often `x` can be halved (rounding down) before it reaches `0`, with at most `fuel` steps. -/
+def halvingsAux : ℕ → ℕ → ℕ
+  | 0, _ => 0
+  | fuel + 1, x => if x = 0 then 0 else halvingsAux fuel (x / 2) + 1
+
+/-- The number of iterations of `for (i = start; i > 0; i >>= 1)`: `⌊log₂ start⌋ + 1` for a positive
+`start`, `0` otherwise (the fuel `start` always suffices). -/
+def halvings (start : ℤ) : ℕ := halvingsAux start.toNat start.toNat
+
 /-- A counted loop: `body` runs for `i = start, start + step, …`, `count` times, threading a state of
 type `σ` (the loop-carried variables and the thread's `TState`). -/
 def forLoop {σ : Type} (start step : ℤ) (count : ℕ) (init : σ) (body : ℤ → σ → σ) : σ :=
@@ -50,6 +59,12 @@ def lane : List ℝ → ℕ → ℝ
   | [], _ => 0
   | x :: _, 0 => x
   | _ :: xs, k + 1 => lane xs k
+
+/-- The vector `xs` with lane `k` replaced by `v` (unchanged past the end). -/
+def setLane : List ℝ → ℕ → ℝ → List ℝ
+  | [], _, _ => []
+  | _ :: xs, 0, v => v :: xs
+  | x :: xs, k + 1, v => x :: setLane xs k v
 
 /-- `rsqrtf(x)`: `1 / √x`. In ℝ, `Real.sqrt x = 0` for `x ≤ 0` and `1 / 0 = 0`, where IEEE gives
 `+inf` or NaN: a proof that needs `rsqrt` must establish `0 < x`. -/

@@ -28,20 +28,7 @@ TASKS = sorted(p.parent.name for p in EXAMPLES.glob("*/task.py"))
 NOT_YET = {
     "abs_max": "unsupported atomic in Lean lowering",
     "gelu_packed128": "unsupported value type in Lean lowering",
-    "half_relu": "unsupported value type in Lean lowering",
-    "half_scale": "unsupported value type in Lean lowering",
-    "layer_norm_welford": "unsupported value type in Lean lowering",
     "matmul_tiled_bug_missing_sync": "unsupported synchronisation in this loop",
-    "rotary_embedding": "unsupported load of a non-float value",
-    "rotary_embedding_bug_index_overflow": "unsupported load of a non-float value",
-    "row_max": "unsupported non-finite constant",
-    "row_max_bug_zero_init": "unsupported non-finite constant",
-    "row_sum_shared_bug_missing_sync": "unsupported loop in Lean lowering",
-    "silu_and_mul": "unsupported pointer variable",
-    "softmax_online": "unsupported value type in Lean lowering",
-    "softmax_three_pass": "unsupported synchronisation in this loop",
-    "vector_add_float4": "unsupported value type in Lean lowering",
-    "vector_add_float4_bug_no_tail": "unsupported value type in Lean lowering",
 }
 
 

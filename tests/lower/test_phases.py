@@ -33,7 +33,6 @@ MAX_THREADS = 2048
 # of them starts working, so that the list shrinks).
 UNSUPPORTED = {
     "matmul_tiled_bug_missing_sync": "the loop body must end with __syncthreads()",
-    "softmax_three_pass": "loop control must be constant",
 }
 
 
@@ -74,7 +73,7 @@ def test_phase_form_matches_simulator(name: str) -> None:
         sim = simulate(module, f.name, LaunchConfig(grid, block, shared), args)
         kinds = {d.kind.value for d in sim.diagnoses}
         try:
-            got = run_phase_form(form, grid, block, args)
+            got = run_phase_form(form, grid, block, args, shared)
         except SimulationError as e:
             assert "out-of-bounds" in str(e) and "oob" in kinds, (str(e), kinds)
             continue

@@ -137,7 +137,8 @@ class PhaseLoop:
     """``for (var = start; var <cmp> bound; var += step)`` around phases, with uniform control.
 
     ``start`` and ``bound`` are rematerialisable expressions that do not depend on the thread;
-    ``step`` is a non-zero constant; ``cmp`` is ``<``, ``<=``, ``>`` or ``>=``.
+    ``step`` is a non-zero constant; ``cmp`` is ``<``, ``<=``, ``>`` or ``>=``. A *halving* loop is
+    ``for (var = start; var > 0; var >>= 1)`` (or ``/= 2``): ``cmp`` is ``>``, ``bound`` 0, ``step`` 0.
     """
 
     var: str
@@ -148,6 +149,7 @@ class PhaseLoop:
     step: int
     body: tuple[PhaseItem, ...]
     span: Span
+    halving: bool = False
 
 
 PhaseItem = Phase | PhaseLoop
@@ -326,7 +328,8 @@ class _Inliner:
             raise _unsupported("recursive call", s.span, s.func)
         k = next(self.counter)
         local = {n for n in _defined_names(f.body)} | {p.name for p in f.params}
-        names = {n: f"{f.name.split('<')[0]}.{k}.{n}" for n in sorted(local)}
+        base = _short_name(f.name)
+        names = {n: f"{base}.{k}.{n}" for n in sorted(local)}
         out: list[Stmt] = []
         for p, a in zip(f.params, s.args, strict=True):
             if p.by_ref:
@@ -336,7 +339,7 @@ class _Inliner:
             else:
                 out.append(Decl(names[p.name], p.type, a, s.span))
         body = rename(f.body, names)
-        ret = f"{f.name.split('<')[0]}.{k}.ret"
+        ret = f"{base}.{k}.ret"
         if s.dst is not None:
             out.append(Decl(ret, f.ret, None, s.span))
         body = _returns_to_assign(body, ret if s.dst is not None else None, s.span)
@@ -344,6 +347,11 @@ class _Inliner:
         if s.dst is not None:
             out.append(Assign(s.dst, VarRef(ret, f.ret, s.span), s.span))
         return out
+
+
+def _short_name(name: str) -> str:
+    """A device function's name without template arguments and signature (``store_float(ptr, f32)``)."""
+    return name.split("<", maxsplit=1)[0].split("(", maxsplit=1)[0]
 
 
 def _defined_names(stmts: Sequence[Stmt]) -> Iterator[str]:
@@ -515,7 +523,7 @@ def _c_binary(op: BinaryOp, a: int, b: int) -> int | None:
 _MAX_UNROLL = 4096
 
 
-def _unrolled(s: For) -> list[int] | None:
+def unrolled_values(s: For) -> list[int] | None:
     """The loop variable's values if ``s`` is ``for (T v = c0; cond; v = f(v))`` with constant control."""
     if len(s.init) != 1 or not isinstance(s.init[0], Decl) or s.init[0].init is None or s.cond is None:
         return None
@@ -616,7 +624,7 @@ class _Builder:
                     raise _unsupported("synchronisation here", s.span, type(s).__name__)
 
     def loop(self, s: For, guards: tuple[Expr, ...], loop_vars: frozenset[str]) -> None:
-        values = _unrolled(s)
+        values = unrolled_values(s)
         if values is not None:
             init = s.init[0]
             assert isinstance(init, Decl)
@@ -624,7 +632,7 @@ class _Builder:
                 body = substitute(s.body, {init.name: Const(v, _scalar(init.type), init.span)})
                 self.split(body, guards, loop_vars)
             return
-        control = _counted(s)
+        control = _counted(s) or _halving(s)
         if control is None:
             raise _unsupported(
                 "synchronisation in this loop",
@@ -646,7 +654,37 @@ class _Builder:
         inner = _Builder(self.remat, self.params, self.counter)
         inner.split(s.body, guards, loop_vars | {var})
         assert not inner.pieces
-        self.items.append(PhaseLoop(var, t, start, cmp, bound, step, tuple(inner.items), s.span))
+        self.items.append(PhaseLoop(var, t, start, cmp, bound, step, tuple(inner.items), s.span, halving=step == 0))
+
+
+def _halving(s: For) -> tuple[str, ScalarType, Expr, BinaryOp, Expr, int] | None:
+    """``for (T v = start; v > 0; v >>= 1)`` (or ``v /= 2``) as ``(v, T, start, >, 0, 0)``."""
+    if len(s.init) != 1 or not isinstance(s.init[0], Decl) or s.init[0].init is None or s.cond is None:
+        return None
+    d = s.init[0]
+    if not isinstance(d.type, ScalarType) or not d.type.is_int:
+        return None
+    c = s.cond
+    if not (isinstance(c, Binary) and c.op is BinaryOp.GT and isinstance(_strip_int_casts(c.lhs), VarRef)):
+        return None
+    lhs = _strip_int_casts(c.lhs)
+    if not (isinstance(lhs, VarRef) and lhs.name == d.name and const_int(c.rhs, {}) == 0):
+        return None
+    if len(s.step) != 1 or not isinstance(s.step[0], Assign) or s.step[0].name != d.name:
+        return None
+    st = _strip_int_casts(s.step[0].value)
+    if not (isinstance(st, Binary) and isinstance(_strip_int_casts(st.lhs), VarRef)):
+        return None
+    if not (
+        (st.op is BinaryOp.SHR and const_int(st.rhs, {}) == 1) or (st.op is BinaryOp.DIV and const_int(st.rhs, {}) == 2)
+    ):
+        return None
+    if any(isinstance(x, Assign) and x.name == d.name for x in walk_stmts(s.body)):
+        return None
+    if any(isinstance(x, Break | Continue | Return) for x in walk_stmts(s.body)):
+        return None
+    assert d.init is not None
+    return d.name, d.type, d.init, BinaryOp.GT, c.rhs, 0
 
 
 def _scalar(t: object) -> ScalarType:

@@ -45,10 +45,13 @@ from larkc.ir.nodes import (
     Decl,
     DoWhile,
     Expr,
+    Extract,
     Fence,
     For,
     If,
+    Insert,
     Load,
+    MakeVector,
     MathCall,
     MathFn,
     PtrAdd,
@@ -64,8 +67,19 @@ from larkc.ir.nodes import (
     Vote,
     While,
 )
-from larkc.ir.phases import Phase, PhaseForm, PhaseItem, PhaseLoop, counted_loop, walk_exprs, walk_stmts
-from larkc.ir.types import AddressSpace, PointerType, ScalarType, Type
+from larkc.ir.phases import (
+    Phase,
+    PhaseForm,
+    PhaseItem,
+    PhaseLoop,
+    const_int,
+    counted_loop,
+    substitute,
+    unrolled_values,
+    walk_exprs,
+    walk_stmts,
+)
+from larkc.ir.types import AddressSpace, PointerType, ScalarType, Type, VectorType, size_of
 from larkc.lower.spec import lean_real
 
 __all__ = ["BINARY_RULES", "MATH_RULES", "UNARY_RULES", "KernelLean", "lower_kernel"]
@@ -163,8 +177,9 @@ class KernelLean:
     buffers by parameter name with their numbers, shared arrays with their sizes, carried registers."""
 
     definitions: str
+    sentinel: bool  # the kernel uses -inf: its definitions take `ninf : ℝ`, a real standing for it
     globals: tuple[tuple[str, int], ...]
-    shared: tuple[tuple[str, int, int], ...]
+    shared: tuple[tuple[str, int, str], ...]
     registers: tuple[tuple[str, int], ...]
 
 
@@ -179,10 +194,26 @@ def _cls(t: Type, span: Span) -> str:
         return "real" if t.is_float else "int"
     if isinstance(t, PointerType):
         return "ptr"
+    if isinstance(t, VectorType) and t.elem.is_float:
+        return "vec"
     raise _unsupported("value type in Lean lowering", span, str(t))
 
 
-_LEAN_TYPE = {"int": "ℤ", "real": "ℝ", "bool": "Prop"}
+_LEAN_TYPE = {"int": "ℤ", "real": "ℝ", "bool": "Prop", "vec": "List ℝ"}
+
+
+def _lanes(t: Type) -> int:
+    return t.lanes if isinstance(t, VectorType) else 1
+
+
+def _zero(t: Type, span: Span) -> str:
+    c = _cls(t, span)
+    if c == "vec":
+        return "[" + ", ".join(["(0 : ℝ)"] * _lanes(t)) + "]"
+    zero = {"int": "(0 : ℤ)", "real": "(0 : ℝ)", "bool": "False"}.get(c)
+    if zero is None:
+        raise _unsupported("declaration in Lean lowering", span, str(t))
+    return zero
 
 
 def _real_literal(v: float, span: Span) -> str:
@@ -206,6 +237,7 @@ class _Lowerer:
         scalars: Mapping[str, str],
         grid: Sequence[str],
         block: Sequence[str],
+        dynamic_shared: str | None,
     ) -> None:
         self.form = form
         self.symbols = tuple(symbols)
@@ -218,50 +250,78 @@ class _Lowerer:
             if isinstance(p.type, PointerType):
                 self.buffers[p.name] = Buffer("glob", n, p.name, p.type.pointee)
                 n += 1
-        self.shared: list[tuple[str, int, int]] = []
+        self.shared: list[tuple[str, int, str]] = []
         k_sh = k_lcl = 0
         for s in walk_stmts(form.kernel.body):
             if isinstance(s, Alloc):
-                if s.count is None:
+                if s.count is None and dynamic_shared is None:
                     raise _unsupported("dynamic shared memory in Lean lowering", s.span, s.name)
                 if s.space is AddressSpace.SHARED:
                     self.buffers[s.name] = Buffer("shr", k_sh, s.name, s.elem)
-                    self.shared.append((s.name, k_sh, s.count))
+                    count = str(s.count) if s.count is not None else f"(({dynamic_shared}) / {size_of(s.elem)})"
+                    self.shared.append((s.name, k_sh, count))
                     k_sh += 1
                 else:
                     self.buffers[s.name] = Buffer("lcl", k_lcl, s.name, s.elem)
                     k_lcl += 1
-        self.registers = {name: i for i, name in enumerate(form.carried)}
+        self.registers: dict[str, int] = {}
+        self.lane_count: dict[str, int] = {}
+        self.kinds: dict[str, str] = {}
+        types = _declared_types(form)
+        r = 0
+        for name in form.carried:
+            t = types.get(name)
+            if t is None:
+                raise _unsupported("variable in Lean lowering", form.kernel.span, f"{name} has no declaration")
+            if _cls(t, form.kernel.span) == "ptr":
+                raise _unsupported("pointer kept across a barrier in Lean lowering", form.kernel.span, name)
+            self.kinds[name] = _cls(t, form.kernel.span)
+            self.registers[name] = r
+            self.lane_count[name] = _lanes(t)
+            r += _lanes(t)
+        self.sentinel = any(
+            isinstance(x, Const) and isinstance(x.value, float) and x.value == float("-inf")
+            for x in walk_exprs(form.kernel.body)
+        )
+        self.source_lane: str | None = None
         self.loop_vars: dict[str, str] = {}
+        self.ptr_env: dict[str, tuple[Buffer, str, Type]] = {}
 
     # -- expressions ------------------------------------------------------------------------------------
 
-    def ptr(self, e: Expr) -> tuple[Buffer, str]:
+    def ptr(self, e: Expr) -> tuple[Buffer, str, Type]:
+        """The buffer ``e`` points into, the offset in the buffer's elements, and the pointee type seen."""
         match e:
             case VarRef(name) if name in self.buffers:
-                return self.buffers[name], "0"
+                b = self.buffers[name]
+                return b, "0", b.elem
+            case VarRef(name) if name in self.ptr_env:
+                return self.ptr_env[name]
             case VarRef(name) if name in self.form.remat:
                 init = self.form.remat[name].init
                 assert init is not None
                 return self.ptr(init)
             case PtrAdd(base, offset):
-                buf, off = self.ptr(base)
-                assert isinstance(base.type, PointerType)
-                if base.type.pointee != buf.elem:
-                    raise _unsupported("pointer reinterpretation in Lean lowering", e.span, str(base.type))
-                return buf, f"({off} + {self.expr(offset)})"
-            case Cast(operand=op, kind=CastKind.BITCAST, type=t) if isinstance(t, PointerType):
-                buf, off = self.ptr(op)
-                if t.pointee != buf.elem:
+                buf, off, view = self.ptr(base)
+                k = _lanes(view)
+                scaled = self.expr(offset) if k == 1 else f"({self.expr(offset)} * {k})"
+                return buf, f"({off} + {scaled})", view
+            case Cast(operand=op, type=t) if isinstance(t, PointerType):
+                buf, off, _ = self.ptr(op)
+                view = t.pointee
+                elem = view.elem if isinstance(view, VectorType) else view
+                if elem != buf.elem:
                     raise _unsupported(
-                        "pointer reinterpretation in Lean lowering", e.span, f"{buf.elem} as {t.pointee}"
+                        "pointer reinterpretation in Lean lowering", e.span, f"{buf.elem} buffer as {view}"
                     )
-                return buf, off
+                return buf, off, view
             case _:
                 raise _unsupported("pointer expression in Lean lowering", e.span, type(e).__name__)
 
-    def loc(self, e: Expr) -> str:
-        buf, off = self.ptr(e)
+    def loc(self, e: Expr, lane: int | None = None) -> str:
+        buf, off, _ = self.ptr(e)
+        if lane:
+            off = f"({off} + {lane})"
         match buf.kind:
             case "glob":
                 return f"(Loc.glob {buf.number} {off})"
@@ -277,9 +337,18 @@ class _Lowerer:
                 if c == "bool":
                     return "True" if value else "False"
                 if c == "real":
+                    if self.sentinel and float(value) == float("-inf"):
+                        return "ninf"
                     return _real_literal(float(value), e.span)
                 return f"({int(value)} : ℤ)"
             case VarRef(name):
+                if self.source_lane is not None:
+                    if name in self.registers:
+                        return f"({self.reg_read(name, self.source_lane)})"
+                    if not (name in self.scalars or name in self.loop_vars):
+                        raise _unsupported(
+                            "shuffle of this value in Lean lowering", e.span, f"{name} is not kept in a register"
+                        )
                 if name in self.loop_vars:
                     return self.loop_vars[name]
                 if name in self.scalars:
@@ -300,6 +369,29 @@ class _Lowerer:
                         return f"(({self.grid[k]} : ℕ) : ℤ)"
                     case _:
                         assert_never(reg)
+            case Unary(op, operand) if _cls(operand.type, e.span) == "vec":
+                rule = UNARY_RULES[op].get("real")
+                if rule is None:
+                    raise _unsupported(f"operator {op.value} in Lean lowering", e.span, str(operand.type))
+                a = self.expr(operand)
+                lanes = range(_lanes(operand.type))
+                return "[" + ", ".join(rule.format(a=f"(Larkc.Cuda.lane {a} {k})") for k in lanes) + "]"
+            case Binary(op, lhs, rhs) if _cls(lhs.type, e.span) == "vec":
+                rule = BINARY_RULES[op].get("real")
+                if rule is None or _cls(e.type, e.span) != "vec":
+                    raise _unsupported(f"operator {op.value} of vectors in Lean lowering", e.span, str(lhs.type))
+                a, b = self.expr(lhs), self.expr(rhs)
+                lanes = range(_lanes(lhs.type))
+                return (
+                    "["
+                    + ", ".join(
+                        rule.format(a=f"(Larkc.Cuda.lane {a} {k})", b=f"(Larkc.Cuda.lane {b} {k})") for k in lanes
+                    )
+                    + "]"
+                )
+            case Binary(BinaryOp.BITAND, lhs, rhs) if _cls(lhs.type, e.span) == "int" and _low_mask(rhs):
+                # x & (2^k - 1) is x mod 2^k for every two's-complement x: Lean's `%` on ℤ (Euclidean)
+                return f"({self.expr(lhs)} % {_low_mask(rhs) + 1})"
             case Unary(op, operand):
                 rule = UNARY_RULES[op].get(_cls(operand.type, e.span))
                 if rule is None:
@@ -312,8 +404,24 @@ class _Lowerer:
                 return rule.format(a=self.expr(lhs), b=self.expr(rhs))
             case Select(c, x, y):
                 return f"(if {self.expr(c)} then {self.expr(x)} else {self.expr(y)})"
+            case MakeVector(elems):
+                return "[" + ", ".join(self.expr(x) for x in elems) + "]"
+            case Extract(vector, index):
+                lane = const_int(index, {})
+                if lane is None:
+                    raise _unsupported("vector lane chosen at run time in Lean lowering", e.span, "lane index")
+                return f"(Larkc.Cuda.lane {self.expr(vector)} {lane})"
+            case Insert(vector, index, value):
+                lane = const_int(index, {})
+                if lane is None:
+                    raise _unsupported("vector lane chosen at run time in Lean lowering", e.span, "lane index")
+                return f"(Larkc.Cuda.setLane {self.expr(vector)} {lane} {self.expr(value)})"
             case Cast(operand=op, type=t, kind=kind):
                 src, dst = _cls(op.type, e.span), _cls(t, e.span)
+                if src == "vec" or dst == "vec":
+                    if kind is CastKind.CONVERT and src == dst and _lanes(op.type) == _lanes(t):
+                        return self.expr(op)
+                    raise _unsupported("vector conversion in Lean lowering", e.span, f"{op.type} to {t}")
                 if kind is CastKind.BITCAST and src != dst:
                     raise _unsupported("bit reinterpretation in Lean lowering", e.span, f"{op.type} as {t}")
                 if src == dst:
@@ -329,6 +437,20 @@ class _Lowerer:
                 if (src, dst) == ("real", "bool"):
                     return f"({self.expr(op)} ≠ 0)"
                 raise _unsupported("conversion in Lean lowering", e.span, f"{op.type} to {t}")
+            case MathCall(fn, args) if any(_cls(a.type, e.span) == "vec" for a in args):
+                math_rule = MATH_RULES[fn]
+                if math_rule is None or not all(_cls(a.type, e.span) == "vec" for a in args):
+                    raise _unsupported(f"{fn.value} of vectors in Lean lowering", e.span, fn.value)
+                vals = [self.expr(a) for a in args]
+                lanes = range(_lanes(args[0].type))
+                return (
+                    "["
+                    + ", ".join(
+                        math_rule.format(**dict(zip("abc", (f"(Larkc.Cuda.lane {v} {k})" for v in vals), strict=False)))
+                        for k in lanes
+                    )
+                    + "]"
+                )
             case MathCall(fn, args):
                 if any(_cls(a.type, e.span) != "real" for a in args):
                     raise _unsupported(f"{fn.value} of integers in Lean lowering", e.span, fn.value)
@@ -382,15 +504,19 @@ class _Lowerer:
             case Decl(name, t, init):
                 if name in self.form.remat:
                     return  # recomputed where used (see rematerialise)
-                if init is not None:
+                if isinstance(t, PointerType):
+                    if init is None:
+                        raise _unsupported("pointer declared without a value in Lean lowering", s.span, name)
+                    buf, off, view = self.ptr(init)
+                    out.append(f"{ind}let {_ident(name)} : ℤ := {off}")
+                    self.ptr_env[name] = (buf, _ident(name), view)
+                elif init is not None:
                     out.append(f"{ind}let {_ident(name)} : {self.typ(name, t, s.span)} := {self.expr(init)}")
                 else:
-                    c = _cls(t, s.span)
-                    zero = {"int": "(0 : ℤ)", "real": "(0 : ℝ)", "bool": "False"}.get(c)
-                    if zero is None:
-                        raise _unsupported("declaration in Lean lowering", s.span, name)
-                    out.append(f"{ind}let {_ident(name)} : {_LEAN_TYPE[c]} := {zero}")
+                    out.append(f"{ind}let {_ident(name)} : {self.typ(name, t, s.span)} := {_zero(t, s.span)}")
             case Assign(name, value):
+                if isinstance(value.type, PointerType):
+                    raise _unsupported("pointer assignment in Lean lowering", s.span, name)
                 out.append(f"{ind}let {_ident(name)} := {self.expr(value)}")
             case Alloc():
                 pass
@@ -398,17 +524,34 @@ class _Lowerer:
                 if mask is not None:
                     raise _unsupported("masked load in Lean lowering", s.span, dst)
                 assert isinstance(ptr.type, PointerType)
-                if _cls(ptr.type.pointee, s.span) != "real":
-                    raise _unsupported("load of a non-float value in Lean lowering", s.span, str(ptr.type.pointee))
+                t = ptr.type.pointee
+                c = _cls(t, s.span)
+                if c == "vec":
+                    locs = [self.loc(ptr, k) for k in range(_lanes(t))]
+                    out.append(f"{ind}let {_ident(dst)} := [" + ", ".join(f"s.get {x}" for x in locs) + "]")
+                    for x in locs:
+                        out.append(f"{ind}let s := s.note {x}")
+                    return
                 loc = self.loc(ptr)
-                out.append(f"{ind}let {_ident(dst)} := s.get {loc}")
+                read = {"real": f"s.get {loc}", "int": f"Int.floor (s.get {loc})"}.get(c)
+                if read is None:
+                    raise _unsupported("load of this type in Lean lowering", s.span, str(t))
+                out.append(f"{ind}let {_ident(dst)} := {read}")
                 out.append(f"{ind}let s := s.note {loc}")
             case Store(ptr, value, mask):
                 if mask is not None:
                     raise _unsupported("masked store in Lean lowering", s.span, "mask")
-                if _cls(value.type, s.span) != "real":
-                    raise _unsupported("store of a non-float value in Lean lowering", s.span, str(value.type))
-                out.append(f"{ind}let s := s.put {self.loc(ptr)} {self.expr(value)}")
+                c = _cls(value.type, s.span)
+                v = self.expr(value)
+                if c == "vec":
+                    for k in range(_lanes(value.type)):
+                        out.append(f"{ind}let s := s.put {self.loc(ptr, k)} (Larkc.Cuda.lane {v} {k})")
+                    return
+                if c == "int":
+                    v = f"(({v} : ℤ) : ℝ)"
+                elif c != "real":
+                    raise _unsupported("store of this type in Lean lowering", s.span, str(value.type))
+                out.append(f"{ind}let s := s.put {self.loc(ptr)} {v}")
             case Atomic(dst, op, ptr, value):
                 if dst is not None or op is not AtomicOp.ADD or _cls(value.type, s.span) != "real":
                     raise _unsupported(
@@ -455,6 +598,16 @@ class _Lowerer:
 
     def for_(self, s: For, ind: str, out: list[str]) -> None:
         control = counted_loop(s, constant_step=False)
+        lane_by_var = any(
+            isinstance(x, Extract | Insert) and const_int(x.index, {}) is None for x in walk_exprs(s.body)
+        )
+        values = unrolled_values(s) if control is None or lane_by_var else None
+        if values is not None:
+            init = s.init[0]
+            assert isinstance(init, Decl)
+            for v in values:
+                self.block_(substitute(s.body, {init.name: Const(v, init.type, init.span)}), ind, out)  # type: ignore[arg-type]
+            return
         if control is None:
             raise _unsupported("loop in Lean lowering", s.span, "not a counted for (i = a; i < b; i += c)")
         var, _, start, cmp, bound, step_e = control
@@ -522,7 +675,7 @@ class _Lowerer:
         for n in live_in:
             if n in declared:
                 continue
-            body.append(f"{ind}let {_ident(n)} := s.get (Loc.reg b t {self.registers[n]})")
+            body.append(f"{ind}let {_ident(n)} := {self.reg_read(n, 't')}")
         if ph.exchange is not None:
             self.exchange(ph, body, ind)
         else:
@@ -536,10 +689,10 @@ class _Lowerer:
                         if isinstance(d, Decl) and d.name in self.registers and d.name not in self.form.remat
                     ]
                     # variables declared under the guard start at 0 where the guard fails
+                    decl_types = {d.name: d.type for d in walk_stmts(piece.stmts) if isinstance(d, Decl)}
                     for n, t in names:
-                        if n in declared:
-                            zero = {"ℤ": "(0 : ℤ)", "ℝ": "(0 : ℝ)", "Prop": "False"}[t]
-                            body.append(f"{ind}let {_ident(n)} : {t} := {zero}")
+                        if n in declared and n in decl_types:
+                            body.append(f"{ind}let {_ident(n)} : {t} := {_zero(decl_types[n], ph.span)}")
                     tup, _ = self._tuple(names)
                     p = f"p{len(body)}"
                     body.append(f"{ind}let {p} :=")
@@ -552,11 +705,32 @@ class _Lowerer:
                     self.block_(piece.stmts, ind, body)
         for n in self.form.carried:
             if n in declared or self._assigns_in(ph, n):
-                body.append(f"{ind}let s := s.put (Loc.reg b t {self.registers[n]}) {_ident(n)}")
+                r, k = self.registers[n], self.lane_count[n]
+                if k == 1:
+                    v = {
+                        "int": f"(({_ident(n)} : ℤ) : ℝ)",
+                        "bool": f"(if {_ident(n)} then (1 : ℝ) else 0)",
+                    }.get(self.kinds[n], _ident(n))
+                    body.append(f"{ind}let s := s.put (Loc.reg b t {r}) {v}")
+                else:
+                    for j in range(k):
+                        body.append(f"{ind}let s := s.put (Loc.reg b t {r + j}) (Larkc.Cuda.lane {_ident(n)} {j})")
         body.append(f"{ind}s")
         params = self._params(loop_vars)
         doc = f"Phase {ph.index}: ends at {ph.span.file.split('/')[-1]}:{ph.span.line}:{ph.span.col} ({ph.ends.value})."
         return f"/-- {doc} -/\ndef phase{ph.index}{params} (b t : ℕ) (s : TState) : TState :=\n" + "\n".join(body)
+
+    def reg_read(self, name: str, thread: str) -> str:
+        """The value of carried variable ``name`` of thread ``thread`` (of block ``b``) from its registers."""
+        r, k = self.registers[name], self.lane_count[name]
+        match self.kinds[name]:
+            case "int":
+                return f"Int.floor (s.get (Loc.reg b {thread} {r}))"
+            case "bool":
+                return f"(s.get (Loc.reg b {thread} {r}) ≠ 0)"
+            case "real":
+                return f"s.get (Loc.reg b {thread} {r})"
+        return "[" + ", ".join(f"s.get (Loc.reg b {thread} {r + j})" for j in range(k)) + "]"
 
     def _assigns_in(self, ph: Phase, name: str) -> bool:
         if ph.exchange is not None:
@@ -575,15 +749,10 @@ class _Lowerer:
         s = ex.stmt
         if not isinstance(s, Shuffle):
             raise _unsupported("vote in Lean lowering", s.span, s.kind.value)
-        if not isinstance(s.value, VarRef) or s.value.name not in self.registers:
-            raise _unsupported("shuffle of an expression in Lean lowering", s.span, "value must be a variable")
-        from larkc.ir.phases import const_int
-
         width = const_int(s.width, {})
         delta = const_int(s.lane, {})
         if width != 32 or delta is None:
             raise _unsupported("shuffle in Lean lowering", s.span, "width must be 32 and the lane a constant")
-        r = self.registers[s.value.name]
         match s.kind:
             case ShuffleKind.DOWN:
                 src = f"(if t % 32 + {delta} < 32 then t + {delta} else t)"
@@ -595,26 +764,41 @@ class _Lowerer:
                 src = f"(t - t % 32 + {delta % 32})"
             case _:
                 assert_never(s.kind)
-        val = f"s.get (Loc.reg b {src} {r})"
+        self.source_lane = src
+        try:
+            val = self.expr(s.value)
+        finally:
+            self.source_lane = None
+        read = sorted(
+            {
+                (self.registers[x.name], self.lane_count[x.name])
+                for x in walk_exprs(s.value)
+                if isinstance(x, VarRef) and x.name in self.registers
+            }
+        )
+        notes = [f"(Loc.reg b {src} {r + j})" for r, k in read for j in range(k)]
         g = " ∧ ".join(self.expr(x) for x in ex.guards) if ex.guards else None
         dst = _ident(s.dst)
         if g is None:
             body.append(f"{ind}let {dst} := {val}")
-            body.append(f"{ind}let s := s.note (Loc.reg b {src} {r})")
+            body.extend(f"{ind}let s := s.note {n}" for n in notes)
         else:
-            body.append(f"{ind}let {dst} := if {g} then {val} else s.get (Loc.reg b t {self.registers[s.dst]})")
-            body.append(f"{ind}let s := if {g} then s.note (Loc.reg b {src} {r}) else s")
+            body.append(f"{ind}let {dst} := if {g} then {val} else {self.reg_read(s.dst, 't')}")
+            body.extend(f"{ind}let s := if {g} then s.note {n} else s" for n in notes)
 
     def _params(self, loop_vars: Sequence[str]) -> str:
         out = ""
         if self.symbols:
             out += " (" + " ".join(self.symbols) + " : ℕ)"
+        if self.sentinel:
+            out += " (ninf : ℝ)"
         if loop_vars:
             out += " (" + " ".join(_ident(v) for v in loop_vars) + " : ℤ)"
         return out
 
     def args(self, loop_vals: Sequence[str]) -> str:
-        return "".join(f" {s}" for s in self.symbols) + "".join(f" {v}" for v in loop_vals)
+        sentinel = " ninf" if self.sentinel else ""
+        return "".join(f" {s}" for s in self.symbols) + sentinel + "".join(f" {v}" for v in loop_vals)
 
     def items(self, items: Sequence[PhaseItem], loop_vars: list[str], loop_vals: list[str], defs: list[str]) -> str:
         parts: list[str] = []
@@ -638,10 +822,12 @@ class _Lowerer:
         saved = dict(self.loop_vars)
         start, bound = self.expr(lp.start), self.expr(lp.bound)
         k = f"k{len(loop_vars)}"
-        value = f"({start} + ({k} : ℤ) * {lp.step})"
+        value = f"(Larkc.Cuda.shr {start} ({k} : ℤ))" if lp.halving else f"({start} + ({k} : ℤ) * {lp.step})"
         self.loop_vars[lp.var] = _ident(lp.var)
         step = abs(lp.step)
         match lp.cmp:
+            case _ if lp.halving:
+                count = f"(Larkc.Cuda.halvings {start})"
             case BinaryOp.LT:
                 count = f"(Larkc.Cuda.tripUp {start} {bound} {step})"
             case BinaryOp.LE:
@@ -653,6 +839,20 @@ class _Lowerer:
         inner = self.items(lp.body, [*loop_vars, lp.var], [*loop_vals, value], defs)
         self.loop_vars = saved
         return f"loopPhases (fun ({k} : ℕ) =>\n    {inner}) {count}"
+
+
+def _low_mask(e: Expr) -> int:
+    """``2^k - 1`` if ``e`` is that constant with ``k >= 1``, else 0."""
+    v = const_int(e, {})
+    return v if v is not None and v > 0 and (v & (v + 1)) == 0 else 0
+
+
+def _declared_types(form: PhaseForm) -> dict[str, Type]:
+    out: dict[str, Type] = {p.name: p.type for p in form.kernel.params}
+    for s in walk_stmts(form.kernel.body):
+        if isinstance(s, Decl):
+            out[s.name] = s.type
+    return out
 
 
 def _positive(e: Expr, form: PhaseForm) -> bool:
@@ -678,13 +878,15 @@ def lower_kernel(
     scalars: Mapping[str, str],
     grid: Sequence[str],
     block: Sequence[str],
+    dynamic_shared: str | None = None,
 ) -> KernelLean:
     """The Lean definitions of ``form``: one per phase and ``kernelPhases``.
 
     ``scalars`` maps each scalar kernel parameter to its Lean value (an ``ℤ`` or ``ℝ`` term over the
-    shape symbols); ``grid`` and ``block`` are the launch dimensions as Lean ``ℕ`` terms.
+    shape symbols); ``grid`` and ``block`` are the launch dimensions as Lean ``ℕ`` terms, and
+    ``dynamic_shared`` the launch's dynamic shared memory in bytes (``extern __shared__`` arrays).
     """
-    low = _Lowerer(form, symbols, scalars, grid, block)
+    low = _Lowerer(form, symbols, scalars, grid, block, dynamic_shared)
     defs: list[str] = []
     kernel = low.items(form.items, [], [], defs)
     params = low._params(())
@@ -694,4 +896,4 @@ def lower_kernel(
     )
     globals_ = tuple((b.name, b.number) for b in low.buffers.values() if b.kind == "glob")
     regs = tuple(sorted(low.registers.items(), key=lambda kv: kv[1]))
-    return KernelLean("\n\n".join(defs) + "\n", globals_, tuple(low.shared), regs)
+    return KernelLean("\n\n".join(defs) + "\n", low.sentinel, globals_, tuple(low.shared), regs)

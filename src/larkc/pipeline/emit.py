@@ -114,7 +114,7 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
                 raise TaskError(f"task {task.name}: scalar parameter {p.name} has no shape or scalar binding")
     grid = [lean_shape(d) for d in task.launch.grid]
     block = [lean_shape(d) for d in task.launch.block]
-    kernel = lower_kernel(form, symbols, scalars, grid, block)
+    kernel = lower_kernel(form, symbols, scalars, grid, block, lean_shape(task.launch.shared_bytes))
     graph = trace(task)
     spec = lower_spec(graph, symbols)
 
@@ -130,10 +130,12 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
         if isinstance(b, BufferArg) and p.name in buffers:
             tensor_buffer.setdefault(b.name, buffers[p.name])
     spec_inputs = ""
+    input_buffers: list[int] = []
     for spec_name, _binder in spec.inputs:
         if spec_name not in tensor_buffer or spec_name not in task.tensors:
             raise TaskError(f"task {task.name}: reference input {spec_name} is not a kernel buffer")
         shape = ", ".join(lean_shape(d) for d in task.tensors[spec_name].shape)
+        input_buffers.append(tensor_buffer[spec_name])
         spec_inputs += f" (ofFlat [{shape}] (globBuf m {tensor_buffer[spec_name]}))"
     outputs = []
     for (oname, ospec), sout in zip(task.outputs.items(), spec.outputs, strict=True):
@@ -157,7 +159,7 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
                 n = f"{n} * {lean_shape(d)}"
             sizes[buffers[p.name]] = n
     glob_valid = " ∨ ".join(f"(buf = {k} ∧ 0 ≤ i ∧ i < (({v} : ℕ) : ℤ))" for k, v in sorted(sizes.items())) or "False"
-    shr_valid = " ∨ ".join(f"(arr = {k} ∧ 0 ≤ i ∧ i < {size})" for _, k, size in kernel.shared) or "False"
+    shr_valid = " ∨ ".join(f"(arr = {k} ∧ 0 ≤ i ∧ i < (({size} : ℕ) : ℤ))" for _, k, size in kernel.shared) or "False"
     if task.constraints:
         constraints = lean_shape_prop(ShapeBool(BoolOp.AND, tuple(task.constraints)))
     else:
@@ -171,6 +173,7 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
                 "ident": f"inst{k}",
                 "doc": ", ".join(f"{s} = {v}" for s, v in values.items()) or "(no symbols)",
                 "args": "".join(f" {values[s]}" for s in symbols),
+                "kargs": "".join(f" {values[s]}" for s in symbols) + (" ninf" if kernel.sentinel else ""),
                 "tactic": "norm_num [Constraints]",
             }
         )
@@ -187,6 +190,15 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
         "symbols_doc": ", ".join(f"`{s}`" for s in symbols) or "no symbols",
         "binders": binders,
         "args": args,
+        "kargs": args + (" ninf" if kernel.sentinel else ""),
+        "sentinel": (
+            " (ninf : ℝ) (hninf : ∀ i : ℤ, "
+            + " ∧ ".join(f"ninf < m (Loc.glob {k} i)" for k in sorted(set(input_buffers)))
+            + ")"
+        )
+        if kernel.sentinel
+        else "",
+        "sentinel_args": " ninf hninf" if kernel.sentinel else "",
         "grid_doc": " x ".join(str(d) for d in task.launch.grid),
         "block_doc": " x ".join(str(d) for d in task.launch.block),
         "threads_doc": "the",

@@ -143,8 +143,16 @@ def _bytes_of(x: torch.Tensor) -> bytes:
 
 
 class _Executor:
-    def __init__(self, form: PhaseForm, grid: Sequence[int], block: Sequence[int], args: Mapping[str, KernelArg]):
+    def __init__(
+        self,
+        form: PhaseForm,
+        grid: Sequence[int],
+        block: Sequence[int],
+        args: Mapping[str, KernelArg],
+        shared_bytes: int = 0,
+    ):
         self.form = form
+        self.shared_bytes = shared_bytes
         self.grid = tuple(grid) + (1,) * (3 - len(grid))
         self.block = tuple(block) + (1,) * (3 - len(block))
         self.mem: dict[Any, bytearray] = {}
@@ -307,8 +315,12 @@ class _Executor:
             case Assign(name, value):
                 th.env[name] = self.eval(th, value)
             case Alloc(name, elem, count, space):
-                n = size_of(elem) * (count or 0)
-                key = ("shr", th.block, name) if space is AddressSpace.SHARED else ("lcl", th.block, th.tid, name)
+                n = size_of(elem) * count if count is not None else self.shared_bytes
+                # every extern __shared__ array starts at the same address, as in CUDA
+                shared_name = name if count is not None else "<dynamic>"
+                key = (
+                    ("shr", th.block, shared_name) if space is AddressSpace.SHARED else ("lcl", th.block, th.tid, name)
+                )
                 self.region(key, n)
                 th.env[name] = (key, 0)
             case Load(dst, ptr):
@@ -430,7 +442,7 @@ class _Executor:
             for th in self.threads:
                 th.env[lp.var] = scalar_tensor(i, lp.type)
             self.items(lp.body)
-            i += lp.step
+            i = i >> 1 if lp.halving else i + lp.step
 
     def phase(self, ph: Phase) -> None:
         self.out.phases_run += 1
@@ -548,10 +560,15 @@ class _Executor:
 
 
 def run_phase_form(
-    form: PhaseForm, grid: Sequence[int], block: Sequence[int], args: Mapping[str, KernelArg]
+    form: PhaseForm,
+    grid: Sequence[int],
+    block: Sequence[int],
+    args: Mapping[str, KernelArg],
+    shared_bytes: int = 0,
 ) -> PhaseRun:
-    """Run ``form`` on a launch of ``grid`` x ``block`` with ``args`` (parameter name to buffer or scalar).
+    """Run ``form`` on a launch of ``grid`` x ``block`` with ``args`` (parameter name to buffer or scalar)
+    and ``shared_bytes`` of dynamic shared memory per block.
 
     Out-of-bounds accesses raise :class:`~larkc.errors.SimulationError`; races are listed in the result.
     """
-    return _Executor(form, grid, block, args).run()
+    return _Executor(form, grid, block, args, shared_bytes).run()

@@ -55,15 +55,18 @@ theorem act_and_mul_race_free (tokens d : ℕ) (h : Constraints tokens d) (m : M
   sorry
 
 /-- The shape instance tokens = 1, d = 1. -/
-theorem act_and_mul_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1 1) m :=
+theorem act_and_mul_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1 1) m :=
   act_and_mul_race_free 1 1 (by norm_num [Constraints]) m
 
 /-- The shape instance tokens = 3, d = 300. -/
-theorem act_and_mul_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 3 300) m :=
+theorem act_and_mul_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 3 300) m :=
   act_and_mul_race_free 3 300 (by norm_num [Constraints]) m
 
 /-- The shape instance tokens = 4, d = 1100. -/
-theorem act_and_mul_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 4 1100) m :=
+theorem act_and_mul_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 4 1100) m :=
   act_and_mul_race_free 4 1100 (by norm_num [Constraints]) m
 
 end ActAndMul

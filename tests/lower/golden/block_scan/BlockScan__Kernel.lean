@@ -32,13 +32,13 @@ def phase0 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_0 := s.get (Loc.glob 0 (0 + (v_base + v_tid)))
   let s := s.note (Loc.glob 0 (0 + (v_base + v_tid)))
   let s := s.put (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid)) v_tmp_0
-  let s := s.put (Loc.reg b t 0) v_cur
+  let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
   s
 
 /-- Phase 1: ends at kernel.cu:21:5 (block). -/
 def phase1 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
-  let v_cur := s.get (Loc.reg b t 0)
+  let v_cur := Int.floor (s.get (Loc.reg b t 0))
   let v_next : ℤ := ((1 : ℤ) - v_cur)
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_tmp_1 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
@@ -56,13 +56,13 @@ def phase1 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := p7.1
   let s := p7.2
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
-  let s := s.put (Loc.reg b t 1) v_next
+  let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
   s
 
 /-- Phase 2: ends at kernel.cu:21:5 (block). -/
 def phase2 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
-  let v_cur := s.get (Loc.reg b t 0)
+  let v_cur := Int.floor (s.get (Loc.reg b t 0))
   let v_cur := v_next
   let v_next : ℤ := ((1 : ℤ) - v_cur)
   let v_tmp_1 : ℝ := (0 : ℝ)
@@ -81,14 +81,14 @@ def phase2 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := p8.1
   let s := p8.2
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
-  let s := s.put (Loc.reg b t 0) v_cur
-  let s := s.put (Loc.reg b t 1) v_next
+  let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
+  let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
   s
 
 /-- Phase 3: ends at kernel.cu:21:5 (block). -/
 def phase3 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
-  let v_cur := s.get (Loc.reg b t 0)
+  let v_cur := Int.floor (s.get (Loc.reg b t 0))
   let v_cur := v_next
   let v_next : ℤ := ((1 : ℤ) - v_cur)
   let v_tmp_1 : ℝ := (0 : ℝ)
@@ -107,14 +107,14 @@ def phase3 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := p8.1
   let s := p8.2
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
-  let s := s.put (Loc.reg b t 0) v_cur
-  let s := s.put (Loc.reg b t 1) v_next
+  let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
+  let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
   s
 
 /-- Phase 4: ends at kernel.cu:21:5 (block). -/
 def phase4 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
-  let v_cur := s.get (Loc.reg b t 0)
+  let v_cur := Int.floor (s.get (Loc.reg b t 0))
   let v_cur := v_next
   let v_next : ℤ := ((1 : ℤ) - v_cur)
   let v_tmp_1 : ℝ := (0 : ℝ)
@@ -133,14 +133,14 @@ def phase4 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := p8.1
   let s := p8.2
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
-  let s := s.put (Loc.reg b t 0) v_cur
-  let s := s.put (Loc.reg b t 1) v_next
+  let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
+  let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
   s
 
 /-- Phase 5: ends at kernel.cu:21:5 (block). -/
 def phase5 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
-  let v_cur := s.get (Loc.reg b t 0)
+  let v_cur := Int.floor (s.get (Loc.reg b t 0))
   let v_cur := v_next
   let v_next : ℤ := ((1 : ℤ) - v_cur)
   let v_tmp_1 : ℝ := (0 : ℝ)
@@ -159,14 +159,14 @@ def phase5 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := p8.1
   let s := p8.2
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
-  let s := s.put (Loc.reg b t 0) v_cur
-  let s := s.put (Loc.reg b t 1) v_next
+  let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
+  let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
   s
 
 /-- Phase 6: ends at kernel.cu:21:5 (block). -/
 def phase6 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
-  let v_cur := s.get (Loc.reg b t 0)
+  let v_cur := Int.floor (s.get (Loc.reg b t 0))
   let v_cur := v_next
   let v_next : ℤ := ((1 : ℤ) - v_cur)
   let v_tmp_1 : ℝ := (0 : ℝ)
@@ -185,14 +185,14 @@ def phase6 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := p8.1
   let s := p8.2
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
-  let s := s.put (Loc.reg b t 0) v_cur
-  let s := s.put (Loc.reg b t 1) v_next
+  let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
+  let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
   s
 
 /-- Phase 7: ends at kernel.cu:21:5 (block). -/
 def phase7 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
-  let v_cur := s.get (Loc.reg b t 0)
+  let v_cur := Int.floor (s.get (Loc.reg b t 0))
   let v_cur := v_next
   let v_next : ℤ := ((1 : ℤ) - v_cur)
   let v_tmp_1 : ℝ := (0 : ℝ)
@@ -211,22 +211,22 @@ def phase7 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := p8.1
   let s := p8.2
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
-  let s := s.put (Loc.reg b t 0) v_cur
-  let s := s.put (Loc.reg b t 1) v_next
+  let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
+  let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
   s
 
 /-- Phase 8: ends at kernel.cu:6:1 (end). -/
 def phase8 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_base : ℤ := ((((b % rows : ℕ)) : ℤ) * (128 : ℤ))
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
-  let v_cur := s.get (Loc.reg b t 0)
-  let v_next := s.get (Loc.reg b t 1)
+  let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  let v_next := Int.floor (s.get (Loc.reg b t 1))
   let v_cur := v_next
   let v_tmp_3 : ℝ := (0 : ℝ)
   let v_tmp_3 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let s := s.put (Loc.glob 1 (0 + (v_base + v_tid))) v_tmp_3
-  let s := s.put (Loc.reg b t 0) v_cur
+  let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
   s
 
 /-- The kernel: its phases in order, each run by every thread of the launch. -/

@@ -33,7 +33,7 @@ def Constraints (rows : ℕ) : Prop :=
 registers and local arrays of every thread. -/
 def Valid (rows : ℕ) : Loc → Prop
   | Loc.glob buf i => (buf = 0 ∧ 0 ≤ i ∧ i < ((1 * rows * 128 : ℕ) : ℤ)) ∨ (buf = 1 ∧ 0 ≤ i ∧ i < ((1 * rows * 128 : ℕ) : ℤ))
-  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < 256)
+  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < ((256 : ℕ) : ℤ))
   | Loc.lcl _ _ _ _ => True
   | Loc.reg _ _ _ => True
 
@@ -55,15 +55,18 @@ theorem block_scan_race_free (rows : ℕ) (h : Constraints rows) (m : Mem) :
   sorry
 
 /-- The shape instance rows = 1. -/
-theorem block_scan_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1) m :=
+theorem block_scan_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1) m :=
   block_scan_race_free 1 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 5. -/
-theorem block_scan_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 5) m :=
+theorem block_scan_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 5) m :=
   block_scan_race_free 5 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 32. -/
-theorem block_scan_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 32) m :=
+theorem block_scan_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 32) m :=
   block_scan_race_free 32 (by norm_num [Constraints]) m
 
 end BlockScan

@@ -33,7 +33,7 @@ def Constraints (n : ℕ) : Prop :=
 registers and local arrays of every thread. -/
 def Valid (n : ℕ) : Loc → Prop
   | Loc.glob buf i => (buf = 0 ∧ 0 ≤ i ∧ i < ((1 * n : ℕ) : ℤ)) ∨ (buf = 1 ∧ 0 ≤ i ∧ i < ((1 * n : ℕ) : ℤ)) ∨ (buf = 2 ∧ 0 ≤ i ∧ i < ((1 * 1 : ℕ) : ℤ))
-  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < 256)
+  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < ((256 : ℕ) : ℤ))
   | Loc.lcl _ _ _ _ => True
   | Loc.reg _ _ _ => True
 
@@ -55,19 +55,23 @@ theorem dot_product_bug_racy_accum_race_free (n : ℕ) (h : Constraints n) (m : 
   sorry
 
 /-- The shape instance n = 1. -/
-theorem dot_product_bug_racy_accum_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1) m :=
+theorem dot_product_bug_racy_accum_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1) m :=
   dot_product_bug_racy_accum_race_free 1 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 300. -/
-theorem dot_product_bug_racy_accum_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 300) m :=
+theorem dot_product_bug_racy_accum_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 300) m :=
   dot_product_bug_racy_accum_race_free 300 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 2049. -/
-theorem dot_product_bug_racy_accum_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 2049) m :=
+theorem dot_product_bug_racy_accum_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 2049) m :=
   dot_product_bug_racy_accum_race_free 2049 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 5000. -/
-theorem dot_product_bug_racy_accum_race_free_inst3 (m : Mem) : RaceFreeRun (kernelPhases 5000) m :=
+theorem dot_product_bug_racy_accum_race_free_inst3 (m : Mem) :
+    RaceFreeRun (kernelPhases 5000) m :=
   dot_product_bug_racy_accum_race_free 5000 (by norm_num [Constraints]) m
 
 end DotProductBugRacyAccum

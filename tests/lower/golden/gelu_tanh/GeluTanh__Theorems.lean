@@ -55,15 +55,18 @@ theorem gelu_tanh_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
   sorry
 
 /-- The shape instance n = 1. -/
-theorem gelu_tanh_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1) m :=
+theorem gelu_tanh_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1) m :=
   gelu_tanh_race_free 1 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 300. -/
-theorem gelu_tanh_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 300) m :=
+theorem gelu_tanh_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 300) m :=
   gelu_tanh_race_free 300 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 4097. -/
-theorem gelu_tanh_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 4097) m :=
+theorem gelu_tanh_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 4097) m :=
   gelu_tanh_race_free 4097 (by norm_num [Constraints]) m
 
 end GeluTanh

@@ -55,19 +55,23 @@ theorem grid_stride_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
   sorry
 
 /-- The shape instance n = 1. -/
-theorem grid_stride_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1) m :=
+theorem grid_stride_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1) m :=
   grid_stride_race_free 1 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 511. -/
-theorem grid_stride_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 511) m :=
+theorem grid_stride_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 511) m :=
   grid_stride_race_free 511 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 513. -/
-theorem grid_stride_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 513) m :=
+theorem grid_stride_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 513) m :=
   grid_stride_race_free 513 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 3001. -/
-theorem grid_stride_race_free_inst3 (m : Mem) : RaceFreeRun (kernelPhases 3001) m :=
+theorem grid_stride_race_free_inst3 (m : Mem) :
+    RaceFreeRun (kernelPhases 3001) m :=
   grid_stride_race_free 3001 (by norm_num [Constraints]) m
 
 end GridStride

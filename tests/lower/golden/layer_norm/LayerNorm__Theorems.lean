@@ -35,7 +35,7 @@ def Constraints (rows d : ℕ) : Prop :=
 registers and local arrays of every thread. -/
 def Valid (rows d : ℕ) : Loc → Prop
   | Loc.glob buf i => (buf = 0 ∧ 0 ≤ i ∧ i < ((1 * rows * d : ℕ) : ℤ)) ∨ (buf = 1 ∧ 0 ≤ i ∧ i < ((1 * d : ℕ) : ℤ)) ∨ (buf = 2 ∧ 0 ≤ i ∧ i < ((1 * d : ℕ) : ℤ)) ∨ (buf = 3 ∧ 0 ≤ i ∧ i < ((1 * rows * d : ℕ) : ℤ))
-  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < 32)
+  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < ((32 : ℕ) : ℤ))
   | Loc.lcl _ _ _ _ => True
   | Loc.reg _ _ _ => True
 
@@ -57,19 +57,23 @@ theorem layer_norm_race_free (rows d : ℕ) (h : Constraints rows d) (m : Mem) :
   sorry
 
 /-- The shape instance rows = 1, d = 1. -/
-theorem layer_norm_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1 1) m :=
+theorem layer_norm_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1 1) m :=
   layer_norm_race_free 1 1 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 4, d = 100. -/
-theorem layer_norm_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 4 100) m :=
+theorem layer_norm_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 4 100) m :=
   layer_norm_race_free 4 100 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 16, d = 768. -/
-theorem layer_norm_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 16 768) m :=
+theorem layer_norm_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 16 768) m :=
   layer_norm_race_free 16 768 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 2, d = 1030. -/
-theorem layer_norm_race_free_inst3 (m : Mem) : RaceFreeRun (kernelPhases 2 1030) m :=
+theorem layer_norm_race_free_inst3 (m : Mem) :
+    RaceFreeRun (kernelPhases 2 1030) m :=
   layer_norm_race_free 2 1030 (by norm_num [Constraints]) m
 
 end LayerNorm

@@ -58,7 +58,7 @@ def phase0 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -76,7 +76,7 @@ def phase2 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase3 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -94,7 +94,7 @@ def phase4 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase5 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -112,7 +112,7 @@ def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase7 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -130,7 +130,7 @@ def phase8 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase9 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -195,7 +195,7 @@ def phase11 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase12 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -213,7 +213,7 @@ def phase13 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase14 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -231,7 +231,7 @@ def phase15 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase16 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -249,7 +249,7 @@ def phase17 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase18 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -267,7 +267,7 @@ def phase19 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase20 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -334,7 +334,7 @@ def phase22 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase23 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
   let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b t 12)
-  let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 11)
+  let v_warp_reduce_sum_4_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 11))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 11)
   let s := s.put (Loc.reg b t 12) v_warp_reduce_sum_4_tmp_0
   s
@@ -352,7 +352,7 @@ def phase24 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase25 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
   let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b t 12)
-  let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 11)
+  let v_warp_reduce_sum_4_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 11))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 11)
   let s := s.put (Loc.reg b t 12) v_warp_reduce_sum_4_tmp_0
   s
@@ -370,7 +370,7 @@ def phase26 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase27 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
   let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b t 12)
-  let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 11)
+  let v_warp_reduce_sum_4_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 11))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 11)
   let s := s.put (Loc.reg b t 12) v_warp_reduce_sum_4_tmp_0
   s
@@ -388,7 +388,7 @@ def phase28 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase29 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
   let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b t 12)
-  let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 11)
+  let v_warp_reduce_sum_4_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 11))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 11)
   let s := s.put (Loc.reg b t 12) v_warp_reduce_sum_4_tmp_0
   s
@@ -406,7 +406,7 @@ def phase30 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase31 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
   let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b t 12)
-  let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 11)
+  let v_warp_reduce_sum_4_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 11))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 11)
   let s := s.put (Loc.reg b t 12) v_warp_reduce_sum_4_tmp_0
   s
@@ -471,7 +471,7 @@ def phase33 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase34 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
   let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b t 17)
-  let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 16)
+  let v_warp_reduce_sum_5_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 16))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 16)
   let s := s.put (Loc.reg b t 17) v_warp_reduce_sum_5_tmp_0
   s
@@ -489,7 +489,7 @@ def phase35 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase36 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
   let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b t 17)
-  let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 16)
+  let v_warp_reduce_sum_5_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 16))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 16)
   let s := s.put (Loc.reg b t 17) v_warp_reduce_sum_5_tmp_0
   s
@@ -507,7 +507,7 @@ def phase37 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase38 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
   let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b t 17)
-  let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 16)
+  let v_warp_reduce_sum_5_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 16))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 16)
   let s := s.put (Loc.reg b t 17) v_warp_reduce_sum_5_tmp_0
   s
@@ -525,7 +525,7 @@ def phase39 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase40 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
   let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b t 17)
-  let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 16)
+  let v_warp_reduce_sum_5_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 16))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 16)
   let s := s.put (Loc.reg b t 17) v_warp_reduce_sum_5_tmp_0
   s
@@ -543,7 +543,7 @@ def phase41 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase42 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
   let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b t 17)
-  let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 16)
+  let v_warp_reduce_sum_5_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 16))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 16)
   let s := s.put (Loc.reg b t 17) v_warp_reduce_sum_5_tmp_0
   s

@@ -55,19 +55,23 @@ theorem matmul_naive_race_free (M N K : ℕ) (h : Constraints M N K) (m : Mem) :
   sorry
 
 /-- The shape instance M = 1, N = 1, K = 1. -/
-theorem matmul_naive_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1 1 1) m :=
+theorem matmul_naive_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1 1 1) m :=
   matmul_naive_race_free 1 1 1 (by norm_num [Constraints]) m
 
 /-- The shape instance M = 17, N = 33, K = 9. -/
-theorem matmul_naive_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 17 33 9) m :=
+theorem matmul_naive_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 17 33 9) m :=
   matmul_naive_race_free 17 33 9 (by norm_num [Constraints]) m
 
 /-- The shape instance M = 40, N = 24, K = 64. -/
-theorem matmul_naive_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 40 24 64) m :=
+theorem matmul_naive_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 40 24 64) m :=
   matmul_naive_race_free 40 24 64 (by norm_num [Constraints]) m
 
 /-- The shape instance M = 64, N = 64, K = 64. -/
-theorem matmul_naive_race_free_inst3 (m : Mem) : RaceFreeRun (kernelPhases 64 64 64) m :=
+theorem matmul_naive_race_free_inst3 (m : Mem) :
+    RaceFreeRun (kernelPhases 64 64 64) m :=
   matmul_naive_race_free 64 64 64 (by norm_num [Constraints]) m
 
 end MatmulNaive

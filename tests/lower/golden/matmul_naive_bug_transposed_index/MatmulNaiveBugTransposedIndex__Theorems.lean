@@ -55,15 +55,18 @@ theorem matmul_naive_bug_transposed_index_race_free (M N K : ℕ) (h : Constrain
   sorry
 
 /-- The shape instance M = 1, N = 1, K = 1. -/
-theorem matmul_naive_bug_transposed_index_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1 1 1) m :=
+theorem matmul_naive_bug_transposed_index_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1 1 1) m :=
   matmul_naive_bug_transposed_index_race_free 1 1 1 (by norm_num [Constraints]) m
 
 /-- The shape instance M = 5, N = 5, K = 5. -/
-theorem matmul_naive_bug_transposed_index_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 5 5 5) m :=
+theorem matmul_naive_bug_transposed_index_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 5 5 5) m :=
   matmul_naive_bug_transposed_index_race_free 5 5 5 (by norm_num [Constraints]) m
 
 /-- The shape instance M = 33, N = 33, K = 33. -/
-theorem matmul_naive_bug_transposed_index_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 33 33 33) m :=
+theorem matmul_naive_bug_transposed_index_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 33 33 33) m :=
   matmul_naive_bug_transposed_index_race_free 33 33 33 (by norm_num [Constraints]) m
 
 end MatmulNaiveBugTransposedIndex

@@ -33,7 +33,7 @@ def Constraints (M N K : ℕ) : Prop :=
 registers and local arrays of every thread. -/
 def Valid (M N K : ℕ) : Loc → Prop
   | Loc.glob buf i => (buf = 0 ∧ 0 ≤ i ∧ i < ((1 * M * K : ℕ) : ℤ)) ∨ (buf = 1 ∧ 0 ≤ i ∧ i < ((1 * K * N : ℕ) : ℤ)) ∨ (buf = 2 ∧ 0 ≤ i ∧ i < ((1 * M * N : ℕ) : ℤ))
-  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < 256) ∨ (arr = 1 ∧ 0 ≤ i ∧ i < 256)
+  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < ((256 : ℕ) : ℤ)) ∨ (arr = 1 ∧ 0 ≤ i ∧ i < ((256 : ℕ) : ℤ))
   | Loc.lcl _ _ _ _ => True
   | Loc.reg _ _ _ => True
 
@@ -55,19 +55,23 @@ theorem matmul_tiled_race_free (M N K : ℕ) (h : Constraints M N K) (m : Mem) :
   sorry
 
 /-- The shape instance M = 1, N = 1, K = 1. -/
-theorem matmul_tiled_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1 1 1) m :=
+theorem matmul_tiled_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1 1 1) m :=
   matmul_tiled_race_free 1 1 1 (by norm_num [Constraints]) m
 
 /-- The shape instance M = 17, N = 20, K = 33. -/
-theorem matmul_tiled_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 17 20 33) m :=
+theorem matmul_tiled_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 17 20 33) m :=
   matmul_tiled_race_free 17 20 33 (by norm_num [Constraints]) m
 
 /-- The shape instance M = 64, N = 40, K = 48. -/
-theorem matmul_tiled_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 64 40 48) m :=
+theorem matmul_tiled_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 64 40 48) m :=
   matmul_tiled_race_free 64 40 48 (by norm_num [Constraints]) m
 
 /-- The shape instance M = 64, N = 64, K = 64. -/
-theorem matmul_tiled_race_free_inst3 (m : Mem) : RaceFreeRun (kernelPhases 64 64 64) m :=
+theorem matmul_tiled_race_free_inst3 (m : Mem) :
+    RaceFreeRun (kernelPhases 64 64 64) m :=
   matmul_tiled_race_free 64 64 64 (by norm_num [Constraints]) m
 
 end MatmulTiled

@@ -55,15 +55,18 @@ theorem relu_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
   sorry
 
 /-- The shape instance n = 3. -/
-theorem relu_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 3) m :=
+theorem relu_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 3) m :=
   relu_race_free 3 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 1023. -/
-theorem relu_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 1023) m :=
+theorem relu_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 1023) m :=
   relu_race_free 1023 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 2500. -/
-theorem relu_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 2500) m :=
+theorem relu_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 2500) m :=
   relu_race_free 2500 (by norm_num [Constraints]) m
 
 end Relu

@@ -58,7 +58,7 @@ def phase0 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase1 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -76,7 +76,7 @@ def phase2 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase3 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -94,7 +94,7 @@ def phase4 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase5 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -112,7 +112,7 @@ def phase6 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase7 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -130,7 +130,7 @@ def phase8 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase9 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -195,7 +195,7 @@ def phase11 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase12 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -213,7 +213,7 @@ def phase13 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase14 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -231,7 +231,7 @@ def phase15 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase16 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -249,7 +249,7 @@ def phase17 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase18 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -267,7 +267,7 @@ def phase19 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase20 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s

@@ -33,7 +33,7 @@ def Constraints (tokens hidden_size : ℕ) : Prop :=
 registers and local arrays of every thread. -/
 def Valid (tokens hidden_size : ℕ) : Loc → Prop
   | Loc.glob buf i => (buf = 0 ∧ 0 ≤ i ∧ i < ((1 * tokens * hidden_size : ℕ) : ℤ)) ∨ (buf = 1 ∧ 0 ≤ i ∧ i < ((1 * tokens * hidden_size : ℕ) : ℤ)) ∨ (buf = 2 ∧ 0 ≤ i ∧ i < ((1 * hidden_size : ℕ) : ℤ))
-  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < 32)
+  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < ((32 : ℕ) : ℤ))
   | Loc.lcl _ _ _ _ => True
   | Loc.reg _ _ _ => True
 
@@ -55,15 +55,18 @@ theorem rms_norm_bf16_race_free (tokens hidden_size : ℕ) (h : Constraints toke
   sorry
 
 /-- The shape instance tokens = 1, hidden_size = 2. -/
-theorem rms_norm_bf16_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1 2) m :=
+theorem rms_norm_bf16_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1 2) m :=
   rms_norm_bf16_race_free 1 2 (by norm_num [Constraints]) m
 
 /-- The shape instance tokens = 4, hidden_size = 333. -/
-theorem rms_norm_bf16_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 4 333) m :=
+theorem rms_norm_bf16_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 4 333) m :=
   rms_norm_bf16_race_free 4 333 (by norm_num [Constraints]) m
 
 /-- The shape instance tokens = 8, hidden_size = 1024. -/
-theorem rms_norm_bf16_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 8 1024) m :=
+theorem rms_norm_bf16_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 8 1024) m :=
   rms_norm_bf16_race_free 8 1024 (by norm_num [Constraints]) m
 
 end RmsNormBf16

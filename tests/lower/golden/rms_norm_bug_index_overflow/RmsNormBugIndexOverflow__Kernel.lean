@@ -60,7 +60,7 @@ def phase0 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase1 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -78,7 +78,7 @@ def phase2 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase3 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -96,7 +96,7 @@ def phase4 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase5 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -114,7 +114,7 @@ def phase6 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase7 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -132,7 +132,7 @@ def phase8 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase9 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
   let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 0)
+  let v_warp_reduce_sum_1_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 0)
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
   s
@@ -197,7 +197,7 @@ def phase11 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase12 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -215,7 +215,7 @@ def phase13 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase14 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -233,7 +233,7 @@ def phase15 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase16 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -251,7 +251,7 @@ def phase17 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase18 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s
@@ -269,7 +269,7 @@ def phase19 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase20 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 5)
+  let v_warp_reduce_sum_2_tmp_0 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 5))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 5)
   let s := s.put (Loc.reg b t 6) v_warp_reduce_sum_2_tmp_0
   s

@@ -33,7 +33,7 @@ def Constraints (num_tokens hidden_size : ℕ) : Prop :=
 registers and local arrays of every thread. -/
 def Valid (num_tokens hidden_size : ℕ) : Loc → Prop
   | Loc.glob buf i => (buf = 0 ∧ 0 ≤ i ∧ i < ((1 * num_tokens * hidden_size : ℕ) : ℤ)) ∨ (buf = 1 ∧ 0 ≤ i ∧ i < ((1 * num_tokens * hidden_size : ℕ) : ℤ)) ∨ (buf = 2 ∧ 0 ≤ i ∧ i < ((1 * hidden_size : ℕ) : ℤ))
-  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < 32) ∨ (arr = 1 ∧ 0 ≤ i ∧ i < 1)
+  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < ((32 : ℕ) : ℤ)) ∨ (arr = 1 ∧ 0 ≤ i ∧ i < ((1 : ℕ) : ℤ))
   | Loc.lcl _ _ _ _ => True
   | Loc.reg _ _ _ => True
 
@@ -55,19 +55,23 @@ theorem rms_norm_bug_index_overflow_race_free (num_tokens hidden_size : ℕ) (h 
   sorry
 
 /-- The shape instance num_tokens = 1, hidden_size = 1. -/
-theorem rms_norm_bug_index_overflow_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1 1) m :=
+theorem rms_norm_bug_index_overflow_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1 1) m :=
   rms_norm_bug_index_overflow_race_free 1 1 (by norm_num [Constraints]) m
 
 /-- The shape instance num_tokens = 3, hidden_size = 100. -/
-theorem rms_norm_bug_index_overflow_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 3 100) m :=
+theorem rms_norm_bug_index_overflow_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 3 100) m :=
   rms_norm_bug_index_overflow_race_free 3 100 (by norm_num [Constraints]) m
 
 /-- The shape instance num_tokens = 16, hidden_size = 1024. -/
-theorem rms_norm_bug_index_overflow_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 16 1024) m :=
+theorem rms_norm_bug_index_overflow_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 16 1024) m :=
   rms_norm_bug_index_overflow_race_free 16 1024 (by norm_num [Constraints]) m
 
 /-- The shape instance num_tokens = 2, hidden_size = 2050. -/
-theorem rms_norm_bug_index_overflow_race_free_inst3 (m : Mem) : RaceFreeRun (kernelPhases 2 2050) m :=
+theorem rms_norm_bug_index_overflow_race_free_inst3 (m : Mem) :
+    RaceFreeRun (kernelPhases 2 2050) m :=
   rms_norm_bug_index_overflow_race_free 2 2050 (by norm_num [Constraints]) m
 
 end RmsNormBugIndexOverflow

@@ -49,7 +49,7 @@ def phase0 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_1 := s.get (Loc.reg b t 0)
   let v_tmp_2 := s.get (Loc.reg b t 1)
-  let v_tmp_2 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 0)
+  let v_tmp_2 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 0)
   let s := s.put (Loc.reg b t 1) v_tmp_2
   s
@@ -68,7 +68,7 @@ def phase2 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase3 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_1 := s.get (Loc.reg b t 0)
   let v_tmp_3 := s.get (Loc.reg b t 2)
-  let v_tmp_3 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 0)
+  let v_tmp_3 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 0)
   let s := s.put (Loc.reg b t 2) v_tmp_3
   s
@@ -87,7 +87,7 @@ def phase4 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase5 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_1 := s.get (Loc.reg b t 0)
   let v_tmp_4 := s.get (Loc.reg b t 3)
-  let v_tmp_4 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 0)
+  let v_tmp_4 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 0)
   let s := s.put (Loc.reg b t 3) v_tmp_4
   s
@@ -106,7 +106,7 @@ def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase7 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_1 := s.get (Loc.reg b t 0)
   let v_tmp_5 := s.get (Loc.reg b t 4)
-  let v_tmp_5 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 0)
+  let v_tmp_5 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 0)
   let s := s.put (Loc.reg b t 4) v_tmp_5
   s
@@ -125,7 +125,7 @@ def phase8 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase9 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_1 := s.get (Loc.reg b t 0)
   let v_tmp_6 := s.get (Loc.reg b t 5)
-  let v_tmp_6 := s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 0)
+  let v_tmp_6 := (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 0))
   let s := s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 0)
   let s := s.put (Loc.reg b t 5) v_tmp_6
   s
@@ -182,7 +182,7 @@ def phase11 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase12 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
   let v_tmp_9 := s.get (Loc.reg b t 8)
-  let v_tmp_9 := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 7) else s.get (Loc.reg b t 8)
+  let v_tmp_9 := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 7)) else s.get (Loc.reg b t 8)
   let s := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 16) 7) else s
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s
@@ -208,7 +208,7 @@ def phase13 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase14 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
   let v_tmp_9 := s.get (Loc.reg b t 8)
-  let v_tmp_9 := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 7) else s.get (Loc.reg b t 8)
+  let v_tmp_9 := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 7)) else s.get (Loc.reg b t 8)
   let s := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 8) 7) else s
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s
@@ -234,7 +234,7 @@ def phase15 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase16 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
   let v_tmp_9 := s.get (Loc.reg b t 8)
-  let v_tmp_9 := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 7) else s.get (Loc.reg b t 8)
+  let v_tmp_9 := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 7)) else s.get (Loc.reg b t 8)
   let s := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 4) 7) else s
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s
@@ -260,7 +260,7 @@ def phase17 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase18 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
   let v_tmp_9 := s.get (Loc.reg b t 8)
-  let v_tmp_9 := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 7) else s.get (Loc.reg b t 8)
+  let v_tmp_9 := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 7)) else s.get (Loc.reg b t 8)
   let s := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 2) 7) else s
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s
@@ -286,7 +286,7 @@ def phase19 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase20 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
   let v_tmp_9 := s.get (Loc.reg b t 8)
-  let v_tmp_9 := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 7) else s.get (Loc.reg b t 8)
+  let v_tmp_9 := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then (s.get (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 7)) else s.get (Loc.reg b t 8)
   let s := if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then s.note (Loc.reg b (t - t % 32 + Nat.xor (t % 32) 1) 7) else s
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s

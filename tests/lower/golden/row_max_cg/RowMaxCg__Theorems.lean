@@ -33,7 +33,7 @@ def Constraints (rows d : ℕ) : Prop :=
 registers and local arrays of every thread. -/
 def Valid (rows d : ℕ) : Loc → Prop
   | Loc.glob buf i => (buf = 0 ∧ 0 ≤ i ∧ i < ((1 * rows * d : ℕ) : ℤ)) ∨ (buf = 1 ∧ 0 ≤ i ∧ i < ((1 * rows : ℕ) : ℤ))
-  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < 32)
+  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < ((32 : ℕ) : ℤ))
   | Loc.lcl _ _ _ _ => True
   | Loc.reg _ _ _ => True
 
@@ -55,15 +55,18 @@ theorem row_max_cg_race_free (rows d : ℕ) (h : Constraints rows d) (m : Mem) :
   sorry
 
 /-- The shape instance rows = 1, d = 1. -/
-theorem row_max_cg_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1 1) m :=
+theorem row_max_cg_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1 1) m :=
   row_max_cg_race_free 1 1 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 3, d = 100. -/
-theorem row_max_cg_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 3 100) m :=
+theorem row_max_cg_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 3 100) m :=
   row_max_cg_race_free 3 100 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 5, d = 2049. -/
-theorem row_max_cg_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 5 2049) m :=
+theorem row_max_cg_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 5 2049) m :=
   row_max_cg_race_free 5 2049 (by norm_num [Constraints]) m
 
 end RowMaxCg

@@ -33,7 +33,7 @@ def Constraints (rows d : ℕ) : Prop :=
 registers and local arrays of every thread. -/
 def Valid (rows d : ℕ) : Loc → Prop
   | Loc.glob buf i => (buf = 0 ∧ 0 ≤ i ∧ i < ((1 * rows * d : ℕ) : ℤ)) ∨ (buf = 1 ∧ 0 ≤ i ∧ i < ((1 * rows : ℕ) : ℤ))
-  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < 256)
+  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < ((256 : ℕ) : ℤ))
   | Loc.lcl _ _ _ _ => True
   | Loc.reg _ _ _ => True
 
@@ -55,19 +55,23 @@ theorem row_sum_shared_race_free (rows d : ℕ) (h : Constraints rows d) (m : Me
   sorry
 
 /-- The shape instance rows = 1, d = 1. -/
-theorem row_sum_shared_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1 1) m :=
+theorem row_sum_shared_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1 1) m :=
   row_sum_shared_race_free 1 1 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 3, d = 255. -/
-theorem row_sum_shared_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 3 255) m :=
+theorem row_sum_shared_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 3 255) m :=
   row_sum_shared_race_free 3 255 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 8, d = 700. -/
-theorem row_sum_shared_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 8 700) m :=
+theorem row_sum_shared_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 8 700) m :=
   row_sum_shared_race_free 8 700 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 2, d = 1024. -/
-theorem row_sum_shared_race_free_inst3 (m : Mem) : RaceFreeRun (kernelPhases 2 1024) m :=
+theorem row_sum_shared_race_free_inst3 (m : Mem) :
+    RaceFreeRun (kernelPhases 2 1024) m :=
   row_sum_shared_race_free 2 1024 (by norm_num [Constraints]) m
 
 end RowSumShared

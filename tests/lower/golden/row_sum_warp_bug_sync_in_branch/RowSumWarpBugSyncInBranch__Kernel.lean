@@ -52,7 +52,7 @@ def phase0 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
   let v_warp_sum_0_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_sum_0_tmp_0 := s.get (Loc.reg b (if t % 32 + 16 < 32 then t + 16 else t) 0)
+  let v_warp_sum_0_tmp_0 := (s.get (Loc.reg b (if t % 32 + 16 < 32 then t + 16 else t) 0))
   let s := s.note (Loc.reg b (if t % 32 + 16 < 32 then t + 16 else t) 0)
   let s := s.put (Loc.reg b t 1) v_warp_sum_0_tmp_0
   s
@@ -70,7 +70,7 @@ def phase2 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase3 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
   let v_warp_sum_0_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_sum_0_tmp_0 := s.get (Loc.reg b (if t % 32 + 8 < 32 then t + 8 else t) 0)
+  let v_warp_sum_0_tmp_0 := (s.get (Loc.reg b (if t % 32 + 8 < 32 then t + 8 else t) 0))
   let s := s.note (Loc.reg b (if t % 32 + 8 < 32 then t + 8 else t) 0)
   let s := s.put (Loc.reg b t 1) v_warp_sum_0_tmp_0
   s
@@ -88,7 +88,7 @@ def phase4 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase5 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
   let v_warp_sum_0_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_sum_0_tmp_0 := s.get (Loc.reg b (if t % 32 + 4 < 32 then t + 4 else t) 0)
+  let v_warp_sum_0_tmp_0 := (s.get (Loc.reg b (if t % 32 + 4 < 32 then t + 4 else t) 0))
   let s := s.note (Loc.reg b (if t % 32 + 4 < 32 then t + 4 else t) 0)
   let s := s.put (Loc.reg b t 1) v_warp_sum_0_tmp_0
   s
@@ -106,7 +106,7 @@ def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase7 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
   let v_warp_sum_0_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_sum_0_tmp_0 := s.get (Loc.reg b (if t % 32 + 2 < 32 then t + 2 else t) 0)
+  let v_warp_sum_0_tmp_0 := (s.get (Loc.reg b (if t % 32 + 2 < 32 then t + 2 else t) 0))
   let s := s.note (Loc.reg b (if t % 32 + 2 < 32 then t + 2 else t) 0)
   let s := s.put (Loc.reg b t 1) v_warp_sum_0_tmp_0
   s
@@ -124,7 +124,7 @@ def phase8 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase9 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
   let v_warp_sum_0_tmp_0 := s.get (Loc.reg b t 1)
-  let v_warp_sum_0_tmp_0 := s.get (Loc.reg b (if t % 32 + 1 < 32 then t + 1 else t) 0)
+  let v_warp_sum_0_tmp_0 := (s.get (Loc.reg b (if t % 32 + 1 < 32 then t + 1 else t) 0))
   let s := s.note (Loc.reg b (if t % 32 + 1 < 32 then t + 1 else t) 0)
   let s := s.put (Loc.reg b t 1) v_warp_sum_0_tmp_0
   s
@@ -204,7 +204,7 @@ def phase12 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
   let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_sum_1_tmp_0 := if (v_warp = (0 : ℤ)) then s.get (Loc.reg b (if t % 32 + 16 < 32 then t + 16 else t) 5) else s.get (Loc.reg b t 6)
+  let v_warp_sum_1_tmp_0 := if (v_warp = (0 : ℤ)) then (s.get (Loc.reg b (if t % 32 + 16 < 32 then t + 16 else t) 5)) else s.get (Loc.reg b t 6)
   let s := if (v_warp = (0 : ℤ)) then s.note (Loc.reg b (if t % 32 + 16 < 32 then t + 16 else t) 5) else s
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s
@@ -232,7 +232,7 @@ def phase14 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
   let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_sum_1_tmp_0 := if (v_warp = (0 : ℤ)) then s.get (Loc.reg b (if t % 32 + 8 < 32 then t + 8 else t) 5) else s.get (Loc.reg b t 6)
+  let v_warp_sum_1_tmp_0 := if (v_warp = (0 : ℤ)) then (s.get (Loc.reg b (if t % 32 + 8 < 32 then t + 8 else t) 5)) else s.get (Loc.reg b t 6)
   let s := if (v_warp = (0 : ℤ)) then s.note (Loc.reg b (if t % 32 + 8 < 32 then t + 8 else t) 5) else s
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s
@@ -260,7 +260,7 @@ def phase16 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
   let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_sum_1_tmp_0 := if (v_warp = (0 : ℤ)) then s.get (Loc.reg b (if t % 32 + 4 < 32 then t + 4 else t) 5) else s.get (Loc.reg b t 6)
+  let v_warp_sum_1_tmp_0 := if (v_warp = (0 : ℤ)) then (s.get (Loc.reg b (if t % 32 + 4 < 32 then t + 4 else t) 5)) else s.get (Loc.reg b t 6)
   let s := if (v_warp = (0 : ℤ)) then s.note (Loc.reg b (if t % 32 + 4 < 32 then t + 4 else t) 5) else s
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s
@@ -288,7 +288,7 @@ def phase18 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
   let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_sum_1_tmp_0 := if (v_warp = (0 : ℤ)) then s.get (Loc.reg b (if t % 32 + 2 < 32 then t + 2 else t) 5) else s.get (Loc.reg b t 6)
+  let v_warp_sum_1_tmp_0 := if (v_warp = (0 : ℤ)) then (s.get (Loc.reg b (if t % 32 + 2 < 32 then t + 2 else t) 5)) else s.get (Loc.reg b t 6)
   let s := if (v_warp = (0 : ℤ)) then s.note (Loc.reg b (if t % 32 + 2 < 32 then t + 2 else t) 5) else s
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s
@@ -316,7 +316,7 @@ def phase20 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
   let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_sum_1_tmp_0 := if (v_warp = (0 : ℤ)) then s.get (Loc.reg b (if t % 32 + 1 < 32 then t + 1 else t) 5) else s.get (Loc.reg b t 6)
+  let v_warp_sum_1_tmp_0 := if (v_warp = (0 : ℤ)) then (s.get (Loc.reg b (if t % 32 + 1 < 32 then t + 1 else t) 5)) else s.get (Loc.reg b t 6)
   let s := if (v_warp = (0 : ℤ)) then s.note (Loc.reg b (if t % 32 + 1 < 32 then t + 1 else t) 5) else s
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s

@@ -33,7 +33,7 @@ def Constraints (rows d : ℕ) : Prop :=
 registers and local arrays of every thread. -/
 def Valid (rows d : ℕ) : Loc → Prop
   | Loc.glob buf i => (buf = 0 ∧ 0 ≤ i ∧ i < ((1 * rows * d : ℕ) : ℤ)) ∨ (buf = 1 ∧ 0 ≤ i ∧ i < ((1 * rows : ℕ) : ℤ))
-  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < 32)
+  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < ((32 : ℕ) : ℤ))
   | Loc.lcl _ _ _ _ => True
   | Loc.reg _ _ _ => True
 
@@ -55,19 +55,23 @@ theorem row_sum_warp_bug_sync_in_branch_race_free (rows d : ℕ) (h : Constraint
   sorry
 
 /-- The shape instance rows = 1, d = 1. -/
-theorem row_sum_warp_bug_sync_in_branch_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1 1) m :=
+theorem row_sum_warp_bug_sync_in_branch_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1 1) m :=
   row_sum_warp_bug_sync_in_branch_race_free 1 1 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 4, d = 100. -/
-theorem row_sum_warp_bug_sync_in_branch_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 4 100) m :=
+theorem row_sum_warp_bug_sync_in_branch_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 4 100) m :=
   row_sum_warp_bug_sync_in_branch_race_free 4 100 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 6, d = 1000. -/
-theorem row_sum_warp_bug_sync_in_branch_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 6 1000) m :=
+theorem row_sum_warp_bug_sync_in_branch_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 6 1000) m :=
   row_sum_warp_bug_sync_in_branch_race_free 6 1000 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 64, d = 33. -/
-theorem row_sum_warp_bug_sync_in_branch_race_free_inst3 (m : Mem) : RaceFreeRun (kernelPhases 64 33) m :=
+theorem row_sum_warp_bug_sync_in_branch_race_free_inst3 (m : Mem) :
+    RaceFreeRun (kernelPhases 64 33) m :=
   row_sum_warp_bug_sync_in_branch_race_free 64 33 (by norm_num [Constraints]) m
 
 end RowSumWarpBugSyncInBranch

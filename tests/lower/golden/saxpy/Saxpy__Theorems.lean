@@ -55,15 +55,18 @@ theorem saxpy_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
   sorry
 
 /-- The shape instance n = 1. -/
-theorem saxpy_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1) m :=
+theorem saxpy_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1) m :=
   saxpy_race_free 1 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 777. -/
-theorem saxpy_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 777) m :=
+theorem saxpy_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 777) m :=
   saxpy_race_free 777 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 5000. -/
-theorem saxpy_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 5000) m :=
+theorem saxpy_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 5000) m :=
   saxpy_race_free 5000 (by norm_num [Constraints]) m
 
 end Saxpy

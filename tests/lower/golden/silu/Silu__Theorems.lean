@@ -55,15 +55,18 @@ theorem silu_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
   sorry
 
 /-- The shape instance n = 1. -/
-theorem silu_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1) m :=
+theorem silu_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1) m :=
   silu_race_free 1 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 257. -/
-theorem silu_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 257) m :=
+theorem silu_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 257) m :=
   silu_race_free 257 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 3000. -/
-theorem silu_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 3000) m :=
+theorem silu_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 3000) m :=
   silu_race_free 3000 (by norm_num [Constraints]) m
 
 end Silu

@@ -42,14 +42,14 @@ def phase0 (rows cols : ℕ) (b t : ℕ) (s : TState) : TState :=
       let s := p5
       (s))
   let s := p2
-  let s := s.put (Loc.reg b t 0) v_x
-  let s := s.put (Loc.reg b t 1) v_y
+  let s := s.put (Loc.reg b t 0) ((v_x : ℤ) : ℝ)
+  let s := s.put (Loc.reg b t 1) ((v_y : ℤ) : ℝ)
   s
 
 /-- Phase 1: ends at kernel.cu:9:1 (end). -/
 def phase1 (rows cols : ℕ) (b t : ℕ) (s : TState) : TState :=
-  let v_x := s.get (Loc.reg b t 0)
-  let v_y := s.get (Loc.reg b t 1)
+  let v_x := Int.floor (s.get (Loc.reg b t 0))
+  let v_y := Int.floor (s.get (Loc.reg b t 1))
   let v_x := ((((((b / ((cols + 32 - 1) / 32)) % ((rows + 32 - 1) / 32) : ℕ)) : ℤ) * (32 : ℤ)) + (((t % 32 : ℕ)) : ℤ))
   let v_y := (((((b % ((cols + 32 - 1) / 32) : ℕ)) : ℤ) * (32 : ℤ)) + ((((t / 32) % 8 : ℕ)) : ℤ))
   let p4 := Larkc.Cuda.forLoop (0 : ℤ) (8 : ℤ) (Larkc.Cuda.tripUp (0 : ℤ) (32 : ℤ) (8 : ℤ)) (s)
@@ -67,8 +67,8 @@ def phase1 (rows cols : ℕ) (b t : ℕ) (s : TState) : TState :=
       let s := p7
       (s))
   let s := p4
-  let s := s.put (Loc.reg b t 0) v_x
-  let s := s.put (Loc.reg b t 1) v_y
+  let s := s.put (Loc.reg b t 0) ((v_x : ℤ) : ℝ)
+  let s := s.put (Loc.reg b t 1) ((v_y : ℤ) : ℝ)
   s
 
 /-- The kernel: its phases in order, each run by every thread of the launch. -/

@@ -33,7 +33,7 @@ def Constraints (rows cols : ℕ) : Prop :=
 registers and local arrays of every thread. -/
 def Valid (rows cols : ℕ) : Loc → Prop
   | Loc.glob buf i => (buf = 0 ∧ 0 ≤ i ∧ i < ((1 * cols * rows : ℕ) : ℤ)) ∨ (buf = 1 ∧ 0 ≤ i ∧ i < ((1 * rows * cols : ℕ) : ℤ))
-  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < 1056)
+  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < ((1056 : ℕ) : ℤ))
   | Loc.lcl _ _ _ _ => True
   | Loc.reg _ _ _ => True
 
@@ -55,19 +55,23 @@ theorem transpose_shared_race_free (rows cols : ℕ) (h : Constraints rows cols)
   sorry
 
 /-- The shape instance rows = 1, cols = 1. -/
-theorem transpose_shared_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1 1) m :=
+theorem transpose_shared_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1 1) m :=
   transpose_shared_race_free 1 1 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 33, cols = 70. -/
-theorem transpose_shared_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 33 70) m :=
+theorem transpose_shared_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 33 70) m :=
   transpose_shared_race_free 33 70 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 64, cols = 64. -/
-theorem transpose_shared_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 64 64) m :=
+theorem transpose_shared_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 64 64) m :=
   transpose_shared_race_free 64 64 (by norm_num [Constraints]) m
 
 /-- The shape instance rows = 100, cols = 9. -/
-theorem transpose_shared_race_free_inst3 (m : Mem) : RaceFreeRun (kernelPhases 100 9) m :=
+theorem transpose_shared_race_free_inst3 (m : Mem) :
+    RaceFreeRun (kernelPhases 100 9) m :=
   transpose_shared_race_free 100 9 (by norm_num [Constraints]) m
 
 end TransposeShared

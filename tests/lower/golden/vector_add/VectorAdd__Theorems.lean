@@ -55,15 +55,18 @@ theorem vector_add_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
   sorry
 
 /-- The shape instance n = 1. -/
-theorem vector_add_race_free_inst0 (m : Mem) : RaceFreeRun (kernelPhases 1) m :=
+theorem vector_add_race_free_inst0 (m : Mem) :
+    RaceFreeRun (kernelPhases 1) m :=
   vector_add_race_free 1 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 1000. -/
-theorem vector_add_race_free_inst1 (m : Mem) : RaceFreeRun (kernelPhases 1000) m :=
+theorem vector_add_race_free_inst1 (m : Mem) :
+    RaceFreeRun (kernelPhases 1000) m :=
   vector_add_race_free 1000 (by norm_num [Constraints]) m
 
 /-- The shape instance n = 4099. -/
-theorem vector_add_race_free_inst2 (m : Mem) : RaceFreeRun (kernelPhases 4099) m :=
+theorem vector_add_race_free_inst2 (m : Mem) :
+    RaceFreeRun (kernelPhases 4099) m :=
   vector_add_race_free 4099 (by norm_num [Constraints]) m
 
 end VectorAdd
