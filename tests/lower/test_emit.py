@@ -82,3 +82,26 @@ def test_library_lints_clean() -> None:
     )  # fmt: skip
     unknown = [line for line in r.stdout.splitlines() if "not defined here" in line and "import" not in line]
     assert not [u for u in unknown if "'Larkc." not in u], unknown
+
+
+def test_lean_messages_map_to_kernel_lines(tmp_path: Path) -> None:
+    import re
+
+    from larkc.pipeline.emit import _LEAN_MSG, _map_message
+
+    task = load_task(EXAMPLES / "row_sum_shared" / "task.py")
+    write_project(emit_task(task, tmp_path), tmp_path)
+    kernel = (tmp_path / "RowSumShared" / "Kernel.lean").read_text().splitlines()
+    line = next(i for i, text in enumerate(kernel, 1) if "s.put (Loc.shr b 0" in text)
+    m = _LEAN_MSG.match(f"RowSumShared/Kernel.lean:{line}:6: error: type mismatch")
+    assert m is not None
+    mapped = _map_message(tmp_path, m)
+    assert re.search(r"\[from kernel\.cu:15\]$", mapped), mapped
+
+
+def test_check_without_lean_is_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from larkc.pipeline.emit import check_project
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    result = check_project(tmp_path)
+    assert result.status == "unknown"

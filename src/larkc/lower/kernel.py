@@ -284,6 +284,7 @@ class _Lowerer:
             for x in walk_exprs(form.kernel.body)
         )
         self.source_lane: str | None = None
+        self.last_line: tuple[str, int] = ("", 0)
         self.loop_vars: dict[str, str] = {}
         self.ptr_env: dict[str, tuple[Buffer, str, Type]] = {}
 
@@ -500,6 +501,14 @@ class _Lowerer:
             self.stmt(s, ind, out)
 
     def stmt(self, s: Stmt, ind: str, out: list[str]) -> None:
+        before = len(out)
+        self._stmt(s, ind, out)
+        if len(out) > before and s.span.line > 0 and (s.span.file, s.span.line) != self.last_line:
+            # where the code comes from: `larkc emit --check` maps Lean's messages back through these
+            out.insert(before, f"{ind}-- {s.span.file.split('/')[-1]}:{s.span.line}")
+            self.last_line = (s.span.file, s.span.line)
+
+    def _stmt(self, s: Stmt, ind: str, out: list[str]) -> None:
         match s:
             case Decl(name, t, init):
                 if name in self.form.remat:
@@ -666,6 +675,7 @@ class _Lowerer:
 
     def phase_def(self, ph: Phase, loop_vars: Sequence[str]) -> str:
         ind = "  "
+        self.last_line = ("", 0)
         body: list[str] = []
         nodes: list[object] = list(ph.pieces) if ph.exchange is None else [ph.exchange]
         used = {x.name for n in nodes for x in walk_exprs(n) if isinstance(x, VarRef)}

@@ -27,7 +27,16 @@ import jinja2
 from larkc._resources import data_dir
 from larkc.errors import TaskError
 from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task
-from larkc.tasks.shape_expr import BoolOp, ShapeBool, ShapeExpr, evaluate
+from larkc.tasks.shape_expr import (
+    BoolOp,
+    ShapeArith,
+    ShapeBool,
+    ShapeCall,
+    ShapeExpr,
+    ShapeNum,
+    ShapeSym,
+    evaluate,
+)
 
 __all__ = ["EmittedProject", "LeanCheck", "check_project", "emit_task", "write_project"]
 
@@ -134,9 +143,8 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
     for spec_name, _binder in spec.inputs:
         if spec_name not in tensor_buffer or spec_name not in task.tensors:
             raise TaskError(f"task {task.name}: reference input {spec_name} is not a kernel buffer")
-        shape = ", ".join(lean_shape(d) for d in task.tensors[spec_name].shape)
         input_buffers.append(tensor_buffer[spec_name])
-        spec_inputs += f" (ofFlat [{shape}] (globBuf m {tensor_buffer[spec_name]}))"
+        spec_inputs += f" (ofFlat [{{{spec_name}}}] (globBuf m {tensor_buffer[spec_name]}))"
     outputs = []
     for (oname, ospec), sout in zip(task.outputs.items(), spec.outputs, strict=True):
         if oname not in tensor_buffer:
@@ -146,7 +154,7 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
                 "name": oname,
                 "ident": _ident(oname),
                 "buffer": tensor_buffer[oname],
-                "shape": ", ".join(lean_shape(d) for d in ospec.shape),
+                "shape": _shape_text(ospec.shape, None),
                 "lean_name": sout.lean_name,
             }
         )
@@ -165,7 +173,7 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
     else:
         constraints = "True"
     constraints = " ∧ ".join([*(f"1 ≤ {s}" for s in symbols), constraints])
-    instances = []
+    instances: list[dict[str, object]] = []
     for k, inst in enumerate(task.instances):
         values = {s: int(inst[s]) for s in symbols}
         instances.append(
@@ -178,6 +186,13 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
             }
         )
     _check_instances(task, task.constraints)
+    for inst_ctx, inst in zip(instances, task.instances, strict=True):
+        values = {s: int(inst[s]) for s in symbols}
+        inst_ctx["spec_inputs"] = spec_inputs.format(
+            **{n: _shape_text(task.tensors[n].shape, values) for n, _ in spec.inputs}
+        )
+        inst_ctx["outputs"] = [{**o, "shape": _shape_text(task.outputs[str(o["name"])].shape, values)} for o in outputs]
+    spec_inputs = spec_inputs.format(**{n: _shape_text(task.tensors[n].shape, None) for n, _ in spec.inputs})
     templates = _env()
     ctx = {
         "task": task.name,
@@ -226,6 +241,26 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
         (f"{mod}/Theorems.lean", templates.get_template("Theorems.lean.j2").render(ctx)),
     ]
     return EmittedProject(task.name, mod, tuple(files))
+
+
+def _substitute(e: ShapeExpr, values: Mapping[str, int]) -> ShapeExpr:
+    match e:
+        case ShapeSym(name) if name in values:
+            return ShapeNum(values[name])
+        case ShapeArith(op, lhs, rhs):
+            return ShapeArith(op, _substitute(lhs, values), _substitute(rhs, values))
+        case ShapeCall(fn, args):
+            return ShapeCall(fn, tuple(_substitute(a, values) for a in args))
+        case _:
+            return e
+
+
+def _shape_text(shape: tuple[ShapeExpr, ...], values: Mapping[str, int] | None) -> str:
+    """A shape as a Lean list's elements, with the symbols replaced by ``values`` when given (so that an
+    instance's statement is the parametric one with numerals for the symbols, syntactically)."""
+    from larkc.lower.shapes import lean_shape
+
+    return ", ".join(lean_shape(_substitute(d, values) if values is not None else d) for d in shape)
 
 
 def _check_instances(task: Task, constraints: tuple[ShapeExpr, ...]) -> None:
@@ -277,8 +312,12 @@ def _map_message(out_dir: Path, m: re.Match[str]) -> str:
     where = ""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
-        for k in range(int(m["line"]) - 1, -1, -1):
-            doc = re.search(r"/-- (.*?) -/", lines[k]) if k < len(lines) else None
+        for k in range(min(int(m["line"]), len(lines)) - 1, -1, -1):
+            src = re.match(r"\s*-- (\S+:\d+)$", lines[k])
+            if src:
+                where = f" [from {src.group(1)}]"
+                break
+            doc = re.search(r"/-- (.*?) -/", lines[k])
             if doc:
                 where = f" [in: {doc.group(1)}]"
                 break

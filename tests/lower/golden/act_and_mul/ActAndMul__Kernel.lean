@@ -24,22 +24,29 @@ open Larkc
 /-- Phase 0: ends at kernel.cu:26:1 (end). -/
 def phase0 (tokens d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_token : ℤ := (((b % tokens : ℕ)) : ℤ)
+  -- kernel.cu:30
   let p1 := Larkc.Cuda.forLoop (((t % 256 : ℕ)) : ℤ) (256 : ℤ) (Larkc.Cuda.tripUp (((t % 256 : ℕ)) : ℤ) ((d : ℕ) : ℤ) (256 : ℤ)) (s)
     (fun (v_idx : ℤ) (q1 : TState) =>
       let s := q1
+      -- kernel.cu:31
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 1 (0 + (((v_token * (2 : ℤ)) * ((d : ℕ) : ℤ)) + v_idx)))
       let s := s.note (Loc.glob 1 (0 + (((v_token * (2 : ℤ)) * ((d : ℕ) : ℤ)) + v_idx)))
       let v_x : ℝ := v_tmp_0
+      -- kernel.cu:32
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.glob 1 (0 + ((((v_token * (2 : ℤ)) * ((d : ℕ) : ℤ)) + ((d : ℕ) : ℤ)) + v_idx)))
       let s := s.note (Loc.glob 1 (0 + ((((v_token * (2 : ℤ)) * ((d : ℕ) : ℤ)) + ((d : ℕ) : ℤ)) + v_idx)))
       let v_y : ℝ := v_tmp_1
+      -- kernel.cu:33
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_act__gelu_0_x : ℝ := v_x
       let v_act__gelu_0_ret : ℝ := (0 : ℝ)
+      -- kernel.cu:19
       let v_act__gelu_0_f : ℝ := v_act__gelu_0_x
+      -- kernel.cu:20
       let v_act__gelu_0_ret := (((1 / 2 : ℝ) * v_act__gelu_0_f) * ((1 : ℝ) + (Real.erf (v_act__gelu_0_f * (883883461356163 / 1250000000000000 : ℝ)))))
+      -- kernel.cu:33
       let v_tmp_2 := v_act__gelu_0_ret
       let s := s.put (Loc.glob 0 (0 + ((v_token * ((d : ℕ) : ℤ)) + v_idx))) (v_tmp_2 * v_y)
       (s))

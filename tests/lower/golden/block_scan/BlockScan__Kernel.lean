@@ -27,7 +27,9 @@ open Larkc
 def phase0 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_base : ℤ := ((((b % rows : ℕ)) : ℤ) * (128 : ℤ))
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
+  -- kernel.cu:11
   let v_cur : ℤ := (0 : ℤ)
+  -- kernel.cu:12
   let v_tmp_0 : ℝ := (0 : ℝ)
   let v_tmp_0 := s.get (Loc.glob 0 (0 + (v_base + v_tid)))
   let s := s.note (Loc.glob 0 (0 + (v_base + v_tid)))
@@ -39,13 +41,17 @@ def phase0 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase1 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  -- kernel.cu:15
   let v_next : ℤ := ((1 : ℤ) - v_cur)
+  -- kernel.cu:16
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_tmp_1 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
-  let p7 :=
+  -- kernel.cu:17
+  let p9 :=
     if (v_tid ≥ (1 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (1 : ℤ))))
       let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (1 : ℤ))))
@@ -53,8 +59,9 @@ def phase1 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p7.1
-  let s := p7.2
+  let v_v := p9.1
+  let s := p9.2
+  -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
   s
@@ -63,14 +70,19 @@ def phase1 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase2 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  -- kernel.cu:22
   let v_cur := v_next
+  -- kernel.cu:15
   let v_next : ℤ := ((1 : ℤ) - v_cur)
+  -- kernel.cu:16
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_tmp_1 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
-  let p8 :=
+  -- kernel.cu:17
+  let p11 :=
     if (v_tid ≥ (2 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (2 : ℤ))))
       let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (2 : ℤ))))
@@ -78,8 +90,9 @@ def phase2 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p8.1
-  let s := p8.2
+  let v_v := p11.1
+  let s := p11.2
+  -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
   let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
@@ -89,14 +102,19 @@ def phase2 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase3 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  -- kernel.cu:22
   let v_cur := v_next
+  -- kernel.cu:15
   let v_next : ℤ := ((1 : ℤ) - v_cur)
+  -- kernel.cu:16
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_tmp_1 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
-  let p8 :=
+  -- kernel.cu:17
+  let p11 :=
     if (v_tid ≥ (4 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (4 : ℤ))))
       let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (4 : ℤ))))
@@ -104,8 +122,9 @@ def phase3 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p8.1
-  let s := p8.2
+  let v_v := p11.1
+  let s := p11.2
+  -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
   let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
@@ -115,14 +134,19 @@ def phase3 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase4 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  -- kernel.cu:22
   let v_cur := v_next
+  -- kernel.cu:15
   let v_next : ℤ := ((1 : ℤ) - v_cur)
+  -- kernel.cu:16
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_tmp_1 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
-  let p8 :=
+  -- kernel.cu:17
+  let p11 :=
     if (v_tid ≥ (8 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (8 : ℤ))))
       let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (8 : ℤ))))
@@ -130,8 +154,9 @@ def phase4 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p8.1
-  let s := p8.2
+  let v_v := p11.1
+  let s := p11.2
+  -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
   let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
@@ -141,14 +166,19 @@ def phase4 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase5 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  -- kernel.cu:22
   let v_cur := v_next
+  -- kernel.cu:15
   let v_next : ℤ := ((1 : ℤ) - v_cur)
+  -- kernel.cu:16
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_tmp_1 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
-  let p8 :=
+  -- kernel.cu:17
+  let p11 :=
     if (v_tid ≥ (16 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (16 : ℤ))))
       let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (16 : ℤ))))
@@ -156,8 +186,9 @@ def phase5 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p8.1
-  let s := p8.2
+  let v_v := p11.1
+  let s := p11.2
+  -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
   let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
@@ -167,14 +198,19 @@ def phase5 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase6 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  -- kernel.cu:22
   let v_cur := v_next
+  -- kernel.cu:15
   let v_next : ℤ := ((1 : ℤ) - v_cur)
+  -- kernel.cu:16
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_tmp_1 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
-  let p8 :=
+  -- kernel.cu:17
+  let p11 :=
     if (v_tid ≥ (32 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (32 : ℤ))))
       let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (32 : ℤ))))
@@ -182,8 +218,9 @@ def phase6 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p8.1
-  let s := p8.2
+  let v_v := p11.1
+  let s := p11.2
+  -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
   let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
@@ -193,14 +230,19 @@ def phase6 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase7 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  -- kernel.cu:22
   let v_cur := v_next
+  -- kernel.cu:15
   let v_next : ℤ := ((1 : ℤ) - v_cur)
+  -- kernel.cu:16
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_tmp_1 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
-  let p8 :=
+  -- kernel.cu:17
+  let p11 :=
     if (v_tid ≥ (64 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (64 : ℤ))))
       let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + (v_tid - (64 : ℤ))))
@@ -208,8 +250,9 @@ def phase7 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p8.1
-  let s := p8.2
+  let v_v := p11.1
+  let s := p11.2
+  -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
   let s := s.put (Loc.reg b t 1) ((v_next : ℤ) : ℝ)
@@ -221,7 +264,9 @@ def phase8 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
   let v_next := Int.floor (s.get (Loc.reg b t 1))
+  -- kernel.cu:22
   let v_cur := v_next
+  -- kernel.cu:24
   let v_tmp_3 : ℝ := (0 : ℝ)
   let v_tmp_3 := s.get (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))

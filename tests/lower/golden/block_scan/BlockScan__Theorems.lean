@@ -54,17 +54,59 @@ theorem block_scan_race_free (rows : ℕ) (h : Constraints rows) (m : Mem) :
     RaceFreeRun (kernelPhases rows) m := by
   sorry
 
-/-- The shape instance rows = 1. -/
+/-! ### The shape instance rows = 1 -/
+
+/-- Output `out` at rows = 1. -/
+theorem block_scan_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1, 128] idx) :
+    runAll (kernelPhases 1) m (Loc.glob 1 ((flatIndex [1, 128] idx : ℕ) : ℤ)) =
+      specOut0 1 (ofFlat [1, 128] (globBuf m 0)) idx :=
+  block_scan_correct_out 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 1. -/
+theorem block_scan_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1) (kernelPhases 1) m :=
+  block_scan_in_bounds 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 1. -/
 theorem block_scan_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   block_scan_race_free 1 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 5. -/
+/-! ### The shape instance rows = 5 -/
+
+/-- Output `out` at rows = 5. -/
+theorem block_scan_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [5, 128] idx) :
+    runAll (kernelPhases 5) m (Loc.glob 1 ((flatIndex [5, 128] idx : ℕ) : ℤ)) =
+      specOut0 5 (ofFlat [5, 128] (globBuf m 0)) idx :=
+  block_scan_correct_out 5 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 5. -/
+theorem block_scan_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 5) (kernelPhases 5) m :=
+  block_scan_in_bounds 5 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 5. -/
 theorem block_scan_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 5) m :=
   block_scan_race_free 5 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 32. -/
+/-! ### The shape instance rows = 32 -/
+
+/-- Output `out` at rows = 32. -/
+theorem block_scan_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [32, 128] idx) :
+    runAll (kernelPhases 32) m (Loc.glob 1 ((flatIndex [32, 128] idx : ℕ) : ℤ)) =
+      specOut0 32 (ofFlat [32, 128] (globBuf m 0)) idx :=
+  block_scan_correct_out 32 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 32. -/
+theorem block_scan_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 32) (kernelPhases 32) m :=
+  block_scan_in_bounds 32 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 32. -/
 theorem block_scan_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 32) m :=
   block_scan_race_free 32 (by norm_num [Constraints]) m

@@ -24,11 +24,14 @@ open Larkc
 
 /-- Phase 0: ends at kernel.cu:15:3 (block). -/
 def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:10
   let v_acc : ℝ := (0 : ℝ)
-  let p1 := Larkc.Cuda.forLoop (((((b % (min ((n + 256 - 1) / 256) 8) : ℕ)) : ℤ) * (256 : ℤ)) + (((t % 256 : ℕ)) : ℤ)) ((256 : ℤ) * (((min ((n + 256 - 1) / 256) 8) : ℕ) : ℤ)) (Larkc.Cuda.tripUp (((((b % (min ((n + 256 - 1) / 256) 8) : ℕ)) : ℤ) * (256 : ℤ)) + (((t % 256 : ℕ)) : ℤ)) ((n : ℕ) : ℤ) ((256 : ℤ) * (((min ((n + 256 - 1) / 256) 8) : ℕ) : ℤ))) (v_acc, s)
-    (fun (v_i : ℤ) (q1 : ℝ × TState) =>
-      let v_acc := q1.1
-      let s := q1.2
+  -- kernel.cu:11
+  let p2 := Larkc.Cuda.forLoop (((((b % (min ((n + 256 - 1) / 256) 8) : ℕ)) : ℤ) * (256 : ℤ)) + (((t % 256 : ℕ)) : ℤ)) ((256 : ℤ) * (((min ((n + 256 - 1) / 256) 8) : ℕ) : ℤ)) (Larkc.Cuda.tripUp (((((b % (min ((n + 256 - 1) / 256) 8) : ℕ)) : ℤ) * (256 : ℤ)) + (((t % 256 : ℕ)) : ℤ)) ((n : ℕ) : ℤ) ((256 : ℤ) * (((min ((n + 256 - 1) / 256) 8) : ℕ) : ℤ))) (v_acc, s)
+    (fun (v_i : ℤ) (q2 : ℝ × TState) =>
+      let v_acc := q2.1
+      let s := q2.2
+      -- kernel.cu:12
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 (0 + v_i))
       let s := s.note (Loc.glob 0 (0 + v_i))
@@ -37,15 +40,18 @@ def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
       let s := s.note (Loc.glob 1 (0 + v_i))
       let v_acc := (v_acc + (v_tmp_0 * v_tmp_1))
       (v_acc, s))
-  let v_acc := p1.1
-  let s := p1.2
+  let v_acc := p2.1
+  let s := p2.2
+  -- kernel.cu:14
   let s := s.put (Loc.shr b 0 (0 + (((t % 256 : ℕ)) : ℤ))) v_acc
   s
 
 /-- Phase 1: ends at kernel.cu:20:5 (block). -/
 def phase1 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:17
   let p0 :=
     if ((((t % 256 : ℕ)) : ℤ) < (128 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (128 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (128 : ℤ))))
@@ -61,8 +67,10 @@ def phase1 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
 
 /-- Phase 2: ends at kernel.cu:20:5 (block). -/
 def phase2 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:17
   let p0 :=
     if ((((t % 256 : ℕ)) : ℤ) < (64 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (64 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (64 : ℤ))))
@@ -78,8 +86,10 @@ def phase2 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
 
 /-- Phase 3: ends at kernel.cu:20:5 (block). -/
 def phase3 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:17
   let p0 :=
     if ((((t % 256 : ℕ)) : ℤ) < (32 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (32 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (32 : ℤ))))
@@ -95,8 +105,10 @@ def phase3 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
 
 /-- Phase 4: ends at kernel.cu:20:5 (block). -/
 def phase4 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:17
   let p0 :=
     if ((((t % 256 : ℕ)) : ℤ) < (16 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (16 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (16 : ℤ))))
@@ -112,8 +124,10 @@ def phase4 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
 
 /-- Phase 5: ends at kernel.cu:20:5 (block). -/
 def phase5 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:17
   let p0 :=
     if ((((t % 256 : ℕ)) : ℤ) < (8 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (8 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (8 : ℤ))))
@@ -129,8 +143,10 @@ def phase5 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
 
 /-- Phase 6: ends at kernel.cu:20:5 (block). -/
 def phase6 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:17
   let p0 :=
     if ((((t % 256 : ℕ)) : ℤ) < (4 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (4 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (4 : ℤ))))
@@ -146,8 +162,10 @@ def phase6 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
 
 /-- Phase 7: ends at kernel.cu:20:5 (block). -/
 def phase7 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:17
   let p0 :=
     if ((((t % 256 : ℕ)) : ℤ) < (2 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (2 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (2 : ℤ))))
@@ -163,8 +181,10 @@ def phase7 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
 
 /-- Phase 8: ends at kernel.cu:20:5 (block). -/
 def phase8 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:17
   let p0 :=
     if ((((t % 256 : ℕ)) : ℤ) < (1 : ℤ)) then
+      -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (1 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + ((((t % 256 : ℕ)) : ℤ) + (1 : ℤ))))
@@ -180,8 +200,10 @@ def phase8 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
 
 /-- Phase 9: ends at kernel.cu:7:1 (end). -/
 def phase9 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:22
   let p0 :=
     if ((((t % 256 : ℕ)) : ℤ) = (0 : ℤ)) then
+      -- kernel.cu:23
       let v_tmp_4 : ℝ := (0 : ℝ)
       let v_tmp_4 := s.get (Loc.shr b 0 (0 + (0 : ℤ)))
       let s := s.note (Loc.shr b 0 (0 + (0 : ℤ)))

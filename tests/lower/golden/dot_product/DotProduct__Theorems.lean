@@ -54,22 +54,78 @@ theorem dot_product_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
   sorry
 
-/-- The shape instance n = 1. -/
+/-! ### The shape instance n = 1 -/
+
+/-- Output `out` at n = 1. -/
+theorem dot_product_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 1) m (Loc.glob 2 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 1 (ofFlat [1] (globBuf m 0)) (ofFlat [1] (globBuf m 1)) idx :=
+  dot_product_correct_out 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 1. -/
+theorem dot_product_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1) (kernelPhases 1) m :=
+  dot_product_in_bounds 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 1. -/
 theorem dot_product_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   dot_product_race_free 1 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 300. -/
+/-! ### The shape instance n = 300 -/
+
+/-- Output `out` at n = 300. -/
+theorem dot_product_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 300) m (Loc.glob 2 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 300 (ofFlat [300] (globBuf m 0)) (ofFlat [300] (globBuf m 1)) idx :=
+  dot_product_correct_out 300 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 300. -/
+theorem dot_product_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 300) (kernelPhases 300) m :=
+  dot_product_in_bounds 300 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 300. -/
 theorem dot_product_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 300) m :=
   dot_product_race_free 300 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 2049. -/
+/-! ### The shape instance n = 2049 -/
+
+/-- Output `out` at n = 2049. -/
+theorem dot_product_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 2049) m (Loc.glob 2 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 2049 (ofFlat [2049] (globBuf m 0)) (ofFlat [2049] (globBuf m 1)) idx :=
+  dot_product_correct_out 2049 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 2049. -/
+theorem dot_product_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 2049) (kernelPhases 2049) m :=
+  dot_product_in_bounds 2049 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 2049. -/
 theorem dot_product_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 2049) m :=
   dot_product_race_free 2049 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 5000. -/
+/-! ### The shape instance n = 5000 -/
+
+/-- Output `out` at n = 5000. -/
+theorem dot_product_correct_out_inst3 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 5000) m (Loc.glob 2 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 5000 (ofFlat [5000] (globBuf m 0)) (ofFlat [5000] (globBuf m 1)) idx :=
+  dot_product_correct_out 5000 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 5000. -/
+theorem dot_product_in_bounds_inst3 (m : Mem) :
+    InBoundsRun (Valid 5000) (kernelPhases 5000) m :=
+  dot_product_in_bounds 5000 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 5000. -/
 theorem dot_product_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 5000) m :=
   dot_product_race_free 5000 (by norm_num [Constraints]) m

@@ -24,16 +24,21 @@ open Larkc
 /-- Phase 0: ends at kernel.cu:13:1 (end). -/
 def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_i : ℤ := (((((b % ((n + 256 - 1) / 256) : ℕ)) : ℤ) * (256 : ℤ)) + (((t % 256 : ℕ)) : ℤ))
+  -- kernel.cu:15
   let p1 :=
     if (v_i < ((n : ℕ) : ℤ)) then
+      -- kernel.cu:16
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 (0 + v_i))
       let s := s.note (Loc.glob 0 (0 + v_i))
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_gelu_tanh_approx_0_x : ℝ := v_tmp_0
       let v_gelu_tanh_approx_0_ret : ℝ := (0 : ℝ)
+      -- kernel.cu:9
       let v_gelu_tanh_approx_0_inner : ℝ := ((997355729341507 / 1250000000000000 : ℝ) * (v_gelu_tanh_approx_0_x + ((8942999690771103 / 200000000000000000 : ℝ) * ((v_gelu_tanh_approx_0_x * v_gelu_tanh_approx_0_x) * v_gelu_tanh_approx_0_x))))
+      -- kernel.cu:10
       let v_gelu_tanh_approx_0_ret := (((1 / 2 : ℝ) * v_gelu_tanh_approx_0_x) * ((1 : ℝ) + (Real.tanh v_gelu_tanh_approx_0_inner)))
+      -- kernel.cu:16
       let v_tmp_1 := v_gelu_tanh_approx_0_ret
       let s := s.put (Loc.glob 1 (0 + v_i)) v_tmp_1
       (s)

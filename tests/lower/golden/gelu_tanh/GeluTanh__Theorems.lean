@@ -54,17 +54,59 @@ theorem gelu_tanh_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
   sorry
 
-/-- The shape instance n = 1. -/
+/-! ### The shape instance n = 1 -/
+
+/-- Output `out` at n = 1. -/
+theorem gelu_tanh_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 1) m (Loc.glob 1 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 1 (ofFlat [1] (globBuf m 0)) idx :=
+  gelu_tanh_correct_out 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 1. -/
+theorem gelu_tanh_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1) (kernelPhases 1) m :=
+  gelu_tanh_in_bounds 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 1. -/
 theorem gelu_tanh_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   gelu_tanh_race_free 1 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 300. -/
+/-! ### The shape instance n = 300 -/
+
+/-- Output `out` at n = 300. -/
+theorem gelu_tanh_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [300] idx) :
+    runAll (kernelPhases 300) m (Loc.glob 1 ((flatIndex [300] idx : ℕ) : ℤ)) =
+      specOut0 300 (ofFlat [300] (globBuf m 0)) idx :=
+  gelu_tanh_correct_out 300 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 300. -/
+theorem gelu_tanh_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 300) (kernelPhases 300) m :=
+  gelu_tanh_in_bounds 300 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 300. -/
 theorem gelu_tanh_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 300) m :=
   gelu_tanh_race_free 300 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 4097. -/
+/-! ### The shape instance n = 4097 -/
+
+/-- Output `out` at n = 4097. -/
+theorem gelu_tanh_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [4097] idx) :
+    runAll (kernelPhases 4097) m (Loc.glob 1 ((flatIndex [4097] idx : ℕ) : ℤ)) =
+      specOut0 4097 (ofFlat [4097] (globBuf m 0)) idx :=
+  gelu_tanh_correct_out 4097 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 4097. -/
+theorem gelu_tanh_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 4097) (kernelPhases 4097) m :=
+  gelu_tanh_in_bounds 4097 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 4097. -/
 theorem gelu_tanh_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 4097) m :=
   gelu_tanh_race_free 4097 (by norm_num [Constraints]) m

@@ -24,9 +24,11 @@ open Larkc
 /-- Phase 0: ends at kernel.cu:5:1 (end). -/
 def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_stride : ℤ := ((128 : ℤ) * ((4 : ℕ) : ℤ))
+  -- kernel.cu:8
   let p1 := Larkc.Cuda.forLoop (((((b % 4 : ℕ)) : ℤ) * (128 : ℤ)) + (((t % 128 : ℕ)) : ℤ)) v_stride (Larkc.Cuda.tripUp (((((b % 4 : ℕ)) : ℤ) * (128 : ℤ)) + (((t % 128 : ℕ)) : ℤ)) ((n : ℕ) : ℤ) v_stride) (s)
     (fun (v_i : ℤ) (q1 : TState) =>
       let s := q1
+      -- kernel.cu:9
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 (0 + v_i))
       let s := s.note (Loc.glob 0 (0 + v_i))

@@ -54,22 +54,78 @@ theorem grid_stride_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
   sorry
 
-/-- The shape instance n = 1. -/
+/-! ### The shape instance n = 1 -/
+
+/-- Output `out` at n = 1. -/
+theorem grid_stride_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 1) m (Loc.glob 1 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 1 (ofFlat [1] (globBuf m 0)) idx :=
+  grid_stride_correct_out 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 1. -/
+theorem grid_stride_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1) (kernelPhases 1) m :=
+  grid_stride_in_bounds 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 1. -/
 theorem grid_stride_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   grid_stride_race_free 1 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 511. -/
+/-! ### The shape instance n = 511 -/
+
+/-- Output `out` at n = 511. -/
+theorem grid_stride_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [511] idx) :
+    runAll (kernelPhases 511) m (Loc.glob 1 ((flatIndex [511] idx : ℕ) : ℤ)) =
+      specOut0 511 (ofFlat [511] (globBuf m 0)) idx :=
+  grid_stride_correct_out 511 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 511. -/
+theorem grid_stride_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 511) (kernelPhases 511) m :=
+  grid_stride_in_bounds 511 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 511. -/
 theorem grid_stride_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 511) m :=
   grid_stride_race_free 511 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 513. -/
+/-! ### The shape instance n = 513 -/
+
+/-- Output `out` at n = 513. -/
+theorem grid_stride_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [513] idx) :
+    runAll (kernelPhases 513) m (Loc.glob 1 ((flatIndex [513] idx : ℕ) : ℤ)) =
+      specOut0 513 (ofFlat [513] (globBuf m 0)) idx :=
+  grid_stride_correct_out 513 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 513. -/
+theorem grid_stride_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 513) (kernelPhases 513) m :=
+  grid_stride_in_bounds 513 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 513. -/
 theorem grid_stride_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 513) m :=
   grid_stride_race_free 513 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 3001. -/
+/-! ### The shape instance n = 3001 -/
+
+/-- Output `out` at n = 3001. -/
+theorem grid_stride_correct_out_inst3 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [3001] idx) :
+    runAll (kernelPhases 3001) m (Loc.glob 1 ((flatIndex [3001] idx : ℕ) : ℤ)) =
+      specOut0 3001 (ofFlat [3001] (globBuf m 0)) idx :=
+  grid_stride_correct_out 3001 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 3001. -/
+theorem grid_stride_in_bounds_inst3 (m : Mem) :
+    InBoundsRun (Valid 3001) (kernelPhases 3001) m :=
+  grid_stride_in_bounds 3001 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 3001. -/
 theorem grid_stride_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 3001) m :=
   grid_stride_race_free 3001 (by norm_num [Constraints]) m

@@ -25,21 +25,26 @@ open Larkc
 def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_i : ℤ := (((((b % ((((n + 2 - 1) / 2) + 256 - 1) / 256) : ℕ)) : ℤ) * (256 : ℤ)) + (((t % 256 : ℕ)) : ℤ))
   let v_pairs : ℤ := (Larkc.Cuda.tdiv ((n : ℕ) : ℤ) (2 : ℤ))
+  -- kernel.cu:8
   let p2 :=
     if (v_i < v_pairs) then
+      -- kernel.cu:9
       let v_tmp_0 : List ℝ := [(0 : ℝ), (0 : ℝ)]
       let v_tmp_0 := [s.get (Loc.glob 0 (0 + (v_i * 2))), s.get (Loc.glob 0 ((0 + (v_i * 2)) + 1))]
       let s := s.note (Loc.glob 0 (0 + (v_i * 2)))
       let s := s.note (Loc.glob 0 ((0 + (v_i * 2)) + 1))
       let v_v : List ℝ := v_tmp_0
+      -- kernel.cu:10
       let s := s.put (Loc.glob 1 (0 + (v_i * 2))) (Larkc.Cuda.lane [(max (Larkc.Cuda.lane v_v 0) (Larkc.Cuda.lane [(0 : ℝ), (0 : ℝ)] 0)), (max (Larkc.Cuda.lane v_v 1) (Larkc.Cuda.lane [(0 : ℝ), (0 : ℝ)] 1))] 0)
       let s := s.put (Loc.glob 1 ((0 + (v_i * 2)) + 1)) (Larkc.Cuda.lane [(max (Larkc.Cuda.lane v_v 0) (Larkc.Cuda.lane [(0 : ℝ), (0 : ℝ)] 0)), (max (Larkc.Cuda.lane v_v 1) (Larkc.Cuda.lane [(0 : ℝ), (0 : ℝ)] 1))] 1)
       (s)
     else
       (s)
   let s := p2
-  let p15 :=
+  -- kernel.cu:12
+  let p18 :=
     if ((v_i = (0 : ℤ)) ∧ ((((n : ℕ) : ℤ) % 2) ≠ (0 : ℤ))) then
+      -- kernel.cu:13
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.glob 0 (0 + (((n : ℕ) : ℤ) - (1 : ℤ))))
       let s := s.note (Loc.glob 0 (0 + (((n : ℕ) : ℤ) - (1 : ℤ))))
@@ -47,7 +52,7 @@ def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
       (s)
     else
       (s)
-  let s := p15
+  let s := p18
   s
 
 /-- The kernel: its phases in order, each run by every thread of the launch. -/

@@ -54,22 +54,78 @@ theorem half_relu_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
   sorry
 
-/-- The shape instance n = 1. -/
+/-! ### The shape instance n = 1 -/
+
+/-- Output `out` at n = 1. -/
+theorem half_relu_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 1) m (Loc.glob 1 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 1 (ofFlat [1] (globBuf m 0)) idx :=
+  half_relu_correct_out 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 1. -/
+theorem half_relu_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1) (kernelPhases 1) m :=
+  half_relu_in_bounds 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 1. -/
 theorem half_relu_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   half_relu_race_free 1 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 2. -/
+/-! ### The shape instance n = 2 -/
+
+/-- Output `out` at n = 2. -/
+theorem half_relu_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [2] idx) :
+    runAll (kernelPhases 2) m (Loc.glob 1 ((flatIndex [2] idx : ℕ) : ℤ)) =
+      specOut0 2 (ofFlat [2] (globBuf m 0)) idx :=
+  half_relu_correct_out 2 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 2. -/
+theorem half_relu_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 2) (kernelPhases 2) m :=
+  half_relu_in_bounds 2 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 2. -/
 theorem half_relu_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 2) m :=
   half_relu_race_free 2 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 999. -/
+/-! ### The shape instance n = 999 -/
+
+/-- Output `out` at n = 999. -/
+theorem half_relu_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [999] idx) :
+    runAll (kernelPhases 999) m (Loc.glob 1 ((flatIndex [999] idx : ℕ) : ℤ)) =
+      specOut0 999 (ofFlat [999] (globBuf m 0)) idx :=
+  half_relu_correct_out 999 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 999. -/
+theorem half_relu_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 999) (kernelPhases 999) m :=
+  half_relu_in_bounds 999 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 999. -/
 theorem half_relu_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 999) m :=
   half_relu_race_free 999 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 4096. -/
+/-! ### The shape instance n = 4096 -/
+
+/-- Output `out` at n = 4096. -/
+theorem half_relu_correct_out_inst3 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [4096] idx) :
+    runAll (kernelPhases 4096) m (Loc.glob 1 ((flatIndex [4096] idx : ℕ) : ℤ)) =
+      specOut0 4096 (ofFlat [4096] (globBuf m 0)) idx :=
+  half_relu_correct_out 4096 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 4096. -/
+theorem half_relu_in_bounds_inst3 (m : Mem) :
+    InBoundsRun (Valid 4096) (kernelPhases 4096) m :=
+  half_relu_in_bounds 4096 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 4096. -/
 theorem half_relu_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 4096) m :=
   half_relu_race_free 4096 (by norm_num [Constraints]) m

@@ -24,8 +24,10 @@ open Larkc
 /-- Phase 0: ends at kernel.cu:12:1 (end). -/
 def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_i : ℤ := (((((b % (((n / 8) + 128 - 1) / 128) : ℕ)) : ℤ) * (128 : ℤ)) + (((t % 128 : ℕ)) : ℤ))
+  -- kernel.cu:14
   let p1 :=
     if (v_i < (Larkc.Cuda.tdiv ((n : ℕ) : ℤ) (8 : ℤ))) then
+      -- kernel.cu:15
       let v_tmp_0 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ)]
       let v_tmp_0 := [s.get (Loc.glob 0 (0 + (v_i * 8))), s.get (Loc.glob 0 ((0 + (v_i * 8)) + 1)), s.get (Loc.glob 0 ((0 + (v_i * 8)) + 2)), s.get (Loc.glob 0 ((0 + (v_i * 8)) + 3)), s.get (Loc.glob 0 ((0 + (v_i * 8)) + 4)), s.get (Loc.glob 0 ((0 + (v_i * 8)) + 5)), s.get (Loc.glob 0 ((0 + (v_i * 8)) + 6)), s.get (Loc.glob 0 ((0 + (v_i * 8)) + 7))]
       let s := s.note (Loc.glob 0 (0 + (v_i * 8)))
@@ -37,7 +39,10 @@ def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
       let s := s.note (Loc.glob 0 ((0 + (v_i * 8)) + 6))
       let s := s.note (Loc.glob 0 ((0 + (v_i * 8)) + 7))
       let v_in : List ℝ := v_tmp_0
+      -- kernel.cu:16
       let v_res : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:18
+      -- kernel.cu:19
       let v_res := (Larkc.Cuda.setLane v_res 0 ((Larkc.Cuda.lane v_in 0) * (37 / 100 : ℝ)))
       let v_res := (Larkc.Cuda.setLane v_res 1 ((Larkc.Cuda.lane v_in 1) * (37 / 100 : ℝ)))
       let v_res := (Larkc.Cuda.setLane v_res 2 ((Larkc.Cuda.lane v_in 2) * (37 / 100 : ℝ)))
@@ -46,6 +51,7 @@ def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
       let v_res := (Larkc.Cuda.setLane v_res 5 ((Larkc.Cuda.lane v_in 5) * (37 / 100 : ℝ)))
       let v_res := (Larkc.Cuda.setLane v_res 6 ((Larkc.Cuda.lane v_in 6) * (37 / 100 : ℝ)))
       let v_res := (Larkc.Cuda.setLane v_res 7 ((Larkc.Cuda.lane v_in 7) * (37 / 100 : ℝ)))
+      -- kernel.cu:21
       let s := s.put (Loc.glob 1 (0 + (v_i * 8))) (Larkc.Cuda.lane v_res 0)
       let s := s.put (Loc.glob 1 ((0 + (v_i * 8)) + 1)) (Larkc.Cuda.lane v_res 1)
       let s := s.put (Loc.glob 1 ((0 + (v_i * 8)) + 2)) (Larkc.Cuda.lane v_res 2)

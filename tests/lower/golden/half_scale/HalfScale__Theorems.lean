@@ -54,17 +54,59 @@ theorem half_scale_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
   sorry
 
-/-- The shape instance n = 8. -/
+/-! ### The shape instance n = 8 -/
+
+/-- Output `out` at n = 8. -/
+theorem half_scale_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [8] idx) :
+    runAll (kernelPhases 8) m (Loc.glob 1 ((flatIndex [8] idx : ℕ) : ℤ)) =
+      specOut0 8 (ofFlat [8] (globBuf m 0)) idx :=
+  half_scale_correct_out 8 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 8. -/
+theorem half_scale_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 8) (kernelPhases 8) m :=
+  half_scale_in_bounds 8 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 8. -/
 theorem half_scale_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 8) m :=
   half_scale_race_free 8 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 1000. -/
+/-! ### The shape instance n = 1000 -/
+
+/-- Output `out` at n = 1000. -/
+theorem half_scale_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1000] idx) :
+    runAll (kernelPhases 1000) m (Loc.glob 1 ((flatIndex [1000] idx : ℕ) : ℤ)) =
+      specOut0 1000 (ofFlat [1000] (globBuf m 0)) idx :=
+  half_scale_correct_out 1000 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 1000. -/
+theorem half_scale_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 1000) (kernelPhases 1000) m :=
+  half_scale_in_bounds 1000 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 1000. -/
 theorem half_scale_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 1000) m :=
   half_scale_race_free 1000 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 4104. -/
+/-! ### The shape instance n = 4104 -/
+
+/-- Output `out` at n = 4104. -/
+theorem half_scale_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [4104] idx) :
+    runAll (kernelPhases 4104) m (Loc.glob 1 ((flatIndex [4104] idx : ℕ) : ℤ)) =
+      specOut0 4104 (ofFlat [4104] (globBuf m 0)) idx :=
+  half_scale_correct_out 4104 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 4104. -/
+theorem half_scale_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 4104) (kernelPhases 4104) m :=
+  half_scale_in_bounds 4104 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 4104. -/
 theorem half_scale_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 4104) m :=
   half_scale_race_free 4104 (by norm_num [Constraints]) m

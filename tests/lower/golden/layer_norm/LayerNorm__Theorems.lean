@@ -56,22 +56,78 @@ theorem layer_norm_race_free (rows d : ℕ) (h : Constraints rows d) (m : Mem) :
     RaceFreeRun (kernelPhases rows d) m := by
   sorry
 
-/-- The shape instance rows = 1, d = 1. -/
+/-! ### The shape instance rows = 1, d = 1 -/
+
+/-- Output `out` at rows = 1, d = 1. -/
+theorem layer_norm_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1, 1] idx) :
+    runAll (kernelPhases 1 1) m (Loc.glob 3 ((flatIndex [1, 1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 (ofFlat [1, 1] (globBuf m 0)) (ofFlat [1] (globBuf m 1)) (ofFlat [1] (globBuf m 2)) idx :=
+  layer_norm_correct_out 1 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 1, d = 1. -/
+theorem layer_norm_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
+  layer_norm_in_bounds 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 1, d = 1. -/
 theorem layer_norm_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   layer_norm_race_free 1 1 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 4, d = 100. -/
+/-! ### The shape instance rows = 4, d = 100 -/
+
+/-- Output `out` at rows = 4, d = 100. -/
+theorem layer_norm_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [4, 100] idx) :
+    runAll (kernelPhases 4 100) m (Loc.glob 3 ((flatIndex [4, 100] idx : ℕ) : ℤ)) =
+      specOut0 4 100 (ofFlat [4, 100] (globBuf m 0)) (ofFlat [100] (globBuf m 1)) (ofFlat [100] (globBuf m 2)) idx :=
+  layer_norm_correct_out 4 100 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 4, d = 100. -/
+theorem layer_norm_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 4 100) (kernelPhases 4 100) m :=
+  layer_norm_in_bounds 4 100 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 4, d = 100. -/
 theorem layer_norm_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 4 100) m :=
   layer_norm_race_free 4 100 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 16, d = 768. -/
+/-! ### The shape instance rows = 16, d = 768 -/
+
+/-- Output `out` at rows = 16, d = 768. -/
+theorem layer_norm_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [16, 768] idx) :
+    runAll (kernelPhases 16 768) m (Loc.glob 3 ((flatIndex [16, 768] idx : ℕ) : ℤ)) =
+      specOut0 16 768 (ofFlat [16, 768] (globBuf m 0)) (ofFlat [768] (globBuf m 1)) (ofFlat [768] (globBuf m 2)) idx :=
+  layer_norm_correct_out 16 768 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 16, d = 768. -/
+theorem layer_norm_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 16 768) (kernelPhases 16 768) m :=
+  layer_norm_in_bounds 16 768 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 16, d = 768. -/
 theorem layer_norm_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 16 768) m :=
   layer_norm_race_free 16 768 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 2, d = 1030. -/
+/-! ### The shape instance rows = 2, d = 1030 -/
+
+/-- Output `out` at rows = 2, d = 1030. -/
+theorem layer_norm_correct_out_inst3 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [2, 1030] idx) :
+    runAll (kernelPhases 2 1030) m (Loc.glob 3 ((flatIndex [2, 1030] idx : ℕ) : ℤ)) =
+      specOut0 2 1030 (ofFlat [2, 1030] (globBuf m 0)) (ofFlat [1030] (globBuf m 1)) (ofFlat [1030] (globBuf m 2)) idx :=
+  layer_norm_correct_out 2 1030 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 2, d = 1030. -/
+theorem layer_norm_in_bounds_inst3 (m : Mem) :
+    InBoundsRun (Valid 2 1030) (kernelPhases 2 1030) m :=
+  layer_norm_in_bounds 2 1030 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 2, d = 1030. -/
 theorem layer_norm_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 2 1030) m :=
   layer_norm_race_free 2 1030 (by norm_num [Constraints]) m

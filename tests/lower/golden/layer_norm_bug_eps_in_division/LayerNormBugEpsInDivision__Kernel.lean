@@ -26,24 +26,30 @@ open Larkc
 /-- Phase 0: ends at common.cuh:17:10 (warp). -/
 def phase0 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_offset : ℤ := ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))
+  -- kernel.cu:18
   let v_sum : ℝ := (0 : ℝ)
-  let p2 := Larkc.Cuda.forLoop (((t % 256 : ℕ)) : ℤ) (256 : ℤ) (Larkc.Cuda.tripUp (((t % 256 : ℕ)) : ℤ) ((d : ℕ) : ℤ) (256 : ℤ)) (v_sum, s)
-    (fun (v_j : ℤ) (q2 : ℝ × TState) =>
-      let v_sum := q2.1
-      let s := q2.2
+  -- kernel.cu:19
+  let p3 := Larkc.Cuda.forLoop (((t % 256 : ℕ)) : ℤ) (256 : ℤ) (Larkc.Cuda.tripUp (((t % 256 : ℕ)) : ℤ) ((d : ℕ) : ℤ) (256 : ℤ)) (v_sum, s)
+    (fun (v_j : ℤ) (q3 : ℝ × TState) =>
+      let v_sum := q3.1
+      let s := q3.2
+      -- kernel.cu:20
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 ((0 + v_offset) + v_j))
       let s := s.note (Loc.glob 0 ((0 + v_offset) + v_j))
       let v_sum := (v_sum + v_tmp_0)
       (v_sum, s))
-  let v_sum := p2.1
-  let s := p2.2
+  let v_sum := p3.1
+  let s := p3.2
+  -- kernel.cu:22
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_block_reduce_sum_0_v : ℝ := v_sum
   let v_block_reduce_sum_0_ret : ℝ := (0 : ℝ)
+  -- common.cuh:37
   let v_block_reduce_sum_0_tmp_0 : ℝ := (0 : ℝ)
   let v_warp_reduce_sum_1_v : ℝ := v_block_reduce_sum_0_v
   let v_warp_reduce_sum_1_ret : ℝ := (0 : ℝ)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
@@ -66,6 +72,7 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 2: ends at common.cuh:17:10 (warp). -/
 def phase2 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
@@ -84,6 +91,7 @@ def phase3 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 4: ends at common.cuh:17:10 (warp). -/
 def phase4 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
@@ -102,6 +110,7 @@ def phase5 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 6: ends at common.cuh:17:10 (warp). -/
 def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
@@ -120,6 +129,7 @@ def phase7 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 8: ends at common.cuh:17:10 (warp). -/
 def phase8 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
@@ -144,17 +154,22 @@ def phase10 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_ret := s.get (Loc.reg b t 2)
   let v_block_reduce_sum_0_tmp_0 := s.get (Loc.reg b t 3)
   let v_block_reduce_sum_0_v := s.get (Loc.reg b t 4)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
+  -- common.cuh:19
   let v_warp_reduce_sum_1_ret := v_warp_reduce_sum_1_v
+  -- common.cuh:37
   let v_block_reduce_sum_0_tmp_0 := v_warp_reduce_sum_1_ret
   let v_block_reduce_sum_0_v := v_block_reduce_sum_0_tmp_0
-  let p11 :=
+  -- common.cuh:38
+  let p14 :=
     if (v_block_reduce_sum_0_lane = (0 : ℤ)) then
+      -- common.cuh:39
       let s := s.put (Loc.shr b 0 (0 + v_block_reduce_sum_0_warp)) v_block_reduce_sum_0_v
       (s)
     else
       (s)
-  let s := p11
+  let s := p14
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
   let s := s.put (Loc.reg b t 2) v_warp_reduce_sum_1_ret
   let s := s.put (Loc.reg b t 3) v_block_reduce_sum_0_tmp_0
@@ -166,8 +181,9 @@ def phase11 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_block_reduce_sum_0_lane : ℤ := (Larkc.Cuda.trem (((t % 256 : ℕ)) : ℤ) (32 : ℤ))
   let v_block_reduce_sum_0_num_warps : ℤ := (Larkc.Cuda.tdiv (256 : ℤ) (32 : ℤ))
   let v_block_reduce_sum_0_v := s.get (Loc.reg b t 4)
+  -- common.cuh:42
   let v_block_reduce_sum_0_tmp_2 : ℝ := (0 : ℝ)
-  let p4 :=
+  let p5 :=
     if (v_block_reduce_sum_0_lane < v_block_reduce_sum_0_num_warps) then
       let v_block_reduce_sum_0_tmp_1 : ℝ := (0 : ℝ)
       let v_block_reduce_sum_0_tmp_1 := s.get (Loc.shr b 0 (0 + v_block_reduce_sum_0_lane))
@@ -177,12 +193,14 @@ def phase11 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
     else
       let v_block_reduce_sum_0_tmp_2 := (0 : ℝ)
       (v_block_reduce_sum_0_tmp_2, s)
-  let v_block_reduce_sum_0_tmp_2 := p4.1
-  let s := p4.2
+  let v_block_reduce_sum_0_tmp_2 := p5.1
+  let s := p5.2
   let v_block_reduce_sum_0_v := v_block_reduce_sum_0_tmp_2
+  -- common.cuh:43
   let v_block_reduce_sum_0_tmp_3 : ℝ := (0 : ℝ)
   let v_warp_reduce_sum_2_v : ℝ := v_block_reduce_sum_0_v
   let v_warp_reduce_sum_2_ret : ℝ := (0 : ℝ)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 4) v_block_reduce_sum_0_v
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -203,6 +221,7 @@ def phase12 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 13: ends at common.cuh:17:10 (warp). -/
 def phase13 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -221,6 +240,7 @@ def phase14 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 15: ends at common.cuh:17:10 (warp). -/
 def phase15 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -239,6 +259,7 @@ def phase16 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 17: ends at common.cuh:17:10 (warp). -/
 def phase17 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -257,6 +278,7 @@ def phase18 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 19: ends at common.cuh:17:10 (warp). -/
 def phase19 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -279,8 +301,11 @@ def phase21 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   let v_warp_reduce_sum_2_ret := s.get (Loc.reg b t 7)
   let v_block_reduce_sum_0_tmp_3 := s.get (Loc.reg b t 8)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
+  -- common.cuh:19
   let v_warp_reduce_sum_2_ret := v_warp_reduce_sum_2_v
+  -- common.cuh:43
   let v_block_reduce_sum_0_tmp_3 := v_warp_reduce_sum_2_ret
   let v_block_reduce_sum_0_v := v_block_reduce_sum_0_tmp_3
   let s := s.put (Loc.reg b t 4) v_block_reduce_sum_0_v
@@ -295,28 +320,37 @@ def phase22 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_block_reduce_sum_0_v := s.get (Loc.reg b t 4)
   let v_block_reduce_sum_0_ret := s.get (Loc.reg b t 9)
   let v_tmp_1 := s.get (Loc.reg b t 10)
+  -- common.cuh:45
   let v_block_reduce_sum_0_ret := v_block_reduce_sum_0_v
+  -- kernel.cu:22
   let v_tmp_1 := v_block_reduce_sum_0_ret
   let v_mean : ℝ := (v_tmp_1 / ((((d : ℕ) : ℤ) : ℤ) : ℝ))
+  -- kernel.cu:24
   let v_sq : ℝ := (0 : ℝ)
-  let p8 := Larkc.Cuda.forLoop (((t % 256 : ℕ)) : ℤ) (256 : ℤ) (Larkc.Cuda.tripUp (((t % 256 : ℕ)) : ℤ) ((d : ℕ) : ℤ) (256 : ℤ)) (v_sq, s)
-    (fun (v_j_1 : ℤ) (q8 : ℝ × TState) =>
-      let v_sq := q8.1
-      let s := q8.2
+  -- kernel.cu:25
+  let p11 := Larkc.Cuda.forLoop (((t % 256 : ℕ)) : ℤ) (256 : ℤ) (Larkc.Cuda.tripUp (((t % 256 : ℕ)) : ℤ) ((d : ℕ) : ℤ) (256 : ℤ)) (v_sq, s)
+    (fun (v_j_1 : ℤ) (q11 : ℝ × TState) =>
+      let v_sq := q11.1
+      let s := q11.2
+      -- kernel.cu:26
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.glob 0 ((0 + v_offset) + v_j_1))
       let s := s.note (Loc.glob 0 ((0 + v_offset) + v_j_1))
       let v_c : ℝ := (v_tmp_2 - v_mean)
+      -- kernel.cu:27
       let v_sq := (v_sq + (v_c * v_c))
       (v_sq, s))
-  let v_sq := p8.1
-  let s := p8.2
+  let v_sq := p11.1
+  let s := p11.2
+  -- kernel.cu:29
   let v_tmp_3 : ℝ := (0 : ℝ)
   let v_block_reduce_sum_3_v : ℝ := v_sq
   let v_block_reduce_sum_3_ret : ℝ := (0 : ℝ)
+  -- common.cuh:37
   let v_block_reduce_sum_3_tmp_0 : ℝ := (0 : ℝ)
   let v_warp_reduce_sum_4_v : ℝ := v_block_reduce_sum_3_v
   let v_warp_reduce_sum_4_ret : ℝ := (0 : ℝ)
+  -- common.cuh:17
   let v_warp_reduce_sum_4_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 9) v_block_reduce_sum_0_ret
   let s := s.put (Loc.reg b t 10) v_tmp_1
@@ -342,6 +376,7 @@ def phase23 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 24: ends at common.cuh:17:10 (warp). -/
 def phase24 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
+  -- common.cuh:17
   let v_warp_reduce_sum_4_v := (v_warp_reduce_sum_4_v + v_warp_reduce_sum_4_tmp_0)
   let v_warp_reduce_sum_4_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 11) v_warp_reduce_sum_4_v
@@ -360,6 +395,7 @@ def phase25 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 26: ends at common.cuh:17:10 (warp). -/
 def phase26 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
+  -- common.cuh:17
   let v_warp_reduce_sum_4_v := (v_warp_reduce_sum_4_v + v_warp_reduce_sum_4_tmp_0)
   let v_warp_reduce_sum_4_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 11) v_warp_reduce_sum_4_v
@@ -378,6 +414,7 @@ def phase27 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 28: ends at common.cuh:17:10 (warp). -/
 def phase28 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
+  -- common.cuh:17
   let v_warp_reduce_sum_4_v := (v_warp_reduce_sum_4_v + v_warp_reduce_sum_4_tmp_0)
   let v_warp_reduce_sum_4_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 11) v_warp_reduce_sum_4_v
@@ -396,6 +433,7 @@ def phase29 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 30: ends at common.cuh:17:10 (warp). -/
 def phase30 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
+  -- common.cuh:17
   let v_warp_reduce_sum_4_v := (v_warp_reduce_sum_4_v + v_warp_reduce_sum_4_tmp_0)
   let v_warp_reduce_sum_4_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 11) v_warp_reduce_sum_4_v
@@ -420,17 +458,22 @@ def phase32 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_ret := s.get (Loc.reg b t 13)
   let v_block_reduce_sum_3_tmp_0 := s.get (Loc.reg b t 14)
   let v_block_reduce_sum_3_v := s.get (Loc.reg b t 15)
+  -- common.cuh:17
   let v_warp_reduce_sum_4_v := (v_warp_reduce_sum_4_v + v_warp_reduce_sum_4_tmp_0)
+  -- common.cuh:19
   let v_warp_reduce_sum_4_ret := v_warp_reduce_sum_4_v
+  -- common.cuh:37
   let v_block_reduce_sum_3_tmp_0 := v_warp_reduce_sum_4_ret
   let v_block_reduce_sum_3_v := v_block_reduce_sum_3_tmp_0
-  let p11 :=
+  -- common.cuh:38
+  let p14 :=
     if (v_block_reduce_sum_3_lane = (0 : ℤ)) then
+      -- common.cuh:39
       let s := s.put (Loc.shr b 0 (0 + v_block_reduce_sum_3_warp)) v_block_reduce_sum_3_v
       (s)
     else
       (s)
-  let s := p11
+  let s := p14
   let s := s.put (Loc.reg b t 11) v_warp_reduce_sum_4_v
   let s := s.put (Loc.reg b t 13) v_warp_reduce_sum_4_ret
   let s := s.put (Loc.reg b t 14) v_block_reduce_sum_3_tmp_0
@@ -442,8 +485,9 @@ def phase33 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_block_reduce_sum_3_lane : ℤ := (Larkc.Cuda.trem (((t % 256 : ℕ)) : ℤ) (32 : ℤ))
   let v_block_reduce_sum_3_num_warps : ℤ := (Larkc.Cuda.tdiv (256 : ℤ) (32 : ℤ))
   let v_block_reduce_sum_3_v := s.get (Loc.reg b t 15)
+  -- common.cuh:42
   let v_block_reduce_sum_3_tmp_2 : ℝ := (0 : ℝ)
-  let p4 :=
+  let p5 :=
     if (v_block_reduce_sum_3_lane < v_block_reduce_sum_3_num_warps) then
       let v_block_reduce_sum_3_tmp_1 : ℝ := (0 : ℝ)
       let v_block_reduce_sum_3_tmp_1 := s.get (Loc.shr b 0 (0 + v_block_reduce_sum_3_lane))
@@ -453,12 +497,14 @@ def phase33 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
     else
       let v_block_reduce_sum_3_tmp_2 := (0 : ℝ)
       (v_block_reduce_sum_3_tmp_2, s)
-  let v_block_reduce_sum_3_tmp_2 := p4.1
-  let s := p4.2
+  let v_block_reduce_sum_3_tmp_2 := p5.1
+  let s := p5.2
   let v_block_reduce_sum_3_v := v_block_reduce_sum_3_tmp_2
+  -- common.cuh:43
   let v_block_reduce_sum_3_tmp_3 : ℝ := (0 : ℝ)
   let v_warp_reduce_sum_5_v : ℝ := v_block_reduce_sum_3_v
   let v_warp_reduce_sum_5_ret : ℝ := (0 : ℝ)
+  -- common.cuh:17
   let v_warp_reduce_sum_5_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 15) v_block_reduce_sum_3_v
   let s := s.put (Loc.reg b t 16) v_warp_reduce_sum_5_v
@@ -479,6 +525,7 @@ def phase34 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 35: ends at common.cuh:17:10 (warp). -/
 def phase35 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
+  -- common.cuh:17
   let v_warp_reduce_sum_5_v := (v_warp_reduce_sum_5_v + v_warp_reduce_sum_5_tmp_0)
   let v_warp_reduce_sum_5_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 16) v_warp_reduce_sum_5_v
@@ -497,6 +544,7 @@ def phase36 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 37: ends at common.cuh:17:10 (warp). -/
 def phase37 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
+  -- common.cuh:17
   let v_warp_reduce_sum_5_v := (v_warp_reduce_sum_5_v + v_warp_reduce_sum_5_tmp_0)
   let v_warp_reduce_sum_5_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 16) v_warp_reduce_sum_5_v
@@ -515,6 +563,7 @@ def phase38 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 39: ends at common.cuh:17:10 (warp). -/
 def phase39 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
+  -- common.cuh:17
   let v_warp_reduce_sum_5_v := (v_warp_reduce_sum_5_v + v_warp_reduce_sum_5_tmp_0)
   let v_warp_reduce_sum_5_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 16) v_warp_reduce_sum_5_v
@@ -533,6 +582,7 @@ def phase40 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 41: ends at common.cuh:17:10 (warp). -/
 def phase41 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
+  -- common.cuh:17
   let v_warp_reduce_sum_5_v := (v_warp_reduce_sum_5_v + v_warp_reduce_sum_5_tmp_0)
   let v_warp_reduce_sum_5_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 16) v_warp_reduce_sum_5_v
@@ -555,8 +605,11 @@ def phase43 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b t 17)
   let v_warp_reduce_sum_5_ret := s.get (Loc.reg b t 18)
   let v_block_reduce_sum_3_tmp_3 := s.get (Loc.reg b t 19)
+  -- common.cuh:17
   let v_warp_reduce_sum_5_v := (v_warp_reduce_sum_5_v + v_warp_reduce_sum_5_tmp_0)
+  -- common.cuh:19
   let v_warp_reduce_sum_5_ret := v_warp_reduce_sum_5_v
+  -- common.cuh:43
   let v_block_reduce_sum_3_tmp_3 := v_warp_reduce_sum_5_ret
   let v_block_reduce_sum_3_v := v_block_reduce_sum_3_tmp_3
   let s := s.put (Loc.reg b t 15) v_block_reduce_sum_3_v
@@ -572,12 +625,16 @@ def phase44 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_block_reduce_sum_3_ret := s.get (Loc.reg b t 20)
   let v_tmp_3 := s.get (Loc.reg b t 21)
   let v_mean := s.get (Loc.reg b t 22)
+  -- common.cuh:45
   let v_block_reduce_sum_3_ret := v_block_reduce_sum_3_v
+  -- kernel.cu:29
   let v_tmp_3 := v_block_reduce_sum_3_ret
   let v_rstd : ℝ := (Larkc.Cuda.rsqrt (v_tmp_3 / (((((d : ℕ) : ℤ) : ℤ) : ℝ) + (1 / 100000 : ℝ))))
-  let p8 := Larkc.Cuda.forLoop (((t % 256 : ℕ)) : ℤ) (256 : ℤ) (Larkc.Cuda.tripUp (((t % 256 : ℕ)) : ℤ) ((d : ℕ) : ℤ) (256 : ℤ)) (s)
-    (fun (v_j_2 : ℤ) (q8 : TState) =>
-      let s := q8
+  -- kernel.cu:31
+  let p10 := Larkc.Cuda.forLoop (((t % 256 : ℕ)) : ℤ) (256 : ℤ) (Larkc.Cuda.tripUp (((t % 256 : ℕ)) : ℤ) ((d : ℕ) : ℤ) (256 : ℤ)) (s)
+    (fun (v_j_2 : ℤ) (q10 : TState) =>
+      let s := q10
+      -- kernel.cu:32
       let v_tmp_4 : ℝ := (0 : ℝ)
       let v_tmp_4 := s.get (Loc.glob 0 ((0 + v_offset) + v_j_2))
       let s := s.note (Loc.glob 0 ((0 + v_offset) + v_j_2))
@@ -589,7 +646,7 @@ def phase44 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       let s := s.note (Loc.glob 2 (0 + v_j_2))
       let s := s.put (Loc.glob 3 ((0 + v_offset) + v_j_2)) ((((v_tmp_4 - v_mean) * v_rstd) * v_tmp_5) + v_tmp_6)
       (s))
-  let s := p8
+  let s := p10
   let s := s.put (Loc.reg b t 20) v_block_reduce_sum_3_ret
   let s := s.put (Loc.reg b t 21) v_tmp_3
   s

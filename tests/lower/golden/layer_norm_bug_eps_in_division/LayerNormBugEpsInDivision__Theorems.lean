@@ -56,17 +56,59 @@ theorem layer_norm_bug_eps_in_division_race_free (rows d : ℕ) (h : Constraints
     RaceFreeRun (kernelPhases rows d) m := by
   sorry
 
-/-- The shape instance rows = 1, d = 100. -/
+/-! ### The shape instance rows = 1, d = 100 -/
+
+/-- Output `out` at rows = 1, d = 100. -/
+theorem layer_norm_bug_eps_in_division_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1, 100] idx) :
+    runAll (kernelPhases 1 100) m (Loc.glob 3 ((flatIndex [1, 100] idx : ℕ) : ℤ)) =
+      specOut0 1 100 (ofFlat [1, 100] (globBuf m 0)) (ofFlat [100] (globBuf m 1)) (ofFlat [100] (globBuf m 2)) idx :=
+  layer_norm_bug_eps_in_division_correct_out 1 100 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 1, d = 100. -/
+theorem layer_norm_bug_eps_in_division_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 100) (kernelPhases 1 100) m :=
+  layer_norm_bug_eps_in_division_in_bounds 1 100 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 1, d = 100. -/
 theorem layer_norm_bug_eps_in_division_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 100) m :=
   layer_norm_bug_eps_in_division_race_free 1 100 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 4, d = 100. -/
+/-! ### The shape instance rows = 4, d = 100 -/
+
+/-- Output `out` at rows = 4, d = 100. -/
+theorem layer_norm_bug_eps_in_division_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [4, 100] idx) :
+    runAll (kernelPhases 4 100) m (Loc.glob 3 ((flatIndex [4, 100] idx : ℕ) : ℤ)) =
+      specOut0 4 100 (ofFlat [4, 100] (globBuf m 0)) (ofFlat [100] (globBuf m 1)) (ofFlat [100] (globBuf m 2)) idx :=
+  layer_norm_bug_eps_in_division_correct_out 4 100 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 4, d = 100. -/
+theorem layer_norm_bug_eps_in_division_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 4 100) (kernelPhases 4 100) m :=
+  layer_norm_bug_eps_in_division_in_bounds 4 100 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 4, d = 100. -/
 theorem layer_norm_bug_eps_in_division_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 4 100) m :=
   layer_norm_bug_eps_in_division_race_free 4 100 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 2, d = 768. -/
+/-! ### The shape instance rows = 2, d = 768 -/
+
+/-- Output `out` at rows = 2, d = 768. -/
+theorem layer_norm_bug_eps_in_division_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [2, 768] idx) :
+    runAll (kernelPhases 2 768) m (Loc.glob 3 ((flatIndex [2, 768] idx : ℕ) : ℤ)) =
+      specOut0 2 768 (ofFlat [2, 768] (globBuf m 0)) (ofFlat [768] (globBuf m 1)) (ofFlat [768] (globBuf m 2)) idx :=
+  layer_norm_bug_eps_in_division_correct_out 2 768 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 2, d = 768. -/
+theorem layer_norm_bug_eps_in_division_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 2 768) (kernelPhases 2 768) m :=
+  layer_norm_bug_eps_in_division_in_bounds 2 768 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 2, d = 768. -/
 theorem layer_norm_bug_eps_in_division_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 2 768) m :=
   layer_norm_bug_eps_in_division_race_free 2 768 (by norm_num [Constraints]) m

@@ -26,26 +26,36 @@ open Larkc
 /-- Phase 0: ends at kernel.cu:33:19 (warp). -/
 def phase0 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_offset : ℤ := ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))
+  -- kernel.cu:49
   let v_w : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
-  let p2 := Larkc.Cuda.forLoop (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) ((d : ℕ) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ)) (v_w, s)
-    (fun (v_j : ℤ) (q2 : List ℝ × TState) =>
-      let v_w := q2.1
-      let s := q2.2
+  -- kernel.cu:50
+  let p3 := Larkc.Cuda.forLoop (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) ((d : ℕ) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ)) (v_w, s)
+    (fun (v_j : ℤ) (q3 : List ℝ × TState) =>
+      let v_w := q3.1
+      let s := q3.2
+      -- kernel.cu:51
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 ((0 + v_offset) + v_j))
       let s := s.note (Loc.glob 0 ((0 + v_offset) + v_j))
       let v_v : ℝ := v_tmp_0
+      -- kernel.cu:52
       let v_w := (Larkc.Cuda.setLane v_w 0 ((Larkc.Cuda.lane v_w 0) + (1 : ℝ)))
+      -- kernel.cu:53
       let v_delta : ℝ := (v_v - (Larkc.Cuda.lane v_w 1))
+      -- kernel.cu:54
       let v_w := (Larkc.Cuda.setLane v_w 1 ((Larkc.Cuda.lane v_w 1) + (v_delta / (Larkc.Cuda.lane v_w 0))))
+      -- kernel.cu:55
       let v_w := (Larkc.Cuda.setLane v_w 2 ((Larkc.Cuda.lane v_w 2) + (v_delta * (v_v - (Larkc.Cuda.lane v_w 1)))))
       (v_w, s))
-  let v_w := p2.1
-  let s := p2.2
+  let v_w := p3.1
+  let s := p3.2
+  -- kernel.cu:57
   let v_tmp_1 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_warp_welford_0_w : List ℝ := v_w
   let v_warp_welford_0_ret : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:32
   let v_warp_welford_0_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:33
   let v_warp_welford_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) (Larkc.Cuda.lane v_warp_welford_0_w 0)
   let s := s.put (Loc.reg b t 1) (Larkc.Cuda.lane v_warp_welford_0_w 1)
@@ -80,7 +90,9 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase2 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_0 := s.get (Loc.reg b t 6)
+  -- kernel.cu:33
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 0 v_warp_welford_0_tmp_0)
+  -- kernel.cu:34
   let v_warp_welford_0_tmp_1 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_welford_0_other 0)
   let s := s.put (Loc.reg b t 4) (Larkc.Cuda.lane v_warp_welford_0_other 1)
@@ -103,7 +115,9 @@ def phase3 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase4 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_1 := s.get (Loc.reg b t 7)
+  -- kernel.cu:34
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 1 v_warp_welford_0_tmp_1)
+  -- kernel.cu:35
   let v_warp_welford_0_tmp_2 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_welford_0_other 0)
   let s := s.put (Loc.reg b t 4) (Larkc.Cuda.lane v_warp_welford_0_other 1)
@@ -126,30 +140,45 @@ def phase5 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_w := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1), s.get (Loc.reg b t 2)]
   let v_warp_welford_0_tmp_2 := s.get (Loc.reg b t 8)
+  -- kernel.cu:35
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 2 v_warp_welford_0_tmp_2)
+  -- kernel.cu:36
   let v_warp_welford_0_tmp_3 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_welford_merge_1_a : List ℝ := v_warp_welford_0_w
   let v_welford_merge_1_b : List ℝ := v_warp_welford_0_other
   let v_welford_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:16
   let v_welford_merge_1_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_a 0) + (Larkc.Cuda.lane v_welford_merge_1_b 0))
-  let p8 :=
+  -- kernel.cu:17
+  let p11 :=
     if (v_welford_merge_1_count = (0 : ℝ)) then
+      -- kernel.cu:18
       let v_welford_merge_1_ret := v_welford_merge_1_a
       (v_welford_merge_1_ret, s)
     else
+      -- kernel.cu:20
       let v_welford_merge_1_delta : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_b 1) - (Larkc.Cuda.lane v_welford_merge_1_a 1))
+      -- kernel.cu:21
       let v_welford_merge_1_wb : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_b 0) / v_welford_merge_1_count)
+      -- kernel.cu:22
       let v_welford_merge_1_out : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:23
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 0 v_welford_merge_1_count)
+      -- kernel.cu:24
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 1 ((Larkc.Cuda.lane v_welford_merge_1_a 1) + (v_welford_merge_1_delta * v_welford_merge_1_wb)))
+      -- kernel.cu:25
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 2 (((Larkc.Cuda.lane v_welford_merge_1_a 2) + (Larkc.Cuda.lane v_welford_merge_1_b 2)) + (((v_welford_merge_1_delta * v_welford_merge_1_delta) * (Larkc.Cuda.lane v_welford_merge_1_a 0)) * v_welford_merge_1_wb)))
+      -- kernel.cu:26
       let v_welford_merge_1_ret := v_welford_merge_1_out
       (v_welford_merge_1_ret, s)
-  let v_welford_merge_1_ret := p8.1
-  let s := p8.2
+  let v_welford_merge_1_ret := p11.1
+  let s := p11.2
+  -- kernel.cu:36
   let v_warp_welford_0_tmp_3 := v_welford_merge_1_ret
   let v_warp_welford_0_w := v_warp_welford_0_tmp_3
+  -- kernel.cu:32
   let v_warp_welford_0_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:33
   let v_warp_welford_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) (Larkc.Cuda.lane v_warp_welford_0_w 0)
   let s := s.put (Loc.reg b t 1) (Larkc.Cuda.lane v_warp_welford_0_w 1)
@@ -175,7 +204,9 @@ def phase7 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase8 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_0 := s.get (Loc.reg b t 6)
+  -- kernel.cu:33
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 0 v_warp_welford_0_tmp_0)
+  -- kernel.cu:34
   let v_warp_welford_0_tmp_1 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_welford_0_other 0)
   let s := s.put (Loc.reg b t 4) (Larkc.Cuda.lane v_warp_welford_0_other 1)
@@ -198,7 +229,9 @@ def phase9 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase10 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_1 := s.get (Loc.reg b t 7)
+  -- kernel.cu:34
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 1 v_warp_welford_0_tmp_1)
+  -- kernel.cu:35
   let v_warp_welford_0_tmp_2 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_welford_0_other 0)
   let s := s.put (Loc.reg b t 4) (Larkc.Cuda.lane v_warp_welford_0_other 1)
@@ -221,30 +254,45 @@ def phase11 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase12 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_w := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1), s.get (Loc.reg b t 2)]
   let v_warp_welford_0_tmp_2 := s.get (Loc.reg b t 8)
+  -- kernel.cu:35
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 2 v_warp_welford_0_tmp_2)
+  -- kernel.cu:36
   let v_warp_welford_0_tmp_3 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_welford_merge_1_a : List ℝ := v_warp_welford_0_w
   let v_welford_merge_1_b : List ℝ := v_warp_welford_0_other
   let v_welford_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:16
   let v_welford_merge_1_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_a 0) + (Larkc.Cuda.lane v_welford_merge_1_b 0))
-  let p8 :=
+  -- kernel.cu:17
+  let p11 :=
     if (v_welford_merge_1_count = (0 : ℝ)) then
+      -- kernel.cu:18
       let v_welford_merge_1_ret := v_welford_merge_1_a
       (v_welford_merge_1_ret, s)
     else
+      -- kernel.cu:20
       let v_welford_merge_1_delta : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_b 1) - (Larkc.Cuda.lane v_welford_merge_1_a 1))
+      -- kernel.cu:21
       let v_welford_merge_1_wb : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_b 0) / v_welford_merge_1_count)
+      -- kernel.cu:22
       let v_welford_merge_1_out : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:23
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 0 v_welford_merge_1_count)
+      -- kernel.cu:24
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 1 ((Larkc.Cuda.lane v_welford_merge_1_a 1) + (v_welford_merge_1_delta * v_welford_merge_1_wb)))
+      -- kernel.cu:25
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 2 (((Larkc.Cuda.lane v_welford_merge_1_a 2) + (Larkc.Cuda.lane v_welford_merge_1_b 2)) + (((v_welford_merge_1_delta * v_welford_merge_1_delta) * (Larkc.Cuda.lane v_welford_merge_1_a 0)) * v_welford_merge_1_wb)))
+      -- kernel.cu:26
       let v_welford_merge_1_ret := v_welford_merge_1_out
       (v_welford_merge_1_ret, s)
-  let v_welford_merge_1_ret := p8.1
-  let s := p8.2
+  let v_welford_merge_1_ret := p11.1
+  let s := p11.2
+  -- kernel.cu:36
   let v_warp_welford_0_tmp_3 := v_welford_merge_1_ret
   let v_warp_welford_0_w := v_warp_welford_0_tmp_3
+  -- kernel.cu:32
   let v_warp_welford_0_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:33
   let v_warp_welford_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) (Larkc.Cuda.lane v_warp_welford_0_w 0)
   let s := s.put (Loc.reg b t 1) (Larkc.Cuda.lane v_warp_welford_0_w 1)
@@ -270,7 +318,9 @@ def phase13 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase14 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_0 := s.get (Loc.reg b t 6)
+  -- kernel.cu:33
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 0 v_warp_welford_0_tmp_0)
+  -- kernel.cu:34
   let v_warp_welford_0_tmp_1 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_welford_0_other 0)
   let s := s.put (Loc.reg b t 4) (Larkc.Cuda.lane v_warp_welford_0_other 1)
@@ -293,7 +343,9 @@ def phase15 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase16 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_1 := s.get (Loc.reg b t 7)
+  -- kernel.cu:34
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 1 v_warp_welford_0_tmp_1)
+  -- kernel.cu:35
   let v_warp_welford_0_tmp_2 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_welford_0_other 0)
   let s := s.put (Loc.reg b t 4) (Larkc.Cuda.lane v_warp_welford_0_other 1)
@@ -316,30 +368,45 @@ def phase17 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase18 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_w := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1), s.get (Loc.reg b t 2)]
   let v_warp_welford_0_tmp_2 := s.get (Loc.reg b t 8)
+  -- kernel.cu:35
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 2 v_warp_welford_0_tmp_2)
+  -- kernel.cu:36
   let v_warp_welford_0_tmp_3 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_welford_merge_1_a : List ℝ := v_warp_welford_0_w
   let v_welford_merge_1_b : List ℝ := v_warp_welford_0_other
   let v_welford_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:16
   let v_welford_merge_1_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_a 0) + (Larkc.Cuda.lane v_welford_merge_1_b 0))
-  let p8 :=
+  -- kernel.cu:17
+  let p11 :=
     if (v_welford_merge_1_count = (0 : ℝ)) then
+      -- kernel.cu:18
       let v_welford_merge_1_ret := v_welford_merge_1_a
       (v_welford_merge_1_ret, s)
     else
+      -- kernel.cu:20
       let v_welford_merge_1_delta : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_b 1) - (Larkc.Cuda.lane v_welford_merge_1_a 1))
+      -- kernel.cu:21
       let v_welford_merge_1_wb : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_b 0) / v_welford_merge_1_count)
+      -- kernel.cu:22
       let v_welford_merge_1_out : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:23
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 0 v_welford_merge_1_count)
+      -- kernel.cu:24
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 1 ((Larkc.Cuda.lane v_welford_merge_1_a 1) + (v_welford_merge_1_delta * v_welford_merge_1_wb)))
+      -- kernel.cu:25
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 2 (((Larkc.Cuda.lane v_welford_merge_1_a 2) + (Larkc.Cuda.lane v_welford_merge_1_b 2)) + (((v_welford_merge_1_delta * v_welford_merge_1_delta) * (Larkc.Cuda.lane v_welford_merge_1_a 0)) * v_welford_merge_1_wb)))
+      -- kernel.cu:26
       let v_welford_merge_1_ret := v_welford_merge_1_out
       (v_welford_merge_1_ret, s)
-  let v_welford_merge_1_ret := p8.1
-  let s := p8.2
+  let v_welford_merge_1_ret := p11.1
+  let s := p11.2
+  -- kernel.cu:36
   let v_warp_welford_0_tmp_3 := v_welford_merge_1_ret
   let v_warp_welford_0_w := v_warp_welford_0_tmp_3
+  -- kernel.cu:32
   let v_warp_welford_0_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:33
   let v_warp_welford_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) (Larkc.Cuda.lane v_warp_welford_0_w 0)
   let s := s.put (Loc.reg b t 1) (Larkc.Cuda.lane v_warp_welford_0_w 1)
@@ -365,7 +432,9 @@ def phase19 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase20 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_0 := s.get (Loc.reg b t 6)
+  -- kernel.cu:33
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 0 v_warp_welford_0_tmp_0)
+  -- kernel.cu:34
   let v_warp_welford_0_tmp_1 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_welford_0_other 0)
   let s := s.put (Loc.reg b t 4) (Larkc.Cuda.lane v_warp_welford_0_other 1)
@@ -388,7 +457,9 @@ def phase21 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase22 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_1 := s.get (Loc.reg b t 7)
+  -- kernel.cu:34
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 1 v_warp_welford_0_tmp_1)
+  -- kernel.cu:35
   let v_warp_welford_0_tmp_2 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_welford_0_other 0)
   let s := s.put (Loc.reg b t 4) (Larkc.Cuda.lane v_warp_welford_0_other 1)
@@ -411,30 +482,45 @@ def phase23 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase24 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_w := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1), s.get (Loc.reg b t 2)]
   let v_warp_welford_0_tmp_2 := s.get (Loc.reg b t 8)
+  -- kernel.cu:35
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 2 v_warp_welford_0_tmp_2)
+  -- kernel.cu:36
   let v_warp_welford_0_tmp_3 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_welford_merge_1_a : List ℝ := v_warp_welford_0_w
   let v_welford_merge_1_b : List ℝ := v_warp_welford_0_other
   let v_welford_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:16
   let v_welford_merge_1_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_a 0) + (Larkc.Cuda.lane v_welford_merge_1_b 0))
-  let p8 :=
+  -- kernel.cu:17
+  let p11 :=
     if (v_welford_merge_1_count = (0 : ℝ)) then
+      -- kernel.cu:18
       let v_welford_merge_1_ret := v_welford_merge_1_a
       (v_welford_merge_1_ret, s)
     else
+      -- kernel.cu:20
       let v_welford_merge_1_delta : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_b 1) - (Larkc.Cuda.lane v_welford_merge_1_a 1))
+      -- kernel.cu:21
       let v_welford_merge_1_wb : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_b 0) / v_welford_merge_1_count)
+      -- kernel.cu:22
       let v_welford_merge_1_out : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:23
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 0 v_welford_merge_1_count)
+      -- kernel.cu:24
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 1 ((Larkc.Cuda.lane v_welford_merge_1_a 1) + (v_welford_merge_1_delta * v_welford_merge_1_wb)))
+      -- kernel.cu:25
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 2 (((Larkc.Cuda.lane v_welford_merge_1_a 2) + (Larkc.Cuda.lane v_welford_merge_1_b 2)) + (((v_welford_merge_1_delta * v_welford_merge_1_delta) * (Larkc.Cuda.lane v_welford_merge_1_a 0)) * v_welford_merge_1_wb)))
+      -- kernel.cu:26
       let v_welford_merge_1_ret := v_welford_merge_1_out
       (v_welford_merge_1_ret, s)
-  let v_welford_merge_1_ret := p8.1
-  let s := p8.2
+  let v_welford_merge_1_ret := p11.1
+  let s := p11.2
+  -- kernel.cu:36
   let v_warp_welford_0_tmp_3 := v_welford_merge_1_ret
   let v_warp_welford_0_w := v_warp_welford_0_tmp_3
+  -- kernel.cu:32
   let v_warp_welford_0_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:33
   let v_warp_welford_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) (Larkc.Cuda.lane v_warp_welford_0_w 0)
   let s := s.put (Loc.reg b t 1) (Larkc.Cuda.lane v_warp_welford_0_w 1)
@@ -460,7 +546,9 @@ def phase25 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase26 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_0 := s.get (Loc.reg b t 6)
+  -- kernel.cu:33
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 0 v_warp_welford_0_tmp_0)
+  -- kernel.cu:34
   let v_warp_welford_0_tmp_1 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_welford_0_other 0)
   let s := s.put (Loc.reg b t 4) (Larkc.Cuda.lane v_warp_welford_0_other 1)
@@ -483,7 +571,9 @@ def phase27 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase28 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_1 := s.get (Loc.reg b t 7)
+  -- kernel.cu:34
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 1 v_warp_welford_0_tmp_1)
+  -- kernel.cu:35
   let v_warp_welford_0_tmp_2 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_welford_0_other 0)
   let s := s.put (Loc.reg b t 4) (Larkc.Cuda.lane v_warp_welford_0_other 1)
@@ -512,41 +602,58 @@ def phase30 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_ret := [s.get (Loc.reg b t 9), s.get (Loc.reg b t 10), s.get (Loc.reg b t 11)]
   let v_tmp_1 := [s.get (Loc.reg b t 12), s.get (Loc.reg b t 13), s.get (Loc.reg b t 14)]
   let v_w := [s.get (Loc.reg b t 15), s.get (Loc.reg b t 16), s.get (Loc.reg b t 17)]
+  -- kernel.cu:35
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 2 v_warp_welford_0_tmp_2)
+  -- kernel.cu:36
   let v_warp_welford_0_tmp_3 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_welford_merge_1_a : List ℝ := v_warp_welford_0_w
   let v_welford_merge_1_b : List ℝ := v_warp_welford_0_other
   let v_welford_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:16
   let v_welford_merge_1_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_a 0) + (Larkc.Cuda.lane v_welford_merge_1_b 0))
-  let p14 :=
+  -- kernel.cu:17
+  let p17 :=
     if (v_welford_merge_1_count = (0 : ℝ)) then
+      -- kernel.cu:18
       let v_welford_merge_1_ret := v_welford_merge_1_a
       (v_welford_merge_1_ret, s)
     else
+      -- kernel.cu:20
       let v_welford_merge_1_delta : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_b 1) - (Larkc.Cuda.lane v_welford_merge_1_a 1))
+      -- kernel.cu:21
       let v_welford_merge_1_wb : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_b 0) / v_welford_merge_1_count)
+      -- kernel.cu:22
       let v_welford_merge_1_out : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:23
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 0 v_welford_merge_1_count)
+      -- kernel.cu:24
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 1 ((Larkc.Cuda.lane v_welford_merge_1_a 1) + (v_welford_merge_1_delta * v_welford_merge_1_wb)))
+      -- kernel.cu:25
       let v_welford_merge_1_out := (Larkc.Cuda.setLane v_welford_merge_1_out 2 (((Larkc.Cuda.lane v_welford_merge_1_a 2) + (Larkc.Cuda.lane v_welford_merge_1_b 2)) + (((v_welford_merge_1_delta * v_welford_merge_1_delta) * (Larkc.Cuda.lane v_welford_merge_1_a 0)) * v_welford_merge_1_wb)))
+      -- kernel.cu:26
       let v_welford_merge_1_ret := v_welford_merge_1_out
       (v_welford_merge_1_ret, s)
-  let v_welford_merge_1_ret := p14.1
-  let s := p14.2
+  let v_welford_merge_1_ret := p17.1
+  let s := p17.2
+  -- kernel.cu:36
   let v_warp_welford_0_tmp_3 := v_welford_merge_1_ret
   let v_warp_welford_0_w := v_warp_welford_0_tmp_3
+  -- kernel.cu:38
   let v_warp_welford_0_ret := v_warp_welford_0_w
+  -- kernel.cu:57
   let v_tmp_1 := v_warp_welford_0_ret
   let v_w := v_tmp_1
-  let p34 :=
+  -- kernel.cu:60
+  let p49 :=
     if (v_lane = (0 : ℤ)) then
+      -- kernel.cu:61
       let s := s.put (Loc.shr b 0 (0 + (v_warp * 3))) (Larkc.Cuda.lane v_w 0)
       let s := s.put (Loc.shr b 0 ((0 + (v_warp * 3)) + 1)) (Larkc.Cuda.lane v_w 1)
       let s := s.put (Loc.shr b 0 ((0 + (v_warp * 3)) + 2)) (Larkc.Cuda.lane v_w 2)
       (s)
     else
       (s)
-  let s := p34
+  let s := p49
   let s := s.put (Loc.reg b t 0) (Larkc.Cuda.lane v_warp_welford_0_w 0)
   let s := s.put (Loc.reg b t 1) (Larkc.Cuda.lane v_warp_welford_0_w 1)
   let s := s.put (Loc.reg b t 2) (Larkc.Cuda.lane v_warp_welford_0_w 2)
@@ -576,9 +683,12 @@ def phase31 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
   let p8 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:65
       let v_v_1 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
-      let p11 :=
+      -- kernel.cu:66
+      let p12 :=
         if (v_lane < (Larkc.Cuda.tdiv (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ) (32 : ℤ))) then
+          -- kernel.cu:67
           let v_tmp_2 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
           let v_tmp_2 := [s.get (Loc.shr b 0 (0 + (v_lane * 3))), s.get (Loc.shr b 0 ((0 + (v_lane * 3)) + 1)), s.get (Loc.shr b 0 ((0 + (v_lane * 3)) + 2))]
           let s := s.note (Loc.shr b 0 (0 + (v_lane * 3)))
@@ -588,12 +698,15 @@ def phase31 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
           (v_v_1, s)
         else
           (v_v_1, s)
-      let v_v_1 := p11.1
-      let s := p11.2
+      let v_v_1 := p12.1
+      let s := p12.2
+      -- kernel.cu:69
       let v_tmp_3 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
       let v_warp_welford_2_w : List ℝ := v_v_1
       let v_warp_welford_2_ret : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:32
       let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:33
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_v_1, v_tmp_3, v_warp_welford_2_w, v_warp_welford_2_ret, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_v_1, v_tmp_3, v_warp_welford_2_w, v_warp_welford_2_ret, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
@@ -642,7 +755,9 @@ def phase33 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_1 : ℝ := (0 : ℝ)
   let p4 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:33
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 0 v_warp_welford_2_tmp_0)
+      -- kernel.cu:34
       let v_warp_welford_2_tmp_1 : ℝ := (0 : ℝ)
       (v_warp_welford_2_other, v_warp_welford_2_tmp_1, s)
     else (v_warp_welford_2_other, v_warp_welford_2_tmp_1, s)
@@ -675,7 +790,9 @@ def phase35 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_2 : ℝ := (0 : ℝ)
   let p4 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:34
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 1 v_warp_welford_2_tmp_1)
+      -- kernel.cu:35
       let v_warp_welford_2_tmp_2 : ℝ := (0 : ℝ)
       (v_warp_welford_2_other, v_warp_welford_2_tmp_2, s)
     else (v_warp_welford_2_other, v_warp_welford_2_tmp_2, s)
@@ -709,30 +826,45 @@ def phase37 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
   let p5 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
+      -- kernel.cu:36
       let v_warp_welford_2_tmp_3 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
       let v_welford_merge_3_a : List ℝ := v_warp_welford_2_w
       let v_welford_merge_3_b : List ℝ := v_warp_welford_2_other
       let v_welford_merge_3_ret : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
-      let p13 :=
+      -- kernel.cu:17
+      let p16 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
+          -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
           (v_welford_merge_3_ret, s)
         else
+          -- kernel.cu:20
           let v_welford_merge_3_delta : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_b 1) - (Larkc.Cuda.lane v_welford_merge_3_a 1))
+          -- kernel.cu:21
           let v_welford_merge_3_wb : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_b 0) / v_welford_merge_3_count)
+          -- kernel.cu:22
           let v_welford_merge_3_out : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+          -- kernel.cu:23
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 0 v_welford_merge_3_count)
+          -- kernel.cu:24
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 1 ((Larkc.Cuda.lane v_welford_merge_3_a 1) + (v_welford_merge_3_delta * v_welford_merge_3_wb)))
+          -- kernel.cu:25
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 2 (((Larkc.Cuda.lane v_welford_merge_3_a 2) + (Larkc.Cuda.lane v_welford_merge_3_b 2)) + (((v_welford_merge_3_delta * v_welford_merge_3_delta) * (Larkc.Cuda.lane v_welford_merge_3_a 0)) * v_welford_merge_3_wb)))
+          -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p13.1
-      let s := p13.2
+      let v_welford_merge_3_ret := p16.1
+      let s := p16.2
+      -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
+      -- kernel.cu:32
       let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:33
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
@@ -769,7 +901,9 @@ def phase39 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_1 : ℝ := (0 : ℝ)
   let p4 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:33
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 0 v_warp_welford_2_tmp_0)
+      -- kernel.cu:34
       let v_warp_welford_2_tmp_1 : ℝ := (0 : ℝ)
       (v_warp_welford_2_other, v_warp_welford_2_tmp_1, s)
     else (v_warp_welford_2_other, v_warp_welford_2_tmp_1, s)
@@ -802,7 +936,9 @@ def phase41 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_2 : ℝ := (0 : ℝ)
   let p4 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:34
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 1 v_warp_welford_2_tmp_1)
+      -- kernel.cu:35
       let v_warp_welford_2_tmp_2 : ℝ := (0 : ℝ)
       (v_warp_welford_2_other, v_warp_welford_2_tmp_2, s)
     else (v_warp_welford_2_other, v_warp_welford_2_tmp_2, s)
@@ -836,30 +972,45 @@ def phase43 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
   let p5 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
+      -- kernel.cu:36
       let v_warp_welford_2_tmp_3 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
       let v_welford_merge_3_a : List ℝ := v_warp_welford_2_w
       let v_welford_merge_3_b : List ℝ := v_warp_welford_2_other
       let v_welford_merge_3_ret : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
-      let p13 :=
+      -- kernel.cu:17
+      let p16 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
+          -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
           (v_welford_merge_3_ret, s)
         else
+          -- kernel.cu:20
           let v_welford_merge_3_delta : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_b 1) - (Larkc.Cuda.lane v_welford_merge_3_a 1))
+          -- kernel.cu:21
           let v_welford_merge_3_wb : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_b 0) / v_welford_merge_3_count)
+          -- kernel.cu:22
           let v_welford_merge_3_out : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+          -- kernel.cu:23
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 0 v_welford_merge_3_count)
+          -- kernel.cu:24
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 1 ((Larkc.Cuda.lane v_welford_merge_3_a 1) + (v_welford_merge_3_delta * v_welford_merge_3_wb)))
+          -- kernel.cu:25
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 2 (((Larkc.Cuda.lane v_welford_merge_3_a 2) + (Larkc.Cuda.lane v_welford_merge_3_b 2)) + (((v_welford_merge_3_delta * v_welford_merge_3_delta) * (Larkc.Cuda.lane v_welford_merge_3_a 0)) * v_welford_merge_3_wb)))
+          -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p13.1
-      let s := p13.2
+      let v_welford_merge_3_ret := p16.1
+      let s := p16.2
+      -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
+      -- kernel.cu:32
       let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:33
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
@@ -896,7 +1047,9 @@ def phase45 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_1 : ℝ := (0 : ℝ)
   let p4 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:33
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 0 v_warp_welford_2_tmp_0)
+      -- kernel.cu:34
       let v_warp_welford_2_tmp_1 : ℝ := (0 : ℝ)
       (v_warp_welford_2_other, v_warp_welford_2_tmp_1, s)
     else (v_warp_welford_2_other, v_warp_welford_2_tmp_1, s)
@@ -929,7 +1082,9 @@ def phase47 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_2 : ℝ := (0 : ℝ)
   let p4 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:34
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 1 v_warp_welford_2_tmp_1)
+      -- kernel.cu:35
       let v_warp_welford_2_tmp_2 : ℝ := (0 : ℝ)
       (v_warp_welford_2_other, v_warp_welford_2_tmp_2, s)
     else (v_warp_welford_2_other, v_warp_welford_2_tmp_2, s)
@@ -963,30 +1118,45 @@ def phase49 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
   let p5 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
+      -- kernel.cu:36
       let v_warp_welford_2_tmp_3 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
       let v_welford_merge_3_a : List ℝ := v_warp_welford_2_w
       let v_welford_merge_3_b : List ℝ := v_warp_welford_2_other
       let v_welford_merge_3_ret : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
-      let p13 :=
+      -- kernel.cu:17
+      let p16 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
+          -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
           (v_welford_merge_3_ret, s)
         else
+          -- kernel.cu:20
           let v_welford_merge_3_delta : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_b 1) - (Larkc.Cuda.lane v_welford_merge_3_a 1))
+          -- kernel.cu:21
           let v_welford_merge_3_wb : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_b 0) / v_welford_merge_3_count)
+          -- kernel.cu:22
           let v_welford_merge_3_out : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+          -- kernel.cu:23
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 0 v_welford_merge_3_count)
+          -- kernel.cu:24
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 1 ((Larkc.Cuda.lane v_welford_merge_3_a 1) + (v_welford_merge_3_delta * v_welford_merge_3_wb)))
+          -- kernel.cu:25
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 2 (((Larkc.Cuda.lane v_welford_merge_3_a 2) + (Larkc.Cuda.lane v_welford_merge_3_b 2)) + (((v_welford_merge_3_delta * v_welford_merge_3_delta) * (Larkc.Cuda.lane v_welford_merge_3_a 0)) * v_welford_merge_3_wb)))
+          -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p13.1
-      let s := p13.2
+      let v_welford_merge_3_ret := p16.1
+      let s := p16.2
+      -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
+      -- kernel.cu:32
       let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:33
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
@@ -1023,7 +1193,9 @@ def phase51 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_1 : ℝ := (0 : ℝ)
   let p4 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:33
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 0 v_warp_welford_2_tmp_0)
+      -- kernel.cu:34
       let v_warp_welford_2_tmp_1 : ℝ := (0 : ℝ)
       (v_warp_welford_2_other, v_warp_welford_2_tmp_1, s)
     else (v_warp_welford_2_other, v_warp_welford_2_tmp_1, s)
@@ -1056,7 +1228,9 @@ def phase53 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_2 : ℝ := (0 : ℝ)
   let p4 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:34
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 1 v_warp_welford_2_tmp_1)
+      -- kernel.cu:35
       let v_warp_welford_2_tmp_2 : ℝ := (0 : ℝ)
       (v_warp_welford_2_other, v_warp_welford_2_tmp_2, s)
     else (v_warp_welford_2_other, v_warp_welford_2_tmp_2, s)
@@ -1090,30 +1264,45 @@ def phase55 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
   let p5 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
+      -- kernel.cu:36
       let v_warp_welford_2_tmp_3 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
       let v_welford_merge_3_a : List ℝ := v_warp_welford_2_w
       let v_welford_merge_3_b : List ℝ := v_warp_welford_2_other
       let v_welford_merge_3_ret : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
-      let p13 :=
+      -- kernel.cu:17
+      let p16 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
+          -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
           (v_welford_merge_3_ret, s)
         else
+          -- kernel.cu:20
           let v_welford_merge_3_delta : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_b 1) - (Larkc.Cuda.lane v_welford_merge_3_a 1))
+          -- kernel.cu:21
           let v_welford_merge_3_wb : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_b 0) / v_welford_merge_3_count)
+          -- kernel.cu:22
           let v_welford_merge_3_out : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+          -- kernel.cu:23
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 0 v_welford_merge_3_count)
+          -- kernel.cu:24
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 1 ((Larkc.Cuda.lane v_welford_merge_3_a 1) + (v_welford_merge_3_delta * v_welford_merge_3_wb)))
+          -- kernel.cu:25
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 2 (((Larkc.Cuda.lane v_welford_merge_3_a 2) + (Larkc.Cuda.lane v_welford_merge_3_b 2)) + (((v_welford_merge_3_delta * v_welford_merge_3_delta) * (Larkc.Cuda.lane v_welford_merge_3_a 0)) * v_welford_merge_3_wb)))
+          -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p13.1
-      let s := p13.2
+      let v_welford_merge_3_ret := p16.1
+      let s := p16.2
+      -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
+      -- kernel.cu:32
       let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:33
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
@@ -1150,7 +1339,9 @@ def phase57 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_1 : ℝ := (0 : ℝ)
   let p4 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:33
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 0 v_warp_welford_2_tmp_0)
+      -- kernel.cu:34
       let v_warp_welford_2_tmp_1 : ℝ := (0 : ℝ)
       (v_warp_welford_2_other, v_warp_welford_2_tmp_1, s)
     else (v_warp_welford_2_other, v_warp_welford_2_tmp_1, s)
@@ -1183,7 +1374,9 @@ def phase59 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_tmp_2 : ℝ := (0 : ℝ)
   let p4 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:34
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 1 v_warp_welford_2_tmp_1)
+      -- kernel.cu:35
       let v_warp_welford_2_tmp_2 : ℝ := (0 : ℝ)
       (v_warp_welford_2_other, v_warp_welford_2_tmp_2, s)
     else (v_warp_welford_2_other, v_warp_welford_2_tmp_2, s)
@@ -1220,40 +1413,58 @@ def phase61 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v_1 := [s.get (Loc.reg b t 33), s.get (Loc.reg b t 34), s.get (Loc.reg b t 35)]
   let p8 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
+      -- kernel.cu:36
       let v_warp_welford_2_tmp_3 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
       let v_welford_merge_3_a : List ℝ := v_warp_welford_2_w
       let v_welford_merge_3_b : List ℝ := v_warp_welford_2_other
       let v_welford_merge_3_ret : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
-      let p16 :=
+      -- kernel.cu:17
+      let p19 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
+          -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
           (v_welford_merge_3_ret, s)
         else
+          -- kernel.cu:20
           let v_welford_merge_3_delta : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_b 1) - (Larkc.Cuda.lane v_welford_merge_3_a 1))
+          -- kernel.cu:21
           let v_welford_merge_3_wb : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_b 0) / v_welford_merge_3_count)
+          -- kernel.cu:22
           let v_welford_merge_3_out : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
+          -- kernel.cu:23
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 0 v_welford_merge_3_count)
+          -- kernel.cu:24
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 1 ((Larkc.Cuda.lane v_welford_merge_3_a 1) + (v_welford_merge_3_delta * v_welford_merge_3_wb)))
+          -- kernel.cu:25
           let v_welford_merge_3_out := (Larkc.Cuda.setLane v_welford_merge_3_out 2 (((Larkc.Cuda.lane v_welford_merge_3_a 2) + (Larkc.Cuda.lane v_welford_merge_3_b 2)) + (((v_welford_merge_3_delta * v_welford_merge_3_delta) * (Larkc.Cuda.lane v_welford_merge_3_a 0)) * v_welford_merge_3_wb)))
+          -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p16.1
-      let s := p16.2
+      let v_welford_merge_3_ret := p19.1
+      let s := p19.2
+      -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
+      -- kernel.cu:38
       let v_warp_welford_2_ret := v_warp_welford_2_w
+      -- kernel.cu:69
       let v_tmp_3 := v_warp_welford_2_ret
       let v_v_1 := v_tmp_3
-      let p36 :=
+      -- kernel.cu:70
+      let p51 :=
         if (v_lane = (0 : ℤ)) then
+          -- kernel.cu:71
           let s := s.put (Loc.shr b 1 (0 + (0 : ℤ))) (Larkc.Cuda.lane v_v_1 1)
+          -- kernel.cu:72
           let s := s.put (Loc.shr b 1 (0 + (1 : ℤ))) (Larkc.Cuda.rsqrt (((Larkc.Cuda.lane v_v_1 2) / ((((d : ℕ) : ℤ) : ℤ) : ℝ)) + (1 / 100000 : ℝ)))
           (s)
         else
           (s)
-      let s := p36
+      let s := p51
       (v_tmp_3, v_v_1, v_warp_welford_2_other, v_warp_welford_2_ret, v_warp_welford_2_w, s)
     else (v_tmp_3, v_v_1, v_warp_welford_2_other, v_warp_welford_2_ret, v_warp_welford_2_w, s)
   let v_tmp_3 := p8.1
@@ -1282,17 +1493,21 @@ def phase61 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 62: ends at kernel.cu:41:1 (end). -/
 def phase62 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_offset : ℤ := ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))
+  -- kernel.cu:76
   let v_tmp_4 : ℝ := (0 : ℝ)
   let v_tmp_4 := s.get (Loc.shr b 1 (0 + (0 : ℤ)))
   let s := s.note (Loc.shr b 1 (0 + (0 : ℤ)))
   let v_mean : ℝ := v_tmp_4
+  -- kernel.cu:77
   let v_tmp_5 : ℝ := (0 : ℝ)
   let v_tmp_5 := s.get (Loc.shr b 1 (0 + (1 : ℤ)))
   let s := s.note (Loc.shr b 1 (0 + (1 : ℤ)))
   let v_rstd : ℝ := v_tmp_5
-  let p9 := Larkc.Cuda.forLoop (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) ((d : ℕ) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ)) (s)
-    (fun (v_j_1 : ℤ) (q9 : TState) =>
-      let s := q9
+  -- kernel.cu:78
+  let p11 := Larkc.Cuda.forLoop (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) ((d : ℕ) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ)) (s)
+    (fun (v_j_1 : ℤ) (q11 : TState) =>
+      let s := q11
+      -- kernel.cu:79
       let v_tmp_6 : ℝ := (0 : ℝ)
       let v_tmp_6 := s.get (Loc.glob 0 ((0 + v_offset) + v_j_1))
       let s := s.note (Loc.glob 0 ((0 + v_offset) + v_j_1))
@@ -1304,7 +1519,7 @@ def phase62 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       let s := s.note (Loc.glob 2 (0 + v_j_1))
       let s := s.put (Loc.glob 3 ((0 + v_offset) + v_j_1)) ((((v_tmp_6 - v_mean) * v_rstd) * v_tmp_7) + v_tmp_8)
       (s))
-  let s := p9
+  let s := p11
   s
 
 /-- The kernel: its phases in order, each run by every thread of the launch. -/

@@ -56,17 +56,59 @@ theorem layer_norm_welford_race_free (rows d : ℕ) (h : Constraints rows d) (m 
     RaceFreeRun (kernelPhases rows d) m := by
   sorry
 
-/-- The shape instance rows = 1, d = 1. -/
+/-! ### The shape instance rows = 1, d = 1 -/
+
+/-- Output `out` at rows = 1, d = 1. -/
+theorem layer_norm_welford_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1, 1] idx) :
+    runAll (kernelPhases 1 1) m (Loc.glob 3 ((flatIndex [1, 1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 (ofFlat [1, 1] (globBuf m 0)) (ofFlat [1] (globBuf m 1)) (ofFlat [1] (globBuf m 2)) idx :=
+  layer_norm_welford_correct_out 1 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 1, d = 1. -/
+theorem layer_norm_welford_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
+  layer_norm_welford_in_bounds 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 1, d = 1. -/
 theorem layer_norm_welford_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   layer_norm_welford_race_free 1 1 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 3, d = 50. -/
+/-! ### The shape instance rows = 3, d = 50 -/
+
+/-- Output `out` at rows = 3, d = 50. -/
+theorem layer_norm_welford_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [3, 50] idx) :
+    runAll (kernelPhases 3 50) m (Loc.glob 3 ((flatIndex [3, 50] idx : ℕ) : ℤ)) =
+      specOut0 3 50 (ofFlat [3, 50] (globBuf m 0)) (ofFlat [50] (globBuf m 1)) (ofFlat [50] (globBuf m 2)) idx :=
+  layer_norm_welford_correct_out 3 50 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 3, d = 50. -/
+theorem layer_norm_welford_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 3 50) (kernelPhases 3 50) m :=
+  layer_norm_welford_in_bounds 3 50 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 3, d = 50. -/
 theorem layer_norm_welford_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 3 50) m :=
   layer_norm_welford_race_free 3 50 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 2, d = 300. -/
+/-! ### The shape instance rows = 2, d = 300 -/
+
+/-- Output `out` at rows = 2, d = 300. -/
+theorem layer_norm_welford_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [2, 300] idx) :
+    runAll (kernelPhases 2 300) m (Loc.glob 3 ((flatIndex [2, 300] idx : ℕ) : ℤ)) =
+      specOut0 2 300 (ofFlat [2, 300] (globBuf m 0)) (ofFlat [300] (globBuf m 1)) (ofFlat [300] (globBuf m 2)) idx :=
+  layer_norm_welford_correct_out 2 300 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 2, d = 300. -/
+theorem layer_norm_welford_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 2 300) (kernelPhases 2 300) m :=
+  layer_norm_welford_in_bounds 2 300 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 2, d = 300. -/
 theorem layer_norm_welford_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 2 300) m :=
   layer_norm_welford_race_free 2 300 (by norm_num [Constraints]) m

@@ -54,22 +54,78 @@ theorem matmul_naive_race_free (M N K : ℕ) (h : Constraints M N K) (m : Mem) :
     RaceFreeRun (kernelPhases M N K) m := by
   sorry
 
-/-- The shape instance M = 1, N = 1, K = 1. -/
+/-! ### The shape instance M = 1, N = 1, K = 1 -/
+
+/-- Output `c` at M = 1, N = 1, K = 1. -/
+theorem matmul_naive_correct_c_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1, 1] idx) :
+    runAll (kernelPhases 1 1 1) m (Loc.glob 2 ((flatIndex [1, 1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 1 (ofFlat [1, 1] (globBuf m 0)) (ofFlat [1, 1] (globBuf m 1)) idx :=
+  matmul_naive_correct_c 1 1 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at M = 1, N = 1, K = 1. -/
+theorem matmul_naive_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 1 1) (kernelPhases 1 1 1) m :=
+  matmul_naive_in_bounds 1 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at M = 1, N = 1, K = 1. -/
 theorem matmul_naive_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1 1) m :=
   matmul_naive_race_free 1 1 1 (by norm_num [Constraints]) m
 
-/-- The shape instance M = 17, N = 33, K = 9. -/
+/-! ### The shape instance M = 17, N = 33, K = 9 -/
+
+/-- Output `c` at M = 17, N = 33, K = 9. -/
+theorem matmul_naive_correct_c_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [17, 33] idx) :
+    runAll (kernelPhases 17 33 9) m (Loc.glob 2 ((flatIndex [17, 33] idx : ℕ) : ℤ)) =
+      specOut0 17 33 9 (ofFlat [17, 9] (globBuf m 0)) (ofFlat [9, 33] (globBuf m 1)) idx :=
+  matmul_naive_correct_c 17 33 9 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at M = 17, N = 33, K = 9. -/
+theorem matmul_naive_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 17 33 9) (kernelPhases 17 33 9) m :=
+  matmul_naive_in_bounds 17 33 9 (by norm_num [Constraints]) m
+
+/-- Race freedom at M = 17, N = 33, K = 9. -/
 theorem matmul_naive_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 17 33 9) m :=
   matmul_naive_race_free 17 33 9 (by norm_num [Constraints]) m
 
-/-- The shape instance M = 40, N = 24, K = 64. -/
+/-! ### The shape instance M = 40, N = 24, K = 64 -/
+
+/-- Output `c` at M = 40, N = 24, K = 64. -/
+theorem matmul_naive_correct_c_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [40, 24] idx) :
+    runAll (kernelPhases 40 24 64) m (Loc.glob 2 ((flatIndex [40, 24] idx : ℕ) : ℤ)) =
+      specOut0 40 24 64 (ofFlat [40, 64] (globBuf m 0)) (ofFlat [64, 24] (globBuf m 1)) idx :=
+  matmul_naive_correct_c 40 24 64 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at M = 40, N = 24, K = 64. -/
+theorem matmul_naive_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 40 24 64) (kernelPhases 40 24 64) m :=
+  matmul_naive_in_bounds 40 24 64 (by norm_num [Constraints]) m
+
+/-- Race freedom at M = 40, N = 24, K = 64. -/
 theorem matmul_naive_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 40 24 64) m :=
   matmul_naive_race_free 40 24 64 (by norm_num [Constraints]) m
 
-/-- The shape instance M = 64, N = 64, K = 64. -/
+/-! ### The shape instance M = 64, N = 64, K = 64 -/
+
+/-- Output `c` at M = 64, N = 64, K = 64. -/
+theorem matmul_naive_correct_c_inst3 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [64, 64] idx) :
+    runAll (kernelPhases 64 64 64) m (Loc.glob 2 ((flatIndex [64, 64] idx : ℕ) : ℤ)) =
+      specOut0 64 64 64 (ofFlat [64, 64] (globBuf m 0)) (ofFlat [64, 64] (globBuf m 1)) idx :=
+  matmul_naive_correct_c 64 64 64 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at M = 64, N = 64, K = 64. -/
+theorem matmul_naive_in_bounds_inst3 (m : Mem) :
+    InBoundsRun (Valid 64 64 64) (kernelPhases 64 64 64) m :=
+  matmul_naive_in_bounds 64 64 64 (by norm_num [Constraints]) m
+
+/-- Race freedom at M = 64, N = 64, K = 64. -/
 theorem matmul_naive_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 64 64 64) m :=
   matmul_naive_race_free 64 64 64 (by norm_num [Constraints]) m

@@ -25,13 +25,17 @@ open Larkc
 def phase0 (M N K : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_col : ℤ := (((((b % ((N + 16 - 1) / 16) : ℕ)) : ℤ) * (16 : ℤ)) + (((t % 16 : ℕ)) : ℤ))
   let v_row : ℤ := ((((((b / ((N + 16 - 1) / 16)) % ((M + 16 - 1) / 16) : ℕ)) : ℤ) * (16 : ℤ)) + ((((t / 16) % 16 : ℕ)) : ℤ))
+  -- kernel.cu:9
   let p2 :=
     if ((v_row < ((M : ℕ) : ℤ)) ∧ (v_col < ((N : ℕ) : ℤ))) then
+      -- kernel.cu:10
       let v_acc : ℝ := (0 : ℝ)
-      let p5 := Larkc.Cuda.forLoop (0 : ℤ) (1 : ℤ) (Larkc.Cuda.tripUp (0 : ℤ) ((K : ℕ) : ℤ) (1 : ℤ)) (v_acc, s)
-        (fun (v_k : ℤ) (q5 : ℝ × TState) =>
-          let v_acc := q5.1
-          let s := q5.2
+      -- kernel.cu:11
+      let p6 := Larkc.Cuda.forLoop (0 : ℤ) (1 : ℤ) (Larkc.Cuda.tripUp (0 : ℤ) ((K : ℕ) : ℤ) (1 : ℤ)) (v_acc, s)
+        (fun (v_k : ℤ) (q6 : ℝ × TState) =>
+          let v_acc := q6.1
+          let s := q6.2
+          -- kernel.cu:12
           let v_tmp_0 : ℝ := (0 : ℝ)
           let v_tmp_0 := s.get (Loc.glob 0 (0 + ((v_row * ((K : ℕ) : ℤ)) + v_k)))
           let s := s.note (Loc.glob 0 (0 + ((v_row * ((K : ℕ) : ℤ)) + v_k)))
@@ -40,8 +44,9 @@ def phase0 (M N K : ℕ) (b t : ℕ) (s : TState) : TState :=
           let s := s.note (Loc.glob 1 (0 + ((v_col * ((K : ℕ) : ℤ)) + v_k)))
           let v_acc := (v_acc + (v_tmp_0 * v_tmp_1))
           (v_acc, s))
-      let v_acc := p5.1
-      let s := p5.2
+      let v_acc := p6.1
+      let s := p6.2
+      -- kernel.cu:14
       let s := s.put (Loc.glob 2 (0 + ((v_row * ((N : ℕ) : ℤ)) + v_col))) v_acc
       (s)
     else

@@ -54,17 +54,59 @@ theorem matmul_naive_bug_transposed_index_race_free (M N K : ℕ) (h : Constrain
     RaceFreeRun (kernelPhases M N K) m := by
   sorry
 
-/-- The shape instance M = 1, N = 1, K = 1. -/
+/-! ### The shape instance M = 1, N = 1, K = 1 -/
+
+/-- Output `c` at M = 1, N = 1, K = 1. -/
+theorem matmul_naive_bug_transposed_index_correct_c_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1, 1] idx) :
+    runAll (kernelPhases 1 1 1) m (Loc.glob 2 ((flatIndex [1, 1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 1 (ofFlat [1, 1] (globBuf m 0)) (ofFlat [1, 1] (globBuf m 1)) idx :=
+  matmul_naive_bug_transposed_index_correct_c 1 1 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at M = 1, N = 1, K = 1. -/
+theorem matmul_naive_bug_transposed_index_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 1 1) (kernelPhases 1 1 1) m :=
+  matmul_naive_bug_transposed_index_in_bounds 1 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at M = 1, N = 1, K = 1. -/
 theorem matmul_naive_bug_transposed_index_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1 1) m :=
   matmul_naive_bug_transposed_index_race_free 1 1 1 (by norm_num [Constraints]) m
 
-/-- The shape instance M = 5, N = 5, K = 5. -/
+/-! ### The shape instance M = 5, N = 5, K = 5 -/
+
+/-- Output `c` at M = 5, N = 5, K = 5. -/
+theorem matmul_naive_bug_transposed_index_correct_c_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [5, 5] idx) :
+    runAll (kernelPhases 5 5 5) m (Loc.glob 2 ((flatIndex [5, 5] idx : ℕ) : ℤ)) =
+      specOut0 5 5 5 (ofFlat [5, 5] (globBuf m 0)) (ofFlat [5, 5] (globBuf m 1)) idx :=
+  matmul_naive_bug_transposed_index_correct_c 5 5 5 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at M = 5, N = 5, K = 5. -/
+theorem matmul_naive_bug_transposed_index_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 5 5 5) (kernelPhases 5 5 5) m :=
+  matmul_naive_bug_transposed_index_in_bounds 5 5 5 (by norm_num [Constraints]) m
+
+/-- Race freedom at M = 5, N = 5, K = 5. -/
 theorem matmul_naive_bug_transposed_index_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 5 5 5) m :=
   matmul_naive_bug_transposed_index_race_free 5 5 5 (by norm_num [Constraints]) m
 
-/-- The shape instance M = 33, N = 33, K = 33. -/
+/-! ### The shape instance M = 33, N = 33, K = 33 -/
+
+/-- Output `c` at M = 33, N = 33, K = 33. -/
+theorem matmul_naive_bug_transposed_index_correct_c_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [33, 33] idx) :
+    runAll (kernelPhases 33 33 33) m (Loc.glob 2 ((flatIndex [33, 33] idx : ℕ) : ℤ)) =
+      specOut0 33 33 33 (ofFlat [33, 33] (globBuf m 0)) (ofFlat [33, 33] (globBuf m 1)) idx :=
+  matmul_naive_bug_transposed_index_correct_c 33 33 33 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at M = 33, N = 33, K = 33. -/
+theorem matmul_naive_bug_transposed_index_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 33 33 33) (kernelPhases 33 33 33) m :=
+  matmul_naive_bug_transposed_index_in_bounds 33 33 33 (by norm_num [Constraints]) m
+
+/-- Race freedom at M = 33, N = 33, K = 33. -/
 theorem matmul_naive_bug_transposed_index_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 33 33 33) m :=
   matmul_naive_bug_transposed_index_race_free 33 33 33 (by norm_num [Constraints]) m

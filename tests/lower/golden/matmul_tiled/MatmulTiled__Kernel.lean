@@ -27,6 +27,7 @@ open Larkc
 def phase0 (M N K : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tx : ℤ := (((t % 16 : ℕ)) : ℤ)
   let v_ty : ℤ := ((((t / 16) % 16 : ℕ)) : ℤ)
+  -- kernel.cu:22
   let v_acc : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_acc
   s
@@ -37,10 +38,13 @@ def phase1 (M N K : ℕ) (v_t : ℤ) (b t : ℕ) (s : TState) : TState :=
   let v_col : ℤ := (((((b % ((N + 16 - 1) / 16) : ℕ)) : ℤ) * (16 : ℤ)) + v_tx)
   let v_ty : ℤ := ((((t / 16) % 16 : ℕ)) : ℤ)
   let v_row : ℤ := ((((((b / ((N + 16 - 1) / 16)) % ((M + 16 - 1) / 16) : ℕ)) : ℤ) * (16 : ℤ)) + v_ty)
+  -- kernel.cu:25
   let v_a_col : ℤ := ((v_t * (16 : ℤ)) + v_tx)
+  -- kernel.cu:26
   let v_b_row : ℤ := ((v_t * (16 : ℤ)) + v_ty)
+  -- kernel.cu:27
   let v_tmp_1 : ℝ := (0 : ℝ)
-  let p7 :=
+  let p10 :=
     if ((v_row < ((M : ℕ) : ℤ)) ∧ (v_a_col < ((K : ℕ) : ℤ))) then
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 (0 + ((v_row * ((K : ℕ) : ℤ)) + v_a_col)))
@@ -50,20 +54,23 @@ def phase1 (M N K : ℕ) (v_t : ℤ) (b t : ℕ) (s : TState) : TState :=
     else
       let v_tmp_1 := (0 : ℝ)
       (v_tmp_1, s)
-  let v_tmp_1 := p7.1
-  let s := p7.2
+  let v_tmp_1 := p10.1
+  let s := p10.2
   let s := s.put (Loc.shr b 0 ((0 + (v_ty * (16 : ℤ))) + v_tx)) v_tmp_1
-  let p20 :=
+  -- kernel.cu:28
+  let p23 :=
     if ((v_b_row < ((K : ℕ) : ℤ)) ∧ (v_col < ((N : ℕ) : ℤ))) then
+      -- kernel.cu:29
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.glob 1 (0 + ((v_b_row * ((N : ℕ) : ℤ)) + v_col)))
       let s := s.note (Loc.glob 1 (0 + ((v_b_row * ((N : ℕ) : ℤ)) + v_col)))
       let s := s.put (Loc.shr b 1 ((0 + (v_ty * (16 : ℤ))) + v_tx)) v_tmp_2
       (s)
     else
+      -- kernel.cu:31
       let s := s.put (Loc.shr b 1 ((0 + (v_ty * (16 : ℤ))) + v_tx)) (0 : ℝ)
       (s)
-  let s := p20
+  let s := p23
   s
 
 /-- Phase 2: ends at kernel.cu:38:5 (block). -/
@@ -71,10 +78,12 @@ def phase2 (M N K : ℕ) (v_t : ℤ) (b t : ℕ) (s : TState) : TState :=
   let v_tx : ℤ := (((t % 16 : ℕ)) : ℤ)
   let v_ty : ℤ := ((((t / 16) % 16 : ℕ)) : ℤ)
   let v_acc := s.get (Loc.reg b t 0)
+  -- kernel.cu:35
   let p3 := Larkc.Cuda.forLoop (0 : ℤ) (1 : ℤ) (Larkc.Cuda.tripUp (0 : ℤ) (16 : ℤ) (1 : ℤ)) (v_acc, s)
     (fun (v_k : ℤ) (q3 : ℝ × TState) =>
       let v_acc := q3.1
       let s := q3.2
+      -- kernel.cu:36
       let v_tmp_3 : ℝ := (0 : ℝ)
       let v_tmp_3 := s.get (Loc.shr b 0 ((0 + (v_ty * (16 : ℤ))) + v_k))
       let s := s.note (Loc.shr b 0 ((0 + (v_ty * (16 : ℤ))) + v_k))
@@ -95,8 +104,10 @@ def phase3 (M N K : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_ty : ℤ := ((((t / 16) % 16 : ℕ)) : ℤ)
   let v_row : ℤ := ((((((b / ((N + 16 - 1) / 16)) % ((M + 16 - 1) / 16) : ℕ)) : ℤ) * (16 : ℤ)) + v_ty)
   let v_acc := s.get (Loc.reg b t 0)
+  -- kernel.cu:40
   let p5 :=
     if ((v_row < ((M : ℕ) : ℤ)) ∧ (v_col < ((N : ℕ) : ℤ))) then
+      -- kernel.cu:41
       let s := s.put (Loc.glob 2 (0 + ((v_row * ((N : ℕ) : ℤ)) + v_col))) v_acc
       (s)
     else

@@ -54,22 +54,78 @@ theorem matmul_tiled_race_free (M N K : ℕ) (h : Constraints M N K) (m : Mem) :
     RaceFreeRun (kernelPhases M N K) m := by
   sorry
 
-/-- The shape instance M = 1, N = 1, K = 1. -/
+/-! ### The shape instance M = 1, N = 1, K = 1 -/
+
+/-- Output `c` at M = 1, N = 1, K = 1. -/
+theorem matmul_tiled_correct_c_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1, 1] idx) :
+    runAll (kernelPhases 1 1 1) m (Loc.glob 2 ((flatIndex [1, 1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 1 (ofFlat [1, 1] (globBuf m 0)) (ofFlat [1, 1] (globBuf m 1)) idx :=
+  matmul_tiled_correct_c 1 1 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at M = 1, N = 1, K = 1. -/
+theorem matmul_tiled_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 1 1) (kernelPhases 1 1 1) m :=
+  matmul_tiled_in_bounds 1 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at M = 1, N = 1, K = 1. -/
 theorem matmul_tiled_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1 1) m :=
   matmul_tiled_race_free 1 1 1 (by norm_num [Constraints]) m
 
-/-- The shape instance M = 17, N = 20, K = 33. -/
+/-! ### The shape instance M = 17, N = 20, K = 33 -/
+
+/-- Output `c` at M = 17, N = 20, K = 33. -/
+theorem matmul_tiled_correct_c_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [17, 20] idx) :
+    runAll (kernelPhases 17 20 33) m (Loc.glob 2 ((flatIndex [17, 20] idx : ℕ) : ℤ)) =
+      specOut0 17 20 33 (ofFlat [17, 33] (globBuf m 0)) (ofFlat [33, 20] (globBuf m 1)) idx :=
+  matmul_tiled_correct_c 17 20 33 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at M = 17, N = 20, K = 33. -/
+theorem matmul_tiled_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 17 20 33) (kernelPhases 17 20 33) m :=
+  matmul_tiled_in_bounds 17 20 33 (by norm_num [Constraints]) m
+
+/-- Race freedom at M = 17, N = 20, K = 33. -/
 theorem matmul_tiled_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 17 20 33) m :=
   matmul_tiled_race_free 17 20 33 (by norm_num [Constraints]) m
 
-/-- The shape instance M = 64, N = 40, K = 48. -/
+/-! ### The shape instance M = 64, N = 40, K = 48 -/
+
+/-- Output `c` at M = 64, N = 40, K = 48. -/
+theorem matmul_tiled_correct_c_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [64, 40] idx) :
+    runAll (kernelPhases 64 40 48) m (Loc.glob 2 ((flatIndex [64, 40] idx : ℕ) : ℤ)) =
+      specOut0 64 40 48 (ofFlat [64, 48] (globBuf m 0)) (ofFlat [48, 40] (globBuf m 1)) idx :=
+  matmul_tiled_correct_c 64 40 48 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at M = 64, N = 40, K = 48. -/
+theorem matmul_tiled_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 64 40 48) (kernelPhases 64 40 48) m :=
+  matmul_tiled_in_bounds 64 40 48 (by norm_num [Constraints]) m
+
+/-- Race freedom at M = 64, N = 40, K = 48. -/
 theorem matmul_tiled_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 64 40 48) m :=
   matmul_tiled_race_free 64 40 48 (by norm_num [Constraints]) m
 
-/-- The shape instance M = 64, N = 64, K = 64. -/
+/-! ### The shape instance M = 64, N = 64, K = 64 -/
+
+/-- Output `c` at M = 64, N = 64, K = 64. -/
+theorem matmul_tiled_correct_c_inst3 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [64, 64] idx) :
+    runAll (kernelPhases 64 64 64) m (Loc.glob 2 ((flatIndex [64, 64] idx : ℕ) : ℤ)) =
+      specOut0 64 64 64 (ofFlat [64, 64] (globBuf m 0)) (ofFlat [64, 64] (globBuf m 1)) idx :=
+  matmul_tiled_correct_c 64 64 64 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at M = 64, N = 64, K = 64. -/
+theorem matmul_tiled_in_bounds_inst3 (m : Mem) :
+    InBoundsRun (Valid 64 64 64) (kernelPhases 64 64 64) m :=
+  matmul_tiled_in_bounds 64 64 64 (by norm_num [Constraints]) m
+
+/-- Race freedom at M = 64, N = 64, K = 64. -/
 theorem matmul_tiled_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 64 64 64) m :=
   matmul_tiled_race_free 64 64 64 (by norm_num [Constraints]) m

@@ -24,12 +24,15 @@ open Larkc
 /-- Phase 0: ends at kernel.cu:4:1 (end). -/
 def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_i : ℤ := (((((b % ((n + 512 - 1) / 512) : ℕ)) : ℤ) * (512 : ℤ)) + (((t % 512 : ℕ)) : ℤ))
+  -- kernel.cu:6
   let p1 :=
     if (v_i < ((n : ℕ) : ℤ)) then
+      -- kernel.cu:7
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 (0 + v_i))
       let s := s.note (Loc.glob 0 (0 + v_i))
       let v_v : ℝ := v_tmp_0
+      -- kernel.cu:8
       let s := s.put (Loc.glob 1 (0 + v_i)) (if (v_v > (0 : ℝ)) then v_v else (0 : ℝ))
       (s)
     else

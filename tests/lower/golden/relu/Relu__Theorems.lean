@@ -54,17 +54,59 @@ theorem relu_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
   sorry
 
-/-- The shape instance n = 3. -/
+/-! ### The shape instance n = 3 -/
+
+/-- Output `out` at n = 3. -/
+theorem relu_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [3] idx) :
+    runAll (kernelPhases 3) m (Loc.glob 1 ((flatIndex [3] idx : ℕ) : ℤ)) =
+      specOut0 3 (ofFlat [3] (globBuf m 0)) idx :=
+  relu_correct_out 3 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 3. -/
+theorem relu_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 3) (kernelPhases 3) m :=
+  relu_in_bounds 3 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 3. -/
 theorem relu_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 3) m :=
   relu_race_free 3 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 1023. -/
+/-! ### The shape instance n = 1023 -/
+
+/-- Output `out` at n = 1023. -/
+theorem relu_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1023] idx) :
+    runAll (kernelPhases 1023) m (Loc.glob 1 ((flatIndex [1023] idx : ℕ) : ℤ)) =
+      specOut0 1023 (ofFlat [1023] (globBuf m 0)) idx :=
+  relu_correct_out 1023 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 1023. -/
+theorem relu_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 1023) (kernelPhases 1023) m :=
+  relu_in_bounds 1023 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 1023. -/
 theorem relu_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 1023) m :=
   relu_race_free 1023 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 2500. -/
+/-! ### The shape instance n = 2500 -/
+
+/-- Output `out` at n = 2500. -/
+theorem relu_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [2500] idx) :
+    runAll (kernelPhases 2500) m (Loc.glob 1 ((flatIndex [2500] idx : ℕ) : ℤ)) =
+      specOut0 2500 (ofFlat [2500] (globBuf m 0)) idx :=
+  relu_correct_out 2500 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 2500. -/
+theorem relu_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 2500) (kernelPhases 2500) m :=
+  relu_in_bounds 2500 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 2500. -/
 theorem relu_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 2500) m :=
   relu_race_free 2500 (by norm_num [Constraints]) m

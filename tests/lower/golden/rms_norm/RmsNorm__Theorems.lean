@@ -54,22 +54,78 @@ theorem rms_norm_race_free (num_tokens hidden_size : ℕ) (h : Constraints num_t
     RaceFreeRun (kernelPhases num_tokens hidden_size) m := by
   sorry
 
-/-- The shape instance num_tokens = 1, hidden_size = 1. -/
+/-! ### The shape instance num_tokens = 1, hidden_size = 1 -/
+
+/-- Output `out` at num_tokens = 1, hidden_size = 1. -/
+theorem rms_norm_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1, 1] idx) :
+    runAll (kernelPhases 1 1) m (Loc.glob 0 ((flatIndex [1, 1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 (ofFlat [1, 1] (globBuf m 1)) (ofFlat [1] (globBuf m 2)) idx :=
+  rms_norm_correct_out 1 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at num_tokens = 1, hidden_size = 1. -/
+theorem rms_norm_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
+  rms_norm_in_bounds 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at num_tokens = 1, hidden_size = 1. -/
 theorem rms_norm_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   rms_norm_race_free 1 1 (by norm_num [Constraints]) m
 
-/-- The shape instance num_tokens = 3, hidden_size = 100. -/
+/-! ### The shape instance num_tokens = 3, hidden_size = 100 -/
+
+/-- Output `out` at num_tokens = 3, hidden_size = 100. -/
+theorem rms_norm_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [3, 100] idx) :
+    runAll (kernelPhases 3 100) m (Loc.glob 0 ((flatIndex [3, 100] idx : ℕ) : ℤ)) =
+      specOut0 3 100 (ofFlat [3, 100] (globBuf m 1)) (ofFlat [100] (globBuf m 2)) idx :=
+  rms_norm_correct_out 3 100 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at num_tokens = 3, hidden_size = 100. -/
+theorem rms_norm_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 3 100) (kernelPhases 3 100) m :=
+  rms_norm_in_bounds 3 100 (by norm_num [Constraints]) m
+
+/-- Race freedom at num_tokens = 3, hidden_size = 100. -/
 theorem rms_norm_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 3 100) m :=
   rms_norm_race_free 3 100 (by norm_num [Constraints]) m
 
-/-- The shape instance num_tokens = 16, hidden_size = 1024. -/
+/-! ### The shape instance num_tokens = 16, hidden_size = 1024 -/
+
+/-- Output `out` at num_tokens = 16, hidden_size = 1024. -/
+theorem rms_norm_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [16, 1024] idx) :
+    runAll (kernelPhases 16 1024) m (Loc.glob 0 ((flatIndex [16, 1024] idx : ℕ) : ℤ)) =
+      specOut0 16 1024 (ofFlat [16, 1024] (globBuf m 1)) (ofFlat [1024] (globBuf m 2)) idx :=
+  rms_norm_correct_out 16 1024 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at num_tokens = 16, hidden_size = 1024. -/
+theorem rms_norm_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 16 1024) (kernelPhases 16 1024) m :=
+  rms_norm_in_bounds 16 1024 (by norm_num [Constraints]) m
+
+/-- Race freedom at num_tokens = 16, hidden_size = 1024. -/
 theorem rms_norm_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 16 1024) m :=
   rms_norm_race_free 16 1024 (by norm_num [Constraints]) m
 
-/-- The shape instance num_tokens = 2, hidden_size = 2050. -/
+/-! ### The shape instance num_tokens = 2, hidden_size = 2050 -/
+
+/-- Output `out` at num_tokens = 2, hidden_size = 2050. -/
+theorem rms_norm_correct_out_inst3 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [2, 2050] idx) :
+    runAll (kernelPhases 2 2050) m (Loc.glob 0 ((flatIndex [2, 2050] idx : ℕ) : ℤ)) =
+      specOut0 2 2050 (ofFlat [2, 2050] (globBuf m 1)) (ofFlat [2050] (globBuf m 2)) idx :=
+  rms_norm_correct_out 2 2050 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at num_tokens = 2, hidden_size = 2050. -/
+theorem rms_norm_in_bounds_inst3 (m : Mem) :
+    InBoundsRun (Valid 2 2050) (kernelPhases 2 2050) m :=
+  rms_norm_in_bounds 2 2050 (by norm_num [Constraints]) m
+
+/-- Race freedom at num_tokens = 2, hidden_size = 2050. -/
 theorem rms_norm_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 2 2050) m :=
   rms_norm_race_free 2 2050 (by norm_num [Constraints]) m

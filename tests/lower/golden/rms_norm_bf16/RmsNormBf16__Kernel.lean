@@ -25,25 +25,32 @@ open Larkc
 
 /-- Phase 0: ends at common.cuh:17:10 (warp). -/
 def phase0 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:14
   let v_sum_sq : ℝ := (0 : ℝ)
-  let p1 := Larkc.Cuda.forLoop (((t % (32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ)) : ℤ) (((32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ)) : ℤ) ((hidden_size : ℕ) : ℤ) (((32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ) : ℤ)) (v_sum_sq, s)
-    (fun (v_idx : ℤ) (q1 : ℝ × TState) =>
-      let v_sum_sq := q1.1
-      let s := q1.2
+  -- kernel.cu:15
+  let p2 := Larkc.Cuda.forLoop (((t % (32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ)) : ℤ) (((32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ)) : ℤ) ((hidden_size : ℕ) : ℤ) (((32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ) : ℤ)) (v_sum_sq, s)
+    (fun (v_idx : ℤ) (q2 : ℝ × TState) =>
+      let v_sum_sq := q2.1
+      let s := q2.2
+      -- kernel.cu:16
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 1 ((0 + ((((b % tokens : ℕ)) : ℤ) * ((hidden_size : ℕ) : ℤ))) + v_idx))
       let s := s.note (Loc.glob 1 ((0 + ((((b % tokens : ℕ)) : ℤ) * ((hidden_size : ℕ) : ℤ))) + v_idx))
       let v_v : ℝ := v_tmp_0
+      -- kernel.cu:17
       let v_sum_sq := (v_sum_sq + (v_v * v_v))
       (v_sum_sq, s))
-  let v_sum_sq := p1.1
-  let s := p1.2
+  let v_sum_sq := p2.1
+  let s := p2.2
+  -- kernel.cu:19
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_block_reduce_sum_0_v : ℝ := v_sum_sq
   let v_block_reduce_sum_0_ret : ℝ := (0 : ℝ)
+  -- common.cuh:37
   let v_block_reduce_sum_0_tmp_0 : ℝ := (0 : ℝ)
   let v_warp_reduce_sum_1_v : ℝ := v_block_reduce_sum_0_v
   let v_warp_reduce_sum_1_ret : ℝ := (0 : ℝ)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
@@ -66,6 +73,7 @@ def phase1 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 2: ends at common.cuh:17:10 (warp). -/
 def phase2 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
@@ -84,6 +92,7 @@ def phase3 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 4: ends at common.cuh:17:10 (warp). -/
 def phase4 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
@@ -102,6 +111,7 @@ def phase5 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 6: ends at common.cuh:17:10 (warp). -/
 def phase6 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
@@ -120,6 +130,7 @@ def phase7 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 8: ends at common.cuh:17:10 (warp). -/
 def phase8 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
@@ -144,17 +155,22 @@ def phase10 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_ret := s.get (Loc.reg b t 2)
   let v_block_reduce_sum_0_tmp_0 := s.get (Loc.reg b t 3)
   let v_block_reduce_sum_0_v := s.get (Loc.reg b t 4)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
+  -- common.cuh:19
   let v_warp_reduce_sum_1_ret := v_warp_reduce_sum_1_v
+  -- common.cuh:37
   let v_block_reduce_sum_0_tmp_0 := v_warp_reduce_sum_1_ret
   let v_block_reduce_sum_0_v := v_block_reduce_sum_0_tmp_0
-  let p11 :=
+  -- common.cuh:38
+  let p14 :=
     if (v_block_reduce_sum_0_lane = (0 : ℤ)) then
+      -- common.cuh:39
       let s := s.put (Loc.shr b 0 (0 + v_block_reduce_sum_0_warp)) v_block_reduce_sum_0_v
       (s)
     else
       (s)
-  let s := p11
+  let s := p14
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
   let s := s.put (Loc.reg b t 2) v_warp_reduce_sum_1_ret
   let s := s.put (Loc.reg b t 3) v_block_reduce_sum_0_tmp_0
@@ -166,8 +182,9 @@ def phase11 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_block_reduce_sum_0_lane : ℤ := (Larkc.Cuda.trem (((t % (32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ)) : ℤ) (32 : ℤ))
   let v_block_reduce_sum_0_num_warps : ℤ := (Larkc.Cuda.tdiv (((32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ) : ℤ) (32 : ℤ))
   let v_block_reduce_sum_0_v := s.get (Loc.reg b t 4)
+  -- common.cuh:42
   let v_block_reduce_sum_0_tmp_2 : ℝ := (0 : ℝ)
-  let p4 :=
+  let p5 :=
     if (v_block_reduce_sum_0_lane < v_block_reduce_sum_0_num_warps) then
       let v_block_reduce_sum_0_tmp_1 : ℝ := (0 : ℝ)
       let v_block_reduce_sum_0_tmp_1 := s.get (Loc.shr b 0 (0 + v_block_reduce_sum_0_lane))
@@ -177,12 +194,14 @@ def phase11 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
     else
       let v_block_reduce_sum_0_tmp_2 := (0 : ℝ)
       (v_block_reduce_sum_0_tmp_2, s)
-  let v_block_reduce_sum_0_tmp_2 := p4.1
-  let s := p4.2
+  let v_block_reduce_sum_0_tmp_2 := p5.1
+  let s := p5.2
   let v_block_reduce_sum_0_v := v_block_reduce_sum_0_tmp_2
+  -- common.cuh:43
   let v_block_reduce_sum_0_tmp_3 : ℝ := (0 : ℝ)
   let v_warp_reduce_sum_2_v : ℝ := v_block_reduce_sum_0_v
   let v_warp_reduce_sum_2_ret : ℝ := (0 : ℝ)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 4) v_block_reduce_sum_0_v
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -203,6 +222,7 @@ def phase12 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 13: ends at common.cuh:17:10 (warp). -/
 def phase13 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -221,6 +241,7 @@ def phase14 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 15: ends at common.cuh:17:10 (warp). -/
 def phase15 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -239,6 +260,7 @@ def phase16 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 17: ends at common.cuh:17:10 (warp). -/
 def phase17 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -257,6 +279,7 @@ def phase18 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 19: ends at common.cuh:17:10 (warp). -/
 def phase19 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -279,8 +302,11 @@ def phase21 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   let v_warp_reduce_sum_2_ret := s.get (Loc.reg b t 7)
   let v_block_reduce_sum_0_tmp_3 := s.get (Loc.reg b t 8)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
+  -- common.cuh:19
   let v_warp_reduce_sum_2_ret := v_warp_reduce_sum_2_v
+  -- common.cuh:43
   let v_block_reduce_sum_0_tmp_3 := v_warp_reduce_sum_2_ret
   let v_block_reduce_sum_0_v := v_block_reduce_sum_0_tmp_3
   let s := s.put (Loc.reg b t 4) v_block_reduce_sum_0_v
@@ -294,12 +320,16 @@ def phase22 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_block_reduce_sum_0_v := s.get (Loc.reg b t 4)
   let v_block_reduce_sum_0_ret := s.get (Loc.reg b t 9)
   let v_tmp_1 := s.get (Loc.reg b t 10)
+  -- common.cuh:45
   let v_block_reduce_sum_0_ret := v_block_reduce_sum_0_v
+  -- kernel.cu:19
   let v_tmp_1 := v_block_reduce_sum_0_ret
   let v_inv_rms : ℝ := (Larkc.Cuda.rsqrt ((v_tmp_1 / ((((hidden_size : ℕ) : ℤ) : ℤ) : ℝ)) + (1 / 100000 : ℝ)))
-  let p6 := Larkc.Cuda.forLoop (((t % (32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ)) : ℤ) (((32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ)) : ℤ) ((hidden_size : ℕ) : ℤ) (((32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ) : ℤ)) (s)
-    (fun (v_idx_1 : ℤ) (q6 : TState) =>
-      let s := q6
+  -- kernel.cu:21
+  let p8 := Larkc.Cuda.forLoop (((t % (32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ)) : ℤ) (((32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ)) : ℤ) ((hidden_size : ℕ) : ℤ) (((32 * (min ((hidden_size + 32 - 1) / 32) 16)) : ℕ) : ℤ)) (s)
+    (fun (v_idx_1 : ℤ) (q8 : TState) =>
+      let s := q8
+      -- kernel.cu:22
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.glob 1 ((0 + ((((b % tokens : ℕ)) : ℤ) * ((hidden_size : ℕ) : ℤ))) + v_idx_1))
       let s := s.note (Loc.glob 1 ((0 + ((((b % tokens : ℕ)) : ℤ) * ((hidden_size : ℕ) : ℤ))) + v_idx_1))
@@ -307,9 +337,10 @@ def phase22 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
       let v_tmp_3 := s.get (Loc.glob 2 (0 + v_idx_1))
       let s := s.note (Loc.glob 2 (0 + v_idx_1))
       let v_v_1 : ℝ := ((v_tmp_2 * v_inv_rms) * v_tmp_3)
+      -- kernel.cu:23
       let s := s.put (Loc.glob 0 ((0 + ((((b % tokens : ℕ)) : ℤ) * ((hidden_size : ℕ) : ℤ))) + v_idx_1)) v_v_1
       (s))
-  let s := p6
+  let s := p8
   let s := s.put (Loc.reg b t 9) v_block_reduce_sum_0_ret
   let s := s.put (Loc.reg b t 10) v_tmp_1
   s

@@ -54,17 +54,59 @@ theorem rms_norm_bf16_race_free (tokens hidden_size : ℕ) (h : Constraints toke
     RaceFreeRun (kernelPhases tokens hidden_size) m := by
   sorry
 
-/-- The shape instance tokens = 1, hidden_size = 2. -/
+/-! ### The shape instance tokens = 1, hidden_size = 2 -/
+
+/-- Output `out` at tokens = 1, hidden_size = 2. -/
+theorem rms_norm_bf16_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1, 2] idx) :
+    runAll (kernelPhases 1 2) m (Loc.glob 0 ((flatIndex [1, 2] idx : ℕ) : ℤ)) =
+      specOut0 1 2 (ofFlat [1, 2] (globBuf m 1)) (ofFlat [2] (globBuf m 2)) idx :=
+  rms_norm_bf16_correct_out 1 2 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at tokens = 1, hidden_size = 2. -/
+theorem rms_norm_bf16_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 2) (kernelPhases 1 2) m :=
+  rms_norm_bf16_in_bounds 1 2 (by norm_num [Constraints]) m
+
+/-- Race freedom at tokens = 1, hidden_size = 2. -/
 theorem rms_norm_bf16_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 2) m :=
   rms_norm_bf16_race_free 1 2 (by norm_num [Constraints]) m
 
-/-- The shape instance tokens = 4, hidden_size = 333. -/
+/-! ### The shape instance tokens = 4, hidden_size = 333 -/
+
+/-- Output `out` at tokens = 4, hidden_size = 333. -/
+theorem rms_norm_bf16_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [4, 333] idx) :
+    runAll (kernelPhases 4 333) m (Loc.glob 0 ((flatIndex [4, 333] idx : ℕ) : ℤ)) =
+      specOut0 4 333 (ofFlat [4, 333] (globBuf m 1)) (ofFlat [333] (globBuf m 2)) idx :=
+  rms_norm_bf16_correct_out 4 333 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at tokens = 4, hidden_size = 333. -/
+theorem rms_norm_bf16_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 4 333) (kernelPhases 4 333) m :=
+  rms_norm_bf16_in_bounds 4 333 (by norm_num [Constraints]) m
+
+/-- Race freedom at tokens = 4, hidden_size = 333. -/
 theorem rms_norm_bf16_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 4 333) m :=
   rms_norm_bf16_race_free 4 333 (by norm_num [Constraints]) m
 
-/-- The shape instance tokens = 8, hidden_size = 1024. -/
+/-! ### The shape instance tokens = 8, hidden_size = 1024 -/
+
+/-- Output `out` at tokens = 8, hidden_size = 1024. -/
+theorem rms_norm_bf16_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [8, 1024] idx) :
+    runAll (kernelPhases 8 1024) m (Loc.glob 0 ((flatIndex [8, 1024] idx : ℕ) : ℤ)) =
+      specOut0 8 1024 (ofFlat [8, 1024] (globBuf m 1)) (ofFlat [1024] (globBuf m 2)) idx :=
+  rms_norm_bf16_correct_out 8 1024 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at tokens = 8, hidden_size = 1024. -/
+theorem rms_norm_bf16_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 8 1024) (kernelPhases 8 1024) m :=
+  rms_norm_bf16_in_bounds 8 1024 (by norm_num [Constraints]) m
+
+/-- Race freedom at tokens = 8, hidden_size = 1024. -/
 theorem rms_norm_bf16_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 8 1024) m :=
   rms_norm_bf16_race_free 8 1024 (by norm_num [Constraints]) m

@@ -26,25 +26,32 @@ open Larkc
 /-- Phase 0: ends at common.cuh:17:10 (warp). -/
 def phase0 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_row_offset : ℤ := ((((b % num_tokens : ℕ)) : ℤ) * ((hidden_size : ℕ) : ℤ))
+  -- kernel.cu:18
   let v_variance : ℝ := (0 : ℝ)
-  let p2 := Larkc.Cuda.forLoop (((t % (32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ)) : ℤ) (((32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ)) : ℤ) ((hidden_size : ℕ) : ℤ) (((32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ) : ℤ)) (v_variance, s)
-    (fun (v_idx : ℤ) (q2 : ℝ × TState) =>
-      let v_variance := q2.1
-      let s := q2.2
+  -- kernel.cu:19
+  let p3 := Larkc.Cuda.forLoop (((t % (32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ)) : ℤ) (((32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ)) : ℤ) ((hidden_size : ℕ) : ℤ) (((32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ) : ℤ)) (v_variance, s)
+    (fun (v_idx : ℤ) (q3 : ℝ × TState) =>
+      let v_variance := q3.1
+      let s := q3.2
+      -- kernel.cu:20
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 1 (0 + (v_row_offset + v_idx)))
       let s := s.note (Loc.glob 1 (0 + (v_row_offset + v_idx)))
       let v_v : ℝ := v_tmp_0
+      -- kernel.cu:21
       let v_variance := (v_variance + (v_v * v_v))
       (v_variance, s))
-  let v_variance := p2.1
-  let s := p2.2
+  let v_variance := p3.1
+  let s := p3.2
+  -- kernel.cu:23
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_block_reduce_sum_0_v : ℝ := v_variance
   let v_block_reduce_sum_0_ret : ℝ := (0 : ℝ)
+  -- common.cuh:37
   let v_block_reduce_sum_0_tmp_0 : ℝ := (0 : ℝ)
   let v_warp_reduce_sum_1_v : ℝ := v_block_reduce_sum_0_v
   let v_warp_reduce_sum_1_ret : ℝ := (0 : ℝ)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
   let s := s.put (Loc.reg b t 1) v_warp_reduce_sum_1_tmp_0
@@ -68,6 +75,7 @@ def phase1 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 2: ends at common.cuh:17:10 (warp). -/
 def phase2 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
@@ -86,6 +94,7 @@ def phase3 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 4: ends at common.cuh:17:10 (warp). -/
 def phase4 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
@@ -104,6 +113,7 @@ def phase5 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 6: ends at common.cuh:17:10 (warp). -/
 def phase6 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
@@ -122,6 +132,7 @@ def phase7 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 8: ends at common.cuh:17:10 (warp). -/
 def phase8 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
@@ -146,17 +157,22 @@ def phase10 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_ret := s.get (Loc.reg b t 2)
   let v_block_reduce_sum_0_tmp_0 := s.get (Loc.reg b t 3)
   let v_block_reduce_sum_0_v := s.get (Loc.reg b t 4)
+  -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
+  -- common.cuh:19
   let v_warp_reduce_sum_1_ret := v_warp_reduce_sum_1_v
+  -- common.cuh:37
   let v_block_reduce_sum_0_tmp_0 := v_warp_reduce_sum_1_ret
   let v_block_reduce_sum_0_v := v_block_reduce_sum_0_tmp_0
-  let p11 :=
+  -- common.cuh:38
+  let p14 :=
     if (v_block_reduce_sum_0_lane = (0 : ℤ)) then
+      -- common.cuh:39
       let s := s.put (Loc.shr b 0 (0 + v_block_reduce_sum_0_warp)) v_block_reduce_sum_0_v
       (s)
     else
       (s)
-  let s := p11
+  let s := p14
   let s := s.put (Loc.reg b t 0) v_warp_reduce_sum_1_v
   let s := s.put (Loc.reg b t 2) v_warp_reduce_sum_1_ret
   let s := s.put (Loc.reg b t 3) v_block_reduce_sum_0_tmp_0
@@ -168,8 +184,9 @@ def phase11 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_block_reduce_sum_0_lane : ℤ := (Larkc.Cuda.trem (((t % (32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ)) : ℤ) (32 : ℤ))
   let v_block_reduce_sum_0_num_warps : ℤ := (Larkc.Cuda.tdiv (((32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ) : ℤ) (32 : ℤ))
   let v_block_reduce_sum_0_v := s.get (Loc.reg b t 4)
+  -- common.cuh:42
   let v_block_reduce_sum_0_tmp_2 : ℝ := (0 : ℝ)
-  let p4 :=
+  let p5 :=
     if (v_block_reduce_sum_0_lane < v_block_reduce_sum_0_num_warps) then
       let v_block_reduce_sum_0_tmp_1 : ℝ := (0 : ℝ)
       let v_block_reduce_sum_0_tmp_1 := s.get (Loc.shr b 0 (0 + v_block_reduce_sum_0_lane))
@@ -179,12 +196,14 @@ def phase11 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
     else
       let v_block_reduce_sum_0_tmp_2 := (0 : ℝ)
       (v_block_reduce_sum_0_tmp_2, s)
-  let v_block_reduce_sum_0_tmp_2 := p4.1
-  let s := p4.2
+  let v_block_reduce_sum_0_tmp_2 := p5.1
+  let s := p5.2
   let v_block_reduce_sum_0_v := v_block_reduce_sum_0_tmp_2
+  -- common.cuh:43
   let v_block_reduce_sum_0_tmp_3 : ℝ := (0 : ℝ)
   let v_warp_reduce_sum_2_v : ℝ := v_block_reduce_sum_0_v
   let v_warp_reduce_sum_2_ret : ℝ := (0 : ℝ)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 4) v_block_reduce_sum_0_v
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -205,6 +224,7 @@ def phase12 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 13: ends at common.cuh:17:10 (warp). -/
 def phase13 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -223,6 +243,7 @@ def phase14 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 15: ends at common.cuh:17:10 (warp). -/
 def phase15 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -241,6 +262,7 @@ def phase16 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 17: ends at common.cuh:17:10 (warp). -/
 def phase17 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -259,6 +281,7 @@ def phase18 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 19: ends at common.cuh:17:10 (warp). -/
 def phase19 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 5) v_warp_reduce_sum_2_v
@@ -281,8 +304,11 @@ def phase21 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   let v_warp_reduce_sum_2_ret := s.get (Loc.reg b t 7)
   let v_block_reduce_sum_0_tmp_3 := s.get (Loc.reg b t 8)
+  -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
+  -- common.cuh:19
   let v_warp_reduce_sum_2_ret := v_warp_reduce_sum_2_v
+  -- common.cuh:43
   let v_block_reduce_sum_0_tmp_3 := v_warp_reduce_sum_2_ret
   let v_block_reduce_sum_0_v := v_block_reduce_sum_0_tmp_3
   let s := s.put (Loc.reg b t 4) v_block_reduce_sum_0_v
@@ -297,16 +323,20 @@ def phase22 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_block_reduce_sum_0_ret := s.get (Loc.reg b t 9)
   let v_tmp_1 := s.get (Loc.reg b t 10)
   let v_variance := s.get (Loc.reg b t 11)
+  -- common.cuh:45
   let v_block_reduce_sum_0_ret := v_block_reduce_sum_0_v
+  -- kernel.cu:23
   let v_tmp_1 := v_block_reduce_sum_0_ret
   let v_variance := v_tmp_1
-  let p7 :=
+  -- kernel.cu:24
+  let p9 :=
     if ((((t % (32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ)) : ℤ) = (0 : ℤ)) then
+      -- kernel.cu:25
       let s := s.put (Loc.shr b 1 0) (Larkc.Cuda.rsqrt ((v_variance / ((((hidden_size : ℕ) : ℤ) : ℤ) : ℝ)) + (1 / 1000000 : ℝ)))
       (s)
     else
       (s)
-  let s := p7
+  let s := p9
   let s := s.put (Loc.reg b t 9) v_block_reduce_sum_0_ret
   let s := s.put (Loc.reg b t 10) v_tmp_1
   let s := s.put (Loc.reg b t 11) v_variance
@@ -315,13 +345,16 @@ def phase22 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 23: ends at kernel.cu:10:1 (end). -/
 def phase23 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_row_offset : ℤ := ((((b % num_tokens : ℕ)) : ℤ) * ((hidden_size : ℕ) : ℤ))
+  -- kernel.cu:29
   let p1 := Larkc.Cuda.forLoop (((t % (32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ)) : ℤ) (((32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ)) : ℤ) ((hidden_size : ℕ) : ℤ) (((32 * (((min hidden_size 1024) + 32 - 1) / 32)) : ℕ) : ℤ)) (s)
     (fun (v_idx_1 : ℤ) (q1 : TState) =>
       let s := q1
+      -- kernel.cu:30
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.glob 1 (0 + (v_row_offset + v_idx_1)))
       let s := s.note (Loc.glob 1 (0 + (v_row_offset + v_idx_1)))
       let v_v_1 : ℝ := v_tmp_2
+      -- kernel.cu:31
       let v_tmp_3 : ℝ := (0 : ℝ)
       let v_tmp_3 := s.get (Loc.shr b 1 0)
       let s := s.note (Loc.shr b 1 0)

@@ -54,17 +54,59 @@ theorem rotary_embedding_race_free (num_tokens num_heads head_size rot_dim max_p
     RaceFreeRun (kernelPhases num_tokens num_heads head_size rot_dim max_position) m := by
   sorry
 
-/-- The shape instance num_tokens = 1, num_heads = 1, head_size = 2, rot_dim = 2, max_position = 1. -/
+/-! ### The shape instance num_tokens = 1, num_heads = 1, head_size = 2, rot_dim = 2, max_position = 1 -/
+
+/-- Output `out` at num_tokens = 1, num_heads = 1, head_size = 2, rot_dim = 2, max_position = 1. -/
+theorem rotary_embedding_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1, 1, 2] idx) :
+    runAll (kernelPhases 1 1 2 2 1) m (Loc.glob 3 ((flatIndex [1, 1, 2] idx : ℕ) : ℤ)) =
+      specOut0 1 1 2 2 1 (ofFlat [1] (globBuf m 0)) (ofFlat [1, 1, 2] (globBuf m 1)) (ofFlat [1, 2] (globBuf m 2)) idx :=
+  rotary_embedding_correct_out 1 1 2 2 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at num_tokens = 1, num_heads = 1, head_size = 2, rot_dim = 2, max_position = 1. -/
+theorem rotary_embedding_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 1 2 2 1) (kernelPhases 1 1 2 2 1) m :=
+  rotary_embedding_in_bounds 1 1 2 2 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at num_tokens = 1, num_heads = 1, head_size = 2, rot_dim = 2, max_position = 1. -/
 theorem rotary_embedding_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1 2 2 1) m :=
   rotary_embedding_race_free 1 1 2 2 1 (by norm_num [Constraints]) m
 
-/-- The shape instance num_tokens = 5, num_heads = 4, head_size = 64, rot_dim = 64, max_position = 32. -/
+/-! ### The shape instance num_tokens = 5, num_heads = 4, head_size = 64, rot_dim = 64, max_position = 32 -/
+
+/-- Output `out` at num_tokens = 5, num_heads = 4, head_size = 64, rot_dim = 64, max_position = 32. -/
+theorem rotary_embedding_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [5, 4, 64] idx) :
+    runAll (kernelPhases 5 4 64 64 32) m (Loc.glob 3 ((flatIndex [5, 4, 64] idx : ℕ) : ℤ)) =
+      specOut0 5 4 64 64 32 (ofFlat [5] (globBuf m 0)) (ofFlat [5, 4, 64] (globBuf m 1)) (ofFlat [32, 64] (globBuf m 2)) idx :=
+  rotary_embedding_correct_out 5 4 64 64 32 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at num_tokens = 5, num_heads = 4, head_size = 64, rot_dim = 64, max_position = 32. -/
+theorem rotary_embedding_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 5 4 64 64 32) (kernelPhases 5 4 64 64 32) m :=
+  rotary_embedding_in_bounds 5 4 64 64 32 (by norm_num [Constraints]) m
+
+/-- Race freedom at num_tokens = 5, num_heads = 4, head_size = 64, rot_dim = 64, max_position = 32. -/
 theorem rotary_embedding_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 5 4 64 64 32) m :=
   rotary_embedding_race_free 5 4 64 64 32 (by norm_num [Constraints]) m
 
-/-- The shape instance num_tokens = 7, num_heads = 3, head_size = 80, rot_dim = 32, max_position = 16. -/
+/-! ### The shape instance num_tokens = 7, num_heads = 3, head_size = 80, rot_dim = 32, max_position = 16 -/
+
+/-- Output `out` at num_tokens = 7, num_heads = 3, head_size = 80, rot_dim = 32, max_position = 16. -/
+theorem rotary_embedding_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [7, 3, 80] idx) :
+    runAll (kernelPhases 7 3 80 32 16) m (Loc.glob 3 ((flatIndex [7, 3, 80] idx : ℕ) : ℤ)) =
+      specOut0 7 3 80 32 16 (ofFlat [7] (globBuf m 0)) (ofFlat [7, 3, 80] (globBuf m 1)) (ofFlat [16, 32] (globBuf m 2)) idx :=
+  rotary_embedding_correct_out 7 3 80 32 16 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at num_tokens = 7, num_heads = 3, head_size = 80, rot_dim = 32, max_position = 16. -/
+theorem rotary_embedding_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 7 3 80 32 16) (kernelPhases 7 3 80 32 16) m :=
+  rotary_embedding_in_bounds 7 3 80 32 16 (by norm_num [Constraints]) m
+
+/-- Race freedom at num_tokens = 7, num_heads = 3, head_size = 80, rot_dim = 32, max_position = 16. -/
 theorem rotary_embedding_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 7 3 80 32 16) m :=
   rotary_embedding_race_free 7 3 80 32 16 (by norm_num [Constraints]) m

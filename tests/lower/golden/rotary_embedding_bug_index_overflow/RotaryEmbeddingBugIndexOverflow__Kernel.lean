@@ -27,56 +27,75 @@ def phase0 (num_tokens num_heads head_size rot_dim max_position : ℕ) (b t : �
   let v_pass_dim : ℤ := (((head_size : ℕ) : ℤ) - ((rot_dim : ℕ) : ℤ))
   let v_token : ℤ := (((b % num_tokens : ℕ)) : ℤ)
   let v_token_offset : ℤ := (((((b % num_tokens : ℕ)) : ℤ) * ((num_heads : ℕ) : ℤ)) * ((head_size : ℕ) : ℤ))
+  -- kernel.cu:39
   let v_tmp_0 : ℤ := (0 : ℤ)
   let v_tmp_0 := Int.floor (s.get (Loc.glob 0 (0 + v_token)))
   let s := s.note (Loc.glob 0 (0 + v_token))
   let v_pos : ℤ := v_tmp_0
+  -- kernel.cu:41
   let v_cos_ptr : ℤ := (0 + (v_pos * ((rot_dim : ℕ) : ℤ)))
+  -- kernel.cu:42
   let v_sin_ptr : ℤ := (v_cos_ptr + v_embed_dim)
-  let p10 := Larkc.Cuda.forLoop (((t % 128 : ℕ)) : ℤ) (128 : ℤ) (Larkc.Cuda.tripUp (((t % 128 : ℕ)) : ℤ) (((num_heads : ℕ) : ℤ) * v_embed_dim) (128 : ℤ)) (s)
-    (fun (v_i : ℤ) (q10 : TState) =>
-      let s := q10
+  -- kernel.cu:46
+  let p13 := Larkc.Cuda.forLoop (((t % 128 : ℕ)) : ℤ) (128 : ℤ) (Larkc.Cuda.tripUp (((t % 128 : ℕ)) : ℤ) (((num_heads : ℕ) : ℤ) * v_embed_dim) (128 : ℤ)) (s)
+    (fun (v_i : ℤ) (q13 : TState) =>
+      let s := q13
+      -- kernel.cu:47
       let v_head : ℤ := (Larkc.Cuda.tdiv v_i v_embed_dim)
+      -- kernel.cu:48
       let v_head_offset : ℤ := (v_token_offset + (v_head * ((head_size : ℕ) : ℤ)))
+      -- kernel.cu:49
       let v_rotate_pair_0_src : ℤ := (0 + v_head_offset)
       let v_rotate_pair_0_dst : ℤ := (0 + v_head_offset)
       let v_rotate_pair_0_cos_ptr : ℤ := v_cos_ptr
       let v_rotate_pair_0_sin_ptr : ℤ := v_sin_ptr
       let v_rotate_pair_0_rot_offset : ℤ := (Larkc.Cuda.trem v_i v_embed_dim)
       let v_rotate_pair_0_embed_dim : ℤ := v_embed_dim
+      -- kernel.cu:21
       let v_rotate_pair_0_x_index : ℤ := v_rotate_pair_0_rot_offset
+      -- kernel.cu:22
       let v_rotate_pair_0_y_index : ℤ := (v_rotate_pair_0_embed_dim + v_rotate_pair_0_rot_offset)
+      -- kernel.cu:23
       let v_rotate_pair_0_tmp_0 : ℝ := (0 : ℝ)
       let v_rotate_pair_0_tmp_0 := s.get (Loc.glob 2 (v_rotate_pair_0_cos_ptr + v_rotate_pair_0_rot_offset))
       let s := s.note (Loc.glob 2 (v_rotate_pair_0_cos_ptr + v_rotate_pair_0_rot_offset))
       let v_rotate_pair_0_cos_v : ℝ := v_rotate_pair_0_tmp_0
+      -- kernel.cu:24
       let v_rotate_pair_0_tmp_1 : ℝ := (0 : ℝ)
       let v_rotate_pair_0_tmp_1 := s.get (Loc.glob 2 (v_rotate_pair_0_sin_ptr + v_rotate_pair_0_rot_offset))
       let s := s.note (Loc.glob 2 (v_rotate_pair_0_sin_ptr + v_rotate_pair_0_rot_offset))
       let v_rotate_pair_0_sin_v : ℝ := v_rotate_pair_0_tmp_1
+      -- kernel.cu:25
       let v_rotate_pair_0_tmp_2 : ℝ := (0 : ℝ)
       let v_rotate_pair_0_tmp_2 := s.get (Loc.glob 1 (v_rotate_pair_0_src + v_rotate_pair_0_x_index))
       let s := s.note (Loc.glob 1 (v_rotate_pair_0_src + v_rotate_pair_0_x_index))
       let v_rotate_pair_0_x : ℝ := v_rotate_pair_0_tmp_2
+      -- kernel.cu:26
       let v_rotate_pair_0_tmp_3 : ℝ := (0 : ℝ)
       let v_rotate_pair_0_tmp_3 := s.get (Loc.glob 1 (v_rotate_pair_0_src + v_rotate_pair_0_y_index))
       let s := s.note (Loc.glob 1 (v_rotate_pair_0_src + v_rotate_pair_0_y_index))
       let v_rotate_pair_0_y : ℝ := v_rotate_pair_0_tmp_3
+      -- kernel.cu:27
       let s := s.put (Loc.glob 3 (v_rotate_pair_0_dst + v_rotate_pair_0_x_index)) ((v_rotate_pair_0_x * v_rotate_pair_0_cos_v) - (v_rotate_pair_0_y * v_rotate_pair_0_sin_v))
+      -- kernel.cu:28
       let s := s.put (Loc.glob 3 (v_rotate_pair_0_dst + v_rotate_pair_0_y_index)) ((v_rotate_pair_0_y * v_rotate_pair_0_cos_v) + (v_rotate_pair_0_x * v_rotate_pair_0_sin_v))
       (s))
-  let s := p10
-  let p43 := Larkc.Cuda.forLoop (((t % 128 : ℕ)) : ℤ) (128 : ℤ) (Larkc.Cuda.tripUp (((t % 128 : ℕ)) : ℤ) (((num_heads : ℕ) : ℤ) * v_pass_dim) (128 : ℤ)) (s)
-    (fun (v_i_1 : ℤ) (q43 : TState) =>
-      let s := q43
+  let s := p13
+  -- kernel.cu:53
+  let p58 := Larkc.Cuda.forLoop (((t % 128 : ℕ)) : ℤ) (128 : ℤ) (Larkc.Cuda.tripUp (((t % 128 : ℕ)) : ℤ) (((num_heads : ℕ) : ℤ) * v_pass_dim) (128 : ℤ)) (s)
+    (fun (v_i_1 : ℤ) (q58 : TState) =>
+      let s := q58
+      -- kernel.cu:54
       let v_head_1 : ℤ := (Larkc.Cuda.tdiv v_i_1 v_pass_dim)
+      -- kernel.cu:55
       let v_idx : ℤ := (((v_token_offset + (v_head_1 * ((head_size : ℕ) : ℤ))) + ((rot_dim : ℕ) : ℤ)) + (Larkc.Cuda.trem v_i_1 v_pass_dim))
+      -- kernel.cu:56
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.glob 1 (0 + v_idx))
       let s := s.note (Loc.glob 1 (0 + v_idx))
       let s := s.put (Loc.glob 3 (0 + v_idx)) v_tmp_1
       (s))
-  let s := p43
+  let s := p58
   s
 
 /-- The kernel: its phases in order, each run by every thread of the launch. -/

@@ -57,17 +57,59 @@ theorem row_max_race_free (rows d : ℕ) (h : Constraints rows d) (m : Mem) (nin
     RaceFreeRun (kernelPhases rows d ninf) m := by
   sorry
 
-/-- The shape instance rows = 1, d = 1. -/
+/-! ### The shape instance rows = 1, d = 1 -/
+
+/-- Output `out` at rows = 1, d = 1. -/
+theorem row_max_correct_out_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i))
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 1 1 ninf) m (Loc.glob 1 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 (ofFlat [1, 1] (globBuf m 0)) idx :=
+  row_max_correct_out 1 1 (by norm_num [Constraints]) m ninf hninf idx hidx
+
+/-- In-bounds access at rows = 1, d = 1. -/
+theorem row_max_in_bounds_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    InBoundsRun (Valid 1 1) (kernelPhases 1 1 ninf) m :=
+  row_max_in_bounds 1 1 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom at rows = 1, d = 1. -/
 theorem row_max_race_free_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 1 1 ninf) m :=
   row_max_race_free 1 1 (by norm_num [Constraints]) m ninf hninf
 
-/-- The shape instance rows = 4, d = 100. -/
+/-! ### The shape instance rows = 4, d = 100 -/
+
+/-- Output `out` at rows = 4, d = 100. -/
+theorem row_max_correct_out_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i))
+    (idx : List ℕ) (hidx : InShape [4] idx) :
+    runAll (kernelPhases 4 100 ninf) m (Loc.glob 1 ((flatIndex [4] idx : ℕ) : ℤ)) =
+      specOut0 4 100 (ofFlat [4, 100] (globBuf m 0)) idx :=
+  row_max_correct_out 4 100 (by norm_num [Constraints]) m ninf hninf idx hidx
+
+/-- In-bounds access at rows = 4, d = 100. -/
+theorem row_max_in_bounds_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    InBoundsRun (Valid 4 100) (kernelPhases 4 100 ninf) m :=
+  row_max_in_bounds 4 100 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom at rows = 4, d = 100. -/
 theorem row_max_race_free_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 4 100 ninf) m :=
   row_max_race_free 4 100 (by norm_num [Constraints]) m ninf hninf
 
-/-- The shape instance rows = 3, d = 1000. -/
+/-! ### The shape instance rows = 3, d = 1000 -/
+
+/-- Output `out` at rows = 3, d = 1000. -/
+theorem row_max_correct_out_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i))
+    (idx : List ℕ) (hidx : InShape [3] idx) :
+    runAll (kernelPhases 3 1000 ninf) m (Loc.glob 1 ((flatIndex [3] idx : ℕ) : ℤ)) =
+      specOut0 3 1000 (ofFlat [3, 1000] (globBuf m 0)) idx :=
+  row_max_correct_out 3 1000 (by norm_num [Constraints]) m ninf hninf idx hidx
+
+/-- In-bounds access at rows = 3, d = 1000. -/
+theorem row_max_in_bounds_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    InBoundsRun (Valid 3 1000) (kernelPhases 3 1000 ninf) m :=
+  row_max_in_bounds 3 1000 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom at rows = 3, d = 1000. -/
 theorem row_max_race_free_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 3 1000 ninf) m :=
   row_max_race_free 3 1000 (by norm_num [Constraints]) m ninf hninf

@@ -25,21 +25,26 @@ open Larkc
 
 /-- Phase 0: ends at common.cuh:25:18 (warp). -/
 def phase0 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:10
   let v_m : ℝ := (0 : ℝ)
-  let p1 := Larkc.Cuda.forLoop (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) ((d : ℕ) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ)) (v_m, s)
-    (fun (v_i : ℤ) (q1 : ℝ × TState) =>
-      let v_m := q1.1
-      let s := q1.2
+  -- kernel.cu:11
+  let p2 := Larkc.Cuda.forLoop (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) ((d : ℕ) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ)) (v_m, s)
+    (fun (v_i : ℤ) (q2 : ℝ × TState) =>
+      let v_m := q2.1
+      let s := q2.2
+      -- kernel.cu:12
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_i))
       let s := s.note (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_i))
       let v_m := (max v_m v_tmp_0)
       (v_m, s))
-  let v_m := p1.1
-  let s := p1.2
+  let v_m := p2.1
+  let s := p2.2
+  -- kernel.cu:14
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_warp_reduce_max_0_v : ℝ := v_m
   let v_warp_reduce_max_0_ret : ℝ := (0 : ℝ)
+  -- common.cuh:25
   let v_warp_reduce_max_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_max_0_v
   let s := s.put (Loc.reg b t 1) v_warp_reduce_max_0_tmp_0
@@ -60,6 +65,7 @@ def phase1 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 2: ends at common.cuh:25:18 (warp). -/
 def phase2 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_max_0_v := s.get (Loc.reg b t 0)
+  -- common.cuh:25
   let v_warp_reduce_max_0_v := (max v_warp_reduce_max_0_v v_warp_reduce_max_0_tmp_0)
   let v_warp_reduce_max_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_max_0_v
@@ -78,6 +84,7 @@ def phase3 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 4: ends at common.cuh:25:18 (warp). -/
 def phase4 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_max_0_v := s.get (Loc.reg b t 0)
+  -- common.cuh:25
   let v_warp_reduce_max_0_v := (max v_warp_reduce_max_0_v v_warp_reduce_max_0_tmp_0)
   let v_warp_reduce_max_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_max_0_v
@@ -96,6 +103,7 @@ def phase5 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 6: ends at common.cuh:25:18 (warp). -/
 def phase6 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_max_0_v := s.get (Loc.reg b t 0)
+  -- common.cuh:25
   let v_warp_reduce_max_0_v := (max v_warp_reduce_max_0_v v_warp_reduce_max_0_tmp_0)
   let v_warp_reduce_max_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_max_0_v
@@ -114,6 +122,7 @@ def phase7 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 8: ends at common.cuh:25:18 (warp). -/
 def phase8 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_max_0_v := s.get (Loc.reg b t 0)
+  -- common.cuh:25
   let v_warp_reduce_max_0_v := (max v_warp_reduce_max_0_v v_warp_reduce_max_0_tmp_0)
   let v_warp_reduce_max_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_reduce_max_0_v
@@ -138,17 +147,22 @@ def phase10 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_max_0_ret := s.get (Loc.reg b t 2)
   let v_tmp_1 := s.get (Loc.reg b t 3)
   let v_m := s.get (Loc.reg b t 4)
+  -- common.cuh:25
   let v_warp_reduce_max_0_v := (max v_warp_reduce_max_0_v v_warp_reduce_max_0_tmp_0)
+  -- common.cuh:27
   let v_warp_reduce_max_0_ret := v_warp_reduce_max_0_v
+  -- kernel.cu:14
   let v_tmp_1 := v_warp_reduce_max_0_ret
   let v_m := v_tmp_1
-  let p11 :=
+  -- kernel.cu:17
+  let p14 :=
     if (v_lane = (0 : ℤ)) then
+      -- kernel.cu:18
       let s := s.put (Loc.shr b 0 (0 + v_warp)) v_m
       (s)
     else
       (s)
-  let s := p11
+  let s := p14
   let s := s.put (Loc.reg b t 0) v_warp_reduce_max_0_v
   let s := s.put (Loc.reg b t 2) v_warp_reduce_max_0_ret
   let s := s.put (Loc.reg b t 3) v_tmp_1
@@ -166,8 +180,9 @@ def phase11 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
   let p7 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:22
       let v_tmp_3 : ℝ := (0 : ℝ)
-      let p10 :=
+      let p11 :=
         if (v_lane < (Larkc.Cuda.tdiv (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ) (32 : ℤ))) then
           let v_tmp_2 : ℝ := (0 : ℝ)
           let v_tmp_2 := s.get (Loc.shr b 0 (0 + v_lane))
@@ -177,12 +192,14 @@ def phase11 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
         else
           let v_tmp_3 := ninf
           (v_tmp_3, s)
-      let v_tmp_3 := p10.1
-      let s := p10.2
+      let v_tmp_3 := p11.1
+      let s := p11.2
       let v_m := v_tmp_3
+      -- kernel.cu:23
       let v_tmp_4 : ℝ := (0 : ℝ)
       let v_warp_reduce_max_1_v : ℝ := v_m
       let v_warp_reduce_max_1_ret : ℝ := (0 : ℝ)
+      -- common.cuh:25
       let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
       (v_m, v_tmp_4, v_warp_reduce_max_1_v, v_warp_reduce_max_1_ret, v_warp_reduce_max_1_tmp_0, s)
     else (v_m, v_tmp_4, v_warp_reduce_max_1_v, v_warp_reduce_max_1_ret, v_warp_reduce_max_1_tmp_0, s)
@@ -216,6 +233,7 @@ def phase13 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
   let p3 :=
     if (v_warp = (0 : ℤ)) then
+      -- common.cuh:25
       let v_warp_reduce_max_1_v := (max v_warp_reduce_max_1_v v_warp_reduce_max_1_tmp_0)
       let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_reduce_max_1_v, v_warp_reduce_max_1_tmp_0, s)
@@ -244,6 +262,7 @@ def phase15 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
   let p3 :=
     if (v_warp = (0 : ℤ)) then
+      -- common.cuh:25
       let v_warp_reduce_max_1_v := (max v_warp_reduce_max_1_v v_warp_reduce_max_1_tmp_0)
       let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_reduce_max_1_v, v_warp_reduce_max_1_tmp_0, s)
@@ -272,6 +291,7 @@ def phase17 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
   let p3 :=
     if (v_warp = (0 : ℤ)) then
+      -- common.cuh:25
       let v_warp_reduce_max_1_v := (max v_warp_reduce_max_1_v v_warp_reduce_max_1_tmp_0)
       let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_reduce_max_1_v, v_warp_reduce_max_1_tmp_0, s)
@@ -300,6 +320,7 @@ def phase19 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
   let p3 :=
     if (v_warp = (0 : ℤ)) then
+      -- common.cuh:25
       let v_warp_reduce_max_1_v := (max v_warp_reduce_max_1_v v_warp_reduce_max_1_tmp_0)
       let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_reduce_max_1_v, v_warp_reduce_max_1_tmp_0, s)
@@ -332,17 +353,22 @@ def phase21 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_4 := s.get (Loc.reg b t 8)
   let p7 :=
     if (v_warp = (0 : ℤ)) then
+      -- common.cuh:25
       let v_warp_reduce_max_1_v := (max v_warp_reduce_max_1_v v_warp_reduce_max_1_tmp_0)
+      -- common.cuh:27
       let v_warp_reduce_max_1_ret := v_warp_reduce_max_1_v
+      -- kernel.cu:23
       let v_tmp_4 := v_warp_reduce_max_1_ret
       let v_m := v_tmp_4
-      let p13 :=
+      -- kernel.cu:24
+      let p16 :=
         if (v_lane = (0 : ℤ)) then
+          -- kernel.cu:25
           let s := s.put (Loc.glob 1 (0 + (((b % rows : ℕ)) : ℤ))) v_m
           (s)
         else
           (s)
-      let s := p13
+      let s := p16
       (v_m, v_tmp_4, v_warp_reduce_max_1_ret, v_warp_reduce_max_1_v, s)
     else (v_m, v_tmp_4, v_warp_reduce_max_1_ret, v_warp_reduce_max_1_v, s)
   let v_m := p7.1

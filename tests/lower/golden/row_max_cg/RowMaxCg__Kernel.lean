@@ -25,18 +25,22 @@ open Larkc
 
 /-- Phase 0: ends at kernel.cu:21:7 (warp). -/
 def phase0 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:17
   let v_m : ℝ := (-340282346638528860000000000000000000000 : ℝ)
-  let p1 := Larkc.Cuda.forLoop ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (((256 : ℤ) * (1 : ℤ)) * (1 : ℤ)) (Larkc.Cuda.tripUp ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) ((d : ℕ) : ℤ) (((256 : ℤ) * (1 : ℤ)) * (1 : ℤ))) (v_m, s)
-    (fun (v_i : ℤ) (q1 : ℝ × TState) =>
-      let v_m := q1.1
-      let s := q1.2
+  -- kernel.cu:18
+  let p2 := Larkc.Cuda.forLoop ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (((256 : ℤ) * (1 : ℤ)) * (1 : ℤ)) (Larkc.Cuda.tripUp ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) ((d : ℕ) : ℤ) (((256 : ℤ) * (1 : ℤ)) * (1 : ℤ))) (v_m, s)
+    (fun (v_i : ℤ) (q2 : ℝ × TState) =>
+      let v_m := q2.1
+      let s := q2.2
+      -- kernel.cu:19
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_i))
       let s := s.note (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_i))
       let v_m := (max v_m v_tmp_0)
       (v_m, s))
-  let v_m := p1.1
-  let s := p1.2
+  let v_m := p2.1
+  let s := p2.2
+  -- kernel.cu:21
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_tmp_1 := v_m
   let v_tmp_2 : ℝ := (0 : ℝ)
@@ -58,6 +62,7 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase2 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_1 := s.get (Loc.reg b t 0)
   let v_tmp_2 := s.get (Loc.reg b t 1)
+  -- kernel.cu:21
   let v_tmp_1 := (max v_tmp_1 v_tmp_2)
   let v_tmp_3 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_tmp_1
@@ -77,6 +82,7 @@ def phase3 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase4 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_1 := s.get (Loc.reg b t 0)
   let v_tmp_3 := s.get (Loc.reg b t 2)
+  -- kernel.cu:21
   let v_tmp_1 := (max v_tmp_1 v_tmp_3)
   let v_tmp_4 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_tmp_1
@@ -96,6 +102,7 @@ def phase5 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_1 := s.get (Loc.reg b t 0)
   let v_tmp_4 := s.get (Loc.reg b t 3)
+  -- kernel.cu:21
   let v_tmp_1 := (max v_tmp_1 v_tmp_4)
   let v_tmp_5 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_tmp_1
@@ -115,6 +122,7 @@ def phase7 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase8 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_1 := s.get (Loc.reg b t 0)
   let v_tmp_5 := s.get (Loc.reg b t 4)
+  -- kernel.cu:21
   let v_tmp_1 := (max v_tmp_1 v_tmp_5)
   let v_tmp_6 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_tmp_1
@@ -135,15 +143,18 @@ def phase10 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_1 := s.get (Loc.reg b t 0)
   let v_tmp_6 := s.get (Loc.reg b t 5)
   let v_m := s.get (Loc.reg b t 6)
+  -- kernel.cu:21
   let v_tmp_1 := (max v_tmp_1 v_tmp_6)
   let v_m := v_tmp_1
-  let p5 :=
+  -- kernel.cu:22
+  let p6 :=
     if ((Larkc.Cuda.trem ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
+      -- kernel.cu:23
       let s := s.put (Loc.shr b 0 (0 + (Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)))) v_m
       (s)
     else
       (s)
-  let s := p5
+  let s := p6
   let s := s.put (Loc.reg b t 0) v_tmp_1
   let s := s.put (Loc.reg b t 6) v_m
   s
@@ -154,8 +165,9 @@ def phase11 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_9 : ℝ := (0 : ℝ)
   let p2 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
+      -- kernel.cu:28
       let v_tmp_8 : ℝ := (0 : ℝ)
-      let p5 :=
+      let p6 :=
         if ((Larkc.Cuda.trem ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) < (Larkc.Cuda.tdiv ((((256 : ℤ) * (1 : ℤ)) * (1 : ℤ)) + (31 : ℤ)) (32 : ℤ))) then
           let v_tmp_7 : ℝ := (0 : ℝ)
           let v_tmp_7 := s.get (Loc.shr b 0 (0 + (Larkc.Cuda.trem ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ))))
@@ -165,9 +177,10 @@ def phase11 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
         else
           let v_tmp_8 := (-340282346638528860000000000000000000000 : ℝ)
           (v_tmp_8, s)
-      let v_tmp_8 := p5.1
-      let s := p5.2
+      let v_tmp_8 := p6.1
+      let s := p6.2
       let v_v : ℝ := v_tmp_8
+      -- kernel.cu:31
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
     else (v_v, v_tmp_9, s)
@@ -193,6 +206,7 @@ def phase13 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_9 : ℝ := (0 : ℝ)
   let p2 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
+      -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
@@ -219,6 +233,7 @@ def phase15 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_9 : ℝ := (0 : ℝ)
   let p2 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
+      -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
@@ -245,6 +260,7 @@ def phase17 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_9 : ℝ := (0 : ℝ)
   let p2 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
+      -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
@@ -271,6 +287,7 @@ def phase19 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_9 : ℝ := (0 : ℝ)
   let p2 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
+      -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
@@ -297,14 +314,17 @@ def phase21 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_9 := s.get (Loc.reg b t 8)
   let p2 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
+      -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
-      let p5 :=
+      -- kernel.cu:33
+      let p6 :=
         if ((Larkc.Cuda.trem ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
+          -- kernel.cu:34
           let s := s.put (Loc.glob 1 (0 + (((b % rows : ℕ)) : ℤ))) v_v
           (s)
         else
           (s)
-      let s := p5
+      let s := p6
       (v_v, s)
     else (v_v, s)
   let v_v := p2.1

@@ -54,17 +54,59 @@ theorem row_max_cg_race_free (rows d : ℕ) (h : Constraints rows d) (m : Mem) :
     RaceFreeRun (kernelPhases rows d) m := by
   sorry
 
-/-- The shape instance rows = 1, d = 1. -/
+/-! ### The shape instance rows = 1, d = 1 -/
+
+/-- Output `out` at rows = 1, d = 1. -/
+theorem row_max_cg_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 1 1) m (Loc.glob 1 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 (ofFlat [1, 1] (globBuf m 0)) idx :=
+  row_max_cg_correct_out 1 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 1, d = 1. -/
+theorem row_max_cg_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
+  row_max_cg_in_bounds 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 1, d = 1. -/
 theorem row_max_cg_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   row_max_cg_race_free 1 1 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 3, d = 100. -/
+/-! ### The shape instance rows = 3, d = 100 -/
+
+/-- Output `out` at rows = 3, d = 100. -/
+theorem row_max_cg_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [3] idx) :
+    runAll (kernelPhases 3 100) m (Loc.glob 1 ((flatIndex [3] idx : ℕ) : ℤ)) =
+      specOut0 3 100 (ofFlat [3, 100] (globBuf m 0)) idx :=
+  row_max_cg_correct_out 3 100 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 3, d = 100. -/
+theorem row_max_cg_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 3 100) (kernelPhases 3 100) m :=
+  row_max_cg_in_bounds 3 100 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 3, d = 100. -/
 theorem row_max_cg_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 3 100) m :=
   row_max_cg_race_free 3 100 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 5, d = 2049. -/
+/-! ### The shape instance rows = 5, d = 2049 -/
+
+/-- Output `out` at rows = 5, d = 2049. -/
+theorem row_max_cg_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [5] idx) :
+    runAll (kernelPhases 5 2049) m (Loc.glob 1 ((flatIndex [5] idx : ℕ) : ℤ)) =
+      specOut0 5 2049 (ofFlat [5, 2049] (globBuf m 0)) idx :=
+  row_max_cg_correct_out 5 2049 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 5, d = 2049. -/
+theorem row_max_cg_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 5 2049) (kernelPhases 5 2049) m :=
+  row_max_cg_in_bounds 5 2049 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 5, d = 2049. -/
 theorem row_max_cg_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 5 2049) m :=
   row_max_cg_race_free 5 2049 (by norm_num [Constraints]) m

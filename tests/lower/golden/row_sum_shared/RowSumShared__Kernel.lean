@@ -25,26 +25,32 @@ open Larkc
 /-- Phase 0: ends at kernel.cu:16:3 (block). -/
 def phase0 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 256 : ℕ)) : ℤ)
+  -- kernel.cu:11
   let v_acc : ℝ := (0 : ℝ)
-  let p2 := Larkc.Cuda.forLoop v_tid (256 : ℤ) (Larkc.Cuda.tripUp v_tid ((d : ℕ) : ℤ) (256 : ℤ)) (v_acc, s)
-    (fun (v_j : ℤ) (q2 : ℝ × TState) =>
-      let v_acc := q2.1
-      let s := q2.2
+  -- kernel.cu:12
+  let p3 := Larkc.Cuda.forLoop v_tid (256 : ℤ) (Larkc.Cuda.tripUp v_tid ((d : ℕ) : ℤ) (256 : ℤ)) (v_acc, s)
+    (fun (v_j : ℤ) (q3 : ℝ × TState) =>
+      let v_acc := q3.1
+      let s := q3.2
+      -- kernel.cu:13
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j))
       let s := s.note (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j))
       let v_acc := (v_acc + v_tmp_0)
       (v_acc, s))
-  let v_acc := p2.1
-  let s := p2.2
+  let v_acc := p3.1
+  let s := p3.2
+  -- kernel.cu:15
   let s := s.put (Loc.shr b 0 (0 + v_tid)) v_acc
   s
 
 /-- Phase 1: ends at kernel.cu:22:5 (block). -/
 def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 256 : ℕ)) : ℤ)
+  -- kernel.cu:19
   let p1 :=
     if (v_tid < (128 : ℤ)) then
+      -- kernel.cu:20
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (128 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (128 : ℤ))))
@@ -61,8 +67,10 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 2: ends at kernel.cu:22:5 (block). -/
 def phase2 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 256 : ℕ)) : ℤ)
+  -- kernel.cu:19
   let p1 :=
     if (v_tid < (64 : ℤ)) then
+      -- kernel.cu:20
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (64 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (64 : ℤ))))
@@ -79,8 +87,10 @@ def phase2 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 3: ends at kernel.cu:22:5 (block). -/
 def phase3 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 256 : ℕ)) : ℤ)
+  -- kernel.cu:19
   let p1 :=
     if (v_tid < (32 : ℤ)) then
+      -- kernel.cu:20
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (32 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (32 : ℤ))))
@@ -97,8 +107,10 @@ def phase3 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 4: ends at kernel.cu:22:5 (block). -/
 def phase4 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 256 : ℕ)) : ℤ)
+  -- kernel.cu:19
   let p1 :=
     if (v_tid < (16 : ℤ)) then
+      -- kernel.cu:20
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (16 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (16 : ℤ))))
@@ -115,8 +127,10 @@ def phase4 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 5: ends at kernel.cu:22:5 (block). -/
 def phase5 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 256 : ℕ)) : ℤ)
+  -- kernel.cu:19
   let p1 :=
     if (v_tid < (8 : ℤ)) then
+      -- kernel.cu:20
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (8 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (8 : ℤ))))
@@ -133,8 +147,10 @@ def phase5 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 6: ends at kernel.cu:22:5 (block). -/
 def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 256 : ℕ)) : ℤ)
+  -- kernel.cu:19
   let p1 :=
     if (v_tid < (4 : ℤ)) then
+      -- kernel.cu:20
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (4 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (4 : ℤ))))
@@ -151,8 +167,10 @@ def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 7: ends at kernel.cu:22:5 (block). -/
 def phase7 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 256 : ℕ)) : ℤ)
+  -- kernel.cu:19
   let p1 :=
     if (v_tid < (2 : ℤ)) then
+      -- kernel.cu:20
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (2 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (2 : ℤ))))
@@ -169,8 +187,10 @@ def phase7 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 8: ends at kernel.cu:22:5 (block). -/
 def phase8 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 256 : ℕ)) : ℤ)
+  -- kernel.cu:19
   let p1 :=
     if (v_tid < (1 : ℤ)) then
+      -- kernel.cu:20
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (1 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (1 : ℤ))))
@@ -187,8 +207,10 @@ def phase8 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 9: ends at kernel.cu:6:1 (end). -/
 def phase9 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 256 : ℕ)) : ℤ)
+  -- kernel.cu:24
   let p1 :=
     if (v_tid = (0 : ℤ)) then
+      -- kernel.cu:25
       let v_tmp_3 : ℝ := (0 : ℝ)
       let v_tmp_3 := s.get (Loc.shr b 0 (0 + (0 : ℤ)))
       let s := s.note (Loc.shr b 0 (0 + (0 : ℤ)))

@@ -25,26 +25,33 @@ open Larkc
 /-- Phase 0: ends at kernel.cu:17:3 (block). -/
 def phase0 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 256 : ℕ)) : ℤ)
+  -- kernel.cu:12
   let v_acc : ℝ := (0 : ℝ)
-  let p2 := Larkc.Cuda.forLoop v_tid (256 : ℤ) (Larkc.Cuda.tripUp v_tid ((d : ℕ) : ℤ) (256 : ℤ)) (v_acc, s)
-    (fun (v_j : ℤ) (q2 : ℝ × TState) =>
-      let v_acc := q2.1
-      let s := q2.2
+  -- kernel.cu:13
+  let p3 := Larkc.Cuda.forLoop v_tid (256 : ℤ) (Larkc.Cuda.tripUp v_tid ((d : ℕ) : ℤ) (256 : ℤ)) (v_acc, s)
+    (fun (v_j : ℤ) (q3 : ℝ × TState) =>
+      let v_acc := q3.1
+      let s := q3.2
+      -- kernel.cu:14
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j))
       let s := s.note (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j))
       let v_acc := (v_acc + v_tmp_0)
       (v_acc, s))
-  let v_acc := p2.1
-  let s := p2.2
+  let v_acc := p3.1
+  let s := p3.2
+  -- kernel.cu:16
   let s := s.put (Loc.shr b 0 (0 + v_tid)) v_acc
   s
 
 /-- Phase 1: ends at kernel.cu:7:1 (end). -/
 def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 256 : ℕ)) : ℤ)
+  -- kernel.cu:19
+  -- kernel.cu:20
   let p1 :=
     if (v_tid < (128 : ℤ)) then
+      -- kernel.cu:21
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (128 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (128 : ℤ))))
@@ -56,8 +63,10 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
     else
       (s)
   let s := p1
-  let p14 :=
+  -- kernel.cu:20
+  let p16 :=
     if (v_tid < (64 : ℤ)) then
+      -- kernel.cu:21
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (64 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (64 : ℤ))))
@@ -68,9 +77,11 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       (s)
     else
       (s)
-  let s := p14
-  let p27 :=
+  let s := p16
+  -- kernel.cu:20
+  let p31 :=
     if (v_tid < (32 : ℤ)) then
+      -- kernel.cu:21
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (32 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (32 : ℤ))))
@@ -81,9 +92,11 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       (s)
     else
       (s)
-  let s := p27
-  let p40 :=
+  let s := p31
+  -- kernel.cu:20
+  let p46 :=
     if (v_tid < (16 : ℤ)) then
+      -- kernel.cu:21
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (16 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (16 : ℤ))))
@@ -94,9 +107,11 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       (s)
     else
       (s)
-  let s := p40
-  let p53 :=
+  let s := p46
+  -- kernel.cu:20
+  let p61 :=
     if (v_tid < (8 : ℤ)) then
+      -- kernel.cu:21
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (8 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (8 : ℤ))))
@@ -107,9 +122,11 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       (s)
     else
       (s)
-  let s := p53
-  let p66 :=
+  let s := p61
+  -- kernel.cu:20
+  let p76 :=
     if (v_tid < (4 : ℤ)) then
+      -- kernel.cu:21
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (4 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (4 : ℤ))))
@@ -120,9 +137,11 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       (s)
     else
       (s)
-  let s := p66
-  let p79 :=
+  let s := p76
+  -- kernel.cu:20
+  let p91 :=
     if (v_tid < (2 : ℤ)) then
+      -- kernel.cu:21
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (2 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (2 : ℤ))))
@@ -133,9 +152,11 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       (s)
     else
       (s)
-  let s := p79
-  let p92 :=
+  let s := p91
+  -- kernel.cu:20
+  let p106 :=
     if (v_tid < (1 : ℤ)) then
+      -- kernel.cu:21
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + (v_tid + (1 : ℤ))))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + (1 : ℤ))))
@@ -146,9 +167,11 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       (s)
     else
       (s)
-  let s := p92
-  let p105 :=
+  let s := p106
+  -- kernel.cu:26
+  let p122 :=
     if (v_tid = (0 : ℤ)) then
+      -- kernel.cu:27
       let v_tmp_3 : ℝ := (0 : ℝ)
       let v_tmp_3 := s.get (Loc.shr b 0 (0 + (0 : ℤ)))
       let s := s.note (Loc.shr b 0 (0 + (0 : ℤ)))
@@ -156,7 +179,7 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       (s)
     else
       (s)
-  let s := p105
+  let s := p122
   s
 
 /-- The kernel: its phases in order, each run by every thread of the launch. -/

@@ -54,22 +54,78 @@ theorem row_sum_shared_bug_missing_sync_race_free (rows d : ℕ) (h : Constraint
     RaceFreeRun (kernelPhases rows d) m := by
   sorry
 
-/-- The shape instance rows = 1, d = 1. -/
+/-! ### The shape instance rows = 1, d = 1 -/
+
+/-- Output `out` at rows = 1, d = 1. -/
+theorem row_sum_shared_bug_missing_sync_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 1 1) m (Loc.glob 1 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 (ofFlat [1, 1] (globBuf m 0)) idx :=
+  row_sum_shared_bug_missing_sync_correct_out 1 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 1, d = 1. -/
+theorem row_sum_shared_bug_missing_sync_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
+  row_sum_shared_bug_missing_sync_in_bounds 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 1, d = 1. -/
 theorem row_sum_shared_bug_missing_sync_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   row_sum_shared_bug_missing_sync_race_free 1 1 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 3, d = 255. -/
+/-! ### The shape instance rows = 3, d = 255 -/
+
+/-- Output `out` at rows = 3, d = 255. -/
+theorem row_sum_shared_bug_missing_sync_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [3] idx) :
+    runAll (kernelPhases 3 255) m (Loc.glob 1 ((flatIndex [3] idx : ℕ) : ℤ)) =
+      specOut0 3 255 (ofFlat [3, 255] (globBuf m 0)) idx :=
+  row_sum_shared_bug_missing_sync_correct_out 3 255 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 3, d = 255. -/
+theorem row_sum_shared_bug_missing_sync_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 3 255) (kernelPhases 3 255) m :=
+  row_sum_shared_bug_missing_sync_in_bounds 3 255 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 3, d = 255. -/
 theorem row_sum_shared_bug_missing_sync_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 3 255) m :=
   row_sum_shared_bug_missing_sync_race_free 3 255 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 8, d = 700. -/
+/-! ### The shape instance rows = 8, d = 700 -/
+
+/-- Output `out` at rows = 8, d = 700. -/
+theorem row_sum_shared_bug_missing_sync_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [8] idx) :
+    runAll (kernelPhases 8 700) m (Loc.glob 1 ((flatIndex [8] idx : ℕ) : ℤ)) =
+      specOut0 8 700 (ofFlat [8, 700] (globBuf m 0)) idx :=
+  row_sum_shared_bug_missing_sync_correct_out 8 700 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 8, d = 700. -/
+theorem row_sum_shared_bug_missing_sync_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 8 700) (kernelPhases 8 700) m :=
+  row_sum_shared_bug_missing_sync_in_bounds 8 700 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 8, d = 700. -/
 theorem row_sum_shared_bug_missing_sync_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 8 700) m :=
   row_sum_shared_bug_missing_sync_race_free 8 700 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 2, d = 1024. -/
+/-! ### The shape instance rows = 2, d = 1024 -/
+
+/-- Output `out` at rows = 2, d = 1024. -/
+theorem row_sum_shared_bug_missing_sync_correct_out_inst3 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [2] idx) :
+    runAll (kernelPhases 2 1024) m (Loc.glob 1 ((flatIndex [2] idx : ℕ) : ℤ)) =
+      specOut0 2 1024 (ofFlat [2, 1024] (globBuf m 0)) idx :=
+  row_sum_shared_bug_missing_sync_correct_out 2 1024 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 2, d = 1024. -/
+theorem row_sum_shared_bug_missing_sync_in_bounds_inst3 (m : Mem) :
+    InBoundsRun (Valid 2 1024) (kernelPhases 2 1024) m :=
+  row_sum_shared_bug_missing_sync_in_bounds 2 1024 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 2, d = 1024. -/
 theorem row_sum_shared_bug_missing_sync_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 2 1024) m :=
   row_sum_shared_bug_missing_sync_race_free 2 1024 (by norm_num [Constraints]) m

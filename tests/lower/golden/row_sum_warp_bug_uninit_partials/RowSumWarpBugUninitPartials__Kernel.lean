@@ -25,21 +25,26 @@ open Larkc
 
 /-- Phase 0: ends at kernel.cu:13:10 (warp). -/
 def phase0 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:26
   let v_v : ℝ := (0 : ℝ)
-  let p1 := Larkc.Cuda.forLoop (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) ((d : ℕ) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ)) (v_v, s)
-    (fun (v_j : ℤ) (q1 : ℝ × TState) =>
-      let v_v := q1.1
-      let s := q1.2
+  -- kernel.cu:27
+  let p2 := Larkc.Cuda.forLoop (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) ((d : ℕ) : ℤ) (((32 * (min ((d + 32 - 1) / 32) 8)) : ℕ) : ℤ)) (v_v, s)
+    (fun (v_j : ℤ) (q2 : ℝ × TState) =>
+      let v_v := q2.1
+      let s := q2.2
+      -- kernel.cu:28
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j))
       let s := s.note (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j))
       let v_v := (v_v + v_tmp_0)
       (v_v, s))
-  let v_v := p1.1
-  let s := p1.2
+  let v_v := p2.1
+  let s := p2.2
+  -- kernel.cu:30
   let v_tmp_1 : ℝ := (0 : ℝ)
   let v_warp_sum_0_v : ℝ := v_v
   let v_warp_sum_0_ret : ℝ := (0 : ℝ)
+  -- kernel.cu:13
   let v_warp_sum_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_sum_0_v
   let s := s.put (Loc.reg b t 1) v_warp_sum_0_tmp_0
@@ -60,6 +65,7 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 2: ends at kernel.cu:13:10 (warp). -/
 def phase2 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
+  -- kernel.cu:13
   let v_warp_sum_0_v := (v_warp_sum_0_v + v_warp_sum_0_tmp_0)
   let v_warp_sum_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_sum_0_v
@@ -78,6 +84,7 @@ def phase3 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 4: ends at kernel.cu:13:10 (warp). -/
 def phase4 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
+  -- kernel.cu:13
   let v_warp_sum_0_v := (v_warp_sum_0_v + v_warp_sum_0_tmp_0)
   let v_warp_sum_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_sum_0_v
@@ -96,6 +103,7 @@ def phase5 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 6: ends at kernel.cu:13:10 (warp). -/
 def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
+  -- kernel.cu:13
   let v_warp_sum_0_v := (v_warp_sum_0_v + v_warp_sum_0_tmp_0)
   let v_warp_sum_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_sum_0_v
@@ -114,6 +122,7 @@ def phase7 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 8: ends at kernel.cu:13:10 (warp). -/
 def phase8 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
+  -- kernel.cu:13
   let v_warp_sum_0_v := (v_warp_sum_0_v + v_warp_sum_0_tmp_0)
   let v_warp_sum_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) v_warp_sum_0_v
@@ -138,17 +147,22 @@ def phase10 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_ret := s.get (Loc.reg b t 2)
   let v_tmp_1 := s.get (Loc.reg b t 3)
   let v_v := s.get (Loc.reg b t 4)
+  -- kernel.cu:13
   let v_warp_sum_0_v := (v_warp_sum_0_v + v_warp_sum_0_tmp_0)
+  -- kernel.cu:15
   let v_warp_sum_0_ret := v_warp_sum_0_v
+  -- kernel.cu:30
   let v_tmp_1 := v_warp_sum_0_ret
   let v_v := v_tmp_1
-  let p11 :=
+  -- kernel.cu:31
+  let p14 :=
     if (v_lane = (0 : ℤ)) then
+      -- kernel.cu:32
       let s := s.put (Loc.shr b 0 (0 + v_warp)) v_v
       (s)
     else
       (s)
-  let s := p11
+  let s := p14
   let s := s.put (Loc.reg b t 0) v_warp_sum_0_v
   let s := s.put (Loc.reg b t 2) v_warp_sum_0_ret
   let s := s.put (Loc.reg b t 3) v_tmp_1
@@ -166,13 +180,16 @@ def phase11 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let p7 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:36
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.shr b 0 (0 + v_lane))
       let s := s.note (Loc.shr b 0 (0 + v_lane))
       let v_v := v_tmp_2
+      -- kernel.cu:37
       let v_tmp_3 : ℝ := (0 : ℝ)
       let v_warp_sum_1_v : ℝ := v_v
       let v_warp_sum_1_ret : ℝ := (0 : ℝ)
+      -- kernel.cu:13
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_v, v_tmp_3, v_warp_sum_1_v, v_warp_sum_1_ret, v_warp_sum_1_tmp_0, s)
     else (v_v, v_tmp_3, v_warp_sum_1_v, v_warp_sum_1_ret, v_warp_sum_1_tmp_0, s)
@@ -206,6 +223,7 @@ def phase13 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let p3 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
@@ -234,6 +252,7 @@ def phase15 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let p3 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
@@ -262,6 +281,7 @@ def phase17 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let p3 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
@@ -290,6 +310,7 @@ def phase19 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
   let p3 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
@@ -322,17 +343,22 @@ def phase21 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tmp_3 := s.get (Loc.reg b t 8)
   let p7 :=
     if (v_warp = (0 : ℤ)) then
+      -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
+      -- kernel.cu:15
       let v_warp_sum_1_ret := v_warp_sum_1_v
+      -- kernel.cu:37
       let v_tmp_3 := v_warp_sum_1_ret
       let v_v := v_tmp_3
-      let p13 :=
+      -- kernel.cu:38
+      let p16 :=
         if (v_lane = (0 : ℤ)) then
+          -- kernel.cu:39
           let s := s.put (Loc.glob 1 (0 + (((b % rows : ℕ)) : ℤ))) v_v
           (s)
         else
           (s)
-      let s := p13
+      let s := p16
       (v_tmp_3, v_v, v_warp_sum_1_ret, v_warp_sum_1_v, s)
     else (v_tmp_3, v_v, v_warp_sum_1_ret, v_warp_sum_1_v, s)
   let v_tmp_3 := p7.1

@@ -54,22 +54,78 @@ theorem row_sum_warp_bug_uninit_partials_race_free (rows d : ℕ) (h : Constrain
     RaceFreeRun (kernelPhases rows d) m := by
   sorry
 
-/-- The shape instance rows = 1, d = 1. -/
+/-! ### The shape instance rows = 1, d = 1 -/
+
+/-- Output `out` at rows = 1, d = 1. -/
+theorem row_sum_warp_bug_uninit_partials_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 1 1) m (Loc.glob 1 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 (ofFlat [1, 1] (globBuf m 0)) idx :=
+  row_sum_warp_bug_uninit_partials_correct_out 1 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 1, d = 1. -/
+theorem row_sum_warp_bug_uninit_partials_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
+  row_sum_warp_bug_uninit_partials_in_bounds 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 1, d = 1. -/
 theorem row_sum_warp_bug_uninit_partials_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   row_sum_warp_bug_uninit_partials_race_free 1 1 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 4, d = 100. -/
+/-! ### The shape instance rows = 4, d = 100 -/
+
+/-- Output `out` at rows = 4, d = 100. -/
+theorem row_sum_warp_bug_uninit_partials_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [4] idx) :
+    runAll (kernelPhases 4 100) m (Loc.glob 1 ((flatIndex [4] idx : ℕ) : ℤ)) =
+      specOut0 4 100 (ofFlat [4, 100] (globBuf m 0)) idx :=
+  row_sum_warp_bug_uninit_partials_correct_out 4 100 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 4, d = 100. -/
+theorem row_sum_warp_bug_uninit_partials_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 4 100) (kernelPhases 4 100) m :=
+  row_sum_warp_bug_uninit_partials_in_bounds 4 100 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 4, d = 100. -/
 theorem row_sum_warp_bug_uninit_partials_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 4 100) m :=
   row_sum_warp_bug_uninit_partials_race_free 4 100 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 6, d = 1000. -/
+/-! ### The shape instance rows = 6, d = 1000 -/
+
+/-- Output `out` at rows = 6, d = 1000. -/
+theorem row_sum_warp_bug_uninit_partials_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [6] idx) :
+    runAll (kernelPhases 6 1000) m (Loc.glob 1 ((flatIndex [6] idx : ℕ) : ℤ)) =
+      specOut0 6 1000 (ofFlat [6, 1000] (globBuf m 0)) idx :=
+  row_sum_warp_bug_uninit_partials_correct_out 6 1000 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 6, d = 1000. -/
+theorem row_sum_warp_bug_uninit_partials_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 6 1000) (kernelPhases 6 1000) m :=
+  row_sum_warp_bug_uninit_partials_in_bounds 6 1000 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 6, d = 1000. -/
 theorem row_sum_warp_bug_uninit_partials_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 6 1000) m :=
   row_sum_warp_bug_uninit_partials_race_free 6 1000 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 64, d = 33. -/
+/-! ### The shape instance rows = 64, d = 33 -/
+
+/-- Output `out` at rows = 64, d = 33. -/
+theorem row_sum_warp_bug_uninit_partials_correct_out_inst3 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [64] idx) :
+    runAll (kernelPhases 64 33) m (Loc.glob 1 ((flatIndex [64] idx : ℕ) : ℤ)) =
+      specOut0 64 33 (ofFlat [64, 33] (globBuf m 0)) idx :=
+  row_sum_warp_bug_uninit_partials_correct_out 64 33 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 64, d = 33. -/
+theorem row_sum_warp_bug_uninit_partials_in_bounds_inst3 (m : Mem) :
+    InBoundsRun (Valid 64 33) (kernelPhases 64 33) m :=
+  row_sum_warp_bug_uninit_partials_in_bounds 64 33 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 64, d = 33. -/
 theorem row_sum_warp_bug_uninit_partials_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 64 33) m :=
   row_sum_warp_bug_uninit_partials_race_free 64 33 (by norm_num [Constraints]) m

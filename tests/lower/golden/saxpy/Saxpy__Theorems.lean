@@ -54,17 +54,59 @@ theorem saxpy_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
   sorry
 
-/-- The shape instance n = 1. -/
+/-! ### The shape instance n = 1 -/
+
+/-- Output `out` at n = 1. -/
+theorem saxpy_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 1) m (Loc.glob 2 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 1 (ofFlat [1] (globBuf m 0)) (ofFlat [1] (globBuf m 1)) idx :=
+  saxpy_correct_out 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 1. -/
+theorem saxpy_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1) (kernelPhases 1) m :=
+  saxpy_in_bounds 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 1. -/
 theorem saxpy_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   saxpy_race_free 1 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 777. -/
+/-! ### The shape instance n = 777 -/
+
+/-- Output `out` at n = 777. -/
+theorem saxpy_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [777] idx) :
+    runAll (kernelPhases 777) m (Loc.glob 2 ((flatIndex [777] idx : ℕ) : ℤ)) =
+      specOut0 777 (ofFlat [777] (globBuf m 0)) (ofFlat [777] (globBuf m 1)) idx :=
+  saxpy_correct_out 777 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 777. -/
+theorem saxpy_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 777) (kernelPhases 777) m :=
+  saxpy_in_bounds 777 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 777. -/
 theorem saxpy_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 777) m :=
   saxpy_race_free 777 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 5000. -/
+/-! ### The shape instance n = 5000 -/
+
+/-- Output `out` at n = 5000. -/
+theorem saxpy_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [5000] idx) :
+    runAll (kernelPhases 5000) m (Loc.glob 2 ((flatIndex [5000] idx : ℕ) : ℤ)) =
+      specOut0 5000 (ofFlat [5000] (globBuf m 0)) (ofFlat [5000] (globBuf m 1)) idx :=
+  saxpy_correct_out 5000 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 5000. -/
+theorem saxpy_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 5000) (kernelPhases 5000) m :=
+  saxpy_in_bounds 5000 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 5000. -/
 theorem saxpy_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 5000) m :=
   saxpy_race_free 5000 (by norm_num [Constraints]) m

@@ -24,12 +24,15 @@ open Larkc
 /-- Phase 0: ends at kernel.cu:11:1 (end). -/
 def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_i : ℤ := (((((b % ((n + 256 - 1) / 256) : ℕ)) : ℤ) * (256 : ℤ)) + (((t % 256 : ℕ)) : ℤ))
+  -- kernel.cu:13
   let p1 :=
     if (v_i < ((n : ℕ) : ℤ)) then
+      -- kernel.cu:14
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 (0 + v_i))
       let s := s.note (Loc.glob 0 (0 + v_i))
       let v_v : ℝ := v_tmp_0
+      -- kernel.cu:15
       let s := s.put (Loc.glob 1 (0 + v_i)) (v_v / ((1 : ℝ) + (Real.exp (-v_v))))
       (s)
     else

@@ -54,17 +54,59 @@ theorem silu_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
   sorry
 
-/-- The shape instance n = 1. -/
+/-! ### The shape instance n = 1 -/
+
+/-- Output `out` at n = 1. -/
+theorem silu_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 1) m (Loc.glob 1 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 1 (ofFlat [1] (globBuf m 0)) idx :=
+  silu_correct_out 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 1. -/
+theorem silu_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1) (kernelPhases 1) m :=
+  silu_in_bounds 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 1. -/
 theorem silu_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   silu_race_free 1 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 257. -/
+/-! ### The shape instance n = 257 -/
+
+/-- Output `out` at n = 257. -/
+theorem silu_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [257] idx) :
+    runAll (kernelPhases 257) m (Loc.glob 1 ((flatIndex [257] idx : ℕ) : ℤ)) =
+      specOut0 257 (ofFlat [257] (globBuf m 0)) idx :=
+  silu_correct_out 257 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 257. -/
+theorem silu_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 257) (kernelPhases 257) m :=
+  silu_in_bounds 257 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 257. -/
 theorem silu_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 257) m :=
   silu_race_free 257 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 3000. -/
+/-! ### The shape instance n = 3000 -/
+
+/-- Output `out` at n = 3000. -/
+theorem silu_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [3000] idx) :
+    runAll (kernelPhases 3000) m (Loc.glob 1 ((flatIndex [3000] idx : ℕ) : ℤ)) =
+      specOut0 3000 (ofFlat [3000] (globBuf m 0)) idx :=
+  silu_correct_out 3000 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 3000. -/
+theorem silu_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 3000) (kernelPhases 3000) m :=
+  silu_in_bounds 3000 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 3000. -/
 theorem silu_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 3000) m :=
   silu_race_free 3000 (by norm_num [Constraints]) m

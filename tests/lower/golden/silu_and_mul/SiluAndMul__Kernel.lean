@@ -24,34 +24,45 @@ open Larkc
 /-- Phase 0: ends at kernel.cu:11:1 (end). -/
 def phase0 (tokens d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_token : ℤ := (((b % tokens : ℕ)) : ℤ)
+  -- kernel.cu:17
   let p1 := Larkc.Cuda.forLoop (((t % (min d 1024) : ℕ)) : ℤ) (((min d 1024) : ℕ) : ℤ) (Larkc.Cuda.tripUp (((t % (min d 1024) : ℕ)) : ℤ) ((d : ℕ) : ℤ) (((min d 1024) : ℕ) : ℤ)) (s)
     (fun (v_idx : ℤ) (q1 : TState) =>
       let s := q1
+      -- kernel.cu:18
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 1 ((0 + ((v_token * (2 : ℤ)) * ((d : ℕ) : ℤ))) + v_idx))
       let s := s.note (Loc.glob 1 ((0 + ((v_token * (2 : ℤ)) * ((d : ℕ) : ℤ))) + v_idx))
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_to_float_0_v : ℝ := v_tmp_0
       let v_to_float_0_ret : ℝ := (0 : ℝ)
+      -- common.cuh:50
       let v_to_float_0_ret := v_to_float_0_v
+      -- kernel.cu:18
       let v_tmp_1 := v_to_float_0_ret
       let v_x : ℝ := v_tmp_1
+      -- kernel.cu:19
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.glob 1 (((0 + ((v_token * (2 : ℤ)) * ((d : ℕ) : ℤ))) + ((d : ℕ) : ℤ)) + v_idx))
       let s := s.note (Loc.glob 1 (((0 + ((v_token * (2 : ℤ)) * ((d : ℕ) : ℤ))) + ((d : ℕ) : ℤ)) + v_idx))
       let v_tmp_3 : ℝ := (0 : ℝ)
       let v_to_float_1_v : ℝ := v_tmp_2
       let v_to_float_1_ret : ℝ := (0 : ℝ)
+      -- common.cuh:50
       let v_to_float_1_ret := v_to_float_1_v
+      -- kernel.cu:19
       let v_tmp_3 := v_to_float_1_ret
       let v_y : ℝ := v_tmp_3
+      -- kernel.cu:20
       let v_tmp_4 : ℝ := (0 : ℝ)
       let v_silu_f_2_x : ℝ := v_x
       let v_silu_f_2_ret : ℝ := (0 : ℝ)
+      -- kernel.cu:8
       let v_silu_f_2_ret := (v_silu_f_2_x / ((1 : ℝ) + (Real.exp (-v_silu_f_2_x))))
+      -- kernel.cu:20
       let v_tmp_4 := v_silu_f_2_ret
       let v_store_float_3_dst : ℤ := (0 + ((v_token * ((d : ℕ) : ℤ)) + v_idx))
       let v_store_float_3_v : ℝ := (v_tmp_4 * v_y)
+      -- common.cuh:54
       let s := s.put (Loc.glob 0 v_store_float_3_dst) v_store_float_3_v
       (s))
   let s := p1

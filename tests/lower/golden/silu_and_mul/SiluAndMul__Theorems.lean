@@ -54,17 +54,59 @@ theorem silu_and_mul_race_free (tokens d : ℕ) (h : Constraints tokens d) (m : 
     RaceFreeRun (kernelPhases tokens d) m := by
   sorry
 
-/-- The shape instance tokens = 1, d = 1. -/
+/-! ### The shape instance tokens = 1, d = 1 -/
+
+/-- Output `out` at tokens = 1, d = 1. -/
+theorem silu_and_mul_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1, 1] idx) :
+    runAll (kernelPhases 1 1) m (Loc.glob 0 ((flatIndex [1, 1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 (ofFlat [1, (2 * 1)] (globBuf m 1)) idx :=
+  silu_and_mul_correct_out 1 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at tokens = 1, d = 1. -/
+theorem silu_and_mul_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
+  silu_and_mul_in_bounds 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at tokens = 1, d = 1. -/
 theorem silu_and_mul_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   silu_and_mul_race_free 1 1 (by norm_num [Constraints]) m
 
-/-- The shape instance tokens = 3, d = 200. -/
+/-! ### The shape instance tokens = 3, d = 200 -/
+
+/-- Output `out` at tokens = 3, d = 200. -/
+theorem silu_and_mul_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [3, 200] idx) :
+    runAll (kernelPhases 3 200) m (Loc.glob 0 ((flatIndex [3, 200] idx : ℕ) : ℤ)) =
+      specOut0 3 200 (ofFlat [3, (2 * 200)] (globBuf m 1)) idx :=
+  silu_and_mul_correct_out 3 200 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at tokens = 3, d = 200. -/
+theorem silu_and_mul_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 3 200) (kernelPhases 3 200) m :=
+  silu_and_mul_in_bounds 3 200 (by norm_num [Constraints]) m
+
+/-- Race freedom at tokens = 3, d = 200. -/
 theorem silu_and_mul_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 3 200) m :=
   silu_and_mul_race_free 3 200 (by norm_num [Constraints]) m
 
-/-- The shape instance tokens = 4, d = 1100. -/
+/-! ### The shape instance tokens = 4, d = 1100 -/
+
+/-- Output `out` at tokens = 4, d = 1100. -/
+theorem silu_and_mul_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [4, 1100] idx) :
+    runAll (kernelPhases 4 1100) m (Loc.glob 0 ((flatIndex [4, 1100] idx : ℕ) : ℤ)) =
+      specOut0 4 1100 (ofFlat [4, (2 * 1100)] (globBuf m 1)) idx :=
+  silu_and_mul_correct_out 4 1100 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at tokens = 4, d = 1100. -/
+theorem silu_and_mul_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 4 1100) (kernelPhases 4 1100) m :=
+  silu_and_mul_in_bounds 4 1100 (by norm_num [Constraints]) m
+
+/-- Race freedom at tokens = 4, d = 1100. -/
 theorem silu_and_mul_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 4 1100) m :=
   silu_and_mul_race_free 4 1100 (by norm_num [Constraints]) m

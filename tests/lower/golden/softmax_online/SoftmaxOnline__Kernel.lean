@@ -25,32 +25,42 @@ open Larkc
 
 /-- Phase 0: ends at kernel.cu:29:17 (warp). -/
 def phase0 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:44
   let v_state : List ℝ := [ninf, (0 : ℝ)]
-  let p1 := Larkc.Cuda.forLoop (((t % 128 : ℕ)) : ℤ) (128 : ℤ) (Larkc.Cuda.tripUp (((t % 128 : ℕ)) : ℤ) ((d : ℕ) : ℤ) (128 : ℤ)) (v_state, s)
-    (fun (v_j : ℤ) (q1 : List ℝ × TState) =>
-      let v_state := q1.1
-      let s := q1.2
+  -- kernel.cu:45
+  let p2 := Larkc.Cuda.forLoop (((t % 128 : ℕ)) : ℤ) (128 : ℤ) (Larkc.Cuda.tripUp (((t % 128 : ℕ)) : ℤ) ((d : ℕ) : ℤ) (128 : ℤ)) (v_state, s)
+    (fun (v_j : ℤ) (q2 : List ℝ × TState) =>
+      let v_state := q2.1
+      let s := q2.2
+      -- kernel.cu:46
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j))
       let s := s.note (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j))
       let v_v : ℝ := v_tmp_0
-      let p9 :=
+      -- kernel.cu:47
+      let p11 :=
         if (v_v > (Larkc.Cuda.lane v_state 0)) then
+          -- kernel.cu:48
           let v_state := (Larkc.Cuda.setLane v_state 1 (((Larkc.Cuda.lane v_state 1) * (Real.exp ((Larkc.Cuda.lane v_state 0) - v_v))) + (1 : ℝ)))
+          -- kernel.cu:49
           let v_state := (Larkc.Cuda.setLane v_state 0 v_v)
           (v_state, s)
         else
+          -- kernel.cu:51
           let v_state := (Larkc.Cuda.setLane v_state 1 ((Larkc.Cuda.lane v_state 1) + (Real.exp (v_v - (Larkc.Cuda.lane v_state 0)))))
           (v_state, s)
-      let v_state := p9.1
-      let s := p9.2
+      let v_state := p11.1
+      let s := p11.2
       (v_state, s))
-  let v_state := p1.1
-  let s := p1.2
+  let v_state := p2.1
+  let s := p2.2
+  -- kernel.cu:54
   let v_tmp_1 : List ℝ := [(0 : ℝ), (0 : ℝ)]
   let v_warp_merge_0_s : List ℝ := v_state
   let v_warp_merge_0_ret : List ℝ := [(0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:28
   let v_warp_merge_0_other : List ℝ := [(0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:29
   let v_warp_merge_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) (Larkc.Cuda.lane v_warp_merge_0_s 0)
   let s := s.put (Loc.reg b t 1) (Larkc.Cuda.lane v_warp_merge_0_s 1)
@@ -79,7 +89,9 @@ def phase1 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 def phase2 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_other := [s.get (Loc.reg b t 2), s.get (Loc.reg b t 3)]
   let v_warp_merge_0_tmp_0 := s.get (Loc.reg b t 4)
+  -- kernel.cu:29
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 0 v_warp_merge_0_tmp_0)
+  -- kernel.cu:30
   let v_warp_merge_0_tmp_1 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 2) (Larkc.Cuda.lane v_warp_merge_0_other 0)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_merge_0_other 1)
@@ -100,34 +112,47 @@ def phase3 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 def phase4 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_s := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1)]
   let v_warp_merge_0_tmp_1 := s.get (Loc.reg b t 5)
+  -- kernel.cu:30
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 1 v_warp_merge_0_tmp_1)
+  -- kernel.cu:31
   let v_warp_merge_0_tmp_2 : List ℝ := [(0 : ℝ), (0 : ℝ)]
   let v_merge_1_a : List ℝ := v_warp_merge_0_s
   let v_merge_1_b : List ℝ := v_warp_merge_0_other
   let v_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ)]
-  let p7 :=
+  -- kernel.cu:17
+  let p9 :=
     if ((Larkc.Cuda.lane v_merge_1_a 0) = ninf) then
+      -- kernel.cu:17
       let v_merge_1_ret := v_merge_1_b
       (v_merge_1_ret, s)
     else
-      let p12 :=
+      -- kernel.cu:18
+      let p15 :=
         if ((Larkc.Cuda.lane v_merge_1_b 0) = ninf) then
+          -- kernel.cu:18
           let v_merge_1_ret := v_merge_1_a
           (v_merge_1_ret, s)
         else
+          -- kernel.cu:19
           let v_merge_1_r : List ℝ := [(0 : ℝ), (0 : ℝ)]
+          -- kernel.cu:20
           let v_merge_1_r := (Larkc.Cuda.setLane v_merge_1_r 0 (max (Larkc.Cuda.lane v_merge_1_a 0) (Larkc.Cuda.lane v_merge_1_b 0)))
+          -- kernel.cu:21
           let v_merge_1_r := (Larkc.Cuda.setLane v_merge_1_r 1 (((Larkc.Cuda.lane v_merge_1_a 1) * (Real.exp ((Larkc.Cuda.lane v_merge_1_a 0) - (Larkc.Cuda.lane v_merge_1_r 0)))) + ((Larkc.Cuda.lane v_merge_1_b 1) * (Real.exp ((Larkc.Cuda.lane v_merge_1_b 0) - (Larkc.Cuda.lane v_merge_1_r 0))))))
+          -- kernel.cu:22
           let v_merge_1_ret := v_merge_1_r
           (v_merge_1_ret, s)
-      let v_merge_1_ret := p12.1
-      let s := p12.2
+      let v_merge_1_ret := p15.1
+      let s := p15.2
       (v_merge_1_ret, s)
-  let v_merge_1_ret := p7.1
-  let s := p7.2
+  let v_merge_1_ret := p9.1
+  let s := p9.2
+  -- kernel.cu:31
   let v_warp_merge_0_tmp_2 := v_merge_1_ret
   let v_warp_merge_0_s := v_warp_merge_0_tmp_2
+  -- kernel.cu:28
   let v_warp_merge_0_other : List ℝ := [(0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:29
   let v_warp_merge_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) (Larkc.Cuda.lane v_warp_merge_0_s 0)
   let s := s.put (Loc.reg b t 1) (Larkc.Cuda.lane v_warp_merge_0_s 1)
@@ -150,7 +175,9 @@ def phase5 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 def phase6 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_other := [s.get (Loc.reg b t 2), s.get (Loc.reg b t 3)]
   let v_warp_merge_0_tmp_0 := s.get (Loc.reg b t 4)
+  -- kernel.cu:29
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 0 v_warp_merge_0_tmp_0)
+  -- kernel.cu:30
   let v_warp_merge_0_tmp_1 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 2) (Larkc.Cuda.lane v_warp_merge_0_other 0)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_merge_0_other 1)
@@ -171,34 +198,47 @@ def phase7 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 def phase8 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_s := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1)]
   let v_warp_merge_0_tmp_1 := s.get (Loc.reg b t 5)
+  -- kernel.cu:30
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 1 v_warp_merge_0_tmp_1)
+  -- kernel.cu:31
   let v_warp_merge_0_tmp_2 : List ℝ := [(0 : ℝ), (0 : ℝ)]
   let v_merge_1_a : List ℝ := v_warp_merge_0_s
   let v_merge_1_b : List ℝ := v_warp_merge_0_other
   let v_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ)]
-  let p7 :=
+  -- kernel.cu:17
+  let p9 :=
     if ((Larkc.Cuda.lane v_merge_1_a 0) = ninf) then
+      -- kernel.cu:17
       let v_merge_1_ret := v_merge_1_b
       (v_merge_1_ret, s)
     else
-      let p12 :=
+      -- kernel.cu:18
+      let p15 :=
         if ((Larkc.Cuda.lane v_merge_1_b 0) = ninf) then
+          -- kernel.cu:18
           let v_merge_1_ret := v_merge_1_a
           (v_merge_1_ret, s)
         else
+          -- kernel.cu:19
           let v_merge_1_r : List ℝ := [(0 : ℝ), (0 : ℝ)]
+          -- kernel.cu:20
           let v_merge_1_r := (Larkc.Cuda.setLane v_merge_1_r 0 (max (Larkc.Cuda.lane v_merge_1_a 0) (Larkc.Cuda.lane v_merge_1_b 0)))
+          -- kernel.cu:21
           let v_merge_1_r := (Larkc.Cuda.setLane v_merge_1_r 1 (((Larkc.Cuda.lane v_merge_1_a 1) * (Real.exp ((Larkc.Cuda.lane v_merge_1_a 0) - (Larkc.Cuda.lane v_merge_1_r 0)))) + ((Larkc.Cuda.lane v_merge_1_b 1) * (Real.exp ((Larkc.Cuda.lane v_merge_1_b 0) - (Larkc.Cuda.lane v_merge_1_r 0))))))
+          -- kernel.cu:22
           let v_merge_1_ret := v_merge_1_r
           (v_merge_1_ret, s)
-      let v_merge_1_ret := p12.1
-      let s := p12.2
+      let v_merge_1_ret := p15.1
+      let s := p15.2
       (v_merge_1_ret, s)
-  let v_merge_1_ret := p7.1
-  let s := p7.2
+  let v_merge_1_ret := p9.1
+  let s := p9.2
+  -- kernel.cu:31
   let v_warp_merge_0_tmp_2 := v_merge_1_ret
   let v_warp_merge_0_s := v_warp_merge_0_tmp_2
+  -- kernel.cu:28
   let v_warp_merge_0_other : List ℝ := [(0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:29
   let v_warp_merge_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) (Larkc.Cuda.lane v_warp_merge_0_s 0)
   let s := s.put (Loc.reg b t 1) (Larkc.Cuda.lane v_warp_merge_0_s 1)
@@ -221,7 +261,9 @@ def phase9 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 def phase10 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_other := [s.get (Loc.reg b t 2), s.get (Loc.reg b t 3)]
   let v_warp_merge_0_tmp_0 := s.get (Loc.reg b t 4)
+  -- kernel.cu:29
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 0 v_warp_merge_0_tmp_0)
+  -- kernel.cu:30
   let v_warp_merge_0_tmp_1 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 2) (Larkc.Cuda.lane v_warp_merge_0_other 0)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_merge_0_other 1)
@@ -242,34 +284,47 @@ def phase11 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 def phase12 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_s := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1)]
   let v_warp_merge_0_tmp_1 := s.get (Loc.reg b t 5)
+  -- kernel.cu:30
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 1 v_warp_merge_0_tmp_1)
+  -- kernel.cu:31
   let v_warp_merge_0_tmp_2 : List ℝ := [(0 : ℝ), (0 : ℝ)]
   let v_merge_1_a : List ℝ := v_warp_merge_0_s
   let v_merge_1_b : List ℝ := v_warp_merge_0_other
   let v_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ)]
-  let p7 :=
+  -- kernel.cu:17
+  let p9 :=
     if ((Larkc.Cuda.lane v_merge_1_a 0) = ninf) then
+      -- kernel.cu:17
       let v_merge_1_ret := v_merge_1_b
       (v_merge_1_ret, s)
     else
-      let p12 :=
+      -- kernel.cu:18
+      let p15 :=
         if ((Larkc.Cuda.lane v_merge_1_b 0) = ninf) then
+          -- kernel.cu:18
           let v_merge_1_ret := v_merge_1_a
           (v_merge_1_ret, s)
         else
+          -- kernel.cu:19
           let v_merge_1_r : List ℝ := [(0 : ℝ), (0 : ℝ)]
+          -- kernel.cu:20
           let v_merge_1_r := (Larkc.Cuda.setLane v_merge_1_r 0 (max (Larkc.Cuda.lane v_merge_1_a 0) (Larkc.Cuda.lane v_merge_1_b 0)))
+          -- kernel.cu:21
           let v_merge_1_r := (Larkc.Cuda.setLane v_merge_1_r 1 (((Larkc.Cuda.lane v_merge_1_a 1) * (Real.exp ((Larkc.Cuda.lane v_merge_1_a 0) - (Larkc.Cuda.lane v_merge_1_r 0)))) + ((Larkc.Cuda.lane v_merge_1_b 1) * (Real.exp ((Larkc.Cuda.lane v_merge_1_b 0) - (Larkc.Cuda.lane v_merge_1_r 0))))))
+          -- kernel.cu:22
           let v_merge_1_ret := v_merge_1_r
           (v_merge_1_ret, s)
-      let v_merge_1_ret := p12.1
-      let s := p12.2
+      let v_merge_1_ret := p15.1
+      let s := p15.2
       (v_merge_1_ret, s)
-  let v_merge_1_ret := p7.1
-  let s := p7.2
+  let v_merge_1_ret := p9.1
+  let s := p9.2
+  -- kernel.cu:31
   let v_warp_merge_0_tmp_2 := v_merge_1_ret
   let v_warp_merge_0_s := v_warp_merge_0_tmp_2
+  -- kernel.cu:28
   let v_warp_merge_0_other : List ℝ := [(0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:29
   let v_warp_merge_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) (Larkc.Cuda.lane v_warp_merge_0_s 0)
   let s := s.put (Loc.reg b t 1) (Larkc.Cuda.lane v_warp_merge_0_s 1)
@@ -292,7 +347,9 @@ def phase13 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 def phase14 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_other := [s.get (Loc.reg b t 2), s.get (Loc.reg b t 3)]
   let v_warp_merge_0_tmp_0 := s.get (Loc.reg b t 4)
+  -- kernel.cu:29
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 0 v_warp_merge_0_tmp_0)
+  -- kernel.cu:30
   let v_warp_merge_0_tmp_1 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 2) (Larkc.Cuda.lane v_warp_merge_0_other 0)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_merge_0_other 1)
@@ -313,34 +370,47 @@ def phase15 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 def phase16 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_s := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1)]
   let v_warp_merge_0_tmp_1 := s.get (Loc.reg b t 5)
+  -- kernel.cu:30
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 1 v_warp_merge_0_tmp_1)
+  -- kernel.cu:31
   let v_warp_merge_0_tmp_2 : List ℝ := [(0 : ℝ), (0 : ℝ)]
   let v_merge_1_a : List ℝ := v_warp_merge_0_s
   let v_merge_1_b : List ℝ := v_warp_merge_0_other
   let v_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ)]
-  let p7 :=
+  -- kernel.cu:17
+  let p9 :=
     if ((Larkc.Cuda.lane v_merge_1_a 0) = ninf) then
+      -- kernel.cu:17
       let v_merge_1_ret := v_merge_1_b
       (v_merge_1_ret, s)
     else
-      let p12 :=
+      -- kernel.cu:18
+      let p15 :=
         if ((Larkc.Cuda.lane v_merge_1_b 0) = ninf) then
+          -- kernel.cu:18
           let v_merge_1_ret := v_merge_1_a
           (v_merge_1_ret, s)
         else
+          -- kernel.cu:19
           let v_merge_1_r : List ℝ := [(0 : ℝ), (0 : ℝ)]
+          -- kernel.cu:20
           let v_merge_1_r := (Larkc.Cuda.setLane v_merge_1_r 0 (max (Larkc.Cuda.lane v_merge_1_a 0) (Larkc.Cuda.lane v_merge_1_b 0)))
+          -- kernel.cu:21
           let v_merge_1_r := (Larkc.Cuda.setLane v_merge_1_r 1 (((Larkc.Cuda.lane v_merge_1_a 1) * (Real.exp ((Larkc.Cuda.lane v_merge_1_a 0) - (Larkc.Cuda.lane v_merge_1_r 0)))) + ((Larkc.Cuda.lane v_merge_1_b 1) * (Real.exp ((Larkc.Cuda.lane v_merge_1_b 0) - (Larkc.Cuda.lane v_merge_1_r 0))))))
+          -- kernel.cu:22
           let v_merge_1_ret := v_merge_1_r
           (v_merge_1_ret, s)
-      let v_merge_1_ret := p12.1
-      let s := p12.2
+      let v_merge_1_ret := p15.1
+      let s := p15.2
       (v_merge_1_ret, s)
-  let v_merge_1_ret := p7.1
-  let s := p7.2
+  let v_merge_1_ret := p9.1
+  let s := p9.2
+  -- kernel.cu:31
   let v_warp_merge_0_tmp_2 := v_merge_1_ret
   let v_warp_merge_0_s := v_warp_merge_0_tmp_2
+  -- kernel.cu:28
   let v_warp_merge_0_other : List ℝ := [(0 : ℝ), (0 : ℝ)]
+  -- kernel.cu:29
   let v_warp_merge_0_tmp_0 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 0) (Larkc.Cuda.lane v_warp_merge_0_s 0)
   let s := s.put (Loc.reg b t 1) (Larkc.Cuda.lane v_warp_merge_0_s 1)
@@ -363,7 +433,9 @@ def phase17 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 def phase18 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_other := [s.get (Loc.reg b t 2), s.get (Loc.reg b t 3)]
   let v_warp_merge_0_tmp_0 := s.get (Loc.reg b t 4)
+  -- kernel.cu:29
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 0 v_warp_merge_0_tmp_0)
+  -- kernel.cu:30
   let v_warp_merge_0_tmp_1 : ℝ := (0 : ℝ)
   let s := s.put (Loc.reg b t 2) (Larkc.Cuda.lane v_warp_merge_0_other 0)
   let s := s.put (Loc.reg b t 3) (Larkc.Cuda.lane v_warp_merge_0_other 1)
@@ -390,44 +462,59 @@ def phase20 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_ret := [s.get (Loc.reg b t 6), s.get (Loc.reg b t 7)]
   let v_tmp_1 := [s.get (Loc.reg b t 8), s.get (Loc.reg b t 9)]
   let v_state := [s.get (Loc.reg b t 10), s.get (Loc.reg b t 11)]
+  -- kernel.cu:30
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 1 v_warp_merge_0_tmp_1)
+  -- kernel.cu:31
   let v_warp_merge_0_tmp_2 : List ℝ := [(0 : ℝ), (0 : ℝ)]
   let v_merge_1_a : List ℝ := v_warp_merge_0_s
   let v_merge_1_b : List ℝ := v_warp_merge_0_other
   let v_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ)]
-  let p13 :=
+  -- kernel.cu:17
+  let p15 :=
     if ((Larkc.Cuda.lane v_merge_1_a 0) = ninf) then
+      -- kernel.cu:17
       let v_merge_1_ret := v_merge_1_b
       (v_merge_1_ret, s)
     else
-      let p18 :=
+      -- kernel.cu:18
+      let p21 :=
         if ((Larkc.Cuda.lane v_merge_1_b 0) = ninf) then
+          -- kernel.cu:18
           let v_merge_1_ret := v_merge_1_a
           (v_merge_1_ret, s)
         else
+          -- kernel.cu:19
           let v_merge_1_r : List ℝ := [(0 : ℝ), (0 : ℝ)]
+          -- kernel.cu:20
           let v_merge_1_r := (Larkc.Cuda.setLane v_merge_1_r 0 (max (Larkc.Cuda.lane v_merge_1_a 0) (Larkc.Cuda.lane v_merge_1_b 0)))
+          -- kernel.cu:21
           let v_merge_1_r := (Larkc.Cuda.setLane v_merge_1_r 1 (((Larkc.Cuda.lane v_merge_1_a 1) * (Real.exp ((Larkc.Cuda.lane v_merge_1_a 0) - (Larkc.Cuda.lane v_merge_1_r 0)))) + ((Larkc.Cuda.lane v_merge_1_b 1) * (Real.exp ((Larkc.Cuda.lane v_merge_1_b 0) - (Larkc.Cuda.lane v_merge_1_r 0))))))
+          -- kernel.cu:22
           let v_merge_1_ret := v_merge_1_r
           (v_merge_1_ret, s)
-      let v_merge_1_ret := p18.1
-      let s := p18.2
+      let v_merge_1_ret := p21.1
+      let s := p21.2
       (v_merge_1_ret, s)
-  let v_merge_1_ret := p13.1
-  let s := p13.2
+  let v_merge_1_ret := p15.1
+  let s := p15.2
+  -- kernel.cu:31
   let v_warp_merge_0_tmp_2 := v_merge_1_ret
   let v_warp_merge_0_s := v_warp_merge_0_tmp_2
+  -- kernel.cu:33
   let v_warp_merge_0_ret := v_warp_merge_0_s
+  -- kernel.cu:54
   let v_tmp_1 := v_warp_merge_0_ret
   let v_state := v_tmp_1
-  let p38 :=
+  -- kernel.cu:55
+  let p51 :=
     if (v_lane = (0 : ℤ)) then
+      -- kernel.cu:56
       let s := s.put (Loc.shr b 0 (0 + (v_warp * 2))) (Larkc.Cuda.lane v_state 0)
       let s := s.put (Loc.shr b 0 ((0 + (v_warp * 2)) + 1)) (Larkc.Cuda.lane v_state 1)
       (s)
     else
       (s)
-  let s := p38
+  let s := p51
   let s := s.put (Loc.reg b t 0) (Larkc.Cuda.lane v_warp_merge_0_s 0)
   let s := s.put (Loc.reg b t 1) (Larkc.Cuda.lane v_warp_merge_0_s 1)
   let s := s.put (Loc.reg b t 2) (Larkc.Cuda.lane v_warp_merge_0_other 0)
@@ -442,15 +529,18 @@ def phase20 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 
 /-- Phase 21: ends at kernel.cu:36:1 (end). -/
 def phase21 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:60
   let v_tmp_2 : List ℝ := [(0 : ℝ), (0 : ℝ)]
   let v_tmp_2 := [s.get (Loc.shr b 0 (0 + ((3 : ℤ) * 2))), s.get (Loc.shr b 0 ((0 + ((3 : ℤ) * 2)) + 1))]
   let s := s.note (Loc.shr b 0 (0 + ((3 : ℤ) * 2)))
   let s := s.note (Loc.shr b 0 ((0 + ((3 : ℤ) * 2)) + 1))
   let v_total : List ℝ := v_tmp_2
-  let p5 := Larkc.Cuda.forLoop (2 : ℤ) (-(1 : ℤ)) (Larkc.Cuda.tripDown (2 : ℤ) ((0 : ℤ) - 1) (1 : ℤ)) (v_total, s)
-    (fun (v_w : ℤ) (q5 : List ℝ × TState) =>
-      let v_total := q5.1
-      let s := q5.2
+  -- kernel.cu:61
+  let p6 := Larkc.Cuda.forLoop (2 : ℤ) (-(1 : ℤ)) (Larkc.Cuda.tripDown (2 : ℤ) ((0 : ℤ) - 1) (1 : ℤ)) (v_total, s)
+    (fun (v_w : ℤ) (q6 : List ℝ × TState) =>
+      let v_total := q6.1
+      let s := q6.2
+      -- kernel.cu:62
       let v_tmp_3 : List ℝ := [(0 : ℝ), (0 : ℝ)]
       let v_tmp_3 := [s.get (Loc.shr b 0 (0 + (v_w * 2))), s.get (Loc.shr b 0 ((0 + (v_w * 2)) + 1))]
       let s := s.note (Loc.shr b 0 (0 + (v_w * 2)))
@@ -459,41 +549,53 @@ def phase21 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
       let v_merge_2_a : List ℝ := v_tmp_3
       let v_merge_2_b : List ℝ := v_total
       let v_merge_2_ret : List ℝ := [(0 : ℝ), (0 : ℝ)]
-      let p17 :=
+      -- kernel.cu:17
+      let p19 :=
         if ((Larkc.Cuda.lane v_merge_2_a 0) = ninf) then
+          -- kernel.cu:17
           let v_merge_2_ret := v_merge_2_b
           (v_merge_2_ret, s)
         else
-          let p22 :=
+          -- kernel.cu:18
+          let p25 :=
             if ((Larkc.Cuda.lane v_merge_2_b 0) = ninf) then
+              -- kernel.cu:18
               let v_merge_2_ret := v_merge_2_a
               (v_merge_2_ret, s)
             else
+              -- kernel.cu:19
               let v_merge_2_r : List ℝ := [(0 : ℝ), (0 : ℝ)]
+              -- kernel.cu:20
               let v_merge_2_r := (Larkc.Cuda.setLane v_merge_2_r 0 (max (Larkc.Cuda.lane v_merge_2_a 0) (Larkc.Cuda.lane v_merge_2_b 0)))
+              -- kernel.cu:21
               let v_merge_2_r := (Larkc.Cuda.setLane v_merge_2_r 1 (((Larkc.Cuda.lane v_merge_2_a 1) * (Real.exp ((Larkc.Cuda.lane v_merge_2_a 0) - (Larkc.Cuda.lane v_merge_2_r 0)))) + ((Larkc.Cuda.lane v_merge_2_b 1) * (Real.exp ((Larkc.Cuda.lane v_merge_2_b 0) - (Larkc.Cuda.lane v_merge_2_r 0))))))
+              -- kernel.cu:22
               let v_merge_2_ret := v_merge_2_r
               (v_merge_2_ret, s)
-          let v_merge_2_ret := p22.1
-          let s := p22.2
+          let v_merge_2_ret := p25.1
+          let s := p25.2
           (v_merge_2_ret, s)
-      let v_merge_2_ret := p17.1
-      let s := p17.2
+      let v_merge_2_ret := p19.1
+      let s := p19.2
+      -- kernel.cu:62
       let v_tmp_4 := v_merge_2_ret
       let v_total := v_tmp_4
       (v_total, s))
-  let v_total := p5.1
-  let s := p5.2
+  let v_total := p6.1
+  let s := p6.2
+  -- kernel.cu:64
   let v_inv_sum : ℝ := ((1 : ℝ) / (Larkc.Cuda.lane v_total 1))
-  let p43 := Larkc.Cuda.forLoop (((t % 128 : ℕ)) : ℤ) (128 : ℤ) (Larkc.Cuda.tripUp (((t % 128 : ℕ)) : ℤ) ((d : ℕ) : ℤ) (128 : ℤ)) (s)
-    (fun (v_j_1 : ℤ) (q43 : TState) =>
-      let s := q43
+  -- kernel.cu:65
+  let p56 := Larkc.Cuda.forLoop (((t % 128 : ℕ)) : ℤ) (128 : ℤ) (Larkc.Cuda.tripUp (((t % 128 : ℕ)) : ℤ) ((d : ℕ) : ℤ) (128 : ℤ)) (s)
+    (fun (v_j_1 : ℤ) (q56 : TState) =>
+      let s := q56
+      -- kernel.cu:66
       let v_tmp_5 : ℝ := (0 : ℝ)
       let v_tmp_5 := s.get (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j_1))
       let s := s.note (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j_1))
       let s := s.put (Loc.glob 1 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j_1)) ((Real.exp (v_tmp_5 - (Larkc.Cuda.lane v_total 0))) * v_inv_sum)
       (s))
-  let s := p43
+  let s := p56
   s
 
 /-- The kernel: its phases in order, each run by every thread of the launch. -/

@@ -57,22 +57,78 @@ theorem softmax_online_race_free (rows d : ℕ) (h : Constraints rows d) (m : Me
     RaceFreeRun (kernelPhases rows d ninf) m := by
   sorry
 
-/-- The shape instance rows = 1, d = 1. -/
+/-! ### The shape instance rows = 1, d = 1 -/
+
+/-- Output `out` at rows = 1, d = 1. -/
+theorem softmax_online_correct_out_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i))
+    (idx : List ℕ) (hidx : InShape [1, 1] idx) :
+    runAll (kernelPhases 1 1 ninf) m (Loc.glob 1 ((flatIndex [1, 1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 (ofFlat [1, 1] (globBuf m 0)) idx :=
+  softmax_online_correct_out 1 1 (by norm_num [Constraints]) m ninf hninf idx hidx
+
+/-- In-bounds access at rows = 1, d = 1. -/
+theorem softmax_online_in_bounds_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    InBoundsRun (Valid 1 1) (kernelPhases 1 1 ninf) m :=
+  softmax_online_in_bounds 1 1 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom at rows = 1, d = 1. -/
 theorem softmax_online_race_free_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 1 1 ninf) m :=
   softmax_online_race_free 1 1 (by norm_num [Constraints]) m ninf hninf
 
-/-- The shape instance rows = 5, d = 129. -/
+/-! ### The shape instance rows = 5, d = 129 -/
+
+/-- Output `out` at rows = 5, d = 129. -/
+theorem softmax_online_correct_out_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i))
+    (idx : List ℕ) (hidx : InShape [5, 129] idx) :
+    runAll (kernelPhases 5 129 ninf) m (Loc.glob 1 ((flatIndex [5, 129] idx : ℕ) : ℤ)) =
+      specOut0 5 129 (ofFlat [5, 129] (globBuf m 0)) idx :=
+  softmax_online_correct_out 5 129 (by norm_num [Constraints]) m ninf hninf idx hidx
+
+/-- In-bounds access at rows = 5, d = 129. -/
+theorem softmax_online_in_bounds_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    InBoundsRun (Valid 5 129) (kernelPhases 5 129 ninf) m :=
+  softmax_online_in_bounds 5 129 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom at rows = 5, d = 129. -/
 theorem softmax_online_race_free_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 5 129 ninf) m :=
   softmax_online_race_free 5 129 (by norm_num [Constraints]) m ninf hninf
 
-/-- The shape instance rows = 8, d = 1024. -/
+/-! ### The shape instance rows = 8, d = 1024 -/
+
+/-- Output `out` at rows = 8, d = 1024. -/
+theorem softmax_online_correct_out_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i))
+    (idx : List ℕ) (hidx : InShape [8, 1024] idx) :
+    runAll (kernelPhases 8 1024 ninf) m (Loc.glob 1 ((flatIndex [8, 1024] idx : ℕ) : ℤ)) =
+      specOut0 8 1024 (ofFlat [8, 1024] (globBuf m 0)) idx :=
+  softmax_online_correct_out 8 1024 (by norm_num [Constraints]) m ninf hninf idx hidx
+
+/-- In-bounds access at rows = 8, d = 1024. -/
+theorem softmax_online_in_bounds_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    InBoundsRun (Valid 8 1024) (kernelPhases 8 1024 ninf) m :=
+  softmax_online_in_bounds 8 1024 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom at rows = 8, d = 1024. -/
 theorem softmax_online_race_free_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 8 1024 ninf) m :=
   softmax_online_race_free 8 1024 (by norm_num [Constraints]) m ninf hninf
 
-/-- The shape instance rows = 2, d = 3000. -/
+/-! ### The shape instance rows = 2, d = 3000 -/
+
+/-- Output `out` at rows = 2, d = 3000. -/
+theorem softmax_online_correct_out_inst3 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i))
+    (idx : List ℕ) (hidx : InShape [2, 3000] idx) :
+    runAll (kernelPhases 2 3000 ninf) m (Loc.glob 1 ((flatIndex [2, 3000] idx : ℕ) : ℤ)) =
+      specOut0 2 3000 (ofFlat [2, 3000] (globBuf m 0)) idx :=
+  softmax_online_correct_out 2 3000 (by norm_num [Constraints]) m ninf hninf idx hidx
+
+/-- In-bounds access at rows = 2, d = 3000. -/
+theorem softmax_online_in_bounds_inst3 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    InBoundsRun (Valid 2 3000) (kernelPhases 2 3000 ninf) m :=
+  softmax_online_in_bounds 2 3000 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom at rows = 2, d = 3000. -/
 theorem softmax_online_race_free_inst3 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 2 3000 ninf) m :=
   softmax_online_race_free 2 3000 (by norm_num [Constraints]) m ninf hninf

@@ -26,18 +26,22 @@ open Larkc
 /-- Phase 0: ends at kernel.cu:17:3 (block). -/
 def phase0 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % (min (Larkc.nextPow2 d) 256) : ℕ)) : ℤ)
+  -- kernel.cu:12
   let v_m : ℝ := ninf
-  let p2 := Larkc.Cuda.forLoop v_tid (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (Larkc.Cuda.tripUp v_tid ((d : ℕ) : ℤ) (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ)) (v_m, s)
-    (fun (v_j : ℤ) (q2 : ℝ × TState) =>
-      let v_m := q2.1
-      let s := q2.2
+  -- kernel.cu:13
+  let p3 := Larkc.Cuda.forLoop v_tid (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (Larkc.Cuda.tripUp v_tid ((d : ℕ) : ℤ) (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ)) (v_m, s)
+    (fun (v_j : ℤ) (q3 : ℝ × TState) =>
+      let v_m := q3.1
+      let s := q3.2
+      -- kernel.cu:14
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j))
       let s := s.note (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j))
       let v_m := (max v_m v_tmp_0)
       (v_m, s))
-  let v_m := p2.1
-  let s := p2.2
+  let v_m := p3.1
+  let s := p3.2
+  -- kernel.cu:16
   let s := s.put (Loc.shr b 0 (0 + v_tid)) v_m
   s
 
@@ -48,8 +52,10 @@ def phase1 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 2: ends at kernel.cu:22:5 (block). -/
 def phase2 (rows d : ℕ) (ninf : ℝ) (v_s : ℤ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % (min (Larkc.nextPow2 d) 256) : ℕ)) : ℤ)
+  -- kernel.cu:19
   let p1 :=
     if (v_tid < v_s) then
+      -- kernel.cu:20
       let v_tmp_1 : ℝ := (0 : ℝ)
       let v_tmp_1 := s.get (Loc.shr b 0 (0 + v_tid))
       let s := s.note (Loc.shr b 0 (0 + v_tid))
@@ -65,6 +71,7 @@ def phase2 (rows d : ℕ) (ninf : ℝ) (v_s : ℤ) (b t : ℕ) (s : TState) : TS
 
 /-- Phase 3: ends at kernel.cu:25:3 (block). -/
 def phase3 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:24
   let v_tmp_3 : ℝ := (0 : ℝ)
   let v_tmp_3 := s.get (Loc.shr b 0 (0 + (0 : ℤ)))
   let s := s.note (Loc.shr b 0 (0 + (0 : ℤ)))
@@ -76,18 +83,22 @@ def phase3 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 def phase4 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % (min (Larkc.nextPow2 d) 256) : ℕ)) : ℤ)
   let v_row_max := s.get (Loc.reg b t 0)
+  -- kernel.cu:28
   let v_sum : ℝ := (0 : ℝ)
-  let p3 := Larkc.Cuda.forLoop v_tid (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (Larkc.Cuda.tripUp v_tid ((d : ℕ) : ℤ) (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ)) (v_sum, s)
-    (fun (v_j_1 : ℤ) (q3 : ℝ × TState) =>
-      let v_sum := q3.1
-      let s := q3.2
+  -- kernel.cu:29
+  let p4 := Larkc.Cuda.forLoop v_tid (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (Larkc.Cuda.tripUp v_tid ((d : ℕ) : ℤ) (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ)) (v_sum, s)
+    (fun (v_j_1 : ℤ) (q4 : ℝ × TState) =>
+      let v_sum := q4.1
+      let s := q4.2
+      -- kernel.cu:30
       let v_tmp_4 : ℝ := (0 : ℝ)
       let v_tmp_4 := s.get (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j_1))
       let s := s.note (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j_1))
       let v_sum := (v_sum + (Real.exp (v_tmp_4 - v_row_max)))
       (v_sum, s))
-  let v_sum := p3.1
-  let s := p3.2
+  let v_sum := p4.1
+  let s := p4.2
+  -- kernel.cu:32
   let s := s.put (Loc.shr b 0 (0 + v_tid)) v_sum
   s
 
@@ -98,8 +109,10 @@ def phase5 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 6: ends at kernel.cu:38:5 (block). -/
 def phase6 (rows d : ℕ) (ninf : ℝ) (v_s_1 : ℤ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % (min (Larkc.nextPow2 d) 256) : ℕ)) : ℤ)
+  -- kernel.cu:35
   let p1 :=
     if (v_tid < v_s_1) then
+      -- kernel.cu:36
       let v_tmp_5 : ℝ := (0 : ℝ)
       let v_tmp_5 := s.get (Loc.shr b 0 (0 + (v_tid + v_s_1)))
       let s := s.note (Loc.shr b 0 (0 + (v_tid + v_s_1)))
@@ -117,19 +130,22 @@ def phase6 (rows d : ℕ) (ninf : ℝ) (v_s_1 : ℤ) (b t : ℕ) (s : TState) : 
 def phase7 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % (min (Larkc.nextPow2 d) 256) : ℕ)) : ℤ)
   let v_row_max := s.get (Loc.reg b t 0)
+  -- kernel.cu:40
   let v_tmp_7 : ℝ := (0 : ℝ)
   let v_tmp_7 := s.get (Loc.shr b 0 (0 + (0 : ℤ)))
   let s := s.note (Loc.shr b 0 (0 + (0 : ℤ)))
   let v_inv_sum : ℝ := ((1 : ℝ) / v_tmp_7)
-  let p6 := Larkc.Cuda.forLoop v_tid (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (Larkc.Cuda.tripUp v_tid ((d : ℕ) : ℤ) (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ)) (s)
-    (fun (v_j_2 : ℤ) (q6 : TState) =>
-      let s := q6
+  -- kernel.cu:43
+  let p7 := Larkc.Cuda.forLoop v_tid (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (Larkc.Cuda.tripUp v_tid ((d : ℕ) : ℤ) (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ)) (s)
+    (fun (v_j_2 : ℤ) (q7 : TState) =>
+      let s := q7
+      -- kernel.cu:44
       let v_tmp_8 : ℝ := (0 : ℝ)
       let v_tmp_8 := s.get (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j_2))
       let s := s.note (Loc.glob 0 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j_2))
       let s := s.put (Loc.glob 1 ((0 + ((((b % rows : ℕ)) : ℤ) * ((d : ℕ) : ℤ))) + v_j_2)) ((Real.exp (v_tmp_8 - v_row_max)) * v_inv_sum)
       (s))
-  let s := p6
+  let s := p7
   s
 
 /-- The kernel: its phases in order, each run by every thread of the launch. -/

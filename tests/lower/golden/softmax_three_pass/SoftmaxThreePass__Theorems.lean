@@ -57,22 +57,78 @@ theorem softmax_three_pass_race_free (rows d : ℕ) (h : Constraints rows d) (m 
     RaceFreeRun (kernelPhases rows d ninf) m := by
   sorry
 
-/-- The shape instance rows = 1, d = 1. -/
+/-! ### The shape instance rows = 1, d = 1 -/
+
+/-- Output `out` at rows = 1, d = 1. -/
+theorem softmax_three_pass_correct_out_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i))
+    (idx : List ℕ) (hidx : InShape [1, 1] idx) :
+    runAll (kernelPhases 1 1 ninf) m (Loc.glob 1 ((flatIndex [1, 1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 (ofFlat [1, 1] (globBuf m 0)) idx :=
+  softmax_three_pass_correct_out 1 1 (by norm_num [Constraints]) m ninf hninf idx hidx
+
+/-- In-bounds access at rows = 1, d = 1. -/
+theorem softmax_three_pass_in_bounds_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    InBoundsRun (Valid 1 1) (kernelPhases 1 1 ninf) m :=
+  softmax_three_pass_in_bounds 1 1 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom at rows = 1, d = 1. -/
 theorem softmax_three_pass_race_free_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 1 1 ninf) m :=
   softmax_three_pass_race_free 1 1 (by norm_num [Constraints]) m ninf hninf
 
-/-- The shape instance rows = 4, d = 77. -/
+/-! ### The shape instance rows = 4, d = 77 -/
+
+/-- Output `out` at rows = 4, d = 77. -/
+theorem softmax_three_pass_correct_out_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i))
+    (idx : List ℕ) (hidx : InShape [4, 77] idx) :
+    runAll (kernelPhases 4 77 ninf) m (Loc.glob 1 ((flatIndex [4, 77] idx : ℕ) : ℤ)) =
+      specOut0 4 77 (ofFlat [4, 77] (globBuf m 0)) idx :=
+  softmax_three_pass_correct_out 4 77 (by norm_num [Constraints]) m ninf hninf idx hidx
+
+/-- In-bounds access at rows = 4, d = 77. -/
+theorem softmax_three_pass_in_bounds_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    InBoundsRun (Valid 4 77) (kernelPhases 4 77 ninf) m :=
+  softmax_three_pass_in_bounds 4 77 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom at rows = 4, d = 77. -/
 theorem softmax_three_pass_race_free_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 4 77 ninf) m :=
   softmax_three_pass_race_free 4 77 (by norm_num [Constraints]) m ninf hninf
 
-/-- The shape instance rows = 16, d = 1000. -/
+/-! ### The shape instance rows = 16, d = 1000 -/
+
+/-- Output `out` at rows = 16, d = 1000. -/
+theorem softmax_three_pass_correct_out_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i))
+    (idx : List ℕ) (hidx : InShape [16, 1000] idx) :
+    runAll (kernelPhases 16 1000 ninf) m (Loc.glob 1 ((flatIndex [16, 1000] idx : ℕ) : ℤ)) =
+      specOut0 16 1000 (ofFlat [16, 1000] (globBuf m 0)) idx :=
+  softmax_three_pass_correct_out 16 1000 (by norm_num [Constraints]) m ninf hninf idx hidx
+
+/-- In-bounds access at rows = 16, d = 1000. -/
+theorem softmax_three_pass_in_bounds_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    InBoundsRun (Valid 16 1000) (kernelPhases 16 1000 ninf) m :=
+  softmax_three_pass_in_bounds 16 1000 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom at rows = 16, d = 1000. -/
 theorem softmax_three_pass_race_free_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 16 1000 ninf) m :=
   softmax_three_pass_race_free 16 1000 (by norm_num [Constraints]) m ninf hninf
 
-/-- The shape instance rows = 3, d = 256. -/
+/-! ### The shape instance rows = 3, d = 256 -/
+
+/-- Output `out` at rows = 3, d = 256. -/
+theorem softmax_three_pass_correct_out_inst3 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i))
+    (idx : List ℕ) (hidx : InShape [3, 256] idx) :
+    runAll (kernelPhases 3 256 ninf) m (Loc.glob 1 ((flatIndex [3, 256] idx : ℕ) : ℤ)) =
+      specOut0 3 256 (ofFlat [3, 256] (globBuf m 0)) idx :=
+  softmax_three_pass_correct_out 3 256 (by norm_num [Constraints]) m ninf hninf idx hidx
+
+/-- In-bounds access at rows = 3, d = 256. -/
+theorem softmax_three_pass_in_bounds_inst3 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    InBoundsRun (Valid 3 256) (kernelPhases 3 256 ninf) m :=
+  softmax_three_pass_in_bounds 3 256 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom at rows = 3, d = 256. -/
 theorem softmax_three_pass_race_free_inst3 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 3 256 ninf) m :=
   softmax_three_pass_race_free 3 256 (by norm_num [Constraints]) m ninf hninf

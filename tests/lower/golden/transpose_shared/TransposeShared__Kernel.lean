@@ -25,13 +25,18 @@ open Larkc
 
 /-- Phase 0: ends at kernel.cu:20:3 (block). -/
 def phase0 (rows cols : ℕ) (b t : ℕ) (s : TState) : TState :=
+  -- kernel.cu:13
   let v_x : ℤ := (((((b % ((cols + 32 - 1) / 32) : ℕ)) : ℤ) * (32 : ℤ)) + (((t % 32 : ℕ)) : ℤ))
+  -- kernel.cu:14
   let v_y : ℤ := ((((((b / ((cols + 32 - 1) / 32)) % ((rows + 32 - 1) / 32) : ℕ)) : ℤ) * (32 : ℤ)) + ((((t / 32) % 8 : ℕ)) : ℤ))
-  let p2 := Larkc.Cuda.forLoop (0 : ℤ) (8 : ℤ) (Larkc.Cuda.tripUp (0 : ℤ) (32 : ℤ) (8 : ℤ)) (s)
-    (fun (v_j : ℤ) (q2 : TState) =>
-      let s := q2
-      let p5 :=
+  -- kernel.cu:15
+  let p4 := Larkc.Cuda.forLoop (0 : ℤ) (8 : ℤ) (Larkc.Cuda.tripUp (0 : ℤ) (32 : ℤ) (8 : ℤ)) (s)
+    (fun (v_j : ℤ) (q4 : TState) =>
+      let s := q4
+      -- kernel.cu:16
+      let p7 :=
         if ((v_x < ((cols : ℕ) : ℤ)) ∧ ((v_y + v_j) < ((rows : ℕ) : ℤ))) then
+          -- kernel.cu:17
           let v_tmp_0 : ℝ := (0 : ℝ)
           let v_tmp_0 := s.get (Loc.glob 1 (0 + (((v_y + v_j) * ((cols : ℕ) : ℤ)) + v_x)))
           let s := s.note (Loc.glob 1 (0 + (((v_y + v_j) * ((cols : ℕ) : ℤ)) + v_x)))
@@ -39,9 +44,9 @@ def phase0 (rows cols : ℕ) (b t : ℕ) (s : TState) : TState :=
           (s)
         else
           (s)
-      let s := p5
+      let s := p7
       (s))
-  let s := p2
+  let s := p4
   let s := s.put (Loc.reg b t 0) ((v_x : ℤ) : ℝ)
   let s := s.put (Loc.reg b t 1) ((v_y : ℤ) : ℝ)
   s
@@ -50,13 +55,18 @@ def phase0 (rows cols : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase1 (rows cols : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_x := Int.floor (s.get (Loc.reg b t 0))
   let v_y := Int.floor (s.get (Loc.reg b t 1))
+  -- kernel.cu:22
   let v_x := ((((((b / ((cols + 32 - 1) / 32)) % ((rows + 32 - 1) / 32) : ℕ)) : ℤ) * (32 : ℤ)) + (((t % 32 : ℕ)) : ℤ))
+  -- kernel.cu:23
   let v_y := (((((b % ((cols + 32 - 1) / 32) : ℕ)) : ℤ) * (32 : ℤ)) + ((((t / 32) % 8 : ℕ)) : ℤ))
-  let p4 := Larkc.Cuda.forLoop (0 : ℤ) (8 : ℤ) (Larkc.Cuda.tripUp (0 : ℤ) (32 : ℤ) (8 : ℤ)) (s)
-    (fun (v_j_1 : ℤ) (q4 : TState) =>
-      let s := q4
-      let p7 :=
+  -- kernel.cu:24
+  let p6 := Larkc.Cuda.forLoop (0 : ℤ) (8 : ℤ) (Larkc.Cuda.tripUp (0 : ℤ) (32 : ℤ) (8 : ℤ)) (s)
+    (fun (v_j_1 : ℤ) (q6 : TState) =>
+      let s := q6
+      -- kernel.cu:25
+      let p9 :=
         if ((v_x < ((rows : ℕ) : ℤ)) ∧ ((v_y + v_j_1) < ((cols : ℕ) : ℤ))) then
+          -- kernel.cu:26
           let v_tmp_1 : ℝ := (0 : ℝ)
           let v_tmp_1 := s.get (Loc.shr b 0 ((0 + ((((t % 32 : ℕ)) : ℤ) * (33 : ℤ))) + (((((t / 32) % 8 : ℕ)) : ℤ) + v_j_1)))
           let s := s.note (Loc.shr b 0 ((0 + ((((t % 32 : ℕ)) : ℤ) * (33 : ℤ))) + (((((t / 32) % 8 : ℕ)) : ℤ) + v_j_1)))
@@ -64,9 +74,9 @@ def phase1 (rows cols : ℕ) (b t : ℕ) (s : TState) : TState :=
           (s)
         else
           (s)
-      let s := p7
+      let s := p9
       (s))
-  let s := p4
+  let s := p6
   let s := s.put (Loc.reg b t 0) ((v_x : ℤ) : ℝ)
   let s := s.put (Loc.reg b t 1) ((v_y : ℤ) : ℝ)
   s

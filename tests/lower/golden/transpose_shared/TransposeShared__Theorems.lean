@@ -54,22 +54,78 @@ theorem transpose_shared_race_free (rows cols : ℕ) (h : Constraints rows cols)
     RaceFreeRun (kernelPhases rows cols) m := by
   sorry
 
-/-- The shape instance rows = 1, cols = 1. -/
+/-! ### The shape instance rows = 1, cols = 1 -/
+
+/-- Output `odata` at rows = 1, cols = 1. -/
+theorem transpose_shared_correct_odata_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1, 1] idx) :
+    runAll (kernelPhases 1 1) m (Loc.glob 0 ((flatIndex [1, 1] idx : ℕ) : ℤ)) =
+      specOut0 1 1 (ofFlat [1, 1] (globBuf m 1)) idx :=
+  transpose_shared_correct_odata 1 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 1, cols = 1. -/
+theorem transpose_shared_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
+  transpose_shared_in_bounds 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 1, cols = 1. -/
 theorem transpose_shared_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   transpose_shared_race_free 1 1 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 33, cols = 70. -/
+/-! ### The shape instance rows = 33, cols = 70 -/
+
+/-- Output `odata` at rows = 33, cols = 70. -/
+theorem transpose_shared_correct_odata_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [70, 33] idx) :
+    runAll (kernelPhases 33 70) m (Loc.glob 0 ((flatIndex [70, 33] idx : ℕ) : ℤ)) =
+      specOut0 33 70 (ofFlat [33, 70] (globBuf m 1)) idx :=
+  transpose_shared_correct_odata 33 70 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 33, cols = 70. -/
+theorem transpose_shared_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 33 70) (kernelPhases 33 70) m :=
+  transpose_shared_in_bounds 33 70 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 33, cols = 70. -/
 theorem transpose_shared_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 33 70) m :=
   transpose_shared_race_free 33 70 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 64, cols = 64. -/
+/-! ### The shape instance rows = 64, cols = 64 -/
+
+/-- Output `odata` at rows = 64, cols = 64. -/
+theorem transpose_shared_correct_odata_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [64, 64] idx) :
+    runAll (kernelPhases 64 64) m (Loc.glob 0 ((flatIndex [64, 64] idx : ℕ) : ℤ)) =
+      specOut0 64 64 (ofFlat [64, 64] (globBuf m 1)) idx :=
+  transpose_shared_correct_odata 64 64 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 64, cols = 64. -/
+theorem transpose_shared_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 64 64) (kernelPhases 64 64) m :=
+  transpose_shared_in_bounds 64 64 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 64, cols = 64. -/
 theorem transpose_shared_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 64 64) m :=
   transpose_shared_race_free 64 64 (by norm_num [Constraints]) m
 
-/-- The shape instance rows = 100, cols = 9. -/
+/-! ### The shape instance rows = 100, cols = 9 -/
+
+/-- Output `odata` at rows = 100, cols = 9. -/
+theorem transpose_shared_correct_odata_inst3 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [9, 100] idx) :
+    runAll (kernelPhases 100 9) m (Loc.glob 0 ((flatIndex [9, 100] idx : ℕ) : ℤ)) =
+      specOut0 100 9 (ofFlat [100, 9] (globBuf m 1)) idx :=
+  transpose_shared_correct_odata 100 9 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at rows = 100, cols = 9. -/
+theorem transpose_shared_in_bounds_inst3 (m : Mem) :
+    InBoundsRun (Valid 100 9) (kernelPhases 100 9) m :=
+  transpose_shared_in_bounds 100 9 (by norm_num [Constraints]) m
+
+/-- Race freedom at rows = 100, cols = 9. -/
 theorem transpose_shared_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 100 9) m :=
   transpose_shared_race_free 100 9 (by norm_num [Constraints]) m

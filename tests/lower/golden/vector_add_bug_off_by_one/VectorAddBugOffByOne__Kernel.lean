@@ -24,8 +24,10 @@ open Larkc
 /-- Phase 0: ends at kernel.cu:6:1 (end). -/
 def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_i : ℤ := (((((b % ((n + 256 - 1) / 256) : ℕ)) : ℤ) * (256 : ℤ)) + (((t % 256 : ℕ)) : ℤ))
+  -- kernel.cu:9
   let p1 :=
     if (v_i ≤ ((n : ℕ) : ℤ)) then
+      -- kernel.cu:10
       let v_tmp_0 : ℝ := (0 : ℝ)
       let v_tmp_0 := s.get (Loc.glob 0 (0 + v_i))
       let s := s.note (Loc.glob 0 (0 + v_i))

@@ -54,17 +54,59 @@ theorem vector_add_bug_off_by_one_race_free (n : ℕ) (h : Constraints n) (m : M
     RaceFreeRun (kernelPhases n) m := by
   sorry
 
-/-- The shape instance n = 1. -/
+/-! ### The shape instance n = 1 -/
+
+/-- Output `out` at n = 1. -/
+theorem vector_add_bug_off_by_one_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 1) m (Loc.glob 2 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 1 (ofFlat [1] (globBuf m 0)) (ofFlat [1] (globBuf m 1)) idx :=
+  vector_add_bug_off_by_one_correct_out 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 1. -/
+theorem vector_add_bug_off_by_one_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1) (kernelPhases 1) m :=
+  vector_add_bug_off_by_one_in_bounds 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 1. -/
 theorem vector_add_bug_off_by_one_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   vector_add_bug_off_by_one_race_free 1 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 1000. -/
+/-! ### The shape instance n = 1000 -/
+
+/-- Output `out` at n = 1000. -/
+theorem vector_add_bug_off_by_one_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1000] idx) :
+    runAll (kernelPhases 1000) m (Loc.glob 2 ((flatIndex [1000] idx : ℕ) : ℤ)) =
+      specOut0 1000 (ofFlat [1000] (globBuf m 0)) (ofFlat [1000] (globBuf m 1)) idx :=
+  vector_add_bug_off_by_one_correct_out 1000 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 1000. -/
+theorem vector_add_bug_off_by_one_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 1000) (kernelPhases 1000) m :=
+  vector_add_bug_off_by_one_in_bounds 1000 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 1000. -/
 theorem vector_add_bug_off_by_one_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 1000) m :=
   vector_add_bug_off_by_one_race_free 1000 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 4099. -/
+/-! ### The shape instance n = 4099 -/
+
+/-- Output `out` at n = 4099. -/
+theorem vector_add_bug_off_by_one_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [4099] idx) :
+    runAll (kernelPhases 4099) m (Loc.glob 2 ((flatIndex [4099] idx : ℕ) : ℤ)) =
+      specOut0 4099 (ofFlat [4099] (globBuf m 0)) (ofFlat [4099] (globBuf m 1)) idx :=
+  vector_add_bug_off_by_one_correct_out 4099 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 4099. -/
+theorem vector_add_bug_off_by_one_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 4099) (kernelPhases 4099) m :=
+  vector_add_bug_off_by_one_in_bounds 4099 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 4099. -/
 theorem vector_add_bug_off_by_one_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 4099) m :=
   vector_add_bug_off_by_one_race_free 4099 (by norm_num [Constraints]) m

@@ -25,8 +25,10 @@ open Larkc
 def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_idx : ℤ := (((((b % ((((n + 4 - 1) / 4) + 256 - 1) / 256) : ℕ)) : ℤ) * (256 : ℤ)) + (((t % 256 : ℕ)) : ℤ))
   let v_n4 : ℤ := (Larkc.Cuda.tdiv ((n : ℕ) : ℤ) (4 : ℤ))
+  -- kernel.cu:12
   let p2 :=
     if (v_idx < v_n4) then
+      -- kernel.cu:13
       let v_tmp_0 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ)]
       let v_tmp_0 := [s.get (Loc.glob 0 (0 + (v_idx * 4))), s.get (Loc.glob 0 ((0 + (v_idx * 4)) + 1)), s.get (Loc.glob 0 ((0 + (v_idx * 4)) + 2)), s.get (Loc.glob 0 ((0 + (v_idx * 4)) + 3))]
       let s := s.note (Loc.glob 0 (0 + (v_idx * 4)))
@@ -34,6 +36,7 @@ def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
       let s := s.note (Loc.glob 0 ((0 + (v_idx * 4)) + 2))
       let s := s.note (Loc.glob 0 ((0 + (v_idx * 4)) + 3))
       let v_a : List ℝ := v_tmp_0
+      -- kernel.cu:14
       let v_tmp_1 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ)]
       let v_tmp_1 := [s.get (Loc.glob 1 (0 + (v_idx * 4))), s.get (Loc.glob 1 ((0 + (v_idx * 4)) + 1)), s.get (Loc.glob 1 ((0 + (v_idx * 4)) + 2)), s.get (Loc.glob 1 ((0 + (v_idx * 4)) + 3))]
       let s := s.note (Loc.glob 1 (0 + (v_idx * 4)))
@@ -41,11 +44,17 @@ def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
       let s := s.note (Loc.glob 1 ((0 + (v_idx * 4)) + 2))
       let s := s.note (Loc.glob 1 ((0 + (v_idx * 4)) + 3))
       let v_b : List ℝ := v_tmp_1
+      -- kernel.cu:15
       let v_c : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:16
       let v_c := (Larkc.Cuda.setLane v_c 0 ((Larkc.Cuda.lane v_a 0) + (Larkc.Cuda.lane v_b 0)))
+      -- kernel.cu:17
       let v_c := (Larkc.Cuda.setLane v_c 1 ((Larkc.Cuda.lane v_a 1) + (Larkc.Cuda.lane v_b 1)))
+      -- kernel.cu:18
       let v_c := (Larkc.Cuda.setLane v_c 2 ((Larkc.Cuda.lane v_a 2) + (Larkc.Cuda.lane v_b 2)))
+      -- kernel.cu:19
       let v_c := (Larkc.Cuda.setLane v_c 3 ((Larkc.Cuda.lane v_a 3) + (Larkc.Cuda.lane v_b 3)))
+      -- kernel.cu:20
       let s := s.put (Loc.glob 2 (0 + (v_idx * 4))) (Larkc.Cuda.lane v_c 0)
       let s := s.put (Loc.glob 2 ((0 + (v_idx * 4)) + 1)) (Larkc.Cuda.lane v_c 1)
       let s := s.put (Loc.glob 2 ((0 + (v_idx * 4)) + 2)) (Larkc.Cuda.lane v_c 2)
@@ -54,9 +63,11 @@ def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
     else
       (s)
   let s := p2
-  let p31 := Larkc.Cuda.forLoop ((v_n4 * (4 : ℤ)) + v_idx) ((256 : ℤ) * ((((((n + 4 - 1) / 4) + 256 - 1) / 256) : ℕ) : ℤ)) (Larkc.Cuda.tripUp ((v_n4 * (4 : ℤ)) + v_idx) ((n : ℕ) : ℤ) ((256 : ℤ) * ((((((n + 4 - 1) / 4) + 256 - 1) / 256) : ℕ) : ℤ))) (s)
-    (fun (v_i : ℤ) (q31 : TState) =>
-      let s := q31
+  -- kernel.cu:23
+  let p40 := Larkc.Cuda.forLoop ((v_n4 * (4 : ℤ)) + v_idx) ((256 : ℤ) * ((((((n + 4 - 1) / 4) + 256 - 1) / 256) : ℕ) : ℤ)) (Larkc.Cuda.tripUp ((v_n4 * (4 : ℤ)) + v_idx) ((n : ℕ) : ℤ) ((256 : ℤ) * ((((((n + 4 - 1) / 4) + 256 - 1) / 256) : ℕ) : ℤ))) (s)
+    (fun (v_i : ℤ) (q40 : TState) =>
+      let s := q40
+      -- kernel.cu:24
       let v_tmp_2 : ℝ := (0 : ℝ)
       let v_tmp_2 := s.get (Loc.glob 0 (0 + v_i))
       let s := s.note (Loc.glob 0 (0 + v_i))
@@ -65,7 +76,7 @@ def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
       let s := s.note (Loc.glob 1 (0 + v_i))
       let s := s.put (Loc.glob 2 (0 + v_i)) (v_tmp_2 + v_tmp_3)
       (s))
-  let s := p31
+  let s := p40
   s
 
 /-- The kernel: its phases in order, each run by every thread of the launch. -/

@@ -54,27 +54,97 @@ theorem vector_add_float4_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
   sorry
 
-/-- The shape instance n = 1. -/
+/-! ### The shape instance n = 1 -/
+
+/-- Output `out` at n = 1. -/
+theorem vector_add_float4_correct_out_inst0 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1] idx) :
+    runAll (kernelPhases 1) m (Loc.glob 2 ((flatIndex [1] idx : ℕ) : ℤ)) =
+      specOut0 1 (ofFlat [1] (globBuf m 0)) (ofFlat [1] (globBuf m 1)) idx :=
+  vector_add_float4_correct_out 1 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 1. -/
+theorem vector_add_float4_in_bounds_inst0 (m : Mem) :
+    InBoundsRun (Valid 1) (kernelPhases 1) m :=
+  vector_add_float4_in_bounds 1 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 1. -/
 theorem vector_add_float4_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   vector_add_float4_race_free 1 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 4. -/
+/-! ### The shape instance n = 4 -/
+
+/-- Output `out` at n = 4. -/
+theorem vector_add_float4_correct_out_inst1 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [4] idx) :
+    runAll (kernelPhases 4) m (Loc.glob 2 ((flatIndex [4] idx : ℕ) : ℤ)) =
+      specOut0 4 (ofFlat [4] (globBuf m 0)) (ofFlat [4] (globBuf m 1)) idx :=
+  vector_add_float4_correct_out 4 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 4. -/
+theorem vector_add_float4_in_bounds_inst1 (m : Mem) :
+    InBoundsRun (Valid 4) (kernelPhases 4) m :=
+  vector_add_float4_in_bounds 4 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 4. -/
 theorem vector_add_float4_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 4) m :=
   vector_add_float4_race_free 4 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 1027. -/
+/-! ### The shape instance n = 1027 -/
+
+/-- Output `out` at n = 1027. -/
+theorem vector_add_float4_correct_out_inst2 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [1027] idx) :
+    runAll (kernelPhases 1027) m (Loc.glob 2 ((flatIndex [1027] idx : ℕ) : ℤ)) =
+      specOut0 1027 (ofFlat [1027] (globBuf m 0)) (ofFlat [1027] (globBuf m 1)) idx :=
+  vector_add_float4_correct_out 1027 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 1027. -/
+theorem vector_add_float4_in_bounds_inst2 (m : Mem) :
+    InBoundsRun (Valid 1027) (kernelPhases 1027) m :=
+  vector_add_float4_in_bounds 1027 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 1027. -/
 theorem vector_add_float4_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 1027) m :=
   vector_add_float4_race_free 1027 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 4096. -/
+/-! ### The shape instance n = 4096 -/
+
+/-- Output `out` at n = 4096. -/
+theorem vector_add_float4_correct_out_inst3 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [4096] idx) :
+    runAll (kernelPhases 4096) m (Loc.glob 2 ((flatIndex [4096] idx : ℕ) : ℤ)) =
+      specOut0 4096 (ofFlat [4096] (globBuf m 0)) (ofFlat [4096] (globBuf m 1)) idx :=
+  vector_add_float4_correct_out 4096 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 4096. -/
+theorem vector_add_float4_in_bounds_inst3 (m : Mem) :
+    InBoundsRun (Valid 4096) (kernelPhases 4096) m :=
+  vector_add_float4_in_bounds 4096 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 4096. -/
 theorem vector_add_float4_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 4096) m :=
   vector_add_float4_race_free 4096 (by norm_num [Constraints]) m
 
-/-- The shape instance n = 4102. -/
+/-! ### The shape instance n = 4102 -/
+
+/-- Output `out` at n = 4102. -/
+theorem vector_add_float4_correct_out_inst4 (m : Mem)
+    (idx : List ℕ) (hidx : InShape [4102] idx) :
+    runAll (kernelPhases 4102) m (Loc.glob 2 ((flatIndex [4102] idx : ℕ) : ℤ)) =
+      specOut0 4102 (ofFlat [4102] (globBuf m 0)) (ofFlat [4102] (globBuf m 1)) idx :=
+  vector_add_float4_correct_out 4102 (by norm_num [Constraints]) m idx hidx
+
+/-- In-bounds access at n = 4102. -/
+theorem vector_add_float4_in_bounds_inst4 (m : Mem) :
+    InBoundsRun (Valid 4102) (kernelPhases 4102) m :=
+  vector_add_float4_in_bounds 4102 (by norm_num [Constraints]) m
+
+/-- Race freedom at n = 4102. -/
 theorem vector_add_float4_race_free_inst4 (m : Mem) :
     RaceFreeRun (kernelPhases 4102) m :=
   vector_add_float4_race_free 4102 (by norm_num [Constraints]) m

@@ -25,8 +25,10 @@ open Larkc
 def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_idx : ℤ := (((((b % ((((n + 4 - 1) / 4) + 256 - 1) / 256) : ℕ)) : ℤ) * (256 : ℤ)) + (((t % 256 : ℕ)) : ℤ))
   let v_n4 : ℤ := (Larkc.Cuda.tdiv (((n : ℕ) : ℤ) + (3 : ℤ)) (4 : ℤ))
+  -- kernel.cu:12
   let p2 :=
     if (v_idx < v_n4) then
+      -- kernel.cu:13
       let v_tmp_0 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ)]
       let v_tmp_0 := [s.get (Loc.glob 0 (0 + (v_idx * 4))), s.get (Loc.glob 0 ((0 + (v_idx * 4)) + 1)), s.get (Loc.glob 0 ((0 + (v_idx * 4)) + 2)), s.get (Loc.glob 0 ((0 + (v_idx * 4)) + 3))]
       let s := s.note (Loc.glob 0 (0 + (v_idx * 4)))
@@ -34,6 +36,7 @@ def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
       let s := s.note (Loc.glob 0 ((0 + (v_idx * 4)) + 2))
       let s := s.note (Loc.glob 0 ((0 + (v_idx * 4)) + 3))
       let v_a : List ℝ := v_tmp_0
+      -- kernel.cu:14
       let v_tmp_1 : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ)]
       let v_tmp_1 := [s.get (Loc.glob 1 (0 + (v_idx * 4))), s.get (Loc.glob 1 ((0 + (v_idx * 4)) + 1)), s.get (Loc.glob 1 ((0 + (v_idx * 4)) + 2)), s.get (Loc.glob 1 ((0 + (v_idx * 4)) + 3))]
       let s := s.note (Loc.glob 1 (0 + (v_idx * 4)))
@@ -41,11 +44,17 @@ def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=
       let s := s.note (Loc.glob 1 ((0 + (v_idx * 4)) + 2))
       let s := s.note (Loc.glob 1 ((0 + (v_idx * 4)) + 3))
       let v_b : List ℝ := v_tmp_1
+      -- kernel.cu:15
       let v_c : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ), (0 : ℝ)]
+      -- kernel.cu:16
       let v_c := (Larkc.Cuda.setLane v_c 0 ((Larkc.Cuda.lane v_a 0) + (Larkc.Cuda.lane v_b 0)))
+      -- kernel.cu:17
       let v_c := (Larkc.Cuda.setLane v_c 1 ((Larkc.Cuda.lane v_a 1) + (Larkc.Cuda.lane v_b 1)))
+      -- kernel.cu:18
       let v_c := (Larkc.Cuda.setLane v_c 2 ((Larkc.Cuda.lane v_a 2) + (Larkc.Cuda.lane v_b 2)))
+      -- kernel.cu:19
       let v_c := (Larkc.Cuda.setLane v_c 3 ((Larkc.Cuda.lane v_a 3) + (Larkc.Cuda.lane v_b 3)))
+      -- kernel.cu:20
       let s := s.put (Loc.glob 2 (0 + (v_idx * 4))) (Larkc.Cuda.lane v_c 0)
       let s := s.put (Loc.glob 2 ((0 + (v_idx * 4)) + 1)) (Larkc.Cuda.lane v_c 1)
       let s := s.put (Loc.glob 2 ((0 + (v_idx * 4)) + 2)) (Larkc.Cuda.lane v_c 2)
