@@ -105,3 +105,20 @@ def test_check_without_lean_is_unknown(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("PATH", str(tmp_path))
     result = check_project(tmp_path)
     assert result.status == "unknown"
+
+
+@pytest.mark.parametrize("name", [t for t in TASKS if t not in NOT_YET])
+def test_generated_locals_are_bound(name: str) -> None:
+    from lean_scope import unbound_locals
+
+    project = emit_task(load_task(EXAMPLES / name / "task.py"))
+    for rel, text in project.files:
+        if rel.endswith("Kernel.lean"):
+            assert not unbound_locals(text), unbound_locals(text)[:5]
+
+
+def test_scope_check_finds_an_unbound_local() -> None:
+    from lean_scope import unbound_locals
+
+    text = "def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=\n  let v_a := v_b + 1\n  s\n"
+    assert [u for _, u, _ in unbound_locals(text)] == ["v_b"]

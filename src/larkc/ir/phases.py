@@ -236,6 +236,16 @@ def substitute(stmts: tuple[Stmt, ...], values: Mapping[str, Expr]) -> tuple[Stm
     return out
 
 
+def substitute_expr(e: Expr, values: Mapping[str, Expr]) -> Expr:
+    """``e`` with every variable in ``values`` replaced by its expression."""
+
+    def rep(x: Expr) -> Expr | None:
+        return values.get(x.name) if isinstance(x, VarRef) else None
+
+    out: Expr = _map_node(e, rep, None)
+    return out
+
+
 def rename(stmts: tuple[Stmt, ...], names: Mapping[str, str]) -> tuple[Stmt, ...]:
     """``stmts`` with the variables of ``names`` renamed wherever defined or used."""
 

@@ -75,6 +75,7 @@ from larkc.ir.phases import (
     const_int,
     counted_loop,
     substitute,
+    substitute_expr,
     unrolled_values,
     walk_exprs,
     walk_stmts,
@@ -144,7 +145,7 @@ MATH_RULES: Mapping[MathFn, str | None] = {
     MathFn.FMOD: None,
     MathFn.DIV: "({a} / {b})",
     MathFn.FMA: "(Larkc.Cuda.fma {a} {b} {c})",
-    MathFn.ABS: "|{a}|",
+    MathFn.ABS: "(abs {a})",
     MathFn.FLOOR: "((Int.floor {a} : ℤ) : ℝ)",
     MathFn.CEIL: None,
     MathFn.TRUNC: None,
@@ -258,7 +259,13 @@ class _Lowerer:
                     raise _unsupported("dynamic shared memory in Lean lowering", s.span, s.name)
                 if s.space is AddressSpace.SHARED:
                     self.buffers[s.name] = Buffer("shr", k_sh, s.name, s.elem)
-                    count = str(s.count) if s.count is not None else f"(({dynamic_shared}) / {size_of(s.elem)})"
+                    # offsets count scalar elements: a shared array of structs or vectors has lanes per element
+                    lanes = _lanes(s.elem)
+                    count = (
+                        str(s.count * lanes)
+                        if s.count is not None
+                        else f"(({dynamic_shared}) / {size_of(s.elem)} * {lanes})"
+                    )
                     self.shared.append((s.name, k_sh, count))
                     k_sh += 1
                 else:
@@ -683,7 +690,7 @@ class _Lowerer:
         body += self.remat_lines(used, ind)
         live_in = [n for n in self.form.carried if n in used or self._assigns_in(ph, n)]
         for n in live_in:
-            if n in declared:
+            if self._declared_first(ph, n):
                 continue
             body.append(f"{ind}let {_ident(n)} := {self.reg_read(n, 't')}")
         if ph.exchange is not None:
@@ -729,6 +736,48 @@ class _Lowerer:
         params = self._params(loop_vars)
         doc = f"Phase {ph.index}: ends at {ph.span.file.split('/')[-1]}:{ph.span.line}:{ph.span.col} ({ph.ends.value})."
         return f"/-- {doc} -/\ndef phase{ph.index}{params} (b t : ℕ) (s : TState) : TState :=\n" + "\n".join(body)
+
+    def _inline_remat(self, e: Expr, span: Span) -> Expr:
+        """``e`` with rematerialisable variables replaced by their definitions (a loop's control is
+        evaluated outside the phases, where only the shape symbols and enclosing loops are bound)."""
+        while True:
+            values = {
+                x.name: init
+                for x in walk_exprs(e)
+                if isinstance(x, VarRef) and x.name in self.form.remat
+                for init in (self.form.remat[x.name].init,)
+                if init is not None
+            }
+            if not values:
+                break
+            e = substitute_expr(e, values)
+        if any(
+            isinstance(x, Builtin) and x.reg in (BuiltinReg.THREAD_IDX, BuiltinReg.BLOCK_IDX) for x in walk_exprs(e)
+        ):
+            raise _unsupported("loop bound in Lean lowering", span, "depends on blockIdx or threadIdx")
+        return e
+
+    def _declared_first(self, ph: Phase, name: str) -> bool:
+        """Whether the first statement of ``ph`` that mentions ``name`` declares it without reading it
+        (then the phase does not need its value from an earlier phase)."""
+        if ph.exchange is not None:
+            return False
+        for piece in ph.pieces:
+            if any(isinstance(x, VarRef) and x.name == name for g in piece.guards for x in walk_exprs(g)):
+                return False
+            for st in walk_stmts(piece.stmts):
+                if isinstance(st, If | For | While | DoWhile):
+                    if any(isinstance(x, VarRef) and x.name == name for x in walk_exprs(_control_exprs(st))):
+                        return False
+                    continue
+                reads = any(isinstance(x, VarRef) and x.name == name for x in walk_exprs(st))
+                if isinstance(st, Decl) and st.name == name:
+                    return not reads
+                if reads or (
+                    isinstance(st, Assign | Load) and name in (getattr(st, "name", None), getattr(st, "dst", None))
+                ):
+                    return False
+        return False
 
     def reg_read(self, name: str, thread: str) -> str:
         """The value of carried variable ``name`` of thread ``thread`` (of block ``b``) from its registers."""
@@ -830,7 +879,10 @@ class _Lowerer:
 
     def loop(self, lp: PhaseLoop, loop_vars: list[str], loop_vals: list[str], defs: list[str]) -> str:
         saved = dict(self.loop_vars)
-        start, bound = self.expr(lp.start), self.expr(lp.bound)
+        start, bound = (
+            self.expr(self._inline_remat(lp.start, lp.span)),
+            self.expr(self._inline_remat(lp.bound, lp.span)),
+        )
         k = f"k{len(loop_vars)}"
         value = f"(Larkc.Cuda.shr {start} ({k} : ℤ))" if lp.halving else f"({start} + ({k} : ℤ) * {lp.step})"
         self.loop_vars[lp.var] = _ident(lp.var)
@@ -849,6 +901,17 @@ class _Lowerer:
         inner = self.items(lp.body, [*loop_vars, lp.var], [*loop_vals, value], defs)
         self.loop_vars = saved
         return f"loopPhases (fun ({k} : ℕ) =>\n    {inner}) {count}"
+
+
+def _control_exprs(s: Stmt) -> tuple[Expr, ...]:
+    """The expressions a compound statement evaluates itself (not those of its body)."""
+    match s:
+        case If(c) | While(c) | DoWhile(_, c):
+            return (c,)
+        case For(_, cond):
+            return (cond,) if cond is not None else ()
+        case _:
+            return ()
 
 
 def _low_mask(e: Expr) -> int:

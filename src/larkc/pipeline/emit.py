@@ -208,7 +208,7 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
         "kargs": args + (" ninf" if kernel.sentinel else ""),
         "sentinel": (
             " (ninf : ℝ) (hninf : ∀ i : ℤ, "
-            + " ∧ ".join(f"ninf < m (Loc.glob {k} i)" for k in sorted(set(input_buffers)))
+            + (" ∧ ".join(f"ninf < m (Loc.glob {k} i)" for k in sorted(set(input_buffers))) or "True")
             + ")"
         )
         if kernel.sentinel

@@ -17,6 +17,8 @@ transfer to the kernel when it does not overflow (checked by `larkc verify`) and
 
 noncomputable section
 
+set_option linter.unusedVariables false
+
 open scoped Classical
 
 namespace BlockScan
@@ -70,6 +72,7 @@ def phase1 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase2 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  let v_next := Int.floor (s.get (Loc.reg b t 1))
   -- kernel.cu:22
   let v_cur := v_next
   -- kernel.cu:15
@@ -80,7 +83,7 @@ def phase2 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
   -- kernel.cu:17
-  let p11 :=
+  let p12 :=
     if (v_tid ≥ (2 : ℤ)) then
       -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
@@ -90,8 +93,8 @@ def phase2 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p11.1
-  let s := p11.2
+  let v_v := p12.1
+  let s := p12.2
   -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
@@ -102,6 +105,7 @@ def phase2 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase3 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  let v_next := Int.floor (s.get (Loc.reg b t 1))
   -- kernel.cu:22
   let v_cur := v_next
   -- kernel.cu:15
@@ -112,7 +116,7 @@ def phase3 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
   -- kernel.cu:17
-  let p11 :=
+  let p12 :=
     if (v_tid ≥ (4 : ℤ)) then
       -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
@@ -122,8 +126,8 @@ def phase3 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p11.1
-  let s := p11.2
+  let v_v := p12.1
+  let s := p12.2
   -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
@@ -134,6 +138,7 @@ def phase3 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase4 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  let v_next := Int.floor (s.get (Loc.reg b t 1))
   -- kernel.cu:22
   let v_cur := v_next
   -- kernel.cu:15
@@ -144,7 +149,7 @@ def phase4 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
   -- kernel.cu:17
-  let p11 :=
+  let p12 :=
     if (v_tid ≥ (8 : ℤ)) then
       -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
@@ -154,8 +159,8 @@ def phase4 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p11.1
-  let s := p11.2
+  let v_v := p12.1
+  let s := p12.2
   -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
@@ -166,6 +171,7 @@ def phase4 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase5 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  let v_next := Int.floor (s.get (Loc.reg b t 1))
   -- kernel.cu:22
   let v_cur := v_next
   -- kernel.cu:15
@@ -176,7 +182,7 @@ def phase5 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
   -- kernel.cu:17
-  let p11 :=
+  let p12 :=
     if (v_tid ≥ (16 : ℤ)) then
       -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
@@ -186,8 +192,8 @@ def phase5 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p11.1
-  let s := p11.2
+  let v_v := p12.1
+  let s := p12.2
   -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
@@ -198,6 +204,7 @@ def phase5 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase6 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  let v_next := Int.floor (s.get (Loc.reg b t 1))
   -- kernel.cu:22
   let v_cur := v_next
   -- kernel.cu:15
@@ -208,7 +215,7 @@ def phase6 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
   -- kernel.cu:17
-  let p11 :=
+  let p12 :=
     if (v_tid ≥ (32 : ℤ)) then
       -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
@@ -218,8 +225,8 @@ def phase6 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p11.1
-  let s := p11.2
+  let v_v := p12.1
+  let s := p12.2
   -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)
@@ -230,6 +237,7 @@ def phase6 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase7 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % 128 : ℕ)) : ℤ)
   let v_cur := Int.floor (s.get (Loc.reg b t 0))
+  let v_next := Int.floor (s.get (Loc.reg b t 1))
   -- kernel.cu:22
   let v_cur := v_next
   -- kernel.cu:15
@@ -240,7 +248,7 @@ def phase7 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
   let s := s.note (Loc.shr b 0 ((0 + (v_cur * (128 : ℤ))) + v_tid))
   let v_v : ℝ := v_tmp_1
   -- kernel.cu:17
-  let p11 :=
+  let p12 :=
     if (v_tid ≥ (64 : ℤ)) then
       -- kernel.cu:18
       let v_tmp_2 : ℝ := (0 : ℝ)
@@ -250,8 +258,8 @@ def phase7 (rows : ℕ) (b t : ℕ) (s : TState) : TState :=
       (v_v, s)
     else
       (v_v, s)
-  let v_v := p11.1
-  let s := p11.2
+  let v_v := p12.1
+  let s := p12.2
   -- kernel.cu:20
   let s := s.put (Loc.shr b 0 ((0 + (v_next * (128 : ℤ))) + v_tid)) v_v
   let s := s.put (Loc.reg b t 0) ((v_cur : ℤ) : ℝ)

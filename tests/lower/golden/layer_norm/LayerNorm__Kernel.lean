@@ -17,6 +17,8 @@ transfer to the kernel when it does not overflow (checked by `larkc verify`) and
 
 noncomputable section
 
+set_option linter.unusedVariables false
+
 open scoped Classical
 
 namespace LayerNorm
@@ -72,6 +74,7 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 2: ends at common.cuh:17:10 (warp). -/
 def phase2 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
   -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
@@ -91,6 +94,7 @@ def phase3 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 4: ends at common.cuh:17:10 (warp). -/
 def phase4 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
   -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
@@ -110,6 +114,7 @@ def phase5 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 6: ends at common.cuh:17:10 (warp). -/
 def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
   -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
@@ -129,6 +134,7 @@ def phase7 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 8: ends at common.cuh:17:10 (warp). -/
 def phase8 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
   -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
@@ -221,6 +227,7 @@ def phase12 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 13: ends at common.cuh:17:10 (warp). -/
 def phase13 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
@@ -240,6 +247,7 @@ def phase14 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 15: ends at common.cuh:17:10 (warp). -/
 def phase15 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
@@ -259,6 +267,7 @@ def phase16 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 17: ends at common.cuh:17:10 (warp). -/
 def phase17 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
@@ -278,6 +287,7 @@ def phase18 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 19: ends at common.cuh:17:10 (warp). -/
 def phase19 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
@@ -376,6 +386,7 @@ def phase23 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 24: ends at common.cuh:17:10 (warp). -/
 def phase24 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
+  let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b t 12)
   -- common.cuh:17
   let v_warp_reduce_sum_4_v := (v_warp_reduce_sum_4_v + v_warp_reduce_sum_4_tmp_0)
   let v_warp_reduce_sum_4_tmp_0 : ℝ := (0 : ℝ)
@@ -395,6 +406,7 @@ def phase25 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 26: ends at common.cuh:17:10 (warp). -/
 def phase26 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
+  let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b t 12)
   -- common.cuh:17
   let v_warp_reduce_sum_4_v := (v_warp_reduce_sum_4_v + v_warp_reduce_sum_4_tmp_0)
   let v_warp_reduce_sum_4_tmp_0 : ℝ := (0 : ℝ)
@@ -414,6 +426,7 @@ def phase27 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 28: ends at common.cuh:17:10 (warp). -/
 def phase28 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
+  let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b t 12)
   -- common.cuh:17
   let v_warp_reduce_sum_4_v := (v_warp_reduce_sum_4_v + v_warp_reduce_sum_4_tmp_0)
   let v_warp_reduce_sum_4_tmp_0 : ℝ := (0 : ℝ)
@@ -433,6 +446,7 @@ def phase29 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 30: ends at common.cuh:17:10 (warp). -/
 def phase30 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_4_v := s.get (Loc.reg b t 11)
+  let v_warp_reduce_sum_4_tmp_0 := s.get (Loc.reg b t 12)
   -- common.cuh:17
   let v_warp_reduce_sum_4_v := (v_warp_reduce_sum_4_v + v_warp_reduce_sum_4_tmp_0)
   let v_warp_reduce_sum_4_tmp_0 : ℝ := (0 : ℝ)
@@ -525,6 +539,7 @@ def phase34 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 35: ends at common.cuh:17:10 (warp). -/
 def phase35 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
+  let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b t 17)
   -- common.cuh:17
   let v_warp_reduce_sum_5_v := (v_warp_reduce_sum_5_v + v_warp_reduce_sum_5_tmp_0)
   let v_warp_reduce_sum_5_tmp_0 : ℝ := (0 : ℝ)
@@ -544,6 +559,7 @@ def phase36 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 37: ends at common.cuh:17:10 (warp). -/
 def phase37 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
+  let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b t 17)
   -- common.cuh:17
   let v_warp_reduce_sum_5_v := (v_warp_reduce_sum_5_v + v_warp_reduce_sum_5_tmp_0)
   let v_warp_reduce_sum_5_tmp_0 : ℝ := (0 : ℝ)
@@ -563,6 +579,7 @@ def phase38 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 39: ends at common.cuh:17:10 (warp). -/
 def phase39 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
+  let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b t 17)
   -- common.cuh:17
   let v_warp_reduce_sum_5_v := (v_warp_reduce_sum_5_v + v_warp_reduce_sum_5_tmp_0)
   let v_warp_reduce_sum_5_tmp_0 : ℝ := (0 : ℝ)
@@ -582,6 +599,7 @@ def phase40 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 41: ends at common.cuh:17:10 (warp). -/
 def phase41 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_5_v := s.get (Loc.reg b t 16)
+  let v_warp_reduce_sum_5_tmp_0 := s.get (Loc.reg b t 17)
   -- common.cuh:17
   let v_warp_reduce_sum_5_v := (v_warp_reduce_sum_5_v + v_warp_reduce_sum_5_tmp_0)
   let v_warp_reduce_sum_5_tmp_0 : ℝ := (0 : ℝ)

@@ -21,6 +21,8 @@ The reference's meaning rests on: `(0 : ℝ) < (1 / 100000 : ℝ)`.
 
 noncomputable section
 
+set_option linter.unusedVariables false
+
 open scoped Classical
 
 namespace LayerNormBugEpsInDivision

@@ -8,7 +8,7 @@ The phases of `layer_norm_welford` (kernel.cu) as translated by larkc: every pha
 the threads of the launch (grid rows, block (32 * min(cdiv(d, 32), 8))).
 
 Global buffers: `x` is buffer 0, `weight` is buffer 1, `bias` is buffer 2, `out` is buffer 3.
-Shared arrays: `partials` is array 0 (32 elements), `stats` is array 1 (2 elements).
+Shared arrays: `partials` is array 0 (96 elements), `stats` is array 1 (2 elements).
 Registers kept across phases: `warp_welford.0.w` is register 0, `warp_welford.0.other` is register 3, `warp_welford.0.tmp.0` is register 6, `warp_welford.0.tmp.1` is register 7, `warp_welford.0.tmp.2` is register 8, `warp_welford.0.ret` is register 9, `tmp.1` is register 12, `w` is register 15, `warp_welford.2.w` is register 18, `warp_welford.2.other` is register 21, `warp_welford.2.tmp.0` is register 24, `warp_welford.2.tmp.1` is register 25, `warp_welford.2.tmp.2` is register 26, `warp_welford.2.ret` is register 27, `tmp.3` is register 30, `v.1` is register 33.
 
 Integers are exact (`ℤ`) and floating-point values are reals: the statements about this model
@@ -16,6 +16,8 @@ transfer to the kernel when it does not overflow (checked by `larkc verify`) and
 -/
 
 noncomputable section
+
+set_option linter.unusedVariables false
 
 open scoped Classical
 
@@ -139,6 +141,7 @@ def phase5 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 6: ends at kernel.cu:33:19 (warp). -/
 def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_w := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1), s.get (Loc.reg b t 2)]
+  let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_2 := s.get (Loc.reg b t 8)
   -- kernel.cu:35
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 2 v_warp_welford_0_tmp_2)
@@ -150,7 +153,7 @@ def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   -- kernel.cu:16
   let v_welford_merge_1_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_a 0) + (Larkc.Cuda.lane v_welford_merge_1_b 0))
   -- kernel.cu:17
-  let p11 :=
+  let p12 :=
     if (v_welford_merge_1_count = (0 : ℝ)) then
       -- kernel.cu:18
       let v_welford_merge_1_ret := v_welford_merge_1_a
@@ -171,8 +174,8 @@ def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       -- kernel.cu:26
       let v_welford_merge_1_ret := v_welford_merge_1_out
       (v_welford_merge_1_ret, s)
-  let v_welford_merge_1_ret := p11.1
-  let s := p11.2
+  let v_welford_merge_1_ret := p12.1
+  let s := p12.2
   -- kernel.cu:36
   let v_warp_welford_0_tmp_3 := v_welford_merge_1_ret
   let v_warp_welford_0_w := v_warp_welford_0_tmp_3
@@ -253,6 +256,7 @@ def phase11 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 12: ends at kernel.cu:33:19 (warp). -/
 def phase12 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_w := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1), s.get (Loc.reg b t 2)]
+  let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_2 := s.get (Loc.reg b t 8)
   -- kernel.cu:35
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 2 v_warp_welford_0_tmp_2)
@@ -264,7 +268,7 @@ def phase12 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   -- kernel.cu:16
   let v_welford_merge_1_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_a 0) + (Larkc.Cuda.lane v_welford_merge_1_b 0))
   -- kernel.cu:17
-  let p11 :=
+  let p12 :=
     if (v_welford_merge_1_count = (0 : ℝ)) then
       -- kernel.cu:18
       let v_welford_merge_1_ret := v_welford_merge_1_a
@@ -285,8 +289,8 @@ def phase12 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       -- kernel.cu:26
       let v_welford_merge_1_ret := v_welford_merge_1_out
       (v_welford_merge_1_ret, s)
-  let v_welford_merge_1_ret := p11.1
-  let s := p11.2
+  let v_welford_merge_1_ret := p12.1
+  let s := p12.2
   -- kernel.cu:36
   let v_warp_welford_0_tmp_3 := v_welford_merge_1_ret
   let v_warp_welford_0_w := v_warp_welford_0_tmp_3
@@ -367,6 +371,7 @@ def phase17 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 18: ends at kernel.cu:33:19 (warp). -/
 def phase18 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_w := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1), s.get (Loc.reg b t 2)]
+  let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_2 := s.get (Loc.reg b t 8)
   -- kernel.cu:35
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 2 v_warp_welford_0_tmp_2)
@@ -378,7 +383,7 @@ def phase18 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   -- kernel.cu:16
   let v_welford_merge_1_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_a 0) + (Larkc.Cuda.lane v_welford_merge_1_b 0))
   -- kernel.cu:17
-  let p11 :=
+  let p12 :=
     if (v_welford_merge_1_count = (0 : ℝ)) then
       -- kernel.cu:18
       let v_welford_merge_1_ret := v_welford_merge_1_a
@@ -399,8 +404,8 @@ def phase18 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       -- kernel.cu:26
       let v_welford_merge_1_ret := v_welford_merge_1_out
       (v_welford_merge_1_ret, s)
-  let v_welford_merge_1_ret := p11.1
-  let s := p11.2
+  let v_welford_merge_1_ret := p12.1
+  let s := p12.2
   -- kernel.cu:36
   let v_warp_welford_0_tmp_3 := v_welford_merge_1_ret
   let v_warp_welford_0_w := v_warp_welford_0_tmp_3
@@ -481,6 +486,7 @@ def phase23 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 24: ends at kernel.cu:33:19 (warp). -/
 def phase24 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_0_w := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1), s.get (Loc.reg b t 2)]
+  let v_warp_welford_0_other := [s.get (Loc.reg b t 3), s.get (Loc.reg b t 4), s.get (Loc.reg b t 5)]
   let v_warp_welford_0_tmp_2 := s.get (Loc.reg b t 8)
   -- kernel.cu:35
   let v_warp_welford_0_other := (Larkc.Cuda.setLane v_warp_welford_0_other 2 v_warp_welford_0_tmp_2)
@@ -492,7 +498,7 @@ def phase24 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   -- kernel.cu:16
   let v_welford_merge_1_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_1_a 0) + (Larkc.Cuda.lane v_welford_merge_1_b 0))
   -- kernel.cu:17
-  let p11 :=
+  let p12 :=
     if (v_welford_merge_1_count = (0 : ℝ)) then
       -- kernel.cu:18
       let v_welford_merge_1_ret := v_welford_merge_1_a
@@ -513,8 +519,8 @@ def phase24 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       -- kernel.cu:26
       let v_welford_merge_1_ret := v_welford_merge_1_out
       (v_welford_merge_1_ret, s)
-  let v_welford_merge_1_ret := p11.1
-  let s := p11.2
+  let v_welford_merge_1_ret := p12.1
+  let s := p12.2
   -- kernel.cu:36
   let v_warp_welford_0_tmp_3 := v_welford_merge_1_ret
   let v_warp_welford_0_w := v_warp_welford_0_tmp_3
@@ -821,10 +827,11 @@ def phase36 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase37 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_welford_2_w := [s.get (Loc.reg b t 18), s.get (Loc.reg b t 19), s.get (Loc.reg b t 20)]
+  let v_warp_welford_2_other := [s.get (Loc.reg b t 21), s.get (Loc.reg b t 22), s.get (Loc.reg b t 23)]
   let v_warp_welford_2_tmp_2 := s.get (Loc.reg b t 26)
   let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
-  let p5 :=
+  let p6 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
@@ -836,7 +843,7 @@ def phase37 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
       -- kernel.cu:17
-      let p16 :=
+      let p17 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
           -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
@@ -857,8 +864,8 @@ def phase37 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
           -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p16.1
-      let s := p16.2
+      let v_welford_merge_3_ret := p17.1
+      let s := p17.2
       -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
@@ -868,10 +875,10 @@ def phase37 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
-  let v_warp_welford_2_w := p5.1
-  let v_warp_welford_2_other := p5.2.1
-  let v_warp_welford_2_tmp_0 := p5.2.2.1
-  let s := p5.2.2.2
+  let v_warp_welford_2_w := p6.1
+  let v_warp_welford_2_other := p6.2.1
+  let v_warp_welford_2_tmp_0 := p6.2.2.1
+  let s := p6.2.2.2
   let s := s.put (Loc.reg b t 18) (Larkc.Cuda.lane v_warp_welford_2_w 0)
   let s := s.put (Loc.reg b t 19) (Larkc.Cuda.lane v_warp_welford_2_w 1)
   let s := s.put (Loc.reg b t 20) (Larkc.Cuda.lane v_warp_welford_2_w 2)
@@ -967,10 +974,11 @@ def phase42 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase43 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_welford_2_w := [s.get (Loc.reg b t 18), s.get (Loc.reg b t 19), s.get (Loc.reg b t 20)]
+  let v_warp_welford_2_other := [s.get (Loc.reg b t 21), s.get (Loc.reg b t 22), s.get (Loc.reg b t 23)]
   let v_warp_welford_2_tmp_2 := s.get (Loc.reg b t 26)
   let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
-  let p5 :=
+  let p6 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
@@ -982,7 +990,7 @@ def phase43 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
       -- kernel.cu:17
-      let p16 :=
+      let p17 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
           -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
@@ -1003,8 +1011,8 @@ def phase43 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
           -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p16.1
-      let s := p16.2
+      let v_welford_merge_3_ret := p17.1
+      let s := p17.2
       -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
@@ -1014,10 +1022,10 @@ def phase43 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
-  let v_warp_welford_2_w := p5.1
-  let v_warp_welford_2_other := p5.2.1
-  let v_warp_welford_2_tmp_0 := p5.2.2.1
-  let s := p5.2.2.2
+  let v_warp_welford_2_w := p6.1
+  let v_warp_welford_2_other := p6.2.1
+  let v_warp_welford_2_tmp_0 := p6.2.2.1
+  let s := p6.2.2.2
   let s := s.put (Loc.reg b t 18) (Larkc.Cuda.lane v_warp_welford_2_w 0)
   let s := s.put (Loc.reg b t 19) (Larkc.Cuda.lane v_warp_welford_2_w 1)
   let s := s.put (Loc.reg b t 20) (Larkc.Cuda.lane v_warp_welford_2_w 2)
@@ -1113,10 +1121,11 @@ def phase48 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase49 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_welford_2_w := [s.get (Loc.reg b t 18), s.get (Loc.reg b t 19), s.get (Loc.reg b t 20)]
+  let v_warp_welford_2_other := [s.get (Loc.reg b t 21), s.get (Loc.reg b t 22), s.get (Loc.reg b t 23)]
   let v_warp_welford_2_tmp_2 := s.get (Loc.reg b t 26)
   let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
-  let p5 :=
+  let p6 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
@@ -1128,7 +1137,7 @@ def phase49 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
       -- kernel.cu:17
-      let p16 :=
+      let p17 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
           -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
@@ -1149,8 +1158,8 @@ def phase49 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
           -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p16.1
-      let s := p16.2
+      let v_welford_merge_3_ret := p17.1
+      let s := p17.2
       -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
@@ -1160,10 +1169,10 @@ def phase49 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
-  let v_warp_welford_2_w := p5.1
-  let v_warp_welford_2_other := p5.2.1
-  let v_warp_welford_2_tmp_0 := p5.2.2.1
-  let s := p5.2.2.2
+  let v_warp_welford_2_w := p6.1
+  let v_warp_welford_2_other := p6.2.1
+  let v_warp_welford_2_tmp_0 := p6.2.2.1
+  let s := p6.2.2.2
   let s := s.put (Loc.reg b t 18) (Larkc.Cuda.lane v_warp_welford_2_w 0)
   let s := s.put (Loc.reg b t 19) (Larkc.Cuda.lane v_warp_welford_2_w 1)
   let s := s.put (Loc.reg b t 20) (Larkc.Cuda.lane v_warp_welford_2_w 2)
@@ -1259,10 +1268,11 @@ def phase54 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase55 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_welford_2_w := [s.get (Loc.reg b t 18), s.get (Loc.reg b t 19), s.get (Loc.reg b t 20)]
+  let v_warp_welford_2_other := [s.get (Loc.reg b t 21), s.get (Loc.reg b t 22), s.get (Loc.reg b t 23)]
   let v_warp_welford_2_tmp_2 := s.get (Loc.reg b t 26)
   let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
-  let p5 :=
+  let p6 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
@@ -1274,7 +1284,7 @@ def phase55 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
       -- kernel.cu:17
-      let p16 :=
+      let p17 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
           -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
@@ -1295,8 +1305,8 @@ def phase55 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
           -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p16.1
-      let s := p16.2
+      let v_welford_merge_3_ret := p17.1
+      let s := p17.2
       -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
@@ -1306,10 +1316,10 @@ def phase55 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
-  let v_warp_welford_2_w := p5.1
-  let v_warp_welford_2_other := p5.2.1
-  let v_warp_welford_2_tmp_0 := p5.2.2.1
-  let s := p5.2.2.2
+  let v_warp_welford_2_w := p6.1
+  let v_warp_welford_2_other := p6.2.1
+  let v_warp_welford_2_tmp_0 := p6.2.2.1
+  let s := p6.2.2.2
   let s := s.put (Loc.reg b t 18) (Larkc.Cuda.lane v_warp_welford_2_w 0)
   let s := s.put (Loc.reg b t 19) (Larkc.Cuda.lane v_warp_welford_2_w 1)
   let s := s.put (Loc.reg b t 20) (Larkc.Cuda.lane v_warp_welford_2_w 2)

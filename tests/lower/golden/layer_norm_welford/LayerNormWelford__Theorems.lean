@@ -21,6 +21,8 @@ The reference's meaning rests on: `(0 : ℝ) < (1 / 100000 : ℝ)`.
 
 noncomputable section
 
+set_option linter.unusedVariables false
+
 open scoped Classical
 
 namespace LayerNormWelford
@@ -35,7 +37,7 @@ def Constraints (rows d : ℕ) : Prop :=
 registers and local arrays of every thread. -/
 def Valid (rows d : ℕ) : Loc → Prop
   | Loc.glob buf i => (buf = 0 ∧ 0 ≤ i ∧ i < ((1 * rows * d : ℕ) : ℤ)) ∨ (buf = 1 ∧ 0 ≤ i ∧ i < ((1 * d : ℕ) : ℤ)) ∨ (buf = 2 ∧ 0 ≤ i ∧ i < ((1 * d : ℕ) : ℤ)) ∨ (buf = 3 ∧ 0 ≤ i ∧ i < ((1 * rows * d : ℕ) : ℤ))
-  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < ((32 : ℕ) : ℤ)) ∨ (arr = 1 ∧ 0 ≤ i ∧ i < ((2 : ℕ) : ℤ))
+  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < ((96 : ℕ) : ℤ)) ∨ (arr = 1 ∧ 0 ≤ i ∧ i < ((2 : ℕ) : ℤ))
   | Loc.lcl _ _ _ _ => True
   | Loc.reg _ _ _ => True
 

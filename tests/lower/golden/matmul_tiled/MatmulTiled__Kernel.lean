@@ -17,6 +17,8 @@ transfer to the kernel when it does not overflow (checked by `larkc verify`) and
 
 noncomputable section
 
+set_option linter.unusedVariables false
+
 open scoped Classical
 
 namespace MatmulTiled
@@ -120,7 +122,7 @@ def kernelPhases (M N K : ℕ) : List Phase :=
   [{ threads := (launch (((N + 16 - 1) / 16) * ((M + 16 - 1) / 16) * 1) (16 * 16 * 1)), prog := phase0 M N K }] ++
   loopPhases (fun (k0 : ℕ) =>
     [{ threads := (launch (((N + 16 - 1) / 16) * ((M + 16 - 1) / 16) * 1) (16 * 16 * 1)), prog := phase1 M N K ((0 : ℤ) + (k0 : ℤ) * 1) },
-    { threads := (launch (((N + 16 - 1) / 16) * ((M + 16 - 1) / 16) * 1) (16 * 16 * 1)), prog := phase2 M N K ((0 : ℤ) + (k0 : ℤ) * 1) }]) (Larkc.Cuda.tripUp (0 : ℤ) v_num_tiles 1) ++
+    { threads := (launch (((N + 16 - 1) / 16) * ((M + 16 - 1) / 16) * 1) (16 * 16 * 1)), prog := phase2 M N K ((0 : ℤ) + (k0 : ℤ) * 1) }]) (Larkc.Cuda.tripUp (0 : ℤ) (Larkc.Cuda.tdiv ((((K : ℕ) : ℤ) + (16 : ℤ)) - (1 : ℤ)) (16 : ℤ)) 1) ++
   [{ threads := (launch (((N + 16 - 1) / 16) * ((M + 16 - 1) / 16) * 1) (16 * 16 * 1)), prog := phase3 M N K }]
 
 end MatmulTiled

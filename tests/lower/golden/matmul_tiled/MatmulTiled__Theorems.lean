@@ -19,6 +19,8 @@ Lean backends try (see `docs/lean.md` of larkc).
 
 noncomputable section
 
+set_option linter.unusedVariables false
+
 open scoped Classical
 
 namespace MatmulTiled

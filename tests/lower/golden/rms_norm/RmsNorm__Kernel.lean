@@ -17,6 +17,8 @@ transfer to the kernel when it does not overflow (checked by `larkc verify`) and
 
 noncomputable section
 
+set_option linter.unusedVariables false
+
 open scoped Classical
 
 namespace RmsNorm
@@ -75,6 +77,7 @@ def phase1 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 2: ends at common.cuh:17:10 (warp). -/
 def phase2 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
   -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
@@ -94,6 +97,7 @@ def phase3 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 4: ends at common.cuh:17:10 (warp). -/
 def phase4 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
   -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
@@ -113,6 +117,7 @@ def phase5 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 6: ends at common.cuh:17:10 (warp). -/
 def phase6 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
   -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
@@ -132,6 +137,7 @@ def phase7 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 8: ends at common.cuh:17:10 (warp). -/
 def phase8 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
   -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
@@ -224,6 +230,7 @@ def phase12 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 13: ends at common.cuh:17:10 (warp). -/
 def phase13 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
@@ -243,6 +250,7 @@ def phase14 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 15: ends at common.cuh:17:10 (warp). -/
 def phase15 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
@@ -262,6 +270,7 @@ def phase16 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 17: ends at common.cuh:17:10 (warp). -/
 def phase17 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
@@ -281,6 +290,7 @@ def phase18 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 19: ends at common.cuh:17:10 (warp). -/
 def phase19 (num_tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)

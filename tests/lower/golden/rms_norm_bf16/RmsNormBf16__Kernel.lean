@@ -17,6 +17,8 @@ transfer to the kernel when it does not overflow (checked by `larkc verify`) and
 
 noncomputable section
 
+set_option linter.unusedVariables false
+
 open scoped Classical
 
 namespace RmsNormBf16
@@ -73,6 +75,7 @@ def phase1 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 2: ends at common.cuh:17:10 (warp). -/
 def phase2 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
   -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
@@ -92,6 +95,7 @@ def phase3 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 4: ends at common.cuh:17:10 (warp). -/
 def phase4 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
   -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
@@ -111,6 +115,7 @@ def phase5 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 6: ends at common.cuh:17:10 (warp). -/
 def phase6 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
   -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
@@ -130,6 +135,7 @@ def phase7 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 8: ends at common.cuh:17:10 (warp). -/
 def phase8 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_1_v := s.get (Loc.reg b t 0)
+  let v_warp_reduce_sum_1_tmp_0 := s.get (Loc.reg b t 1)
   -- common.cuh:17
   let v_warp_reduce_sum_1_v := (v_warp_reduce_sum_1_v + v_warp_reduce_sum_1_tmp_0)
   let v_warp_reduce_sum_1_tmp_0 : ℝ := (0 : ℝ)
@@ -222,6 +228,7 @@ def phase12 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 13: ends at common.cuh:17:10 (warp). -/
 def phase13 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
@@ -241,6 +248,7 @@ def phase14 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 15: ends at common.cuh:17:10 (warp). -/
 def phase15 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
@@ -260,6 +268,7 @@ def phase16 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 17: ends at common.cuh:17:10 (warp). -/
 def phase17 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)
@@ -279,6 +288,7 @@ def phase18 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 19: ends at common.cuh:17:10 (warp). -/
 def phase19 (tokens hidden_size : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_reduce_sum_2_v := s.get (Loc.reg b t 5)
+  let v_warp_reduce_sum_2_tmp_0 := s.get (Loc.reg b t 6)
   -- common.cuh:17
   let v_warp_reduce_sum_2_v := (v_warp_reduce_sum_2_v + v_warp_reduce_sum_2_tmp_0)
   let v_warp_reduce_sum_2_tmp_0 : ℝ := (0 : ℝ)

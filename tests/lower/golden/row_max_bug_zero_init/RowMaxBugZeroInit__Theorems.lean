@@ -22,6 +22,8 @@ assume `ninf` is below every input value (a translator rewrite: see larkc's trus
 
 noncomputable section
 
+set_option linter.unusedVariables false
+
 open scoped Classical
 
 namespace RowMaxBugZeroInit

@@ -17,6 +17,8 @@ transfer to the kernel when it does not overflow (checked by `larkc verify`) and
 
 noncomputable section
 
+set_option linter.unusedVariables false
+
 open scoped Classical
 
 namespace RowMaxCg
@@ -203,17 +205,18 @@ def phase12 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 13: ends at kernel.cu:31:20 (warp). -/
 def phase13 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
+  let v_tmp_9 := s.get (Loc.reg b t 8)
   let v_tmp_9 : ℝ := (0 : ℝ)
-  let p2 :=
+  let p3 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
       -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
     else (v_v, v_tmp_9, s)
-  let v_v := p2.1
-  let v_tmp_9 := p2.2.1
-  let s := p2.2.2
+  let v_v := p3.1
+  let v_tmp_9 := p3.2.1
+  let s := p3.2.2
   let s := s.put (Loc.reg b t 7) v_v
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s
@@ -230,17 +233,18 @@ def phase14 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 15: ends at kernel.cu:31:20 (warp). -/
 def phase15 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
+  let v_tmp_9 := s.get (Loc.reg b t 8)
   let v_tmp_9 : ℝ := (0 : ℝ)
-  let p2 :=
+  let p3 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
       -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
     else (v_v, v_tmp_9, s)
-  let v_v := p2.1
-  let v_tmp_9 := p2.2.1
-  let s := p2.2.2
+  let v_v := p3.1
+  let v_tmp_9 := p3.2.1
+  let s := p3.2.2
   let s := s.put (Loc.reg b t 7) v_v
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s
@@ -257,17 +261,18 @@ def phase16 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 17: ends at kernel.cu:31:20 (warp). -/
 def phase17 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
+  let v_tmp_9 := s.get (Loc.reg b t 8)
   let v_tmp_9 : ℝ := (0 : ℝ)
-  let p2 :=
+  let p3 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
       -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
     else (v_v, v_tmp_9, s)
-  let v_v := p2.1
-  let v_tmp_9 := p2.2.1
-  let s := p2.2.2
+  let v_v := p3.1
+  let v_tmp_9 := p3.2.1
+  let s := p3.2.2
   let s := s.put (Loc.reg b t 7) v_v
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s
@@ -284,17 +289,18 @@ def phase18 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 19: ends at kernel.cu:31:20 (warp). -/
 def phase19 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
+  let v_tmp_9 := s.get (Loc.reg b t 8)
   let v_tmp_9 : ℝ := (0 : ℝ)
-  let p2 :=
+  let p3 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
       -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
     else (v_v, v_tmp_9, s)
-  let v_v := p2.1
-  let v_tmp_9 := p2.2.1
-  let s := p2.2.2
+  let v_v := p3.1
+  let v_tmp_9 := p3.2.1
+  let s := p3.2.2
   let s := s.put (Loc.reg b t 7) v_v
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s

@@ -17,6 +17,8 @@ transfer to the kernel when it does not overflow (checked by `larkc verify`) and
 
 noncomputable section
 
+set_option linter.unusedVariables false
+
 open scoped Classical
 
 namespace RowSumWarpBugUninitPartials
@@ -65,6 +67,7 @@ def phase1 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 2: ends at kernel.cu:13:10 (warp). -/
 def phase2 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
+  let v_warp_sum_0_tmp_0 := s.get (Loc.reg b t 1)
   -- kernel.cu:13
   let v_warp_sum_0_v := (v_warp_sum_0_v + v_warp_sum_0_tmp_0)
   let v_warp_sum_0_tmp_0 : ℝ := (0 : ℝ)
@@ -84,6 +87,7 @@ def phase3 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 4: ends at kernel.cu:13:10 (warp). -/
 def phase4 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
+  let v_warp_sum_0_tmp_0 := s.get (Loc.reg b t 1)
   -- kernel.cu:13
   let v_warp_sum_0_v := (v_warp_sum_0_v + v_warp_sum_0_tmp_0)
   let v_warp_sum_0_tmp_0 : ℝ := (0 : ℝ)
@@ -103,6 +107,7 @@ def phase5 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 6: ends at kernel.cu:13:10 (warp). -/
 def phase6 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
+  let v_warp_sum_0_tmp_0 := s.get (Loc.reg b t 1)
   -- kernel.cu:13
   let v_warp_sum_0_v := (v_warp_sum_0_v + v_warp_sum_0_tmp_0)
   let v_warp_sum_0_tmp_0 : ℝ := (0 : ℝ)
@@ -122,6 +127,7 @@ def phase7 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 8: ends at kernel.cu:13:10 (warp). -/
 def phase8 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_sum_0_v := s.get (Loc.reg b t 0)
+  let v_warp_sum_0_tmp_0 := s.get (Loc.reg b t 1)
   -- kernel.cu:13
   let v_warp_sum_0_v := (v_warp_sum_0_v + v_warp_sum_0_tmp_0)
   let v_warp_sum_0_tmp_0 : ℝ := (0 : ℝ)
@@ -220,17 +226,18 @@ def phase12 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase13 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
+  let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
   let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
-  let p3 :=
+  let p4 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
     else (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
-  let v_warp_sum_1_v := p3.1
-  let v_warp_sum_1_tmp_0 := p3.2.1
-  let s := p3.2.2
+  let v_warp_sum_1_v := p4.1
+  let v_warp_sum_1_tmp_0 := p4.2.1
+  let s := p4.2.2
   let s := s.put (Loc.reg b t 5) v_warp_sum_1_v
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s
@@ -249,17 +256,18 @@ def phase14 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase15 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
+  let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
   let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
-  let p3 :=
+  let p4 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
     else (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
-  let v_warp_sum_1_v := p3.1
-  let v_warp_sum_1_tmp_0 := p3.2.1
-  let s := p3.2.2
+  let v_warp_sum_1_v := p4.1
+  let v_warp_sum_1_tmp_0 := p4.2.1
+  let s := p4.2.2
   let s := s.put (Loc.reg b t 5) v_warp_sum_1_v
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s
@@ -278,17 +286,18 @@ def phase16 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase17 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
+  let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
   let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
-  let p3 :=
+  let p4 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
     else (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
-  let v_warp_sum_1_v := p3.1
-  let v_warp_sum_1_tmp_0 := p3.2.1
-  let s := p3.2.2
+  let v_warp_sum_1_v := p4.1
+  let v_warp_sum_1_tmp_0 := p4.2.1
+  let s := p4.2.2
   let s := s.put (Loc.reg b t 5) v_warp_sum_1_v
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s
@@ -307,17 +316,18 @@ def phase18 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase19 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
+  let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
   let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
-  let p3 :=
+  let p4 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
     else (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
-  let v_warp_sum_1_v := p3.1
-  let v_warp_sum_1_tmp_0 := p3.2.1
-  let s := p3.2.2
+  let v_warp_sum_1_v := p4.1
+  let v_warp_sum_1_tmp_0 := p4.2.1
+  let s := p4.2.2
   let s := s.put (Loc.reg b t 5) v_warp_sum_1_v
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s

@@ -8,7 +8,7 @@ The phases of `softmax_online` (kernel.cu) as translated by larkc: every phase i
 the threads of the launch (grid rows, block 128).
 
 Global buffers: `x` is buffer 0, `out` is buffer 1.
-Shared arrays: `warp_state` is array 0 (4 elements).
+Shared arrays: `warp_state` is array 0 (8 elements).
 Registers kept across phases: `warp_merge.0.s` is register 0, `warp_merge.0.other` is register 2, `warp_merge.0.tmp.0` is register 4, `warp_merge.0.tmp.1` is register 5, `warp_merge.0.ret` is register 6, `tmp.1` is register 8, `state` is register 10.
 
 Integers are exact (`ℤ`) and floating-point values are reals: the statements about this model
@@ -16,6 +16,8 @@ transfer to the kernel when it does not overflow (checked by `larkc verify`) and
 -/
 
 noncomputable section
+
+set_option linter.unusedVariables false
 
 open scoped Classical
 
@@ -111,6 +113,7 @@ def phase3 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 4: ends at kernel.cu:29:17 (warp). -/
 def phase4 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_s := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1)]
+  let v_warp_merge_0_other := [s.get (Loc.reg b t 2), s.get (Loc.reg b t 3)]
   let v_warp_merge_0_tmp_1 := s.get (Loc.reg b t 5)
   -- kernel.cu:30
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 1 v_warp_merge_0_tmp_1)
@@ -120,14 +123,14 @@ def phase4 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_merge_1_b : List ℝ := v_warp_merge_0_other
   let v_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ)]
   -- kernel.cu:17
-  let p9 :=
+  let p10 :=
     if ((Larkc.Cuda.lane v_merge_1_a 0) = ninf) then
       -- kernel.cu:17
       let v_merge_1_ret := v_merge_1_b
       (v_merge_1_ret, s)
     else
       -- kernel.cu:18
-      let p15 :=
+      let p16 :=
         if ((Larkc.Cuda.lane v_merge_1_b 0) = ninf) then
           -- kernel.cu:18
           let v_merge_1_ret := v_merge_1_a
@@ -142,11 +145,11 @@ def phase4 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
           -- kernel.cu:22
           let v_merge_1_ret := v_merge_1_r
           (v_merge_1_ret, s)
-      let v_merge_1_ret := p15.1
-      let s := p15.2
+      let v_merge_1_ret := p16.1
+      let s := p16.2
       (v_merge_1_ret, s)
-  let v_merge_1_ret := p9.1
-  let s := p9.2
+  let v_merge_1_ret := p10.1
+  let s := p10.2
   -- kernel.cu:31
   let v_warp_merge_0_tmp_2 := v_merge_1_ret
   let v_warp_merge_0_s := v_warp_merge_0_tmp_2
@@ -197,6 +200,7 @@ def phase7 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 8: ends at kernel.cu:29:17 (warp). -/
 def phase8 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_s := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1)]
+  let v_warp_merge_0_other := [s.get (Loc.reg b t 2), s.get (Loc.reg b t 3)]
   let v_warp_merge_0_tmp_1 := s.get (Loc.reg b t 5)
   -- kernel.cu:30
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 1 v_warp_merge_0_tmp_1)
@@ -206,14 +210,14 @@ def phase8 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_merge_1_b : List ℝ := v_warp_merge_0_other
   let v_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ)]
   -- kernel.cu:17
-  let p9 :=
+  let p10 :=
     if ((Larkc.Cuda.lane v_merge_1_a 0) = ninf) then
       -- kernel.cu:17
       let v_merge_1_ret := v_merge_1_b
       (v_merge_1_ret, s)
     else
       -- kernel.cu:18
-      let p15 :=
+      let p16 :=
         if ((Larkc.Cuda.lane v_merge_1_b 0) = ninf) then
           -- kernel.cu:18
           let v_merge_1_ret := v_merge_1_a
@@ -228,11 +232,11 @@ def phase8 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
           -- kernel.cu:22
           let v_merge_1_ret := v_merge_1_r
           (v_merge_1_ret, s)
-      let v_merge_1_ret := p15.1
-      let s := p15.2
+      let v_merge_1_ret := p16.1
+      let s := p16.2
       (v_merge_1_ret, s)
-  let v_merge_1_ret := p9.1
-  let s := p9.2
+  let v_merge_1_ret := p10.1
+  let s := p10.2
   -- kernel.cu:31
   let v_warp_merge_0_tmp_2 := v_merge_1_ret
   let v_warp_merge_0_s := v_warp_merge_0_tmp_2
@@ -283,6 +287,7 @@ def phase11 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 12: ends at kernel.cu:29:17 (warp). -/
 def phase12 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_s := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1)]
+  let v_warp_merge_0_other := [s.get (Loc.reg b t 2), s.get (Loc.reg b t 3)]
   let v_warp_merge_0_tmp_1 := s.get (Loc.reg b t 5)
   -- kernel.cu:30
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 1 v_warp_merge_0_tmp_1)
@@ -292,14 +297,14 @@ def phase12 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_merge_1_b : List ℝ := v_warp_merge_0_other
   let v_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ)]
   -- kernel.cu:17
-  let p9 :=
+  let p10 :=
     if ((Larkc.Cuda.lane v_merge_1_a 0) = ninf) then
       -- kernel.cu:17
       let v_merge_1_ret := v_merge_1_b
       (v_merge_1_ret, s)
     else
       -- kernel.cu:18
-      let p15 :=
+      let p16 :=
         if ((Larkc.Cuda.lane v_merge_1_b 0) = ninf) then
           -- kernel.cu:18
           let v_merge_1_ret := v_merge_1_a
@@ -314,11 +319,11 @@ def phase12 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
           -- kernel.cu:22
           let v_merge_1_ret := v_merge_1_r
           (v_merge_1_ret, s)
-      let v_merge_1_ret := p15.1
-      let s := p15.2
+      let v_merge_1_ret := p16.1
+      let s := p16.2
       (v_merge_1_ret, s)
-  let v_merge_1_ret := p9.1
-  let s := p9.2
+  let v_merge_1_ret := p10.1
+  let s := p10.2
   -- kernel.cu:31
   let v_warp_merge_0_tmp_2 := v_merge_1_ret
   let v_warp_merge_0_s := v_warp_merge_0_tmp_2
@@ -369,6 +374,7 @@ def phase15 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 /-- Phase 16: ends at kernel.cu:29:17 (warp). -/
 def phase16 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_merge_0_s := [s.get (Loc.reg b t 0), s.get (Loc.reg b t 1)]
+  let v_warp_merge_0_other := [s.get (Loc.reg b t 2), s.get (Loc.reg b t 3)]
   let v_warp_merge_0_tmp_1 := s.get (Loc.reg b t 5)
   -- kernel.cu:30
   let v_warp_merge_0_other := (Larkc.Cuda.setLane v_warp_merge_0_other 1 v_warp_merge_0_tmp_1)
@@ -378,14 +384,14 @@ def phase16 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_merge_1_b : List ℝ := v_warp_merge_0_other
   let v_merge_1_ret : List ℝ := [(0 : ℝ), (0 : ℝ)]
   -- kernel.cu:17
-  let p9 :=
+  let p10 :=
     if ((Larkc.Cuda.lane v_merge_1_a 0) = ninf) then
       -- kernel.cu:17
       let v_merge_1_ret := v_merge_1_b
       (v_merge_1_ret, s)
     else
       -- kernel.cu:18
-      let p15 :=
+      let p16 :=
         if ((Larkc.Cuda.lane v_merge_1_b 0) = ninf) then
           -- kernel.cu:18
           let v_merge_1_ret := v_merge_1_a
@@ -400,11 +406,11 @@ def phase16 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
           -- kernel.cu:22
           let v_merge_1_ret := v_merge_1_r
           (v_merge_1_ret, s)
-      let v_merge_1_ret := p15.1
-      let s := p15.2
+      let v_merge_1_ret := p16.1
+      let s := p16.2
       (v_merge_1_ret, s)
-  let v_merge_1_ret := p9.1
-  let s := p9.2
+  let v_merge_1_ret := p10.1
+  let s := p10.2
   -- kernel.cu:31
   let v_warp_merge_0_tmp_2 := v_merge_1_ret
   let v_warp_merge_0_s := v_warp_merge_0_tmp_2

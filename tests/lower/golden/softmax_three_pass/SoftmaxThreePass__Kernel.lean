@@ -8,7 +8,7 @@ The phases of `softmax_three_pass` (kernel.cu) as translated by larkc: every pha
 the threads of the launch (grid rows, block min(next_pow2(d), 256)).
 
 Global buffers: `x` is buffer 0, `out` is buffer 1.
-Shared arrays: `red` is array 0 ((((4 * (min (Larkc.nextPow2 d) 256))) / 4) elements).
+Shared arrays: `red` is array 0 ((((4 * (min (Larkc.nextPow2 d) 256))) / 4 * 1) elements).
 Registers kept across phases: `row_max` is register 0.
 
 Integers are exact (`ℤ`) and floating-point values are reals: the statements about this model
@@ -16,6 +16,8 @@ transfer to the kernel when it does not overflow (checked by `larkc verify`) and
 -/
 
 noncomputable section
+
+set_option linter.unusedVariables false
 
 open scoped Classical
 

@@ -22,6 +22,8 @@ assume `ninf` is below every input value (a translator rewrite: see larkc's trus
 
 noncomputable section
 
+set_option linter.unusedVariables false
+
 open scoped Classical
 
 namespace SoftmaxThreePass
@@ -36,7 +38,7 @@ def Constraints (rows d : ℕ) : Prop :=
 registers and local arrays of every thread. -/
 def Valid (rows d : ℕ) : Loc → Prop
   | Loc.glob buf i => (buf = 0 ∧ 0 ≤ i ∧ i < ((1 * rows * d : ℕ) : ℤ)) ∨ (buf = 1 ∧ 0 ≤ i ∧ i < ((1 * rows * d : ℕ) : ℤ))
-  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < (((((4 * (min (Larkc.nextPow2 d) 256))) / 4) : ℕ) : ℤ))
+  | Loc.shr _ arr i => (arr = 0 ∧ 0 ≤ i ∧ i < (((((4 * (min (Larkc.nextPow2 d) 256))) / 4 * 1) : ℕ) : ℤ))
   | Loc.lcl _ _ _ _ => True
   | Loc.reg _ _ _ => True
 
