@@ -195,6 +195,37 @@ theorem inBoundsRun_append (valid : Loc → Prop) (a b : List Phase) (m : Mem) :
   | nil => simp [InBoundsRun, runAll]
   | cons p ps ih => simp [InBoundsRun, runAll_cons, ih, and_assoc]
 
+/-- The locations the threads of block `b` write in any phase of `ps`, each phase run from the memory
+its predecessors leave. -/
+def blockWrites : List Phase → Mem → ℕ → Set Loc
+  | [], _, _ => ∅
+  | p :: ps, m, b =>
+    {l | ∃ t, (b, t) ∈ p.threads ∧ l ∈ (p.final m b t).wrote} ∪ blockWrites ps (p.run m) b
+
+/-- The locations the threads of block `b` read in any phase of `ps`. -/
+def blockReads : List Phase → Mem → ℕ → Set Loc
+  | [], _, _ => ∅
+  | p :: ps, m, b =>
+    {l | ∃ t, (b, t) ∈ p.threads ∧ l ∈ (p.final m b t).read} ∪ blockReads ps (p.run m) b
+
+/-- The locations the threads of block `b` update atomically in any phase of `ps`. -/
+def blockAtoms : List Phase → Mem → ℕ → Set Loc
+  | [], _, _ => ∅
+  | p :: ps, m, b =>
+    {l | ∃ t, (b, t) ∈ p.threads ∧ l ∈ (p.final m b t).atom} ∪ blockAtoms ps (p.run m) b
+
+/-- Blocks do not conflict over the whole run: barriers order the phases of one block only, so a
+location one block writes may not be read, written or updated atomically by another block in any
+phase, and a location one block updates atomically may not be read by another. (Shared arrays and
+registers belong to one block, so only global memory can conflict.) With `RaceFreeRun` for the
+threads of each block, this makes the model's phase-by-phase schedule of the whole grid compute
+what every schedule of the blocks computes. -/
+def RaceFreeAcrossBlocksRun (ps : List Phase) (m : Mem) : Prop :=
+  ∀ b₁ b₂ : ℕ, b₁ ≠ b₂ →
+    (∀ l ∈ blockWrites ps m b₁,
+      l ∉ blockWrites ps m b₂ ∧ l ∉ blockReads ps m b₂ ∧ l ∉ blockAtoms ps m b₂) ∧
+    (∀ l ∈ blockAtoms ps m b₁, l ∉ blockReads ps m b₂)
+
 /-- The threads of a launch of `g` blocks of `n` threads, as (block, thread) pairs, block-major. -/
 def launch (g n : ℕ) : List (ℕ × ℕ) :=
   ((List.range g).map (fun b => (List.range n).map (fun t => (b, t)))).flatten

@@ -708,7 +708,10 @@ class _Lowerer:
                     # variables declared under the guard start at 0 where the guard fails
                     decl_types = {d.name: d.type for d in walk_stmts(piece.stmts) if isinstance(d, Decl)}
                     for n, t in names:
-                        if n in declared and n in decl_types:
+                        # a variable declared under the guard needs a value where the guard fails; one
+                        # this phase loaded from its register already has it (and must keep it)
+                        loaded = n in live_in and not self._declared_first(ph, n)
+                        if n in declared and n in decl_types and not loaded:
                             body.append(f"{ind}let {_ident(n)} : {t} := {_zero(decl_types[n], ph.span)}")
                     tup, _ = self._tuple(names)
                     p = f"p{len(body)}"

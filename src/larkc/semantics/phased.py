@@ -4,7 +4,8 @@ Phase by phase, every thread (block-major, thread numbers linear in a block) run
 phase *sequentially* on the memory from before the phase plus its own writes, as
 ``Larkc.Phase.run`` does; the phase's writes are then merged, and two threads that conflict (one writes
 bytes the other reads or writes; a location updated atomically and accessed plainly by another
-thread) are reported as a race. Atomics update memory at once, in thread order, and the phase
+thread) are reported as a race, and so are conflicts between blocks over the whole run (barriers do
+not order blocks: ``Larkc.RaceFreeAcrossBlocksRun``). Atomics update memory at once, in thread order, and the phase
 keeps their result. A warp exchange reads each lane's source value as it stood at the end of the
 previous phase. Registers stay with their thread across phases (the Lean lowering keeps them in
 ``Loc.reg`` locations or recomputes them; that choice does not change values).
@@ -153,6 +154,7 @@ class _Executor:
     ):
         self.form = form
         self.shared_bytes = shared_bytes
+        self.block_footprint: dict[int, tuple[set[Any], set[Any], set[Any]]] = {}
         self.grid = tuple(grid) + (1,) * (3 - len(grid))
         self.block = tuple(block) + (1,) * (3 - len(block))
         self.mem: dict[Any, bytearray] = {}
@@ -462,6 +464,12 @@ class _Executor:
         self.merge(ph)
 
     def merge(self, ph: Phase) -> None:
+        for th in self.threads:
+            # the run-long footprint of each block on global memory (barriers do not order blocks)
+            fp = self.block_footprint.setdefault(th.block, (set(), set(), set()))
+            fp[0].update(k for k in th.overlay if k[0][0] == "glob")
+            fp[1].update(k for k in th.reads if k[0][0] == "glob")
+            fp[2].update(k for k in th.atoms if k[0][0] == "glob")
         writer: dict[tuple[Any, int], _Thread] = {}
         for th in self.threads:
             for k in th.overlay:
@@ -551,8 +559,35 @@ class _Executor:
         for n, v in results.items():
             self.threads[n].env[s.dst] = v
 
+    def across_blocks(self) -> None:
+        """Conflicts between blocks over the whole run, as ``Larkc.RaceFreeAcrossBlocksRun`` states them."""
+        owner: dict[tuple[Any, int], int] = {}
+        for b, (writes, _, _) in sorted(self.block_footprint.items()):
+            for k in writes:
+                if owner.setdefault(k, b) != b:
+                    self._block_race(k, owner[k], b, "both write")
+        for b, (_, reads, atoms) in sorted(self.block_footprint.items()):
+            for k in sorted(reads | atoms, key=repr):
+                w = owner.get(k)
+                if w is not None and w != b:
+                    self._block_race(k, w, b, "one writes what the other reads or updates atomically")
+        atom_owner: dict[tuple[Any, int], int] = {}
+        for b, (_, _, atoms) in sorted(self.block_footprint.items()):
+            for k in atoms:
+                atom_owner.setdefault(k, b)
+        for b, (_, reads, _) in sorted(self.block_footprint.items()):
+            for k in reads:
+                a = atom_owner.get(k)
+                if a is not None and a != b:
+                    self._block_race(k, a, b, "one reads what the other updates atomically")
+
+    def _block_race(self, k: tuple[Any, int], a: int, b: int, why: str) -> None:
+        if len(self.out.races) < 20:
+            self.out.races.append(f"blocks {a} and {b} (over the whole run): {why} byte {k[1]} of {k[0]}")
+
     def run(self) -> PhaseRun:
         self.items(self.form.items)
+        self.across_blocks()
         for name, (key, like) in self.names.items():
             data = torch.frombuffer(bytearray(self.mem[key]), dtype=torch.uint8).clone()
             self.out.buffers[name] = data.view(like.dtype).reshape(like.shape)

@@ -9,7 +9,9 @@ import ActAndMul.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `act_and_mul_in_bounds`: every access of every phase is within its buffer or array.
-* `act_and_mul_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `act_and_mul_race_free`: in every phase, no two threads conflict (same block or not);
+  `act_and_mul_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `tokens`, `d`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem act_and_mul_in_bounds (tokens d : ℕ) (h : Constraints tokens d) (m : M
     InBoundsRun (Valid tokens d) (kernelPhases tokens d) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem act_and_mul_race_free (tokens d : ℕ) (h : Constraints tokens d) (m : Mem) :
     RaceFreeRun (kernelPhases tokens d) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem act_and_mul_race_free_across_blocks (tokens d : ℕ) (h : Constraints tokens d) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases tokens d) m := by
   sorry
 
 /-! ### The shape instance tokens = 1, d = 1 -/
@@ -70,10 +77,15 @@ theorem act_and_mul_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
   act_and_mul_in_bounds 1 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at tokens = 1, d = 1. -/
+/-- Race freedom within phases at tokens = 1, d = 1. -/
 theorem act_and_mul_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   act_and_mul_race_free 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at tokens = 1, d = 1. -/
+theorem act_and_mul_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1 1) m :=
+  act_and_mul_race_free_across_blocks 1 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance tokens = 3, d = 300 -/
 
@@ -89,10 +101,15 @@ theorem act_and_mul_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 3 300) (kernelPhases 3 300) m :=
   act_and_mul_in_bounds 3 300 (by norm_num [Constraints]) m
 
-/-- Race freedom at tokens = 3, d = 300. -/
+/-- Race freedom within phases at tokens = 3, d = 300. -/
 theorem act_and_mul_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 3 300) m :=
   act_and_mul_race_free 3 300 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at tokens = 3, d = 300. -/
+theorem act_and_mul_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 3 300) m :=
+  act_and_mul_race_free_across_blocks 3 300 (by norm_num [Constraints]) m
 
 /-! ### The shape instance tokens = 4, d = 1100 -/
 
@@ -108,9 +125,14 @@ theorem act_and_mul_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 4 1100) (kernelPhases 4 1100) m :=
   act_and_mul_in_bounds 4 1100 (by norm_num [Constraints]) m
 
-/-- Race freedom at tokens = 4, d = 1100. -/
+/-- Race freedom within phases at tokens = 4, d = 1100. -/
 theorem act_and_mul_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 4 1100) m :=
   act_and_mul_race_free 4 1100 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at tokens = 4, d = 1100. -/
+theorem act_and_mul_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 4 1100) m :=
+  act_and_mul_race_free_across_blocks 4 1100 (by norm_num [Constraints]) m
 
 end ActAndMul

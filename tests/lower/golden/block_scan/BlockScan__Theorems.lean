@@ -9,7 +9,9 @@ import BlockScan.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `block_scan_in_bounds`: every access of every phase is within its buffer or array.
-* `block_scan_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `block_scan_race_free`: in every phase, no two threads conflict (same block or not);
+  `block_scan_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `rows`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem block_scan_in_bounds (rows : ℕ) (h : Constraints rows) (m : Mem) :
     InBoundsRun (Valid rows) (kernelPhases rows) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem block_scan_race_free (rows : ℕ) (h : Constraints rows) (m : Mem) :
     RaceFreeRun (kernelPhases rows) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem block_scan_race_free_across_blocks (rows : ℕ) (h : Constraints rows) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases rows) m := by
   sorry
 
 /-! ### The shape instance rows = 1 -/
@@ -70,10 +77,15 @@ theorem block_scan_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1) (kernelPhases 1) m :=
   block_scan_in_bounds 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 1. -/
+/-- Race freedom within phases at rows = 1. -/
 theorem block_scan_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   block_scan_race_free 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 1. -/
+theorem block_scan_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1) m :=
+  block_scan_race_free_across_blocks 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 5 -/
 
@@ -89,10 +101,15 @@ theorem block_scan_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 5) (kernelPhases 5) m :=
   block_scan_in_bounds 5 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 5. -/
+/-- Race freedom within phases at rows = 5. -/
 theorem block_scan_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 5) m :=
   block_scan_race_free 5 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 5. -/
+theorem block_scan_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 5) m :=
+  block_scan_race_free_across_blocks 5 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 32 -/
 
@@ -108,9 +125,14 @@ theorem block_scan_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 32) (kernelPhases 32) m :=
   block_scan_in_bounds 32 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 32. -/
+/-- Race freedom within phases at rows = 32. -/
 theorem block_scan_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 32) m :=
   block_scan_race_free 32 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 32. -/
+theorem block_scan_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 32) m :=
+  block_scan_race_free_across_blocks 32 (by norm_num [Constraints]) m
 
 end BlockScan

@@ -9,7 +9,9 @@ import DotProductBugRacyAccum.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `dot_product_bug_racy_accum_in_bounds`: every access of every phase is within its buffer or array.
-* `dot_product_bug_racy_accum_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `dot_product_bug_racy_accum_race_free`: in every phase, no two threads conflict (same block or not);
+  `dot_product_bug_racy_accum_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `n`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem dot_product_bug_racy_accum_in_bounds (n : ℕ) (h : Constraints n) (m : 
     InBoundsRun (Valid n) (kernelPhases n) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem dot_product_bug_racy_accum_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem dot_product_bug_racy_accum_race_free_across_blocks (n : ℕ) (h : Constraints n) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases n) m := by
   sorry
 
 /-! ### The shape instance n = 1 -/
@@ -70,10 +77,15 @@ theorem dot_product_bug_racy_accum_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1) (kernelPhases 1) m :=
   dot_product_bug_racy_accum_in_bounds 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 1. -/
+/-- Race freedom within phases at n = 1. -/
 theorem dot_product_bug_racy_accum_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   dot_product_bug_racy_accum_race_free 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 1. -/
+theorem dot_product_bug_racy_accum_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1) m :=
+  dot_product_bug_racy_accum_race_free_across_blocks 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 300 -/
 
@@ -89,10 +101,15 @@ theorem dot_product_bug_racy_accum_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 300) (kernelPhases 300) m :=
   dot_product_bug_racy_accum_in_bounds 300 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 300. -/
+/-- Race freedom within phases at n = 300. -/
 theorem dot_product_bug_racy_accum_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 300) m :=
   dot_product_bug_racy_accum_race_free 300 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 300. -/
+theorem dot_product_bug_racy_accum_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 300) m :=
+  dot_product_bug_racy_accum_race_free_across_blocks 300 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 2049 -/
 
@@ -108,10 +125,15 @@ theorem dot_product_bug_racy_accum_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 2049) (kernelPhases 2049) m :=
   dot_product_bug_racy_accum_in_bounds 2049 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 2049. -/
+/-- Race freedom within phases at n = 2049. -/
 theorem dot_product_bug_racy_accum_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 2049) m :=
   dot_product_bug_racy_accum_race_free 2049 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 2049. -/
+theorem dot_product_bug_racy_accum_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 2049) m :=
+  dot_product_bug_racy_accum_race_free_across_blocks 2049 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 5000 -/
 
@@ -127,9 +149,14 @@ theorem dot_product_bug_racy_accum_in_bounds_inst3 (m : Mem) :
     InBoundsRun (Valid 5000) (kernelPhases 5000) m :=
   dot_product_bug_racy_accum_in_bounds 5000 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 5000. -/
+/-- Race freedom within phases at n = 5000. -/
 theorem dot_product_bug_racy_accum_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 5000) m :=
   dot_product_bug_racy_accum_race_free 5000 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 5000. -/
+theorem dot_product_bug_racy_accum_race_free_across_blocks_inst3 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 5000) m :=
+  dot_product_bug_racy_accum_race_free_across_blocks 5000 (by norm_num [Constraints]) m
 
 end DotProductBugRacyAccum

@@ -9,7 +9,9 @@ import GeluTanh.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `gelu_tanh_in_bounds`: every access of every phase is within its buffer or array.
-* `gelu_tanh_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `gelu_tanh_race_free`: in every phase, no two threads conflict (same block or not);
+  `gelu_tanh_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `n`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem gelu_tanh_in_bounds (n : ℕ) (h : Constraints n) (m : Mem) :
     InBoundsRun (Valid n) (kernelPhases n) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem gelu_tanh_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem gelu_tanh_race_free_across_blocks (n : ℕ) (h : Constraints n) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases n) m := by
   sorry
 
 /-! ### The shape instance n = 1 -/
@@ -70,10 +77,15 @@ theorem gelu_tanh_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1) (kernelPhases 1) m :=
   gelu_tanh_in_bounds 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 1. -/
+/-- Race freedom within phases at n = 1. -/
 theorem gelu_tanh_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   gelu_tanh_race_free 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 1. -/
+theorem gelu_tanh_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1) m :=
+  gelu_tanh_race_free_across_blocks 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 300 -/
 
@@ -89,10 +101,15 @@ theorem gelu_tanh_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 300) (kernelPhases 300) m :=
   gelu_tanh_in_bounds 300 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 300. -/
+/-- Race freedom within phases at n = 300. -/
 theorem gelu_tanh_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 300) m :=
   gelu_tanh_race_free 300 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 300. -/
+theorem gelu_tanh_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 300) m :=
+  gelu_tanh_race_free_across_blocks 300 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 4097 -/
 
@@ -108,9 +125,14 @@ theorem gelu_tanh_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 4097) (kernelPhases 4097) m :=
   gelu_tanh_in_bounds 4097 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 4097. -/
+/-- Race freedom within phases at n = 4097. -/
 theorem gelu_tanh_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 4097) m :=
   gelu_tanh_race_free 4097 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 4097. -/
+theorem gelu_tanh_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 4097) m :=
+  gelu_tanh_race_free_across_blocks 4097 (by norm_num [Constraints]) m
 
 end GeluTanh

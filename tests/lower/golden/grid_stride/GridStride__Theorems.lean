@@ -9,7 +9,9 @@ import GridStride.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `grid_stride_in_bounds`: every access of every phase is within its buffer or array.
-* `grid_stride_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `grid_stride_race_free`: in every phase, no two threads conflict (same block or not);
+  `grid_stride_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `n`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem grid_stride_in_bounds (n : ℕ) (h : Constraints n) (m : Mem) :
     InBoundsRun (Valid n) (kernelPhases n) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem grid_stride_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem grid_stride_race_free_across_blocks (n : ℕ) (h : Constraints n) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases n) m := by
   sorry
 
 /-! ### The shape instance n = 1 -/
@@ -70,10 +77,15 @@ theorem grid_stride_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1) (kernelPhases 1) m :=
   grid_stride_in_bounds 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 1. -/
+/-- Race freedom within phases at n = 1. -/
 theorem grid_stride_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   grid_stride_race_free 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 1. -/
+theorem grid_stride_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1) m :=
+  grid_stride_race_free_across_blocks 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 511 -/
 
@@ -89,10 +101,15 @@ theorem grid_stride_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 511) (kernelPhases 511) m :=
   grid_stride_in_bounds 511 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 511. -/
+/-- Race freedom within phases at n = 511. -/
 theorem grid_stride_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 511) m :=
   grid_stride_race_free 511 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 511. -/
+theorem grid_stride_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 511) m :=
+  grid_stride_race_free_across_blocks 511 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 513 -/
 
@@ -108,10 +125,15 @@ theorem grid_stride_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 513) (kernelPhases 513) m :=
   grid_stride_in_bounds 513 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 513. -/
+/-- Race freedom within phases at n = 513. -/
 theorem grid_stride_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 513) m :=
   grid_stride_race_free 513 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 513. -/
+theorem grid_stride_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 513) m :=
+  grid_stride_race_free_across_blocks 513 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 3001 -/
 
@@ -127,9 +149,14 @@ theorem grid_stride_in_bounds_inst3 (m : Mem) :
     InBoundsRun (Valid 3001) (kernelPhases 3001) m :=
   grid_stride_in_bounds 3001 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 3001. -/
+/-- Race freedom within phases at n = 3001. -/
 theorem grid_stride_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 3001) m :=
   grid_stride_race_free 3001 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 3001. -/
+theorem grid_stride_race_free_across_blocks_inst3 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 3001) m :=
+  grid_stride_race_free_across_blocks 3001 (by norm_num [Constraints]) m
 
 end GridStride

@@ -9,7 +9,9 @@ import HalfRelu.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `half_relu_in_bounds`: every access of every phase is within its buffer or array.
-* `half_relu_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `half_relu_race_free`: in every phase, no two threads conflict (same block or not);
+  `half_relu_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `n`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem half_relu_in_bounds (n : ℕ) (h : Constraints n) (m : Mem) :
     InBoundsRun (Valid n) (kernelPhases n) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem half_relu_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem half_relu_race_free_across_blocks (n : ℕ) (h : Constraints n) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases n) m := by
   sorry
 
 /-! ### The shape instance n = 1 -/
@@ -70,10 +77,15 @@ theorem half_relu_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1) (kernelPhases 1) m :=
   half_relu_in_bounds 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 1. -/
+/-- Race freedom within phases at n = 1. -/
 theorem half_relu_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   half_relu_race_free 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 1. -/
+theorem half_relu_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1) m :=
+  half_relu_race_free_across_blocks 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 2 -/
 
@@ -89,10 +101,15 @@ theorem half_relu_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 2) (kernelPhases 2) m :=
   half_relu_in_bounds 2 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 2. -/
+/-- Race freedom within phases at n = 2. -/
 theorem half_relu_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 2) m :=
   half_relu_race_free 2 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 2. -/
+theorem half_relu_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 2) m :=
+  half_relu_race_free_across_blocks 2 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 999 -/
 
@@ -108,10 +125,15 @@ theorem half_relu_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 999) (kernelPhases 999) m :=
   half_relu_in_bounds 999 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 999. -/
+/-- Race freedom within phases at n = 999. -/
 theorem half_relu_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 999) m :=
   half_relu_race_free 999 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 999. -/
+theorem half_relu_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 999) m :=
+  half_relu_race_free_across_blocks 999 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 4096 -/
 
@@ -127,9 +149,14 @@ theorem half_relu_in_bounds_inst3 (m : Mem) :
     InBoundsRun (Valid 4096) (kernelPhases 4096) m :=
   half_relu_in_bounds 4096 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 4096. -/
+/-- Race freedom within phases at n = 4096. -/
 theorem half_relu_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 4096) m :=
   half_relu_race_free 4096 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 4096. -/
+theorem half_relu_race_free_across_blocks_inst3 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 4096) m :=
+  half_relu_race_free_across_blocks 4096 (by norm_num [Constraints]) m
 
 end HalfRelu

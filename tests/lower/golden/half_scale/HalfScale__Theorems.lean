@@ -9,7 +9,9 @@ import HalfScale.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `half_scale_in_bounds`: every access of every phase is within its buffer or array.
-* `half_scale_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `half_scale_race_free`: in every phase, no two threads conflict (same block or not);
+  `half_scale_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `n`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem half_scale_in_bounds (n : ℕ) (h : Constraints n) (m : Mem) :
     InBoundsRun (Valid n) (kernelPhases n) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem half_scale_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem half_scale_race_free_across_blocks (n : ℕ) (h : Constraints n) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases n) m := by
   sorry
 
 /-! ### The shape instance n = 8 -/
@@ -70,10 +77,15 @@ theorem half_scale_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 8) (kernelPhases 8) m :=
   half_scale_in_bounds 8 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 8. -/
+/-- Race freedom within phases at n = 8. -/
 theorem half_scale_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 8) m :=
   half_scale_race_free 8 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 8. -/
+theorem half_scale_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 8) m :=
+  half_scale_race_free_across_blocks 8 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 1000 -/
 
@@ -89,10 +101,15 @@ theorem half_scale_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 1000) (kernelPhases 1000) m :=
   half_scale_in_bounds 1000 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 1000. -/
+/-- Race freedom within phases at n = 1000. -/
 theorem half_scale_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 1000) m :=
   half_scale_race_free 1000 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 1000. -/
+theorem half_scale_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1000) m :=
+  half_scale_race_free_across_blocks 1000 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 4104 -/
 
@@ -108,9 +125,14 @@ theorem half_scale_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 4104) (kernelPhases 4104) m :=
   half_scale_in_bounds 4104 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 4104. -/
+/-- Race freedom within phases at n = 4104. -/
 theorem half_scale_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 4104) m :=
   half_scale_race_free 4104 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 4104. -/
+theorem half_scale_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 4104) m :=
+  half_scale_race_free_across_blocks 4104 (by norm_num [Constraints]) m
 
 end HalfScale

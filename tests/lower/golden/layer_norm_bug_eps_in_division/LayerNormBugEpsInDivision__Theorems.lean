@@ -9,7 +9,9 @@ import LayerNormBugEpsInDivision.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `layer_norm_bug_eps_in_division_in_bounds`: every access of every phase is within its buffer or array.
-* `layer_norm_bug_eps_in_division_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `layer_norm_bug_eps_in_division_race_free`: in every phase, no two threads conflict (same block or not);
+  `layer_norm_bug_eps_in_division_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `rows`, `d`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -53,9 +55,14 @@ theorem layer_norm_bug_eps_in_division_in_bounds (rows d : ℕ) (h : Constraints
     InBoundsRun (Valid rows d) (kernelPhases rows d) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem layer_norm_bug_eps_in_division_race_free (rows d : ℕ) (h : Constraints rows d) (m : Mem) :
     RaceFreeRun (kernelPhases rows d) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem layer_norm_bug_eps_in_division_race_free_across_blocks (rows d : ℕ) (h : Constraints rows d) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases rows d) m := by
   sorry
 
 /-! ### The shape instance rows = 1, d = 100 -/
@@ -72,10 +79,15 @@ theorem layer_norm_bug_eps_in_division_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1 100) (kernelPhases 1 100) m :=
   layer_norm_bug_eps_in_division_in_bounds 1 100 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 1, d = 100. -/
+/-- Race freedom within phases at rows = 1, d = 100. -/
 theorem layer_norm_bug_eps_in_division_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 100) m :=
   layer_norm_bug_eps_in_division_race_free 1 100 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 1, d = 100. -/
+theorem layer_norm_bug_eps_in_division_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1 100) m :=
+  layer_norm_bug_eps_in_division_race_free_across_blocks 1 100 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 4, d = 100 -/
 
@@ -91,10 +103,15 @@ theorem layer_norm_bug_eps_in_division_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 4 100) (kernelPhases 4 100) m :=
   layer_norm_bug_eps_in_division_in_bounds 4 100 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 4, d = 100. -/
+/-- Race freedom within phases at rows = 4, d = 100. -/
 theorem layer_norm_bug_eps_in_division_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 4 100) m :=
   layer_norm_bug_eps_in_division_race_free 4 100 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 4, d = 100. -/
+theorem layer_norm_bug_eps_in_division_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 4 100) m :=
+  layer_norm_bug_eps_in_division_race_free_across_blocks 4 100 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 2, d = 768 -/
 
@@ -110,9 +127,14 @@ theorem layer_norm_bug_eps_in_division_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 2 768) (kernelPhases 2 768) m :=
   layer_norm_bug_eps_in_division_in_bounds 2 768 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 2, d = 768. -/
+/-- Race freedom within phases at rows = 2, d = 768. -/
 theorem layer_norm_bug_eps_in_division_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 2 768) m :=
   layer_norm_bug_eps_in_division_race_free 2 768 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 2, d = 768. -/
+theorem layer_norm_bug_eps_in_division_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 2 768) m :=
+  layer_norm_bug_eps_in_division_race_free_across_blocks 2 768 (by norm_num [Constraints]) m
 
 end LayerNormBugEpsInDivision

@@ -829,9 +829,8 @@ def phase37 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_w := [s.get (Loc.reg b t 18), s.get (Loc.reg b t 19), s.get (Loc.reg b t 20)]
   let v_warp_welford_2_other := [s.get (Loc.reg b t 21), s.get (Loc.reg b t 22), s.get (Loc.reg b t 23)]
   let v_warp_welford_2_tmp_2 := s.get (Loc.reg b t 26)
-  let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
-  let p6 :=
+  let p5 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
@@ -843,7 +842,7 @@ def phase37 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
       -- kernel.cu:17
-      let p17 :=
+      let p16 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
           -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
@@ -864,8 +863,8 @@ def phase37 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
           -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p17.1
-      let s := p17.2
+      let v_welford_merge_3_ret := p16.1
+      let s := p16.2
       -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
@@ -875,10 +874,10 @@ def phase37 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
-  let v_warp_welford_2_w := p6.1
-  let v_warp_welford_2_other := p6.2.1
-  let v_warp_welford_2_tmp_0 := p6.2.2.1
-  let s := p6.2.2.2
+  let v_warp_welford_2_w := p5.1
+  let v_warp_welford_2_other := p5.2.1
+  let v_warp_welford_2_tmp_0 := p5.2.2.1
+  let s := p5.2.2.2
   let s := s.put (Loc.reg b t 18) (Larkc.Cuda.lane v_warp_welford_2_w 0)
   let s := s.put (Loc.reg b t 19) (Larkc.Cuda.lane v_warp_welford_2_w 1)
   let s := s.put (Loc.reg b t 20) (Larkc.Cuda.lane v_warp_welford_2_w 2)
@@ -976,9 +975,8 @@ def phase43 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_w := [s.get (Loc.reg b t 18), s.get (Loc.reg b t 19), s.get (Loc.reg b t 20)]
   let v_warp_welford_2_other := [s.get (Loc.reg b t 21), s.get (Loc.reg b t 22), s.get (Loc.reg b t 23)]
   let v_warp_welford_2_tmp_2 := s.get (Loc.reg b t 26)
-  let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
-  let p6 :=
+  let p5 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
@@ -990,7 +988,7 @@ def phase43 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
       -- kernel.cu:17
-      let p17 :=
+      let p16 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
           -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
@@ -1011,8 +1009,8 @@ def phase43 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
           -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p17.1
-      let s := p17.2
+      let v_welford_merge_3_ret := p16.1
+      let s := p16.2
       -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
@@ -1022,10 +1020,10 @@ def phase43 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
-  let v_warp_welford_2_w := p6.1
-  let v_warp_welford_2_other := p6.2.1
-  let v_warp_welford_2_tmp_0 := p6.2.2.1
-  let s := p6.2.2.2
+  let v_warp_welford_2_w := p5.1
+  let v_warp_welford_2_other := p5.2.1
+  let v_warp_welford_2_tmp_0 := p5.2.2.1
+  let s := p5.2.2.2
   let s := s.put (Loc.reg b t 18) (Larkc.Cuda.lane v_warp_welford_2_w 0)
   let s := s.put (Loc.reg b t 19) (Larkc.Cuda.lane v_warp_welford_2_w 1)
   let s := s.put (Loc.reg b t 20) (Larkc.Cuda.lane v_warp_welford_2_w 2)
@@ -1123,9 +1121,8 @@ def phase49 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_w := [s.get (Loc.reg b t 18), s.get (Loc.reg b t 19), s.get (Loc.reg b t 20)]
   let v_warp_welford_2_other := [s.get (Loc.reg b t 21), s.get (Loc.reg b t 22), s.get (Loc.reg b t 23)]
   let v_warp_welford_2_tmp_2 := s.get (Loc.reg b t 26)
-  let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
-  let p6 :=
+  let p5 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
@@ -1137,7 +1134,7 @@ def phase49 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
       -- kernel.cu:17
-      let p17 :=
+      let p16 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
           -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
@@ -1158,8 +1155,8 @@ def phase49 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
           -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p17.1
-      let s := p17.2
+      let v_welford_merge_3_ret := p16.1
+      let s := p16.2
       -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
@@ -1169,10 +1166,10 @@ def phase49 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
-  let v_warp_welford_2_w := p6.1
-  let v_warp_welford_2_other := p6.2.1
-  let v_warp_welford_2_tmp_0 := p6.2.2.1
-  let s := p6.2.2.2
+  let v_warp_welford_2_w := p5.1
+  let v_warp_welford_2_other := p5.2.1
+  let v_warp_welford_2_tmp_0 := p5.2.2.1
+  let s := p5.2.2.2
   let s := s.put (Loc.reg b t 18) (Larkc.Cuda.lane v_warp_welford_2_w 0)
   let s := s.put (Loc.reg b t 19) (Larkc.Cuda.lane v_warp_welford_2_w 1)
   let s := s.put (Loc.reg b t 20) (Larkc.Cuda.lane v_warp_welford_2_w 2)
@@ -1270,9 +1267,8 @@ def phase55 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp_welford_2_w := [s.get (Loc.reg b t 18), s.get (Loc.reg b t 19), s.get (Loc.reg b t 20)]
   let v_warp_welford_2_other := [s.get (Loc.reg b t 21), s.get (Loc.reg b t 22), s.get (Loc.reg b t 23)]
   let v_warp_welford_2_tmp_2 := s.get (Loc.reg b t 26)
-  let v_warp_welford_2_other : List ℝ := [(0 : ℝ), (0 : ℝ), (0 : ℝ)]
   let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
-  let p6 :=
+  let p5 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:35
       let v_warp_welford_2_other := (Larkc.Cuda.setLane v_warp_welford_2_other 2 v_warp_welford_2_tmp_2)
@@ -1284,7 +1280,7 @@ def phase55 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       -- kernel.cu:16
       let v_welford_merge_3_count : ℝ := ((Larkc.Cuda.lane v_welford_merge_3_a 0) + (Larkc.Cuda.lane v_welford_merge_3_b 0))
       -- kernel.cu:17
-      let p17 :=
+      let p16 :=
         if (v_welford_merge_3_count = (0 : ℝ)) then
           -- kernel.cu:18
           let v_welford_merge_3_ret := v_welford_merge_3_a
@@ -1305,8 +1301,8 @@ def phase55 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
           -- kernel.cu:26
           let v_welford_merge_3_ret := v_welford_merge_3_out
           (v_welford_merge_3_ret, s)
-      let v_welford_merge_3_ret := p17.1
-      let s := p17.2
+      let v_welford_merge_3_ret := p16.1
+      let s := p16.2
       -- kernel.cu:36
       let v_warp_welford_2_tmp_3 := v_welford_merge_3_ret
       let v_warp_welford_2_w := v_warp_welford_2_tmp_3
@@ -1316,10 +1312,10 @@ def phase55 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
       let v_warp_welford_2_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
     else (v_warp_welford_2_w, v_warp_welford_2_other, v_warp_welford_2_tmp_0, s)
-  let v_warp_welford_2_w := p6.1
-  let v_warp_welford_2_other := p6.2.1
-  let v_warp_welford_2_tmp_0 := p6.2.2.1
-  let s := p6.2.2.2
+  let v_warp_welford_2_w := p5.1
+  let v_warp_welford_2_other := p5.2.1
+  let v_warp_welford_2_tmp_0 := p5.2.2.1
+  let s := p5.2.2.2
   let s := s.put (Loc.reg b t 18) (Larkc.Cuda.lane v_warp_welford_2_w 0)
   let s := s.put (Loc.reg b t 19) (Larkc.Cuda.lane v_warp_welford_2_w 1)
   let s := s.put (Loc.reg b t 20) (Larkc.Cuda.lane v_warp_welford_2_w 2)

@@ -9,7 +9,9 @@ import LayerNormWelford.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `layer_norm_welford_in_bounds`: every access of every phase is within its buffer or array.
-* `layer_norm_welford_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `layer_norm_welford_race_free`: in every phase, no two threads conflict (same block or not);
+  `layer_norm_welford_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `rows`, `d`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -53,9 +55,14 @@ theorem layer_norm_welford_in_bounds (rows d : ℕ) (h : Constraints rows d) (m 
     InBoundsRun (Valid rows d) (kernelPhases rows d) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem layer_norm_welford_race_free (rows d : ℕ) (h : Constraints rows d) (m : Mem) :
     RaceFreeRun (kernelPhases rows d) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem layer_norm_welford_race_free_across_blocks (rows d : ℕ) (h : Constraints rows d) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases rows d) m := by
   sorry
 
 /-! ### The shape instance rows = 1, d = 1 -/
@@ -72,10 +79,15 @@ theorem layer_norm_welford_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
   layer_norm_welford_in_bounds 1 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 1, d = 1. -/
+/-- Race freedom within phases at rows = 1, d = 1. -/
 theorem layer_norm_welford_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   layer_norm_welford_race_free 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 1, d = 1. -/
+theorem layer_norm_welford_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1 1) m :=
+  layer_norm_welford_race_free_across_blocks 1 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 3, d = 50 -/
 
@@ -91,10 +103,15 @@ theorem layer_norm_welford_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 3 50) (kernelPhases 3 50) m :=
   layer_norm_welford_in_bounds 3 50 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 3, d = 50. -/
+/-- Race freedom within phases at rows = 3, d = 50. -/
 theorem layer_norm_welford_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 3 50) m :=
   layer_norm_welford_race_free 3 50 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 3, d = 50. -/
+theorem layer_norm_welford_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 3 50) m :=
+  layer_norm_welford_race_free_across_blocks 3 50 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 2, d = 300 -/
 
@@ -110,9 +127,14 @@ theorem layer_norm_welford_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 2 300) (kernelPhases 2 300) m :=
   layer_norm_welford_in_bounds 2 300 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 2, d = 300. -/
+/-- Race freedom within phases at rows = 2, d = 300. -/
 theorem layer_norm_welford_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 2 300) m :=
   layer_norm_welford_race_free 2 300 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 2, d = 300. -/
+theorem layer_norm_welford_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 2 300) m :=
+  layer_norm_welford_race_free_across_blocks 2 300 (by norm_num [Constraints]) m
 
 end LayerNormWelford

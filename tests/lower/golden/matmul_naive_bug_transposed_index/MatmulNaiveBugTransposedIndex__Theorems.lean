@@ -9,7 +9,9 @@ import MatmulNaiveBugTransposedIndex.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `matmul_naive_bug_transposed_index_in_bounds`: every access of every phase is within its buffer or array.
-* `matmul_naive_bug_transposed_index_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `matmul_naive_bug_transposed_index_race_free`: in every phase, no two threads conflict (same block or not);
+  `matmul_naive_bug_transposed_index_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `M`, `N`, `K`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem matmul_naive_bug_transposed_index_in_bounds (M N K : ℕ) (h : Constrain
     InBoundsRun (Valid M N K) (kernelPhases M N K) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem matmul_naive_bug_transposed_index_race_free (M N K : ℕ) (h : Constraints M N K) (m : Mem) :
     RaceFreeRun (kernelPhases M N K) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem matmul_naive_bug_transposed_index_race_free_across_blocks (M N K : ℕ) (h : Constraints M N K) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases M N K) m := by
   sorry
 
 /-! ### The shape instance M = 1, N = 1, K = 1 -/
@@ -70,10 +77,15 @@ theorem matmul_naive_bug_transposed_index_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1 1 1) (kernelPhases 1 1 1) m :=
   matmul_naive_bug_transposed_index_in_bounds 1 1 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at M = 1, N = 1, K = 1. -/
+/-- Race freedom within phases at M = 1, N = 1, K = 1. -/
 theorem matmul_naive_bug_transposed_index_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1 1) m :=
   matmul_naive_bug_transposed_index_race_free 1 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at M = 1, N = 1, K = 1. -/
+theorem matmul_naive_bug_transposed_index_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1 1 1) m :=
+  matmul_naive_bug_transposed_index_race_free_across_blocks 1 1 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance M = 5, N = 5, K = 5 -/
 
@@ -89,10 +101,15 @@ theorem matmul_naive_bug_transposed_index_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 5 5 5) (kernelPhases 5 5 5) m :=
   matmul_naive_bug_transposed_index_in_bounds 5 5 5 (by norm_num [Constraints]) m
 
-/-- Race freedom at M = 5, N = 5, K = 5. -/
+/-- Race freedom within phases at M = 5, N = 5, K = 5. -/
 theorem matmul_naive_bug_transposed_index_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 5 5 5) m :=
   matmul_naive_bug_transposed_index_race_free 5 5 5 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at M = 5, N = 5, K = 5. -/
+theorem matmul_naive_bug_transposed_index_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 5 5 5) m :=
+  matmul_naive_bug_transposed_index_race_free_across_blocks 5 5 5 (by norm_num [Constraints]) m
 
 /-! ### The shape instance M = 33, N = 33, K = 33 -/
 
@@ -108,9 +125,14 @@ theorem matmul_naive_bug_transposed_index_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 33 33 33) (kernelPhases 33 33 33) m :=
   matmul_naive_bug_transposed_index_in_bounds 33 33 33 (by norm_num [Constraints]) m
 
-/-- Race freedom at M = 33, N = 33, K = 33. -/
+/-- Race freedom within phases at M = 33, N = 33, K = 33. -/
 theorem matmul_naive_bug_transposed_index_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 33 33 33) m :=
   matmul_naive_bug_transposed_index_race_free 33 33 33 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at M = 33, N = 33, K = 33. -/
+theorem matmul_naive_bug_transposed_index_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 33 33 33) m :=
+  matmul_naive_bug_transposed_index_race_free_across_blocks 33 33 33 (by norm_num [Constraints]) m
 
 end MatmulNaiveBugTransposedIndex

@@ -9,7 +9,9 @@ import Relu.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `relu_in_bounds`: every access of every phase is within its buffer or array.
-* `relu_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `relu_race_free`: in every phase, no two threads conflict (same block or not);
+  `relu_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `n`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem relu_in_bounds (n : ℕ) (h : Constraints n) (m : Mem) :
     InBoundsRun (Valid n) (kernelPhases n) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem relu_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem relu_race_free_across_blocks (n : ℕ) (h : Constraints n) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases n) m := by
   sorry
 
 /-! ### The shape instance n = 3 -/
@@ -70,10 +77,15 @@ theorem relu_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 3) (kernelPhases 3) m :=
   relu_in_bounds 3 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 3. -/
+/-- Race freedom within phases at n = 3. -/
 theorem relu_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 3) m :=
   relu_race_free 3 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 3. -/
+theorem relu_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 3) m :=
+  relu_race_free_across_blocks 3 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 1023 -/
 
@@ -89,10 +101,15 @@ theorem relu_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 1023) (kernelPhases 1023) m :=
   relu_in_bounds 1023 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 1023. -/
+/-- Race freedom within phases at n = 1023. -/
 theorem relu_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 1023) m :=
   relu_race_free 1023 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 1023. -/
+theorem relu_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1023) m :=
+  relu_race_free_across_blocks 1023 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 2500 -/
 
@@ -108,9 +125,14 @@ theorem relu_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 2500) (kernelPhases 2500) m :=
   relu_in_bounds 2500 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 2500. -/
+/-- Race freedom within phases at n = 2500. -/
 theorem relu_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 2500) m :=
   relu_race_free 2500 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 2500. -/
+theorem relu_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 2500) m :=
+  relu_race_free_across_blocks 2500 (by norm_num [Constraints]) m
 
 end Relu

@@ -9,7 +9,9 @@ import RmsNorm.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `rms_norm_in_bounds`: every access of every phase is within its buffer or array.
-* `rms_norm_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `rms_norm_race_free`: in every phase, no two threads conflict (same block or not);
+  `rms_norm_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `num_tokens`, `hidden_size`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem rms_norm_in_bounds (num_tokens hidden_size : ℕ) (h : Constraints num_t
     InBoundsRun (Valid num_tokens hidden_size) (kernelPhases num_tokens hidden_size) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem rms_norm_race_free (num_tokens hidden_size : ℕ) (h : Constraints num_tokens hidden_size) (m : Mem) :
     RaceFreeRun (kernelPhases num_tokens hidden_size) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem rms_norm_race_free_across_blocks (num_tokens hidden_size : ℕ) (h : Constraints num_tokens hidden_size) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases num_tokens hidden_size) m := by
   sorry
 
 /-! ### The shape instance num_tokens = 1, hidden_size = 1 -/
@@ -70,10 +77,15 @@ theorem rms_norm_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
   rms_norm_in_bounds 1 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at num_tokens = 1, hidden_size = 1. -/
+/-- Race freedom within phases at num_tokens = 1, hidden_size = 1. -/
 theorem rms_norm_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   rms_norm_race_free 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at num_tokens = 1, hidden_size = 1. -/
+theorem rms_norm_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1 1) m :=
+  rms_norm_race_free_across_blocks 1 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance num_tokens = 3, hidden_size = 100 -/
 
@@ -89,10 +101,15 @@ theorem rms_norm_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 3 100) (kernelPhases 3 100) m :=
   rms_norm_in_bounds 3 100 (by norm_num [Constraints]) m
 
-/-- Race freedom at num_tokens = 3, hidden_size = 100. -/
+/-- Race freedom within phases at num_tokens = 3, hidden_size = 100. -/
 theorem rms_norm_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 3 100) m :=
   rms_norm_race_free 3 100 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at num_tokens = 3, hidden_size = 100. -/
+theorem rms_norm_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 3 100) m :=
+  rms_norm_race_free_across_blocks 3 100 (by norm_num [Constraints]) m
 
 /-! ### The shape instance num_tokens = 16, hidden_size = 1024 -/
 
@@ -108,10 +125,15 @@ theorem rms_norm_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 16 1024) (kernelPhases 16 1024) m :=
   rms_norm_in_bounds 16 1024 (by norm_num [Constraints]) m
 
-/-- Race freedom at num_tokens = 16, hidden_size = 1024. -/
+/-- Race freedom within phases at num_tokens = 16, hidden_size = 1024. -/
 theorem rms_norm_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 16 1024) m :=
   rms_norm_race_free 16 1024 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at num_tokens = 16, hidden_size = 1024. -/
+theorem rms_norm_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 16 1024) m :=
+  rms_norm_race_free_across_blocks 16 1024 (by norm_num [Constraints]) m
 
 /-! ### The shape instance num_tokens = 2, hidden_size = 2050 -/
 
@@ -127,9 +149,14 @@ theorem rms_norm_in_bounds_inst3 (m : Mem) :
     InBoundsRun (Valid 2 2050) (kernelPhases 2 2050) m :=
   rms_norm_in_bounds 2 2050 (by norm_num [Constraints]) m
 
-/-- Race freedom at num_tokens = 2, hidden_size = 2050. -/
+/-- Race freedom within phases at num_tokens = 2, hidden_size = 2050. -/
 theorem rms_norm_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 2 2050) m :=
   rms_norm_race_free 2 2050 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at num_tokens = 2, hidden_size = 2050. -/
+theorem rms_norm_race_free_across_blocks_inst3 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 2 2050) m :=
+  rms_norm_race_free_across_blocks 2 2050 (by norm_num [Constraints]) m
 
 end RmsNorm

@@ -9,7 +9,9 @@ import RmsNormBf16.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `rms_norm_bf16_in_bounds`: every access of every phase is within its buffer or array.
-* `rms_norm_bf16_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `rms_norm_bf16_race_free`: in every phase, no two threads conflict (same block or not);
+  `rms_norm_bf16_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `tokens`, `hidden_size`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem rms_norm_bf16_in_bounds (tokens hidden_size : ℕ) (h : Constraints toke
     InBoundsRun (Valid tokens hidden_size) (kernelPhases tokens hidden_size) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem rms_norm_bf16_race_free (tokens hidden_size : ℕ) (h : Constraints tokens hidden_size) (m : Mem) :
     RaceFreeRun (kernelPhases tokens hidden_size) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem rms_norm_bf16_race_free_across_blocks (tokens hidden_size : ℕ) (h : Constraints tokens hidden_size) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases tokens hidden_size) m := by
   sorry
 
 /-! ### The shape instance tokens = 1, hidden_size = 2 -/
@@ -70,10 +77,15 @@ theorem rms_norm_bf16_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1 2) (kernelPhases 1 2) m :=
   rms_norm_bf16_in_bounds 1 2 (by norm_num [Constraints]) m
 
-/-- Race freedom at tokens = 1, hidden_size = 2. -/
+/-- Race freedom within phases at tokens = 1, hidden_size = 2. -/
 theorem rms_norm_bf16_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 2) m :=
   rms_norm_bf16_race_free 1 2 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at tokens = 1, hidden_size = 2. -/
+theorem rms_norm_bf16_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1 2) m :=
+  rms_norm_bf16_race_free_across_blocks 1 2 (by norm_num [Constraints]) m
 
 /-! ### The shape instance tokens = 4, hidden_size = 333 -/
 
@@ -89,10 +101,15 @@ theorem rms_norm_bf16_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 4 333) (kernelPhases 4 333) m :=
   rms_norm_bf16_in_bounds 4 333 (by norm_num [Constraints]) m
 
-/-- Race freedom at tokens = 4, hidden_size = 333. -/
+/-- Race freedom within phases at tokens = 4, hidden_size = 333. -/
 theorem rms_norm_bf16_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 4 333) m :=
   rms_norm_bf16_race_free 4 333 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at tokens = 4, hidden_size = 333. -/
+theorem rms_norm_bf16_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 4 333) m :=
+  rms_norm_bf16_race_free_across_blocks 4 333 (by norm_num [Constraints]) m
 
 /-! ### The shape instance tokens = 8, hidden_size = 1024 -/
 
@@ -108,9 +125,14 @@ theorem rms_norm_bf16_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 8 1024) (kernelPhases 8 1024) m :=
   rms_norm_bf16_in_bounds 8 1024 (by norm_num [Constraints]) m
 
-/-- Race freedom at tokens = 8, hidden_size = 1024. -/
+/-- Race freedom within phases at tokens = 8, hidden_size = 1024. -/
 theorem rms_norm_bf16_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 8 1024) m :=
   rms_norm_bf16_race_free 8 1024 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at tokens = 8, hidden_size = 1024. -/
+theorem rms_norm_bf16_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 8 1024) m :=
+  rms_norm_bf16_race_free_across_blocks 8 1024 (by norm_num [Constraints]) m
 
 end RmsNormBf16

@@ -9,7 +9,9 @@ import RotaryEmbeddingBugIndexOverflow.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `rotary_embedding_bug_index_overflow_in_bounds`: every access of every phase is within its buffer or array.
-* `rotary_embedding_bug_index_overflow_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `rotary_embedding_bug_index_overflow_race_free`: in every phase, no two threads conflict (same block or not);
+  `rotary_embedding_bug_index_overflow_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `num_tokens`, `num_heads`, `head_size`, `rot_dim`, `max_position`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem rotary_embedding_bug_index_overflow_in_bounds (num_tokens num_heads head
     InBoundsRun (Valid num_tokens num_heads head_size rot_dim max_position) (kernelPhases num_tokens num_heads head_size rot_dim max_position) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem rotary_embedding_bug_index_overflow_race_free (num_tokens num_heads head_size rot_dim max_position : ℕ) (h : Constraints num_tokens num_heads head_size rot_dim max_position) (m : Mem) :
     RaceFreeRun (kernelPhases num_tokens num_heads head_size rot_dim max_position) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem rotary_embedding_bug_index_overflow_race_free_across_blocks (num_tokens num_heads head_size rot_dim max_position : ℕ) (h : Constraints num_tokens num_heads head_size rot_dim max_position) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases num_tokens num_heads head_size rot_dim max_position) m := by
   sorry
 
 /-! ### The shape instance num_tokens = 1, num_heads = 1, head_size = 2, rot_dim = 2, max_position = 1 -/
@@ -70,10 +77,15 @@ theorem rotary_embedding_bug_index_overflow_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1 1 2 2 1) (kernelPhases 1 1 2 2 1) m :=
   rotary_embedding_bug_index_overflow_in_bounds 1 1 2 2 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at num_tokens = 1, num_heads = 1, head_size = 2, rot_dim = 2, max_position = 1. -/
+/-- Race freedom within phases at num_tokens = 1, num_heads = 1, head_size = 2, rot_dim = 2, max_position = 1. -/
 theorem rotary_embedding_bug_index_overflow_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1 2 2 1) m :=
   rotary_embedding_bug_index_overflow_race_free 1 1 2 2 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at num_tokens = 1, num_heads = 1, head_size = 2, rot_dim = 2, max_position = 1. -/
+theorem rotary_embedding_bug_index_overflow_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1 1 2 2 1) m :=
+  rotary_embedding_bug_index_overflow_race_free_across_blocks 1 1 2 2 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance num_tokens = 5, num_heads = 4, head_size = 64, rot_dim = 64, max_position = 32 -/
 
@@ -89,10 +101,15 @@ theorem rotary_embedding_bug_index_overflow_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 5 4 64 64 32) (kernelPhases 5 4 64 64 32) m :=
   rotary_embedding_bug_index_overflow_in_bounds 5 4 64 64 32 (by norm_num [Constraints]) m
 
-/-- Race freedom at num_tokens = 5, num_heads = 4, head_size = 64, rot_dim = 64, max_position = 32. -/
+/-- Race freedom within phases at num_tokens = 5, num_heads = 4, head_size = 64, rot_dim = 64, max_position = 32. -/
 theorem rotary_embedding_bug_index_overflow_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 5 4 64 64 32) m :=
   rotary_embedding_bug_index_overflow_race_free 5 4 64 64 32 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at num_tokens = 5, num_heads = 4, head_size = 64, rot_dim = 64, max_position = 32. -/
+theorem rotary_embedding_bug_index_overflow_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 5 4 64 64 32) m :=
+  rotary_embedding_bug_index_overflow_race_free_across_blocks 5 4 64 64 32 (by norm_num [Constraints]) m
 
 /-! ### The shape instance num_tokens = 7, num_heads = 3, head_size = 80, rot_dim = 32, max_position = 16 -/
 
@@ -108,9 +125,14 @@ theorem rotary_embedding_bug_index_overflow_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 7 3 80 32 16) (kernelPhases 7 3 80 32 16) m :=
   rotary_embedding_bug_index_overflow_in_bounds 7 3 80 32 16 (by norm_num [Constraints]) m
 
-/-- Race freedom at num_tokens = 7, num_heads = 3, head_size = 80, rot_dim = 32, max_position = 16. -/
+/-- Race freedom within phases at num_tokens = 7, num_heads = 3, head_size = 80, rot_dim = 32, max_position = 16. -/
 theorem rotary_embedding_bug_index_overflow_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 7 3 80 32 16) m :=
   rotary_embedding_bug_index_overflow_race_free 7 3 80 32 16 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at num_tokens = 7, num_heads = 3, head_size = 80, rot_dim = 32, max_position = 16. -/
+theorem rotary_embedding_bug_index_overflow_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 7 3 80 32 16) m :=
+  rotary_embedding_bug_index_overflow_race_free_across_blocks 7 3 80 32 16 (by norm_num [Constraints]) m
 
 end RotaryEmbeddingBugIndexOverflow

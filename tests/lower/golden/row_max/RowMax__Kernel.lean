@@ -237,17 +237,16 @@ def phase13 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_reduce_max_1_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_max_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
-  let p4 :=
+  let p3 :=
     if (v_warp = (0 : ℤ)) then
       -- common.cuh:25
       let v_warp_reduce_max_1_v := (max v_warp_reduce_max_1_v v_warp_reduce_max_1_tmp_0)
       let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_reduce_max_1_v, v_warp_reduce_max_1_tmp_0, s)
     else (v_warp_reduce_max_1_v, v_warp_reduce_max_1_tmp_0, s)
-  let v_warp_reduce_max_1_v := p4.1
-  let v_warp_reduce_max_1_tmp_0 := p4.2.1
-  let s := p4.2.2
+  let v_warp_reduce_max_1_v := p3.1
+  let v_warp_reduce_max_1_tmp_0 := p3.2.1
+  let s := p3.2.2
   let s := s.put (Loc.reg b t 5) v_warp_reduce_max_1_v
   let s := s.put (Loc.reg b t 6) v_warp_reduce_max_1_tmp_0
   s
@@ -267,17 +266,16 @@ def phase15 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_reduce_max_1_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_max_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
-  let p4 :=
+  let p3 :=
     if (v_warp = (0 : ℤ)) then
       -- common.cuh:25
       let v_warp_reduce_max_1_v := (max v_warp_reduce_max_1_v v_warp_reduce_max_1_tmp_0)
       let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_reduce_max_1_v, v_warp_reduce_max_1_tmp_0, s)
     else (v_warp_reduce_max_1_v, v_warp_reduce_max_1_tmp_0, s)
-  let v_warp_reduce_max_1_v := p4.1
-  let v_warp_reduce_max_1_tmp_0 := p4.2.1
-  let s := p4.2.2
+  let v_warp_reduce_max_1_v := p3.1
+  let v_warp_reduce_max_1_tmp_0 := p3.2.1
+  let s := p3.2.2
   let s := s.put (Loc.reg b t 5) v_warp_reduce_max_1_v
   let s := s.put (Loc.reg b t 6) v_warp_reduce_max_1_tmp_0
   s
@@ -297,17 +295,16 @@ def phase17 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_reduce_max_1_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_max_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
-  let p4 :=
+  let p3 :=
     if (v_warp = (0 : ℤ)) then
       -- common.cuh:25
       let v_warp_reduce_max_1_v := (max v_warp_reduce_max_1_v v_warp_reduce_max_1_tmp_0)
       let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_reduce_max_1_v, v_warp_reduce_max_1_tmp_0, s)
     else (v_warp_reduce_max_1_v, v_warp_reduce_max_1_tmp_0, s)
-  let v_warp_reduce_max_1_v := p4.1
-  let v_warp_reduce_max_1_tmp_0 := p4.2.1
-  let s := p4.2.2
+  let v_warp_reduce_max_1_v := p3.1
+  let v_warp_reduce_max_1_tmp_0 := p3.2.1
+  let s := p3.2.2
   let s := s.put (Loc.reg b t 5) v_warp_reduce_max_1_v
   let s := s.put (Loc.reg b t 6) v_warp_reduce_max_1_tmp_0
   s
@@ -327,17 +324,16 @@ def phase19 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_reduce_max_1_v := s.get (Loc.reg b t 5)
   let v_warp_reduce_max_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
-  let p4 :=
+  let p3 :=
     if (v_warp = (0 : ℤ)) then
       -- common.cuh:25
       let v_warp_reduce_max_1_v := (max v_warp_reduce_max_1_v v_warp_reduce_max_1_tmp_0)
       let v_warp_reduce_max_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_reduce_max_1_v, v_warp_reduce_max_1_tmp_0, s)
     else (v_warp_reduce_max_1_v, v_warp_reduce_max_1_tmp_0, s)
-  let v_warp_reduce_max_1_v := p4.1
-  let v_warp_reduce_max_1_tmp_0 := p4.2.1
-  let s := p4.2.2
+  let v_warp_reduce_max_1_v := p3.1
+  let v_warp_reduce_max_1_tmp_0 := p3.2.1
+  let s := p3.2.2
   let s := s.put (Loc.reg b t 5) v_warp_reduce_max_1_v
   let s := s.put (Loc.reg b t 6) v_warp_reduce_max_1_tmp_0
   s

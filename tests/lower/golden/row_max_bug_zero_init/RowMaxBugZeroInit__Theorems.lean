@@ -9,7 +9,9 @@ import RowMaxBugZeroInit.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `row_max_bug_zero_init_in_bounds`: every access of every phase is within its buffer or array.
-* `row_max_bug_zero_init_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `row_max_bug_zero_init_race_free`: in every phase, no two threads conflict (same block or not);
+  `row_max_bug_zero_init_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `rows`, `d`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -54,9 +56,14 @@ theorem row_max_bug_zero_init_in_bounds (rows d : ℕ) (h : Constraints rows d) 
     InBoundsRun (Valid rows d) (kernelPhases rows d ninf) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem row_max_bug_zero_init_race_free (rows d : ℕ) (h : Constraints rows d) (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases rows d ninf) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem row_max_bug_zero_init_race_free_across_blocks (rows d : ℕ) (h : Constraints rows d) (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    RaceFreeAcrossBlocksRun (kernelPhases rows d ninf) m := by
   sorry
 
 /-! ### The shape instance rows = 1, d = 1 -/
@@ -73,10 +80,15 @@ theorem row_max_bug_zero_init_in_bounds_inst0 (m : Mem) (ninf : ℝ) (hninf : �
     InBoundsRun (Valid 1 1) (kernelPhases 1 1 ninf) m :=
   row_max_bug_zero_init_in_bounds 1 1 (by norm_num [Constraints]) m ninf hninf
 
-/-- Race freedom at rows = 1, d = 1. -/
+/-- Race freedom within phases at rows = 1, d = 1. -/
 theorem row_max_bug_zero_init_race_free_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 1 1 ninf) m :=
   row_max_bug_zero_init_race_free 1 1 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom across blocks at rows = 1, d = 1. -/
+theorem row_max_bug_zero_init_race_free_across_blocks_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1 1 ninf) m :=
+  row_max_bug_zero_init_race_free_across_blocks 1 1 (by norm_num [Constraints]) m ninf hninf
 
 /-! ### The shape instance rows = 4, d = 100 -/
 
@@ -92,10 +104,15 @@ theorem row_max_bug_zero_init_in_bounds_inst1 (m : Mem) (ninf : ℝ) (hninf : �
     InBoundsRun (Valid 4 100) (kernelPhases 4 100 ninf) m :=
   row_max_bug_zero_init_in_bounds 4 100 (by norm_num [Constraints]) m ninf hninf
 
-/-- Race freedom at rows = 4, d = 100. -/
+/-- Race freedom within phases at rows = 4, d = 100. -/
 theorem row_max_bug_zero_init_race_free_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 4 100 ninf) m :=
   row_max_bug_zero_init_race_free 4 100 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom across blocks at rows = 4, d = 100. -/
+theorem row_max_bug_zero_init_race_free_across_blocks_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    RaceFreeAcrossBlocksRun (kernelPhases 4 100 ninf) m :=
+  row_max_bug_zero_init_race_free_across_blocks 4 100 (by norm_num [Constraints]) m ninf hninf
 
 /-! ### The shape instance rows = 3, d = 1000 -/
 
@@ -111,9 +128,14 @@ theorem row_max_bug_zero_init_in_bounds_inst2 (m : Mem) (ninf : ℝ) (hninf : �
     InBoundsRun (Valid 3 1000) (kernelPhases 3 1000 ninf) m :=
   row_max_bug_zero_init_in_bounds 3 1000 (by norm_num [Constraints]) m ninf hninf
 
-/-- Race freedom at rows = 3, d = 1000. -/
+/-- Race freedom within phases at rows = 3, d = 1000. -/
 theorem row_max_bug_zero_init_race_free_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 3 1000 ninf) m :=
   row_max_bug_zero_init_race_free 3 1000 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom across blocks at rows = 3, d = 1000. -/
+theorem row_max_bug_zero_init_race_free_across_blocks_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    RaceFreeAcrossBlocksRun (kernelPhases 3 1000 ninf) m :=
+  row_max_bug_zero_init_race_free_across_blocks 3 1000 (by norm_num [Constraints]) m ninf hninf
 
 end RowMaxBugZeroInit

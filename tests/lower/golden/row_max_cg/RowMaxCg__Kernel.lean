@@ -206,17 +206,16 @@ def phase12 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase13 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
   let v_tmp_9 := s.get (Loc.reg b t 8)
-  let v_tmp_9 : ℝ := (0 : ℝ)
-  let p3 :=
+  let p2 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
       -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
     else (v_v, v_tmp_9, s)
-  let v_v := p3.1
-  let v_tmp_9 := p3.2.1
-  let s := p3.2.2
+  let v_v := p2.1
+  let v_tmp_9 := p2.2.1
+  let s := p2.2.2
   let s := s.put (Loc.reg b t 7) v_v
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s
@@ -234,17 +233,16 @@ def phase14 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase15 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
   let v_tmp_9 := s.get (Loc.reg b t 8)
-  let v_tmp_9 : ℝ := (0 : ℝ)
-  let p3 :=
+  let p2 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
       -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
     else (v_v, v_tmp_9, s)
-  let v_v := p3.1
-  let v_tmp_9 := p3.2.1
-  let s := p3.2.2
+  let v_v := p2.1
+  let v_tmp_9 := p2.2.1
+  let s := p2.2.2
   let s := s.put (Loc.reg b t 7) v_v
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s
@@ -262,17 +260,16 @@ def phase16 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase17 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
   let v_tmp_9 := s.get (Loc.reg b t 8)
-  let v_tmp_9 : ℝ := (0 : ℝ)
-  let p3 :=
+  let p2 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
       -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
     else (v_v, v_tmp_9, s)
-  let v_v := p3.1
-  let v_tmp_9 := p3.2.1
-  let s := p3.2.2
+  let v_v := p2.1
+  let v_tmp_9 := p2.2.1
+  let s := p2.2.2
   let s := s.put (Loc.reg b t 7) v_v
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s
@@ -290,17 +287,16 @@ def phase18 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
 def phase19 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_v := s.get (Loc.reg b t 7)
   let v_tmp_9 := s.get (Loc.reg b t 8)
-  let v_tmp_9 : ℝ := (0 : ℝ)
-  let p3 :=
+  let p2 :=
     if ((Larkc.Cuda.tdiv ((((t % 256 : ℕ)) : ℤ) + ((256 : ℤ) * (((((t / 256) % 1 : ℕ)) : ℤ) + ((1 : ℤ) * (((t / (256 * 1) : ℕ)) : ℤ))))) (32 : ℤ)) = (0 : ℤ)) then
       -- kernel.cu:31
       let v_v := (max v_v v_tmp_9)
       let v_tmp_9 : ℝ := (0 : ℝ)
       (v_v, v_tmp_9, s)
     else (v_v, v_tmp_9, s)
-  let v_v := p3.1
-  let v_tmp_9 := p3.2.1
-  let s := p3.2.2
+  let v_v := p2.1
+  let v_tmp_9 := p2.2.1
+  let s := p2.2.2
   let s := s.put (Loc.reg b t 7) v_v
   let s := s.put (Loc.reg b t 8) v_tmp_9
   s

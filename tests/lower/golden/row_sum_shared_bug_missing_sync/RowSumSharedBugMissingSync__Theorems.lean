@@ -9,7 +9,9 @@ import RowSumSharedBugMissingSync.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `row_sum_shared_bug_missing_sync_in_bounds`: every access of every phase is within its buffer or array.
-* `row_sum_shared_bug_missing_sync_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `row_sum_shared_bug_missing_sync_race_free`: in every phase, no two threads conflict (same block or not);
+  `row_sum_shared_bug_missing_sync_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `rows`, `d`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem row_sum_shared_bug_missing_sync_in_bounds (rows d : ℕ) (h : Constraint
     InBoundsRun (Valid rows d) (kernelPhases rows d) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem row_sum_shared_bug_missing_sync_race_free (rows d : ℕ) (h : Constraints rows d) (m : Mem) :
     RaceFreeRun (kernelPhases rows d) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem row_sum_shared_bug_missing_sync_race_free_across_blocks (rows d : ℕ) (h : Constraints rows d) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases rows d) m := by
   sorry
 
 /-! ### The shape instance rows = 1, d = 1 -/
@@ -70,10 +77,15 @@ theorem row_sum_shared_bug_missing_sync_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
   row_sum_shared_bug_missing_sync_in_bounds 1 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 1, d = 1. -/
+/-- Race freedom within phases at rows = 1, d = 1. -/
 theorem row_sum_shared_bug_missing_sync_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   row_sum_shared_bug_missing_sync_race_free 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 1, d = 1. -/
+theorem row_sum_shared_bug_missing_sync_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1 1) m :=
+  row_sum_shared_bug_missing_sync_race_free_across_blocks 1 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 3, d = 255 -/
 
@@ -89,10 +101,15 @@ theorem row_sum_shared_bug_missing_sync_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 3 255) (kernelPhases 3 255) m :=
   row_sum_shared_bug_missing_sync_in_bounds 3 255 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 3, d = 255. -/
+/-- Race freedom within phases at rows = 3, d = 255. -/
 theorem row_sum_shared_bug_missing_sync_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 3 255) m :=
   row_sum_shared_bug_missing_sync_race_free 3 255 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 3, d = 255. -/
+theorem row_sum_shared_bug_missing_sync_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 3 255) m :=
+  row_sum_shared_bug_missing_sync_race_free_across_blocks 3 255 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 8, d = 700 -/
 
@@ -108,10 +125,15 @@ theorem row_sum_shared_bug_missing_sync_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 8 700) (kernelPhases 8 700) m :=
   row_sum_shared_bug_missing_sync_in_bounds 8 700 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 8, d = 700. -/
+/-- Race freedom within phases at rows = 8, d = 700. -/
 theorem row_sum_shared_bug_missing_sync_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 8 700) m :=
   row_sum_shared_bug_missing_sync_race_free 8 700 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 8, d = 700. -/
+theorem row_sum_shared_bug_missing_sync_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 8 700) m :=
+  row_sum_shared_bug_missing_sync_race_free_across_blocks 8 700 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 2, d = 1024 -/
 
@@ -127,9 +149,14 @@ theorem row_sum_shared_bug_missing_sync_in_bounds_inst3 (m : Mem) :
     InBoundsRun (Valid 2 1024) (kernelPhases 2 1024) m :=
   row_sum_shared_bug_missing_sync_in_bounds 2 1024 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 2, d = 1024. -/
+/-- Race freedom within phases at rows = 2, d = 1024. -/
 theorem row_sum_shared_bug_missing_sync_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 2 1024) m :=
   row_sum_shared_bug_missing_sync_race_free 2 1024 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 2, d = 1024. -/
+theorem row_sum_shared_bug_missing_sync_race_free_across_blocks_inst3 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 2 1024) m :=
+  row_sum_shared_bug_missing_sync_race_free_across_blocks 2 1024 (by norm_num [Constraints]) m
 
 end RowSumSharedBugMissingSync

@@ -227,17 +227,16 @@ def phase13 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
   let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
-  let p4 :=
+  let p3 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
     else (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
-  let v_warp_sum_1_v := p4.1
-  let v_warp_sum_1_tmp_0 := p4.2.1
-  let s := p4.2.2
+  let v_warp_sum_1_v := p3.1
+  let v_warp_sum_1_tmp_0 := p3.2.1
+  let s := p3.2.2
   let s := s.put (Loc.reg b t 5) v_warp_sum_1_v
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s
@@ -257,17 +256,16 @@ def phase15 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
   let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
-  let p4 :=
+  let p3 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
     else (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
-  let v_warp_sum_1_v := p4.1
-  let v_warp_sum_1_tmp_0 := p4.2.1
-  let s := p4.2.2
+  let v_warp_sum_1_v := p3.1
+  let v_warp_sum_1_tmp_0 := p3.2.1
+  let s := p3.2.2
   let s := s.put (Loc.reg b t 5) v_warp_sum_1_v
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s
@@ -287,17 +285,16 @@ def phase17 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
   let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
-  let p4 :=
+  let p3 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
     else (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
-  let v_warp_sum_1_v := p4.1
-  let v_warp_sum_1_tmp_0 := p4.2.1
-  let s := p4.2.2
+  let v_warp_sum_1_v := p3.1
+  let v_warp_sum_1_tmp_0 := p3.2.1
+  let s := p3.2.2
   let s := s.put (Loc.reg b t 5) v_warp_sum_1_v
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s
@@ -317,17 +314,16 @@ def phase19 (rows d : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_warp : ℤ := (Larkc.Cuda.tdiv (((t % (32 * (min ((d + 32 - 1) / 32) 8)) : ℕ)) : ℤ) (32 : ℤ))
   let v_warp_sum_1_v := s.get (Loc.reg b t 5)
   let v_warp_sum_1_tmp_0 := s.get (Loc.reg b t 6)
-  let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
-  let p4 :=
+  let p3 :=
     if (v_warp = (0 : ℤ)) then
       -- kernel.cu:13
       let v_warp_sum_1_v := (v_warp_sum_1_v + v_warp_sum_1_tmp_0)
       let v_warp_sum_1_tmp_0 : ℝ := (0 : ℝ)
       (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
     else (v_warp_sum_1_v, v_warp_sum_1_tmp_0, s)
-  let v_warp_sum_1_v := p4.1
-  let v_warp_sum_1_tmp_0 := p4.2.1
-  let s := p4.2.2
+  let v_warp_sum_1_v := p3.1
+  let v_warp_sum_1_tmp_0 := p3.2.1
+  let s := p3.2.2
   let s := s.put (Loc.reg b t 5) v_warp_sum_1_v
   let s := s.put (Loc.reg b t 6) v_warp_sum_1_tmp_0
   s

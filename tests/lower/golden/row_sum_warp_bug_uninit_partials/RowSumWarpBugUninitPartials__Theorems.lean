@@ -9,7 +9,9 @@ import RowSumWarpBugUninitPartials.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `row_sum_warp_bug_uninit_partials_in_bounds`: every access of every phase is within its buffer or array.
-* `row_sum_warp_bug_uninit_partials_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `row_sum_warp_bug_uninit_partials_race_free`: in every phase, no two threads conflict (same block or not);
+  `row_sum_warp_bug_uninit_partials_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `rows`, `d`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem row_sum_warp_bug_uninit_partials_in_bounds (rows d : ℕ) (h : Constrain
     InBoundsRun (Valid rows d) (kernelPhases rows d) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem row_sum_warp_bug_uninit_partials_race_free (rows d : ℕ) (h : Constraints rows d) (m : Mem) :
     RaceFreeRun (kernelPhases rows d) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem row_sum_warp_bug_uninit_partials_race_free_across_blocks (rows d : ℕ) (h : Constraints rows d) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases rows d) m := by
   sorry
 
 /-! ### The shape instance rows = 1, d = 1 -/
@@ -70,10 +77,15 @@ theorem row_sum_warp_bug_uninit_partials_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
   row_sum_warp_bug_uninit_partials_in_bounds 1 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 1, d = 1. -/
+/-- Race freedom within phases at rows = 1, d = 1. -/
 theorem row_sum_warp_bug_uninit_partials_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   row_sum_warp_bug_uninit_partials_race_free 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 1, d = 1. -/
+theorem row_sum_warp_bug_uninit_partials_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1 1) m :=
+  row_sum_warp_bug_uninit_partials_race_free_across_blocks 1 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 4, d = 100 -/
 
@@ -89,10 +101,15 @@ theorem row_sum_warp_bug_uninit_partials_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 4 100) (kernelPhases 4 100) m :=
   row_sum_warp_bug_uninit_partials_in_bounds 4 100 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 4, d = 100. -/
+/-- Race freedom within phases at rows = 4, d = 100. -/
 theorem row_sum_warp_bug_uninit_partials_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 4 100) m :=
   row_sum_warp_bug_uninit_partials_race_free 4 100 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 4, d = 100. -/
+theorem row_sum_warp_bug_uninit_partials_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 4 100) m :=
+  row_sum_warp_bug_uninit_partials_race_free_across_blocks 4 100 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 6, d = 1000 -/
 
@@ -108,10 +125,15 @@ theorem row_sum_warp_bug_uninit_partials_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 6 1000) (kernelPhases 6 1000) m :=
   row_sum_warp_bug_uninit_partials_in_bounds 6 1000 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 6, d = 1000. -/
+/-- Race freedom within phases at rows = 6, d = 1000. -/
 theorem row_sum_warp_bug_uninit_partials_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 6 1000) m :=
   row_sum_warp_bug_uninit_partials_race_free 6 1000 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 6, d = 1000. -/
+theorem row_sum_warp_bug_uninit_partials_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 6 1000) m :=
+  row_sum_warp_bug_uninit_partials_race_free_across_blocks 6 1000 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 64, d = 33 -/
 
@@ -127,9 +149,14 @@ theorem row_sum_warp_bug_uninit_partials_in_bounds_inst3 (m : Mem) :
     InBoundsRun (Valid 64 33) (kernelPhases 64 33) m :=
   row_sum_warp_bug_uninit_partials_in_bounds 64 33 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 64, d = 33. -/
+/-- Race freedom within phases at rows = 64, d = 33. -/
 theorem row_sum_warp_bug_uninit_partials_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 64 33) m :=
   row_sum_warp_bug_uninit_partials_race_free 64 33 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 64, d = 33. -/
+theorem row_sum_warp_bug_uninit_partials_race_free_across_blocks_inst3 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 64 33) m :=
+  row_sum_warp_bug_uninit_partials_race_free_across_blocks 64 33 (by norm_num [Constraints]) m
 
 end RowSumWarpBugUninitPartials

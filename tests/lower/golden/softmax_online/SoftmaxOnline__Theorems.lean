@@ -9,7 +9,9 @@ import SoftmaxOnline.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `softmax_online_in_bounds`: every access of every phase is within its buffer or array.
-* `softmax_online_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `softmax_online_race_free`: in every phase, no two threads conflict (same block or not);
+  `softmax_online_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `rows`, `d`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -54,9 +56,14 @@ theorem softmax_online_in_bounds (rows d : ℕ) (h : Constraints rows d) (m : Me
     InBoundsRun (Valid rows d) (kernelPhases rows d ninf) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem softmax_online_race_free (rows d : ℕ) (h : Constraints rows d) (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases rows d ninf) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem softmax_online_race_free_across_blocks (rows d : ℕ) (h : Constraints rows d) (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    RaceFreeAcrossBlocksRun (kernelPhases rows d ninf) m := by
   sorry
 
 /-! ### The shape instance rows = 1, d = 1 -/
@@ -73,10 +80,15 @@ theorem softmax_online_in_bounds_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : �
     InBoundsRun (Valid 1 1) (kernelPhases 1 1 ninf) m :=
   softmax_online_in_bounds 1 1 (by norm_num [Constraints]) m ninf hninf
 
-/-- Race freedom at rows = 1, d = 1. -/
+/-- Race freedom within phases at rows = 1, d = 1. -/
 theorem softmax_online_race_free_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 1 1 ninf) m :=
   softmax_online_race_free 1 1 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom across blocks at rows = 1, d = 1. -/
+theorem softmax_online_race_free_across_blocks_inst0 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1 1 ninf) m :=
+  softmax_online_race_free_across_blocks 1 1 (by norm_num [Constraints]) m ninf hninf
 
 /-! ### The shape instance rows = 5, d = 129 -/
 
@@ -92,10 +104,15 @@ theorem softmax_online_in_bounds_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : �
     InBoundsRun (Valid 5 129) (kernelPhases 5 129 ninf) m :=
   softmax_online_in_bounds 5 129 (by norm_num [Constraints]) m ninf hninf
 
-/-- Race freedom at rows = 5, d = 129. -/
+/-- Race freedom within phases at rows = 5, d = 129. -/
 theorem softmax_online_race_free_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 5 129 ninf) m :=
   softmax_online_race_free 5 129 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom across blocks at rows = 5, d = 129. -/
+theorem softmax_online_race_free_across_blocks_inst1 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    RaceFreeAcrossBlocksRun (kernelPhases 5 129 ninf) m :=
+  softmax_online_race_free_across_blocks 5 129 (by norm_num [Constraints]) m ninf hninf
 
 /-! ### The shape instance rows = 8, d = 1024 -/
 
@@ -111,10 +128,15 @@ theorem softmax_online_in_bounds_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : �
     InBoundsRun (Valid 8 1024) (kernelPhases 8 1024 ninf) m :=
   softmax_online_in_bounds 8 1024 (by norm_num [Constraints]) m ninf hninf
 
-/-- Race freedom at rows = 8, d = 1024. -/
+/-- Race freedom within phases at rows = 8, d = 1024. -/
 theorem softmax_online_race_free_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 8 1024 ninf) m :=
   softmax_online_race_free 8 1024 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom across blocks at rows = 8, d = 1024. -/
+theorem softmax_online_race_free_across_blocks_inst2 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    RaceFreeAcrossBlocksRun (kernelPhases 8 1024 ninf) m :=
+  softmax_online_race_free_across_blocks 8 1024 (by norm_num [Constraints]) m ninf hninf
 
 /-! ### The shape instance rows = 2, d = 3000 -/
 
@@ -130,9 +152,14 @@ theorem softmax_online_in_bounds_inst3 (m : Mem) (ninf : ℝ) (hninf : ∀ i : �
     InBoundsRun (Valid 2 3000) (kernelPhases 2 3000 ninf) m :=
   softmax_online_in_bounds 2 3000 (by norm_num [Constraints]) m ninf hninf
 
-/-- Race freedom at rows = 2, d = 3000. -/
+/-- Race freedom within phases at rows = 2, d = 3000. -/
 theorem softmax_online_race_free_inst3 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
     RaceFreeRun (kernelPhases 2 3000 ninf) m :=
   softmax_online_race_free 2 3000 (by norm_num [Constraints]) m ninf hninf
+
+/-- Race freedom across blocks at rows = 2, d = 3000. -/
+theorem softmax_online_race_free_across_blocks_inst3 (m : Mem) (ninf : ℝ) (hninf : ∀ i : ℤ, ninf < m (Loc.glob 0 i)) :
+    RaceFreeAcrossBlocksRun (kernelPhases 2 3000 ninf) m :=
+  softmax_online_race_free_across_blocks 2 3000 (by norm_num [Constraints]) m ninf hninf
 
 end SoftmaxOnline

@@ -9,7 +9,9 @@ import TransposeShared.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `transpose_shared_in_bounds`: every access of every phase is within its buffer or array.
-* `transpose_shared_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `transpose_shared_race_free`: in every phase, no two threads conflict (same block or not);
+  `transpose_shared_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `rows`, `cols`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem transpose_shared_in_bounds (rows cols : ℕ) (h : Constraints rows cols)
     InBoundsRun (Valid rows cols) (kernelPhases rows cols) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem transpose_shared_race_free (rows cols : ℕ) (h : Constraints rows cols) (m : Mem) :
     RaceFreeRun (kernelPhases rows cols) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem transpose_shared_race_free_across_blocks (rows cols : ℕ) (h : Constraints rows cols) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases rows cols) m := by
   sorry
 
 /-! ### The shape instance rows = 1, cols = 1 -/
@@ -70,10 +77,15 @@ theorem transpose_shared_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1 1) (kernelPhases 1 1) m :=
   transpose_shared_in_bounds 1 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 1, cols = 1. -/
+/-- Race freedom within phases at rows = 1, cols = 1. -/
 theorem transpose_shared_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1 1) m :=
   transpose_shared_race_free 1 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 1, cols = 1. -/
+theorem transpose_shared_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1 1) m :=
+  transpose_shared_race_free_across_blocks 1 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 33, cols = 70 -/
 
@@ -89,10 +101,15 @@ theorem transpose_shared_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 33 70) (kernelPhases 33 70) m :=
   transpose_shared_in_bounds 33 70 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 33, cols = 70. -/
+/-- Race freedom within phases at rows = 33, cols = 70. -/
 theorem transpose_shared_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 33 70) m :=
   transpose_shared_race_free 33 70 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 33, cols = 70. -/
+theorem transpose_shared_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 33 70) m :=
+  transpose_shared_race_free_across_blocks 33 70 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 64, cols = 64 -/
 
@@ -108,10 +125,15 @@ theorem transpose_shared_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 64 64) (kernelPhases 64 64) m :=
   transpose_shared_in_bounds 64 64 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 64, cols = 64. -/
+/-- Race freedom within phases at rows = 64, cols = 64. -/
 theorem transpose_shared_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 64 64) m :=
   transpose_shared_race_free 64 64 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 64, cols = 64. -/
+theorem transpose_shared_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 64 64) m :=
+  transpose_shared_race_free_across_blocks 64 64 (by norm_num [Constraints]) m
 
 /-! ### The shape instance rows = 100, cols = 9 -/
 
@@ -127,9 +149,14 @@ theorem transpose_shared_in_bounds_inst3 (m : Mem) :
     InBoundsRun (Valid 100 9) (kernelPhases 100 9) m :=
   transpose_shared_in_bounds 100 9 (by norm_num [Constraints]) m
 
-/-- Race freedom at rows = 100, cols = 9. -/
+/-- Race freedom within phases at rows = 100, cols = 9. -/
 theorem transpose_shared_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 100 9) m :=
   transpose_shared_race_free 100 9 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at rows = 100, cols = 9. -/
+theorem transpose_shared_race_free_across_blocks_inst3 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 100 9) m :=
+  transpose_shared_race_free_across_blocks 100 9 (by norm_num [Constraints]) m
 
 end TransposeShared

@@ -9,7 +9,9 @@ import VectorAddFloat4BugNoTail.Spec
   memory, each element of each output after the kernel equals the reference's value on the inputs
   the memory holds (exact arithmetic).
 * `vector_add_float4_bug_no_tail_in_bounds`: every access of every phase is within its buffer or array.
-* `vector_add_float4_bug_no_tail_race_free`: in every phase, no two threads conflict, within a block or across blocks.
+* `vector_add_float4_bug_no_tail_race_free`: in every phase, no two threads conflict (same block or not);
+  `vector_add_float4_bug_no_tail_race_free_across_blocks`: no two blocks conflict over the whole run, since barriers
+  order the phases of one block only.
 
 The statements are parametric in `n`; the corollaries at the end instantiate them at
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
@@ -51,9 +53,14 @@ theorem vector_add_float4_bug_no_tail_in_bounds (n : ℕ) (h : Constraints n) (m
     InBoundsRun (Valid n) (kernelPhases n) m := by
   sorry
 
-/-- No two threads race in any phase, within a block or across blocks. -/
+/-- No two threads race within a phase (threads of one block, or of different blocks). -/
 theorem vector_add_float4_bug_no_tail_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
     RaceFreeRun (kernelPhases n) m := by
+  sorry
+
+/-- No two blocks conflict over the whole run (barriers do not order blocks). -/
+theorem vector_add_float4_bug_no_tail_race_free_across_blocks (n : ℕ) (h : Constraints n) (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases n) m := by
   sorry
 
 /-! ### The shape instance n = 1 -/
@@ -70,10 +77,15 @@ theorem vector_add_float4_bug_no_tail_in_bounds_inst0 (m : Mem) :
     InBoundsRun (Valid 1) (kernelPhases 1) m :=
   vector_add_float4_bug_no_tail_in_bounds 1 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 1. -/
+/-- Race freedom within phases at n = 1. -/
 theorem vector_add_float4_bug_no_tail_race_free_inst0 (m : Mem) :
     RaceFreeRun (kernelPhases 1) m :=
   vector_add_float4_bug_no_tail_race_free 1 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 1. -/
+theorem vector_add_float4_bug_no_tail_race_free_across_blocks_inst0 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1) m :=
+  vector_add_float4_bug_no_tail_race_free_across_blocks 1 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 4 -/
 
@@ -89,10 +101,15 @@ theorem vector_add_float4_bug_no_tail_in_bounds_inst1 (m : Mem) :
     InBoundsRun (Valid 4) (kernelPhases 4) m :=
   vector_add_float4_bug_no_tail_in_bounds 4 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 4. -/
+/-- Race freedom within phases at n = 4. -/
 theorem vector_add_float4_bug_no_tail_race_free_inst1 (m : Mem) :
     RaceFreeRun (kernelPhases 4) m :=
   vector_add_float4_bug_no_tail_race_free 4 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 4. -/
+theorem vector_add_float4_bug_no_tail_race_free_across_blocks_inst1 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 4) m :=
+  vector_add_float4_bug_no_tail_race_free_across_blocks 4 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 1027 -/
 
@@ -108,10 +125,15 @@ theorem vector_add_float4_bug_no_tail_in_bounds_inst2 (m : Mem) :
     InBoundsRun (Valid 1027) (kernelPhases 1027) m :=
   vector_add_float4_bug_no_tail_in_bounds 1027 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 1027. -/
+/-- Race freedom within phases at n = 1027. -/
 theorem vector_add_float4_bug_no_tail_race_free_inst2 (m : Mem) :
     RaceFreeRun (kernelPhases 1027) m :=
   vector_add_float4_bug_no_tail_race_free 1027 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 1027. -/
+theorem vector_add_float4_bug_no_tail_race_free_across_blocks_inst2 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 1027) m :=
+  vector_add_float4_bug_no_tail_race_free_across_blocks 1027 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 4096 -/
 
@@ -127,10 +149,15 @@ theorem vector_add_float4_bug_no_tail_in_bounds_inst3 (m : Mem) :
     InBoundsRun (Valid 4096) (kernelPhases 4096) m :=
   vector_add_float4_bug_no_tail_in_bounds 4096 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 4096. -/
+/-- Race freedom within phases at n = 4096. -/
 theorem vector_add_float4_bug_no_tail_race_free_inst3 (m : Mem) :
     RaceFreeRun (kernelPhases 4096) m :=
   vector_add_float4_bug_no_tail_race_free 4096 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 4096. -/
+theorem vector_add_float4_bug_no_tail_race_free_across_blocks_inst3 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 4096) m :=
+  vector_add_float4_bug_no_tail_race_free_across_blocks 4096 (by norm_num [Constraints]) m
 
 /-! ### The shape instance n = 4102 -/
 
@@ -146,9 +173,14 @@ theorem vector_add_float4_bug_no_tail_in_bounds_inst4 (m : Mem) :
     InBoundsRun (Valid 4102) (kernelPhases 4102) m :=
   vector_add_float4_bug_no_tail_in_bounds 4102 (by norm_num [Constraints]) m
 
-/-- Race freedom at n = 4102. -/
+/-- Race freedom within phases at n = 4102. -/
 theorem vector_add_float4_bug_no_tail_race_free_inst4 (m : Mem) :
     RaceFreeRun (kernelPhases 4102) m :=
   vector_add_float4_bug_no_tail_race_free 4102 (by norm_num [Constraints]) m
+
+/-- Race freedom across blocks at n = 4102. -/
+theorem vector_add_float4_bug_no_tail_race_free_across_blocks_inst4 (m : Mem) :
+    RaceFreeAcrossBlocksRun (kernelPhases 4102) m :=
+  vector_add_float4_bug_no_tail_race_free_across_blocks 4102 (by norm_num [Constraints]) m
 
 end VectorAddFloat4BugNoTail
