@@ -27,8 +27,6 @@ TASKS = sorted(p.parent.name for p in EXAMPLES.glob("*/task.py"))
 
 NOT_YET = {
     "abs_max": "unsupported atomic in Lean lowering",
-    "gelu_packed128": "unsupported value type in Lean lowering",
-    "matmul_tiled_bug_missing_sync": "unsupported synchronisation in this loop",
 }
 
 

@@ -32,7 +32,6 @@ MAX_THREADS = 2048
 # Examples whose phase form is not built yet, with the construct that stops it (a test fails when one
 # of them starts working, so that the list shrinks).
 UNSUPPORTED = {
-    "matmul_tiled_bug_missing_sync": "the loop body must end with __syncthreads()",
 }
 
 

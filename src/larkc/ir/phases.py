@@ -652,19 +652,93 @@ class _Builder:
         var, t, start, cmp, bound, step = control
         if not (self.uniform(start, loop_vars) and self.uniform(bound, loop_vars)):
             raise _unsupported("synchronisation in this loop", s.span, "its bounds differ between threads")
-        if any(_touches_memory(x) for p in self.pieces for x in walk_stmts(p.stmts)):
-            raise _unsupported(
-                "synchronisation in this loop",
-                s.span,
-                "memory is accessed between the last synchronisation and the loop (insert __syncthreads())",
-            )
-        if not s.body or not _is_sync(s.body[-1]):
-            raise _unsupported("synchronisation in this loop", s.span, "the loop body must end with __syncthreads()")
-        self.close(SyncKind.LOOP, s.span)
         inner = _Builder(self.remat, self.params, self.counter)
         inner.split(s.body, guards, loop_vars | {var})
-        assert not inner.pieces
-        self.items.append(PhaseLoop(var, t, start, cmp, bound, step, tuple(inner.items), s.span, halving=step == 0))
+        if not inner.pieces or not any(x.stmts for x in inner.pieces):
+            # the cut at the loop's entry must not separate memory accesses the program does not order
+            if any(_touches_memory(x) for p in self.pieces for x in walk_stmts(p.stmts)):
+                raise _unsupported(
+                    "synchronisation in this loop",
+                    s.span,
+                    "memory is accessed between the last synchronisation and the loop (insert __syncthreads())",
+                )
+            self.close(SyncKind.LOOP, s.span)
+            self.items.append(PhaseLoop(var, t, start, cmp, bound, step, tuple(inner.items), s.span, halving=step == 0))
+            return
+        self.rotated(s, inner, var, t, start, cmp, bound, step)
+
+    def rotated(
+        self,
+        s: For,
+        inner: _Builder,
+        var: str,
+        t: ScalarType,
+        start: Expr,
+        cmp: BinaryOp,
+        bound: Expr,
+        step: int,
+    ) -> None:
+        """A loop of phases whose body ends with code after its last synchronisation: that tail runs in
+        one phase with the next iteration's head (or, after the last iteration, with the code after the
+        loop). The phases are the head of the first iteration (with the code before the loop), a loop
+        over every iteration but the last (its middle phases, then its tail with the next head), and the
+        last iteration's middle phases and tail, each guarded by the loop running at all."""
+        head, *middle = inner.items
+        if cmp not in (BinaryOp.LT, BinaryOp.LE) or step <= 0 or not isinstance(head, Phase) or head.exchange:
+            raise _unsupported(
+                "synchronisation in this loop", s.span, "a counting-down loop whose body does not end with a barrier"
+            )
+        if any(not isinstance(m, Phase) for m in middle):
+            raise _unsupported(
+                "synchronisation in this loop", s.span, "nested loops in a loop not ending with a barrier"
+            )
+        tail = inner.pieces
+        it = Const(step, t, s.span)
+        one = Const(1, t, s.span)
+        bound_lt = bound if cmp is BinaryOp.LT else Binary(BinaryOp.ADD, bound, one, t, s.span)
+        runs = Binary(BinaryOp.LT, start, bound_lt, BOOL, s.span)
+        # the last value: start + ((bound - start - 1) / step) * step, where the loop runs
+        span_e = Binary(BinaryOp.SUB, Binary(BinaryOp.SUB, bound_lt, start, t, s.span), one, t, s.span)
+        last = Binary(
+            BinaryOp.ADD,
+            start,
+            Binary(BinaryOp.MUL, Binary(BinaryOp.DIV, span_e, it, t, s.span), it, t, s.span),
+            t,
+            s.span,
+        )
+        nxt = Binary(BinaryOp.ADD, VarRef(var, t, s.span), it, t, s.span)
+
+        def at(pieces: Sequence[Piece], value: Expr, extra: tuple[Expr, ...]) -> list[Piece]:
+            return [
+                Piece(
+                    (*extra, *(substitute_expr(g, {var: value}) for g in p.guards)),
+                    substitute(p.stmts, {var: value}),
+                )
+                for p in pieces
+            ]
+
+        def phase_at(ph: Phase, value: Expr, extra: tuple[Expr, ...]) -> Phase:
+            ex = ph.exchange
+            if ex is not None:
+                (stmt,) = substitute((ex.stmt,), {var: value})
+                assert isinstance(stmt, Shuffle | Vote)
+                ex = Exchange((*extra, *(substitute_expr(g, {var: value}) for g in ex.guards)), stmt)
+            return Phase(next(self.counter), tuple(at(ph.pieces, value, extra)), ex, ph.ends, ph.span)
+
+        # 1. the code before the loop with the first head
+        self.pieces.extend(at(head.pieces, start, (runs,)))
+        self.close(head.ends, head.span)
+        # 2. every iteration but the last: its middle phases, then its tail with the next head
+        body: list[PhaseItem] = [phase_at(m, VarRef(var, t, s.span), ()) for m in middle if isinstance(m, Phase)]
+        joined = [*tail, *at(head.pieces, nxt, ())]
+        body.append(Phase(next(self.counter), tuple(joined), None, head.ends, head.span))
+        bound_body = Binary(BinaryOp.SUB, bound_lt, it, t, s.span)
+        self.items.append(PhaseLoop(var, t, start, BinaryOp.LT, bound_body, step, tuple(body), s.span))
+        # 3. the last iteration's middle phases; its tail stays open, to run with the code after the loop
+        for m in middle:
+            if isinstance(m, Phase):
+                self.items.append(phase_at(m, last, (runs,)))
+        self.pieces.extend(at(tail, last, (runs,)))
 
 
 def _halving(s: For) -> tuple[str, ScalarType, Expr, BinaryOp, Expr, int] | None:

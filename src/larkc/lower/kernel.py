@@ -197,10 +197,14 @@ def _cls(t: Type, span: Span) -> str:
         return "ptr"
     if isinstance(t, VectorType) and t.elem.is_float:
         return "vec"
+    if isinstance(t, VectorType) and t.elem.is_int:
+        # an integer vector that only moves float data (`int4` copies of `float4`s): the list of the
+        # floats whose bits it holds; arithmetic on it has no rule and is rejected
+        return "bits"
     raise _unsupported("value type in Lean lowering", span, str(t))
 
 
-_LEAN_TYPE = {"int": "ℤ", "real": "ℝ", "bool": "Prop", "vec": "List ℝ"}
+_LEAN_TYPE = {"int": "ℤ", "real": "ℝ", "bool": "Prop", "vec": "List ℝ", "bits": "List ℝ"}
 
 
 def _lanes(t: Type) -> int:
@@ -209,7 +213,7 @@ def _lanes(t: Type) -> int:
 
 def _zero(t: Type, span: Span) -> str:
     c = _cls(t, span)
-    if c == "vec":
+    if c in ("vec", "bits"):
         return "[" + ", ".join(["(0 : ℝ)"] * _lanes(t)) + "]"
     zero = {"int": "(0 : ℤ)", "real": "(0 : ℝ)", "bool": "False"}.get(c)
     if zero is None:
@@ -318,7 +322,15 @@ class _Lowerer:
                 buf, off, _ = self.ptr(op)
                 view = t.pointee
                 elem = view.elem if isinstance(view, VectorType) else view
-                if elem != buf.elem:
+                bits_view = (
+                    isinstance(view, VectorType)
+                    and isinstance(elem, ScalarType)
+                    and isinstance(buf.elem, ScalarType)
+                    and elem.is_int
+                    and buf.elem.is_float
+                    and elem.size == buf.elem.size
+                )
+                if elem != buf.elem and not bits_view:
                     raise _unsupported(
                         "pointer reinterpretation in Lean lowering", e.span, f"{buf.elem} buffer as {view}"
                     )
@@ -426,9 +438,11 @@ class _Lowerer:
                 return f"(Larkc.Cuda.setLane {self.expr(vector)} {lane} {self.expr(value)})"
             case Cast(operand=op, type=t, kind=kind):
                 src, dst = _cls(op.type, e.span), _cls(t, e.span)
-                if src == "vec" or dst == "vec":
-                    if kind is CastKind.CONVERT and src == dst and _lanes(op.type) == _lanes(t):
+                if src in ("vec", "bits") or dst in ("vec", "bits"):
+                    if kind is CastKind.CONVERT and src == dst == "vec" and _lanes(op.type) == _lanes(t):
                         return self.expr(op)
+                    if kind is CastKind.BITCAST and {src, dst} <= {"vec", "bits"} and _same_lanes(op.type, t):
+                        return self.expr(op)  # the same bits, lane by lane: the same floats
                     raise _unsupported("vector conversion in Lean lowering", e.span, f"{op.type} to {t}")
                 if kind is CastKind.BITCAST and src != dst:
                     raise _unsupported("bit reinterpretation in Lean lowering", e.span, f"{op.type} as {t}")
@@ -542,7 +556,7 @@ class _Lowerer:
                 assert isinstance(ptr.type, PointerType)
                 t = ptr.type.pointee
                 c = _cls(t, s.span)
-                if c == "vec":
+                if c in ("vec", "bits"):
                     locs = [self.loc(ptr, k) for k in range(_lanes(t))]
                     out.append(f"{ind}let {_ident(dst)} := [" + ", ".join(f"s.get {x}" for x in locs) + "]")
                     for x in locs:
@@ -559,7 +573,7 @@ class _Lowerer:
                     raise _unsupported("masked store in Lean lowering", s.span, "mask")
                 c = _cls(value.type, s.span)
                 v = self.expr(value)
-                if c == "vec":
+                if c in ("vec", "bits"):
                     for k in range(_lanes(value.type)):
                         out.append(f"{ind}let s := s.put {self.loc(ptr, k)} (Larkc.Cuda.lane {v} {k})")
                     return
@@ -904,6 +918,11 @@ class _Lowerer:
         inner = self.items(lp.body, [*loop_vars, lp.var], [*loop_vals, value], defs)
         self.loop_vars = saved
         return f"loopPhases (fun ({k} : ℕ) =>\n    {inner}) {count}"
+
+
+def _same_lanes(a: Type, b: Type) -> bool:
+    """Vectors of as many lanes of the same width (a bit cast between them maps lane to lane)."""
+    return isinstance(a, VectorType) and isinstance(b, VectorType) and a.lanes == b.lanes and a.elem.size == b.elem.size
 
 
 def _control_exprs(s: Stmt) -> tuple[Expr, ...]:

@@ -99,7 +99,7 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
     from larkc.lower.shapes import lean_shape, lean_shape_prop
     from larkc.lower.spec import lower_spec
     from larkc.pipeline.api import trace
-    from larkc.pipeline.inputs import kernel_function
+    from larkc.pipeline.inputs import init_of, kernel_function
 
     if task.reference is None:
         raise TaskError(f"task {task.name}: `larkc emit` needs a reference to state equivalence against")
@@ -193,6 +193,25 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
         )
         inst_ctx["outputs"] = [{**o, "shape": _shape_text(task.outputs[str(o["name"])].shape, values)} for o in outputs]
     spec_inputs = spec_inputs.format(**{n: _shape_text(task.tensors[n].shape, None) for n, _ in spec.inputs})
+    # what the theorems assume of the initial memory: the -inf sentinel below every input, and the
+    # buffers the task starts at zero (an output accumulated with atomics, say) holding zeros
+    memory_binders, memory_args = "", ""
+    if kernel.sentinel:
+        below = " ∧ ".join(f"ninf < m (Loc.glob {k} i)" for k in sorted(set(input_buffers))) or "True"
+        memory_binders += f" (ninf : ℝ) (hninf : ∀ i : ℤ, {below})"
+        memory_args += " ninf hninf"
+    zero_buffers = sorted(
+        {
+            tensor_buffer[name]
+            for name, tspec in task.tensors.items()
+            if name in tensor_buffer and init_of(task, name, tspec) == "zeros"
+        }
+    )
+    zero_names = [n for n, tspec in task.tensors.items() if n in tensor_buffer and init_of(task, n, tspec) == "zeros"]
+    if zero_buffers:
+        zeros = " ∧ ".join(f"m (Loc.glob {k} i) = 0" for k in zero_buffers)
+        memory_binders += f" (hzero : ∀ i : ℤ, {zeros})"
+        memory_args += " hzero"
     templates = _env()
     ctx = {
         "task": task.name,
@@ -206,14 +225,10 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
         "binders": binders,
         "args": args,
         "kargs": args + (" ninf" if kernel.sentinel else ""),
-        "sentinel": (
-            " (ninf : ℝ) (hninf : ∀ i : ℤ, "
-            + (" ∧ ".join(f"ninf < m (Loc.glob {k} i)" for k in sorted(set(input_buffers))) or "True")
-            + ")"
-        )
-        if kernel.sentinel
-        else "",
-        "sentinel_args": " ninf hninf" if kernel.sentinel else "",
+        "hyps": memory_binders,
+        "hyp_args": memory_args,
+        "uses_ninf": kernel.sentinel,
+        "zeros": zero_names,
         "grid_doc": " x ".join(str(d) for d in task.launch.grid),
         "block_doc": " x ".join(str(d) for d in task.launch.block),
         "threads_doc": "the",

@@ -17,6 +17,9 @@ The statements are parametric in `n`; the corollaries at the end instantiate the
 the shape instances `larkc verify` checks. Proofs are `sorry`: prove them by hand, or let larkc's
 Lean backends try (see `docs/lean.md` of larkc).
 
+The task starts `out` at zero: the theorems assume the initial memory holds
+zeros there (`hzero`).
+
 -/
 
 noncomputable section
@@ -42,121 +45,121 @@ def Valid (n : ℕ) : Loc → Prop
   | Loc.reg _ _ _ => True
 
 /-- Output `out` (buffer 2) equals the reference's output `out` at every index. -/
-theorem dot_product_correct_out (n : ℕ) (h : Constraints n) (m : Mem)
+theorem dot_product_correct_out (n : ℕ) (h : Constraints n) (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0)
     (idx : List ℕ) (hidx : InShape [1] idx) :
     runAll (kernelPhases n) m (Loc.glob 2 ((flatIndex [1] idx : ℕ) : ℤ)) =
       specOut0 n (ofFlat [n] (globBuf m 0)) (ofFlat [n] (globBuf m 1)) idx := by
   sorry
 
 /-- Every access of the kernel is within its buffer or array. -/
-theorem dot_product_in_bounds (n : ℕ) (h : Constraints n) (m : Mem) :
+theorem dot_product_in_bounds (n : ℕ) (h : Constraints n) (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     InBoundsRun (Valid n) (kernelPhases n) m := by
   sorry
 
 /-- No two threads race within a phase (threads of one block, or of different blocks). -/
-theorem dot_product_race_free (n : ℕ) (h : Constraints n) (m : Mem) :
+theorem dot_product_race_free (n : ℕ) (h : Constraints n) (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     RaceFreeRun (kernelPhases n) m := by
   sorry
 
 /-- No two blocks conflict over the whole run (barriers do not order blocks). -/
-theorem dot_product_race_free_across_blocks (n : ℕ) (h : Constraints n) (m : Mem) :
+theorem dot_product_race_free_across_blocks (n : ℕ) (h : Constraints n) (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     RaceFreeAcrossBlocksRun (kernelPhases n) m := by
   sorry
 
 /-! ### The shape instance n = 1 -/
 
 /-- Output `out` at n = 1. -/
-theorem dot_product_correct_out_inst0 (m : Mem)
+theorem dot_product_correct_out_inst0 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0)
     (idx : List ℕ) (hidx : InShape [1] idx) :
     runAll (kernelPhases 1) m (Loc.glob 2 ((flatIndex [1] idx : ℕ) : ℤ)) =
       specOut0 1 (ofFlat [1] (globBuf m 0)) (ofFlat [1] (globBuf m 1)) idx :=
-  dot_product_correct_out 1 (by norm_num [Constraints]) m idx hidx
+  dot_product_correct_out 1 (by norm_num [Constraints]) m hzero idx hidx
 
 /-- In-bounds access at n = 1. -/
-theorem dot_product_in_bounds_inst0 (m : Mem) :
+theorem dot_product_in_bounds_inst0 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     InBoundsRun (Valid 1) (kernelPhases 1) m :=
-  dot_product_in_bounds 1 (by norm_num [Constraints]) m
+  dot_product_in_bounds 1 (by norm_num [Constraints]) m hzero
 
 /-- Race freedom within phases at n = 1. -/
-theorem dot_product_race_free_inst0 (m : Mem) :
+theorem dot_product_race_free_inst0 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     RaceFreeRun (kernelPhases 1) m :=
-  dot_product_race_free 1 (by norm_num [Constraints]) m
+  dot_product_race_free 1 (by norm_num [Constraints]) m hzero
 
 /-- Race freedom across blocks at n = 1. -/
-theorem dot_product_race_free_across_blocks_inst0 (m : Mem) :
+theorem dot_product_race_free_across_blocks_inst0 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     RaceFreeAcrossBlocksRun (kernelPhases 1) m :=
-  dot_product_race_free_across_blocks 1 (by norm_num [Constraints]) m
+  dot_product_race_free_across_blocks 1 (by norm_num [Constraints]) m hzero
 
 /-! ### The shape instance n = 300 -/
 
 /-- Output `out` at n = 300. -/
-theorem dot_product_correct_out_inst1 (m : Mem)
+theorem dot_product_correct_out_inst1 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0)
     (idx : List ℕ) (hidx : InShape [1] idx) :
     runAll (kernelPhases 300) m (Loc.glob 2 ((flatIndex [1] idx : ℕ) : ℤ)) =
       specOut0 300 (ofFlat [300] (globBuf m 0)) (ofFlat [300] (globBuf m 1)) idx :=
-  dot_product_correct_out 300 (by norm_num [Constraints]) m idx hidx
+  dot_product_correct_out 300 (by norm_num [Constraints]) m hzero idx hidx
 
 /-- In-bounds access at n = 300. -/
-theorem dot_product_in_bounds_inst1 (m : Mem) :
+theorem dot_product_in_bounds_inst1 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     InBoundsRun (Valid 300) (kernelPhases 300) m :=
-  dot_product_in_bounds 300 (by norm_num [Constraints]) m
+  dot_product_in_bounds 300 (by norm_num [Constraints]) m hzero
 
 /-- Race freedom within phases at n = 300. -/
-theorem dot_product_race_free_inst1 (m : Mem) :
+theorem dot_product_race_free_inst1 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     RaceFreeRun (kernelPhases 300) m :=
-  dot_product_race_free 300 (by norm_num [Constraints]) m
+  dot_product_race_free 300 (by norm_num [Constraints]) m hzero
 
 /-- Race freedom across blocks at n = 300. -/
-theorem dot_product_race_free_across_blocks_inst1 (m : Mem) :
+theorem dot_product_race_free_across_blocks_inst1 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     RaceFreeAcrossBlocksRun (kernelPhases 300) m :=
-  dot_product_race_free_across_blocks 300 (by norm_num [Constraints]) m
+  dot_product_race_free_across_blocks 300 (by norm_num [Constraints]) m hzero
 
 /-! ### The shape instance n = 2049 -/
 
 /-- Output `out` at n = 2049. -/
-theorem dot_product_correct_out_inst2 (m : Mem)
+theorem dot_product_correct_out_inst2 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0)
     (idx : List ℕ) (hidx : InShape [1] idx) :
     runAll (kernelPhases 2049) m (Loc.glob 2 ((flatIndex [1] idx : ℕ) : ℤ)) =
       specOut0 2049 (ofFlat [2049] (globBuf m 0)) (ofFlat [2049] (globBuf m 1)) idx :=
-  dot_product_correct_out 2049 (by norm_num [Constraints]) m idx hidx
+  dot_product_correct_out 2049 (by norm_num [Constraints]) m hzero idx hidx
 
 /-- In-bounds access at n = 2049. -/
-theorem dot_product_in_bounds_inst2 (m : Mem) :
+theorem dot_product_in_bounds_inst2 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     InBoundsRun (Valid 2049) (kernelPhases 2049) m :=
-  dot_product_in_bounds 2049 (by norm_num [Constraints]) m
+  dot_product_in_bounds 2049 (by norm_num [Constraints]) m hzero
 
 /-- Race freedom within phases at n = 2049. -/
-theorem dot_product_race_free_inst2 (m : Mem) :
+theorem dot_product_race_free_inst2 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     RaceFreeRun (kernelPhases 2049) m :=
-  dot_product_race_free 2049 (by norm_num [Constraints]) m
+  dot_product_race_free 2049 (by norm_num [Constraints]) m hzero
 
 /-- Race freedom across blocks at n = 2049. -/
-theorem dot_product_race_free_across_blocks_inst2 (m : Mem) :
+theorem dot_product_race_free_across_blocks_inst2 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     RaceFreeAcrossBlocksRun (kernelPhases 2049) m :=
-  dot_product_race_free_across_blocks 2049 (by norm_num [Constraints]) m
+  dot_product_race_free_across_blocks 2049 (by norm_num [Constraints]) m hzero
 
 /-! ### The shape instance n = 5000 -/
 
 /-- Output `out` at n = 5000. -/
-theorem dot_product_correct_out_inst3 (m : Mem)
+theorem dot_product_correct_out_inst3 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0)
     (idx : List ℕ) (hidx : InShape [1] idx) :
     runAll (kernelPhases 5000) m (Loc.glob 2 ((flatIndex [1] idx : ℕ) : ℤ)) =
       specOut0 5000 (ofFlat [5000] (globBuf m 0)) (ofFlat [5000] (globBuf m 1)) idx :=
-  dot_product_correct_out 5000 (by norm_num [Constraints]) m idx hidx
+  dot_product_correct_out 5000 (by norm_num [Constraints]) m hzero idx hidx
 
 /-- In-bounds access at n = 5000. -/
-theorem dot_product_in_bounds_inst3 (m : Mem) :
+theorem dot_product_in_bounds_inst3 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     InBoundsRun (Valid 5000) (kernelPhases 5000) m :=
-  dot_product_in_bounds 5000 (by norm_num [Constraints]) m
+  dot_product_in_bounds 5000 (by norm_num [Constraints]) m hzero
 
 /-- Race freedom within phases at n = 5000. -/
-theorem dot_product_race_free_inst3 (m : Mem) :
+theorem dot_product_race_free_inst3 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     RaceFreeRun (kernelPhases 5000) m :=
-  dot_product_race_free 5000 (by norm_num [Constraints]) m
+  dot_product_race_free 5000 (by norm_num [Constraints]) m hzero
 
 /-- Race freedom across blocks at n = 5000. -/
-theorem dot_product_race_free_across_blocks_inst3 (m : Mem) :
+theorem dot_product_race_free_across_blocks_inst3 (m : Mem) (hzero : ∀ i : ℤ, m (Loc.glob 2 i) = 0) :
     RaceFreeAcrossBlocksRun (kernelPhases 5000) m :=
-  dot_product_race_free_across_blocks 5000 (by norm_num [Constraints]) m
+  dot_product_race_free_across_blocks 5000 (by norm_num [Constraints]) m hzero
 
 end DotProduct

@@ -25,8 +25,8 @@ namespace MatmulTiled
 
 open Larkc
 
-/-- Phase 0: ends at kernel.cu:24:3 (loop). -/
-def phase0 (M N K : ℕ) (b t : ℕ) (s : TState) : TState :=
+/-- Phase 2: ends at kernel.cu:24:3 (loop). -/
+def phase2 (M N K : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_tx : ℤ := (((t % 16 : ℕ)) : ℤ)
   let v_ty : ℤ := ((((t / 16) % 16 : ℕ)) : ℤ)
   -- kernel.cu:22
@@ -34,8 +34,8 @@ def phase0 (M N K : ℕ) (b t : ℕ) (s : TState) : TState :=
   let s := s.put (Loc.reg b t 0) v_acc
   s
 
-/-- Phase 1: ends at kernel.cu:33:5 (block). -/
-def phase1 (M N K : ℕ) (v_t : ℤ) (b t : ℕ) (s : TState) : TState :=
+/-- Phase 0: ends at kernel.cu:33:5 (block). -/
+def phase0 (M N K : ℕ) (v_t : ℤ) (b t : ℕ) (s : TState) : TState :=
   let v_tx : ℤ := (((t % 16 : ℕ)) : ℤ)
   let v_col : ℤ := (((((b % ((N + 16 - 1) / 16) : ℕ)) : ℤ) * (16 : ℤ)) + v_tx)
   let v_ty : ℤ := ((((t / 16) % 16 : ℕ)) : ℤ)
@@ -75,8 +75,8 @@ def phase1 (M N K : ℕ) (v_t : ℤ) (b t : ℕ) (s : TState) : TState :=
   let s := p23
   s
 
-/-- Phase 2: ends at kernel.cu:38:5 (block). -/
-def phase2 (M N K : ℕ) (v_t : ℤ) (b t : ℕ) (s : TState) : TState :=
+/-- Phase 1: ends at kernel.cu:38:5 (block). -/
+def phase1 (M N K : ℕ) (v_t : ℤ) (b t : ℕ) (s : TState) : TState :=
   let v_tx : ℤ := (((t % 16 : ℕ)) : ℤ)
   let v_ty : ℤ := ((((t / 16) % 16 : ℕ)) : ℤ)
   let v_acc := s.get (Loc.reg b t 0)
@@ -119,10 +119,10 @@ def phase3 (M N K : ℕ) (b t : ℕ) (s : TState) : TState :=
 
 /-- The kernel: its phases in order, each run by every thread of the launch. -/
 def kernelPhases (M N K : ℕ) : List Phase :=
-  [{ threads := (launch (((N + 16 - 1) / 16) * ((M + 16 - 1) / 16) * 1) (16 * 16 * 1)), prog := phase0 M N K }] ++
+  [{ threads := (launch (((N + 16 - 1) / 16) * ((M + 16 - 1) / 16) * 1) (16 * 16 * 1)), prog := phase2 M N K }] ++
   loopPhases (fun (k0 : ℕ) =>
-    [{ threads := (launch (((N + 16 - 1) / 16) * ((M + 16 - 1) / 16) * 1) (16 * 16 * 1)), prog := phase1 M N K ((0 : ℤ) + (k0 : ℤ) * 1) },
-    { threads := (launch (((N + 16 - 1) / 16) * ((M + 16 - 1) / 16) * 1) (16 * 16 * 1)), prog := phase2 M N K ((0 : ℤ) + (k0 : ℤ) * 1) }]) (Larkc.Cuda.tripUp (0 : ℤ) (Larkc.Cuda.tdiv ((((K : ℕ) : ℤ) + (16 : ℤ)) - (1 : ℤ)) (16 : ℤ)) 1) ++
+    [{ threads := (launch (((N + 16 - 1) / 16) * ((M + 16 - 1) / 16) * 1) (16 * 16 * 1)), prog := phase0 M N K ((0 : ℤ) + (k0 : ℤ) * 1) },
+    { threads := (launch (((N + 16 - 1) / 16) * ((M + 16 - 1) / 16) * 1) (16 * 16 * 1)), prog := phase1 M N K ((0 : ℤ) + (k0 : ℤ) * 1) }]) (Larkc.Cuda.tripUp (0 : ℤ) (Larkc.Cuda.tdiv ((((K : ℕ) : ℤ) + (16 : ℤ)) - (1 : ℤ)) (16 : ℤ)) 1) ++
   [{ threads := (launch (((N + 16 - 1) / 16) * ((M + 16 - 1) / 16) * 1) (16 * 16 * 1)), prog := phase3 M N K }]
 
 end MatmulTiled

@@ -47,12 +47,12 @@ def phase0 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let s := s.put (Loc.shr b 0 (0 + v_tid)) v_m
   s
 
-/-- Phase 1: ends at kernel.cu:18:3 (loop). -/
-def phase1 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
+/-- Phase 2: ends at kernel.cu:18:3 (loop). -/
+def phase2 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   s
 
-/-- Phase 2: ends at kernel.cu:22:5 (block). -/
-def phase2 (rows d : ℕ) (ninf : ℝ) (v_s : ℤ) (b t : ℕ) (s : TState) : TState :=
+/-- Phase 1: ends at kernel.cu:22:5 (block). -/
+def phase1 (rows d : ℕ) (ninf : ℝ) (v_s : ℤ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % (min (Larkc.nextPow2 d) 256) : ℕ)) : ℤ)
   -- kernel.cu:19
   let p1 :=
@@ -104,12 +104,12 @@ def phase4 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   let s := s.put (Loc.shr b 0 (0 + v_tid)) v_sum
   s
 
-/-- Phase 5: ends at kernel.cu:34:3 (loop). -/
-def phase5 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
+/-- Phase 6: ends at kernel.cu:34:3 (loop). -/
+def phase6 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
   s
 
-/-- Phase 6: ends at kernel.cu:38:5 (block). -/
-def phase6 (rows d : ℕ) (ninf : ℝ) (v_s_1 : ℤ) (b t : ℕ) (s : TState) : TState :=
+/-- Phase 5: ends at kernel.cu:38:5 (block). -/
+def phase5 (rows d : ℕ) (ninf : ℝ) (v_s_1 : ℤ) (b t : ℕ) (s : TState) : TState :=
   let v_tid : ℤ := (((t % (min (Larkc.nextPow2 d) 256) : ℕ)) : ℤ)
   -- kernel.cu:35
   let p1 :=
@@ -153,14 +153,14 @@ def phase7 (rows d : ℕ) (ninf : ℝ) (b t : ℕ) (s : TState) : TState :=
 /-- The kernel: its phases in order, each run by every thread of the launch. -/
 def kernelPhases (rows d : ℕ) (ninf : ℝ) : List Phase :=
   [{ threads := (launch (rows * 1 * 1) ((min (Larkc.nextPow2 d) 256) * 1 * 1)), prog := phase0 rows d ninf },
-    { threads := (launch (rows * 1 * 1) ((min (Larkc.nextPow2 d) 256) * 1 * 1)), prog := phase1 rows d ninf }] ++
+    { threads := (launch (rows * 1 * 1) ((min (Larkc.nextPow2 d) 256) * 1 * 1)), prog := phase2 rows d ninf }] ++
   loopPhases (fun (k0 : ℕ) =>
-    [{ threads := (launch (rows * 1 * 1) ((min (Larkc.nextPow2 d) 256) * 1 * 1)), prog := phase2 rows d ninf (Larkc.Cuda.shr (Larkc.Cuda.tdiv (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (2 : ℤ)) (k0 : ℤ)) }]) (Larkc.Cuda.halvings (Larkc.Cuda.tdiv (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (2 : ℤ))) ++
+    [{ threads := (launch (rows * 1 * 1) ((min (Larkc.nextPow2 d) 256) * 1 * 1)), prog := phase1 rows d ninf (Larkc.Cuda.shr (Larkc.Cuda.tdiv (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (2 : ℤ)) (k0 : ℤ)) }]) (Larkc.Cuda.halvings (Larkc.Cuda.tdiv (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (2 : ℤ))) ++
   [{ threads := (launch (rows * 1 * 1) ((min (Larkc.nextPow2 d) 256) * 1 * 1)), prog := phase3 rows d ninf },
     { threads := (launch (rows * 1 * 1) ((min (Larkc.nextPow2 d) 256) * 1 * 1)), prog := phase4 rows d ninf },
-    { threads := (launch (rows * 1 * 1) ((min (Larkc.nextPow2 d) 256) * 1 * 1)), prog := phase5 rows d ninf }] ++
+    { threads := (launch (rows * 1 * 1) ((min (Larkc.nextPow2 d) 256) * 1 * 1)), prog := phase6 rows d ninf }] ++
   loopPhases (fun (k0 : ℕ) =>
-    [{ threads := (launch (rows * 1 * 1) ((min (Larkc.nextPow2 d) 256) * 1 * 1)), prog := phase6 rows d ninf (Larkc.Cuda.shr (Larkc.Cuda.tdiv (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (2 : ℤ)) (k0 : ℤ)) }]) (Larkc.Cuda.halvings (Larkc.Cuda.tdiv (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (2 : ℤ))) ++
+    [{ threads := (launch (rows * 1 * 1) ((min (Larkc.nextPow2 d) 256) * 1 * 1)), prog := phase5 rows d ninf (Larkc.Cuda.shr (Larkc.Cuda.tdiv (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (2 : ℤ)) (k0 : ℤ)) }]) (Larkc.Cuda.halvings (Larkc.Cuda.tdiv (((min (Larkc.nextPow2 d) 256) : ℕ) : ℤ) (2 : ℤ))) ++
   [{ threads := (launch (rows * 1 * 1) ((min (Larkc.nextPow2 d) 256) * 1 * 1)), prog := phase7 rows d ninf }]
 
 end SoftmaxThreePass
