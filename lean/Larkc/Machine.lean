@@ -60,10 +60,14 @@ structure TState where
   atom : Set Loc
   /-- The total the thread has added atomically to each location in this phase. -/
   adds : Loc → ℝ
+  /-- The locations the thread has updated with an atomic maximum in this phase. -/
+  maxed : Set Loc
+  /-- The largest value the thread has offered to each location in `maxed`. -/
+  mx : Loc → ℝ
 
 /-- The state a thread starts a phase in: it sees `m` and has touched nothing. -/
 def TState.init (m : Mem) : TState :=
-  { view := m, wrote := ∅, read := ∅, atom := ∅, adds := fun _ => 0 }
+  { view := m, wrote := ∅, read := ∅, atom := ∅, adds := fun _ => 0, maxed := ∅, mx := fun _ => 0 }
 
 /-- The value the thread sees at `l` (pair it with `TState.note` to record the read). -/
 def TState.get (s : TState) (l : Loc) : ℝ := s.view l
@@ -81,6 +85,14 @@ takes effect at the end of the phase, summed over all threads. -/
 def TState.add (s : TState) (l : Loc) (v : ℝ) : TState :=
   { s with atom := insert l s.atom, adds := Function.update s.adds l (s.adds l + v) }
 
+/-- The thread offers `v` to `l` with an atomic maximum (`atomicMax` whose old value is not used): at
+the end of the phase `l` holds the largest of its value and every offer. -/
+def TState.amax (s : TState) (l : Loc) (v : ℝ) : TState :=
+  { s with
+    atom := insert l s.atom,
+    maxed := insert l s.maxed,
+    mx := Function.update s.mx l (if l ∈ s.maxed then max (s.mx l) v else v) }
+
 /-- One phase: the threads taking part and the code each runs. -/
 structure Phase where
   /-- The threads taking part, as (block, thread) pairs (thread numbers are linear within a block). -/
@@ -96,32 +108,64 @@ def Phase.final (p : Phase) (m : Mem) (b t : ℕ) : TState :=
 def Phase.addsAt (p : Phase) (m : Mem) (l : Loc) : ℝ :=
   (p.threads.map (fun (bt : ℕ × ℕ) => (p.final m bt.1 bt.2).adds l)).sum
 
-/-- The memory after phase `p` runs from `m`: a location some thread wrote takes that thread's value
-(race freedom makes the writer unique), any other keeps its value; atomic contributions are added. -/
-def Phase.run (p : Phase) (m : Mem) : Mem := fun l =>
-  (if h : ∃ bt ∈ p.threads, l ∈ (p.final m bt.1 bt.2).wrote then
-      (p.final m (Classical.choose h).1 (Classical.choose h).2).view l
-    else m l) + p.addsAt m l
+/-- `a` raised to every atomic maximum the threads of `p` run from `m` offer to `l` (`a` itself when
+none does). -/
+def Phase.maxAt (p : Phase) (m : Mem) (l : Loc) (a : ℝ) : ℝ :=
+  p.threads.foldl
+    (fun (acc : ℝ) (bt : ℕ × ℕ) =>
+      if l ∈ (p.final m bt.1 bt.2).maxed then max acc ((p.final m bt.1 bt.2).mx l) else acc)
+    a
 
-/-- A location no thread of the phase writes keeps its value, plus the atomic contributions. -/
+/-- A fold that skips every element does nothing. -/
+theorem foldl_ite_skip {α : Type} (P : α → Prop) (g : ℝ → α → ℝ) (ts : List α) (a : ℝ)
+    (h : ∀ x ∈ ts, ¬ P x) : ts.foldl (fun (acc : ℝ) (x : α) => if P x then g acc x else acc) a = a := by
+  induction ts generalizing a with
+  | nil => rfl
+  | cons x xs ih =>
+    have hx : ¬ P x := h x (by simp)
+    simp only [List.foldl_cons, if_neg hx]
+    exact ih a (fun y hy => h y (by simp [hy]))
+
+/-- No atomic maximum at `l`: `maxAt` leaves the value alone. -/
+theorem Phase.maxAt_of_none (p : Phase) (m : Mem) (l : Loc) (a : ℝ)
+    (h : ∀ bt ∈ p.threads, l ∉ (p.final m bt.1 bt.2).maxed) : p.maxAt m l a = a :=
+  foldl_ite_skip (fun bt => l ∈ (p.final m bt.1 bt.2).maxed)
+    (fun acc bt => max acc ((p.final m bt.1 bt.2).mx l)) p.threads a h
+
+/-- The memory after phase `p` runs from `m`: a location some thread wrote takes that thread's value
+(race freedom makes the writer unique), any other keeps its value; atomic contributions are added,
+then atomic maxima applied. -/
+def Phase.run (p : Phase) (m : Mem) : Mem := fun l =>
+  p.maxAt m l
+    ((if h : ∃ bt ∈ p.threads, l ∈ (p.final m bt.1 bt.2).wrote then
+        (p.final m (Classical.choose h).1 (Classical.choose h).2).view l
+      else m l) + p.addsAt m l)
+
+/-- A location no thread of the phase writes (or raises atomically) keeps its value, plus the atomic
+contributions. -/
 theorem Phase.run_of_unwritten (p : Phase) (m : Mem) (l : Loc)
-    (hw : ∀ bt ∈ p.threads, l ∉ (p.final m bt.1 bt.2).wrote) :
+    (hw : ∀ bt ∈ p.threads, l ∉ (p.final m bt.1 bt.2).wrote)
+    (hmax : ∀ bt ∈ p.threads, l ∉ (p.final m bt.1 bt.2).maxed) :
     p.run m l = m l + p.addsAt m l := by
   have h : ¬ ∃ bt ∈ p.threads, l ∈ (p.final m bt.1 bt.2).wrote :=
     fun ⟨bt, hbt, hl⟩ => hw bt hbt hl
+  have hm := p.maxAt_of_none m l (m l + p.addsAt m l) hmax
   first
-    | (simp only [Phase.run, dif_neg h]; done)
-    | simp [Phase.run, h]
+    | (simp only [Phase.run, dif_neg h]; exact hm)
+    | (simp only [Phase.run, dif_neg h, hm]; done)
+    | simp [Phase.run, h, hm]
 
-/-- A location written by exactly one thread of the phase takes that thread's value, plus the atomic
-contributions. -/
+/-- A location written by exactly one thread of the phase (and raised atomically by none) takes that
+thread's value, plus the atomic contributions. -/
 theorem Phase.run_of_writer (p : Phase) (m : Mem) (l : Loc) (b t : ℕ)
     (hbt : (b, t) ∈ p.threads) (hl : l ∈ (p.final m b t).wrote)
-    (huniq : ∀ bt ∈ p.threads, l ∈ (p.final m bt.1 bt.2).wrote → bt = (b, t)) :
+    (huniq : ∀ bt ∈ p.threads, l ∈ (p.final m bt.1 bt.2).wrote → bt = (b, t))
+    (hmax : ∀ bt ∈ p.threads, l ∉ (p.final m bt.1 bt.2).maxed) :
     p.run m l = (p.final m b t).view l + p.addsAt m l := by
   have h : ∃ bt ∈ p.threads, l ∈ (p.final m bt.1 bt.2).wrote := ⟨(b, t), hbt, hl⟩
   have hc := Classical.choose_spec h
   have heq : Classical.choose h = (b, t) := huniq _ hc.1 hc.2
+  rw [← p.maxAt_of_none m l ((p.final m b t).view l + p.addsAt m l) hmax]
   first
     | (simp only [Phase.run, dif_pos h, heq]; done)
     | simp [Phase.run, h, heq]

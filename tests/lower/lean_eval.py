@@ -611,6 +611,10 @@ def _add(s: TS, loc: tuple, v: float) -> TS:
     return _extend(s, ("a", loc, v))
 
 
+def _amax(s: TS, loc: tuple, v: float) -> TS:
+    return _extend(s, ("m", loc, v))
+
+
 class _Counters:
     nat_truncations = 0
 
@@ -825,6 +829,7 @@ _METHODS = {  # TState methods: name -> (parameter types after s, result, templa
     "note": ([_LOC], "S", "_note({s}, {0})"),
     "put": ([_LOC, "R"], "S", "_put({s}, {0}, {1})"),
     "add": ([_LOC, "R"], "S", "_add({s}, {0}, {1})"),
+    "amax": ([_LOC, "R"], "S", "_amax({s}, {0}, {1})"),
 }
 _ARITH = {"+", "-", "*", "/", "%"}
 _REL = {"=", "≠", "<", "≤", ">", "≥"}
@@ -1338,6 +1343,7 @@ def run_kernel_report(
         writes: dict[tuple, float] = {}
         writer: dict[tuple, tuple] = {}
         adds: dict[tuple, float] = {}
+        maxes: dict[tuple, float] = {}
         readers: dict[tuple, tuple] = {}  # a reader of each location, and whether it has a second
         atom_by: dict[tuple, tuple] = {}
         for bt in threads:
@@ -1352,11 +1358,16 @@ def run_kernel_report(
                 if glob_sizes is not None and e[1][0] == "glob":
                     loc = e[1]
                     if not (0 <= loc[2] < glob_sizes.get(loc[1], 0)) and len(rep.out_of_bounds) < max_races:
-                        rep.out_of_bounds.append((k, loc, {"w": "write", "r": "read", "a": "atomic"}[e[0]]))
+                        rep.out_of_bounds.append(
+                            (k, loc, {"w": "write", "r": "read", "a": "atomic", "m": "atomic"}[e[0]])
+                        )
                 if e[0] == "w":
                     wrote[e[1]] = e[2]
                 elif e[0] == "a":
                     adds[e[1]] = adds.get(e[1], 0.0) + e[2]
+                    mine_atom.add(e[1])
+                elif e[0] == "m":  # TState.amax: offered to the phase's atomic maximum at the location
+                    maxes[e[1]] = max(maxes[e[1]], e[2]) if e[1] in maxes else e[2]
                     mine_atom.add(e[1])
                 else:
                     mine_read.add(e[1])
@@ -1395,6 +1406,8 @@ def run_kernel_report(
         mem.update(writes)
         for loc, v in adds.items():
             mem[loc] = mem.get(loc, 0.0) + v
+        for loc, v in maxes.items():  # Phase.run: maxAt applied after the writes and additions
+            mem[loc] = max(mem.get(loc, 0.0), v)
     rep.nat_truncations = _Counters.nat_truncations
     return mem, rep
 

@@ -25,9 +25,7 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 LINT = ROOT.parent / "shared" / "tools" / "lean_lint.py"
 TASKS = sorted(p.parent.name for p in EXAMPLES.glob("*/task.py"))
 
-NOT_YET = {
-    "abs_max": "unsupported atomic in Lean lowering",
-}
+NOT_YET = {}
 
 
 def test_every_operator_has_a_lean_rule() -> None:

@@ -31,8 +31,7 @@ MAX_THREADS = 2048
 
 # Examples whose phase form is not built yet, with the construct that stops it (a test fails when one
 # of them starts working, so that the list shrinks).
-UNSUPPORTED = {
-}
+UNSUPPORTED = {}
 
 
 @cache

@@ -583,11 +583,24 @@ class _Lowerer:
                     raise _unsupported("store of this type in Lean lowering", s.span, str(value.type))
                 out.append(f"{ind}let s := s.put {self.loc(ptr)} {v}")
             case Atomic(dst, op, ptr, value):
-                if dst is not None or op is not AtomicOp.ADD or _cls(value.type, s.span) != "real":
+                if dst is not None:
+                    raise _unsupported("atomic whose old value is used in Lean lowering", s.span, op.value)
+                float_view = _float_bits_max(op, ptr, value)
+                if op is AtomicOp.ADD and _cls(value.type, s.span) == "real":
+                    out.append(f"{ind}let s := s.add {self.loc(ptr)} {self.expr(value)}")
+                elif float_view is not None:
+                    # atomicMax on the integer view of floats orders them as floats when all are
+                    # non-negative (a translator rewrite, listed in the trusted base)
+                    fptr, fvalue = float_view
+                    out.append(f"{ind}let s := s.amax {self.loc(fptr)} {self.expr(fvalue)}")
+                elif op is AtomicOp.MAX and _cls(value.type, s.span) == "int":
+                    out.append(f"{ind}let s := s.amax {self.loc(ptr)} (({self.expr(value)} : ℤ) : ℝ)")
+                else:
                     raise _unsupported(
-                        "atomic in Lean lowering", s.span, f"{op.value} (only atomicAdd of floats, result unused)"
+                        "atomic in Lean lowering",
+                        s.span,
+                        f"{op.value} (atomicAdd of floats, atomicMax of integers or of non-negative floats' bits)",
                     )
-                out.append(f"{ind}let s := s.add {self.loc(ptr)} {self.expr(value)}")
             case If(c, t, e):
                 self.if_(s, c, t, e, ind, out)
             case For():
@@ -918,6 +931,23 @@ class _Lowerer:
         inner = self.items(lp.body, [*loop_vars, lp.var], [*loop_vals, value], defs)
         self.loop_vars = saved
         return f"loopPhases (fun ({k} : ℕ) =>\n    {inner}) {count}"
+
+
+def _float_bits_max(op: AtomicOp, ptr: Expr, value: Expr) -> tuple[Expr, Expr] | None:
+    """``(float pointer, float value)`` if the atomic is ``atomicMax((int*)p, __float_as_int(v))`` with
+    ``p`` a float pointer and ``v`` a float of the same width."""
+    if op is not AtomicOp.MAX:
+        return None
+    if not (isinstance(ptr, Cast) and ptr.kind is CastKind.BITCAST and isinstance(ptr.operand.type, PointerType)):
+        return None
+    if not (isinstance(value, Cast) and value.kind is CastKind.BITCAST):
+        return None
+    src, dst = ptr.operand.type.pointee, value.operand.type
+    if not (isinstance(src, ScalarType) and src.is_float and isinstance(dst, ScalarType) and dst == src):
+        return None
+    if not (isinstance(value.type, ScalarType) and value.type.is_int and value.type.size == src.size):
+        return None
+    return ptr.operand, value.operand
 
 
 def _same_lanes(a: Type, b: Type) -> bool:
