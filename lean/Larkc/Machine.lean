@@ -129,7 +129,7 @@ theorem foldl_ite_skip {α : Type} (P : α → Prop) (g : ℝ → α → ℝ) (t
 /-- No atomic maximum at `l`: `maxAt` leaves the value alone. -/
 theorem Phase.maxAt_of_none (p : Phase) (m : Mem) (l : Loc) (a : ℝ)
     (h : ∀ bt ∈ p.threads, l ∉ (p.final m bt.1 bt.2).maxed) : p.maxAt m l a = a :=
-  foldl_ite_skip (fun bt => l ∈ (p.final m bt.1 bt.2).maxed)
+  foldl_ite_skip (α := ℕ × ℕ) (fun bt => l ∈ (p.final m bt.1 bt.2).maxed)
     (fun acc bt => max acc ((p.final m bt.1 bt.2).mx l)) p.threads a h
 
 /-- The memory after phase `p` runs from `m`: a location some thread wrote takes that thread's value

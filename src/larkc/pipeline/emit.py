@@ -217,7 +217,7 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
         "task": task.name,
         "kernel": f.name,
         "source": task.source.name,
-        "reference": getattr(task.reference, "__name__", str(task.reference)),
+        "reference": _reference_name(task),
         "module": mod,
         "namespace": namespace,
         "prefix": _ident(task.name).lower(),
@@ -276,6 +276,15 @@ def _shape_text(shape: tuple[ShapeExpr, ...], values: Mapping[str, int] | None) 
     from larkc.lower.shapes import lean_shape
 
     return ", ".join(lean_shape(_substitute(d, values) if values is not None else d) for d in shape)
+
+
+def _reference_name(task: Task) -> str:
+    """How the emitted files name the reference: a function's or class's name, or a file's name (never an
+    absolute path, so that the output does not depend on where the checkout is)."""
+    ref = task.reference
+    if isinstance(ref, str | os.PathLike):
+        return Path(ref).name
+    return str(getattr(ref, "__name__", type(ref).__name__))
 
 
 def _check_instances(task: Task, constraints: tuple[ShapeExpr, ...]) -> None:

@@ -4,7 +4,7 @@ import Larkc
 /-!
 # matmul_tiled: the reference's semantics
 
-The PyTorch reference (/work/main/examples/cuda/matmul_tiled/model.py) traced by larkc into its spec graph, one definition per
+The PyTorch reference (model.py) traced by larkc into its spec graph, one definition per
 node over `Larkc.Torch`; tensors are index functions (`Larkc.Tensor`).
 -/
 

@@ -4,7 +4,7 @@ import Larkc
 /-!
 # matmul_tiled_bug_missing_sync: the reference's semantics
 
-The PyTorch reference (/work/main/examples/cuda/matmul_tiled_bug_missing_sync/model.py) traced by larkc into its spec graph, one definition per
+The PyTorch reference (model.py) traced by larkc into its spec graph, one definition per
 node over `Larkc.Torch`; tensors are index functions (`Larkc.Tensor`).
 -/
 
