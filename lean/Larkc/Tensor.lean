@@ -233,13 +233,17 @@ is strictly greater, as torch's `argmax` returns the first maximum. -/
 def rangeArgMax (f : ℕ → ℝ) : ℕ → ℕ
   | 0 => 0
   | 1 => 0
-  | n + 2 => if f (rangeArgMax f (n + 1)) < f (n + 1) then n + 1 else rangeArgMax f (n + 1)
+  | n + 2 =>
+    let k := rangeArgMax f (n + 1)
+    if f k < f (n + 1) then n + 1 else k
 
 /-- The first `k < n` at which `f k` is minimal (`0` for `n = 0`), as torch's `argmin`. -/
 def rangeArgMin (f : ℕ → ℝ) : ℕ → ℕ
   | 0 => 0
   | 1 => 0
-  | n + 2 => if f (n + 1) < f (rangeArgMin f (n + 1)) then n + 1 else rangeArgMin f (n + 1)
+  | n + 2 =>
+    let k := rangeArgMin f (n + 1)
+    if f (n + 1) < f k then n + 1 else k
 
 /-- The tensor entry at `idx` of a concatenation: the part that coordinate `c` (along `dim`) falls
 in, read at `c` minus the sizes of the parts before it. `parts` pairs each part's size along `dim`

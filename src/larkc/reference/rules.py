@@ -187,10 +187,14 @@ def _reduced(shape: Sequence[ShapeExpr], dims: Sequence[int], keepdim: bool) -> 
     return tuple(d for i, d in enumerate(shape) if i not in dims)
 
 
-def _reduction(dtype_of: Callable[[ScalarType], ScalarType]) -> TypeRule:
+def _reduction(dtype_of: Callable[[ScalarType], ScalarType], *, all_when_empty: bool = False) -> TypeRule:
+    """A reduction over ``dims``; with ``all_when_empty``, no dims means every dim (var, std, norm)."""
+
     def rule(node: SpecNode, args: list[ArgType]) -> ValueType:
         x = _tensor(args, 0, "x")
         dims = tuple(node.attr("dims"))
+        if all_when_empty and not dims:
+            dims = tuple(range(x.rank))
         _check_dims(dims, x.rank)
         return ValueType(_reduced(x.shape, dims, bool(node.attr("keepdim"))), dtype_of(x.dtype))
 
@@ -550,9 +554,9 @@ TYPE_RULES: dict[SpecOp, TypeRule] = {
     SpecOp.AMIN: _reduction(lambda t: t),
     SpecOp.ARGMAX: _arg_reduction,
     SpecOp.ARGMIN: _arg_reduction,
-    SpecOp.VAR: _reduction(_float_input("var")),
-    SpecOp.STD: _reduction(_float_input("std")),
-    SpecOp.NORM: _reduction(_float_input("norm")),
+    SpecOp.VAR: _reduction(_float_input("var"), all_when_empty=True),
+    SpecOp.STD: _reduction(_float_input("std"), all_when_empty=True),
+    SpecOp.NORM: _reduction(_float_input("norm"), all_when_empty=True),
     SpecOp.SOFTMAX: _along_dim,
     SpecOp.LOG_SOFTMAX: _along_dim,
     SpecOp.LAYER_NORM: _norm_layer,
