@@ -309,10 +309,9 @@ def _concrete(prog: Any, terms: Sequence[str], env: Mapping[str, int]) -> list[i
 
 
 # Hand-graph outputs whose numeric evaluation fails, with the reason (strict: each must still fail, so
-# that the list shrinks). The rest of the graph is checked output by output.
-KNOWN_NUMERIC_FAILURES: dict[
-    tuple[str, str], str
-] = {}  # empty since rules.py types var/std/norm over no dims as all dims
+# that the list shrinks). The rest of the graph is checked output by output. Empty since rules.py
+# types var/std/norm over no dims as a reduction over all dims.
+KNOWN_NUMERIC_FAILURES: dict[tuple[str, str], str] = {}
 
 
 def _pruned(graph: SpecGraph, output: str) -> SpecGraph:
