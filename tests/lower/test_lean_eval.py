@@ -159,3 +159,20 @@ def test_run_kernel_api() -> None:
     out = run_kernel(text, {"n": 5}, mem)
     assert [out[("glob", 1, i)] for i in range(5)] == [0.0, 0.0, 0.0, 1.0, 2.0]
     assert mem == {("glob", 0, i): float(i - 2) for i in range(5)}  # the input is not modified
+
+
+CASES = Path(__file__).resolve().parent / "cases"
+
+
+@pytest.mark.parametrize("name", sorted(p.parent.name for p in CASES.glob("*/task.py")))
+def test_lean_kernel_of_a_case_matches_simulator(name: str) -> None:
+    """Kernels kept beside the tests for constructs no example has (an early return, ...)."""
+    task = load_task(CASES / name / "task.py")
+    module = parse_task(task)
+    f = kernel_function(task, module)
+    project = emit_task(task)
+    (text,) = [t for rel, t in project.files if rel.endswith("/Kernel.lean")]
+    problems = []
+    for _, env, launch in _instances(task):
+        problems += _check_instance(task, module, f, text, env, launch)
+    assert not problems, "\n".join(problems)

@@ -109,3 +109,34 @@ def test_symbolic_loop_of_phases() -> None:
     loops = [it for it in form.items if isinstance(it, PhaseLoop)]
     assert len(loops) == 1 and loops[0].step == 1
     assert [p.ends.value for p in iter_phases(loops[0].body)] == ["block", "block"]
+
+
+CASES = Path(__file__).resolve().parent / "cases"
+
+
+@pytest.mark.parametrize("name", sorted(p.parent.name for p in CASES.glob("*/task.py")))
+def test_phase_form_of_a_case_matches_simulator(name: str) -> None:
+    task = load_task(CASES / name / "task.py")
+    module = parse_task(task)
+    f = kernel_function(task, module)
+    form = phase_form(module, f, _constant_block(task))
+    for inst in task.instances:
+        env = task.shape_env(inst)
+        grid, block, shared = task.launch.concrete(env)
+        tensors = make_inputs(task, env, 0)
+        args = kernel_args(task, f, tensors, env)
+        sim = simulate(module, f.name, LaunchConfig(grid, block, shared), args)
+        assert not sim.diagnoses, sim.diagnoses
+        got = run_phase_form(form, grid, block, args, shared)
+        assert not got.races
+        for buf, data in got.buffers.items():
+            assert torch.equal(data, sim.buffers[buf]), (inst, buf)
+
+
+def test_early_return_before_a_barrier_guards_later_phases() -> None:
+    task = load_task(CASES / "early_exit" / "task.py")
+    module = parse_task(task)
+    form = phase_form(module, kernel_function(task, module), _constant_block(task))
+    phases = list(iter_phases(form.items))
+    assert len(phases) == 2
+    assert any(g for piece in phases[1].pieces for g in piece.guards), "the phase after the barrier is not guarded"

@@ -12,10 +12,14 @@ Construction:
 1. Device-function calls are inlined (callee variables renamed apart, by-reference parameters bound to
    the caller's variables, ``return`` turned into an assignment of the result with the rest of the
    body moved under ``if``/``else``).
-2. The body is cut at every block barrier (``__syncthreads``), warp barrier (``__syncwarp``) and
+2. A kernel's early ``return`` clears a flag (:data:`LIVE`), and the code after a statement that may
+   return runs under it, so that an exited thread takes no part in later phases (as on the GPU, where
+   an exited thread no longer counts for a barrier). Returns inside loops are unsupported.
+3. The body is cut at every block barrier (``__syncthreads``), warp barrier (``__syncwarp``) and
    warp exchange (shuffle, vote): an exchange is a phase of its own, in which each lane reads its
    source lane's value as it was at the end of the previous phase.
-3. Synchronisation inside control flow: an ``if`` whose condition is *rematerialisable* (see below)
+4. Synchronisation inside control flow: an ``if`` whose condition is *rematerialisable* (see below), or
+   the :data:`LIVE` flag,
    contributes its arms' phases guarded by the condition (``then`` arm first); a loop whose control
    is a compile-time constant is unrolled (the loop variable becomes a constant in each copy); a loop
    ``for (i = a; i < b; i += c)`` with uniform ``a``, ``b`` and constant ``c`` becomes a
@@ -616,7 +620,7 @@ class _Builder:
                 case Shuffle() | Vote():
                     self.exchange(guards, s)
                 case If(c, t, e):
-                    if not self.rematerialisable(c, loop_vars):
+                    if not (self.rematerialisable(c, loop_vars) or _is_live_flag(c)):
                         raise _unsupported(
                             "synchronisation under this condition",
                             s.span,
@@ -881,6 +885,7 @@ def phase_form(module: Module, kernel: Function, block: Sequence[int | None] = (
     try:
         body = _Inliner(module).stmts(kernel.body, 0)
         body = _fold_block_dims(body, block)
+        body = _early_exits(body, kernel.span)
         inlined = dataclasses.replace(kernel, body=body)
         remat = _remat(inlined)
         params = {p.name for p in kernel.params}
@@ -891,6 +896,44 @@ def phase_form(module: Module, kernel: Function, block: Sequence[int | None] = (
         raise
     arrays = {s.name for s in walk_stmts(body) if isinstance(s, Alloc)} | set(_loop_vars(b.items))
     return PhaseForm(inlined, tuple(b.items), remat, _carried(b.items, remat, params, arrays))
+
+
+#: The flag an early ``return`` of a kernel clears: the thread's later code (and phases) run under it.
+LIVE = "thread.live"
+
+
+def _is_live_flag(e: Expr) -> bool:
+    return isinstance(e, VarRef) and e.name == LIVE
+
+
+def _early_exits(body: tuple[Stmt, ...], span: Span) -> tuple[Stmt, ...]:
+    """``body`` with the kernel's ``return``s replaced by clearing :data:`LIVE`, the code after a
+    statement that may return guarded by it (returns inside loops: unsupported)."""
+    if not _has_return(body):
+        return body
+    for s in walk_stmts(body):
+        if isinstance(s, For | While | DoWhile) and _has_return((s,)):
+            raise _unsupported("return inside a loop", s.span, "in a kernel (use a flag or restructure)")
+    live = VarRef(LIVE, BOOL, span)
+
+    def conv(stmts: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+        out: list[Stmt] = []
+        for i, st in enumerate(stmts):
+            rest = stmts[i + 1 :]
+            match st:
+                case Return():
+                    out.append(Assign(LIVE, Const(False, BOOL, st.span), st.span))
+                    return tuple(out)
+                case If(c, t, e, sp) if _has_return(t) or _has_return(e):
+                    out.append(If(c, conv(t), conv(e), sp))
+                    if rest:
+                        out.append(If(live, conv(rest), (), sp))
+                    return tuple(out)
+                case _:
+                    out.append(st)
+        return tuple(out)
+
+    return (Decl(LIVE, BOOL, Const(True, BOOL, span), span), *conv(body))
 
 
 def _loop_vars(items: Sequence[PhaseItem]) -> Iterator[str]:
