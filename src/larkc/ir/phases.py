@@ -22,11 +22,14 @@ Construction:
    the :data:`LIVE` flag,
    contributes its arms' phases guarded by the condition (``then`` arm first); a loop whose control
    is a compile-time constant is unrolled (the loop variable becomes a constant in each copy); a loop
-   ``for (i = a; i < b; i += c)`` with uniform ``a``, ``b`` and constant ``c`` becomes a
-   :class:`PhaseLoop` over the iteration number, provided the code that shares its first phase with
-   the code before the loop touches no memory and its body ends with a synchronisation (so the cut at
-   the loop's entry and exit adds no ordering the program does not have). Anything else with a
-   synchronisation inside is unsupported, with its location.
+   ``for (i = a; i < b; i += c)`` with uniform ``a``, ``b`` and constant ``c`` (or a halving loop
+   ``for (s = a; s > 0; s >>= 1)``) becomes a :class:`PhaseLoop` over the iteration number. When its
+   body ends with a synchronisation, the code before the loop must touch no memory (so the cut at the
+   loop's entry adds no ordering the program does not have); when the body ends after its last
+   synchronisation, each iteration's tail runs in one phase with the next iteration's head, the first
+   head with the code before the loop and the last tail with the code after it
+   (``_Builder.rotated``). Anything else with a synchronisation inside is unsupported, with its
+   location.
 
 A variable is *rematerialisable* when it is defined once, by a declaration with an initialiser over
 constants, parameters, launch registers and rematerialisable variables: its value is the same
