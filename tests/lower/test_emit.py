@@ -118,3 +118,29 @@ def test_scope_check_finds_an_unbound_local() -> None:
 
     text = "def phase0 (n : ℕ) (b t : ℕ) (s : TState) : TState :=\n  let v_a := v_b + 1\n  s\n"
     assert [u for _, u, _ in unbound_locals(text)] == ["v_b"]
+
+
+def test_cli_emit_writes_and_check_is_unknown_without_lean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from larkc.cli import main
+
+    out = tmp_path / "proj"
+    assert main(["emit", str(EXAMPLES / "relu"), "-o", str(out)]) == 0
+    assert (out / "Relu" / "Theorems.lean").read_text().startswith(HEADER)
+    assert (out / "lakefile.toml").exists() and (out / "README.md").exists()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert main(["emit", str(EXAMPLES / "relu"), "-o", str(out), "--check"]) == 4
+    assert "no Lean toolchain" in capsys.readouterr().err
+
+
+def test_cli_emit_bad_input_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from larkc.cli import main
+
+    out = tmp_path / "proj"
+    kernel = EXAMPLES / "vector_add" / "kernel.cu"
+    args = ["emit", str(kernel), "--kernel", "vector_add", "--grid", "1", "--block", "256", "-o", str(out)]
+    args += ["--buffer", "x=f32[256]", "--buffer", "y=f32[256]", "--buffer", "out=f32[256]", "--scalar", "n=256"]
+    assert main(args) == 2
+    assert "needs a reference" in capsys.readouterr().err
+    assert not out.exists()
