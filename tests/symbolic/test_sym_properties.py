@@ -157,7 +157,10 @@ def _built(*exprs: Expr) -> list[Poly]:
         raise
 
 
-_points = st.lists(st.lists(st.floats(-2.5, 2.5), min_size=3, max_size=3), min_size=3, max_size=3)
+# coordinates on a grid of step 1/1000: a float interpreter at subnormal points (5e-324) loses the
+# values exact terms keep ((1.5 * 5e-324) / 5e-324 is not 1.5), which is no disagreement of the terms
+_coordinate = st.integers(-2500, 2500).map(lambda k: k / 1000)
+_points = st.lists(st.lists(_coordinate, min_size=3, max_size=3), min_size=3, max_size=3)
 
 
 def _check(term: Poly, e: Expr, points: list[list[float]]) -> int:
