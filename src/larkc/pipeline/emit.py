@@ -249,7 +249,7 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
     files = [
         ("lakefile.toml", templates.get_template("lakefile.toml.j2").render(ctx)),
         ("lean-toolchain", (data_dir("lean") / "lean-toolchain").read_text()),
-        ("README.md", templates.get_template("README.md.j2").render(ctx)),
+        ("README.md", templates.get_template("README.md.jinja").render(ctx)),
         (f"{mod}.lean", templates.get_template("Root.lean.j2").render(ctx)),
         (f"{mod}/Kernel.lean", templates.get_template("Kernel.lean.j2").render(ctx)),
         (f"{mod}/Spec.lean", templates.get_template("Spec.lean.j2").render({**ctx, "definitions": spec.definitions})),
