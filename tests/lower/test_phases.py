@@ -19,7 +19,8 @@ import torch
 from larkc.errors import SimulationError, UnsupportedError
 from larkc.frontends import parse_task
 from larkc.ir.nodes import Atomic, Barrier, Module
-from larkc.ir.phases import PhaseForm, PhaseLoop, iter_phases, phase_form, walk_stmts
+from larkc.ir.phases import PhaseForm, PhaseLoop, iter_phases, phase_form
+from larkc.ir.walk import walk_stmts
 from larkc.pipeline.inputs import kernel_args, kernel_function, make_inputs
 from larkc.semantics import LaunchConfig, simulate
 from larkc.semantics.phased import run_phase_form

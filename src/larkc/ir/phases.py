@@ -84,6 +84,7 @@ from larkc.ir.nodes import (
     While,
 )
 from larkc.ir.types import BOOL, ScalarType
+from larkc.ir.walk import walk_stmts
 
 __all__ = [
     "Exchange",
@@ -258,24 +259,6 @@ def rename(stmts: tuple[Stmt, ...], names: Mapping[str, str]) -> tuple[Stmt, ...
 
     out: tuple[Stmt, ...] = _map_node(stmts, lambda e: None, lambda n: names.get(n, n))
     return out
-
-
-def walk_stmts(stmts: Sequence[Stmt]) -> Iterator[Stmt]:
-    """Every statement of ``stmts``, nested ones included, in program order."""
-    for s in stmts:
-        yield s
-        match s:
-            case If(_, then_body, else_body):
-                yield from walk_stmts(then_body)
-                yield from walk_stmts(else_body)
-            case For(init, _, step, body):
-                yield from walk_stmts(init)
-                yield from walk_stmts(body)
-                yield from walk_stmts(step)
-            case While(_, body) | DoWhile(body, _):
-                yield from walk_stmts(body)
-            case _:
-                pass
 
 
 def walk_exprs(node: Any) -> Iterator[Expr]:

@@ -78,9 +78,9 @@ from larkc.ir.phases import (
     substitute_expr,
     unrolled_values,
     walk_exprs,
-    walk_stmts,
 )
 from larkc.ir.types import AddressSpace, PointerType, ScalarType, Type, VectorType, size_of
+from larkc.ir.walk import walk_stmts
 from larkc.lower.spec import lean_real
 
 __all__ = ["BINARY_RULES", "MATH_RULES", "UNARY_RULES", "KernelLean", "lower_kernel"]

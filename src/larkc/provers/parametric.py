@@ -34,6 +34,7 @@ import z3
 from larkc.errors import LarkcError, Span
 from larkc.ir.nodes import Cast, CastKind, Function, FunctionKind, Level, Module
 from larkc.ir.types import PointerType, ScalarType, Type, VectorType
+from larkc.ir.walk import stmt_exprs
 from larkc.provers.core import (
     Assumption,
     AssumptionKind,
@@ -58,7 +59,6 @@ from larkc.provers.zexec import (
     SyncKind,
     Trace,
     source_text,
-    stmt_exprs,
     walk,
 )
 from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, Region, RegionKind, Value, trange, wrap

@@ -113,6 +113,7 @@ from larkc.ir.types import (
     align_of,
     size_of,
 )
+from larkc.ir.walk import sub_exprs
 from larkc.provers.core import Assumption, AssumptionKind, ObligationKind
 from larkc.provers.zvalues import (
     BoolV,
@@ -148,7 +149,6 @@ __all__ = [
     "SyncKind",
     "Trace",
     "source_text",
-    "stmt_exprs",
     "walk",
 ]
 
@@ -342,73 +342,8 @@ def _strip_converts(e: Expr) -> Expr:
     return e
 
 
-def _sub_exprs(e: Expr) -> Iterator[Expr]:
-    yield e
-    match e:
-        case Const() | VarRef() | Builtin() | Arange():
-            return
-        case Unary(_, a) | Cast(a) | Splat(a) | Broadcast(a) | Reshape(a) | Reduce(_, a):
-            yield from _sub_exprs(a)
-        case Binary(_, a, b) | PtrAdd(a, b) | Extract(a, b):
-            yield from _sub_exprs(a)
-            yield from _sub_exprs(b)
-        case Select(c, a, b) | Insert(c, a, b):
-            for x in (c, a, b):
-                yield from _sub_exprs(x)
-        case MathCall(_, args) | MakeVector(args):
-            for x in args:
-                yield from _sub_exprs(x)
-        case Dot(a, b, acc):
-            for y in (a, b, acc):
-                if y is not None:
-                    yield from _sub_exprs(y)
-        case _:
-            assert_never(e)
-
-
 def _var_refs(e: Expr) -> Iterator[str]:
-    return (x.name for x in _sub_exprs(e) if isinstance(x, VarRef))
-
-
-def stmt_exprs(s: Stmt) -> Iterator[Expr]:
-    """Every expression of statement ``s`` (not of the statements nested in it), with sub-expressions."""
-    roots: tuple[Expr | None, ...]
-    match s:
-        case Decl(_, _, init):
-            roots = (init,)
-        case Assign(_, value):
-            roots = (value,)
-        case Alloc() | Break() | Continue() | Fence():
-            roots = ()
-        case Load(_, ptr, mask, other):
-            roots = (ptr, mask, other)
-        case Store(ptr, value, mask):
-            roots = (ptr, value, mask)
-        case If(cond):
-            roots = (cond,)
-        case For(_, cond):
-            roots = (cond,)
-        case While(cond) | DoWhile(_, cond):
-            roots = (cond,)
-        case Return(value):
-            roots = (value,)
-        case Barrier(_, mask):
-            roots = (mask,)
-        case Assert(cond):
-            roots = (cond,)
-        case Shuffle(_, _, mask, value, lane, width):
-            roots = (mask, value, lane, width)
-        case Vote(_, _, mask, pred):
-            roots = (mask, pred)
-        case Atomic(_, _, ptr, value, compare, mask):
-            roots = (ptr, value, compare, mask)
-        case Call(_, _, args):
-            roots = args
-        case _:
-            assert_never(s)
-    for r in roots:
-        if r is not None:
-            yield from _sub_exprs(r)
+    return (x.name for x in sub_exprs(e) if isinstance(x, VarRef))
 
 
 def walk(stmts: Sequence[Stmt]) -> Iterator[Stmt]:

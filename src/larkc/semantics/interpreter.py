@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import assert_never
 
@@ -103,6 +103,7 @@ from larkc.ir.types import (
     VoidType,
     size_of,
 )
+from larkc.ir.walk import stmt_exprs, walk_stmts
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog
 from larkc.semantics.geometry import WARP_SIZE, LaunchConfig, ThreadSpace, format_dim3
 from larkc.semantics.memory import Memory, Region, RegionKind, Site, encode_pointer
@@ -1131,96 +1132,10 @@ class Interpreter:
 # The entry point
 
 
-def _walk_exprs(stmts: Sequence[Stmt]) -> Iterator[Expr]:
-    """Every expression of ``stmts``, sub-expressions included."""
-    for s in stmts:
-        match s:
-            case Decl():
-                roots: tuple[Expr | None, ...] = (s.init,)
-            case Assign():
-                roots = (s.value,)
-            case Alloc() | Break() | Continue() | Fence():
-                roots = ()
-            case Assert():
-                roots = (s.cond,)
-            case Load():
-                roots = (s.ptr, s.mask, s.other)
-            case Store():
-                roots = (s.ptr, s.value, s.mask)
-            case If():
-                roots = (s.cond,)
-                yield from _walk_exprs(s.then_body)
-                yield from _walk_exprs(s.else_body)
-            case For():
-                roots = (s.cond,)
-                yield from _walk_exprs(s.init)
-                yield from _walk_exprs(s.body)
-                yield from _walk_exprs(s.step)
-            case While() | DoWhile():
-                roots = (s.cond,)
-                yield from _walk_exprs(s.body)
-            case Return():
-                roots = (s.value,)
-            case Barrier():
-                roots = (s.mask,)
-            case Shuffle():
-                roots = (s.mask, s.value, s.lane, s.width)
-            case Vote():
-                roots = (s.mask, s.pred)
-            case Atomic():
-                roots = (s.ptr, s.value, s.compare, s.mask)
-            case Call():
-                roots = s.args
-            case _:
-                assert_never(s)
-        for r in roots:
-            if r is not None:
-                yield from _subexprs(r)
-
-
-def _subexprs(e: Expr) -> Iterator[Expr]:
-    yield e
-    match e:
-        case Const() | VarRef() | Builtin() | Arange():
-            return
-        case Unary() | Cast() | Splat() | Broadcast() | Reshape() | Reduce():
-            yield from _subexprs(e.operand)
-        case Binary():
-            yield from _subexprs(e.lhs)
-            yield from _subexprs(e.rhs)
-        case Select():
-            yield from _subexprs(e.cond)
-            yield from _subexprs(e.if_true)
-            yield from _subexprs(e.if_false)
-        case MathCall():
-            for a in e.args:
-                yield from _subexprs(a)
-        case PtrAdd():
-            yield from _subexprs(e.base)
-            yield from _subexprs(e.offset)
-        case Extract():
-            yield from _subexprs(e.vector)
-            yield from _subexprs(e.index)
-        case Insert():
-            yield from _subexprs(e.vector)
-            yield from _subexprs(e.index)
-            yield from _subexprs(e.value)
-        case MakeVector():
-            for x in e.elems:
-                yield from _subexprs(x)
-        case Dot():
-            yield from _subexprs(e.lhs)
-            yield from _subexprs(e.rhs)
-            if e.acc is not None:
-                yield from _subexprs(e.acc)
-        case _:
-            assert_never(e)
-
-
 def casts_away_const(module: Module) -> bool:
     """Whether some function makes a writable pointer out of a ``const`` pointer or an integer."""
     for f in module.functions:
-        for e in _walk_exprs(f.body):
+        for e in (x for st in walk_stmts(f.body) for x in stmt_exprs(st)):
             if isinstance(e, Cast) and e.kind is CastKind.BITCAST and _is_pointer(e.type):
                 dst = _pointer_of(e.type)
                 if dst.const:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -74,6 +74,7 @@ from larkc.ir.nodes import (
     While,
 )
 from larkc.ir.types import BF16, BOOL, I64, U64, PointerType, ScalarType, Type, size_of
+from larkc.ir.walk import walk_stmts
 from larkc.semantics.diagnostics import Diagnosis
 from larkc.semantics.geometry import LaunchConfig
 from larkc.semantics.interpreter import (
@@ -342,7 +343,7 @@ class _Interp(Interpreter):
     def _impure(self, body: Sequence[Stmt]) -> str | None:
         """The first statement of ``body`` (or of a function it calls) that an if-converted arm may not
         contain: memory writes, synchronisation, warp exchanges, control transfers out of the arm."""
-        for s in _walk(body):
+        for s in walk_stmts(body):
             match s:
                 case Store() | Atomic():
                     return "a memory write"
@@ -661,23 +662,6 @@ def _float_dtype(t: ScalarType) -> torch.dtype:
 
 def _pointee_size(t: Type) -> int:
     return size_of(_pointer_of(t).pointee)
-
-
-def _walk(body: Sequence[Stmt]) -> Iterator[Stmt]:
-    for s in body:
-        yield s
-        match s:
-            case If():
-                yield from _walk(s.then_body)
-                yield from _walk(s.else_body)
-            case For():
-                yield from _walk(s.init)
-                yield from _walk(s.body)
-                yield from _walk(s.step)
-            case While() | DoWhile():
-                yield from _walk(s.body)
-            case _:
-                pass
 
 
 def _calls_pure(f: Function, interp: _Interp) -> bool:
