@@ -88,12 +88,15 @@ from larkc.ir.walk import walk_stmts
 
 __all__ = [
     "Exchange",
+    "Interval",
     "Phase",
     "PhaseForm",
     "PhaseItem",
     "PhaseLoop",
     "Piece",
     "SyncKind",
+    "block_intervals",
+    "covers",
     "iter_phases",
     "phase_form",
 ]
@@ -944,3 +947,70 @@ def _fold_block_dims(body: tuple[Stmt, ...], block: Sequence[int | None]) -> tup
 
     out: tuple[Stmt, ...] = _map_node(body, rep, None)
     return out
+
+
+#: Block barriers passed before a statement: ``(start, period)`` stands for ``start + period * k`` for
+#: every iteration ``k >= 0`` of the loop of phases holding it (``period`` 0 outside loops).
+Interval = tuple[int, int]
+
+
+def block_intervals(form: PhaseForm) -> dict[Span, frozenset[Interval]] | None:
+    """Where the phase form places each statement, counted in block barriers passed before it.
+
+    Maps the span of every statement of a phase up to the end of the first top-level
+    :class:`PhaseLoop` (a loop of phases without nested loops of phases) to the barrier counts of the
+    phases holding it: several where a loop was unrolled, a function inlined twice, or a loop rotated
+    (its head runs before the loop and with the previous iteration's tail). This is the barrier
+    interval that a thread-level analysis counting barriers along one path must find for an access of
+    that statement; the parametric prover checks its own counts against it (see :func:`covers`).
+
+    ``None`` when the counts are not comparable: a block barrier under a condition other than the live
+    flag puts the phases of both arms in sequence, so a path through one arm passes fewer barriers than
+    the phase numbering says.
+    """
+    for s in walk_stmts(form.kernel.body):
+        if isinstance(s, If) and not _is_live_flag(s.cond) and _has_block_barrier((s,)):
+            return None
+    out: dict[Span, set[Interval]] = {}
+
+    def record(ph: Phase, start: int, period: int) -> None:
+        for piece in ph.pieces:
+            for s in walk_stmts(piece.stmts):
+                out.setdefault(s.span, set()).add((start, period))
+
+    count = 0
+    for it in form.items:
+        if isinstance(it, Phase):
+            record(it, count, 0)
+            count += it.ends is SyncKind.BLOCK
+            continue
+        if any(isinstance(x, PhaseLoop) for x in it.body):
+            break
+        per_iteration = sum(x.ends is SyncKind.BLOCK for x in it.body if isinstance(x, Phase))
+        offset = 0
+        for x in it.body:
+            assert isinstance(x, Phase)
+            record(x, count + offset, per_iteration)
+            offset += x.ends is SyncKind.BLOCK
+        break  # after a loop of barriers the count depends on its trip count
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def covers(places: frozenset[Interval], start: int, period: int) -> bool:
+    """Whether the counts ``start + period * k`` (every ``k >= 0``; just ``start`` when ``period`` is 0)
+    all lie in ``places`` (from :func:`block_intervals`). A rotated loop's head is placed once before
+    the loop and then periodically, so one leading count may be covered on its own."""
+
+    def on(c: int, s: int, p: int) -> bool:  # c is one of s + p*k, k >= 0
+        return c == s if p == 0 else c >= s and (c - s) % p == 0
+
+    def periodic(c: int) -> bool:  # c + period*k lies on a progression of the same period, for every k
+        return any(p == period and on(c, s, p) for s, p in places)
+
+    if period == 0:
+        return any(on(start, s, p) for s, p in places)
+    return periodic(start) or (any(on(start, s, p) for s, p in places) and periodic(start + period))
+
+
+def _has_block_barrier(stmts: Sequence[Stmt]) -> bool:
+    return any(isinstance(s, Barrier) and s.scope is BarrierScope.BLOCK for s in walk_stmts(stmts))

@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 
 import z3
 
-from larkc.errors import LarkcError, Span
+from larkc.errors import LarkcError, Span, UnsupportedError
 from larkc.ir.nodes import Cast, CastKind, Function, FunctionKind, Level, Module
+from larkc.ir.phases import block_intervals, covers, phase_form
 from larkc.ir.types import PointerType, ScalarType, Type, VectorType
 from larkc.ir.walk import stmt_exprs
 from larkc.provers.core import (
@@ -350,7 +351,10 @@ class _Analysis:
                 what = f"{f.checked} accesses in bounds and aligned"
             case ObligationKind.RACE:
                 f = self.check_races()
+                agreed = self.check_intervals(f)
                 what = f"{f.checked} pairs of accesses free of races"
+                if agreed:
+                    what += f" (barrier intervals of {agreed} accesses agree with the phase form)"
             case ObligationKind.BARRIER:
                 f = self.check_barriers()
                 what = f"{f.checked} synchronisation points reached uniformly"
@@ -550,6 +554,35 @@ class _Analysis:
         if self.trace.count_unreliable:
             f.doubts.extend(self.trace.count_unreliable)
         return f
+
+    def check_intervals(self, f: _Finding) -> int:
+        """Cross-check the barrier interval of each access (block barriers passed on its path, which
+        the race queries compare) against the phase form (:mod:`larkc.ir.phases`, what the Lean model
+        and ``larkc emit`` run): a disagreement is a defect of one of them, so race freedom is not
+        claimed (a doubt). Returns how many accesses were compared; accesses the phase form does not
+        place (after a loop of barriers, or with a count depending on two loops) are not."""
+        block = [int(str(d)) if str(d).isdigit() else None for d in self.task.launch.block]
+        try:
+            places = block_intervals(phase_form(self.module, self.fn, block))
+        except UnsupportedError:
+            return 0
+        if places is None:
+            return 0
+        compared = 0
+        for a in self.trace.accesses:
+            at = places.get(a.span)
+            counts = _progression(a.count)
+            if not at or counts is None:
+                continue
+            compared += 1
+            if not covers(at, *counts):
+                start, period = counts
+                said = f"{start} + {period}k" if period else str(start)
+                f.doubts.append(
+                    f"internal inconsistency: {_access_text(a)} is after {said} barriers by symbolic execution"
+                    f" but the phase form places it at {sorted(at)} (start, period); race freedom is not claimed"
+                )
+        return compared
 
     def _overlap(self, a: Access, a_off: Z, b: Access, b_off: Z) -> Z:
         """The two accesses touch a common byte, both being performed: the simulator (the definition)
@@ -755,6 +788,31 @@ class _Analysis:
             f"`{s.source or s.text}`{ir} at {s.span.location()} {verb}: its value {log2_text(v)} {cmp} {bound}"
             f" at {self._inst_text(inst)}, {self._thread(model, None)} (smallest sizes by their sum)"
         )
+
+
+def _progression(count: Z) -> tuple[int, int] | None:
+    """``count`` as ``(start, period)`` meaning ``start + period * k`` (``k >= 0`` its one variable, a
+    loop's iteration or trip count), or ``None`` when it is not of that form."""
+    count = z3.simplify(count)
+    if z3.is_int_value(count):
+        return count.as_long(), 0
+    names: dict[int, Z] = {}
+    stack = [count]
+    while stack:
+        e = stack.pop()
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            names[e.get_id()] = e
+        stack.extend(e.children())
+    if len(names) != 1:
+        return None
+    (k,) = names.values()
+    values = [z3.simplify(z3.substitute(count, (k, z3.IntVal(i)))) for i in range(3)]
+    if not all(z3.is_int_value(v) for v in values):
+        return None
+    a, b, c = (v.as_long() for v in values)
+    if b - a != c - b or b < a:
+        return None
+    return a, b - a
 
 
 def _conflict(a: AccessKind, b: AccessKind) -> bool:
