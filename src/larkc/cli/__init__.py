@@ -69,8 +69,20 @@ def add_task_arguments(p: argparse.ArgumentParser, *, target_required: bool = Tr
     p.add_argument("--kernel", help="kernel name (required for a source file with several kernels)")
     p.add_argument("--define", "-D", action="append", default=[], metavar="K[=V]", help="preprocessor define")
     p.add_argument("--template-arg", action="append", default=[], metavar="ARG", help="template argument, in order")
-    p.add_argument("--grid", action="append", default=[], metavar="X[,Y,Z]", help="grid dimensions")
-    p.add_argument("--block", action="append", default=[], metavar="X[,Y,Z]", help="block dimensions")
+    p.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="X[,Y,Z]",
+        help="grid dimensions (required for a kernel source file)",
+    )
+    p.add_argument(
+        "--block",
+        action="append",
+        default=[],
+        metavar="X[,Y,Z]",
+        help="block dimensions (required for a kernel source file)",
+    )
     p.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE[SIZE]", help="buffer, e.g. x=f32[1024]")
     p.add_argument("--scalar", action="append", default=[], metavar="NAME=VALUE", help="scalar argument")
     p.add_argument("--shared-bytes", default="0", help="dynamic shared memory in bytes")
@@ -90,8 +102,10 @@ def parse_defines(items: Sequence[str]) -> dict[str, str]:
 def task_from_args(args: argparse.Namespace) -> Task:
     """The :class:`~larkc.tasks.Task` named by :func:`add_task_arguments` arguments.
 
-    A task file gets ``--define`` merged into its defines; a kernel source file becomes a
-    reference-free command-line task (and needs ``--kernel`` unless the file has one kernel).
+    A task file gets ``--define`` merged into its defines (``--kernel`` must name its kernel, and the
+    launch options, which a task file declares itself, are refused); a kernel source file becomes a
+    reference-free command-line task, which needs ``--grid`` and ``--block`` (and ``--kernel`` unless
+    the file has one kernel), and whose ``--buffer``/``--scalar`` must name parameters of the kernel.
     """
     from larkc.tasks import command_line_task, load_task
 
@@ -99,11 +113,30 @@ def task_from_args(args: argparse.Namespace) -> Task:
     defines = parse_defines(args.define)
     if target.is_dir() or target.name == "task.py" or (target.suffix == ".py" and _is_task_file(target)):
         task = load_task(target)
+        if args.kernel is not None and args.kernel != task.kernel:
+            raise LarkcError(
+                f"--kernel {args.kernel} differs from the kernel of task {task.name} ({task.kernel})", stage=Stage.CLI
+            )
+        given = [f"--{o}" for o in ("grid", "block", "buffer", "scalar") if getattr(args, o)]
+        if args.shared_bytes != "0":
+            given.append("--shared-bytes")
+        if given:
+            raise LarkcError(
+                f"{', '.join(given)}: only for a kernel source file; task {task.name} declares its launch and "
+                f"tensors in its task file",
+                stage=Stage.CLI,
+            )
         if defines:
             task = dataclasses.replace(task, defines={**task.defines, **defines})
         return task
     if not target.is_file():
         raise LarkcError(f"no such file or folder: {target}", stage=Stage.CLI)
+    missing = [f"--{o}" for o in ("grid", "block") if not getattr(args, o)]
+    if missing:
+        raise LarkcError(
+            f"{target}: a kernel source file needs {' and '.join(missing)} (the launch, e.g. --grid 8 --block 256)",
+            stage=Stage.CLI,
+        )
     kernel = args.kernel
     if kernel is None:
         from larkc.frontends import kernel_names
@@ -113,17 +146,44 @@ def task_from_args(args: argparse.Namespace) -> Task:
             listed = ", ".join(names) if names else "none"
             raise LarkcError(f"{target}: name the kernel with --kernel (kernels: {listed})", stage=Stage.CLI)
         kernel = names[0]
-    return command_line_task(
+    task = command_line_task(
         target,
         kernel,
-        grid=args.grid or ["1"],
-        block=args.block or ["1"],
+        grid=args.grid,
+        block=args.block,
         buffers=args.buffer,
         scalars=args.scalar,
         shared_bytes=args.shared_bytes,
         template_args=args.template_arg,
         defines=defines,
     )
+    _check_parameters(task)
+    return task
+
+
+def _check_parameters(task: Task) -> None:
+    """Every ``--buffer`` and ``--scalar`` of a command-line task must name a parameter of its kernel."""
+    from larkc.frontends import parse_task
+    from larkc.tasks import ScalarArg
+
+    module = parse_task(task)
+    kernel = next((f for f in module.kernels if f.name == task.kernel), None)
+    if kernel is None:
+        kernel = next((f for f in module.kernels if f.name.startswith(task.kernel + "<")), None)
+    if kernel is None:
+        names = ", ".join(f.name for f in module.kernels) or "none"
+        raise LarkcError(f"{task.source}: no kernel {task.kernel} (kernels: {names})", stage=Stage.CLI)
+    params = [p.name for p in kernel.params]
+    given = [("--buffer", n) for n in task.inputs]
+    given += [("--scalar", n) for n, b in task.bindings.items() if isinstance(b, ScalarArg)]
+    for option, name in given:
+        if name not in params:
+            listed = ", ".join(params) or "none"
+            raise LarkcError(
+                f"{option} {name}: kernel {kernel.name} has no parameter {name} (parameters: {listed})",
+                kernel.span,
+                stage=Stage.CLI,
+            )
 
 
 def _is_task_file(path: Path) -> bool:
@@ -172,4 +232,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = f"error: internal error: {type(e).__name__}: {e} (a larkc bug; LARKC_DEBUG=1 shows where)"
         print(message, file=sys.stderr)
         return EXIT_INTERNAL
-

@@ -1,0 +1,76 @@
+"""Defects of ``larkc run`` found by using it as a new user would (issue 10, item 5), one test each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from larkc.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "cuda"
+VECTOR_ADD = EXAMPLES / "vector_add" / "kernel.cu"
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["run", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --------------------------------------------------------------------------------------------------
+# a. A command-line task needs its launch
+
+
+@pytest.mark.parametrize(
+    ("given", "missing"),
+    [([], "--grid and --block"), (["--grid", "4"], "--block"), (["--block", "256"], "--grid")],
+)
+def test_command_line_task_without_launch_is_refused(
+    given: list[str], missing: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = [str(VECTOR_ADD), "--kernel", "vector_add", "--buffer", "x=f32[1024]", "--replay-dir", str(tmp_path)]
+    code, out, err = run_cli([*args, *given], capsys)
+    assert code == 2 and out == ""
+    assert f"needs {missing}" in err and "Traceback" not in err
+
+
+def test_command_line_task_with_launch_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    args = [str(VECTOR_ADD), "--kernel", "vector_add", "--grid", "4", "--block", "256"]
+    args += ["--buffer", "x=f32[1024]", "--buffer", "y=f32[1024]", "--buffer", "out=f32[1024]", "--scalar", "n=1000"]
+    code, out, _ = run_cli([*args, "--replay-dir", str(tmp_path)], capsys)
+    assert code == 0, out
+    assert "grid 4x1x1, block 256x1x1" in out.splitlines()[0]
+
+
+# --------------------------------------------------------------------------------------------------
+# b. Options that name what the kernel or the task does not have
+
+
+def test_kernel_option_must_match_the_task_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run_cli([str(EXAMPLES / "saxpy"), "--kernel", "vector_add", "--replay-dir", str(tmp_path)], capsys)
+    assert code == 2
+    assert "--kernel vector_add differs from the kernel of task saxpy (saxpy)" in err
+
+
+@pytest.mark.parametrize("option", [["--grid", "4"], ["--block", "64"], ["--buffer", "x=f32[8]"], ["--scalar", "n=3"]])
+def test_launch_options_with_a_task_file_are_refused(
+    option: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = run_cli([str(EXAMPLES / "saxpy"), *option, "--replay-dir", str(tmp_path)], capsys)
+    assert code == 2
+    assert f"{option[0]}: only for a kernel source file" in err
+
+
+@pytest.mark.parametrize(
+    ("option", "name"), [("--scalar", "count=5"), ("--buffer", "z=f32[1024]")], ids=["scalar", "buffer"]
+)
+def test_options_naming_no_parameter_are_refused(
+    option: str, name: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = [str(VECTOR_ADD), "--kernel", "vector_add", "--grid", "4", "--block", "256", "--buffer", "x=f32[1024]"]
+    code, out, err = run_cli([*args, option, name, "--replay-dir", str(tmp_path)], capsys)
+    assert code == 2 and out == ""
+    param = name.split("=", maxsplit=1)[0]
+    assert f"{option} {param}: kernel vector_add has no parameter {param} (parameters: x, y, out, n)" in err
