@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
+import torch
 
 from larkc.cli import main
+from larkc.pipeline.compare import compare_output
+from larkc.pipeline.reports import OutputReport
+from larkc.tasks import load_task
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "cuda"
@@ -74,3 +79,30 @@ def test_options_naming_no_parameter_are_refused(
     assert code == 2 and out == ""
     param = name.split("=", maxsplit=1)[0]
     assert f"{option} {param}: kernel vector_add has no parameter {param} (parameters: x, y, out, n)" in err
+
+
+# --------------------------------------------------------------------------------------------------
+# f. NaN agrees with NaN at the same element
+
+
+def _compare(got: list[float], ref: list[float]) -> OutputReport:
+    task = load_task(EXAMPLES / "relu")
+    spec = task.outputs["out"]
+    low = torch.tensor(ref, dtype=torch.float32)
+    return compare_output(task, "out", spec, torch.tensor(got), low, low.to(torch.float64), None)
+
+
+def test_nan_in_kernel_and_reference_at_one_element_agrees() -> None:
+    nan = math.nan
+    assert _compare([1.0, nan, 3.0], [1.0, nan, 3.0]).ok
+    assert _compare([nan, nan], [nan, nan]).ok
+    assert _compare([math.inf, -math.inf], [math.inf, -math.inf]).ok
+
+
+def test_nan_on_one_side_only_is_a_mismatch() -> None:
+    nan = math.nan
+    rep = _compare([1.0, nan, 3.0], [1.0, 2.0, 3.0])
+    assert not rep.ok and rep.worst_index == (1,)
+    rep = _compare([1.0, 2.0, 3.0], [1.0, nan, 3.0])
+    assert not rep.ok and rep.worst_index == (1,)
+    assert not _compare([nan, 1.0], [1.0, nan]).ok

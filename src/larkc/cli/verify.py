@@ -47,9 +47,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="verify this shape instance instead of the task's (repeatable)",
     )
     p.add_argument("--json", metavar="FILE", help="write the report as JSON to FILE ('-': standard output)")
-    p.add_argument(
-        "--seconds", type=float, default=60.0, help="time budget per obligation and instance (default 60)"
-    )
+    p.add_argument("--seconds", type=float, default=60.0, help="time budget per obligation and instance (default 60)")
     p.add_argument("--progress", action="store_true", help="report progress on standard error")
     p.add_argument("--replay-dir", metavar="DIR", help="where to write replay files (default: <tmp>/larkc-replay)")
     p.set_defaults(func=_command)
