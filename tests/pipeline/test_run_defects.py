@@ -10,8 +10,10 @@ import torch
 
 from larkc.cli import main
 from larkc.pipeline.compare import compare_output
+from larkc.pipeline.replay import load_replay
 from larkc.pipeline.reports import OutputReport
-from larkc.tasks import load_task
+from larkc.pipeline.run import run_task
+from larkc.tasks import command_line_task, load_task
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "cuda"
@@ -106,3 +108,30 @@ def test_nan_on_one_side_only_is_a_mismatch() -> None:
     rep = _compare([1.0, 2.0, 3.0], [1.0, nan, 3.0])
     assert not rep.ok and rep.worst_index == (1,)
     assert not _compare([nan, 1.0], [1.0, nan]).ok
+
+
+# --------------------------------------------------------------------------------------------------
+# d. Replay files of different tasks of one name do not overwrite each other
+
+OOB_KERNEL = """
+__global__ void fill(float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = 1.0f;
+}
+"""
+
+
+def test_replay_files_of_same_named_tasks_are_distinct(tmp_path: Path) -> None:
+    src = tmp_path / "fill.cu"
+    src.write_text(OOB_KERNEL)
+    replays = tmp_path / "replays"
+    paths = []
+    for size in (100, 200):
+        task = command_line_task(src, "fill", grid=["1"], block=["256"], buffers=[f"out=f32[{size}]"], scalars=["n=1"])
+        report = run_task(task, replay_dir=replays)
+        assert not report.ok and report.instances[0].replay is not None
+        paths.append(report.instances[0].replay)
+    assert paths[0] != paths[1]
+    assert sorted(p.name for p in replays.iterdir()) == sorted(p.name for p in paths)
+    for size, path in zip((100, 200), paths, strict=True):
+        assert str(load_replay(path).task.inputs["out"]) == f"f32[{size}]"

@@ -7,6 +7,7 @@ the instance again, after checking that the task still computes the recorded lau
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
 import tempfile
@@ -72,7 +73,12 @@ def write_replay_file(task: Task, rep: InstanceReport, folder: Path) -> Path:
         record["inputs"] = inputs_json(rep.inputs)
     folder.mkdir(parents=True, exist_ok=True)
     shape = "-".join(f"{k}{v}" for k, v in rep.shape.items()) or "launch"
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{task.name}-{shape}-seed{rep.seed}")
+    # Tasks of one name (two command-line tasks of one kernel file, task files in different folders) get
+    # different files: the name ends in a hash of what identifies the task and the run.
+    identity = {k: record[k] for k in ("task_file", "command_line", "defines", "kernel", "instance", "seed")}
+    identity["inputs"] = record.get("inputs")
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{task.name}-{shape}-seed{rep.seed}-{digest}")
     path = folder / f"{safe}.json"
     path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return path
@@ -111,9 +117,7 @@ def load_replay(path: Path) -> Replay:
             )  # fmt: skip
         instance = {str(k): int(v) for k, v in record["instance"].items()}
         seed = int(record["seed"])
-        inputs = {
-            str(t): {int(i): float(v) for i, v in vals.items()} for t, vals in record.get("inputs", {}).items()
-        }
+        inputs = {str(t): {int(i): float(v) for i, v in vals.items()} for t, vals in record.get("inputs", {}).items()}
     except (KeyError, TypeError, ValueError) as e:
         raise TaskError(f"malformed replay file {path}: {e}") from None
     check_launch_matches(task, instance, record.get("launch"))
