@@ -1,0 +1,555 @@
+"""Calls of the device library, dispatched through a table from function name to handler.
+
+Barriers and fences, warp shuffles, votes and reductions, atomics, cache-hinted loads and stores, the
+math library (through the rule tables of :mod:`larkc.frontends.cuda.builtins`), conversion and
+half-precision intrinsics, ``make_<vector>``, ``assert`` and ``memcpy``. ``_INTRINSICS`` is looked up
+first; a host function of the file shadows only the names of ``_C_LIBRARY``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+
+import tree_sitter as ts
+
+from larkc.frontends.cuda import builtins as lib
+from larkc.frontends.cuda.constants import fold_constant
+from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, integer_promote, vector
+from larkc.frontends.cuda.lowering.conversions import Conversions
+from larkc.frontends.cuda.lowering.values import FULL_MASK, LValue, MemLV, Val, VarLV
+from larkc.frontends.cuda.syntax import node_text
+from larkc.frontends.cuda.unit import is_type_arg
+from larkc.ir.nodes import (
+    Assert,
+    Assign,
+    Atomic,
+    AtomicOp,
+    Barrier,
+    BarrierScope,
+    Binary,
+    BinaryOp,
+    Cast,
+    CastKind,
+    Const,
+    Expr,
+    Extract,
+    Fence,
+    FenceScope,
+    MakeVector,
+    MathCall,
+    MathFn,
+    Shuffle,
+    ShuffleKind,
+    Unary,
+    VarRef,
+    Vote,
+    VoteKind,
+)
+from larkc.ir.types import BOOL, F16, F32, F64, I32, U32, PointerType, ScalarType, Type, VectorType, VoidType, size_of
+
+_SHUFFLES = {
+    "__shfl_sync": ShuffleKind.IDX,
+    "__shfl_up_sync": ShuffleKind.UP,
+    "__shfl_down_sync": ShuffleKind.DOWN,
+    "__shfl_xor_sync": ShuffleKind.XOR,
+}
+
+_VOTES = {"__any_sync": VoteKind.ANY, "__all_sync": VoteKind.ALL, "__ballot_sync": VoteKind.BALLOT}
+
+_ATOMICS = {
+    "atomicAdd": AtomicOp.ADD,
+    "atomicSub": AtomicOp.SUB,
+    "atomicMin": AtomicOp.MIN,
+    "atomicMax": AtomicOp.MAX,
+    "atomicExch": AtomicOp.EXCH,
+    "atomicCAS": AtomicOp.CAS,
+    "atomicAnd": AtomicOp.AND,
+    "atomicOr": AtomicOp.OR,
+    "atomicXor": AtomicOp.XOR,
+}
+
+for _scope_suffix in ("_block", "_system"):
+    for _n, _op in list(_ATOMICS.items()):
+        _ATOMICS[_n + _scope_suffix] = _op
+
+#: `__reduce_<op>_sync(mask, v)` (integers, sm_80): the binary operator each combines with.
+_WARP_REDUCES = {
+    "__reduce_add_sync": "+",
+    "__reduce_min_sync": "min",
+    "__reduce_max_sync": "max",
+    "__reduce_and_sync": "&",
+    "__reduce_or_sync": "|",
+    "__reduce_xor_sync": "^",
+}
+
+_LOADS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
+
+_STORES = {"__stwb", "__stcg", "__stcs", "__stwt"}
+
+_SHUFFLE_TYPES = {"i32", "u32", "i64", "u64", "f32", "f64", "f16", "bf16"}
+
+#: Known functions outside the supported subset, and what the error calls them.
+_UNSUPPORTED = {
+    "sincosf": "sincosf (use sinf and cosf)",
+    "sincos": "sincos (use sinf and cosf)",
+    "__sincosf": "__sincosf (use sinf and cosf)",
+    **{n: f"call of {n}" for n in ("printf", "__brkpt", "malloc", "free", "clock", "clock64")},
+    "__activemask": "__activemask",
+}
+
+
+class BuiltinCalls(Conversions):
+    """The device library: a handler per function, looked up by name."""
+
+    def builtin_call(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """A call of the device library function ``name``, dispatched through the table of handlers.
+
+        The CUDA intrinsics come first; a host function of the file may shadow only the C library
+        names (``assert``, ``memcpy``, ``printf``, ...), which are looked up after it.
+        """
+        handler = _INTRINSICS.get(name)
+        if handler is None:
+            if name in self.tu.host_functions:
+                raise self.type_error(f"call of host function {name} from device code", node)
+            handler = _C_LIBRARY.get(name)
+        if handler is None:
+            raise self.unsupported("call of unknown function", node)
+        return handler(self, name, arg_nodes, node, want_value)
+
+    def no_result(self, name: str, node: ts.Node, want_value: bool) -> Val | None:
+        """What a call of a function returning nothing gives: nothing, or an error where a value is used."""
+        return None if not want_value else self.no_value(name, node)
+
+    # -- handlers, each (name, argument nodes, call node, whether the value is used) -> value --------
+
+    def sync_threads(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__syncthreads()``: a block barrier."""
+        self.expect_args(name, arg_nodes, (0,), node)
+        self.emit(Barrier(BarrierScope.BLOCK, None, self.span(node)))
+        return self.no_result(name, node, want_value)
+
+    def sync_warp(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__syncwarp(mask)``: a barrier of the warp's lanes in ``mask`` (all of them by default)."""
+        span = self.span(node)
+        self.expect_args(name, arg_nodes, (0, 1), node)
+        mask: Expr = Const(FULL_MASK, U32, span)
+        if arg_nodes:
+            mask = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
+        self.emit(Barrier(BarrierScope.WARP, mask, span))
+        return self.no_result(name, node, want_value)
+
+    def thread_fence(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__threadfence*()``: a memory fence (the system scope is treated as the device's)."""
+        self.expect_args(name, arg_nodes, (0,), node)
+        scope = FenceScope.BLOCK if name == "__threadfence_block" else FenceScope.DEVICE
+        self.emit(Fence(scope, self.span(node)))
+        return self.no_result(name, node, want_value)
+
+    def vote(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__any_sync``, ``__all_sync``, ``__ballot_sync``."""
+        span = self.span(node)
+        self.expect_args(name, arg_nodes, (2,), node)
+        vmask = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
+        pred = self.to_bool(self.rvalue(arg_nodes[1]), arg_nodes[1]).expr
+        vote = _VOTES[name]
+        rt = U32 if vote is VoteKind.BALLOT else I32
+        dst = self.tmp(rt, node)
+        self.emit(Vote(dst, vote, vmask, pred, span))
+        return Val(VarRef(dst, rt, span), rt)
+
+    def cached_load(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__ldg(p)`` and the other cache-hinted loads: a read of ``*p`` (the hint does not change it)."""
+        self.expect_args(name, arg_nodes, (1,), node)
+        pv = self.decay(self.rvalue(arg_nodes[0]))
+        if not isinstance(pv.ctype, PointerType) or isinstance(pv.ctype.pointee, VoidType):
+            raise self.type_error(f"{name} needs a pointer argument", node)
+        return self.read(MemLV(pv.expr, pv.ctype.pointee, True), node)
+
+    def cached_store(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__stwb(p, v)`` and the other cache-hinted stores: ``*p = v``."""
+        self.expect_args(name, arg_nodes, (2,), node)
+        pv = self.decay(self.rvalue(arg_nodes[0]))
+        if not isinstance(pv.ctype, PointerType) or isinstance(pv.ctype.pointee, VoidType):
+            raise self.type_error(f"{name} needs a pointer argument", node)
+        v = self.convert(self.rvalue(arg_nodes[1]), pv.ctype.pointee, node)
+        self.write(MemLV(pv.expr, pv.ctype.pointee, pv.ctype.const), v, node)
+        return self.no_result(name, node, want_value)
+
+    def math_call(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """A function of :data:`larkc.frontends.cuda.builtins.MATH_FUNCTIONS` (``expf``, ``__popc``, ...)."""
+        span = self.span(node)
+        fn, policy, approx = lib.MATH_FUNCTIONS[name]
+        arity = {MathFn.ATAN2: 2, MathFn.POW: 2, MathFn.FMOD: 2, MathFn.DIV: 2, MathFn.COPYSIGN: 2, MathFn.FMA: 3}
+        self.expect_args(name, arg_nodes, (arity.get(fn, 1),), node)
+        vals = self.args(arg_nodes)
+        exprs, t = self.policy_args(policy, vals, name, node)
+        if fn in (MathFn.POPC, MathFn.CLZ, MathFn.FFS):
+            if not isinstance(t, ScalarType) or not t.is_int:
+                raise self.type_error(f"{name} needs an integer argument", node)
+            return Val(MathCall(fn, tuple(exprs), I32, approx, span), I32)
+        if fn is MathFn.ABS and isinstance(t, ScalarType) and t.is_int:
+            if t.is_unsigned:
+                return Val(exprs[0], t)
+            return Val(MathCall(fn, tuple(exprs), t, approx, span), t)
+        if fn in (MathFn.ISNAN, MathFn.ISINF, MathFn.ISFINITE, MathFn.SIGNBIT):
+            return Val(MathCall(fn, tuple(exprs), BOOL, approx, span), BOOL)
+        if isinstance(t, ScalarType) and not t.is_float:
+            raise self.type_error(f"{name} of {t}", node)
+        return Val(MathCall(fn, tuple(exprs), t, approx, span), t)
+
+    def binary_function(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """A function that is an IR binary operator (``fminf``, ``__hadd``, ``max``, ...)."""
+        op, policy = lib.BINARY_FUNCTIONS[name]
+        self.expect_args(name, arg_nodes, (2,), node)
+        exprs, t = self.policy_args(policy, self.args(arg_nodes), name, node)
+        return Val(Binary(op, exprs[0], exprs[1], t, self.span(node)), t)
+
+    def compare_function(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """A half-precision comparison (``__hlt``, ``__heq``, ...)."""
+        self.expect_args(name, arg_nodes, (2,), node)
+        exprs, _ = self.policy_args(lib.ArgPolicy.HALF, self.args(arg_nodes), name, node)
+        return Val(Binary(lib.COMPARE_FUNCTIONS[name], exprs[0], exprs[1], BOOL, self.span(node)), BOOL)
+
+    def unary_function(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """A function that is an IR unary operator (``__hneg``, ...)."""
+        uop, policy = lib.UNARY_FUNCTIONS[name]
+        self.expect_args(name, arg_nodes, (1,), node)
+        exprs, t = self.policy_args(policy, self.args(arg_nodes), name, node)
+        return Val(Unary(uop, exprs[0], t, self.span(node)), t)
+
+    def conversion(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """A conversion intrinsic (``__float2int_rn``, ``__float_as_int``, ``__half2float``, ...)."""
+        span = self.span(node)
+        src, dst_t, kind, rounding = lib.CONVERSIONS[name]
+        self.expect_args(name, arg_nodes, (1,), node)
+        v = self.rvalue(arg_nodes[0])
+        e = self.convert(v, src, node).expr if src is not None else self.scalar(v, node)[0]
+        if rounding is not None:
+            assert src is not None
+            e = MathCall(rounding, (e,), src, False, span)
+        return Val(
+            Cast(e, dst_t, kind, span) if kind is CastKind.BITCAST else self.cast_any(e, src, dst_t, span), dst_t
+        )
+
+    def saturate(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__saturatef(x)``: ``x`` clamped to [0, 1]."""
+        span = self.span(node)
+        self.expect_args(name, arg_nodes, (1,), node)
+        e = self.convert(self.rvalue(arg_nodes[0]), F32, node).expr
+        lo = Binary(BinaryOp.MAX, e, Const(0.0, F32, span), F32, span)
+        return Val(Binary(BinaryOp.MIN, lo, Const(1.0, F32, span), F32, span), F32)
+
+    def reciprocal(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__frcp_rn(x)``, ``__drcp_rn(x)``: ``1 / x``, correctly rounded."""
+        span = self.span(node)
+        self.expect_args(name, arg_nodes, (1,), node)
+        t = F32 if name == "__frcp_rn" else F64
+        e = self.convert(self.rvalue(arg_nodes[0]), t, node).expr
+        return Val(Binary(BinaryOp.DIV, Const(1.0, t, span), e, t, span), t)
+
+    def make_vector(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``make_float4(x, y, z, w)`` and the like: a vector from its lanes."""
+        vt = BUILTIN_TYPES[name.removeprefix("make_")]
+        assert isinstance(vt, VectorType)  # only vector types are registered
+        self.expect_args(name, arg_nodes, (vt.lanes,), node)
+        lanes = [self.convert(v, vt.elem, node).expr for v in self.args(arg_nodes)]
+        return Val(MakeVector(tuple(lanes), vt, self.span(node)), vt)
+
+    def assert_call(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``assert(c)``: an :class:`Assert` (a verification condition)."""
+        self.expect_args(name, arg_nodes, (1,), node)
+        self.emit(Assert(self.to_bool(self.rvalue(arg_nodes[0]), arg_nodes[0]).expr, self.span(node)))
+        return self.no_result(name, node, want_value)
+
+    def trap(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """An unconditional trap (what assert macros expand to under their failing branch)."""
+        span = self.span(node)
+        self.emit(Assert(Const(False, BOOL, span), span))
+        return self.no_result(name, node, want_value)
+
+    def memcpy_call(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``memcpy(&a, &b, sizeof(a))``."""
+        self.memcpy(arg_nodes, node)
+        return self.no_result(name, node, want_value)
+
+    def unsupported_call(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """A known function outside the supported subset: an error naming it."""
+        raise self.unsupported(_UNSUPPORTED[name], node)
+
+    def numeric_limits(self, type_text: str, member: str, node: ts.Node) -> Val:
+        """``std::numeric_limits<T>::member()`` as a constant."""
+        t: Type | None = BUILTIN_TYPES.get(type_text)
+        bound = self.env.get(type_text)
+        if bound is not None and is_type_arg(bound):
+            t = bound
+        if not isinstance(t, ScalarType):
+            raise self.unsupported("numeric_limits of this type", node)
+        span = self.span(node)
+        value: int | float
+        if t.is_float:
+            info = {
+                "f32": (float.fromhex("0x1.fffffep+127"), float.fromhex("0x1p-126"), float.fromhex("0x1p-23")),
+                "f64": (float.fromhex("0x1.fffffffffffffp+1023"), float.fromhex("0x1p-1022"), 2.0**-52),
+                "f16": (65504.0, 2.0**-14, 2.0**-10),
+                "bf16": (float.fromhex("0x1.fep+127"), float.fromhex("0x1p-126"), 2.0**-7),
+            }[str(t)]
+            table = {
+                "infinity": math.inf,
+                "max": info[0],
+                "lowest": -info[0],
+                "min": info[1],
+                "epsilon": info[2],
+                "quiet_NaN": math.nan,
+            }
+        else:
+            lo = -(2 ** (t.bits - 1)) if t.is_signed else 0
+            hi = 2 ** (t.bits - 1) - 1 if t.is_signed else 2**t.bits - 1
+            table = {"max": hi, "min": lo, "lowest": lo}
+        if member not in table:
+            raise self.unsupported(f"numeric_limits member {member}", node)
+        value = table[member]
+        return Val(Const(value, t, span), t)
+
+    def args(self, arg_nodes: Sequence[ts.Node]) -> list[Val]:
+        return [self.decay(self.rvalue(a)) for a in arg_nodes]
+
+    def policy_args(self, policy: lib.ArgPolicy, vals: list[Val], name: str, node: ts.Node) -> tuple[list[Expr], Type]:
+        span = self.span(node)
+        if policy in (lib.ArgPolicy.F32, lib.ArgPolicy.F64):
+            t = F32 if policy is lib.ArgPolicy.F32 else F64
+            return [self.convert(v, t, node).expr for v in vals], t
+        if policy is lib.ArgPolicy.OVERLOAD:
+            types = [v.ctype for v in vals]
+            if any(isinstance(x, VectorType) for x in types):
+                raise self.type_error(f"{name} of a vector", node)
+            all_float = all(isinstance(x, ScalarType) and x.is_float and x != F64 for x in types)
+            t = F32 if all_float else F64
+            return [self.convert(v, t, node).expr for v in vals], t
+        if policy is lib.ArgPolicy.SAME:
+            if len(vals) == 1:
+                e, st = self.scalar(vals[0], node)
+                rt = integer_promote(st) if not st.is_float else st
+                return [self.cast_scalar(e, st, rt, span)], rt
+            acc = vals[0]
+            assert not isinstance(acc.ctype, CArray)  # arguments are decayed
+            out_t: Type = acc.ctype
+            for v in vals[1:]:
+                _, _, out_t = self.arith_operands(acc, v, node)
+                acc = Val(acc.expr, out_t)
+            return [self.convert(v, out_t, node).expr for v in vals], out_t
+        if policy is lib.ArgPolicy.HALF:
+            t0 = vals[0].ctype
+            if t0 not in (F16, vector(F16, 1)) and not (
+                isinstance(t0, ScalarType) and t0.kind.value in ("f16", "bf16")
+            ):
+                raise self.type_error(f"{name} needs __half or __nv_bfloat16 arguments, got {t0}", node)
+            assert isinstance(t0, ScalarType)
+            return [self.convert(v, t0, node).expr for v in vals], t0
+        if policy is lib.ArgPolicy.HALF2:
+            t0 = vals[0].ctype
+            if not (isinstance(t0, VectorType) and t0.lanes == 2 and t0.elem.kind.value in ("f16", "bf16")):
+                raise self.type_error(f"{name} needs __half2 or __nv_bfloat162 arguments, got {t0}", node)
+            for v in vals:
+                if v.ctype != t0:
+                    raise self.type_error(f"{name}: arguments of types {t0} and {v.ctype}", node)
+            return [v.expr for v in vals], t0
+        raise AssertionError(policy)
+
+    def pair_function(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """A function building or taking apart a half pair (``__halves2half2``, ``__low2half``, ...)."""
+        kind, elem = lib.PAIR_FUNCTIONS[name]
+        assert elem is not None
+        span = self.span(node)
+        pair = vector(elem, 2)
+        f2 = vector(F32, 2)
+        if kind == "make2":
+            self.expect_args(name, arg_nodes, (2,), node)
+            lanes = [self.convert(v, elem, node).expr for v in self.args(arg_nodes)]
+            return Val(MakeVector(tuple(lanes), pair, span), pair)
+        self.expect_args(name, arg_nodes, (1,), node)
+        v = self.decay(self.rvalue(arg_nodes[0]))
+        if kind == "dup":
+            e = self.convert(v, elem, node).expr
+            return Val(MakeVector((e, e), pair, span), pair)
+        if kind == "from_f2":
+            e = self.convert(v, f2, node).expr
+            lanes = [self.cast_scalar(Extract(e, Const(i, I32, span), F32, span), F32, elem, span) for i in (0, 1)]
+            return Val(MakeVector(tuple(lanes), pair, span), pair)
+        e = self.convert(v, pair, node).expr
+        if kind in ("low", "high"):
+            return Val(Extract(e, Const(0 if kind == "low" else 1, I32, span), elem, span), elem)
+        if kind in ("low_f", "high_f"):
+            lane = Extract(e, Const(0 if kind == "low_f" else 1, I32, span), elem, span)
+            return Val(Cast(lane, F32, CastKind.CONVERT, span), F32)
+        if kind == "to_f2":
+            return Val(Cast(e, f2, CastKind.CONVERT, span), f2)
+        raise AssertionError(kind)
+
+    def shuffle(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__shfl*_sync(mask, v, lane[, width])``."""
+        self.expect_args(name, arg_nodes, (3, 4), node)
+        mask = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
+        v = self.shuffle_operand(self.rvalue(arg_nodes[1]), name, arg_nodes[1])
+        lane = self.convert(self.rvalue(arg_nodes[2]), I32, arg_nodes[2]).expr
+        width: Expr | int = 32
+        if len(arg_nodes) == 4:
+            width = self.convert(self.rvalue(arg_nodes[3]), I32, arg_nodes[3]).expr
+        return self.emit_shuffle(_SHUFFLES[name], mask, v, lane, width, node)
+
+    def shuffle_operand(self, v: Val, name: str, node: ts.Node) -> Val:
+        """A value shuffles as a 32/64-bit scalar, a half, or a half pair; narrower integers promote."""
+        v = self.decay(v)
+        vt = v.ctype
+        assert not isinstance(vt, CArray)  # decayed above
+        if isinstance(vt, ScalarType):
+            if str(vt) not in _SHUFFLE_TYPES:
+                return self.convert(v, integer_promote(vt) if not vt.is_float else vt, node)
+            return v
+        if not (isinstance(vt, VectorType) and vt.lanes == 2 and vt.elem.kind.value in ("f16", "bf16")):
+            raise self.type_error(f"{name} of a value of type {vt}", node)
+        return v
+
+    def emit_shuffle(self, kind: ShuffleKind, mask: Expr, v: Val, lane: Expr, width: Expr | int, node: ts.Node) -> Val:
+        """A :class:`Shuffle` of ``v`` into a fresh temporary, returned as a value."""
+        span = self.span(node)
+        vt = v.ctype
+        assert not isinstance(vt, CArray)
+        w = Const(width, I32, span) if isinstance(width, int) else width
+        dst = self.tmp(vt, node)
+        self.emit(Shuffle(dst, kind, mask, v.expr, lane, w, span))
+        return Val(VarRef(dst, vt, span), vt)
+
+    def warp_reduce(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__reduce_<op>_sync(0xffffffff, v)``: every lane gets op over the warp (a butterfly of xor
+        shuffles; integer + & | ^ min max are associative and commutative, so the order is immaterial)."""
+        self.expect_args(name, arg_nodes, (2,), node)
+        mask = self.convert(self.rvalue(arg_nodes[0]), U32, arg_nodes[0]).expr
+        if not (isinstance(mask, Const) and mask.value == FULL_MASK):
+            raise self.unsupported(f"{name} with a mask other than 0xffffffff", arg_nodes[0])
+        v = self.decay(self.rvalue(arg_nodes[1]))
+        if not isinstance(v.ctype, ScalarType) or not v.ctype.is_int:
+            raise self.type_error(f"{name} needs an integer value, got {v.ctype}", arg_nodes[1])
+        vt = U32 if v.ctype.is_unsigned else I32
+        return self.butterfly(self.convert(v, vt, arg_nodes[1]), vt, _WARP_REDUCES[name], mask, 32, node)
+
+    def butterfly(self, v: Val, vt: Type, op: str, mask: Expr, width: int, node: ts.Node) -> Val:
+        """``op`` over ``width`` lanes, left in every lane: ``log2 width`` xor-shuffle exchange steps."""
+        span = self.span(node)
+        acc = self.tmp(vt, node)
+        self.emit(Assign(acc, v.expr, span))
+        current = Val(VarRef(acc, vt, span), vt)
+        offset = width // 2
+        while offset >= 1:
+            other = self.emit_shuffle(ShuffleKind.XOR, mask, current, Const(offset, I32, span), width, node)
+            combined = (
+                self.minmax(op, current, other, node)
+                if op in ("max", "min")
+                else self.apply_binary(op, current, other, node)
+            )
+            self.emit(Assign(acc, self.convert(combined, vt, node).expr, span))
+            offset //= 2
+        return current
+
+    def minmax(self, which: str, a: Val, b: Val, node: ts.Node) -> Val:
+        ae, be, t = self.arith_operands(a, b, node)
+        op = BinaryOp.MAX if which == "max" else BinaryOp.MIN
+        return Val(Binary(op, ae, be, t, self.span(node)), t)
+
+    def atomic(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        span = self.span(node)
+        op = _ATOMICS[name]
+        self.expect_args(name, arg_nodes, (3,) if op is AtomicOp.CAS else (2,), node)
+        pv = self.decay(self.rvalue(arg_nodes[0]))
+        if not isinstance(pv.ctype, PointerType) or not isinstance(pv.ctype.pointee, ScalarType):
+            raise self.type_error(f"{name} needs a pointer to a scalar, got {pv.ctype}", arg_nodes[0])
+        if pv.ctype.const:
+            raise self.type_error(f"{name} through a pointer to const", arg_nodes[0])
+        t = pv.ctype.pointee
+        if op is AtomicOp.CAS:
+            cmp = self.convert(self.rvalue(arg_nodes[1]), t, arg_nodes[1]).expr
+            val = self.convert(self.rvalue(arg_nodes[2]), t, arg_nodes[2]).expr
+        else:
+            cmp = None
+            val = self.convert(self.rvalue(arg_nodes[1]), t, arg_nodes[1]).expr
+        if op in (AtomicOp.AND, AtomicOp.OR, AtomicOp.XOR) and not t.is_int:
+            raise self.type_error(f"{name} on {t}", node)
+        dst = self.tmp(t, node) if want_value else None
+        self.emit(Atomic(dst, op, pv.expr, val, cmp, None, span))
+        if dst is None:
+            return None
+        return Val(VarRef(dst, t, span), t)
+
+    def memcpy(self, arg_nodes: Sequence[ts.Node], node: ts.Node) -> None:
+        """``memcpy(&a, &b, sizeof(a))`` between two whole values of equal size: a reinterpretation."""
+        self.expect_args("memcpy", arg_nodes, (3,), node)
+        dst_node, src_node, n_node = arg_nodes
+        places: list[LValue | Val] = []
+        for a in (dst_node, src_node):
+            if a.type != "pointer_expression" or node_text(a.child_by_field_name("operator")) != "&":
+                raise self.unsupported("memcpy other than between two whole variables (&a, &b)", a)
+            target = a.child_by_field_name("argument")
+            assert target is not None
+            places.append(self.lvalue(target))
+        dst, src = places
+        if not isinstance(dst, VarLV):
+            raise self.unsupported("memcpy into something other than a local variable", dst_node)
+        src_val = src if isinstance(src, Val) else self.read(src, src_node)
+        src_t = src_val.ctype
+        n = fold_constant(self.tu, n_node, self.env, self.const_scope())
+        if n is None:
+            n = self.sizeof_value(n_node) if n_node.type == "sizeof_expression" else None
+        if isinstance(src_t, CArray) or not isinstance(n, int) or n != size_of(dst.type) or n != size_of(src_t):
+            raise self.unsupported("memcpy whose size is not the size of both variables", node)
+        value = src_val.expr if src_t == dst.type else Cast(src_val.expr, dst.type, CastKind.BITCAST, self.span(node))
+        self.emit(Assign(dst.name, value, self.span(node)))
+
+
+#: A handler lowers a call of one device library function: (lowering, name, argument nodes, call node,
+#: whether the call's value is used) -> its value (``None`` for a call made for its effect).
+BuiltinHandler = Callable[[BuiltinCalls, str, Sequence[ts.Node], ts.Node, bool], Val | None]
+
+
+def _table(*groups: tuple[Iterable[str], BuiltinHandler]) -> dict[str, BuiltinHandler]:
+    """A table from function name to handler; a name listed in two groups goes to the first."""
+    table: dict[str, BuiltinHandler] = {}
+    for names, handler in groups:
+        for name in names:
+            table.setdefault(name, handler)
+    return table
+
+
+#: The CUDA intrinsics and device math library (a host function of the same name does not shadow them).
+_INTRINSICS = _table(
+    (["__syncthreads"], BuiltinCalls.sync_threads),
+    (["__syncwarp"], BuiltinCalls.sync_warp),
+    (["__threadfence", "__threadfence_block", "__threadfence_system"], BuiltinCalls.thread_fence),
+    (_SHUFFLES, BuiltinCalls.shuffle),
+    (_WARP_REDUCES, BuiltinCalls.warp_reduce),
+    (_VOTES, BuiltinCalls.vote),
+    (_ATOMICS, BuiltinCalls.atomic),
+    (_LOADS, BuiltinCalls.cached_load),
+    (_STORES, BuiltinCalls.cached_store),
+    (lib.MATH_FUNCTIONS, BuiltinCalls.math_call),
+    (lib.BINARY_FUNCTIONS, BuiltinCalls.binary_function),
+    (lib.COMPARE_FUNCTIONS, BuiltinCalls.compare_function),
+    (lib.UNARY_FUNCTIONS, BuiltinCalls.unary_function),
+    (lib.CONVERSIONS, BuiltinCalls.conversion),
+    (lib.PAIR_FUNCTIONS, BuiltinCalls.pair_function),
+    (["__saturatef"], BuiltinCalls.saturate),
+    (["__frcp_rn", "__drcp_rn"], BuiltinCalls.reciprocal),
+    (["sincosf", "sincos", "__sincosf"], BuiltinCalls.unsupported_call),
+    (
+        [f"make_{t}" for t, vt in BUILTIN_TYPES.items() if isinstance(vt, VectorType) and re.fullmatch(r"\w+\d", t)],
+        BuiltinCalls.make_vector,
+    ),
+)
+
+#: The C library functions device code may call (looked up after the file's host functions).
+_C_LIBRARY = _table(
+    (["assert"], BuiltinCalls.assert_call),
+    (["__trap", "__assert_fail", "__assertfail"], BuiltinCalls.trap),
+    (["memcpy", "std::memcpy", "::memcpy"], BuiltinCalls.memcpy_call),
+    (["printf", "__brkpt", "malloc", "free", "clock", "clock64", "__activemask"], BuiltinCalls.unsupported_call),
+)

@@ -1,0 +1,318 @@
+"""What a call expression names, and calls of member functions and constructors.
+
+:meth:`Calls.call` tells a cast (``static_cast<T>(x)``, ``float(x)``, ``(T)(x)``), a user function (see
+:mod:`.overloads`), a member function (``obj.m()``, ``S::m()``), a constructor (``S(args)``), a
+cooperative groups call (see :mod:`.cooperative`) and a device library function (see
+:mod:`.builtin_calls`) apart. Member functions are lowered as device functions taking ``this``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import tree_sitter as ts
+
+from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, StructInfo
+from larkc.frontends.cuda.lowering.conversions import Conversions
+from larkc.frontends.cuda.lowering.core import function_declarator
+from larkc.frontends.cuda.lowering.values import LaneLV, LValue, Val, VarLV, declared_identifier, zero_value
+from larkc.frontends.cuda.syntax import node_text
+from larkc.frontends.cuda.unit import FunctionDef, FunctionRef, TemplateArg, is_type_arg
+from larkc.ir.nodes import Assign, Call, Const, Expr, FunctionKind, MakeVector, VarRef
+from larkc.ir.types import I32, VOID, ScalarType, Type, VectorType
+
+
+class Calls(Conversions):
+    """Call dispatch, member functions and constructors."""
+
+    def call(self, node: ts.Node, *, want_value: bool) -> Val | None:
+        """A call expression: a cast, a user or member function, a constructor, or the device library."""
+        fn_node = node.child_by_field_name("function")
+        args_node = node.child_by_field_name("arguments")
+        assert fn_node is not None and args_node is not None
+        arg_nodes = [a for a in args_node.named_children if a.type != "comment"]
+        if fn_node.type == "template_function":
+            name = node_text(fn_node.child_by_field_name("name"))
+            targs_node = fn_node.child_by_field_name("arguments")
+            assert targs_node is not None
+            if name in ("static_cast", "reinterpret_cast", "const_cast"):
+                if len(targs_node.named_children) != 1 or len(arg_nodes) != 1:
+                    raise self.unsupported(name, node)
+                target = self.tu.resolve_type(targs_node.named_children[0], self.env, node)
+                v = self.rvalue(arg_nodes[0])
+                if name == "reinterpret_cast":
+                    return self.reinterpret(v, target, node)
+                return self.explicit_cast(v, target, node)
+            targs = [
+                self.tu.template_argument(a, self.env, node, self.const_scope()) for a in targs_node.named_children
+            ]
+            key = self.tu.find(name, fn_node, self.tu.functions)
+            if key is not None:
+                return self.user_call(key, targs, arg_nodes, node, want_value)
+            struct = self.tu.find(name, fn_node, self.tu.structs)
+            if struct is not None and not arg_nodes and self.tu.conversion_to_pointer(struct, tuple(targs), node):
+                return self.struct_conversion(struct, tuple(targs), node)
+            info = self.tu.struct_info(fn_node, self.env, node) if struct is not None else None
+            if info is not None:
+                return self.construct(info, arg_nodes, node)
+            raise self.unsupported(f"call of template {name}", node)
+        if fn_node.type == "qualified_identifier":
+            text = "".join(node_text(fn_node).split())
+            m = re.fullmatch(r"std::numeric_limits<(.+)>::(\w+)", text)
+            if m is not None:
+                return self.numeric_limits(m.group(1), m.group(2), node)
+            inner = fn_node.child_by_field_name("name")
+            while inner is not None and inner.type == "qualified_identifier":
+                inner = inner.child_by_field_name("name")
+            if inner is not None and inner.type == "template_function":
+                # ns::f<T>(...): the qualified name of f, and the template arguments of the innermost name
+                inner_text = "".join(node_text(inner).split())
+                base = text[: len(text) - len(inner_text)] + node_text(inner.child_by_field_name("name"))
+                key = self.tu.find(base, fn_node, self.tu.functions)
+                targs_node = inner.child_by_field_name("arguments")
+                assert targs_node is not None
+                targs = [
+                    self.tu.template_argument(a, self.env, node, self.const_scope()) for a in targs_node.named_children
+                ]
+                if key is not None:
+                    return self.user_call(key, targs, arg_nodes, node, want_value)
+                raise self.unsupported("call of unknown function", node)
+            key = self.tu.find(text, fn_node, self.tu.functions)
+            if key is not None:
+                return self.user_call(key, [], arg_nodes, node, want_value)
+            if self.cg_name(fn_node) == "reduce":
+                return self.group_reduce(arg_nodes, node)
+            if self.cg_name(fn_node) == "sync" and len(arg_nodes) == 1:
+                group = self.group_of(arg_nodes[0])
+                if group is not None:
+                    return self.group_method(group, "sync", [], node, want_value)
+            if self.cg_name(fn_node) is not None:
+                raise self.unsupported("cooperative groups function", node)
+            scope = fn_node.child_by_field_name("scope")
+            info = self.tu.struct_info(scope, self.env, node) if scope is not None else None
+            method = node_text(fn_node.child_by_field_name("name"))
+            if info is not None and method in info.methods:
+                return self.method_call(None, info, method, arg_nodes, node, want_value)  # S::m(args)
+            # ::expf, std::exp, std::max: the device library's functions
+            name = text.removeprefix("::").removeprefix("std::")
+        elif fn_node.type == "identifier":
+            name = node_text(fn_node)
+            bound = self.env.get(name)
+            if isinstance(bound, FunctionRef):
+                return self.user_call(bound.name, list(bound.targs), arg_nodes, node, want_value)
+            owner = self.fd.owner
+            if owner is not None and name in owner.methods and self.lookup(name) is None:
+                this = None if self.fd.static_method else VarLV("this", owner.vector)
+                return self.method_call(None, owner, name, arg_nodes, node, want_value, this)
+            info = self.tu.struct_info(fn_node, self.env, node) if self.names_type(fn_node) else None
+            if info is not None:
+                return self.construct(info, arg_nodes, node)  # `Pack(x)` with Pack a struct (or a typedef of one)
+        elif fn_node.type == "parenthesized_expression" and self.names_type(fn_node.named_children[0]):
+            # `(T)(x)`: tree-sitter reads a C cast of a parenthesized operand as a call
+            target = self.resolve_type(fn_node.named_children[0], node)
+            if len(arg_nodes) != 1:
+                raise self.unsupported("cast", node)
+            return self.explicit_cast(self.rvalue(arg_nodes[0]), target, node)
+        elif fn_node.type in ("primitive_type", "type_identifier", "sized_type_specifier"):
+            # functional cast: float(x), int(y)
+            target = self.resolve_type(fn_node, node)
+            if len(arg_nodes) != 1:
+                raise self.unsupported("functional cast", node)
+            return self.explicit_cast(self.rvalue(arg_nodes[0]), target, node)
+        elif fn_node.type == "field_expression":
+            obj = fn_node.child_by_field_name("argument")
+            method = node_text(fn_node.child_by_field_name("field"))
+            group = self.group_of(obj) if obj is not None else None
+            if group is not None:
+                return self.group_method(group, method, arg_nodes, node, want_value)
+            op = fn_node.child_by_field_name("operator")
+            if obj is None or (op is not None and node_text(op) == "->"):
+                raise self.unsupported("method call", node)
+            receiver = self.lvalue(obj)
+            ctype = receiver.ctype if isinstance(receiver, Val) else receiver.type
+            info = self.struct_of(ctype, method) if not isinstance(ctype, CArray) else None
+            if info is None:
+                raise self.unsupported("method call", node)
+            return self.method_call(obj, info, method, arg_nodes, node, want_value, receiver)
+        else:
+            raise self.unsupported("call", node)
+        if self.lookup(name) is not None:
+            raise self.unsupported("call through a variable", node)
+        target_t = self.env.get(name)
+        if target_t is not None and is_type_arg(target_t):
+            if len(arg_nodes) != 1:
+                raise self.unsupported("functional cast", node)
+            return self.explicit_cast(self.rvalue(arg_nodes[0]), target_t, node)
+        key = self.tu.find(name, fn_node, self.tu.functions)
+        if key is not None:
+            return self.user_call(key, [], arg_nodes, node, want_value)
+        if name in BUILTIN_TYPES and isinstance(BUILTIN_TYPES[name], ScalarType):
+            if len(arg_nodes) != 1:
+                raise self.unsupported("functional cast", node)
+            return self.explicit_cast(self.rvalue(arg_nodes[0]), BUILTIN_TYPES[name], node)
+        return self.builtin_call(name, arg_nodes, node, want_value)
+
+    def names_type(self, node: ts.Node) -> bool:
+        """Whether an expression node is just the name of a type (``real``, ``T``, ``ns::real``)."""
+        if node.type not in ("identifier", "type_identifier", "qualified_identifier", "primitive_type"):
+            return False
+        words = "".join(node_text(node).split()) if node.type == "qualified_identifier" else node_text(node)
+        if self.lookup(words) is not None:
+            return False
+        bound = self.env.get(words)
+        if bound is not None:
+            return is_type_arg(bound)
+        if words in BUILTIN_TYPES:
+            return True
+        return any(self.tu.find(words, node, t) is not None for t in (self.tu.typedefs, self.tu.structs))
+
+    def struct_conversion(self, struct: str, targs: tuple[TemplateArg, ...], node: ts.Node) -> Val:
+        """``S<T>()`` of a member-less struct with an ``operator T*()``: the pointer it converts to."""
+        fn = self.tu.conversion_to_pointer(struct, targs, node)
+        if fn is None:
+            raise self.unsupported("construction of a struct (other than one converting to a pointer)", node)
+        span = self.span(node)
+        dst = self.tmp(fn.ret, node)
+        self.emit(Call(dst, fn.name, (), span))
+        return Val(VarRef(dst, fn.ret, span), fn.ret)
+
+    def member(self, name: str, node: ts.Node) -> LValue | Val | None:
+        """Inside a member function: a data member (of ``this``) or a static constant of the struct."""
+        owner = self.fd.owner
+        if owner is None:
+            return None
+        span = self.span(node)
+        if name in owner.constants:
+            ct, cv = owner.constants[name]
+            return Val(Const(cv, ct, span), ct)
+        if name not in owner.fields or self.fd.static_method:
+            return None
+        this = VarLV("this", owner.vector)
+        lane, count, is_array = owner.fields[name]
+        if is_array:
+            if lane != 0 or count != owner.vector.lanes:
+                raise self.unsupported("array member that is not the whole struct", node)
+            return this  # the whole struct: subscripts are lanes
+        return LaneLV(this, Const(lane, I32, span), owner.vector.elem)
+
+    def check_subscript_operator(self, vt: VectorType, node: ts.Node) -> None:
+        """``p[i]`` on a struct value is lane ``i``: true of the ``operator[]`` packed types define
+        (``return payload[i];`` over a member array that is the whole struct); anything else is rejected."""
+        info = self.struct_of(vt, "operator[]")
+        if info is None:
+            return
+        for m in info.methods["operator[]"]:
+            body = m.child_by_field_name("body")
+            stmts = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+            ret = stmts[0].named_children[0] if len(stmts) == 1 and stmts[0].type == "return_statement" else None
+            array = (
+                ret.child_by_field_name("argument") if ret is not None and ret.type == "subscript_expression" else None
+            )
+            field = info.fields.get(node_text(array)) if array is not None else None
+            index = ret.child_by_field_name("indices") if ret is not None else None
+            index_text = "".join(node_text(index).split()).strip("[]") if index is not None else None
+            plist = function_declarator(m).child_by_field_name("parameters")
+            declared = [p.child_by_field_name("declarator") for p in plist.named_children] if plist else []
+            if field != (0, vt.lanes, True) or [declared_identifier(d) for d in declared] != [index_text]:
+                raise self.unsupported("operator[] other than `return member_array[i];`", node)
+
+    def struct_of(self, vt: Type, method: str) -> StructInfo | None:
+        """The struct (laid out as ``vt``) that has member function ``method``."""
+        if not isinstance(vt, VectorType):
+            return None
+        return next((i for i in self.tu.vector_fields.get(vt, []) if method in i.methods), None)
+
+    def method_def(self, info: StructInfo, method: str, arity: int, node: ts.Node) -> FunctionDef:
+        """The definition of member function ``method`` of ``info`` taking ``arity`` arguments."""
+        for m in info.methods.get(method, []):
+            plist = function_declarator(m).child_by_field_name("parameters")
+            params = [p for p in plist.named_children if p.type.endswith("parameter_declaration")] if plist else []
+            if len(params) != arity or m.child_by_field_name("body") is None:
+                continue
+            static = "static" in {node_text(c) for c in m.named_children if c.type == "storage_class_specifier"}
+            return FunctionDef(
+                f"{info.name}{_struct_args(info)}::{method}",
+                m,
+                FunctionKind.DEVICE,
+                None,
+                owner=info,
+                static_method=static,
+            )
+        raise self.unsupported(f"member function {method} taking {arity} arguments", node)
+
+    def method_call(
+        self,
+        obj_node: ts.Node | None,
+        info: StructInfo,
+        method: str,
+        arg_nodes: Sequence[ts.Node],
+        node: ts.Node,
+        want_value: bool,
+        this: LValue | Val | None = None,
+    ) -> Val | None:
+        """A call of a member function (``obj.m(args)``, ``S::m(args)``, or ``m(args)`` in a method)."""
+        span = self.span(node)
+        fd = self.method_def(info, method, len(arg_nodes), node)
+        callee = self.tu.instantiate(fd, info.env, node)  # type: ignore[arg-type]  # env holds types
+        args: list[Expr] = []
+        value_params = list(callee.params)
+        if not fd.static_method:
+            if this is None:
+                assert obj_node is not None
+                this = self.lvalue(obj_node)
+            self_param = value_params.pop(0)
+            if self_param.by_ref:
+                if not isinstance(this, VarLV):
+                    # a temporary: the method may change it, but nothing sees the change
+                    value = this if isinstance(this, Val) else self.read(this, node)
+                    tmp = self.tmp(info.vector, node)
+                    self.emit(Assign(tmp, value.expr, span))
+                    this = VarLV(tmp, info.vector)
+                args.append(VarRef(this.name, this.type, span))
+            else:
+                value = this if isinstance(this, Val) else self.read(this, node)
+                args.append(value.expr)
+        for p, a in zip(value_params, arg_nodes, strict=True):
+            if p.by_ref:
+                lv = self.lvalue(a)
+                if not isinstance(lv, VarLV) or lv.type != p.type:
+                    raise self.unsupported("reference argument that is not a local variable", a)
+                args.append(VarRef(lv.name, lv.type, self.span(a)))
+            else:
+                args.append(self.convert(self.rvalue(a), p.type, a).expr)
+        if callee.ret == VOID:
+            self.emit(Call(None, callee.name, tuple(args), span))
+            return None if not want_value else self.no_value(method, node)
+        dst = self.tmp(callee.ret, node)
+        self.emit(Call(dst, callee.name, tuple(args), span))
+        return Val(VarRef(dst, callee.ret, span), callee.ret)
+
+    def construct(self, info: StructInfo, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
+        """``S(args)`` or ``S{args}``: a constructor call on a fresh temporary, or aggregate initialisation."""
+        span = self.span(node)
+        base = info.name.rpartition("::")[2]
+        tmp = self.tmp(info.vector, node)
+        if not arg_nodes:
+            return Val(VarRef(tmp, info.vector, span), info.vector)  # default construction (uninitialised)
+        if base not in info.methods:
+            lanes = [self.convert(self.rvalue(a), info.vector.elem, a).expr for a in arg_nodes]
+            if len(lanes) > info.vector.lanes:
+                raise self.type_error(f"too many initializers for {base}", node)
+            lanes += [zero_value(info.vector.elem, span) for _ in range(info.vector.lanes - len(lanes))]
+            self.emit(Assign(tmp, MakeVector(tuple(lanes), info.vector, span), span))
+        else:
+            self.method_call(None, info, base, arg_nodes, node, False, VarLV(tmp, info.vector))
+        return Val(VarRef(tmp, info.vector, span), info.vector)
+
+
+def _struct_args(info: StructInfo) -> str:
+    """``<float>`` for a struct template instance (its template arguments, as the key records them)."""
+    targs = [v for k, v in info.env.items() if k != info.name.rpartition("::")[2]]
+    return f"<{', '.join(str(_targ_text(a)) for a in targs)}>" if targs else ""
+
+
+def _targ_text(a: object) -> str:
+    from larkc.frontends.cuda.unit import _targ_str
+
+    return _targ_str(a)  # type: ignore[arg-type]  # env values are template arguments

@@ -1,0 +1,232 @@
+"""Cooperative groups (``cooperative_groups::this_thread_block``, ``tiled_partition<N>``).
+
+A group is a compile-time value (:class:`~larkc.frontends.cuda.groups.Group`): a variable bound to one
+emits no IR, and a device function taking one is instantiated per group passed. Its methods lower to
+IR: ``sync`` to a block or warp barrier over the tile's lanes, ``thread_rank``/``size`` to arithmetic on
+the thread index, the tile's shuffles and votes to warp operations masked to the tile, and
+``cg::reduce`` to a butterfly of xor shuffles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import tree_sitter as ts
+
+from larkc.errors import Span
+from larkc.frontends.cuda.constants import fold_constant
+from larkc.frontends.cuda.ctypes import CArray
+from larkc.frontends.cuda.groups import REDUCE_OPS, Group
+from larkc.frontends.cuda.lowering.conversions import Conversions
+from larkc.frontends.cuda.lowering.values import FULL_MASK, Binding, Val
+from larkc.frontends.cuda.syntax import node_text
+from larkc.ir.nodes import (
+    Barrier,
+    BarrierScope,
+    Binary,
+    BinaryOp,
+    Builtin,
+    BuiltinReg,
+    Const,
+    Dim,
+    Expr,
+    ShuffleKind,
+    VarRef,
+    Vote,
+    VoteKind,
+)
+from larkc.ir.types import I32, U32
+
+
+class CooperativeGroups(Conversions):
+    """Cooperative groups: their declarations, methods and reductions."""
+
+    def cg_name(self, node: ts.Node) -> str | None:
+        """``this_thread_block`` for ``cg::this_thread_block`` (with ``cg`` an alias), else ``None``."""
+        text = self.tu._unalias("".join(node_text(node).split()).removeprefix("::"))
+        prefix = "cooperative_groups::"
+        return text[len(prefix) :] if text.startswith(prefix) else None
+
+    def group_of(self, node: ts.Node) -> Group | None:
+        """The group an expression denotes: a factory call, or a variable bound to a group."""
+        if node.type == "parenthesized_expression" and node.named_children:
+            return self.group_of(node.named_children[0])
+        if node.type == "identifier":
+            b = self.lookup(node_text(node))
+            return b.group if b is not None else None
+        if node.type != "call_expression":
+            return None
+        fn = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        if fn is None or args is None or fn.type != "qualified_identifier":
+            return None
+        inner = fn.child_by_field_name("name")
+        while inner is not None and inner.type == "qualified_identifier":
+            inner = inner.child_by_field_name("name")
+        name = self.cg_name(fn)
+        if name == "this_thread_block":
+            return Group()
+        if inner is not None and inner.type == "template_function" and self.cg_name(fn) is not None:
+            base = node_text(inner.child_by_field_name("name"))
+            targs = inner.child_by_field_name("arguments")
+            parent = args.named_children[0] if args.named_children else None
+            if base == "tiled_partition" and targs is not None and parent is not None:
+                size = fold_constant(self.tu, targs.named_children[0], self.env, self.const_scope())
+                if not isinstance(size, int) or size not in (1, 2, 4, 8, 16, 32):
+                    raise self.unsupported("tiled_partition size (a power of two up to 32)", targs)
+                outer = self.group_of(parent)
+                if outer is None or not outer.is_block:
+                    raise self.unsupported("tiled_partition of something other than the thread block", parent)
+                return Group(size)
+        if name is not None:
+            raise self.unsupported("cooperative groups function", node)
+        return None
+
+    def tile_declaration(self, node: ts.Node) -> bool:
+        """``cg::thread_block_tile<32> t = ...;``, which tree-sitter (not knowing the template) reads as
+        ``(cg::thread_block_tile < 32) > (t = ...)``: declare the group it means."""
+        if node.type != "binary_expression" or node_text(node.child_by_field_name("operator")) != ">":
+            return False
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or left.type != "binary_expression" or right.type != "assignment_expression":
+            return False
+        name = left.child_by_field_name("left")
+        target = right.child_by_field_name("left")
+        if name is None or target is None or target.type != "identifier":
+            return False
+        if self.cg_name(name) != "thread_block_tile" or node_text(left.child_by_field_name("operator")) != "<":
+            return False
+        self.declare_group(target, right.child_by_field_name("right"), node)
+        return True
+
+    def declares_groups(self, node: ts.Node) -> bool:
+        """An ``auto`` declaration whose initializers are cooperative groups."""
+        inits = [d.child_by_field_name("value") for d in node.children_by_field_name("declarator")]
+        return bool(inits) and all(i is not None and self.group_of(i) is not None for i in inits)
+
+    def declare_group(self, name_node: ts.Node, init: ts.Node | None, node: ts.Node) -> None:
+        """Bind ``name_node`` in the current scope to the group ``init`` denotes (a compile-time value)."""
+        group = self.group_of(init) if init is not None else None
+        if group is None:
+            raise self.unsupported("cooperative group variable without a this_thread_block/tiled_partition value", node)
+        c_name = node_text(name_node)
+        if c_name in self.scopes[-1]:
+            raise self.type_error(f"redeclaration of {c_name}", node)
+        self.scopes[-1][c_name] = Binding("group", c_name, U32, None, group)
+
+    def is_group_type(self, type_node: ts.Node) -> bool:
+        """Whether a type node names a cooperative group (``thread_block``, ``thread_block_tile<N>``)."""
+        name = self.cg_name(type_node)
+        return name is not None and (name == "thread_block" or name.startswith("thread_block_tile"))
+
+    def linear_tid(self, span: Span) -> Expr:
+        def reg(r: BuiltinReg, d: Dim) -> Expr:
+            return Builtin(r, d, U32, span)
+
+        def mul(a: Expr, b: Expr) -> Expr:
+            return Binary(BinaryOp.MUL, a, b, U32, span)
+
+        def add(a: Expr, b: Expr) -> Expr:
+            return Binary(BinaryOp.ADD, a, b, U32, span)
+
+        tx, ty, tz = (reg(BuiltinReg.THREAD_IDX, d) for d in (Dim.X, Dim.Y, Dim.Z))
+        bx, by = reg(BuiltinReg.BLOCK_DIM, Dim.X), reg(BuiltinReg.BLOCK_DIM, Dim.Y)
+        return add(tx, mul(bx, add(ty, mul(by, tz))))
+
+    def block_size(self, span: Span) -> Expr:
+        dims = [Builtin(BuiltinReg.BLOCK_DIM, d, U32, span) for d in (Dim.X, Dim.Y, Dim.Z)]
+        return Binary(BinaryOp.MUL, Binary(BinaryOp.MUL, dims[0], dims[1], U32, span), dims[2], U32, span)
+
+    def tile_mask(self, size: int, span: Span) -> Expr:
+        """The lanes of this thread's tile, as a warp mask."""
+        if size == 32:
+            return Const(FULL_MASK, U32, span)
+        return Binary(BinaryOp.SHL, Const((1 << size) - 1, U32, span), self.tile_first_lane(size, span), U32, span)
+
+    def tile_first_lane(self, size: int, span: Span) -> Expr:
+        """The warp lane of the first thread of this thread's tile of ``size`` threads."""
+        lane = Binary(BinaryOp.REM, self.linear_tid(span), Const(32, U32, span), U32, span)
+        return Binary(
+            BinaryOp.MUL,
+            Binary(BinaryOp.DIV, lane, Const(size, U32, span), U32, span),
+            Const(size, U32, span),
+            U32,
+            span,
+        )
+
+    def group_method(
+        self, group: Group, method: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool
+    ) -> Val | None:
+        """A method of a cooperative group (``sync``, ``thread_rank``, ``shfl_down``, ``ballot``, ...)."""
+        span = self.span(node)
+        size = group.tile
+        if method == "sync":
+            self.expect_args(method, arg_nodes, (0,), node)
+            if size is None:
+                self.emit(Barrier(BarrierScope.BLOCK, None, span))
+            else:
+                self.emit(Barrier(BarrierScope.WARP, self.tile_mask(size, span), span))
+            return None if not want_value else self.no_value(method, node)
+        if method in ("thread_rank", "size", "num_threads", "meta_group_rank", "meta_group_size"):
+            self.expect_args(method, arg_nodes, (0,), node)
+            tid = self.linear_tid(span)
+            if method == "thread_rank":
+                e: Expr = tid if size is None else Binary(BinaryOp.REM, tid, Const(size, U32, span), U32, span)
+            elif method in ("size", "num_threads"):
+                e = self.block_size(span) if size is None else Const(size, U32, span)
+            elif size is None:
+                raise self.unsupported(f"{method} of a thread block", node)
+            elif method == "meta_group_rank":
+                e = Binary(BinaryOp.DIV, tid, Const(size, U32, span), U32, span)
+            else:
+                total = Binary(BinaryOp.ADD, self.block_size(span), Const(size - 1, U32, span), U32, span)
+                e = Binary(BinaryOp.DIV, total, Const(size, U32, span), U32, span)
+            return Val(e, U32)
+        if size is None:
+            raise self.unsupported(f"thread block method {method}", node)
+        kinds = {
+            "shfl": ShuffleKind.IDX,
+            "shfl_up": ShuffleKind.UP,
+            "shfl_down": ShuffleKind.DOWN,
+            "shfl_xor": ShuffleKind.XOR,
+        }
+        if method in kinds:
+            self.expect_args(method, arg_nodes, (2,), node)
+            v = self.shuffle_operand(self.rvalue(arg_nodes[0]), method, arg_nodes[0])
+            lane = self.convert(self.rvalue(arg_nodes[1]), I32, arg_nodes[1]).expr
+            return self.emit_shuffle(kinds[method], self.tile_mask(size, span), v, lane, size, node)
+        votes = {"any": VoteKind.ANY, "all": VoteKind.ALL, "ballot": VoteKind.BALLOT}
+        if method in votes:
+            self.expect_args(method, arg_nodes, (1,), node)
+            pred = self.to_bool(self.rvalue(arg_nodes[0]), arg_nodes[0]).expr
+            kind = votes[method]
+            rt = U32 if kind is VoteKind.BALLOT else I32
+            dst = self.tmp(rt, node)
+            self.emit(Vote(dst, kind, self.tile_mask(size, span), pred, span))
+            result: Expr = VarRef(dst, rt, span)
+            if kind is VoteKind.BALLOT and size < 32:
+                # a tile's ballot numbers its own lanes from 0
+                shifted = Binary(BinaryOp.SHR, result, self.tile_first_lane(size, span), U32, span)
+                result = Binary(BinaryOp.BITAND, shifted, Const((1 << size) - 1, U32, span), U32, span)
+            return Val(result, rt)
+        raise self.unsupported(f"thread_block_tile method {method}", node)
+
+    def group_reduce(self, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
+        """``cg::reduce(tile, v, op)``: every lane gets op over the tile, by butterfly exchanges."""
+        span = self.span(node)
+        self.expect_args("cooperative_groups::reduce", arg_nodes, (3,), node)
+        group = self.group_of(arg_nodes[0])
+        if group is None or group.tile is None:
+            raise self.unsupported("reduce over something other than a thread_block_tile", arg_nodes[0])
+        op_node = arg_nodes[2]
+        op_name = None
+        if op_node.type == "call_expression":
+            fn = op_node.child_by_field_name("function")
+            cg = self.cg_name(fn) if fn is not None else None
+            op_name = cg.split("<")[0] if cg is not None else None
+        if op_name not in REDUCE_OPS:
+            raise self.unsupported("reduce operator (use cg::plus, cg::greater, cg::less, cg::bit_*)", op_node)
+        v = self.shuffle_operand(self.rvalue(arg_nodes[1]), "reduce", arg_nodes[1])
+        vt = v.ctype
+        assert not isinstance(vt, CArray)  # shuffle operands are scalars or half pairs
+        return self.butterfly(v, vt, REDUCE_OPS[op_name], self.tile_mask(group.tile, span), group.tile, node)

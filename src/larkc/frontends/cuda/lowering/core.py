@@ -1,0 +1,271 @@
+"""The state every concern of a function's lowering shares, and the interface between the concerns.
+
+:class:`LoweringCore` holds what lowering one function keeps as it goes: the C scopes and the IR names
+they bind (unique per function), the buffer statements are emitted into, the loop depth, a pending
+``#pragma unroll``. Its abstract methods are the entry points one concern calls in another (an
+expression lowers the arguments of a builtin, a builtin reads an lvalue): each is defined by the mixin
+its group is headed with, and :class:`~larkc.frontends.cuda.lower.FunctionLowering` combines them all.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+from collections.abc import Iterator, Sequence
+
+import tree_sitter as ts
+
+from larkc.errors import Span, Stage, TypeCheckError, UnsupportedError
+from larkc.frontends.cuda.ctypes import CType, StructInfo
+from larkc.frontends.cuda.groups import Group
+from larkc.frontends.cuda.lowering.values import Binding, LValue, Val
+from larkc.frontends.cuda.syntax import node_text, type_words
+from larkc.frontends.cuda.unit import FunctionDef, TemplateArg, TemplateEnv, TranslationUnit, is_type_arg
+from larkc.ir.nodes import Decl, Expr, FunctionKind, ShuffleKind, Stmt
+from larkc.ir.types import VOID, Type, VectorType
+
+
+class LoweringCore(abc.ABC):
+    """Lowering state of one function (a kernel or a device function instance), and its helpers."""
+
+    def __init__(self, tu: TranslationUnit, fd: FunctionDef, env: TemplateEnv, ir_name: str) -> None:
+        self.tu = tu
+        self.fd = fd
+        self.env = env
+        self.ir_name = ir_name
+        self.scopes: list[dict[str, Binding]] = [{}]
+        self.used: set[str] = set()
+        self.out: list[Stmt] = []
+        self.loops = 0
+        self.tmp_counter = 0
+        self.pending_unroll: int | None = None
+        self.ret: Type = VOID
+        self.is_kernel = fd.kind is FunctionKind.KERNEL
+        self.group_params: dict[str, Group] = {}  # cooperative group parameters of this instance
+
+    def span(self, node: ts.Node) -> Span:
+        return self.tu.span(node)
+
+    def unsupported(self, what: str, node: ts.Node) -> UnsupportedError:
+        return UnsupportedError(what, node_text(node), self.span(node))
+
+    def type_error(self, message: str, node: ts.Node) -> TypeCheckError:
+        return TypeCheckError(message, self.span(node), stage=Stage.FRONTEND)
+
+    def fresh(self, base: str) -> str:
+        name = base
+        n = 0
+        while name in self.used:
+            n += 1
+            name = f"{base}.{n}"
+        self.used.add(name)
+        return name
+
+    def tmp(self, t: Type, node: ts.Node) -> str:
+        """Declare a fresh temporary of type ``t`` and return its name."""
+        while f"tmp.{self.tmp_counter}" in self.used:
+            self.tmp_counter += 1
+        name = f"tmp.{self.tmp_counter}"
+        self.used.add(name)
+        self.emit(Decl(name, t, None, self.span(node)))
+        return name
+
+    def emit(self, s: Stmt) -> None:
+        self.out.append(s)
+
+    @contextlib.contextmanager
+    def buffer(self) -> Iterator[list[Stmt]]:
+        saved = self.out
+        self.out = []
+        try:
+            yield self.out
+        finally:
+            self.out = saved
+
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[None]:
+        self.scopes.append({})
+        try:
+            yield
+        finally:
+            self.scopes.pop()
+
+    def lookup(self, name: str) -> Binding | None:
+        for s in reversed(self.scopes):
+            if name in s:
+                return s[name]
+        return None
+
+    def declare(
+        self, c_name: str, kind: str, ctype: CType, node: ts.Node, value: bool | int | float | None = None
+    ) -> str:
+        if c_name in self.scopes[-1]:
+            raise self.type_error(f"redeclaration of {c_name}", node)
+        ir_name = self.fresh(c_name) if kind != "const" else c_name
+        self.scopes[-1][c_name] = Binding(kind, ir_name, ctype, value)
+        return ir_name
+
+    def resolve_type(self, type_node: ts.Node, ctx: ts.Node) -> Type:
+        words = type_words(type_node)
+        bound = self.env.get(words)
+        if bound is not None and is_type_arg(bound):
+            return bound
+        return self.tu.resolve_type(type_node, self.env, ctx)
+
+    def function_declarator(self) -> ts.Node:
+        return function_declarator(self.fd.node)
+
+    def const_scope(self) -> dict[str, bool | int | float]:
+        out: dict[str, bool | int | float] = {}
+        for s in self.scopes:
+            for k, b in s.items():
+                if b.kind == "const" and b.value is not None:
+                    out[k] = b.value
+        return out
+
+    def expect_args(self, name: str, arg_nodes: Sequence[ts.Node], counts: tuple[int, ...], node: ts.Node) -> None:
+        if len(arg_nodes) not in counts:
+            want = " or ".join(str(c) for c in counts)
+            raise self.type_error(f"{name} takes {want} arguments, got {len(arg_nodes)}", node)
+
+    def no_value(self, name: str, node: ts.Node) -> Val:
+        raise self.type_error(f"{name} returns no value", node)
+
+    # -- the interface between the concerns: each method is defined by the mixin named above it ------
+
+    # statements.py
+
+    @abc.abstractmethod
+    def brace_init(self, t: Type, init: ts.Node) -> Val:
+        """``T x = {a, b}`` or ``x = {a, b}``: a scalar or vector value from a brace initializer."""
+
+    @abc.abstractmethod
+    def expression_statement(self, node: ts.Node) -> None:
+        """An expression evaluated for its side effects (a call, an assignment, ``i++``, a comma list)."""
+
+    # expressions.py
+
+    @abc.abstractmethod
+    def rvalue(self, node: ts.Node) -> Val:
+        """Lower ``node`` as an rvalue; loads and side effects are emitted into the current buffer."""
+
+    @abc.abstractmethod
+    def sizeof_value(self, node: ts.Node) -> int:
+        """``sizeof expr``: the size of the expression's type; the expression is not evaluated."""
+
+    @abc.abstractmethod
+    def read(self, lv: LValue, node: ts.Node) -> Val:
+        """The value of ``lv``; a read of memory emits a :class:`Load` into a fresh temporary."""
+
+    @abc.abstractmethod
+    def write(self, lv: LValue, v: Val, node: ts.Node) -> Val:
+        """Store ``v`` (already of the lvalue's type) and return the stored value."""
+
+    @abc.abstractmethod
+    def lvalue(self, node: ts.Node) -> LValue | Val:
+        """An lvalue for ``node``; an array expression or a non-lvalue yields a :class:`Val` instead."""
+
+    @abc.abstractmethod
+    def apply_binary(self, op_text: str, a: Val, b: Val, node: ts.Node) -> Val:
+        """``a op b`` for an operator spelled ``op_text``, with C's conversions and pointer arithmetic."""
+
+    @abc.abstractmethod
+    def assignment(self, node: ts.Node) -> Val:
+        """``x = e`` or ``x op= e``: the stores it emits, and the value of the expression."""
+
+    @abc.abstractmethod
+    def update(self, node: ts.Node, *, want_value: bool) -> Val | None:
+        """``++x``, ``x--``: the stores it emits and, with ``want_value``, the value of the expression."""
+
+    # calls.py
+
+    @abc.abstractmethod
+    def call(self, node: ts.Node, *, want_value: bool) -> Val | None:
+        """A call expression: a cast, a user or member function, a constructor, or the device library."""
+
+    @abc.abstractmethod
+    def member(self, name: str, node: ts.Node) -> LValue | Val | None:
+        """Inside a member function: a data member (of ``this``) or a static constant of the struct."""
+
+    @abc.abstractmethod
+    def check_subscript_operator(self, vt: VectorType, node: ts.Node) -> None:
+        """``p[i]`` on a struct value is lane ``i``: reject an ``operator[]`` that says otherwise."""
+
+    @abc.abstractmethod
+    def construct(self, info: StructInfo, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
+        """``S(args)`` or ``S{args}``: a constructor call on a fresh temporary, or aggregate initialisation."""
+
+    # overloads.py
+
+    @abc.abstractmethod
+    def user_call(
+        self, name: str, targs: list[TemplateArg], arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool
+    ) -> Val | None:
+        """A call of a user function: overload resolution, template deduction, then a :class:`Call`."""
+
+    # builtin_calls.py
+
+    @abc.abstractmethod
+    def builtin_call(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """A call of the device library function ``name``, dispatched through the table of handlers."""
+
+    @abc.abstractmethod
+    def numeric_limits(self, type_text: str, member: str, node: ts.Node) -> Val:
+        """``std::numeric_limits<T>::member()`` as a constant."""
+
+    @abc.abstractmethod
+    def shuffle_operand(self, v: Val, name: str, node: ts.Node) -> Val:
+        """A value shuffles as a 32/64-bit scalar, a half, or a half pair; narrower integers promote."""
+
+    @abc.abstractmethod
+    def emit_shuffle(self, kind: ShuffleKind, mask: Expr, v: Val, lane: Expr, width: Expr | int, node: ts.Node) -> Val:
+        """A :class:`Shuffle` of ``v`` into a fresh temporary, returned as a value."""
+
+    @abc.abstractmethod
+    def butterfly(self, v: Val, vt: Type, op: str, mask: Expr, width: int, node: ts.Node) -> Val:
+        """``op`` over ``width`` lanes, left in every lane: ``log2 width`` xor-shuffle exchange steps."""
+
+    # cooperative.py
+
+    @abc.abstractmethod
+    def cg_name(self, node: ts.Node) -> str | None:
+        """``this_thread_block`` for ``cg::this_thread_block`` (with ``cg`` an alias), else ``None``."""
+
+    @abc.abstractmethod
+    def group_of(self, node: ts.Node) -> Group | None:
+        """The group an expression denotes: a factory call, or a variable bound to a group."""
+
+    @abc.abstractmethod
+    def tile_declaration(self, node: ts.Node) -> bool:
+        """``cg::thread_block_tile<32> t = ...;``, misread by tree-sitter as comparisons: declare the group."""
+
+    @abc.abstractmethod
+    def declares_groups(self, node: ts.Node) -> bool:
+        """An ``auto`` declaration whose initializers are cooperative groups."""
+
+    @abc.abstractmethod
+    def declare_group(self, name_node: ts.Node, init: ts.Node | None, node: ts.Node) -> None:
+        """Bind ``name_node`` in the current scope to the group ``init`` denotes (a compile-time value)."""
+
+    @abc.abstractmethod
+    def is_group_type(self, type_node: ts.Node) -> bool:
+        """Whether a type node names a cooperative group (``thread_block``, ``thread_block_tile<N>``)."""
+
+    @abc.abstractmethod
+    def group_method(
+        self, group: Group, method: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool
+    ) -> Val | None:
+        """A method of a cooperative group (``sync``, ``thread_rank``, ``shfl_down``, ``ballot``, ...)."""
+
+    @abc.abstractmethod
+    def group_reduce(self, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
+        """``cg::reduce(tile, v, op)``: every lane gets op over the tile, by butterfly exchanges."""
+
+
+def function_declarator(definition: ts.Node) -> ts.Node:
+    """The function declarator (name and parameter list) of a function definition node."""
+    decl = definition.child_by_field_name("declarator")
+    while decl is not None and decl.type not in ("function_declarator", "abstract_function_declarator"):
+        decl = decl.child_by_field_name("declarator") or (decl.named_children[-1] if decl.named_children else None)
+    assert decl is not None
+    return decl

@@ -1,0 +1,712 @@
+"""Lowering of expressions: rvalues, lvalues and the operators.
+
+Every memory read becomes a :class:`~larkc.ir.nodes.Load` into a fresh temporary emitted before the
+statement that needs it, so C's side effects happen in program order; ``&&``, ``||`` and ``?:`` whose
+right-hand side reads memory become ``if`` statements (C's short-circuit evaluation). Also here: names
+(locals, template parameters, constants, members of ``this``), subscripts, vector lanes and fields,
+``sizeof``, and the cast look-alikes tree-sitter produces for ``(a) - b``.
+"""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from larkc.errors import LarkcError, Span
+from larkc.frontends.cuda import builtins as lib
+from larkc.frontends.cuda.constants import fold_binary, fold_constant, parse_number
+from larkc.frontends.cuda.ctypes import CArray, arithmetic_result, integer_promote
+from larkc.frontends.cuda.lowering.conversions import Conversions
+from larkc.frontends.cuda.lowering.values import (
+    VOID_PTR,
+    LaneLV,
+    LValue,
+    MemLV,
+    Val,
+    VarLV,
+    is_null_constant,
+    null_pointer,
+    pointer_type,
+)
+from larkc.frontends.cuda.syntax import node_text
+from larkc.frontends.cuda.unit import FunctionRef
+from larkc.ir.nodes import (
+    Assign,
+    Binary,
+    BinaryOp,
+    Builtin,
+    BuiltinReg,
+    Cast,
+    CastKind,
+    Const,
+    Dim,
+    Expr,
+    Extract,
+    If,
+    Insert,
+    Load,
+    PtrAdd,
+    Select,
+    Store,
+    Unary,
+    UnaryOp,
+    VarRef,
+)
+from larkc.ir.types import (
+    BOOL,
+    I32,
+    U32,
+    U64,
+    AddressSpace,
+    PointerType,
+    ScalarType,
+    Type,
+    VectorType,
+    VoidType,
+    size_of,
+)
+from larkc.ir.values import wrap_int
+
+_ASSIGN_OPS = {
+    "+=": BinaryOp.ADD,
+    "-=": BinaryOp.SUB,
+    "*=": BinaryOp.MUL,
+    "/=": BinaryOp.DIV,
+    "%=": BinaryOp.REM,
+    "<<=": BinaryOp.SHL,
+    ">>=": BinaryOp.SHR,
+    "&=": BinaryOp.BITAND,
+    "|=": BinaryOp.BITOR,
+    "^=": BinaryOp.BITXOR,
+}
+
+_BINARY_OPS = {op.value: op for op in BinaryOp if op not in (BinaryOp.MIN, BinaryOp.MAX)}
+
+_BUILTIN_REGS = {r.value: r for r in BuiltinReg}
+
+#: C's binary operator precedence (higher binds tighter).
+_PRECEDENCE = {
+    "*": 10, "/": 10, "%": 10,
+    "+": 9, "-": 9,
+    "<<": 8, ">>": 8,
+    "<": 7, "<=": 7, ">": 7, ">=": 7,
+    "==": 6, "!=": 6,
+    "&": 5, "^": 4, "|": 3, "&&": 2, "||": 1,
+}  # fmt: skip
+
+
+class Expressions(Conversions):
+    """Rvalues, lvalues, names and operators."""
+
+    def rvalue(self, node: ts.Node) -> Val:
+        """Lower ``node`` as an rvalue; loads and side effects are emitted into the current buffer."""
+        t = node.type
+        span = self.span(node)
+        match t:
+            case "number_literal":
+                text = node_text(node)
+                # tree-sitter lexes a leading sign into the literal: type the magnitude as C does,
+                # then apply the unary operator with C's promotions (so -010 is -8, -1u is 4294967295u)
+                sign, digits = (text[0], text[1:].lstrip()) if text[:1] in "+-" else ("", text)
+                lit = parse_number(digits)
+                if lit is None:
+                    raise self.unsupported("number literal", node)
+                value, lt = lit
+                v = Val(Const(value, lt, span), lt)
+                if sign == "-":
+                    rt = lt if lt.is_float else integer_promote(lt)
+                    return Val(self.negate(self.cast_scalar(v.expr, lt, rt, span), rt, span), rt)
+                return v
+            case "true" | "false":
+                return Val(Const(t == "true", BOOL, span), BOOL)
+            case "char_literal":
+                body = node_text(node)[1:-1]
+                if len(body) != 1:
+                    raise self.unsupported("character literal", node)
+                return Val(Const(ord(body), I32, span), I32)
+            case "parenthesized_expression":
+                return self.rvalue(node.named_children[0])
+            case "identifier":
+                return self.identifier(node)
+            case "qualified_identifier":
+                return self.qualified(node)
+            case "field_expression" | "subscript_expression" | "pointer_expression" if not (
+                t == "pointer_expression" and node_text(node.child_by_field_name("operator")) == "&"
+            ):
+                lv = self.lvalue(node)
+                if isinstance(lv, Val):
+                    return lv
+                return self.read(lv, node)
+            case "pointer_expression":
+                return self.address_of(node)
+            case "binary_expression":
+                return self.binary(node)
+            case "unary_expression":
+                return self.unary(node)
+            case "update_expression":
+                updated = self.update(node, want_value=True)
+                assert updated is not None
+                return updated
+            case "assignment_expression":
+                return self.assignment(node)
+            case "conditional_expression":
+                return self.conditional(node)
+            case "cast_expression":
+                tnode = node.child_by_field_name("type")
+                vnode = node.child_by_field_name("value")
+                assert tnode is not None and vnode is not None
+                misread = self.cast_lookalike(node, tnode, vnode)
+                if misread is not None:
+                    return misread
+                target = self.resolve_type(tnode, node)
+                return self.explicit_cast(self.rvalue(vnode), target, node)
+            case "call_expression":
+                result = self.call(node, want_value=True)
+                assert result is not None
+                return result
+            case "sizeof_expression":
+                folded = fold_constant(self.tu, node, self.env, self.const_scope())
+                if not isinstance(folded, int):
+                    folded = self.sizeof_value(node)
+                return Val(Const(folded, U64, span), U64)
+            case "comma_expression":
+                left, right = node.named_children[0], node.named_children[-1]
+                self.expression_statement(left)
+                return self.rvalue(right)
+            case "compound_literal_expression":
+                tnode = node.child_by_field_name("type")
+                init = node.child_by_field_name("value")
+                info = self.tu.struct_info(tnode, self.env, node) if tnode is not None else None
+                if info is None or init is None:
+                    raise self.unsupported("compound literal", node)
+                return self.construct(info, init.named_children, node)
+            case "initializer_list":
+                raise self.unsupported("initializer list here", node)
+            case "string_literal" | "concatenated_string":
+                raise self.unsupported("string literal", node)
+            case "null" | "nullptr":
+                return Val(null_pointer(VOID_PTR, span), VOID_PTR)
+            case "lambda_expression":
+                raise self.unsupported("lambda expression", node)
+            case "new_expression" | "delete_expression":
+                raise self.unsupported("dynamic allocation", node)
+            case _:
+                raise self.unsupported(t.replace("_", " "), node)
+
+    def cast_lookalike(self, node: ts.Node, tnode: ts.Node, vnode: ts.Node) -> Val | None:
+        """``(a * (b)) - c`` or ``(sqrtf(x)) - c``, which tree-sitter reads as a cast of ``-c`` to a type
+        named by the parenthesised part: when that part is not a type, read ``(X) op Y`` as a binary."""
+        op_node = vnode.child_by_field_name("operator")
+        if vnode.type not in ("unary_expression", "pointer_expression") or op_node is None:
+            return None
+        op = node_text(op_node)
+        if op not in ("-", "+", "*", "&"):
+            return None
+        try:
+            self.resolve_type(tnode, node)
+            return None  # a real cast
+        except LarkcError:
+            pass
+        x = self.tu.reparse_expression(tnode)
+        arg = vnode.child_by_field_name("argument")
+        if x is None or arg is None:
+            return None
+        if not _lookalike_keeps_grouping(node, op):
+            # tree-sitter grouped the pieces around the "cast" differently from C's precedence
+            raise self.unsupported("expression tree-sitter misreads as a cast (add parentheses)", node)
+        return self.apply_binary(op, self.rvalue(x), self.rvalue(arg), node)
+
+    def sizeof_value(self, node: ts.Node) -> int:
+        """``sizeof expr``: the size of the expression's type; the expression is not evaluated."""
+        value = node.child_by_field_name("value")
+        if value is None:
+            raise self.unsupported("sizeof expression", node)
+        with self.buffer():  # lowered only for its type: its loads and side effects are discarded
+            v = self.rvalue(value)
+        ct = v.ctype
+        if isinstance(ct, CArray):
+            count = 1
+            for d in ct.dims:
+                if d is None:
+                    raise self.unsupported("sizeof of an array of unknown size", node)
+                count *= d
+            return count * size_of(ct.elem)
+        try:
+            return size_of(ct)
+        except ValueError:
+            raise self.unsupported("sizeof expression", node) from None
+
+    def identifier(self, node: ts.Node) -> Val:
+        name = node_text(node)
+        span = self.span(node)
+        b = self.lookup(name)
+        if b is not None:
+            if b.kind == "shared_scalar":
+                assert not isinstance(b.ctype, CArray)
+                ptr = VarRef(b.ir_name, PointerType(b.ctype, AddressSpace.SHARED), span)
+                return self.read(MemLV(ptr, b.ctype, False), node)
+            if b.kind == "const":
+                assert isinstance(b.ctype, ScalarType) and b.value is not None
+                return Val(Const(b.value, b.ctype, span), b.ctype)
+            if isinstance(b.ctype, CArray):
+                return Val(VarRef(b.ir_name, b.ctype.pointer, span), b.ctype)
+            return Val(VarRef(b.ir_name, b.ctype, span), b.ctype)
+        if name in self.env:
+            arg = self.env[name]
+            if isinstance(arg, int):
+                fd_params = self.fd.template or ()
+                vt = next((p.value_type for p in fd_params if p.name == name and p.value_type), I32)
+                return Val(Const(bool(arg) if vt.is_bool else arg, vt, span), vt)
+            if isinstance(arg, FunctionRef):
+                raise self.unsupported("function used as a value", node)
+            raise self.type_error(f"{name} is a type, not a value", node)
+        key = self.tu.find(name, node, self.tu.constants)
+        if key is not None:
+            ct, cv = self.tu.constants[key]
+            return Val(Const(cv, ct, span), ct)
+        if name in lib.CONSTANTS:
+            ct, cv = lib.CONSTANTS[name]
+            return Val(Const(cv, ct, span), ct)
+        if name in _BUILTIN_REGS:
+            raise self.unsupported(f"use of {name} as a whole (use {name}.x)", node)
+        if name in self.tu.unsupported_globals:
+            what, _decl = self.tu.unsupported_globals[name]
+            raise self.unsupported(what, node)
+        member = self.member(name, node)
+        if member is not None:
+            return member if isinstance(member, Val) else self.read(member, node)
+        raise self.type_error(f"use of undeclared identifier {name}", node)
+
+    def qualified(self, node: ts.Node) -> Val:
+        text = "".join(node_text(node).split())
+        key = self.tu.find(text, node, self.tu.constants)
+        if key is not None:
+            ct, cv = self.tu.constants[key]
+            return Val(Const(cv, ct, self.span(node)), ct)
+        if text.removeprefix("::") in lib.CONSTANTS:
+            ct, cv = lib.CONSTANTS[text.removeprefix("::")]
+            return Val(Const(cv, ct, self.span(node)), ct)
+        scope = node.child_by_field_name("scope")
+        info = self.tu.struct_info(scope, self.env, node) if scope is not None else None
+        member = node_text(node.child_by_field_name("name"))
+        if info is not None and member in info.constants:
+            ct, cv = info.constants[member]
+            return Val(Const(cv, ct, self.span(node)), ct)
+        raise self.unsupported("qualified name", node)
+
+    def read(self, lv: LValue, node: ts.Node) -> Val:
+        """The value of ``lv``; a read of memory emits a :class:`Load` into a fresh temporary."""
+        span = self.span(node)
+        match lv:
+            case VarLV(name, t):
+                return Val(VarRef(name, t, span), t)
+            case MemLV(ptr, t, _):
+                dst = self.tmp(t, node)
+                self.emit(Load(dst, ptr, None, None, span))
+                return Val(VarRef(dst, t, span), t)
+            case LaneLV(var, index, t):
+                return Val(Extract(VarRef(var.name, var.type, span), index, t, span), t)
+            case _:
+                raise AssertionError(lv)
+
+    def write(self, lv: LValue, v: Val, node: ts.Node) -> Val:
+        """Store ``v`` (already of the lvalue's type) and return the stored value."""
+        span = self.span(node)
+        match lv:
+            case VarLV(name, t):
+                self.emit(Assign(name, v.expr, span))
+                # the value of `x = e` is the new x: `e` itself may read x (`(b = b * 2) + 1`)
+                return Val(VarRef(name, t, span), t)
+            case MemLV(ptr, _, const):
+                if const:
+                    raise self.type_error("assignment through a pointer to const", node)
+                self.emit(Store(ptr, v.expr, None, span))
+                return v  # pure and reads no memory, so the store cannot change it
+            case LaneLV(var, index, t):
+                ref = VarRef(var.name, var.type, span)
+                self.emit(Assign(var.name, Insert(ref, index, v.expr, var.type, span), span))
+                return Val(Extract(VarRef(var.name, var.type, span), index, t, span), t)
+            case _:
+                raise AssertionError(lv)
+
+    def lvalue(self, node: ts.Node) -> LValue | Val:
+        """An lvalue for ``node``; an array expression or a non-lvalue yields a :class:`Val` instead."""
+        t = node.type
+        span = self.span(node)
+        if t == "parenthesized_expression":
+            return self.lvalue(node.named_children[0])
+        if t == "identifier":
+            name = node_text(node)
+            b = self.lookup(name)
+            if b is not None and b.kind == "var":
+                assert not isinstance(b.ctype, CArray)
+                return VarLV(b.ir_name, b.ctype)
+            if b is not None and b.kind == "shared_scalar":
+                assert not isinstance(b.ctype, CArray)
+                return MemLV(VarRef(b.ir_name, PointerType(b.ctype, AddressSpace.SHARED), span), b.ctype, False)
+            if b is None:
+                member = self.member(name, node)
+                if member is not None:
+                    return member
+            return self.identifier(node)
+        if t == "subscript_expression":
+            base_node = node.child_by_field_name("argument")
+            idx_list = node.child_by_field_name("indices") or node.child_by_field_name("index")
+            assert base_node is not None and idx_list is not None
+            idx_nodes = idx_list.named_children if idx_list.type == "subscript_argument_list" else [idx_list]
+            if len(idx_nodes) != 1:
+                raise self.unsupported("multi-argument subscript", node)
+            base = self.lvalue(base_node)
+            if isinstance(base, LaneLV | MemLV | VarLV):
+                base_val = self.read(base, base_node)
+            else:
+                base_val = base
+            if isinstance(base_val.ctype, VectorType):
+                self.check_subscript_operator(base_val.ctype, node)
+                return self.vector_lane(base, base_val, idx_nodes[0], node)
+            idx_e, idx_t = self.scalar(self.rvalue(idx_nodes[0]), idx_nodes[0])
+            if not idx_t.is_int and not idx_t.is_bool:
+                raise self.type_error(f"array subscript is not an integer ({idx_t})", idx_nodes[0])
+            if idx_t.is_bool:
+                idx_e, idx_t = self.cast_scalar(idx_e, idx_t, I32, span), I32
+            ct = base_val.ctype
+            if isinstance(ct, CArray):
+                ptr_t = ct.pointer
+                if len(ct.dims) > 1:
+                    row = ct.row_size()
+                    off = self.mul_index(idx_e, idx_t, row, span)
+                    sub = CArray(ct.elem, ct.dims[1:], ct.space)
+                    return Val(PtrAdd(base_val.expr, off, ptr_t, span), sub)
+                return MemLV(PtrAdd(base_val.expr, idx_e, ptr_t, span), ct.elem, False)
+            if isinstance(ct, PointerType):
+                if isinstance(ct.pointee, VoidType):
+                    raise self.type_error("subscript of a void pointer", node)
+                return MemLV(PtrAdd(base_val.expr, idx_e, ct, span), ct.pointee, ct.const)
+            raise self.type_error(f"subscript of a value of type {ct}", node)
+        if t == "pointer_expression":
+            op = node_text(node.child_by_field_name("operator"))
+            arg = node.child_by_field_name("argument")
+            assert arg is not None
+            if op == "*":
+                pv = self.decay(self.rvalue(arg))
+                if not isinstance(pv.ctype, PointerType):
+                    raise self.type_error(f"dereference of a non-pointer ({pv.ctype})", node)
+                if isinstance(pv.ctype.pointee, VoidType):
+                    raise self.type_error("dereference of a void pointer", node)
+                return MemLV(pv.expr, pv.ctype.pointee, pv.ctype.const)
+            return self.address_of(node)
+        if t == "field_expression":
+            return self.field(node)
+        return self.rvalue(node)
+
+    def mul_index(self, idx: Expr, idx_t: ScalarType, factor: int, span: Span) -> Expr:
+        if factor == 1:
+            return idx
+        return Binary(BinaryOp.MUL, idx, Const(wrap_int(factor, idx_t), idx_t, span), idx_t, span)
+
+    def vector_lane(self, base: LValue | Val, base_val: Val, idx_node: ts.Node, node: ts.Node) -> LValue | Val:
+        vt = base_val.ctype
+        assert isinstance(vt, VectorType)
+        idx_e, idx_t = self.scalar(self.rvalue(idx_node), idx_node)
+        if not idx_t.is_int:
+            raise self.type_error("vector lane index is not an integer", idx_node)
+        idx_e = self.cast_scalar(idx_e, idx_t, I32, self.span(idx_node))
+        if isinstance(base, VarLV):
+            return LaneLV(base, idx_e, vt.elem)
+        return Val(Extract(base_val.expr, idx_e, vt.elem, self.span(node)), vt.elem)
+
+    def field(self, node: ts.Node) -> LValue | Val:
+        arg = node.child_by_field_name("argument")
+        fnode = node.child_by_field_name("field")
+        op = node.child_by_field_name("operator")
+        assert arg is not None and fnode is not None
+        fname = node_text(fnode)
+        span = self.span(node)
+        if op is not None and node_text(op) == "->":
+            raise self.unsupported("member access through a pointer (->)", node)
+        if arg.type == "identifier" and node_text(arg) in _BUILTIN_REGS and self.lookup(node_text(arg)) is None:
+            if fname not in ("x", "y", "z"):
+                raise self.type_error(f"{node_text(arg)} has no component {fname}", node)
+            return Val(Builtin(_BUILTIN_REGS[node_text(arg)], Dim(fname), U32, span), U32)
+        base = self.lvalue(arg)
+        base_val = self.read(base, arg) if isinstance(base, VarLV | MemLV | LaneLV) else base
+        vt = base_val.ctype
+        if not isinstance(vt, VectorType):
+            raise self.type_error(f"member {fname} of a value of type {vt}", node)
+        lane, count, is_array = self.field_layout(vt, fname, node)
+        if is_array:
+            # `v.val` names an array member; it must be subscripted (handled by the caller) — we return
+            # a marker Val whose type is a sub-vector view. Only whole-struct-of-one-array is supported.
+            if lane != 0 or count != vt.lanes:
+                raise self.unsupported("array member that is not the whole struct", node)
+            if isinstance(base, VarLV):
+                return base
+            return base_val
+        idx = Const(lane, I32, span)
+        if isinstance(base, VarLV):
+            return LaneLV(base, idx, vt.elem)
+        if isinstance(base, MemLV):
+            # A member of a vector in memory: read the whole vector (as C does on the GPU) then extract.
+            return Val(Extract(base_val.expr, idx, vt.elem, span), vt.elem)
+        return Val(Extract(base_val.expr, idx, vt.elem, span), vt.elem)
+
+    def field_layout(self, vt: VectorType, fname: str, node: ts.Node) -> tuple[int, int, bool]:
+        for info in self.tu.vector_fields.get(vt, []):
+            if fname in info.fields:
+                return info.fields[fname]
+        xyzw = {"x": 0, "y": 1, "z": 2, "w": 3}
+        if fname in xyzw and xyzw[fname] < vt.lanes:
+            return xyzw[fname], 1, False
+        raise self.type_error(f"{vt} has no member {fname}", node)
+
+    def address_of(self, node: ts.Node) -> Val:
+        arg = node.child_by_field_name("argument")
+        assert arg is not None
+        lv = self.lvalue(arg)
+        if isinstance(lv, MemLV):
+            pt = PointerType(lv.type, self.ptr_space(lv.ptr), lv.const)
+            return Val(lv.ptr, pt) if pointer_type(lv.ptr) == pt else Val(lv.ptr, pointer_type(lv.ptr) or pt)
+        if isinstance(lv, Val) and isinstance(lv.ctype, CArray):
+            return Val(lv.expr, lv.ctype.pointer)
+        raise self.unsupported("address of a local variable", node)
+
+    def ptr_space(self, e: Expr) -> AddressSpace:
+        t = pointer_type(e)
+        return t.space if t is not None else AddressSpace.GENERIC
+
+    def binary(self, node: ts.Node) -> Val:
+        op_text = node_text(node.child_by_field_name("operator"))
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        assert left is not None and right is not None
+        if op_text in ("&&", "||"):
+            return self.logical(op_text, left, right, node)
+        a = self.rvalue(left)
+        b = self.rvalue(right)
+        return self.apply_binary(op_text, a, b, node)
+
+    def apply_binary(self, op_text: str, a: Val, b: Val, node: ts.Node) -> Val:
+        """``a op b`` for an operator spelled ``op_text``, with C's conversions and pointer arithmetic."""
+        span = self.span(node)
+        a, b = self.decay(a), self.decay(b)
+        op = _BINARY_OPS.get(op_text)
+        if op is None:
+            raise self.unsupported(f"operator {op_text}", node)
+        # pointer arithmetic
+        if isinstance(a.ctype, PointerType) or isinstance(b.ctype, PointerType):
+            if op is BinaryOp.ADD and isinstance(b.ctype, PointerType) and isinstance(a.ctype, ScalarType):
+                a, b = b, a
+            if (
+                op in (BinaryOp.ADD, BinaryOp.SUB)
+                and isinstance(a.ctype, PointerType)
+                and isinstance(b.ctype, ScalarType)
+            ):
+                if not b.ctype.is_int:
+                    raise self.type_error(f"pointer offset of type {b.ctype}", node)
+                off = b.expr
+                if op is BinaryOp.SUB:
+                    off = self.negate(off, b.ctype, span)
+                return Val(PtrAdd(a.expr, off, a.ctype, span), a.ctype)
+            if op in (BinaryOp.EQ, BinaryOp.NE) and isinstance(a.ctype, PointerType) and is_null_constant(b):
+                return Val(Binary(op, a.expr, null_pointer(a.ctype, span), BOOL, span), BOOL)
+            if op in (BinaryOp.EQ, BinaryOp.NE) and isinstance(b.ctype, PointerType) and is_null_constant(a):
+                return Val(Binary(op, null_pointer(b.ctype, span), b.expr, BOOL, span), BOOL)
+            if op.is_comparison and isinstance(a.ctype, PointerType) and isinstance(b.ctype, PointerType):
+                if a.ctype.pointee != b.ctype.pointee:
+                    raise self.type_error(f"comparison of pointers of types {a.ctype} and {b.ctype}", node)
+                # (const-ness and address space do not change an address)
+                be = b.expr if b.ctype == a.ctype else Cast(b.expr, a.ctype, CastKind.BITCAST, span)
+                return Val(Binary(op, a.expr, be, BOOL, span), BOOL)
+            raise self.unsupported("pointer arithmetic of this kind", node)
+        if op in (BinaryOp.SHL, BinaryOp.SHR):
+            ae, at = self.scalar(a, node)
+            be, bt = self.scalar(b, node)
+            if not (at.is_int or at.is_bool) or not (bt.is_int or bt.is_bool):
+                raise self.type_error(f"shift of non-integers ({at}, {bt})", node)
+            st = integer_promote(at)
+            ae = self.cast_scalar(ae, at, st, span)
+            be = self.cast_scalar(be, bt, st, span)
+            return Val(Binary(op, ae, be, st, span), st)
+        ae, be, rt = self.arith_operands(a, b, node)
+        if op.is_comparison:
+            if isinstance(rt, VectorType):
+                raise self.type_error("comparison of vectors", node)
+            return Val(Binary(op, ae, be, BOOL, span), BOOL)
+        integer_only = (BinaryOp.REM, BinaryOp.BITAND, BinaryOp.BITOR, BinaryOp.BITXOR)
+        if op in integer_only and (not isinstance(rt, ScalarType) or rt.is_float):
+            raise self.type_error(f"operator {op_text} on {rt}", node)
+        if op in (BinaryOp.BITAND, BinaryOp.BITOR, BinaryOp.BITXOR) and isinstance(rt, ScalarType) and rt.is_bool:
+            rt = I32
+            ae = self.cast_scalar(ae, BOOL, I32, span)
+            be = self.cast_scalar(be, BOOL, I32, span)
+        if isinstance(ae, Const) and isinstance(be, Const) and isinstance(rt, ScalarType) and rt.is_int:
+            folded = fold_binary(op_text, ae.value, be.value)
+            if isinstance(folded, int) and not isinstance(folded, bool):
+                return Val(Const(wrap_int(folded, rt), rt, span), rt)
+        return Val(Binary(op, ae, be, rt, span), rt)
+
+    def logical(self, op_text: str, left: ts.Node, right: ts.Node, node: ts.Node) -> Val:
+        span = self.span(node)
+        a = self.to_bool(self.rvalue(left), left)
+        with self.buffer() as pre:
+            b = self.to_bool(self.rvalue(right), right)
+        op = BinaryOp.LAND if op_text == "&&" else BinaryOp.LOR
+        if not pre:
+            return Val(Binary(op, a.expr, b.expr, BOOL, span), BOOL)
+        # The right operand reads memory: keep C's short-circuit so the read happens only when needed.
+        res = self.tmp(BOOL, node)
+        self.emit(Assign(res, a.expr, span))
+        guard: Expr = VarRef(res, BOOL, span)
+        if op is BinaryOp.LOR:
+            guard = Unary(UnaryOp.NOT, guard, BOOL, span)
+        self.emit(If(guard, (*pre, Assign(res, b.expr, span)), (), span))
+        return Val(VarRef(res, BOOL, span), BOOL)
+
+    def conditional(self, node: ts.Node) -> Val:
+        span = self.span(node)
+        cnode = node.child_by_field_name("condition")
+        tnode = node.child_by_field_name("consequence")
+        fnode = node.child_by_field_name("alternative")
+        assert cnode is not None and tnode is not None and fnode is not None
+        c = self.to_bool(self.rvalue(cnode), cnode)
+        with self.buffer() as pre_t:
+            tv = self.decay(self.rvalue(tnode))
+        with self.buffer() as pre_f:
+            fv = self.decay(self.rvalue(fnode))
+        rt: Type
+        if isinstance(tv.ctype, ScalarType) and isinstance(fv.ctype, ScalarType):
+            r = arithmetic_result(tv.ctype, fv.ctype) if tv.ctype != fv.ctype else tv.ctype
+            if r is None:
+                raise self.type_error(f"conditional with branches of types {tv.ctype} and {fv.ctype}", node)
+            rt = r
+        elif tv.ctype == fv.ctype:
+            assert not isinstance(tv.ctype, CArray)
+            rt = tv.ctype
+        else:
+            raise self.type_error(f"conditional with branches of types {tv.ctype} and {fv.ctype}", node)
+        if not pre_t and not pre_f:
+            te = self.convert(tv, rt, tnode).expr
+            fe = self.convert(fv, rt, fnode).expr
+            return Val(Select(c.expr, te, fe, rt, span), rt)
+        res = self.tmp(rt, node)
+        with self.buffer() as then_body:
+            self.out.extend(pre_t)
+            self.emit(Assign(res, self.convert(tv, rt, tnode).expr, span))
+        with self.buffer() as else_body:
+            self.out.extend(pre_f)
+            self.emit(Assign(res, self.convert(fv, rt, fnode).expr, span))
+        self.emit(If(c.expr, tuple(then_body), tuple(else_body), span))
+        return Val(VarRef(res, rt, span), rt)
+
+    def unary(self, node: ts.Node) -> Val:
+        op = node_text(node.child_by_field_name("operator"))
+        arg = node.child_by_field_name("argument")
+        assert arg is not None
+        span = self.span(node)
+        v = self.decay(self.rvalue(arg))
+        if op == "!":
+            b = self.to_bool(v, arg)
+            if isinstance(b.expr, Const):
+                return Val(Const(not b.expr.value, BOOL, span), BOOL)
+            return Val(Unary(UnaryOp.NOT, b.expr, BOOL, span), BOOL)
+        if isinstance(v.ctype, VectorType) and op == "-":
+            return Val(Unary(UnaryOp.NEG, v.expr, v.ctype, span), v.ctype)
+        e, t = self.scalar(v, arg)
+        if op == "+":
+            rt = integer_promote(t) if not t.is_float else t
+            return Val(self.cast_scalar(e, t, rt, span), rt)
+        if op == "-":
+            rt = integer_promote(t) if not t.is_float else t
+            return Val(self.negate(self.cast_scalar(e, t, rt, span), rt, span), rt)
+        if op == "~":
+            if t.is_float:
+                raise self.type_error(f"operator ~ on {t}", node)
+            rt = integer_promote(t)
+            e = self.cast_scalar(e, t, rt, span)
+            if isinstance(e, Const):
+                return Val(Const(wrap_int(~int(e.value), rt), rt, span), rt)
+            return Val(Unary(UnaryOp.BITNOT, e, rt, span), rt)
+        raise self.unsupported(f"operator {op}", node)
+
+    def assignment(self, node: ts.Node) -> Val:
+        """``x = e`` or ``x op= e``: the stores it emits, and the value of the expression."""
+        op = node_text(node.child_by_field_name("operator"))
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        assert left is not None and right is not None
+        lv = self.lvalue(left)
+        if not isinstance(lv, VarLV | MemLV | LaneLV):
+            if isinstance(lv, Val) and isinstance(lv.expr, VarRef) and isinstance(lv.ctype, CArray):
+                raise self.type_error("assignment to an array", node)
+            raise self.type_error("assignment to something that is not a variable or memory", left)
+        target_t = lv.type
+        if op == "=":
+            if right.type in ("initializer_list",):
+                v = self.brace_init(target_t, right)
+            else:
+                v = self.rvalue(right)
+            return self.write(lv, self.convert(v, target_t, node), node)
+        bop = _ASSIGN_OPS.get(op)
+        if bop is None:
+            raise self.unsupported(f"assignment operator {op}", node)
+        rhs = self.rvalue(right)
+        cur = self.read(lv, left)
+        result = self.apply_binary(bop.value, cur, rhs, node)
+        if isinstance(target_t, PointerType):
+            return self.write(lv, result, node)
+        return self.write(lv, self.convert(result, target_t, node), node)
+
+    def update(self, node: ts.Node, *, want_value: bool) -> Val | None:
+        """``++x``, ``x--``: the stores it emits and, with ``want_value``, the value of the expression."""
+        op = node_text(node.child_by_field_name("operator"))
+        arg = node.child_by_field_name("argument")
+        assert arg is not None
+        span = self.span(node)
+        lv = self.lvalue(arg)
+        if not isinstance(lv, VarLV | MemLV | LaneLV):
+            raise self.type_error(f"operand of {op} is not assignable", arg)
+        t = lv.type
+        old = self.read(lv, arg)
+        if want_value and isinstance(lv, VarLV):
+            # Keep the old value in a temporary: the variable changes below.
+            saved = self.tmp(t, node)
+            self.emit(Assign(saved, old.expr, span))
+            old = Val(VarRef(saved, t, span), t)
+        one = Val(Const(1, I32, span), I32)
+        new = self.apply_binary("+" if op == "++" else "-", old, one, node)
+        if not isinstance(t, PointerType):
+            new = self.convert(new, t, node)
+        self.write(lv, new, node)
+        if not want_value:
+            return None
+        prefix = node.children[0].type in ("++", "--")
+        return new if prefix else old
+
+
+def _lookalike_keeps_grouping(cast: ts.Node, op: str) -> bool:
+    """Whether reading the cast look-alike ``(X) op c`` as a binary at the cast's place groups as C does.
+
+    tree-sitter gives the "cast" the tightest binding: inside a binary parent ``L o (X) op c`` it groups
+    ``L o (X op c)`` and inside a unary one ``-(X op c)``. That is C's grouping only when the parent's
+    operator binds less tightly (for a right operand), or no more tightly (for a left operand).
+    """
+    parent = cast.parent
+    if parent is None:
+        return True
+    if parent.type == "binary_expression":
+        outer = node_text(parent.child_by_field_name("operator"))
+        if outer not in _PRECEDENCE:
+            return False
+        left = parent.child_by_field_name("left")
+        is_left = left is not None and left.start_byte == cast.start_byte and left.end_byte == cast.end_byte
+        if is_left:
+            return _PRECEDENCE[outer] <= _PRECEDENCE[op]
+        return _PRECEDENCE[outer] < _PRECEDENCE[op]
+    return parent.type not in (
+        "unary_expression",
+        "pointer_expression",
+        "cast_expression",
+        "update_expression",
+        "subscript_expression",
+        "field_expression",
+        "sizeof_expression",
+    )

@@ -1,0 +1,257 @@
+"""Calls of user functions: overload resolution, template argument deduction, default arguments.
+
+Each candidate's template arguments are deduced from the argument types (for parameters declared as a
+plain ``T``, possibly through pointers), its signature instantiated, and the cheapest implicit
+conversion sequence chosen (C++'s ranks: exact, promotion, conversion; half-precision class types
+last). A cooperative group argument selects the callee's instance instead of being passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import tree_sitter as ts
+
+from larkc.errors import LarkcError
+from larkc.frontends.cuda.constants import fold_constant
+from larkc.frontends.cuda.ctypes import CArray, CType
+from larkc.frontends.cuda.groups import GROUP_PARAM, Group
+from larkc.frontends.cuda.lowering.conversions import Conversions
+from larkc.frontends.cuda.lowering.core import function_declarator
+from larkc.frontends.cuda.lowering.values import LValue, Val, VarLV, declared_identifier
+from larkc.frontends.cuda.syntax import type_words
+from larkc.frontends.cuda.unit import FunctionDef, TemplateArg, TemplateEnv
+from larkc.ir.nodes import Call, Const, Expr, FunctionKind, Param, VarRef
+from larkc.ir.types import (
+    BOOL,
+    F32,
+    F64,
+    I32,
+    I64,
+    VOID,
+    AddressSpace,
+    PointerType,
+    ScalarType,
+    Type,
+    VectorType,
+    VoidType,
+)
+from larkc.ir.values import convert_value
+
+
+class Overloads(Conversions):
+    """Overload resolution and template argument deduction for calls of user functions."""
+
+    def user_call(
+        self, name: str, targs: list[TemplateArg], arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool
+    ) -> Val | None:
+        """A call of a user function: overload resolution, template deduction, then a :class:`Call`."""
+        candidates = self.tu.functions[name]
+        span = self.span(node)
+        if candidates[0].kind is FunctionKind.KERNEL:
+            raise self.unsupported("call of a __global__ function from device code", node)
+        # Cooperative groups are compile-time values: they select the callee's instance, not IR args.
+        groups = [self.group_of(a) for a in arg_nodes]
+        group_args = {i: g for i, g in enumerate(groups) if g is not None}
+        arg_nodes = [a for i, a in enumerate(arg_nodes) if i not in group_args]
+        # Arguments stay lvalues until the overload is chosen: by-reference parameters bind to them.
+        args_lv: list[LValue | Val] = []
+        for a in arg_nodes:
+            lv = self.lvalue(a)
+            args_lv.append(self.decay(lv) if isinstance(lv, Val) else lv)
+        arg_types = [lv.ctype if isinstance(lv, Val) else lv.type for lv in args_lv]
+        viable: list[tuple[int, FunctionDef, TemplateEnv, list[LValue | Val]]] = []
+        reasons: list[LarkcError] = []
+        for fd in candidates:
+            try:
+                env: TemplateEnv = {}
+                if fd.template is not None:
+                    named = self.deduce(fd, targs, args_lv, node)
+                    env = self.tu.bind_template(fd.template, targs, named, node, f"function {name}")
+                elif targs:
+                    raise self.type_error(f"{name} is not a template", node)
+                env = {**env, **self.group_bindings(fd, group_args, node)}
+                params = self.tu.signature(fd, env)
+                full = [*args_lv, *self.default_arguments(fd, env, params, len(args_lv), node)]
+            except LarkcError as e:
+                reasons.append(e)
+                continue
+            cost = self.overload_cost(params, full)
+            if cost is None:
+                reasons.append(self.mismatch(name, params, full, arg_nodes, node))
+                continue
+            viable.append((cost, fd, env, full))
+        if not viable:
+            if len(candidates) == 1 and reasons:
+                raise reasons[0]
+            raise self.type_error(
+                f"no overload of {name} takes arguments ({', '.join(str(t) for t in arg_types)})", node
+            )
+        viable.sort(key=lambda b: b[0])
+        if len(viable) > 1 and viable[0][0] == viable[1][0]:
+            raise self.type_error(f"ambiguous call of overloaded function {name}", node)
+        _, fd, env, full = viable[0]
+        callee = self.tu.instantiate(fd, env, node)
+        args: list[Expr] = []
+        where = [*arg_nodes, *[node] * (len(full) - len(arg_nodes))]  # defaults are located at the call
+        for p, v, a in zip(callee.params, full, where, strict=True):
+            if p.by_ref:
+                assert isinstance(v, VarLV)
+                args.append(VarRef(v.name, v.type, self.span(a)))
+            else:
+                rv = v if isinstance(v, Val) else self.read(v, a)
+                args.append(self.convert(rv, p.type, a).expr)
+        if callee.ret == VOID:
+            self.emit(Call(None, callee.name, tuple(args), span))
+            return None if not want_value else self.no_value(name, node)
+        dst = self.tmp(callee.ret, node)
+        self.emit(Call(dst, callee.name, tuple(args), span))
+        return Val(VarRef(dst, callee.ret, span), callee.ret)
+
+    def default_arguments(
+        self, fd: FunctionDef, env: TemplateEnv, params: Sequence[Param], given: int, node: ts.Node
+    ) -> list[Val]:
+        """The values of the default arguments for parameters ``given`` onwards (constant expressions)."""
+        if given >= len(params):
+            return []
+        decl = function_declarator(fd.node)
+        plist = decl.child_by_field_name("parameters")
+        assert plist is not None
+        nodes = [
+            p for p in plist.named_children if p.type in ("parameter_declaration", "optional_parameter_declaration")
+        ]
+        out: list[Val] = []
+        span = self.span(node)
+        for p, pn in list(zip(params, nodes, strict=False))[given:]:
+            default = pn.child_by_field_name("default_value")
+            if default is None:
+                return []  # too few arguments: reported by the caller
+            value = fold_constant(self.tu, default, env, {})
+            if value is None or not isinstance(p.type, ScalarType):
+                raise self.unsupported("default argument that is not a constant", default)
+            src = BOOL if isinstance(value, bool) else (I64 if isinstance(value, int) else F64)
+            out.append(Val(Const(convert_value(value, src, p.type), p.type, span), p.type))
+        return out
+
+    def mismatch(
+        self,
+        name: str,
+        params: Sequence[Param],
+        args: Sequence[LValue | Val],
+        arg_nodes: Sequence[ts.Node],
+        node: ts.Node,
+    ) -> LarkcError:
+        """Why ``args`` do not fit ``params``."""
+        if len(params) != len(args):
+            return self.type_error(f"{name} takes {len(params)} arguments, got {len(args)}", node)
+        for p, a, n in zip(params, args, arg_nodes, strict=True):
+            if p.by_ref and not isinstance(a, VarLV):
+                return self.unsupported("reference argument that is not a local variable", n)
+            t = a.ctype if isinstance(a, Val) else a.type
+            if p.by_ref and t != p.type:
+                return self.type_error(f"reference parameter {p.name} of type {p.type} given a {t}", n)
+            if self.conversion_cost(t, p.type) is None:
+                return self.type_error(f"argument of type {t} for parameter {p.name} of type {p.type}", n)
+        return self.type_error(f"no matching call of {name}", node)
+
+    def group_bindings(self, fd: FunctionDef, group_args: Mapping[int, Group], node: ts.Node) -> TemplateEnv:
+        """Bind the callee's cooperative group parameters to the groups the call passes."""
+        plist = function_declarator(fd.node).child_by_field_name("parameters")
+        params = [p for p in plist.named_children if p.type.endswith("parameter_declaration")] if plist else []
+        wanted = {
+            i: declared_identifier(p.child_by_field_name("declarator"))
+            for i, p in enumerate(params)
+            if (t := p.child_by_field_name("type")) is not None and self.is_group_type(t)
+        }
+        if set(wanted) != set(group_args):
+            raise self.type_error(f"cooperative group arguments do not match the parameters of {fd.name}", node)
+        return {GROUP_PARAM + str(wanted[i]): g for i, g in group_args.items()}
+
+    @staticmethod
+    def conversion_cost(src: CType, dst: Type) -> int | None:
+        """C++-like rank of the implicit conversion of ``src`` to ``dst``: 0 exact, 1 promotion,
+        2 standard conversion, 3 through a half-precision class type; ``None`` if there is none."""
+        if isinstance(src, CArray):
+            src = src.pointer
+        if src == dst:
+            return 0
+        if isinstance(src, PointerType) and isinstance(dst, PointerType):
+            if src.pointee != dst.pointee and not isinstance(dst.pointee, VoidType):
+                return None
+            if src.const and not dst.const:
+                return None
+            if dst.space not in (AddressSpace.GENERIC, src.space):
+                return None
+            return 0 if src.const == dst.const else 1
+        if isinstance(src, ScalarType) and isinstance(dst, ScalarType):
+            if src.kind.value in ("f16", "bf16") or dst.kind.value in ("f16", "bf16"):
+                return 3
+            if (src.is_int or src.is_bool) and dst == I32 and src.bits < 32:
+                return 1
+            if src == F32 and dst == F64:
+                return 1
+            return 2
+        if isinstance(src, VectorType) and isinstance(dst, VectorType):
+            return 0 if (src.elem, src.lanes) == (dst.elem, dst.lanes) else None
+        return None
+
+    def overload_cost(self, params: Sequence[Param], args: Sequence[LValue | Val]) -> int | None:
+        if len(params) != len(args):
+            return None
+        total = 0
+        for p, a in zip(params, args, strict=True):
+            if p.by_ref:
+                if not isinstance(a, VarLV) or a.type != p.type:
+                    return None
+                continue
+            cost = self.conversion_cost(a.ctype if isinstance(a, Val) else a.type, p.type)
+            if cost is None:
+                return None
+            total += cost
+        return total
+
+    def deduce(
+        self, fd: FunctionDef, targs: list[TemplateArg], vals: Sequence[Val | LValue], node: ts.Node
+    ) -> dict[str, TemplateArg]:
+        """Template argument deduction from argument types, for parameters declared as plain ``T``."""
+        assert fd.template is not None
+        explicit = {p.name for p in fd.template[: len(targs)]}
+        type_params = {p.name for p in fd.template if p.is_type} - explicit
+        if not type_params:
+            return {}
+        decl = function_declarator(fd.node)
+        plist = decl.child_by_field_name("parameters")
+        assert plist is not None
+        out: dict[str, TemplateArg] = {}
+        params = [
+            p for p in plist.named_children if p.type in ("parameter_declaration", "optional_parameter_declaration")
+        ]
+        for p, v in zip(params, vals, strict=False):
+            tnode = p.child_by_field_name("type")
+            d = p.child_by_field_name("declarator")
+            if tnode is None:
+                continue
+            words = type_words(tnode)
+            if words not in type_params:
+                continue
+            vt = v.ctype if isinstance(v, Val) else v.type
+            pointers = 0
+            while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
+                if d.type == "pointer_declarator":
+                    pointers += 1
+                d = d.child_by_field_name("declarator") or (d.named_children[-1] if d.named_children else None)
+            for _ in range(pointers):
+                if isinstance(vt, CArray):
+                    vt = vt.pointer
+                if not isinstance(vt, PointerType):
+                    raise self.type_error(f"cannot deduce {words} from {vt}", node)
+                vt = vt.pointee
+            if isinstance(vt, CArray):
+                raise self.type_error(f"cannot deduce {words} from an array", node)
+            if words in out and out[words] != vt:
+                raise self.type_error(f"conflicting deductions for {words}: {out[words]} and {vt}", node)
+            out[words] = vt
+        missing = type_params - set(out) - {p.name for p in fd.template if p.default is not None}
+        if missing:
+            raise self.type_error(f"cannot deduce template parameter {', '.join(sorted(missing))} of {fd.name}", node)
+        return out

@@ -1,0 +1,621 @@
+"""Lowering of a function's signature and its statements.
+
+The function (return type, parameters and their address spaces, ``__launch_bounds__``), declarations
+(locals, local and ``__shared__`` arrays, ``auto``, cooperative group variables), and the statements:
+``if`` (and ``if constexpr``), the loops (with ``#pragma unroll``), ``return``, ``break``, ``continue``.
+A loop condition that reads memory is evaluated at the top of every iteration.
+"""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+
+from larkc.frontends.cuda.constants import fold_constant, parse_number
+from larkc.frontends.cuda.ctypes import CArray, CType
+from larkc.frontends.cuda.groups import GROUP_PARAM, Group
+from larkc.frontends.cuda.lowering.conversions import Conversions
+from larkc.frontends.cuda.lowering.values import Binding, Val, declared_identifier, zero_value
+from larkc.frontends.cuda.syntax import node_text
+from larkc.ir.nodes import (
+    Alloc,
+    Assign,
+    Break,
+    Const,
+    Continue,
+    Decl,
+    DoWhile,
+    Expr,
+    For,
+    Function,
+    FunctionKind,
+    If,
+    Level,
+    MakeVector,
+    Param,
+    PtrAdd,
+    Return,
+    Stmt,
+    Store,
+    Unary,
+    UnaryOp,
+    VarRef,
+    While,
+)
+from larkc.ir.types import BOOL, I32, U32, VOID, AddressSpace, PointerType, ScalarType, Type, VectorType, VoidType
+
+
+class Statements(Conversions):
+    """A function's signature, its declarations and its statements."""
+
+    def lower(self) -> Function:
+        node = self.fd.node
+        span = self.span(node)
+        for tp in self.fd.template or ():
+            self.used.add(tp.name)
+        decl = node.child_by_field_name("declarator")
+        assert decl is not None  # collected as a function definition: it has a function declarator
+        ret_node = node.child_by_field_name("type")
+        if decl.type == "operator_cast":
+            # `operator T*()`: the type is inside the declarator
+            ret_node = decl.child_by_field_name("type")
+            inner_decl = decl.child_by_field_name("declarator")
+            if inner_decl is None:
+                raise self.unsupported("conversion operator", decl)
+            decl = inner_decl
+        if ret_node is None and self.fd.owner is None:
+            raise self.unsupported("function without a return type", node.child_by_field_name("declarator") or node)
+        ret = self.resolve_type(ret_node, node) if ret_node is not None else VOID  # (a constructor)
+        while decl.type in ("pointer_declarator", "reference_declarator", "abstract_pointer_declarator"):
+            if decl.type in ("pointer_declarator", "abstract_pointer_declarator"):
+                ret = PointerType(ret, AddressSpace.GENERIC)
+            inner = decl.child_by_field_name("declarator") or decl.named_children[-1]
+            decl = inner
+        if self.is_kernel and ret != VOID:
+            raise self.type_error("a __global__ function must return void", ret_node or node)
+        self.ret = ret
+        params = self.lower_params(decl)
+        owner = self.fd.owner
+        if owner is not None and not self.fd.static_method:
+            # a member function: `this` by reference (by value for a const one, which cannot change it)
+            const_method = any(node_text(c) == "const" for c in decl.named_children if c.type == "type_qualifier")
+            params = [Param("this", owner.vector, not const_method, span), *params]
+            self.used.add("this")
+        max_threads = None
+        for c in node.named_children:
+            if c.type == "launch_bounds":
+                args = [a for a in c.named_children if a.type not in ("comment",)]
+                if args:
+                    v = fold_constant(self.tu, args[0], self.env, self.const_scope())
+                    if not isinstance(v, int) or v <= 0:
+                        raise self.unsupported("__launch_bounds__ argument", c)
+                    max_threads = v
+        body = node.child_by_field_name("body")
+        assert body is not None
+        with self.scope():
+            for p in params:
+                self.scopes[0][p.name] = Binding("var", p.name, p.type)
+            for gname, group in self.group_params.items():
+                self.scopes[0][gname] = Binding("group", gname, U32, None, group)
+            stmts = self.compound(body, new_scope=False)
+        kind = FunctionKind.KERNEL if self.is_kernel else FunctionKind.DEVICE
+        return Function(self.ir_name, kind, Level.THREAD, tuple(params), ret, tuple(stmts), max_threads, span)
+
+    def lower_params(self, decl: ts.Node) -> list[Param]:
+        plist = decl.child_by_field_name("parameters")
+        assert plist is not None
+        params: list[Param] = []
+        for p in plist.named_children:
+            if p.type == "comment":
+                continue
+            if p.type == "variadic_parameter":
+                raise self.unsupported("variadic parameter", p)
+            if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
+                raise self.unsupported("parameter", p)
+            type_node = p.child_by_field_name("type")
+            assert type_node is not None
+            if self.is_group_type(type_node):
+                # a cooperative group parameter: bound per instance, no IR parameter
+                if self.is_kernel:
+                    raise self.unsupported("cooperative group parameter of a kernel", p)
+                gname = declared_identifier(p.child_by_field_name("declarator"))
+                if gname is None:
+                    raise self.unsupported("cooperative group parameter", p)
+                bound = self.env.get(GROUP_PARAM + gname)
+                if isinstance(bound, Group):
+                    self.group_params[gname] = bound
+                continue
+            base = self.resolve_type(type_node, p)
+            if base == VOID and p.child_by_field_name("declarator") is None:
+                continue  # f(void)
+            const = any(node_text(c) == "const" for c in p.named_children if c.type == "type_qualifier")
+            d = p.child_by_field_name("declarator")
+            if d is None:
+                raise self.unsupported("unnamed parameter", p)
+            t, name_node, by_ref = self.apply_declarator(base, const, d, param=True)
+            if isinstance(t, CArray):
+                t = PointerType(t.elem, AddressSpace.GENERIC, const)
+            t = self.param_space(t)
+            name = node_text(name_node)
+            if name in self.used:
+                raise self.type_error(f"duplicate parameter {name}", name_node)
+            self.used.add(name)
+            if by_ref and const:
+                by_ref = False  # a const reference is a copy for our purposes (no aliasing can be observed)
+            if by_ref and self.is_kernel:
+                raise self.unsupported("reference parameter of a kernel", p)
+            if by_ref and not isinstance(t, ScalarType | VectorType):
+                raise self.unsupported("reference parameter of this type", p)
+            if isinstance(t, VoidType):
+                raise self.type_error("parameter of type void", p)
+            params.append(Param(name, t, by_ref, self.span(p)))
+        return params
+
+    def param_space(self, t: Type) -> Type:
+        if isinstance(t, PointerType):
+            space = AddressSpace.GLOBAL if self.is_kernel else AddressSpace.GENERIC
+            return PointerType(t.pointee, space, t.const, t.restrict)
+        return t
+
+    def apply_declarator(
+        self, base: Type, const: bool, d: ts.Node, *, param: bool = False
+    ) -> tuple[CType, ts.Node, bool]:
+        """Apply a declarator to ``base``: returns (type, name node, is_reference)."""
+        by_ref = False
+        dims: list[int | None] = []
+        t: Type = base
+        pointee_const = const
+        while True:
+            if d.type == "pointer_declarator":
+                quals = [node_text(c) for c in d.named_children if c.type == "type_qualifier"]
+                restrict = "__restrict__" in quals or "__restrict" in quals
+                t = PointerType(t, AddressSpace.GENERIC, pointee_const, restrict)
+                pointee_const = False
+                nxt = d.child_by_field_name("declarator")
+                assert nxt is not None
+                d = nxt
+            elif d.type == "reference_declarator":
+                by_ref = True
+                d = d.named_children[-1]
+            elif d.type == "array_declarator":
+                size = d.child_by_field_name("size")
+                if size is None:
+                    dims.insert(0, None)
+                else:
+                    v = fold_constant(self.tu, size, self.env, self.const_scope())
+                    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                        raise self.unsupported("array size that is not a positive constant", size)
+                    dims.insert(0, v)
+                nxt = d.child_by_field_name("declarator")
+                assert nxt is not None
+                d = nxt
+            elif d.type in ("identifier", "field_identifier"):
+                break
+            elif d.type == "parenthesized_declarator":
+                raise self.unsupported("parenthesized declarator", d)
+            else:
+                raise self.unsupported("declarator", d)
+        if dims:
+            if any(x is None for x in dims[1:]):
+                raise self.unsupported("array with an unknown inner dimension", d)
+            return CArray(t, tuple(dims), AddressSpace.LOCAL), d, by_ref
+        return t, d, by_ref
+
+    def compound(self, node: ts.Node, *, new_scope: bool = True) -> list[Stmt]:
+        with self.buffer() as out:
+            if new_scope:
+                with self.scope():
+                    for c in node.named_children:
+                        self.statement(c)
+            else:
+                for c in node.named_children:
+                    self.statement(c)
+        return out
+
+    def body(self, node: ts.Node) -> list[Stmt]:
+        """A statement used as a body (of if/for/while): its own scope."""
+        if node.type == "compound_statement":
+            return self.compound(node)
+        with self.buffer() as out, self.scope():
+            self.statement(node)
+        return out
+
+    def statement(self, node: ts.Node) -> None:
+        t = node.type
+        loops = ("for_statement", "while_statement", "do_statement")
+        if t not in ("preproc_call", "comment", *loops) and self.pending_unroll is not None:
+            self.pending_unroll = None  # a pragma not followed by a loop is ignored, as nvcc does
+        match t:
+            case "compound_statement":
+                self.out.extend(self.compound(node))
+            case "declaration":
+                self.declaration(node)
+            case "expression_statement":
+                if node.named_children:
+                    self.expression_statement(node.named_children[0])
+            case "if_statement":
+                self.if_statement(node)
+            case "for_statement":
+                self.for_statement(node)
+            case "while_statement":
+                self.while_statement(node)
+            case "do_statement":
+                self.do_statement(node)
+            case "break_statement":
+                if self.loops == 0:
+                    raise self.unsupported("break outside a loop", node)
+                self.emit(Break(self.span(node)))
+            case "continue_statement":
+                if self.loops == 0:
+                    raise self.type_error("continue outside a loop", node)
+                self.emit(Continue(self.span(node)))
+            case "return_statement":
+                self.return_statement(node)
+            case "preproc_call":
+                self.pragma(node)
+            case "comment":
+                pass
+            case "type_definition":
+                self.local_typedef(node)
+            case "alias_declaration":
+                name = node_text(node.child_by_field_name("name"))
+                type_node = node.child_by_field_name("type")
+                assert type_node is not None
+                self.env = {**self.env, name: self.resolve_type(type_node, node)}
+            case "static_assert_declaration":
+                pass
+            case "switch_statement":
+                raise self.unsupported("switch statement", node)
+            case "goto_statement":
+                raise self.unsupported("goto statement", node)
+            case "labeled_statement":
+                raise self.unsupported("labeled statement", node)
+            case "for_range_loop":
+                raise self.unsupported("range-based for loop", node)
+            case "try_statement" | "throw_statement":
+                raise self.unsupported("exception handling", node)
+            case _:
+                raise self.unsupported(t.replace("_", " "), node)
+
+    def local_typedef(self, node: ts.Node) -> None:
+        type_node = node.child_by_field_name("type")
+        assert type_node is not None
+        base = self.resolve_type(type_node, node)
+        for d in node.children_by_field_name("declarator"):
+            if d.type not in ("type_identifier", "identifier"):
+                raise self.unsupported("typedef", node)
+            self.env = {**self.env, node_text(d): base}
+
+    def pragma(self, node: ts.Node) -> None:
+        text = " ".join(node_text(node).split())
+        m = re.fullmatch(r"#\s*pragma\s+unroll(?:\s*\(?\s*(.*?)\s*\)?)?", text)
+        if m is None:
+            return  # other pragmas do not change the semantics
+        arg = m.group(1)
+        if not arg:
+            self.pending_unroll = 0
+            return
+        value = parse_number(arg)
+        if value is None:
+            v = self.const_scope().get(arg) if arg.isidentifier() else None
+            bound = self.env.get(arg)
+            if v is None and isinstance(bound, int):
+                v = bound
+            key = self.tu.find(arg, node, self.tu.constants)
+            if v is None and key is not None:
+                v = self.tu.constants[key][1]
+            if not isinstance(v, int):
+                raise self.unsupported("#pragma unroll argument", node)
+            self.pending_unroll = int(v)
+        else:
+            self.pending_unroll = int(value[0])
+
+    def take_unroll(self) -> int | None:
+        u, self.pending_unroll = self.pending_unroll, None
+        return u
+
+    def declaration(self, node: ts.Node) -> None:
+        specs = {node_text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")}
+        specs |= {c.type for c in node.children if not c.is_named}
+        type_node = node.child_by_field_name("type")
+        if type_node is None:
+            raise self.unsupported("declaration", node)
+        if type_node.type in ("struct_specifier", "class_specifier") and type_node.child_by_field_name("body"):
+            raise self.unsupported("local struct definition", node)
+        shared = "__shared__" in specs
+        if "__constant__" in specs:
+            raise self.unsupported("__constant__ memory", node)
+        is_auto = type_node.type == "placeholder_type_specifier"
+        if self.is_group_type(type_node) or (is_auto and self.declares_groups(node)):
+            for d in node.children_by_field_name("declarator"):
+                target = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+                if target is None or target.type != "identifier":
+                    raise self.unsupported("cooperative group declaration", d)
+                self.declare_group(target, d.child_by_field_name("value"), d)
+            return
+        base: Type | None = None if is_auto else self.resolve_type(type_node, node)
+        const = "const" in specs or "constexpr" in specs
+        for d in node.children_by_field_name("declarator"):
+            init = None
+            dnode = d
+            if d.type == "init_declarator":
+                init = d.child_by_field_name("value")
+                inner = d.child_by_field_name("declarator")
+                assert inner is not None
+                dnode = inner
+            if is_auto:
+                if init is None or dnode.type != "identifier":
+                    raise self.unsupported("auto declaration", d)
+                v = self.rvalue(init)
+                if isinstance(v.ctype, CArray):
+                    raise self.unsupported("auto array", d)
+                ctype: CType = v.ctype
+                name_node = dnode
+                self.declare_var(node_text(name_node), ctype, v, name_node, d, const="constexpr" in specs)
+                continue
+            assert base is not None
+            ctype, name_node, by_ref = self.apply_declarator(base, "const" in specs, dnode)
+            if by_ref:
+                raise self.unsupported("local reference variable", d)
+            name = node_text(name_node)
+            if isinstance(ctype, CArray):
+                self.declare_array(name, ctype, shared, "extern" in specs, init, d)
+                continue
+            if shared:
+                # A __shared__ scalar is a one-element shared array that the name dereferences.
+                if init is not None:
+                    raise self.unsupported("initializer of a __shared__ variable", init)
+                if not isinstance(ctype, ScalarType | VectorType):
+                    raise self.unsupported("__shared__ variable of this type", d)
+                ir_name = self.declare(name, "shared_scalar", ctype, name_node)
+                self.emit(Alloc(ir_name, ctype, 1, AddressSpace.SHARED, self.span(d)))
+                continue
+            if isinstance(ctype, VoidType):
+                raise self.type_error(f"variable {name} of type void", d)
+            if init is not None and init.type in ("initializer_list", "argument_list"):
+                value = self.brace_init(ctype, init)
+            elif init is not None:
+                value = self.rvalue(init)
+            else:
+                value = None
+            is_constexpr = "constexpr" in specs or (const and isinstance(ctype, ScalarType))
+            self.declare_var(name, ctype, value, name_node, d, const=is_constexpr, init_node=init)
+
+    def declare_var(
+        self,
+        name: str,
+        ctype: CType,
+        value: Val | None,
+        name_node: ts.Node,
+        node: ts.Node,
+        *,
+        const: bool = False,
+        init_node: ts.Node | None = None,
+    ) -> None:
+        assert not isinstance(ctype, CArray)
+        t: Type = ctype
+        if isinstance(t, PointerType) and value is not None:
+            vt = value.ctype
+            src = vt.pointer if isinstance(vt, CArray) else vt
+            if isinstance(src, PointerType):
+                # A local pointer lives in the address space of what it is initialised with.
+                t = PointerType(t.pointee, src.space, t.const, t.restrict or src.restrict)
+        where = init_node if init_node is not None else node
+        init = self.convert(value, t, where).expr if value is not None else None
+        if const and isinstance(t, ScalarType) and isinstance(init, Const):
+            # a constant (C's typed evaluation folded it): usable in array sizes, pragmas, templates
+            self.declare(name, "const", t, name_node, init.value)
+            return
+        ir_name = self.declare(name, "var", t, name_node)
+        self.emit(Decl(ir_name, t, init, self.span(node)))
+
+    def declare_array(
+        self, name: str, ctype: CArray, shared: bool, extern: bool, init: ts.Node | None, node: ts.Node
+    ) -> None:
+        space = AddressSpace.SHARED if shared else AddressSpace.LOCAL
+        if not isinstance(ctype.elem, ScalarType | VectorType | PointerType):
+            raise self.unsupported("array element type", node)
+        if extern and not shared:
+            raise self.unsupported("extern local array", node)
+        if ctype.dims[0] is None and not extern:
+            if init is None:
+                raise self.unsupported("array without a size", node)
+            raise self.unsupported("array sized by its initializer", node)
+        arr = CArray(ctype.elem, ctype.dims, space)
+        count: int | None = None
+        if ctype.dims[0] is not None:
+            count = ctype.dims[0] * arr.row_size()
+        ir_name = self.declare(name, "alloc", arr, node)
+        self.emit(Alloc(ir_name, ctype.elem, count, space, self.span(node)))
+        if init is not None:
+            if shared:
+                raise self.unsupported("initializer of a __shared__ array", init)
+            if init.type != "initializer_list":
+                raise self.unsupported("array initializer", init)
+            items = init.named_children
+            assert count is not None
+            if len(items) > count:
+                raise self.type_error("too many initializers for array", init)
+            if any(i.type == "initializer_list" for i in items):
+                raise self.unsupported("nested array initializer", init)
+            ptr = VarRef(ir_name, arr.pointer, self.span(node))
+            values = [self.rvalue(i) for i in items]
+            # C zero-fills the elements without an initializer.
+            zero = (
+                Val(zero_value(ctype.elem, self.span(init)), ctype.elem) if isinstance(ctype.elem, ScalarType) else None
+            )
+            for k in range(count):
+                if k < len(values):
+                    v = self.convert(values[k], ctype.elem, init)
+                elif zero is not None:
+                    v = zero
+                else:
+                    raise self.unsupported("partially initialised vector array", init)
+                addr = PtrAdd(ptr, Const(k, I32, self.span(init)), arr.pointer, self.span(init))
+                self.emit(Store(addr, v.expr, None, self.span(init)))
+
+    def brace_init(self, t: Type, init: ts.Node) -> Val:
+        """``T x = {a, b}`` or ``x = {a, b}``: a scalar or vector value from a brace initializer."""
+        items = init.named_children
+        if isinstance(t, ScalarType):
+            if len(items) > 1:
+                raise self.type_error("too many initializers for a scalar", init)
+            return self.convert(self.rvalue(items[0]), t, init) if items else Val(zero_value(t, self.span(init)), t)
+        if isinstance(t, VectorType):
+            if len(items) > t.lanes:
+                raise self.type_error(f"too many initializers for {t}", init)
+            lanes = [self.convert(self.rvalue(i), t.elem, i).expr for i in items]
+            lanes += [zero_value(t.elem, self.span(init)) for _ in range(t.lanes - len(lanes))]
+            return Val(MakeVector(tuple(lanes), t, self.span(init)), t)
+        raise self.unsupported("brace initializer", init)
+
+    def expression_statement(self, node: ts.Node) -> None:
+        """An expression evaluated for its side effects (a call, an assignment, ``i++``, a comma list)."""
+        if self.tile_declaration(node):
+            return
+        if node.type == "comma_expression":
+            for c in node.named_children:
+                self.expression_statement(c)
+            return
+        if node.type == "call_expression":
+            self.call(node, want_value=False)
+            return
+        if node.type == "assignment_expression":
+            self.assignment(node)
+            return
+        if node.type == "update_expression":
+            self.update(node, want_value=False)
+            return
+        self.rvalue(node)  # evaluated for its loads (which may fault) and discarded
+
+    def condition(self, node: ts.Node) -> Val:
+        if node.type == "condition_clause":
+            value = node.child_by_field_name("value")
+            if value is None or node.child_by_field_name("initializer") is not None:
+                raise self.unsupported("declaration in a condition", node)
+            node = value
+        if node.type == "declaration":
+            raise self.unsupported("declaration in a condition", node)
+        return self.to_bool(self.rvalue(node), node)
+
+    def if_statement(self, node: ts.Node) -> None:
+        cond_node = node.child_by_field_name("condition")
+        assert cond_node is not None
+        if any(c.type == "constexpr" for c in node.children):
+            self.if_constexpr(node, cond_node)
+            return
+        c = self.condition(cond_node)
+        cons = node.child_by_field_name("consequence")
+        assert cons is not None
+        then_body = self.body(cons)
+        alt = node.child_by_field_name("alternative")
+        else_body: list[Stmt] = []
+        if alt is not None:
+            inner = alt.named_children[-1] if alt.type == "else_clause" else alt
+            else_body = self.body(inner)
+        self.emit(If(c.expr, tuple(then_body), tuple(else_body), self.span(node)))
+
+    def if_constexpr(self, node: ts.Node, cond_node: ts.Node) -> None:
+        """``if constexpr``: only the branch the constant condition selects is lowered (the other may be
+        ill-formed for this instantiation, as C++ allows)."""
+        value = cond_node.child_by_field_name("value") if cond_node.type == "condition_clause" else cond_node
+        taken = fold_constant(self.tu, value, self.env, self.const_scope())
+        if taken is None:
+            raise self.unsupported("if constexpr condition", cond_node)
+        branch = node.child_by_field_name("consequence" if taken else "alternative")
+        if branch is None:
+            return
+        if branch.type == "else_clause":
+            branch = branch.named_children[-1]
+        self.out.extend(self.body(branch))
+
+    def loop_cond(self, node: ts.Node | None) -> tuple[list[Stmt], Expr | None]:
+        if node is None:
+            return [], None
+        with self.buffer() as pre:
+            c = self.condition(node)
+        return pre, c.expr
+
+    def loop_body(self, loop: ts.Node) -> list[Stmt]:
+        """The body of a loop statement, where ``break`` and ``continue`` are allowed."""
+        body_node = loop.child_by_field_name("body")
+        assert body_node is not None
+        self.loops += 1
+        try:
+            return self.body(body_node)
+        finally:
+            self.loops -= 1
+
+    @staticmethod
+    def guarded(pre: list[Stmt], cond: Expr, body: list[Stmt]) -> list[Stmt]:
+        """A loop body that first evaluates its condition (``pre`` computes it) and leaves when it is false."""
+        guard = If(Unary(UnaryOp.NOT, cond, BOOL, cond.span), (Break(cond.span),), (), cond.span)
+        return [*pre, guard, *body]
+
+    def for_statement(self, node: ts.Node) -> None:
+        unroll = self.take_unroll()
+        with self.scope():
+            init_node = node.child_by_field_name("initializer")
+            with self.buffer() as init:
+                if init_node is not None:
+                    if init_node.type == "declaration":
+                        self.declaration(init_node)
+                    else:
+                        self.expression_statement(init_node)
+            pre, cond = self.loop_cond(node.child_by_field_name("condition"))
+            step_nodes = node.children_by_field_name("update")
+            with self.buffer() as step:
+                for u in step_nodes:
+                    self.expression_statement(u)
+            body = self.loop_body(node)
+            if pre:
+                # The condition reads memory: evaluate it at the top of every iteration.
+                assert cond is not None
+                body = self.guarded(pre, cond, body)
+                cond = None
+            self.emit(For(tuple(init), cond, tuple(step), tuple(body), unroll, self.span(node)))
+
+    def while_statement(self, node: ts.Node) -> None:
+        unroll = self.take_unroll()
+        cond_node = node.child_by_field_name("condition")
+        pre, cond = self.loop_cond(cond_node)
+        assert cond is not None
+        body = self.loop_body(node)
+        if pre or unroll is not None:
+            if pre:
+                body = self.guarded(pre, cond, body)
+                self.emit(For((), None, (), tuple(body), unroll, self.span(node)))
+            else:
+                self.emit(For((), cond, (), tuple(body), unroll, self.span(node)))
+            return
+        self.emit(While(cond, tuple(body), self.span(node)))
+
+    def do_statement(self, node: ts.Node) -> None:
+        self.take_unroll()
+        body = self.loop_body(node)
+        cond_node = node.child_by_field_name("condition")
+        pre, cond = self.loop_cond(cond_node)
+        assert cond is not None
+        if not pre:
+            self.emit(DoWhile(tuple(body), cond, self.span(node)))
+            return
+        # The condition has side effects or reads memory: `for (go = true; go; pre, go = cond) body`,
+        # whose step runs after the body and after `continue`, as a do-while condition does.
+        span = self.span(node)
+        go = self.fresh("do.cond")
+        init = (Decl(go, BOOL, Const(True, BOOL, span), span),)
+        step = (*pre, Assign(go, cond, span))
+        self.emit(For(init, VarRef(go, BOOL, span), step, tuple(body), None, span))
+
+    def return_statement(self, node: ts.Node) -> None:
+        value_node = node.named_children[0] if node.named_children else None
+        if value_node is None:
+            if self.ret != VOID:
+                raise self.type_error("return without a value in a function returning a value", node)
+            self.emit(Return(None, self.span(node)))
+            return
+        if self.ret == VOID:
+            raise self.type_error("return with a value in a void function", node)
+        v = self.convert(self.rvalue(value_node), self.ret, value_node)
+        self.emit(Return(v.expr, self.span(node)))

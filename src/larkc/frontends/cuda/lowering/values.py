@@ -1,0 +1,99 @@
+"""What lowering an expression yields: a value (:class:`Val`) or a place (an lvalue), and how a name binds.
+
+An rvalue is a pure IR expression with its C type (an array keeps its dimensions until it decays); an
+lvalue is a local variable (:class:`VarLV`), memory (:class:`MemLV`) or one lane of a vector variable
+(:class:`LaneLV`). Reads and writes of an lvalue are emitted by ``Expressions.read``/``write``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import tree_sitter as ts
+
+from larkc.errors import Span
+from larkc.frontends.cuda.ctypes import CType
+from larkc.frontends.cuda.groups import Group
+from larkc.frontends.cuda.syntax import node_text
+from larkc.ir.nodes import Cast, CastKind, Const, Expr, MakeVector
+from larkc.ir.types import U64, VOID, AddressSpace, PointerType, ScalarType, Type, VectorType
+
+
+@dataclass(frozen=True, slots=True)
+class Val:
+    """A lowered rvalue: a pure IR expression and its C type (arrays keep their dimensions)."""
+
+    expr: Expr
+    ctype: CType
+
+
+@dataclass(frozen=True, slots=True)
+class VarLV:
+    name: str
+    type: Type
+
+
+@dataclass(frozen=True, slots=True)
+class MemLV:
+    ptr: Expr
+    type: Type
+    const: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LaneLV:
+    var: VarLV
+    index: Expr
+    type: ScalarType
+
+
+LValue = VarLV | MemLV | LaneLV
+
+
+@dataclass(slots=True)
+class Binding:
+    """What a C name means in a scope."""
+
+    kind: str  # "var" | "alloc" | "const" | "shared_scalar" (a __shared__ variable) | "group"
+    ir_name: str
+    ctype: CType
+    value: bool | int | float | None = None
+    group: Group | None = None  # a cooperative group (no IR variable)
+
+
+VOID_PTR = PointerType(VOID, AddressSpace.GENERIC)
+FULL_MASK = 0xFFFFFFFF
+
+
+def declared_identifier(d: ts.Node | None) -> str | None:
+    """The name a parameter declarator declares (through ``&`` and ``*``)."""
+    while d is not None and d.type not in ("identifier", "field_identifier"):
+        d = d.child_by_field_name("declarator") or (d.named_children[-1] if d.named_children else None)
+    return node_text(d) if d is not None else None
+
+
+def null_pointer(t: PointerType, span: Span) -> Expr:
+    """The null pointer of type ``t``: address 0, reinterpreted."""
+    return Cast(Const(0, U64, span), t, CastKind.BITCAST, span)
+
+
+def is_null_constant(v: Val) -> bool:
+    """``nullptr``, ``NULL`` or an integer literal 0 (C++'s null pointer constants)."""
+    e = v.expr
+    if isinstance(e, Cast) and e.kind is CastKind.BITCAST and isinstance(e.operand, Const):
+        return e.operand.value == 0 and v.ctype == VOID_PTR
+    return isinstance(e, Const) and not isinstance(e.value, bool) and e.type.is_int and e.value == 0
+
+
+def zero_value(t: Type, span: Span) -> Expr:
+    if isinstance(t, ScalarType):
+        return Const(False if t.is_bool else (0.0 if t.is_float else 0), t, span)
+    if isinstance(t, VectorType):
+        z = Const(0.0 if t.elem.is_float else 0, t.elem, span)
+        return MakeVector(tuple(z for _ in range(t.lanes)), t, span)
+    raise ValueError(f"no zero of {t}")
+
+
+def pointer_type(e: Expr) -> PointerType | None:
+    t = e.type
+    return t if isinstance(t, PointerType) else None
