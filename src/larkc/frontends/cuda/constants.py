@@ -17,13 +17,25 @@ import tree_sitter as ts
 from larkc.errors import LarkcError
 from larkc.frontends.cuda import builtins as lib
 from larkc.frontends.cuda.syntax import node_text
-from larkc.ir.types import BOOL, F32, F64, I32, I64, U32, U64, ScalarType, size_of
+from larkc.ir.types import BOOL, F32, F64, I32, I64, U32, U64, ScalarType, Type, size_of
 from larkc.ir.values import convert_value, round_fraction, wrap_int
 
 if TYPE_CHECKING:
     from larkc.frontends.cuda.unit import TemplateEnv, TranslationUnit
 
-__all__ = ["fold_binary", "fold_constant", "parse_number"]
+__all__ = ["fold_binary", "fold_constant", "parse_number", "try_resolve_type"]
+
+
+def try_resolve_type(tu: TranslationUnit, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> Type | None:
+    """The type ``type_node`` names, or ``None`` where it names none (``(a * (b)) - c`` parses as a cast).
+
+    The one place the frontend asks whether a node is a type by trying: ``TranslationUnit.resolve_type``
+    reports why a type does not resolve by raising, and has no form that answers ``None``.
+    """
+    try:
+        return tu.resolve_type(type_node, env, ctx)
+    except LarkcError:
+        return None
 
 
 def fold_constant(
@@ -62,9 +74,12 @@ def fold_constant(
         sized = consts.get(_SIZEOF + node_text(target))  # the size of a constexpr function parameter
         if sized is not None:
             return sized
+        sized_type = try_resolve_type(tu, target, env, node)
+        if sized_type is None:
+            return None
         try:
-            return size_of(tu.resolve_type(target, env, node))
-        except (LarkcError, ValueError):
+            return size_of(sized_type)
+        except ValueError:  # a type without a size (void)
             return None
     if t == "unary_expression":
         op = node_text(node.child_by_field_name("operator"))
@@ -111,10 +126,7 @@ def fold_constant(
         tnode = node.child_by_field_name("type")
         if v is None or tnode is None:
             return None
-        try:
-            ty = tu.resolve_type(tnode, env, node)
-        except LarkcError:
-            return None
+        ty = try_resolve_type(tu, tnode, env, node)
         if isinstance(ty, ScalarType):
             src = BOOL if isinstance(v, bool) else (I64 if isinstance(v, int) else F64)
             try:
@@ -240,10 +252,12 @@ def _type_trait(tu: TranslationUnit, node: ts.Node, env: TemplateEnv) -> bool | 
             args = n.child_by_field_name("arguments")
             if name not in _TRAITS or args is None:
                 return None
-            try:
-                types = [tu.resolve_type(a, env, node) for a in args.named_children]
-            except LarkcError:
-                return None
+            types: list[Type] = []
+            for a in args.named_children:
+                resolved = try_resolve_type(tu, a, env, node)
+                if resolved is None:
+                    return None
+                types.append(resolved)
             if name == "is_same":
                 return len(types) == 2 and types[0] == types[1]
             if len(types) != 1 or not isinstance(types[0], ScalarType):

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 import tree_sitter as ts
 
 from larkc.errors import Span, Stage, TypeCheckError, UnsupportedError
+from larkc.frontends.cuda.constants import try_resolve_type
 from larkc.frontends.cuda.ctypes import CType, StructInfo
 from larkc.frontends.cuda.groups import Group
 from larkc.frontends.cuda.lowering.values import Binding, LValue, Val
@@ -106,11 +107,19 @@ class LoweringCore(abc.ABC):
         return ir_name
 
     def resolve_type(self, type_node: ts.Node, ctx: ts.Node) -> Type:
-        words = type_words(type_node)
-        bound = self.env.get(words)
-        if bound is not None and is_type_arg(bound):
-            return bound
-        return self.tu.resolve_type(type_node, self.env, ctx)
+        """The type ``type_node`` names (a template parameter of this instance, or a type of the file)."""
+        bound = self.template_type(type_node)
+        return bound if bound is not None else self.tu.resolve_type(type_node, self.env, ctx)
+
+    def try_resolve_type(self, type_node: ts.Node, ctx: ts.Node) -> Type | None:
+        """The type ``type_node`` names, or ``None`` where it names none."""
+        bound = self.template_type(type_node)
+        return bound if bound is not None else try_resolve_type(self.tu, type_node, self.env, ctx)
+
+    def template_type(self, type_node: ts.Node) -> Type | None:
+        """The type a type template parameter named by ``type_node`` is bound to in this instance."""
+        bound = self.env.get(type_words(type_node))
+        return bound if bound is not None and is_type_arg(bound) else None
 
     def function_declarator(self) -> ts.Node:
         return function_declarator(self.fd.node)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from larkc.errors import LarkcError, Span
+from larkc.errors import Span
 from larkc.frontends.cuda import builtins as lib
 from larkc.frontends.cuda.constants import fold_binary, fold_constant, parse_number
 from larkc.frontends.cuda.ctypes import CArray, arithmetic_result, integer_promote
@@ -201,11 +201,8 @@ class Expressions(Conversions):
         op = node_text(op_node)
         if op not in ("-", "+", "*", "&"):
             return None
-        try:
-            self.resolve_type(tnode, node)
+        if self.try_resolve_type(tnode, node) is not None:
             return None  # a real cast
-        except LarkcError:
-            pass
         x = self.tu.reparse_expression(tnode)
         arg = vnode.child_by_field_name("argument")
         if x is None or arg is None:

@@ -8,7 +8,8 @@ last). A cooperative group argument selects the callee's instance instead of bei
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 import tree_sitter as ts
 
@@ -63,19 +64,11 @@ class Overloads(Conversions):
         viable: list[tuple[int, FunctionDef, TemplateEnv, list[LValue | Val]]] = []
         reasons: list[LarkcError] = []
         for fd in candidates:
-            try:
-                env: TemplateEnv = {}
-                if fd.template is not None:
-                    named = self.deduce(fd, targs, args_lv, node)
-                    env = self.tu.bind_template(fd.template, targs, named, node, f"function {name}")
-                elif targs:
-                    raise self.type_error(f"{name} is not a template", node)
-                env = {**env, **self.group_bindings(fd, group_args, node)}
-                params = self.tu.signature(fd, env)
-                full = [*args_lv, *self.default_arguments(fd, env, params, len(args_lv), node)]
-            except LarkcError as e:
-                reasons.append(e)
+            candidate = self.candidate(name, fd, targs, args_lv, group_args, node)
+            if isinstance(candidate, LarkcError):
+                reasons.append(candidate)
                 continue
+            env, params, full = candidate
             cost = self.overload_cost(params, full)
             if cost is None:
                 reasons.append(self.mismatch(name, params, full, arg_nodes, node))
@@ -108,10 +101,46 @@ class Overloads(Conversions):
         self.emit(Call(dst, callee.name, tuple(args), span))
         return Val(VarRef(dst, callee.ret, span), callee.ret)
 
+    def candidate(
+        self,
+        name: str,
+        fd: FunctionDef,
+        targs: list[TemplateArg],
+        args: list[LValue | Val],
+        group_args: Mapping[int, Group],
+        node: ts.Node,
+    ) -> tuple[TemplateEnv, list[Param], list[LValue | Val]] | LarkcError:
+        """The instance of overload ``fd`` a call with ``args`` would use (its template environment, its
+        parameters, the arguments with the defaults added), or why ``fd`` cannot be called so."""
+        env: TemplateEnv = {}
+        if fd.template is not None:
+            named = self.deduce(fd, targs, args, node)
+            if isinstance(named, LarkcError):
+                return named
+            template = fd.template
+            bound = _reason(lambda: self.tu.bind_template(template, targs, named, node, f"function {name}"))
+            if isinstance(bound, LarkcError):
+                return bound
+            env = bound
+        elif targs:
+            return self.type_error(f"{name} is not a template", node)
+        groups = self.group_bindings(fd, group_args, node)
+        if isinstance(groups, LarkcError):
+            return groups
+        env = {**env, **groups}
+        params = _reason(lambda: self.tu.signature(fd, env))
+        if isinstance(params, LarkcError):
+            return params
+        defaults = self.default_arguments(fd, env, params, len(args), node)
+        if isinstance(defaults, LarkcError):
+            return defaults
+        return env, params, [*args, *defaults]
+
     def default_arguments(
         self, fd: FunctionDef, env: TemplateEnv, params: Sequence[Param], given: int, node: ts.Node
-    ) -> list[Val]:
-        """The values of the default arguments for parameters ``given`` onwards (constant expressions)."""
+    ) -> list[Val] | LarkcError:
+        """The values of the default arguments for parameters ``given`` onwards (constant expressions), or
+        why one is not supported."""
         if given >= len(params):
             return []
         decl = function_declarator(fd.node)
@@ -128,7 +157,7 @@ class Overloads(Conversions):
                 return []  # too few arguments: reported by the caller
             value = fold_constant(self.tu, default, env, {})
             if value is None or not isinstance(p.type, ScalarType):
-                raise self.unsupported("default argument that is not a constant", default)
+                return self.unsupported("default argument that is not a constant", default)
             src = BOOL if isinstance(value, bool) else (I64 if isinstance(value, int) else F64)
             out.append(Val(Const(convert_value(value, src, p.type), p.type, span), p.type))
         return out
@@ -154,8 +183,10 @@ class Overloads(Conversions):
                 return self.type_error(f"argument of type {t} for parameter {p.name} of type {p.type}", n)
         return self.type_error(f"no matching call of {name}", node)
 
-    def group_bindings(self, fd: FunctionDef, group_args: Mapping[int, Group], node: ts.Node) -> TemplateEnv:
-        """Bind the callee's cooperative group parameters to the groups the call passes."""
+    def group_bindings(
+        self, fd: FunctionDef, group_args: Mapping[int, Group], node: ts.Node
+    ) -> TemplateEnv | LarkcError:
+        """Bind the callee's cooperative group parameters to the groups the call passes, or say why not."""
         plist = function_declarator(fd.node).child_by_field_name("parameters")
         params = [p for p in plist.named_children if p.type.endswith("parameter_declaration")] if plist else []
         wanted = {
@@ -164,7 +195,7 @@ class Overloads(Conversions):
             if (t := p.child_by_field_name("type")) is not None and self.is_group_type(t)
         }
         if set(wanted) != set(group_args):
-            raise self.type_error(f"cooperative group arguments do not match the parameters of {fd.name}", node)
+            return self.type_error(f"cooperative group arguments do not match the parameters of {fd.name}", node)
         return {GROUP_PARAM + str(wanted[i]): g for i, g in group_args.items()}
 
     @staticmethod
@@ -212,8 +243,9 @@ class Overloads(Conversions):
 
     def deduce(
         self, fd: FunctionDef, targs: list[TemplateArg], vals: Sequence[Val | LValue], node: ts.Node
-    ) -> dict[str, TemplateArg]:
-        """Template argument deduction from argument types, for parameters declared as plain ``T``."""
+    ) -> dict[str, TemplateArg] | LarkcError:
+        """Template argument deduction from argument types, for parameters declared as plain ``T``; or
+        why it fails."""
         assert fd.template is not None
         explicit = {p.name for p in fd.template[: len(targs)]}
         type_params = {p.name for p in fd.template if p.is_type} - explicit
@@ -244,14 +276,26 @@ class Overloads(Conversions):
                 if isinstance(vt, CArray):
                     vt = vt.pointer
                 if not isinstance(vt, PointerType):
-                    raise self.type_error(f"cannot deduce {words} from {vt}", node)
+                    return self.type_error(f"cannot deduce {words} from {vt}", node)
                 vt = vt.pointee
             if isinstance(vt, CArray):
-                raise self.type_error(f"cannot deduce {words} from an array", node)
+                return self.type_error(f"cannot deduce {words} from an array", node)
             if words in out and out[words] != vt:
-                raise self.type_error(f"conflicting deductions for {words}: {out[words]} and {vt}", node)
+                return self.type_error(f"conflicting deductions for {words}: {out[words]} and {vt}", node)
             out[words] = vt
         missing = type_params - set(out) - {p.name for p in fd.template if p.default is not None}
         if missing:
-            raise self.type_error(f"cannot deduce template parameter {', '.join(sorted(missing))} of {fd.name}", node)
+            return self.type_error(f"cannot deduce template parameter {', '.join(sorted(missing))} of {fd.name}", node)
         return out
+
+
+_T = TypeVar("_T")
+
+
+def _reason(attempt: Callable[[], _T]) -> _T | LarkcError:
+    """``attempt()``, or the error it raises as the reason a candidate does not fit: the translation
+    unit's ``bind_template`` and ``signature`` report a mismatch only by raising."""
+    try:
+        return attempt()
+    except LarkcError as e:
+        return e
