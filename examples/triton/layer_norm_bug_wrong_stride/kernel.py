@@ -1,0 +1,37 @@
+"""Seeded bug: the input row offset uses N instead of the row stride (wrong when the input rows are
+padded, stride > N)."""
+
+import triton.language as tl
+
+import triton
+
+
+@triton.jit
+def layer_norm_fwd(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    X += row * N
+    Y += row * N
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        a = tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+        acc += a
+    mean = tl.sum(acc, axis=0) / N
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        a = tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+        d = tl.where(cols < N, a - mean, 0.0)
+        acc += d * d
+    var = tl.sum(acc, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        mask = cols < N
+        w = tl.load(W + cols, mask=mask)
+        b = tl.load(B + cols, mask=mask)
+        x = tl.load(X + cols, mask=mask, other=0.0).to(tl.float32)
+        y = (x - mean) * rstd * w + b
+        tl.store(Y + cols, y, mask=mask)

@@ -1,0 +1,19 @@
+"""Row-wise softmax: each program takes rows pid, pid + P, ... and holds a whole row in one block."""
+
+import triton.language as tl
+
+import triton
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_rows, n_cols, BLOCK: tl.constexpr):
+    start = tl.program_id(0)
+    step = tl.num_programs(0)
+    for row in tl.range(start, n_rows, step):
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(in_ptr + row * in_row_stride + cols, mask=mask, other=-float("inf"))
+        z = x - tl.max(x, axis=0)
+        num = tl.exp(z)
+        den = tl.sum(num, axis=0)
+        tl.store(out_ptr + row * out_row_stride + cols, num / den, mask=mask)

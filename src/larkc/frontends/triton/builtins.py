@@ -1,0 +1,813 @@
+"""The ``tl`` functions (and ``libdevice``/``tl.math``, ``triton.cdiv``, Python builtins on constexprs) as a
+handler table: :data:`HANDLERS` maps a name to a function of the lowering, the positional and keyword
+arguments (already evaluated) and the call's span.
+
+Each handler binds its arguments against Triton's parameter names (:func:`_bind`), so calls by position
+and by keyword both work and an unknown keyword is an error. Hints that do not change values
+(``cache_modifier``, ``eviction_policy``, ``volatile``, ``tl.multiple_of``, ``tl.max_contiguous``,
+atomics' ``sem`` and ``scope``) are accepted and ignored; the simulator checks what the program does
+without them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from larkc.errors import LarkcError, Span, TypeCheckError, UnsupportedError
+from larkc.frontends.triton.values import (
+    Constexpr,
+    DType,
+    Tensor,
+    broadcast_shape,
+    computation_type,
+    dtype_name,
+    elem_of,
+    shape_of,
+    with_elem,
+)
+from larkc.ir.nodes import (
+    Arange,
+    Atomic,
+    AtomicOp,
+    Barrier,
+    BarrierScope,
+    Binary,
+    BinaryOp,
+    Builtin,
+    BuiltinReg,
+    Const,
+    Decl,
+    Dim,
+    Dot,
+    Load,
+    MathCall,
+    MathFn,
+    Reduce,
+    ReduceOp,
+    Reshape,
+    Splat,
+    Store,
+)
+from larkc.ir.types import BOOL, F32, F64, I32, U32, BlockType, PointerType, ScalarType
+
+if TYPE_CHECKING:
+    from larkc.frontends.triton.lower import AnyValue, KernelLowering
+
+__all__ = ["HANDLERS", "Handler"]
+
+Handler = Callable[["KernelLowering", list["AnyValue"], dict[str, "AnyValue"], Span], "AnyValue"]
+HANDLERS: dict[str, Handler] = {}
+
+_REQUIRED = object()
+
+
+def _bind(
+    name: str, params: Sequence[str], pos: Sequence[AnyValue], kws: Mapping[str, AnyValue], span: Span
+) -> dict[str, AnyValue | None]:
+    """Match arguments to ``params`` (``"x"`` required, ``"x="`` optional with default ``None``)."""
+    names = [p.rstrip("=") for p in params]
+    if len(pos) > len(names):
+        raise TypeCheckError(f"{name}() takes at most {len(names)} arguments, got {len(pos)}", span)
+    out: dict[str, AnyValue | None] = dict(zip(names, pos, strict=False))
+    for k, v in kws.items():
+        if k not in names:
+            raise TypeCheckError(f"{name}() has no parameter {k}", span)
+        if k in out:
+            raise TypeCheckError(f"{name}() got two values for {k}", span)
+        out[k] = v
+    for p, n in zip(params, names, strict=True):
+        if n not in out:
+            if not p.endswith("="):
+                raise TypeCheckError(f"{name}() missing argument {n}", span)
+            out[n] = None
+    return out
+
+
+def _handler(*names: str) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        for n in names:
+            HANDLERS[n] = fn
+        return fn
+
+    return register
+
+
+def _const(v: AnyValue | None, what: str, span: Span) -> object:
+    if not isinstance(v, Constexpr):
+        raise TypeCheckError(f"{what} must be a compile-time value", span)
+    return v.value
+
+
+def _int(v: AnyValue | None, what: str, span: Span) -> int:
+    x = _const(v, what, span)
+    if not isinstance(x, int) or isinstance(x, bool):
+        raise TypeCheckError(f"{what} must be an integer, got {x!r}", span)
+    return x
+
+
+def _shape(v: AnyValue | None, what: str, span: Span) -> tuple[int, ...]:
+    x = _const(v, what, span)
+    items = x if isinstance(x, tuple) else (x,)
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in items):
+        raise TypeCheckError(f"{what} must be a tuple of positive integers, got {x!r}", span)
+    return tuple(d for d in items if isinstance(d, int))
+
+
+def _dtype(v: AnyValue | None, what: str, span: Span) -> ScalarType:
+    x = _const(v, what, span)
+    if not isinstance(x, DType):
+        raise TypeCheckError(f"{what} must be a dtype, got {x!r}", span)
+    return x.type
+
+
+def _tensor(lw: KernelLowering, v: AnyValue | None, what: str, span: Span) -> Tensor:
+    if v is None:
+        raise TypeCheckError(f"{what} is missing", span)
+    return lw.tensor(v, span)
+
+
+def _scalar_elem(t: Tensor, what: str, span: Span) -> ScalarType:
+    e = elem_of(t.type)
+    if not isinstance(e, ScalarType):
+        raise TypeCheckError(f"{what} must be numeric, got a pointer", span)
+    return e
+
+
+# -- program ids, ranges, constructors ------------------------------------------------------------
+
+
+def _axis_dim(axis: int, span: Span) -> Dim:
+    if axis not in (0, 1, 2):
+        raise TypeCheckError(f"program axis must be 0, 1 or 2, got {axis}", span)
+    return (Dim.X, Dim.Y, Dim.Z)[axis]
+
+
+@_handler("program_id")
+def _program_id(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("program_id", ["axis"], pos, kws, span)
+    return Tensor(Builtin(BuiltinReg.BLOCK_IDX, _axis_dim(_int(a["axis"], "axis", span), span), I32, span))
+
+
+@_handler("num_programs")
+def _num_programs(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("num_programs", ["axis"], pos, kws, span)
+    return Tensor(Builtin(BuiltinReg.GRID_DIM, _axis_dim(_int(a["axis"], "axis", span), span), I32, span))
+
+
+@_handler("arange")
+def _arange(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("arange", ["start", "end"], pos, kws, span)
+    lo, hi = _int(a["start"], "start of arange", span), _int(a["end"], "end of arange", span)
+    n = hi - lo
+    if n <= 0 or n & (n - 1):
+        raise TypeCheckError(f"arange's range must be a power of 2, got {n}", span)
+    return Tensor(Arange(lo, hi, BlockType(I32, (n,)), span))
+
+
+def _full(lw: KernelLowering, shape: tuple[int, ...], value: object, t: ScalarType, span: Span) -> Tensor:
+    if isinstance(value, Tensor):
+        v = lw.convert(value, t, span)
+        if shape_of(v.type):
+            raise TypeCheckError("the value of tl.full must be a scalar", span)
+        return Tensor(Splat(v.expr, BlockType(t, shape), span))
+    if not isinstance(value, bool | int | float):
+        raise TypeCheckError(f"the value of tl.full must be a number, got {value!r}", span)
+    c = lw.const(value, t, span) if not (t.is_int and isinstance(value, float)) else lw.const(int(value), t, span)
+    return Tensor(Splat(c, BlockType(t, shape), span)) if shape else Tensor(c)
+
+
+@_handler("zeros")
+def _zeros(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("zeros", ["shape", "dtype"], pos, kws, span)
+    t = _dtype(a["dtype"], "dtype", span)
+    return _full(lw, _shape(a["shape"], "shape", span), False if t.is_bool else 0, t, span)
+
+
+@_handler("full")
+def _full_h(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("full", ["shape", "value", "dtype"], pos, kws, span)
+    t = _dtype(a["dtype"], "dtype", span)
+    v = a["value"]
+    value = v.value if isinstance(v, Constexpr) else v
+    return _full(lw, _shape(a["shape"], "shape", span), value, t, span)
+
+
+@_handler("zeros_like")
+def _zeros_like(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("zeros_like", ["input", "dtype="], pos, kws, span)
+    x = _tensor(lw, a["input"], "input", span)
+    t = _dtype(a["dtype"], "dtype", span) if a["dtype"] is not None else _scalar_elem(x, "input", span)
+    return _full(lw, shape_of(x.type), False if t.is_bool else 0, t, span)
+
+
+@_handler("full_like")
+def _full_like(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("full_like", ["input", "value", "dtype="], pos, kws, span)
+    x = _tensor(lw, a["input"], "input", span)
+    t = _dtype(a["dtype"], "dtype", span) if a["dtype"] is not None else _scalar_elem(x, "input", span)
+    v = a["value"]
+    return _full(lw, shape_of(x.type), v.value if isinstance(v, Constexpr) else v, t, span)
+
+
+def _is_number_const(v: AnyValue) -> bool:
+    return isinstance(v, Constexpr) and isinstance(v.value, bool | int | float)
+
+
+# -- memory ---------------------------------------------------------------------------------------
+
+
+def _pointer(lw: KernelLowering, v: AnyValue | None, what: str, span: Span) -> tuple[Tensor, ScalarType]:
+    p = _tensor(lw, v, what, span)
+    e = elem_of(p.type)
+    if not isinstance(e, PointerType) or not isinstance(e.pointee, ScalarType):
+        raise TypeCheckError(f"{what} must be a pointer or a block of pointers, got {lw.describe(p)}", span)
+    return p, e.pointee
+
+
+def _mask(lw: KernelLowering, v: AnyValue | None, shape: tuple[int, ...], span: Span) -> Tensor | None:
+    if v is None or (isinstance(v, Constexpr) and v.value is None):
+        return None
+    m = lw.tensor(v, span)
+    if elem_of(m.type) != BOOL:
+        m = lw.truth(m, span)
+    ms = shape_of(m.type)
+    if ms != shape:
+        if broadcast_shape(ms, shape, span) != shape:
+            raise TypeCheckError(f"mask of shape {list(ms)} does not fit pointers of shape {list(shape)}", span)
+        m = lw.splat_to(m, shape, span)
+    return m
+
+
+def _block_pointer_args(a: Mapping[str, AnyValue | None], span: Span) -> None:
+    bc = a.get("boundary_check")
+    if bc is not None and not (isinstance(bc, Constexpr) and bc.value in ((), None)):
+        raise UnsupportedError("boundary_check", "block pointers (tl.make_block_ptr) are not supported yet", span)
+    po = a.get("padding_option")
+    if po is not None and not (isinstance(po, Constexpr) and po.value in ("", None)):
+        raise UnsupportedError("padding_option", "block pointers (tl.make_block_ptr) are not supported yet", span)
+
+
+@_handler("load")
+def _load(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    params = ["pointer", "mask=", "other=", "boundary_check=", "padding_option=", "cache_modifier="]
+    params += ["eviction_policy=", "volatile="]
+    a = _bind("load", params, pos, kws, span)
+    _block_pointer_args(a, span)
+    p, elem = _pointer(lw, a["pointer"], "the pointer of tl.load", span)
+    shape = shape_of(p.type)
+    m = _mask(lw, a["mask"], shape, span)
+    other = None
+    o = a["other"]
+    if m is not None and o is not None and not (isinstance(o, Constexpr) and o.value is None):
+        ov = lw.convert(lw.tensor(o, span, like=elem if _is_number_const(o) else None), elem, span)
+        other = lw.splat_to(ov, shape, span) if shape_of(ov.type) != shape else ov
+    t = with_elem(elem, shape)
+    dst = lw.fresh("load")
+    lw.emit(Decl(dst, t, None, span))
+    lw.emit(Load(dst, p.expr, m.expr if m else None, other.expr if other else None, span))
+    from larkc.ir.nodes import VarRef
+
+    return Tensor(VarRef(dst, t, span))
+
+
+@_handler("store")
+def _store(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    params = ["pointer", "value", "mask=", "boundary_check=", "cache_modifier=", "eviction_policy="]
+    a = _bind("store", params, pos, kws, span)
+    _block_pointer_args(a, span)
+    p, elem = _pointer(lw, a["pointer"], "the pointer of tl.store", span)
+    shape = shape_of(p.type)
+    v = a["value"]
+    assert v is not None
+    val = lw.convert(lw.tensor(v, span, like=elem if _is_number_const(v) else None), elem, span)
+    vs = shape_of(val.type)
+    if vs != shape:
+        if not shape and vs:
+            raise TypeCheckError("storing a block through a single pointer", span)
+        val = lw.splat_to(val, shape, span)
+    m = _mask(lw, a["mask"], shape, span)
+    lw.emit(Store(p.expr, val.expr, m.expr if m else None, span))
+    return Constexpr(None)
+
+
+_ATOMICS = {
+    "atomic_add": AtomicOp.ADD,
+    "atomic_max": AtomicOp.MAX,
+    "atomic_min": AtomicOp.MIN,
+    "atomic_xchg": AtomicOp.EXCH,
+    "atomic_and": AtomicOp.AND,
+    "atomic_or": AtomicOp.OR,
+    "atomic_xor": AtomicOp.XOR,
+    "atomic_cas": AtomicOp.CAS,
+}
+
+
+def _atomic(name: str) -> Handler:
+    op = _ATOMICS[name]
+
+    def handler(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+        if op is AtomicOp.CAS:
+            a = _bind(name, ["pointer", "cmp", "val", "sem=", "scope="], pos, kws, span)
+        else:
+            a = _bind(name, ["pointer", "val", "mask=", "sem=", "scope="], pos, kws, span)
+        p, elem = _pointer(lw, a["pointer"], f"the pointer of tl.{name}", span)
+        shape = shape_of(p.type)
+
+        def operand(key: str) -> Tensor:
+            v = a[key]
+            assert v is not None
+            t = lw.convert(lw.tensor(v, span, like=elem if _is_number_const(v) else None), elem, span)
+            return lw.splat_to(t, shape, span) if shape_of(t.type) != shape else t
+
+        val = operand("val")
+        cmp = operand("cmp") if op is AtomicOp.CAS else None
+        m = _mask(lw, a.get("mask"), shape, span)
+        t = with_elem(elem, shape)
+        dst = lw.fresh("old")
+        lw.emit(Decl(dst, t, None, span))
+        lw.emit(Atomic(dst, op, p.expr, val.expr, cmp.expr if cmp else None, m.expr if m else None, span))
+        from larkc.ir.nodes import VarRef
+
+        return Tensor(VarRef(dst, t, span))
+
+    return handler
+
+
+for _name in _ATOMICS:
+    HANDLERS[_name] = _atomic(_name)
+
+
+@_handler("debug_barrier")
+def _debug_barrier(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    _bind("debug_barrier", [], pos, kws, span)
+    lw.emit(Barrier(BarrierScope.BLOCK, None, span))
+    return Constexpr(None)
+
+
+# -- elementwise ----------------------------------------------------------------------------------
+
+
+@_handler("where")
+def _where(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("where", ["condition", "x", "y"], pos, kws, span)
+    c, x, y = a["condition"], a["x"], a["y"]
+    assert c is not None and x is not None and y is not None
+    if isinstance(c, Constexpr):
+        return x if c.value else y
+    return lw.where(lw.tensor(c, span), x, y, span)
+
+
+def _minmax(op: BinaryOp) -> Handler:
+    def handler(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+        a = _bind(op.value, ["x", "y", "propagate_nan="], pos, kws, span)
+        pn = a["propagate_nan"]
+        if pn is not None and not (isinstance(pn, Constexpr) and pn.value in (None, False, 0)):
+            raise UnsupportedError("propagate_nan", "only the default (a NaN operand yields the other)", span)
+        x, y = a["x"], a["y"]
+        assert x is not None and y is not None
+        tx, ty = lw.promote(x, y, span)
+        return Tensor(Binary(op, tx.expr, ty.expr, tx.type, span))
+
+    return handler
+
+
+HANDLERS["maximum"] = _minmax(BinaryOp.MAX)
+HANDLERS["minimum"] = _minmax(BinaryOp.MIN)
+
+#: ``tl`` math functions that accept only fp32/fp64 (Triton's ``_check_dtype``), and their IR function.
+_FLOAT_MATH = {
+    "exp": MathFn.EXP,
+    "exp2": MathFn.EXP2,
+    "log": MathFn.LOG,
+    "log2": MathFn.LOG2,
+    "cos": MathFn.COS,
+    "sin": MathFn.SIN,
+    "sqrt": MathFn.SQRT,
+    "sqrt_rn": MathFn.SQRT,
+    "rsqrt": MathFn.RSQRT,
+    "erf": MathFn.ERF,
+    "floor": MathFn.FLOOR,
+    "ceil": MathFn.CEIL,
+    # libdevice / tl.math extras (fp32/fp64 only, as libdevice has them)
+    "tanh": MathFn.TANH,
+    "log1p": MathFn.LOG1P,
+    "expm1": MathFn.EXPM1,
+    "exp10": MathFn.EXP10,
+    "log10": MathFn.LOG10,
+    "tan": MathFn.TAN,
+    "asin": MathFn.ASIN,
+    "acos": MathFn.ACOS,
+    "atan": MathFn.ATAN,
+    "sinh": MathFn.SINH,
+    "cosh": MathFn.COSH,
+    "erfc": MathFn.ERFC,
+    "cbrt": MathFn.CBRT,
+    "trunc": MathFn.TRUNC,
+    "round": MathFn.ROUND,
+    "rint": MathFn.RINT,
+    "nearbyint": MathFn.RINT,
+    "isnan": MathFn.ISNAN,
+    "isinf": MathFn.ISINF,
+    "isfinited": MathFn.ISFINITE,
+    "finitef": MathFn.ISFINITE,
+    "signbit": MathFn.SIGNBIT,
+}
+_FLOAT_MATH2 = {"pow": MathFn.POW, "atan2": MathFn.ATAN2, "fmod": MathFn.FMOD, "copysign": MathFn.COPYSIGN}
+
+
+def _float_arg(lw: KernelLowering, v: AnyValue | None, name: str, span: Span) -> Tensor:
+    t = _tensor(lw, v, f"the argument of {name}", span)
+    e = _scalar_elem(t, f"the argument of {name}", span)
+    if e not in (F32, F64):
+        raise TypeCheckError(f"{name} expects fp32 or fp64, got {dtype_name(e)} (cast it first)", span)
+    return t
+
+
+def _math1(name: str, fn: MathFn) -> Handler:
+    def handler(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+        a = _bind(name, ["x"], pos, kws, span)
+        x = _float_arg(lw, a["x"], name, span)
+        bool_result = fn in (MathFn.ISNAN, MathFn.ISINF, MathFn.ISFINITE, MathFn.SIGNBIT)
+        t = with_elem(BOOL, shape_of(x.type)) if bool_result else x.type
+        return Tensor(MathCall(fn, (x.expr,), t, span=span))
+
+    return handler
+
+
+def _math2(name: str, fn: MathFn) -> Handler:
+    def handler(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+        a = _bind(name, ["x", "y"], pos, kws, span)
+        x, y = a["x"], a["y"]
+        assert x is not None and y is not None
+        tx, ty = lw.promote(x, y, span)
+        _float_arg(lw, tx, name, span)
+        return Tensor(MathCall(fn, (tx.expr, ty.expr), tx.type, span=span))
+
+    return handler
+
+
+for _name, _fn in _FLOAT_MATH.items():
+    HANDLERS[_name] = _math1(_name, _fn)
+for _name, _fn in _FLOAT_MATH2.items():
+    HANDLERS[_name] = _math2(_name, _fn)
+
+
+@_handler("abs")
+def _abs(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("abs", ["x"], pos, kws, span)
+    x = _tensor(lw, a["x"], "the argument of abs", span)
+    e = _scalar_elem(x, "the argument of abs", span)
+    if e.is_unsigned or e.is_bool:
+        return x
+    return Tensor(MathCall(MathFn.ABS, (x.expr,), x.type, span=span))
+
+
+@_handler("fma")
+def _fma(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("fma", ["x", "y", "z"], pos, kws, span)
+    x, y, z = a["x"], a["y"], a["z"]
+    assert x is not None and y is not None and z is not None
+    tx, ty = lw.promote(x, y, span)
+    tz, tx = lw.promote(z, tx, span)
+    tz, ty = lw.promote(tz, ty, span)
+    e = _scalar_elem(tx, "fma", span)
+    if not e.is_float:
+        raise TypeCheckError("fma needs floating-point operands", span)
+    return Tensor(MathCall(MathFn.FMA, (tx.expr, ty.expr, tz.expr), tx.type, span=span))
+
+
+@_handler("sigmoid")
+def _sigmoid(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    # standard.py: 1 / (1 + math.exp(-x))
+    a = _bind("sigmoid", ["x"], pos, kws, span)
+    x = _float_arg(lw, a["x"], "exp", span)
+    import ast as _ast
+
+    neg = lw.unary(_ast.USub(), x, span)
+    e = HANDLERS["exp"](lw, [neg], {}, span)
+    return lw.binop("/", Constexpr(1), lw.binop("+", Constexpr(1), e, span), span)
+
+
+@_handler("fdiv", "div_rn")
+def _fdiv(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("fdiv", ["x", "y", "ieee_rounding=", "approx="], pos, kws, span)
+    x, y = a["x"], a["y"]
+    assert x is not None and y is not None
+    tx, ty = lw.promote(x, y, span, div_or_mod=True)
+    if not _scalar_elem(tx, "fdiv", span).is_float:
+        raise TypeCheckError("fdiv requires floating-point operands", span)
+    return Tensor(Binary(BinaryOp.DIV, tx.expr, ty.expr, tx.type, span))
+
+
+@_handler("cdiv")
+def _cdiv(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("cdiv", ["x", "div"], pos, kws, span)
+    x, d = a["x"], a["div"]
+    assert x is not None and d is not None
+    if isinstance(x, Constexpr) and isinstance(d, Constexpr):
+        if not (isinstance(x.value, int) and isinstance(d.value, int)) or d.value == 0:
+            raise TypeCheckError("cdiv of compile-time values needs integers and a non-zero divisor", span)
+        return Constexpr((x.value + d.value - 1) // d.value)
+    # standard.py: (x + div - 1) // div
+    return lw.binop("//", lw.binop("-", lw.binop("+", x, d, span), Constexpr(1), span), d, span)
+
+
+@_handler("next_power_of_2")
+def _next_pow2(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("next_power_of_2", ["n"], pos, kws, span)
+    n = _int(a["n"], "n", span)
+    return Constexpr(1 if n <= 1 else 1 << (n - 1).bit_length())
+
+
+@_handler("to", "cast")
+def _to(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("to", ["input", "dtype", "fp_downcast_rounding=", "bitcast="], pos, kws, span)
+    x = _tensor(lw, a["input"], "input", span)
+    t = _dtype(a["dtype"], "dtype", span)
+    rounding = a["fp_downcast_rounding"]
+    if rounding is not None and not (isinstance(rounding, Constexpr) and rounding.value in (None, "rtne")):
+        raise UnsupportedError("fp_downcast_rounding", str(_const(rounding, "rounding", span)), span)
+    bitcast = bool(_const(a["bitcast"], "bitcast", span)) if a["bitcast"] is not None else False
+    if isinstance(elem_of(x.type), PointerType):
+        raise UnsupportedError("cast of a pointer", dtype_name(t), span)
+    if bitcast and _scalar_elem(x, "input", span).bits != t.bits:
+        raise TypeCheckError("bitcast between types of different sizes", span)
+    return lw.convert(x, t, span, bitcast=bitcast)
+
+
+@_handler("multiple_of", "max_contiguous", "max_constancy")
+def _hint(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("multiple_of", ["input", "values"], pos, kws, span)
+    x = a["input"]
+    assert x is not None
+    return x
+
+
+@_handler("static_assert")
+def _static_assert(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("static_assert", ["cond", "msg="], pos, kws, span)
+    if not _const(a["cond"], "the condition of tl.static_assert", span):
+        msg = a["msg"]
+        text = msg.value if isinstance(msg, Constexpr) and isinstance(msg.value, str) else ""
+        raise LarkcError(f"tl.static_assert failed{': ' + text if text else ''}", span)
+    return Constexpr(None)
+
+
+@_handler("static_print")
+def _static_print(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    return Constexpr(None)
+
+
+@_handler("constexpr")
+def _constexpr(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("constexpr", ["value"], pos, kws, span)
+    return Constexpr(_const(a["value"], "the value of tl.constexpr", span))  # type: ignore[arg-type]
+
+
+# -- shapes ---------------------------------------------------------------------------------------
+
+
+def _shape_args(pos: Sequence[AnyValue], kws: Mapping[str, AnyValue], name: str, span: Span) -> tuple[int, ...]:
+    if "shape" in kws:
+        return _shape(kws["shape"], "shape", span)
+    if len(pos) == 1:
+        return _shape(pos[0], "shape", span)
+    return tuple(_int(p, "shape", span) for p in pos)
+
+
+@_handler("reshape", "view")
+def _reshape(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    kws = dict(kws)
+    kws.pop("can_reorder", None)
+    x = lw.tensor(kws.pop("input") if "input" in kws else pos[0], span)
+    shape = _shape_args(pos[1:], kws, "reshape", span)
+    have = shape_of(x.type)
+    if math.prod(have) != math.prod(shape):
+        raise TypeCheckError(f"cannot reshape a block of shape {list(have)} to {list(shape)}", span)
+    if not shape:
+        raise UnsupportedError("reshape to a scalar", "", span)
+    return Tensor(Reshape(x.expr, BlockType(elem_of(x.type), shape), span))
+
+
+@_handler("expand_dims")
+def _expand_dims(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("expand_dims", ["input", "axis"], pos, kws, span)
+    x = _tensor(lw, a["input"], "input", span)
+    ax = _const(a["axis"], "axis", span)
+    axes = list(ax) if isinstance(ax, tuple) else [ax]
+    shape = list(shape_of(x.type))
+    rank = len(shape) + len(axes)
+    for d in sorted(int(v) % rank for v in axes if isinstance(v, int)):
+        shape.insert(d, 1)
+    if not shape_of(x.type):
+        return Tensor(Splat(x.expr, BlockType(elem_of(x.type), tuple(shape)), span))
+    return Tensor(Reshape(x.expr, BlockType(elem_of(x.type), tuple(shape)), span))
+
+
+@_handler("broadcast_to")
+def _broadcast_to(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    kws = dict(kws)
+    x = lw.tensor(kws.pop("input") if "input" in kws else pos[0], span)
+    shape = _shape_args(pos[1:], kws, "broadcast_to", span)
+    return lw.splat_to(x, shape, span)
+
+
+@_handler("broadcast")
+def _broadcast(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("broadcast", ["input", "other"], pos, kws, span)
+    x, y = _tensor(lw, a["input"], "input", span), _tensor(lw, a["other"], "other", span)
+    from larkc.frontends.triton.lower import TupleValue
+
+    bx, by = lw.broadcast(x, y, span)
+    return TupleValue((bx, by))
+
+
+# -- reductions -----------------------------------------------------------------------------------
+
+
+def _axis(v: AnyValue | None, rank: int, span: Span) -> int | None:
+    if v is None or (isinstance(v, Constexpr) and v.value is None):
+        return None
+    ax = _int(v, "axis", span)
+    if not -rank <= ax < rank:
+        raise TypeCheckError(f"axis {ax} is out of range for a block of rank {rank}", span)
+    return ax % rank
+
+
+def _reduce(lw: KernelLowering, op: ReduceOp, x: Tensor, axis: int | None, keep: bool, span: Span) -> Tensor:
+    shape = shape_of(x.type)
+    if not shape:
+        raise TypeCheckError("reduction of a scalar", span)
+    elem = elem_of(x.type)
+    if axis is None:
+        n = math.prod(shape)
+        if len(shape) > 1:
+            x = Tensor(Reshape(x.expr, BlockType(elem, (n,)), span))
+        out = Tensor(Reduce(op, x.expr, 0, elem, span))
+        if keep:
+            return Tensor(Splat(out.expr, BlockType(elem, (1,) * len(shape)), span))
+        return out
+    rest = shape[:axis] + shape[axis + 1 :]
+    out = Tensor(Reduce(op, x.expr, axis, with_elem(elem, rest), span))
+    if keep:
+        kept = (*shape[:axis], 1, *shape[axis + 1 :])
+        if rest:
+            return Tensor(Reshape(out.expr, BlockType(elem, kept), span))
+        return Tensor(Splat(out.expr, BlockType(elem, kept), span))
+    return out
+
+
+@_handler("sum")
+def _sum(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("sum", ["input", "axis=", "keep_dims=", "dtype="], pos, kws, span)
+    x = _tensor(lw, a["input"], "input", span)
+    e = _scalar_elem(x, "input of tl.sum", span)
+    if a["dtype"] is not None and not (isinstance(a["dtype"], Constexpr) and a["dtype"].value is None):
+        t = _dtype(a["dtype"], "dtype", span)
+    elif e.is_bool or (e.is_unsigned and e.bits < 32):
+        t = U32
+    elif e.is_signed and e.bits < 32:
+        t = I32
+    else:
+        t = e
+    x = lw.convert(x, t, span)
+    keep = bool(_const(a["keep_dims"], "keep_dims", span)) if a["keep_dims"] is not None else False
+    return _reduce(lw, ReduceOp.SUM, x, _axis(a["axis"], len(shape_of(x.type)), span), keep, span)
+
+
+def _extremum(name: str, op: ReduceOp) -> Handler:
+    def handler(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+        params = ["input", "axis=", "return_indices=", "return_indices_tie_break_left=", "keep_dims="]
+        a = _bind(name, params, pos, kws, span)
+        x = _tensor(lw, a["input"], "input", span)
+        e = _scalar_elem(x, f"input of tl.{name}", span)
+        if e.is_bool:
+            x = lw.convert(x, I32, span)
+        axis = _axis(a["axis"], len(shape_of(x.type)), span)
+        keep = bool(_const(a["keep_dims"], "keep_dims", span)) if a["keep_dims"] is not None else False
+        value = _reduce(lw, op, x, axis, keep, span)
+        if a["return_indices"] is not None and _const(a["return_indices"], "return_indices", span):
+            from larkc.frontends.triton.lower import TupleValue
+
+            return TupleValue((value, _arg_extremum(lw, op, x, axis, keep, span)))
+        return value
+
+    return handler
+
+
+HANDLERS["max"] = _extremum("max", ReduceOp.MAX)
+HANDLERS["min"] = _extremum("min", ReduceOp.MIN)
+
+
+def _arg_extremum(lw: KernelLowering, op: ReduceOp, x: Tensor, axis: int | None, keep: bool, span: Span) -> Tensor:
+    """The first index of the maximum (minimum) along ``axis``: min over indices where x equals it."""
+    shape = shape_of(x.type)
+    if axis is None:
+        if len(shape) != 1:
+            raise UnsupportedError("argmax/argmin without an axis", "of a block of rank > 1", span)
+        axis = 0
+    best = _reduce(lw, op, x, axis, True, span)
+    best = lw.splat_to(best, shape, span)
+    n = shape[axis]
+    idx = Tensor(Arange(0, n, BlockType(I32, (n,)), span))
+    if len(shape) > 1:
+        idx = Tensor(Reshape(idx.expr, BlockType(I32, tuple(n if d == axis else 1 for d in range(len(shape)))), span))
+        idx = lw.splat_to(idx, shape, span)
+    hit = Tensor(Binary(BinaryOp.EQ, x.expr, best.expr, BlockType(BOOL, shape), span))
+    big = Tensor(Splat(Const(2**31 - 1, I32, span), BlockType(I32, shape), span))
+    cand = lw.where(hit, idx, big, span)
+    return _reduce(lw, ReduceOp.MIN, cand, axis, keep, span)
+
+
+def _arg_handler(name: str, op: ReduceOp) -> Handler:
+    def handler(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+        a = _bind(name, ["input", "axis", "tie_break_left=", "keep_dims="], pos, kws, span)
+        x = _tensor(lw, a["input"], "input", span)
+        if _scalar_elem(x, "input", span).is_bool:
+            x = lw.convert(x, I32, span)
+        tbl = a["tie_break_left"]
+        if tbl is not None and not _const(tbl, "tie_break_left", span):
+            raise UnsupportedError(f"tl.{name}", "tie_break_left=False", span)
+        keep = bool(_const(a["keep_dims"], "keep_dims", span)) if a["keep_dims"] is not None else False
+        return _arg_extremum(lw, op, x, _axis(a["axis"], len(shape_of(x.type)), span), keep, span)
+
+    return handler
+
+
+HANDLERS["argmax"] = _arg_handler("argmax", ReduceOp.MAX)
+HANDLERS["argmin"] = _arg_handler("argmin", ReduceOp.MIN)
+
+
+@_handler("dot")
+def _dot(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    params = ["input", "other", "acc=", "input_precision=", "allow_tf32=", "max_num_imprecise_acc="]
+    params += ["out_dtype="]
+    a = _bind("dot", params, pos, kws, span)
+    x = _tensor(lw, a["input"], "input", span)
+    y = _tensor(lw, a["other"], "other", span)
+    sx, sy = shape_of(x.type), shape_of(y.type)
+    if len(sx) != 2 or len(sy) != 2:
+        raise UnsupportedError("tl.dot", "operands of rank other than 2", span)
+    if sx[1] != sy[0]:
+        raise TypeCheckError(f"tl.dot: inner dimensions differ ({list(sx)} and {list(sy)})", span)
+    if min(sx[0], sx[1], sy[1]) < 16:
+        raise TypeCheckError("tl.dot needs every dimension to be at least 16", span)
+    ex, ey = _scalar_elem(x, "input", span), _scalar_elem(y, "other", span)
+    if ex != ey:
+        ct = computation_type(ex, False, ey, False, False)
+        if isinstance(ct, str):
+            raise TypeCheckError(ct, span)
+        x, y = lw.convert(x, ct, span), lw.convert(y, ct, span)
+        ex = ct
+    prec = a["input_precision"]
+    if ex == F32 and not (isinstance(prec, Constexpr) and prec.value == "ieee"):
+        # The default ("tf32") rounds the inputs on GPUs; the simulator computes in exact float32.
+        pass
+    if a["acc"] is not None and not (isinstance(a["acc"], Constexpr) and a["acc"].value is None):
+        acc = lw.tensor(a["acc"], span)
+        out = _scalar_elem(acc, "acc", span)
+        if shape_of(acc.type) != (sx[0], sy[1]):
+            raise TypeCheckError(f"tl.dot: acc has shape {list(shape_of(acc.type))}, expected {[sx[0], sy[1]]}", span)
+        return Tensor(Dot(x.expr, y.expr, acc.expr, BlockType(out, (sx[0], sy[1])), span))
+    if a["out_dtype"] is not None:
+        out = _dtype(a["out_dtype"], "out_dtype", span)
+    else:
+        out = I32 if ex.is_int else F32
+    return Tensor(Dot(x.expr, y.expr, None, BlockType(out, (sx[0], sy[1])), span))
+
+
+# -- Python builtins on compile-time values -------------------------------------------------------
+
+
+def _py(name: str, fn: Callable[..., object]) -> None:
+    def handler(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+        if name in ("min", "max") and not kws and len(pos) >= 2 and not all(isinstance(p, Constexpr) for p in pos):
+            # Triton's code generator turns min/max of run-time values into tl.minimum/tl.maximum
+            acc = pos[0]
+            for p in pos[1:]:
+                acc = HANDLERS["minimum" if name == "min" else "maximum"](lw, [acc, p], {}, span)
+            return acc
+        if kws or not all(isinstance(p, Constexpr) for p in pos):
+            raise UnsupportedError(f"{name}() on run-time values", "use tl.minimum/tl.maximum/.to()", span)
+        try:
+            out = fn(*(p.value for p in pos if isinstance(p, Constexpr)))
+        except (TypeError, ValueError) as e:
+            raise TypeCheckError(f"{name}(): {e}", span) from None
+        return Constexpr(out)  # type: ignore[arg-type]
+
+    HANDLERS[f"py.{name}"] = handler
+
+
+_PY_FUNCTIONS: dict[str, Callable[..., object]] = {
+    "min": min,
+    "max": max,
+    "len": len,
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "abs": abs,
+}
+for _name, _f in _PY_FUNCTIONS.items():
+    _py(_name, _f)

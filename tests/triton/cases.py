@@ -1,0 +1,173 @@
+"""The launches of every Triton example used by the agreement tests (sizes chosen so that masks matter:
+lengths that are not multiples of the block, rows shorter than the block, padded strides)."""
+
+from __future__ import annotations
+
+import torch
+from harness import Launch
+
+G = torch.Generator
+
+
+def _randn(g: G, *shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+def _vector_add(n: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {"x_ptr": _randn(g, n), "y_ptr": _randn(g, n), "out_ptr": torch.zeros(n), "n_elements": n}
+
+    return Launch("vector_add", "add_kernel", ((n + 63) // 64,), make, {"BLOCK": 64})
+
+
+def _softmax(rows: int, cols: int, programs: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        x = _randn(g, rows, cols + 3) * 4
+        return {
+            "out_ptr": torch.zeros(rows, cols),
+            "in_ptr": x,
+            "in_row_stride": cols + 3,
+            "out_row_stride": cols,
+            "n_rows": rows,
+            "n_cols": cols,
+        }
+
+    return Launch("softmax", "softmax_kernel", (programs,), make, {"BLOCK": 64})
+
+
+def _layer_norm(rows: int, n: int, example: str = "layer_norm") -> Launch:
+    stride = n + 5
+
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {
+            "X": _randn(g, rows, stride) * 3 + 1,
+            "Y": torch.zeros(rows, stride),
+            "W": _randn(g, n),
+            "B": _randn(g, n),
+            "Mean": torch.zeros(rows),
+            "Rstd": torch.zeros(rows),
+            "stride": stride,
+            "N": n,
+            "eps": 1e-5,
+        }
+
+    return Launch(example, "layer_norm_fwd", (rows,), make, {"BLOCK": 32}, rtol=1e-4, atol=1e-5)
+
+
+def _rms_norm(rows: int, cols: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {
+            "x_ptr": _randn(g, rows, cols + 8, dtype=torch.float16),
+            "w_ptr": _randn(g, cols, dtype=torch.float16),
+            "y_ptr": torch.zeros(rows, cols, dtype=torch.float16),
+            "x_stride": cols + 8,
+            "y_stride": cols,
+            "n_cols": cols,
+            "eps": 1e-6,
+        }
+
+    return Launch("rms_norm", "rms_norm_kernel", (rows,), make, {"BLOCK": 128}, rtol=1e-3, atol=1e-3)
+
+
+def _swiglu(rows: int, cols: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {"x_ptr": _randn(g, rows, 2 * cols), "out_ptr": torch.zeros(rows, cols), "n_cols": cols}
+
+    return Launch("swiglu", "swiglu_kernel", (rows, (cols + 31) // 32), make, {"BLOCK": 32})
+
+
+def _geglu(n: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {"a_ptr": _randn(g, n) * 2, "b_ptr": _randn(g, n), "out_ptr": torch.zeros(n), "n": n}
+
+    return Launch("geglu", "geglu_kernel", ((n + 127) // 128,), make, {"BLOCK": 128})
+
+
+def _rotary(tokens: int, heads: int, half: int) -> Launch:
+    d = 2 * half
+
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        ang = torch.rand(tokens, half, generator=g) * 6.28
+        return {
+            "q_ptr": _randn(g, tokens, heads, d),
+            "cos_ptr": torch.cos(ang),
+            "sin_ptr": torch.sin(ang),
+            "out_ptr": torch.zeros(tokens, heads, d),
+            "stride_tok": heads * d,
+            "stride_head": d,
+            "n_heads": heads,
+        }
+
+    return Launch("rotary", "rotary_kernel", (tokens,), make, {"HALF": half, "HEADS": 8})
+
+
+def _cross_entropy(rows: int, cols: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {
+            "logits_ptr": _randn(g, rows, cols) * 3,
+            "target_ptr": torch.randint(0, cols, (rows,), generator=g),
+            "loss_ptr": torch.zeros(rows),
+            "stride": cols,
+            "n_cols": cols,
+        }
+
+    return Launch("cross_entropy", "cross_entropy_fwd", (rows,), make, {"BLOCK": 64}, rtol=1e-5, atol=1e-5)
+
+
+def _matmul(m: int, n: int, k: int) -> Launch:
+    bm, bn, bk = 32, 32, 16
+
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        a = _randn(g, m, k, dtype=torch.float16)
+        b = _randn(g, k, n, dtype=torch.float16)
+        return {
+            "a_ptr": a,
+            "b_ptr": b,
+            "c_ptr": torch.zeros(m, n, dtype=torch.float16),
+            "M": m,
+            "N": n,
+            "K": k,
+            "stride_am": k,
+            "stride_ak": 1,
+            "stride_bk": n,
+            "stride_bn": 1,
+            "stride_cm": n,
+            "stride_cn": 1,
+        }
+
+    grid = (((m + bm - 1) // bm) * ((n + bn - 1) // bn),)
+    consts = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 2}
+    return Launch("matmul", "matmul_kernel", grid, make, consts, rtol=2e-3, atol=2e-3)
+
+
+def _row_sum_atomic(n: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {"x_ptr": _randn(g, n), "out_ptr": torch.zeros(1), "n": n}
+
+    return Launch("row_sum_atomic", "total_sum_kernel", ((n + 127) // 128,), make, {"BLOCK": 128}, rtol=1e-4, atol=1e-4)
+
+
+def _argmax(rows: int, cols: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        x = torch.randint(-5, 5, (rows, cols), generator=g).float()  # ties: the first index wins
+        return {"x_ptr": x, "out_ptr": torch.zeros(rows, dtype=torch.int32), "stride": cols, "n_cols": cols}
+
+    return Launch("argmax", "row_argmax_kernel", (rows,), make, {"BLOCK": 64})
+
+
+#: (launch, buffers compared) per case id.
+CASES: dict[str, tuple[Launch, tuple[str, ...]]] = {
+    "vector_add-1000": (_vector_add(1000), ("out_ptr",)),
+    "vector_add-64": (_vector_add(64), ("out_ptr",)),
+    "softmax-7x50": (_softmax(7, 50, 3), ("out_ptr",)),
+    "softmax-4x64": (_softmax(4, 64, 4), ("out_ptr",)),
+    "layer_norm-3x70": (_layer_norm(3, 70), ("Y", "Mean", "Rstd")),
+    "rms_norm-5x100": (_rms_norm(5, 100), ("y_ptr",)),
+    "swiglu-3x70": (_swiglu(3, 70), ("out_ptr",)),
+    "geglu-300": (_geglu(300), ("out_ptr",)),
+    "rotary-3x5x8": (_rotary(3, 5, 8), ("out_ptr",)),
+    "cross_entropy-4x150": (_cross_entropy(4, 150), ("loss_ptr",)),
+    "matmul-40x48x40": (_matmul(40, 48, 40), ("c_ptr",)),
+    "row_sum_atomic-1000": (_row_sum_atomic(1000), ("out_ptr",)),
+    "argmax-6x50": (_argmax(6, 50), ("out_ptr",)),
+}
