@@ -368,6 +368,9 @@ def _minmax(op: BinaryOp) -> Handler:
         x, y = a["x"], a["y"]
         assert x is not None and y is not None
         tx, ty = lw.promote(x, y, span)
+        if elem_of(tx.type) == BOOL:  # on int1, the maximum is `or` and the minimum `and`
+            logical = BinaryOp.LOR if op is BinaryOp.MAX else BinaryOp.LAND
+            return Tensor(Binary(logical, tx.expr, ty.expr, tx.type, span))
         return Tensor(Binary(op, tx.expr, ty.expr, tx.type, span))
 
     return handler

@@ -839,12 +839,21 @@ class KernelLowering:
         if op in ("<<", ">>", "&", "|", "^", "//") and elem.is_float:
             raise TypeCheckError(f"operator {op} needs integer operands, got {self.type_text(t)}", span)
         if op in ("+", "-", "*", "//", "%", "<<", ">>") and elem.is_bool:
-            raise UnsupportedError("arithmetic on int1 values", op, span)
+            return self.int1_arith(op, ta, tb, span)
         if op == "%" and elem.is_float:
             from larkc.ir.nodes import MathCall, MathFn
 
             return Tensor(MathCall(MathFn.FMOD, (ta.expr, tb.expr), t, span=span))
         return Tensor(Binary(_IR_OPS[op], ta.expr, tb.expr, t, span))
+
+    def int1_arith(self, op: str, a: Tensor, b: Tensor, span: Span) -> Tensor:
+        """Arithmetic on ``int1`` (1-bit, modulo 2), computed in ``i32`` and reduced to its low bit."""
+        shape = shape_of(a.type)
+        t32 = with_elem(I32, shape)
+        x, y = self.convert(a, I32, span), self.convert(b, I32, span)
+        r = Binary(_IR_OPS[op], x.expr, y.expr, t32, span)
+        one = self.splat_to(Tensor(Const(1, I32, span)), shape, span).expr
+        return self.truth(Tensor(Binary(BinaryOp.BITAND, r, one, t32, span)), span)
 
     def truediv(self, a: AnyValue, b: AnyValue, span: Span) -> Tensor:
         ta, tb = self.promote(a, b, span, div_or_mod=True)
@@ -889,7 +898,7 @@ class KernelLowering:
         match op:
             case ast.USub():
                 if elem.is_bool:
-                    raise UnsupportedError("negation of int1", "", span)
+                    return t  # 0 - x modulo 2 is x
                 return Tensor(Unary(UnaryOp.NEG, t.expr, t.type, span))
             case ast.UAdd():
                 return t
