@@ -3,10 +3,19 @@ lengths that are not multiples of the block, rows shorter than the block, padded
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import torch
 from harness import Launch
 
 G = torch.Generator
+Args = Mapping[str, torch.Tensor | int | float]
+
+
+def _t(a: Args, name: str) -> torch.Tensor:
+    v = a[name]
+    assert isinstance(v, torch.Tensor)
+    return v
 
 
 def _randn(g: G, *shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
@@ -17,10 +26,13 @@ def _vector_add(n: int) -> Launch:
     def make(g: G) -> dict[str, torch.Tensor | int | float]:
         return {"x_ptr": _randn(g, n), "y_ptr": _randn(g, n), "out_ptr": torch.zeros(n), "n_elements": n}
 
-    return Launch("vector_add", "add_kernel", ((n + 63) // 64,), make, {"BLOCK": 64})
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        return {"out_ptr": _t(a, "x_ptr") + _t(a, "y_ptr")}
+
+    return Launch("vector_add", "add_kernel", ((n + 63) // 64,), make, {"BLOCK": 64}, reference=ref)
 
 
-def _softmax(rows: int, cols: int, programs: int) -> Launch:
+def _softmax(rows: int, cols: int, programs: int, example: str = "softmax") -> Launch:
     def make(g: G) -> dict[str, torch.Tensor | int | float]:
         x = _randn(g, rows, cols + 3) * 4
         return {
@@ -32,7 +44,10 @@ def _softmax(rows: int, cols: int, programs: int) -> Launch:
             "n_cols": cols,
         }
 
-    return Launch("softmax", "softmax_kernel", (programs,), make, {"BLOCK": 64})
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        return {"out_ptr": torch.softmax(_t(a, "in_ptr")[:, :cols].double(), dim=1)}
+
+    return Launch(example, "softmax_kernel", (programs,), make, {"BLOCK": 64}, reference=ref)
 
 
 def _layer_norm(rows: int, n: int, example: str = "layer_norm") -> Launch:
@@ -51,7 +66,14 @@ def _layer_norm(rows: int, n: int, example: str = "layer_norm") -> Launch:
             "eps": 1e-5,
         }
 
-    return Launch(example, "layer_norm_fwd", (rows,), make, {"BLOCK": 32}, rtol=1e-4, atol=1e-5)
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        x = _t(a, "X")[:, :n].double()
+        y = torch.zeros(rows, stride, dtype=torch.float64)
+        y[:, :n] = torch.nn.functional.layer_norm(x, (n,), _t(a, "W").double(), _t(a, "B").double(), eps=1e-5)
+        var = x.var(dim=1, unbiased=False)
+        return {"Y": y, "Mean": x.mean(dim=1), "Rstd": 1 / torch.sqrt(var + 1e-5)}
+
+    return Launch(example, "layer_norm_fwd", (rows,), make, {"BLOCK": 32}, rtol=1e-4, atol=1e-5, reference=ref)
 
 
 def _rms_norm(rows: int, cols: int) -> Launch:
@@ -66,21 +88,33 @@ def _rms_norm(rows: int, cols: int) -> Launch:
             "eps": 1e-6,
         }
 
-    return Launch("rms_norm", "rms_norm_kernel", (rows,), make, {"BLOCK": 128}, rtol=1e-3, atol=1e-3)
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        x = _t(a, "x_ptr")[:, :cols].double()
+        y = x * torch.rsqrt((x * x).mean(dim=1, keepdim=True) + 1e-6) * _t(a, "w_ptr").double()
+        return {"y_ptr": y}
+
+    return Launch("rms_norm", "rms_norm_kernel", (rows,), make, {"BLOCK": 128}, rtol=1e-3, atol=1e-3, reference=ref)
 
 
 def _swiglu(rows: int, cols: int) -> Launch:
     def make(g: G) -> dict[str, torch.Tensor | int | float]:
         return {"x_ptr": _randn(g, rows, 2 * cols), "out_ptr": torch.zeros(rows, cols), "n_cols": cols}
 
-    return Launch("swiglu", "swiglu_kernel", (rows, (cols + 31) // 32), make, {"BLOCK": 32})
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        x = _t(a, "x_ptr").double()
+        return {"out_ptr": torch.nn.functional.silu(x[:, :cols]) * x[:, cols:]}
+
+    return Launch("swiglu", "swiglu_kernel", (rows, (cols + 31) // 32), make, {"BLOCK": 32}, reference=ref)
 
 
 def _geglu(n: int) -> Launch:
     def make(g: G) -> dict[str, torch.Tensor | int | float]:
         return {"a_ptr": _randn(g, n) * 2, "b_ptr": _randn(g, n), "out_ptr": torch.zeros(n), "n": n}
 
-    return Launch("geglu", "geglu_kernel", ((n + 127) // 128,), make, {"BLOCK": 128})
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        return {"out_ptr": torch.nn.functional.gelu(_t(a, "a_ptr").double()) * _t(a, "b_ptr").double()}
+
+    return Launch("geglu", "geglu_kernel", ((n + 127) // 128,), make, {"BLOCK": 128}, reference=ref)
 
 
 def _rotary(tokens: int, heads: int, half: int) -> Launch:
@@ -98,7 +132,14 @@ def _rotary(tokens: int, heads: int, half: int) -> Launch:
             "n_heads": heads,
         }
 
-    return Launch("rotary", "rotary_kernel", (tokens,), make, {"HALF": half, "HEADS": 8})
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        q = _t(a, "q_ptr").double()
+        c = _t(a, "cos_ptr").double()[:, None, :]
+        s = _t(a, "sin_ptr").double()[:, None, :]
+        x1, x2 = q[..., :half], q[..., half:]
+        return {"out_ptr": torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1)}
+
+    return Launch("rotary", "rotary_kernel", (tokens,), make, {"HALF": half, "HEADS": 8}, reference=ref)
 
 
 def _cross_entropy(rows: int, cols: int) -> Launch:
@@ -111,7 +152,12 @@ def _cross_entropy(rows: int, cols: int) -> Launch:
             "n_cols": cols,
         }
 
-    return Launch("cross_entropy", "cross_entropy_fwd", (rows,), make, {"BLOCK": 64}, rtol=1e-5, atol=1e-5)
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        loss = torch.nn.functional.cross_entropy(_t(a, "logits_ptr").double(), _t(a, "target_ptr"), reduction="none")
+        return {"loss_ptr": loss}
+
+    consts = {"BLOCK": 64}
+    return Launch("cross_entropy", "cross_entropy_fwd", (rows,), make, consts, rtol=1e-5, atol=1e-5, reference=ref)
 
 
 def _matmul(m: int, n: int, k: int) -> Launch:
@@ -137,14 +183,22 @@ def _matmul(m: int, n: int, k: int) -> Launch:
 
     grid = (((m + bm - 1) // bm) * ((n + bn - 1) // bn),)
     consts = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 2}
-    return Launch("matmul", "matmul_kernel", grid, make, consts, rtol=2e-3, atol=2e-3)
+
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        return {"c_ptr": _t(a, "a_ptr").double() @ _t(a, "b_ptr").double()}
+
+    return Launch("matmul", "matmul_kernel", grid, make, consts, rtol=2e-3, atol=2e-2, reference=ref)
 
 
 def _row_sum_atomic(n: int) -> Launch:
     def make(g: G) -> dict[str, torch.Tensor | int | float]:
         return {"x_ptr": _randn(g, n), "out_ptr": torch.zeros(1), "n": n}
 
-    return Launch("row_sum_atomic", "total_sum_kernel", ((n + 127) // 128,), make, {"BLOCK": 128}, rtol=1e-4, atol=1e-4)
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        return {"out_ptr": _t(a, "x_ptr").double().sum().reshape(1)}
+
+    grid = ((n + 127) // 128,)
+    return Launch("row_sum_atomic", "total_sum_kernel", grid, make, {"BLOCK": 128}, rtol=1e-4, atol=1e-4, reference=ref)
 
 
 def _argmax(rows: int, cols: int) -> Launch:
@@ -152,7 +206,12 @@ def _argmax(rows: int, cols: int) -> Launch:
         x = torch.randint(-5, 5, (rows, cols), generator=g).float()  # ties: the first index wins
         return {"x_ptr": x, "out_ptr": torch.zeros(rows, dtype=torch.int32), "stride": cols, "n_cols": cols}
 
-    return Launch("argmax", "row_argmax_kernel", (rows,), make, {"BLOCK": 64})
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        x = _t(a, "x_ptr")
+        first = torch.tensor([int((row == row.max()).nonzero()[0]) for row in x], dtype=torch.int32)
+        return {"out_ptr": first}
+
+    return Launch("argmax", "row_argmax_kernel", (rows,), make, {"BLOCK": 64}, reference=ref)
 
 
 #: (launch, buffers compared) per case id.
@@ -170,4 +229,11 @@ CASES: dict[str, tuple[Launch, tuple[str, ...]]] = {
     "matmul-40x48x40": (_matmul(40, 48, 40), ("c_ptr",)),
     "row_sum_atomic-1000": (_row_sum_atomic(1000), ("out_ptr",)),
     "argmax-6x50": (_argmax(6, 50), ("out_ptr",)),
+}
+
+#: Seeded bugs whose outputs differ from the reference (Triton's interpreter computes the same wrong
+#: values, so they are in the agreement test too).
+WRONG: dict[str, tuple[Launch, tuple[str, ...]]] = {
+    "softmax_bug_other_zero-7x50": (_softmax(7, 50, 7, "softmax_bug_other_zero"), ("out_ptr",)),
+    "layer_norm_bug_wrong_stride-3x70": (_layer_norm(3, 70, "layer_norm_bug_wrong_stride"), ("Y", "Mean", "Rstd")),
 }

@@ -55,6 +55,8 @@ class Launch:
     constexprs: Mapping[str, int | float | bool | str] = field(default_factory=dict)
     rtol: float = 1e-5
     atol: float = 1e-6
+    #: What PyTorch computes for the compared buffers, from the arguments (before the launch).
+    reference: Callable[[Mapping[str, torch.Tensor | int | float]], dict[str, torch.Tensor]] | None = None
 
     @property
     def path(self) -> Path:
@@ -107,6 +109,13 @@ def run_larkc(launch: Launch, seed: int = 0) -> tuple[SimResult, dict[str, torch
     grid = (*launch.grid, 1, 1)[:3]
     result = simulate(module, launch.kernel, LaunchConfig((grid[0], grid[1], grid[2]), (1, 1, 1)), kargs)
     return result, {k: v for k, v in args.items() if isinstance(v, torch.Tensor)}
+
+
+def reference_outputs(launch: Launch, seed: int = 0) -> dict[str, torch.Tensor]:
+    """The reference's values of the compared buffers, on the inputs of ``seed``."""
+    assert launch.reference is not None
+    g = torch.Generator().manual_seed(seed)
+    return launch.reference(launch.make(g))
 
 
 def run_triton(launch: Launch, seed: int = 0) -> dict[str, torch.Tensor]:
