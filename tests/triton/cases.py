@@ -190,6 +190,27 @@ def _matmul(m: int, n: int, k: int) -> Launch:
     return Launch("matmul", "matmul_kernel", grid, make, consts, rtol=2e-3, atol=2e-2, reference=ref)
 
 
+def _matmul_descriptor(m: int, n: int, k: int) -> Launch:
+    bm, bn, bk = 32, 32, 16
+
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {
+            "a_ptr": _randn(g, m, k, dtype=torch.float16),
+            "b_ptr": _randn(g, k, n, dtype=torch.float16),
+            "c_ptr": torch.zeros(m, n),
+            "M": m,
+            "N": n,
+            "K": k,
+        }
+
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        return {"c_ptr": _t(a, "a_ptr").double() @ _t(a, "b_ptr").double()}
+
+    grid = ((m + bm - 1) // bm, (n + bn - 1) // bn)
+    consts = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk}
+    return Launch("matmul_descriptor", "matmul_desc_kernel", grid, make, consts, rtol=1e-4, atol=1e-4, reference=ref)
+
+
 def _row_sum_atomic(n: int) -> Launch:
     def make(g: G) -> dict[str, torch.Tensor | int | float]:
         return {"x_ptr": _randn(g, n), "out_ptr": torch.zeros(1), "n": n}
@@ -227,6 +248,7 @@ CASES: dict[str, tuple[Launch, tuple[str, ...]]] = {
     "rotary-3x5x8": (_rotary(3, 5, 8), ("out_ptr",)),
     "cross_entropy-4x150": (_cross_entropy(4, 150), ("loss_ptr",)),
     "matmul-40x48x40": (_matmul(40, 48, 40), ("c_ptr",)),
+    "matmul_descriptor-40x56x40": (_matmul_descriptor(40, 56, 40), ("c_ptr",)),
     "row_sum_atomic-1000": (_row_sum_atomic(1000), ("out_ptr",)),
     "argmax-6x50": (_argmax(6, 50), ("out_ptr",)),
 }

@@ -1,8 +1,7 @@
 """Index of the maximum of each row (the first one on ties), rows of n_cols <= BLOCK."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

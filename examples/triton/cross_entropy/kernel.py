@@ -1,9 +1,8 @@
 """Cross-entropy forward per row: loss = logsumexp(logits) - logits[target], with a row wider than one
 block handled by an online maximum and rescaled sum."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

@@ -1,8 +1,7 @@
 """GeGLU with the exact (erf) GELU: out = gelu(a) * b = 0.5 * a * (1 + erf(a / sqrt(2))) * b."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

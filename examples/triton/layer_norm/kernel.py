@@ -1,9 +1,8 @@
 """Layer norm forward over rows of N columns, in chunks of BLOCK columns (two passes: mean and variance,
 then the normalised output); also stores each row's mean and 1/std."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

@@ -1,9 +1,8 @@
 """Seeded bug: the input row offset uses N instead of the row stride (wrong when the input rows are
 padded, stride > N)."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

@@ -1,9 +1,8 @@
 """C = A @ B with tl.dot on BLOCK_M x BLOCK_N tiles, grouped ordering of the programs (GROUP_M rows of
 tiles at a time) and masks on every edge, accumulating in float32."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

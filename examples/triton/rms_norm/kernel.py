@@ -1,9 +1,8 @@
 """RMS norm over rows that fit one block: y = x / sqrt(mean(x^2) + eps) * w, computed in float32 for
 float16 input and output."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

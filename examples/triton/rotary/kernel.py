@@ -1,9 +1,8 @@
 """Rotary embedding (NeoX style) on q of shape (tokens, heads, head_dim): the two halves of each head
 are rotated by the token's cos/sin (cache of shape (tokens, head_dim / 2))."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

@@ -1,9 +1,8 @@
 """Sum of all elements: each program reduces BLOCK elements and adds its partial sum to out[0] with
 tl.atomic_add (out must start at zero)."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

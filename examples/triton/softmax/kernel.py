@@ -1,8 +1,7 @@
 """Row-wise softmax: each program takes rows pid, pid + P, ... and holds a whole row in one block."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

@@ -1,9 +1,8 @@
 """Seeded bug: masked-off columns load 0.0 instead of -inf, so they count in the maximum and in the
 denominator (wrong whenever a row is shorter than BLOCK)."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

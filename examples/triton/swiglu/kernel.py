@@ -1,8 +1,7 @@
 """SwiGLU: out = silu(a) * b over rows of n_cols, a and b the two halves of the input row."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

@@ -1,8 +1,7 @@
 """Element-wise addition, one block of BLOCK elements per program (the first Triton tutorial's shape)."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

@@ -1,9 +1,8 @@
 """Seeded bug: the store has no mask, so the last program writes past the end when n is not a multiple
 of BLOCK."""
 
-import triton.language as tl
-
 import triton
+import triton.language as tl
 
 
 @triton.jit

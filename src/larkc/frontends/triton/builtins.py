@@ -814,3 +814,143 @@ _PY_FUNCTIONS: dict[str, Callable[..., object]] = {
 }
 for _name, _f in _PY_FUNCTIONS.items():
     _py(_name, _f)
+
+
+# -- tensor descriptors ---------------------------------------------------------------------------
+
+
+def _tuple_items(v: AnyValue | None, what: str, span: Span) -> list[AnyValue]:
+    from larkc.frontends.triton.lower import TupleValue
+
+    match v:
+        case TupleValue(items=items):
+            return list(items)
+        case Constexpr(value=tuple() as values):
+            return [Constexpr(x) for x in values]
+        case _:
+            raise TypeCheckError(f"{what} must be a tuple or list", span)
+
+
+@_handler("make_tensor_descriptor")
+def _make_tensor_descriptor(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    from larkc.frontends.triton.lower import TensorDesc
+
+    a = _bind("make_tensor_descriptor", ["base", "shape", "strides", "block_shape", "padding_option="], pos, kws, span)
+    base, elem = _pointer(lw, a["base"], "the base of tl.make_tensor_descriptor", span)
+    if shape_of(base.type):
+        raise TypeCheckError("the base of a tensor descriptor must be a single pointer", span)
+    shape = _tuple_items(a["shape"], "shape", span)
+    strides = _tuple_items(a["strides"], "strides", span)
+    block = _shape(a["block_shape"], "block_shape", span)
+    if not 1 <= len(shape) <= 5 or len(strides) != len(shape) or len(block) != len(shape):
+        raise TypeCheckError("shape, strides and block_shape of a tensor descriptor need 1 to 5 equal ranks", span)
+    size = 1 if elem.is_bool else elem.bits // 8
+    if block[-1] * size < 16:
+        raise TypeCheckError(
+            f"descriptor block shape must have at least 16 bytes in the last dimension, got {block[-1]} * {size}",
+            span,
+        )
+    last = strides[-1]
+    if not (isinstance(last, Constexpr) and last.value == 1):
+        raise TypeCheckError("the last stride of a tensor descriptor must be the constant 1", span)
+    for s in strides:
+        if isinstance(s, Constexpr) and isinstance(s.value, int) and s is not last and (s.value * size) % 16:
+            raise TypeCheckError("tensor descriptor strides must be 16-byte aligned", span)
+    padding = a["padding_option"]
+    pad = _const(padding, "padding_option", span) if padding is not None else "zero"
+    if pad not in ("zero", "nan"):
+        raise TypeCheckError(f"padding option {pad!r} not supported", span)
+    if pad == "nan" and not elem.is_float:
+        raise TypeCheckError("padding option `nan` is not supported for integer blocks", span)
+    from larkc.ir.types import I64
+
+    return TensorDesc(
+        base,
+        tuple(lw.convert(lw.tensor(x, span), I32, span) for x in shape),
+        tuple(lw.convert(lw.tensor(x, span), I64, span) for x in strides),
+        block,
+        pad == "nan",
+    )
+
+
+def _descriptor_block(
+    lw: KernelLowering, desc: AnyValue, offsets_v: AnyValue | None, span: Span
+) -> tuple[Tensor, Tensor, ScalarType]:
+    """The pointers and the in-bounds mask of the block at ``offsets``; an assertion that the last
+    offset is 16-byte aligned (what the hardware and Triton's interpreter require)."""
+    from larkc.frontends.triton.lower import TensorDesc
+    from larkc.ir.nodes import Assert
+    from larkc.ir.types import I64
+
+    assert isinstance(desc, TensorDesc)
+    offsets = [lw.convert(lw.tensor(x, span), I32, span) for x in _tuple_items(offsets_v, "offsets", span)]
+    block = desc.block_shape
+    if len(offsets) != len(block):
+        raise TypeCheckError(f"expected {len(block)} offsets, got {len(offsets)}", span)
+    elem = elem_of(desc.base.type)
+    assert isinstance(elem, PointerType) and isinstance(elem.pointee, ScalarType)
+    scalar = elem.pointee
+    size = 1 if scalar.is_bool else scalar.bits // 8
+    if size < 16:
+        rem = lw.binop("%", lw.binop("*", offsets[-1], Constexpr(size), span), Constexpr(16), span)
+        ok = lw.compare_values(BinaryOp.EQ, rem, Constexpr(0), span)
+        if isinstance(ok, Tensor):
+            lw.emit(Assert(ok.expr, span))
+        elif not (isinstance(ok, Constexpr) and ok.value):
+            raise TypeCheckError("block offset start must be 16-byte aligned", span)
+    total: Tensor | None = None
+    mask: Tensor | None = None
+    rank = len(block)
+    for d, (off, n) in enumerate(zip(offsets, block, strict=True)):
+        idx: Tensor = Tensor(Arange(0, n, BlockType(I32, (n,)), span))
+        if rank > 1:
+            idx = Tensor(Reshape(idx.expr, BlockType(I32, tuple(n if k == d else 1 for k in range(rank))), span))
+        pos_d = lw.binop("+", off, idx, span)
+        assert isinstance(pos_d, Tensor)
+        inside = lw.binop(
+            "&",
+            lw.compare_values(BinaryOp.GE, pos_d, Constexpr(0), span),
+            lw.compare_values(BinaryOp.LT, pos_d, desc.shape[d], span),
+            span,
+        )
+        term = lw.binop("*", lw.convert(pos_d, I64, span), desc.strides[d], span)
+        assert isinstance(term, Tensor) and isinstance(inside, Tensor)
+        total = term if total is None else lw.tensor(lw.binop("+", total, term, span), span)
+        mask = inside if mask is None else lw.tensor(lw.binop("&", mask, inside, span), span)
+    assert total is not None and mask is not None
+    total, mask = lw.splat_to(total, block, span), lw.splat_to(mask, block, span)
+    ptrs = lw.ptr_add(desc.base, total, span)
+    return ptrs, mask, scalar
+
+
+@_handler("descriptor_load")
+def _descriptor_load(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    from larkc.frontends.triton.lower import TensorDesc
+    from larkc.ir.nodes import VarRef
+
+    a = _bind("load", ["desc", "offsets"], pos, kws, span)
+    desc = a["desc"]
+    assert isinstance(desc, TensorDesc)
+    ptrs, mask, scalar = _descriptor_block(lw, desc, a["offsets"], span)
+    pad = lw.const(float("nan") if desc.nan_padding else (False if scalar.is_bool else 0), scalar, span)
+    other = Splat(pad, BlockType(scalar, desc.block_shape), span)
+    t = BlockType(scalar, desc.block_shape)
+    dst = lw.fresh("load")
+    lw.emit(Decl(dst, t, None, span))
+    lw.emit(Load(dst, ptrs.expr, mask.expr, other, span))
+    return Tensor(VarRef(dst, t, span))
+
+
+@_handler("descriptor_store")
+def _descriptor_store(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("store", ["desc", "offsets", "value"], pos, kws, span)
+    desc = a["desc"]
+    assert desc is not None
+    ptrs, mask, scalar = _descriptor_block(lw, desc, a["offsets"], span)
+    v = a["value"]
+    assert v is not None
+    val = lw.convert(lw.tensor(v, span, like=scalar if _is_number_const(v) else None), scalar, span)
+    if shape_of(val.type) != shape_of(ptrs.type):
+        val = lw.splat_to(val, shape_of(ptrs.type), span)
+    lw.emit(Store(ptrs.expr, val.expr, mask.expr, span))
+    return Constexpr(None)

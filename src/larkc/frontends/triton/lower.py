@@ -82,7 +82,7 @@ from larkc.ir.values import round_float
 if TYPE_CHECKING:
     from larkc.frontends.triton.builtins import Handler
 
-__all__ = ["BoundMethod", "BuiltinRef", "KernelLowering", "TupleValue"]
+__all__ = ["BoundMethod", "BuiltinRef", "DescMethod", "KernelLowering", "TensorDesc", "TupleValue"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,28 @@ class TupleValue:
     items: tuple[AnyValue, ...]
 
 
-AnyValue = Value | BuiltinRef | BoundMethod | TupleValue
+@dataclass(frozen=True, slots=True)
+class TensorDesc:
+    """A tensor descriptor (``tl.make_tensor_descriptor``): a ``shape``-sized view of ``base`` (element
+    strides ``strides``, the last 1) loaded and stored in blocks of ``block_shape`` at element offsets;
+    elements outside the view read as the padding (0 or NaN) and are not stored."""
+
+    base: Tensor
+    shape: tuple[Tensor, ...]
+    strides: tuple[Tensor, ...]
+    block_shape: tuple[int, ...]
+    nan_padding: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DescMethod:
+    """``desc.load`` or ``desc.store``."""
+
+    desc: TensorDesc
+    name: str
+
+
+AnyValue = Value | BuiltinRef | BoundMethod | TupleValue | TensorDesc | DescMethod
 
 _BINOPS: dict[type[ast.operator], str] = {
     ast.Add: "+",
@@ -611,6 +632,10 @@ class KernelLowering:
                 raise UnsupportedError("dtype attribute", attr, span)
             case Constexpr(value=value) if attr == "value":
                 return Constexpr(value)
+            case TensorDesc() if attr in ("load", "store"):
+                return DescMethod(base, attr)
+            case TensorDesc() if attr == "block_shape":
+                return Constexpr(base.block_shape)
             case _:
                 raise UnsupportedError("attribute", f"{self.describe(base)}.{attr}", span)
 
@@ -626,6 +651,8 @@ class KernelLowering:
                 return self.call_handler(name, [obj, *pos], kws, span)
             case FunctionRef():
                 return self.inline(fn, pos, kws, span)
+            case DescMethod(desc=desc, name=name):
+                return self.call_handler(f"descriptor_{name}", [desc, *pos], kws, span)
             case _:
                 raise UnsupportedError("call of", self.describe(fn), span)
 
@@ -708,6 +735,10 @@ class KernelLowering:
                 return f"method {name}"
             case TupleValue():
                 return "a tuple"
+            case TensorDesc():
+                return "a tensor descriptor"
+            case DescMethod(name=name):
+                return f"method {name} of a tensor descriptor"
             case Namespace(kind=kind):
                 return f"module {kind.value}"
 
@@ -819,9 +850,8 @@ class KernelLowering:
     def binop(self, op: str, a: AnyValue, b: AnyValue, span: Span) -> AnyValue:
         if isinstance(a, Constexpr) and isinstance(b, Constexpr):
             return Constexpr(_py_binop(op, a.value, b.value, span))
-        if isinstance(a, TupleValue | FunctionRef | Namespace | BuiltinRef | BoundMethod) or isinstance(
-            b, TupleValue | FunctionRef | Namespace | BuiltinRef | BoundMethod
-        ):
+        others = (TupleValue, FunctionRef, Namespace, BuiltinRef, BoundMethod, TensorDesc, DescMethod)
+        if isinstance(a, others) or isinstance(b, others):
             raise TypeCheckError(f"operator {op} on {self.describe(a)} and {self.describe(b)}", span)
         if op in ("+", "-") and self.is_pointer(a):
             return self.ptr_add(self.tensor(a, span), b, span, negate=op == "-")
@@ -924,10 +954,14 @@ class KernelLowering:
                 same = a.value is b.value or a.value == b.value
                 return Constexpr(same if isinstance(e.ops[0], ast.Is) else not same)
             raise UnsupportedError("comparison", ast.unparse(e), span)
-        if isinstance(a, Constexpr) and isinstance(b, Constexpr):
-            return Constexpr(bool(_PY_CMP[op](a.value, b.value)))
         if self.is_pointer(a) or self.is_pointer(b):
             raise UnsupportedError("comparison of pointers", ast.unparse(e), span)
+        return self.compare_values(op, a, b, span)
+
+    def compare_values(self, op: BinaryOp, a: AnyValue, b: AnyValue, span: Span) -> AnyValue:
+        """``a <op> b`` for a comparison ``op`` (Python's on two constexprs)."""
+        if isinstance(a, Constexpr) and isinstance(b, Constexpr):
+            return Constexpr(bool(_PY_CMP[op](a.value, b.value)))
         ta, tb = self.promote(a, b, span)
         return Tensor(Binary(op, ta.expr, tb.expr, with_elem(BOOL, shape_of(ta.type)), span))
 
