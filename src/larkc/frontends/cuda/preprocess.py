@@ -19,8 +19,11 @@ The output keeps the layout of the input so that diagnostics stay readable:
 :class:`SourceMap` maps any output position back to a :class:`~larkc.errors.Span` of the source.
 Columns are 1-based character (not byte) columns, end-exclusive, like :class:`~larkc.errors.Span`.
 
-System and CUDA headers (``#include <cuda_runtime.h>`` and every ``<...>`` header that is not found in
-the include directories) are dropped: larkc models what they declare itself.
+Includes are searched as nvcc searches them: ``#include "h"`` in the directory of the including file,
+then in the include directories (``-I``, :attr:`~larkc.tasks.Task.include_dirs`) in order;
+``#include <h>`` in the include directories only. A header larkc models itself (:data:`SYSTEM_HEADERS`:
+the C and C++ standard headers, the CUDA toolkit's, PyTorch's) is known by name and skipped; any other
+header that is not found is a located error naming the directories searched.
 """
 
 from __future__ import annotations
@@ -214,7 +217,8 @@ class SourceMap:
 class Preprocessed:
     """The result of :func:`preprocess`.
 
-    ``system_includes`` are the ``#include`` names that were dropped as system or CUDA headers, in order.
+    ``system_includes`` are the ``#include`` names that were skipped as known headers
+    (:data:`SYSTEM_HEADERS`), in order.
     """
 
     text: str
@@ -223,55 +227,38 @@ class Preprocessed:
     system_includes: tuple[str, ...] = ()
 
 
-#: Headers that are always dropped, in ``<...>`` or ``"..."`` form: larkc models their contents itself.
+# The C++17 and C++20 standard library headers, and the C standard headers in both spellings: device
+# code uses the few std names larkc models as builtins; the rest is host code, which is not verified.
+_STD_HEADERS: Final = (  # noqa: SIM905 - word lists read better than one quoted name a line
+    "algorithm any array atomic barrier bit bitset charconv chrono codecvt compare complex concepts"
+    " condition_variable coroutine deque exception execution filesystem format forward_list fstream"
+    " functional future initializer_list iomanip ios iosfwd iostream istream iterator latch limits list"
+    " locale map memory memory_resource mutex new numbers numeric optional ostream queue random ranges"
+    " ratio regex scoped_allocator semaphore set shared_mutex source_location span sstream stack stdexcept"
+    " stop_token streambuf string string_view strstream system_error thread tuple type_traits typeindex"
+    " typeinfo unordered_map unordered_set utility valarray variant vector version"
+).split()
+_C_HEADERS: Final = (  # noqa: SIM905 - as above
+    "assert complex ctype errno fenv float inttypes iso646 limits locale math setjmp signal stdalign stdarg"
+    " stdbool stddef stdint stdio stdlib string tgmath time uchar wchar wctype"
+).split()
+# The CUDA toolkit's headers that kernels include (larkc models the device functions and types they declare).
+_CUDA_HEADERS: Final = (  # noqa: SIM905 - as above
+    "cooperative_groups.h cublasLt.h cublas_v2.h cuda.h cuda_awbarrier.h cuda_bf16.h cuda_bf16.hpp cuda_fp16.h"
+    " cuda_fp16.hpp cuda_fp8.h cuda_fp8.hpp cuda_pipeline.h cuda_runtime.h cuda_runtime_api.h curand.h"
+    " curand_kernel.h device_atomic_functions.h device_functions.h device_launch_parameters.h driver_types.h"
+    " math_constants.h math_functions.h mma.h sm_20_atomic_functions.h sm_32_intrinsics.h"
+    " sm_60_atomic_functions.h sm_61_intrinsics.h vector_functions.h vector_types.h"
+).split()
+
+#: Headers that are known by name and skipped, in ``<...>`` or ``"..."`` form: larkc models their contents.
 SYSTEM_HEADERS: Final = frozenset(
-    {
-        "algorithm",
-        "assert.h",
-        "cassert",
-        "cfloat",
-        "climits",
-        "cmath",
-        "cooperative_groups.h",
-        "cstddef",
-        "cstdint",
-        "cstdio",
-        "cstdlib",
-        "cuda.h",
-        "cuda_bf16.h",
-        "cuda_bf16.hpp",
-        "cuda_fp16.h",
-        "cuda_fp16.hpp",
-        "cuda_fp8.h",
-        "cuda_pipeline.h",
-        "cuda_runtime.h",
-        "cuda_runtime_api.h",
-        "curand_kernel.h",
-        "device_functions.h",
-        "device_launch_parameters.h",
-        "float.h",
-        "limits",
-        "limits.h",
-        "math.h",
-        "math_constants.h",
-        "math_functions.h",
-        "mma.h",
-        "sm_20_atomic_functions.h",
-        "sm_60_atomic_functions.h",
-        "stdbool.h",
-        "stddef.h",
-        "stdint.h",
-        "stdio.h",
-        "stdlib.h",
-        "type_traits",
-        "utility",
-        "vector_functions.h",
-        "vector_types.h",
-    }
+    [*_STD_HEADERS, *(f"c{h}" for h in _C_HEADERS), *(f"{h}.h" for h in _C_HEADERS), *_CUDA_HEADERS]
 )
 
-# Library directories whose headers are system headers too (`<cooperative_groups/reduce.h>`, ...).
-_SYSTEM_PREFIXES: Final = ("cooperative_groups/", "cuda/", "cub/", "thrust/", "torch/", "ATen/", "c10/")
+# Libraries whose every header is known: the CUDA toolkit's (`<cooperative_groups/reduce.h>`, cub, thrust,
+# libcu++) and PyTorch's (`<torch/extension.h>`, `<ATen/cuda/CUDAContext.h>`, `<c10/util/Half.h>`).
+_SYSTEM_PREFIXES: Final = ("cooperative_groups/", "cub/", "thrust/", "cuda/", "nv/", "torch/", "ATen/", "c10/")
 
 # Macros every translation unit starts with: what nvcc defines when it compiles device code for sm_80.
 _PREDEFINED: Final = (
@@ -294,18 +281,23 @@ def preprocess(
     file: str,
     *,
     defines: Mapping[str, str] = _NO_DEFINES,
-    include_dirs: Sequence[Path] = (),
+    include_dirs: Sequence[str | Path] = (),
 ) -> Preprocessed:
     """Preprocess CUDA C++ ``text`` read from ``file`` (the name used in spans and for quoted includes).
 
     ``defines`` are ``-D`` options: ``{"BLOCK": "256"}``; ``""`` defines a macro as empty, and a key such
     as ``"SQ(x)"`` defines a function-like macro. They override the predefined macros. ``include_dirs``
-    are searched, after the including file's directory, for ``#include "..."`` and ``#include <...>``.
+    are searched in order for ``#include <...>``, and after the including file's directory for
+    ``#include "..."`` (see the module docstring); each must be a directory.
     Raises :class:`~larkc.errors.LarkcError` (stage ``preprocess``) for every error in the input.
     """
     normalized = _normalize(text)
     SourceCache.register(file, text)
-    pp = _Preprocessor([Path(d) for d in include_dirs])
+    dirs = [Path(d) for d in include_dirs]
+    missing = [str(d) for d in dirs if not d.is_dir()]
+    if missing:
+        raise _error(f"include directory not found: {', '.join(missing)}", None)
+    pp = _Preprocessor(dirs)
     try:
         pp.predefine(defines)
         pp.run_main(normalized, file)
@@ -352,7 +344,7 @@ def preprocess_file(
     path: Path,
     *,
     defines: Mapping[str, str] = _NO_DEFINES,
-    include_dirs: Sequence[Path] = (),
+    include_dirs: Sequence[str | Path] = (),
 ) -> Preprocessed:
     """:func:`preprocess` the file at ``path`` (named ``str(path)`` in spans)."""
     return preprocess(_read(Path(path), None), str(path), defines=defines, include_dirs=include_dirs)
@@ -1551,10 +1543,7 @@ class _Preprocessor:
             return
         found = self._find_include(header, quoted, line.file)
         if found is None:
-            if quoted:
-                raise _error(f'include file not found: "{header}"', where)
-            self.system_includes.append(header)  # some library header: larkc does not read it
-            return
+            raise _error(_not_found(header, quoted, self._search_dirs(header, quoted, line.file)), where)
         key = _file_key(str(found))
         if key in self._once:
             return
@@ -1574,14 +1563,18 @@ class _Preprocessor:
 
     def _find_include(self, header: str, quoted: bool, current: str) -> Path | None:
         """The file ``#include "header"`` (``quoted``) or ``<header>`` names, seen from file ``current``."""
-        candidates: list[Path] = []
         if Path(header).is_absolute():
-            candidates.append(Path(header))
-        else:
-            if quoted and not current.startswith("<"):
-                candidates.append(Path(current).parent / header)
-            candidates.extend(d / header for d in self.include_dirs)
+            return Path(header) if Path(header).is_file() else None
+        candidates = (d / header for d in self._search_dirs(header, quoted, current))
         return next((c for c in candidates if c.is_file()), None)
+
+    def _search_dirs(self, header: str, quoted: bool, current: str) -> list[Path]:
+        """Where ``header`` is looked for, in order: for a quoted one the directory of the including file
+        ``current`` first, then the include directories (nvcc's order; no system directories here)."""
+        if Path(header).is_absolute():
+            return []
+        first = [Path(current).parent] if quoted and not current.startswith("<") else []
+        return first + self.include_dirs
 
 
 class _Substitution:
@@ -1745,6 +1738,16 @@ def _header_name(tokens: Sequence[PPToken]) -> tuple[str, bool] | None:
         if close is not None and close > 1:
             return _spell(tokens[1:close]), False
     return None
+
+
+def _not_found(header: str, quoted: bool, searched: Sequence[Path]) -> str:
+    """The message for a header found in none of the directories ``searched``."""
+    message = "include file not found: " + (f'"{header}"' if quoted else f"<{header}>")
+    if Path(header).is_absolute():
+        return message
+    if not searched:
+        return f"{message} (no include directories: add one with -I or include_dirs)"
+    return f"{message} (searched: {', '.join(str(d) for d in searched)})"
 
 
 def _is_system_header(header: str) -> bool:
