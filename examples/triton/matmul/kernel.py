@@ -1,6 +1,7 @@
 """C = A @ B with tl.dot on BLOCK_M x BLOCK_N tiles, grouped ordering of the programs (GROUP_M rows of
 tiles at a time) and masks on every edge, accumulating in float32."""
 
+import torch
 import triton
 import triton.language as tl
 
@@ -49,3 +50,30 @@ def matmul_kernel(
     c = acc.to(tl.float16)
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
     tl.store(c_ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """The launcher: float16 inputs, a float16 result, 32 x 32 tiles in groups of 4 rows of tiles."""
+    m, k = a.shape
+    _, n = b.shape
+    c = torch.empty((m, n), dtype=torch.float16)
+    grid = lambda meta: (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"]),)  # noqa: E731
+    matmul_kernel[grid](
+        a,
+        b,
+        c,
+        m,
+        n,
+        k,
+        a.stride(0),
+        a.stride(1),
+        b.stride(0),
+        b.stride(1),
+        c.stride(0),
+        c.stride(1),
+        BLOCK_M=32,
+        BLOCK_N=32,
+        BLOCK_K=16,
+        GROUP_M=4,
+    )
+    return c
