@@ -20,7 +20,7 @@ from larkc.errors import TaskError
 from larkc.ir.nodes import Function, Module, Param
 from larkc.ir.types import PointerType, VoidType, scalar_of
 from larkc.semantics import GlobalBuffer, KernelArg
-from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, TensorSpec, evaluate
+from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, TensorSpec, evaluate, resolve_kernel
 
 __all__ = ["check_pointee", "init_of", "kernel_args", "kernel_function", "make_inputs"]
 
@@ -61,15 +61,12 @@ def init_of(task: Task, name: str, spec: TensorSpec) -> str:
 
 
 def kernel_function(task: Task, module: Module) -> Function:
-    """The kernel of ``module`` that ``task`` names (template kernels are named ``kernel<args>``)."""
-    for f in module.kernels:
-        if f.name == task.kernel:
-            return f
-    matches = [f for f in module.kernels if f.name.startswith(task.kernel + "<")]
-    if len(matches) == 1:
-        return matches[0]
-    names = ", ".join(f.name for f in module.kernels) or "none"
-    raise TaskError(f"task {task.name}: no kernel {task.kernel} in {task.source} (kernels: {names})")
+    """The kernel of ``module`` that ``task`` names (:func:`~larkc.tasks.resolve_kernel`: ``act`` finds
+    ``vllm::act<float, 128>``)."""
+    try:
+        return resolve_kernel(module, task.kernel, str(task.source))
+    except TaskError as e:
+        raise TaskError(f"task {task.name}: {e.message}") from None
 
 
 def kernel_args(
@@ -83,9 +80,7 @@ def kernel_args(
             case BufferArg():
                 spec = task.tensors[b.name]
                 check_pointee(task, p, b.name, spec)
-                args[p.name] = GlobalBuffer(
-                    b.name, tensors[b.name], spec.dtype, init_of(task, b.name, spec) != "empty"
-                )
+                args[p.name] = GlobalBuffer(b.name, tensors[b.name], spec.dtype, init_of(task, b.name, spec) != "empty")
             case ShapeArg():
                 args[p.name] = int(evaluate(b.expr, dict(env)))
             case ScalarArg():

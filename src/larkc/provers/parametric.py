@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import z3
 
 from larkc.errors import LarkcError, Span, UnsupportedError
-from larkc.ir.nodes import Cast, CastKind, Function, FunctionKind, Level, Module
+from larkc.ir.nodes import Cast, CastKind, Function, Level, Module
 from larkc.ir.phases import block_intervals, covers, phase_form
 from larkc.ir.types import PointerType, ScalarType, Type, VectorType
 from larkc.ir.walk import stmt_exprs
@@ -64,7 +64,7 @@ from larkc.provers.zexec import (
 )
 from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, Region, RegionKind, Value, trange, wrap
 from larkc.provers.zworld import Answer, Registry, Session, World, Z, log2_text, model_int, shape_text
-from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task
+from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, resolve_kernel
 
 __all__ = ["PROVER_NAME", "ParametricProver", "prove_parametric"]
 
@@ -91,17 +91,18 @@ def prove_parametric(
     analysis: _Analysis | None = None
     failure = ""
     if todo:
-        fn = _kernel(module, kernel, task)
-        if fn is None:
-            names = ", ".join(f.name for f in module.kernels) or "none"
-            failure = f"no kernel {kernel} in the module (kernels: {names})"
-        elif fn.level is not Level.THREAD:
-            failure = "block-level (Triton) kernels are not handled by the parametric prover"
+        try:
+            fn = _kernel(module, kernel, task)
+        except LarkcError as e:
+            failure = e.message
         else:
-            try:
-                analysis = _Analysis(module, fn, task, budget, deadline)
-            except LarkcError as e:
-                failure = f"cannot analyse the kernel: {e.message}"
+            if fn.level is not Level.THREAD:
+                failure = "block-level (Triton) kernels are not handled by the parametric prover"
+            else:
+                try:
+                    analysis = _Analysis(module, fn, task, budget, deadline)
+                except LarkcError as e:
+                    failure = f"cannot analyse the kernel: {e.message}"
     scope = Scope.parametric(task.symbols, [shape_text(c) for c in task.constraints])
     results: list[ObligationResult] = []
     for ob in obligations:
@@ -150,13 +151,15 @@ class ParametricProver:
         return prove_parametric(self.module, self.kernel, self.task, obligations, budget)
 
 
-def _kernel(module: Module, kernel: str, task: Task) -> Function | None:
-    for name in (kernel, task.kernel):
-        f = module.function(name)
-        if f is not None and f.kind is FunctionKind.KERNEL:
-            return f
-    matches = [f for f in module.kernels if f.name.startswith(kernel + "<") or f.name.startswith(task.kernel + "<")]
-    return matches[0] if len(matches) == 1 else None
+def _kernel(module: Module, kernel: str, task: Task) -> Function:
+    """The kernel ``kernel`` names, else the task's kernel; the error is about ``kernel``."""
+    try:
+        return resolve_kernel(module, kernel)
+    except LarkcError as e:
+        try:
+            return resolve_kernel(module, task.kernel)
+        except LarkcError:
+            raise e from None
 
 
 @dataclass

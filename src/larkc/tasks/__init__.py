@@ -1,5 +1,6 @@
 """Verification tasks: the description of what larkc verifies (see :mod:`larkc.tasks.task`)."""
 
+from larkc.tasks.kernel_name import KernelName, canonical_template_arg, choose_kernel, resolve_kernel
 from larkc.tasks.shape_expr import ShapeExpr, evaluate, free_symbols, parse_shape_expr, shape_expr
 from larkc.tasks.task import (
     DEFAULT_MAX_TENSOR_BYTES,
@@ -21,17 +22,21 @@ __all__ = [
     "FAILURE_KINDS",
     "Binding",
     "BufferArg",
+    "KernelName",
     "Launch",
     "ScalarArg",
     "ShapeArg",
     "ShapeExpr",
     "Task",
     "TensorSpec",
+    "canonical_template_arg",
+    "choose_kernel",
     "command_line_task",
     "evaluate",
     "free_symbols",
     "load_task",
     "parse_dtype",
     "parse_shape_expr",
+    "resolve_kernel",
     "shape_expr",
 ]

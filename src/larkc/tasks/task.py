@@ -38,6 +38,7 @@ from larkc.ir.types import (
     U64,
     ScalarType,
 )
+from larkc.tasks.kernel_name import KernelName
 from larkc.tasks.shape_expr import ShapeExpr, ShapeNum, evaluate, free_symbols, shape_expr
 
 __all__ = [
@@ -249,9 +250,10 @@ class Task:
     """A verification task. Construct with keyword arguments; see ``docs/tasks.md``.
 
     * ``source``, ``kernel``: the kernel source file (``.cu``/``.cuh`` or a Triton ``.py``) and the name of
-      the kernel in it. ``template_args`` instantiates a template kernel (a mapping from template
-      parameter to a type name or an integer, or a sequence in declaration order); ``defines`` are
-      ``-D`` macros for the preprocessor.
+      the kernel in it: short or qualified (``act``, ``vllm::act``), possibly with its template arguments
+      (``act<float, 128>``). ``template_args`` instantiates a template kernel otherwise (a mapping from
+      template parameter to a type name or an integer, or a sequence in declaration order); ``defines``
+      are ``-D`` macros for the preprocessor, ``include_dirs`` its ``-I`` directories, in search order.
     * ``reference``: a function, an ``nn.Module`` subclass (constructed with ``init_inputs``), or the path
       of a KernelBench-style file (``class Model``, ``get_inputs``, ``get_init_inputs``). ``None`` asks
       only for memory safety, race freedom and barrier uniformity.
@@ -287,6 +289,7 @@ class Task:
     instances: tuple[Mapping[str, int], ...] = ({},)
     template_args: Mapping[str, str | int] | tuple[str | int, ...] = ()
     defines: Mapping[str, str] = field(default_factory=dict)
+    include_dirs: tuple[Path, ...] = ()
     expected_failure: str | None = None
     tolerance: Mapping[str, float] = field(default_factory=dict)
     max_tensor_bytes: int = DEFAULT_MAX_TENSOR_BYTES
@@ -312,6 +315,7 @@ class Task:
         instances: Sequence[Mapping[str, int]] = (),
         template_args: Mapping[str, str | int] | Sequence[str | int] = (),
         defines: Mapping[str, str | int] | None = None,
+        include_dirs: Sequence[str | Path] = (),
         expected_failure: str | None = None,
         tolerance: Mapping[str, float] | None = None,
         max_tensor_bytes: int = DEFAULT_MAX_TENSOR_BYTES,
@@ -319,8 +323,8 @@ class Task:
     ) -> None:
         set_ = object.__setattr__
         set_(self, "source", Path(source))
-        if not isinstance(kernel, str) or not kernel.isidentifier():
-            raise TaskError(f"kernel must be the kernel's name, got {kernel!r}")
+        if not isinstance(kernel, str) or KernelName.parse(kernel) is None:
+            raise TaskError(f"kernel must be the kernel's name (k, ns::k or k<float, 128>), got {kernel!r}")
         set_(self, "kernel", kernel)
         launch = Launch.of(grid, block, shared_bytes)
         set_(self, "grid", launch.grid)
@@ -340,6 +344,9 @@ class Task:
         set_(self, "instances", tuple(dict(i) for i in instances) or ({},))
         set_(self, "template_args", dict(template_args) if isinstance(template_args, Mapping) else tuple(template_args))
         set_(self, "defines", {str(k): str(v) for k, v in (defines or {}).items()})
+        if isinstance(include_dirs, str | Path):
+            raise TaskError(f"include_dirs must be a list of directories, got {include_dirs!r}")
+        set_(self, "include_dirs", tuple(Path(d) for d in include_dirs))
         if expected_failure is not None and expected_failure not in FAILURE_KINDS:
             raise TaskError(f"expected_failure must be one of {', '.join(FAILURE_KINDS)}, got {expected_failure!r}")
         set_(self, "expected_failure", expected_failure)
@@ -456,8 +463,8 @@ class Task:
 def load_task(path: str | Path) -> Task:
     """Load the task defined by a task file (``task.py``) or by the ``task.py`` of a folder.
 
-    The file is executed as a Python module and must define ``task``. Relative ``source`` and string
-    ``reference`` paths are resolved against the file's directory.
+    The file is executed as a Python module and must define ``task``. Relative ``source``,
+    ``include_dirs`` and string ``reference`` paths are resolved against the file's directory.
     """
     p = Path(path)
     if p.is_dir():
@@ -490,6 +497,8 @@ def load_task(path: str | Path) -> Task:
     changes: dict[str, Any] = {"task_file": p}
     if not task.source.is_absolute():
         changes["source"] = base / task.source
+    if any(not d.is_absolute() for d in task.include_dirs):
+        changes["include_dirs"] = tuple(base / d for d in task.include_dirs)
     if isinstance(task.reference, str) and not Path(task.reference).is_absolute():
         changes["reference"] = str(base / task.reference)
     return dataclasses.replace(task, **changes)
@@ -506,12 +515,14 @@ def command_line_task(
     shared_bytes: str = "0",
     template_args: Sequence[str] = (),
     defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[str | Path] = (),
 ) -> Task:
     """A reference-free task from command-line style arguments, as GPUVerify users give them.
 
     ``buffers`` are ``NAME=DTYPE[SIZE, ...]`` (``x=f32[1024]``), ``scalars`` are ``NAME=VALUE`` (an
-    integer or a float), ``grid``/``block`` are 1 to 3 integers. The task has no symbols: it is one
-    concrete launch, checked for memory safety, race freedom and barrier uniformity.
+    integer or a float), ``grid``/``block`` are 1 to 3 integers, ``include_dirs`` the ``-I`` directories.
+    The task has no symbols: it is one concrete launch, checked for memory safety, race freedom and
+    barrier uniformity.
     """
     tensors: dict[str, object] = {}
     for b in buffers:
@@ -554,4 +565,5 @@ def command_line_task(
         bindings=bindings,
         template_args=tuple(args),
         defines=defines,
+        include_dirs=include_dirs,
     )

@@ -12,8 +12,9 @@ import tree_sitter as ts
 import tree_sitter_cuda
 
 from larkc.errors import LarkcError, SourceCache, Stage, TaskError
-from larkc.frontends.cuda.unit import SourcePositions, TemplateArg, TranslationUnit
+from larkc.frontends.cuda.unit import FunctionDef, SourcePositions, TemplateArg, TranslationUnit
 from larkc.ir.nodes import FunctionKind, Module
+from larkc.tasks import KernelName, choose_kernel
 
 __all__ = ["cuda_kernel_names", "parse_cuda"]
 
@@ -28,7 +29,11 @@ def _language() -> ts.Language:
 
 
 def _translation_unit(
-    path: Path | None, text: str | None, file: str | None, defines: Mapping[str, str], include_dirs: Sequence[Path]
+    path: Path | None,
+    text: str | None,
+    file: str | None,
+    defines: Mapping[str, str],
+    include_dirs: Sequence[str | Path],
 ) -> TranslationUnit:
     from larkc.frontends.cuda.preprocess import preprocess
 
@@ -55,13 +60,15 @@ def parse_cuda(
     kernel: str | None = None,
     template_args: Mapping[str, str | int] | Sequence[str | int] = (),
     defines: Mapping[str, str] | None = None,
-    include_dirs: Sequence[Path] = (),
+    include_dirs: Sequence[str | Path] = (),
 ) -> Module:
     """Lower a CUDA source file (or ``text``) to an IR module.
 
     With ``kernel``, the module holds that kernel (instantiated with ``template_args`` if it is a
     template) and the device functions it calls; without, every non-template kernel and device
-    function of the file. Raises :class:`~larkc.errors.LarkcError` for anything unsupported.
+    function of the file. ``kernel`` is a short or qualified name (``act``, ``vllm::act``), and may
+    carry the template arguments itself (``act<float, 128>``). ``include_dirs`` are the ``-I``
+    directories, searched in order. Raises :class:`~larkc.errors.LarkcError` for anything unsupported.
     """
     with _deep_recursion():
         return _parse_cuda(path, text, file, kernel, template_args, defines, include_dirs)
@@ -85,17 +92,14 @@ def _parse_cuda(
     kernel: str | None,
     template_args: Mapping[str, str | int] | Sequence[str | int],
     defines: Mapping[str, str] | None,
-    include_dirs: Sequence[Path],
+    include_dirs: Sequence[str | Path],
 ) -> Module:
     p = Path(path) if path is not None else None
     tu = _translation_unit(p, text, file, defines or {}, include_dirs)
     if kernel is None and template_args and len(tu.kernel_names()) == 1:
         kernel = tu.kernel_names()[0]  # template arguments can only be meant for the one kernel
     if kernel is not None:
-        fd = tu.kernel(kernel)
-        if fd is None:
-            known = ", ".join(tu.kernel_names()) or "none"
-            raise TaskError(f"{tu.positions.file}: no __global__ function named {kernel} (kernels: {known})")
+        fd, template_args = _kernel_definition(tu, kernel, template_args)
         if fd.template_error is not None:
             raise fd.template_error
         env = {}
@@ -120,6 +124,28 @@ def _parse_cuda(
                 " name one and give its template arguments"
             )
     return tu.module()
+
+
+def _kernel_definition(
+    tu: TranslationUnit, kernel: str, template_args: Mapping[str, str | int] | Sequence[str | int]
+) -> tuple[FunctionDef, Mapping[str, str | int] | Sequence[str | int]]:
+    """The kernel that ``kernel`` names and its template arguments (given in the name or separately).
+
+    ``kernel`` is resolved by :func:`~larkc.tasks.choose_kernel` among the (qualified) names of the
+    file's kernels; ``vllm::act<float, 128>`` also gives the arguments.
+    """
+    written = KernelName.parse(kernel)
+    if written is None:
+        raise TaskError(f"invalid kernel name {kernel!r}: expected e.g. k, ns::k or k<float, 128>")
+    base = ("::" if written.rooted else "") + written.qualified
+    name = choose_kernel(base, tu.kernel_names(), tu.positions.file)
+    if written.template_args is not None:
+        if template_args:
+            raise TaskError(f"kernel {kernel}: template arguments are given both in the name and separately")
+        template_args = written.template_args
+    fd = tu.kernel(name)
+    assert fd is not None  # `name` is one of tu.kernel_names()
+    return fd, template_args
 
 
 def _template_args(
@@ -171,7 +197,9 @@ def _template_args(
     return [checked(a) for a in args]
 
 
-def cuda_kernel_names(path: str | Path, *, defines: Mapping[str, str] | None = None) -> list[str]:
-    """Names of the ``__global__`` functions of a CUDA file, in order."""
-    tu = _translation_unit(Path(path), None, None, defines or {}, ())
+def cuda_kernel_names(
+    path: str | Path, *, defines: Mapping[str, str] | None = None, include_dirs: Sequence[str | Path] = ()
+) -> list[str]:
+    """Qualified names of the ``__global__`` functions of a CUDA file, in order."""
+    tu = _translation_unit(Path(path), None, None, defines or {}, include_dirs)
     return tu.kernel_names()

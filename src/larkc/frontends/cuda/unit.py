@@ -828,15 +828,10 @@ class TranslationUnit:
         return [n for n, fs in self.functions.items() if fs[0].kind is FunctionKind.KERNEL]
 
     def kernel(self, name: str) -> FunctionDef | None:
-        """The kernel ``name``: a qualified name, or an unqualified one that names one kernel."""
-        key = name.removeprefix("::")
-        if key not in self.functions:
-            matches = [k for k in self.kernel_names() if k.rpartition("::")[2] == key]
-            if len(matches) != 1:
-                return None
-            key = matches[0]
-        fs = self.functions[key]
-        return fs[0] if fs[0].kind is FunctionKind.KERNEL else None
+        """The kernel of qualified name ``name`` (one of :meth:`kernel_names`; see
+        :func:`larkc.tasks.choose_kernel` for the names users write)."""
+        fs = self.functions.get(name)
+        return fs[0] if fs and fs[0].kind is FunctionKind.KERNEL else None
 
     def signature(self, fd: FunctionDef, env: TemplateEnv) -> list[Param]:
         """The parameters of ``fd`` instantiated with ``env`` (for overload resolution)."""
