@@ -61,7 +61,8 @@ def _layer_norm(rows: int, n: int, example: str = "layer_norm") -> Launch:
             "B": _randn(g, n),
             "Mean": torch.zeros(rows),
             "Rstd": torch.zeros(rows),
-            "stride": stride,
+            "x_stride": stride,
+            "y_stride": stride,
             "N": n,
             "eps": 1e-5,
         }

@@ -6,10 +6,10 @@ import triton.language as tl
 
 
 @triton.jit
-def layer_norm_fwd(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
+def layer_norm_fwd(X, Y, W, B, Mean, Rstd, x_stride, y_stride, N, eps, BLOCK: tl.constexpr):
     row = tl.program_id(0)
-    X += row * stride
-    Y += row * stride
+    X += row * x_stride
+    Y += row * y_stride
     acc = tl.zeros([BLOCK], dtype=tl.float32)
     for off in range(0, N, BLOCK):
         cols = off + tl.arange(0, BLOCK)
