@@ -26,7 +26,14 @@ from typing import Any
 
 from larkc.errors import LarkcError, Stage
 
-__all__ = ["CapturedLaunch", "DerivedLaunch", "capture_launches", "derive_expression", "derive_launch"]
+__all__ = [
+    "CapturedLaunch",
+    "DerivedLaunch",
+    "capture_launches",
+    "derive_expression",
+    "derive_launch",
+    "task_from_launcher",
+]
 
 
 @dataclass
@@ -311,3 +318,108 @@ def _tensor_role(
         target = d.output_shapes if role.startswith("out") else d.scratch_shapes
         target[role] = (tuple(shape), tensors[0].dtype)
     return role
+
+
+def _load_launcher(spec: str, base: Path) -> Callable[..., Any]:
+    """``"file.py:function"`` (the file relative to ``base``) imported and looked up."""
+    import importlib.util
+    import sys
+
+    file, sep, func = spec.rpartition(":")
+    if not sep or not file.endswith(".py") or not func.isidentifier():
+        raise LarkcError(f"launcher must be 'file.py:function', got {spec!r}", stage=Stage.TASK)
+    path = (base / file).resolve()
+    if not path.is_file():
+        raise LarkcError(f"launcher file {path} does not exist", stage=Stage.TASK)
+    name = f"larkc_launcher_{abs(hash(str(path)))}"
+    module = sys.modules.get(name)
+    if module is None:
+        spec_ = importlib.util.spec_from_file_location(name, path)
+        assert spec_ is not None and spec_.loader is not None
+        module = importlib.util.module_from_spec(spec_)
+        sys.modules[name] = module
+        spec_.loader.exec_module(module)
+    fn = getattr(module, func, None)
+    if not callable(fn):
+        raise LarkcError(f"{path} defines no function {func}", stage=Stage.TASK)
+    return fn  # type: ignore[no-any-return]
+
+
+def task_from_launcher(
+    launcher: Callable[..., Any] | str,
+    *,
+    inputs: Mapping[str, object],
+    symbols: Sequence[str],
+    instances: Sequence[Mapping[str, int]],
+    reference: Any = None,
+    constraints: Sequence[str] = (),
+    name: str = "",
+    tolerance: Mapping[str, float] | None = None,
+    base: str | Path | None = None,
+) -> Any:
+    """A :class:`~larkc.tasks.Task` for the one kernel launch ``launcher`` makes (a function, or
+    ``"file.py:function"`` relative to ``base``, by default the folder of the calling task file).
+
+    ``inputs`` are the launcher's tensor arguments in order (as task tensors: ``"f32[r, d]"``);
+    the launcher runs on random tensors of every instance (at least three are advised, with sizes that are
+    not multiples of one another) with the launch intercepted; the kernel's arguments, the grid and the
+    results' shapes are derived as shape expressions (:func:`derive_launch`). The launcher's results are
+    the task's outputs, ``out`` (or ``out0``, ``out1``, ...) in order.
+    """
+    import sys
+
+    import torch
+
+    from larkc.dtypes import torch_dtype
+    from larkc.tasks import Task, TensorSpec
+    from larkc.tasks.shape_expr import evaluate
+
+    if isinstance(launcher, str):
+        caller = sys._getframe(1).f_globals.get("__file__")
+        root = Path(base) if base is not None else (Path(caller).parent if caller else Path.cwd())
+        fn = _load_launcher(launcher, root)
+    else:
+        fn = launcher
+    specs = {k: TensorSpec.of(v, f"input {k!r}") for k, v in inputs.items()}
+
+    def make(inst: Mapping[str, int]) -> dict[str, Any]:
+        env = dict(inst)
+        g = torch.Generator().manual_seed(0)
+        out = {}
+        for k, spec in specs.items():
+            shape = [int(evaluate(d, env)) for d in spec.shape]
+            dt = torch_dtype(spec.dtype)
+            t = torch.randn(*shape, generator=g) if dt.is_floating_point else torch.randint(0, 2, shape, generator=g)
+            out[k] = t.to(dt)
+        return out
+
+    d = derive_launch(fn, make, symbols, instances)
+    from larkc.frontends.triton.config import autotune_configs
+    from larkc.frontends.triton.source import read_source
+
+    if autotune_configs(read_source(d.source), d.kernel):
+        raise LarkcError(
+            f"{d.kernel} is autotuned: tasks from launchers of autotuned kernels are not supported yet "
+            "(write the task with the grid for each configuration)",
+            stage=Stage.TASK,
+        )
+    outputs = {k: (shape, str(dtype).removeprefix("torch.")) for k, (shape, dtype) in sorted(d.output_shapes.items())}
+    scratch = {k: (shape, str(dtype).removeprefix("torch.")) for k, (shape, dtype) in d.scratch_shapes.items()}
+    bindings: dict[str, Any] = {**d.tensors, **d.sizes, **d.scalars}
+    return Task(
+        source=d.source,
+        kernel=d.kernel,
+        name=name or d.kernel,
+        reference=reference,
+        inputs=dict(inputs),
+        outputs=outputs,
+        scratch=scratch,
+        bindings=bindings,
+        template_args={k: v.removeprefix("tl.") for k, v in d.dtypes.items()},
+        symbols=symbols,
+        constraints=constraints,
+        instances=instances,
+        grid=list(d.grid),
+        block=[1],
+        tolerance=tolerance,
+    )

@@ -1,0 +1,18 @@
+"""A task taken from add() in ../vector_add/kernel.py, whose grid is a function of the block size."""
+
+import torch
+
+from larkc.frontends.triton.launcher import task_from_launcher
+
+
+def reference(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return x + y
+
+
+task = task_from_launcher(
+    "../vector_add/kernel.py:add",
+    reference=reference,
+    inputs={"x": "f32[n]", "y": "f32[n]"},
+    symbols=["n"],
+    instances=[{"n": 1000}, {"n": 5000}, {"n": 1024}],
+)
