@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import TypeVar
 
@@ -221,6 +222,14 @@ def _unquote(text: str, span: Span) -> str:
         raise UserSyntaxError(f"invalid escape \\{m.group(1)} in name {text}", span, stage=Stage.IR)
 
     return _ESCAPE.sub(unescape, text[1:-1])
+
+
+@dataclass(frozen=True, slots=True)
+class _Build:
+    """On the parser's stack: build an expression from the last ``count`` expressions built."""
+
+    build: Callable[[list[Expr]], Expr]
+    count: int
 
 
 class _Builder:
@@ -489,35 +498,60 @@ class _Builder:
     # -- expressions --------------------------------------------------------------------------------
 
     def expr(self, node: _Node | None) -> Expr:
+        """The expression ``node`` spells, its operands built first, left to right.
+
+        An explicit stack instead of recursion: a sum of thousands of terms nests thousands deep.
+        """
+        built: list[Expr] = []
+        pending: list[_Node | _Build | None] = [node]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, _Build):
+                args = built[len(built) - item.count :]
+                del built[len(built) - item.count :]
+                built.append(item.build(args))
+                continue
+            build, operands = self.expr_rule(item)
+            pending.append(_Build(build, len(operands)))
+            pending.extend(reversed(operands))
+        assert len(built) == 1
+        return built[0]
+
+    def expr_rule(self, node: _Node | None) -> tuple[Callable[[list[Expr]], Expr], list[_Node]]:
+        """How to build the expression ``node`` from its operands, and the operand nodes; what can be
+        checked before the operands are parsed (names, static arguments, counts) is checked here."""
         assert isinstance(node, Tree)
         ch = node.children
         span = self.span(node)
         match node.data:
             case "const":
-                return self.const(ch[0], span)
+                leaf: Expr = self.const(ch[0], span)
             case "bool_lit":
-                return Const(str(ch[0]) == "true", SCALARS["bool"], span)
+                leaf = Const(str(ch[0]) == "true", SCALARS["bool"], span)
             case "var":
                 tok = ch[0]
                 assert isinstance(tok, Token)
-                return VarRef(self.name(tok), self.lookup(tok), span)
+                leaf = VarRef(self.name(tok), self.lookup(tok), span)
             case "builtin":
                 reg, _, dim = str(ch[0]).partition(".")
-                return Builtin(BuiltinReg(reg), Dim(dim), builtin_type(self.level), span)
+                leaf = Builtin(BuiltinReg(reg), Dim(dim), builtin_type(self.level), span)
             case "unary":
-                op, operand = ch
-                return self.typed(Unary(UnaryOp(str(op)), self.expr(operand), VOID, span))
+                op_tok, operand = ch
+                uop = UnaryOp(str(op_tok))
+                return (lambda a: self.typed(Unary(uop, a[0], VOID, span))), [operand]
             case "binary":
-                lhs, op, rhs = ch
-                return self.typed(Binary(BinaryOp(str(op)), self.expr(lhs), self.expr(rhs), VOID, span))
+                lhs, op_tok, rhs = ch
+                bop = BinaryOp(str(op_tok))
+                return (lambda a: self.typed(Binary(bop, a[0], a[1], VOID, span))), [lhs, rhs]
             case "call_expr":
                 callee, statics_ch, *args_ch = ch
                 assert isinstance(callee, Token) and (statics_ch is None or isinstance(statics_ch, Tree))
                 statics = [] if statics_ch is None else list(statics_ch.children)
                 operands = [a for a in args_ch if a is not None]
-                return self.call_expr(callee, statics, operands, span)
+                return self.call_expr(callee, statics, operands, span), operands
             case other:
                 raise AssertionError(f"unknown expression rule {other}")
+        return (lambda _: leaf), []
 
     def const(self, tok: _Node, span: Span) -> Const:
         value_text, _, type_text = str(tok).rpartition(":")
@@ -533,10 +567,13 @@ class _Builder:
             value = float(value_text)
         return Const(value, t, span)
 
-    def call_expr(self, callee: Token, statics: list[_Node], operands: list[_Node], span: Span) -> Expr:
-        """A prefix form ``name<statics>(operands)``: an operator, a cast, a constructor or a math call.
+    def call_expr(
+        self, callee: Token, statics: list[_Node], operands: list[_Node], span: Span
+    ) -> Callable[[list[Expr]], Expr]:
+        """How to build a prefix form ``name<statics>(operands)`` (an operator, a cast, a constructor or
+        a math call) from its operands.
 
-        The name and the static arguments are checked before the operands are parsed, so that a
+        The name and the static arguments are checked now, before the operands are parsed, so that a
         misspelt operation is reported as such rather than as an error inside its operands.
         """
         name = str(callee)
@@ -552,75 +589,74 @@ class _Builder:
                 wanted = " or ".join(str(c) for c in n_args)
                 raise self.error(f"{name} takes {wanted} operand(s), got {len(operands)}", callee)
 
-        def args() -> list[Expr]:
-            return [self.expr(a) for a in operands]
-
         match head:
             case "min" | "max":
                 expect(0, 2)
-                lhs, rhs = args()
-                return self.typed(Binary(BinaryOp(head), lhs, rhs, VOID, span))
+                minmax = BinaryOp(head)
+                return lambda a: self.typed(Binary(minmax, a[0], a[1], VOID, span))
             case "select":
                 expect(0, 3)
-                cond, if_true, if_false = args()
-                return self.typed(Select(cond, if_true, if_false, VOID, span))
+                return lambda a: self.typed(Select(a[0], a[1], a[2], VOID, span))
             case "convert" | "bitcast":
                 expect(1, 1)
                 target = self.static_type(statics[0])
-                return Cast(args()[0], target, CastKind(head), span)
+                kind = CastKind(head)
+                return lambda a: Cast(a[0], target, kind, span)
             case "ptradd":
                 expect(0, 2)
-                base, offset = args()
-                return self.typed(PtrAdd(base, offset, VOID, span))
+                return lambda a: self.typed(PtrAdd(a[0], a[1], VOID, span))
             case "extract":
                 expect(0, 2)
-                vector, index = args()
-                extract = Extract(vector, index, I32, span)
-                lane_type = expected_type(extract, self.level)
-                assert isinstance(lane_type, ScalarType)  # the rule gives the vector's element
-                return replace(extract, type=lane_type)
+                return lambda a: self.extract(a[0], a[1], span)
             case "insert":
                 expect(0, 3)
-                vector, index, value = args()
-                return self.typed(Insert(vector, index, value, VOID, span))
+                return lambda a: self.typed(Insert(a[0], a[1], a[2], VOID, span))
             case "vector":
                 expect(1)
-                target = self.static_type(statics[0])
-                return MakeVector(tuple(args()), target, span)
+                vector_type = self.static_type(statics[0])
+                return lambda a: MakeVector(tuple(a), vector_type, span)
             case "arange":
                 expect(2, 0)
                 start, end = self.static_int(statics[0]), self.static_int(statics[1])
-                return self.typed_block(Arange(start, end, BlockType(I32, ()), span))
+                return lambda _: self.typed_block(Arange(start, end, BlockType(I32, ()), span))
             case "splat" | "broadcast" | "reshape":
                 expect(1, 1)
                 shape = BlockType(I32, self.dims(statics[0]))  # the element comes from the operand
-                (operand,) = args()
                 if head == "splat":
-                    return self.typed_block(Splat(operand, shape, span))
+                    return lambda a: self.typed_block(Splat(a[0], shape, span))
                 if head == "broadcast":
-                    return self.typed_block(Broadcast(operand, shape, span))
-                return self.typed_block(Reshape(operand, shape, span))
+                    return lambda a: self.typed_block(Broadcast(a[0], shape, span))
+                return lambda a: self.typed_block(Reshape(a[0], shape, span))
             case "reduce":
                 expect(1, 1)
                 op = next((r for r in ReduceOp if r.value == suffix), None)
                 if op is None:
                     raise self.error(f"unknown reduction {name!r}", callee)
+                reduce_op = op
                 axis = self.static_int(statics[0])
-                return self.typed(Reduce(op, args()[0], axis, VOID, span))
+                return lambda a: self.typed(Reduce(reduce_op, a[0], axis, VOID, span))
             case "dot":
                 expect(1, 2, 3)
                 elem = self.static_type(statics[0])
                 if not isinstance(elem, ScalarType):
                     raise TypeCheckError(f"result of dot must have a numeric element, got {elem}", span)
-                lhs, rhs, *acc = args()
-                return self.typed_block(Dot(lhs, rhs, acc[0] if acc else None, BlockType(elem, ()), span))
+                dot_type = BlockType(elem, ())
+                return lambda a: self.typed_block(Dot(a[0], a[1], a[2] if len(a) > 2 else None, dot_type, span))
             case _:
                 fn = next((f for f in MathFn if f.value == head), None)
                 if fn is None or suffix not in ("", "approx"):
                     raise self.error(f"unknown operation {name!r}", callee)
                 if statics:
                     raise self.error(f"{name} takes no static arguments", callee)
-                return self.typed(MathCall(fn, tuple(args()), VOID, suffix == "approx", span))
+                math_fn = fn
+                return lambda a: self.typed(MathCall(math_fn, tuple(a), VOID, suffix == "approx", span))
+
+    def extract(self, vector: Expr, index: Expr, span: Span) -> Extract:
+        """``extract(vector, index)``, typed as the vector's element."""
+        extract = Extract(vector, index, I32, span)
+        lane_type = expected_type(extract, self.level)
+        assert isinstance(lane_type, ScalarType)  # the rule gives the vector's element
+        return replace(extract, type=lane_type)
 
     def static_type(self, node: _Node) -> Type:
         if isinstance(node, Token):

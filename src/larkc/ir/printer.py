@@ -72,6 +72,7 @@ from larkc.ir.nodes import (
     While,
 )
 from larkc.ir.types import BOOL, Type, VoidType
+from larkc.ir.walk import fold_expr
 
 __all__ = [
     "format_func",
@@ -136,6 +137,11 @@ def print_const(c: Const) -> str:
 
 def print_expr(e: Expr) -> str:
     """One expression on one line, binary operators fully parenthesised."""
+    return fold_expr(e, _print_node)
+
+
+def _print_node(e: Expr, args: list[str]) -> str:
+    """``e`` printed, given its operands (:func:`larkc.ir.walk.operands`) printed."""
     match e:
         case Const():
             return print_const(e)
@@ -144,39 +150,38 @@ def print_expr(e: Expr) -> str:
         case Builtin():
             return f"{e.reg.value}.{e.dim.value}"
         case Unary():
-            return f"{e.op.value}({print_expr(e.operand)})"
+            return f"{e.op.value}({args[0]})"
         case Binary():
             if e.op in (BinaryOp.MIN, BinaryOp.MAX):
-                return f"{e.op.value}({print_expr(e.lhs)}, {print_expr(e.rhs)})"
-            return f"({print_expr(e.lhs)} {e.op.value} {print_expr(e.rhs)})"
+                return f"{e.op.value}({args[0]}, {args[1]})"
+            return f"({args[0]} {e.op.value} {args[1]})"
         case Select():
-            return f"select({_exprs((e.cond, e.if_true, e.if_false))})"
+            return f"select({', '.join(args)})"
         case Cast():
-            return f"{e.kind.value}<{e.type}>({print_expr(e.operand)})"
+            return f"{e.kind.value}<{e.type}>({args[0]})"
         case MathCall():
             suffix = ".approx" if e.approx else ""
-            return f"{e.fn.value}{suffix}({_exprs(e.args)})"
+            return f"{e.fn.value}{suffix}({', '.join(args)})"
         case PtrAdd():
-            return f"ptradd({print_expr(e.base)}, {print_expr(e.offset)})"
+            return f"ptradd({args[0]}, {args[1]})"
         case Extract():
-            return f"extract({print_expr(e.vector)}, {print_expr(e.index)})"
+            return f"extract({args[0]}, {args[1]})"
         case Insert():
-            return f"insert({_exprs((e.vector, e.index, e.value))})"
+            return f"insert({', '.join(args)})"
         case MakeVector():
-            return f"vector<{e.type}>({_exprs(e.elems)})"
+            return f"vector<{e.type}>({', '.join(args)})"
         case Arange():
             return f"arange<{e.start}, {e.end}>()"
         case Splat():
-            return f"splat<{_dims(e.type.shape)}>({print_expr(e.operand)})"
+            return f"splat<{_dims(e.type.shape)}>({args[0]})"
         case Broadcast():
-            return f"broadcast<{_dims(e.type.shape)}>({print_expr(e.operand)})"
+            return f"broadcast<{_dims(e.type.shape)}>({args[0]})"
         case Reshape():
-            return f"reshape<{_dims(e.type.shape)}>({print_expr(e.operand)})"
+            return f"reshape<{_dims(e.type.shape)}>({args[0]})"
         case Reduce():
-            return f"reduce.{e.op.value}<{e.axis}>({print_expr(e.operand)})"
+            return f"reduce.{e.op.value}<{e.axis}>({args[0]})"
         case Dot():
-            operands = (e.lhs, e.rhs) if e.acc is None else (e.lhs, e.rhs, e.acc)
-            return f"dot<{e.type.elem}>({_exprs(operands)})"
+            return f"dot<{e.type.elem}>({', '.join(args)})"
         case _:
             assert_never(e)
 

@@ -102,6 +102,7 @@ from larkc.ir.types import (
     size_of,
 )
 from larkc.ir.values import round_float
+from larkc.ir.walk import post_order
 
 __all__ = ["builtin_type", "expected_type", "verify_function", "verify_module"]
 
@@ -681,8 +682,11 @@ class _FunctionVerifier:
 
     def _expr(self, e: Expr) -> None:
         """Check ``e`` bottom-up: operands first, so the innermost violation is the one reported."""
-        for child in _operands(e):
-            self._expr(child)
+        for x in post_order(e):
+            self._node(x)
+
+    def _node(self, e: Expr) -> None:
+        """Check one expression whose operands are checked."""
         if isinstance(e, VarRef):
             var = self._lookup(e.name, "use of", e.span)
             if e.type != var.type:
@@ -960,33 +964,6 @@ class _FunctionVerifier:
         if f.max_threads is not None and f.max_threads < 1:
             raise TypeCheckError(f"max_threads of {name} must be positive, got {f.max_threads}", f.span)
         self.body(f.body)
-
-
-def _operands(e: Expr) -> tuple[Expr, ...]:
-    """The direct sub-expressions of ``e``, in printed order."""
-    match e:
-        case Const() | VarRef() | Builtin() | Arange():
-            return ()
-        case Unary() | Cast() | Splat() | Broadcast() | Reshape() | Reduce():
-            return (e.operand,)
-        case Binary():
-            return (e.lhs, e.rhs)
-        case Select():
-            return (e.cond, e.if_true, e.if_false)
-        case MathCall():
-            return e.args
-        case PtrAdd():
-            return (e.base, e.offset)
-        case Extract():
-            return (e.vector, e.index)
-        case Insert():
-            return (e.vector, e.index, e.value)
-        case MakeVector():
-            return e.elems
-        case Dot():
-            return (e.lhs, e.rhs) if e.acc is None else (e.lhs, e.rhs, e.acc)
-        case _:
-            assert_never(e)
 
 
 def verify_function(f: Function, m: Module) -> None:

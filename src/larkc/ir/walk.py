@@ -1,10 +1,14 @@
-"""Traversals of the kernel IR shared by every stage: statements in program order, and the expressions
-of a statement with their sub-expressions."""
+"""Traversals of the kernel IR shared by every stage: statements in program order, the expressions of a
+statement with their sub-expressions, and a bottom-up fold of an expression.
+
+All are iterative (explicit stacks): a frontend may produce expressions thousands of levels deep (a
+sum of thousands of terms), deeper than Python's recursion limit."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import assert_never
+from collections.abc import Callable, Iterator, Sequence
+from itertools import chain
+from typing import TypeVar, assert_never
 
 from larkc.ir.nodes import (
     Alloc,
@@ -48,51 +52,91 @@ from larkc.ir.nodes import (
     While,
 )
 
-__all__ = ["stmt_exprs", "sub_exprs", "walk_stmts"]
+__all__ = ["fold_expr", "operands", "post_order", "stmt_exprs", "sub_exprs", "walk_stmts"]
+
+_T = TypeVar("_T")
 
 
 def walk_stmts(stmts: Sequence[Stmt]) -> Iterator[Stmt]:
     """Every statement of ``stmts``, nested ones included, in program order (a ``for``: its init, body,
     then step)."""
-    for s in stmts:
+    pending: list[Iterator[Stmt]] = [iter(stmts)]  # an explicit stack: nesting depth is unbounded
+    while pending:
+        s = next(pending[-1], None)
+        if s is None:
+            pending.pop()
+            continue
         yield s
         match s:
             case If(_, then_body, else_body):
-                yield from walk_stmts(then_body)
-                yield from walk_stmts(else_body)
+                pending.append(chain(then_body, else_body))
             case For(init, _, step, body):
-                yield from walk_stmts(init)
-                yield from walk_stmts(body)
-                yield from walk_stmts(step)
+                pending.append(chain(init, body, step))
             case While(_, body) | DoWhile(body, _):
-                yield from walk_stmts(body)
+                pending.append(iter(body))
             case _:
                 pass
 
 
-def sub_exprs(e: Expr) -> Iterator[Expr]:
-    """``e`` and every expression inside it, outermost first."""
-    yield e
+def operands(e: Expr) -> tuple[Expr, ...]:
+    """The direct sub-expressions of ``e``, in printed order."""
     match e:
         case Const() | VarRef() | Builtin() | Arange():
-            return
-        case Unary(_, a) | Cast(a) | Splat(a) | Broadcast(a) | Reshape(a) | Reduce(_, a):
-            yield from sub_exprs(a)
-        case Binary(_, a, b) | PtrAdd(a, b) | Extract(a, b):
-            yield from sub_exprs(a)
-            yield from sub_exprs(b)
-        case Select(c, a, b) | Insert(c, a, b):
-            for x in (c, a, b):
-                yield from sub_exprs(x)
-        case MathCall(_, args) | MakeVector(args):
-            for x in args:
-                yield from sub_exprs(x)
-        case Dot(a, b, acc):
-            for y in (a, b, acc):
-                if y is not None:
-                    yield from sub_exprs(y)
+            return ()
+        case Unary() | Cast() | Splat() | Broadcast() | Reshape() | Reduce():
+            return (e.operand,)
+        case Binary():
+            return (e.lhs, e.rhs)
+        case Select():
+            return (e.cond, e.if_true, e.if_false)
+        case MathCall():
+            return e.args
+        case PtrAdd():
+            return (e.base, e.offset)
+        case Extract():
+            return (e.vector, e.index)
+        case Insert():
+            return (e.vector, e.index, e.value)
+        case MakeVector():
+            return e.elems
+        case Dot():
+            return (e.lhs, e.rhs) if e.acc is None else (e.lhs, e.rhs, e.acc)
         case _:
             assert_never(e)
+
+
+def sub_exprs(e: Expr) -> Iterator[Expr]:
+    """``e`` and every expression inside it, outermost first (operands left to right)."""
+    pending = [e]  # an explicit stack: a sum of thousands of terms nests thousands deep
+    while pending:
+        x = pending.pop()
+        yield x
+        pending.extend(reversed(operands(x)))
+
+
+def post_order(e: Expr) -> Iterator[Expr]:
+    """Every expression inside ``e``, then ``e``: each after its operands (left to right)."""
+    pending: list[tuple[Expr, bool]] = [(e, False)]
+    while pending:
+        x, expanded = pending.pop()
+        if expanded:
+            yield x
+            continue
+        pending.append((x, True))
+        pending.extend((o, False) for o in reversed(operands(x)))
+
+
+def fold_expr(e: Expr, combine: Callable[[Expr, list[_T]], _T]) -> _T:
+    """``combine(x, results of x's operands)`` for every ``x`` inside ``e``, operands first: the value of
+    a recursive evaluation of ``e``, computed without recursion."""
+    results: list[_T] = []
+    for x in post_order(e):
+        n = len(operands(x))
+        args = results[len(results) - n :]
+        del results[len(results) - n :]
+        results.append(combine(x, args))
+    assert len(results) == 1
+    return results[0]
 
 
 def stmt_exprs(s: Stmt) -> Iterator[Expr]:

@@ -103,7 +103,7 @@ from larkc.ir.types import (
     VoidType,
     size_of,
 )
-from larkc.ir.walk import stmt_exprs, walk_stmts
+from larkc.ir.walk import operands, stmt_exprs, walk_stmts
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog
 from larkc.semantics.geometry import WARP_SIZE, LaunchConfig, ThreadSpace, format_dim3
 from larkc.semantics.memory import Memory, Region, RegionKind, Site, encode_pointer
@@ -971,7 +971,30 @@ class Interpreter:
     # -- expressions -----------------------------------------------------------------------------------
 
     def _eval(self, e: Expr, ub: UndefinedOps) -> torch.Tensor:
-        """The value of ``e`` for every thread: ``[T or 1, *per-thread shape]``."""
+        """The value of ``e`` for every thread: ``[T or 1, *per-thread shape]``.
+
+        Operands are evaluated before the expression that uses them, left to right, on an explicit
+        stack: a sum of thousands of terms nests deeper than Python's recursion limit.
+        """
+        if not _evaluated_operands(e):
+            return self._apply(e, [], ub)
+        values: list[torch.Tensor] = []
+        pending: list[tuple[Expr, bool]] = [(e, False)]
+        while pending:
+            x, ready = pending.pop()
+            ops = _evaluated_operands(x)
+            if ops and not ready:
+                pending.append((x, True))
+                pending.extend((o, False) for o in reversed(ops))
+                continue
+            n = len(ops)
+            args = values[len(values) - n :]
+            del values[len(values) - n :]
+            values.append(self._apply(x, args, ub))
+        return values[0]
+
+    def _apply(self, e: Expr, args: list[torch.Tensor], ub: UndefinedOps) -> torch.Tensor:
+        """The value of ``e`` given the values of its :func:`_evaluated_operands` (``args``, in order)."""
         match e:
             case Const():
                 c = self._consts.get(id(e))
@@ -987,35 +1010,30 @@ class Interpreter:
             case Builtin():
                 return self._builtins[(e.reg, e.dim.index)]
             case Unary():
-                return self._unary(e, self._eval(e.operand, ub))
+                return self._unary(e, args[0])
             case Binary():
-                a = self._eval(e.lhs, ub)
-                b = self._eval(e.rhs, ub)
+                a, b = args
                 ub.span = e.span
                 return self._binary(e, a, b, ub)
             case Select():
-                c = self._eval(e.cond, ub)
-                x = self._eval(e.if_true, ub)
-                y = self._eval(e.if_false, ub)
+                c, x, y = args
                 return self._select(e, c, x, y)
             case Cast():
-                return self._cast(e, self._eval(e.operand, ub), ub)
+                return self._cast(e, args[0], ub)
             case MathCall():
-                args = [self._eval(a, ub) for a in e.args]
                 ub.span = e.span
                 return self._math(e, args, ub)
             case PtrAdd():
-                return self._ptradd(e, self._eval(e.base, ub), self._eval(e.offset, ub))
+                return self._ptradd(e, args[0], args[1])
             case Extract():
-                v = self._eval(e.vector, ub)
+                v = args[0]
                 if isinstance(e.index, Const):
                     return v[:, int(e.index.value)]
                 i = self._lane(e.index, v.shape[1], ub, e.span).reshape(-1, 1)
                 rows = max(v.shape[0], i.shape[0])
                 return v.expand(rows, -1).gather(1, i.expand(rows, 1))[:, 0]
             case Insert():
-                v = self._eval(e.vector, ub)
-                x = self._eval(e.value, ub)
+                v, x = args
                 lanes = v.shape[1]
                 if isinstance(e.index, Const):
                     sel = torch.arange(lanes) == int(e.index.value)
@@ -1024,21 +1042,21 @@ class Interpreter:
                 sel = torch.arange(lanes)[None, :] == i.reshape(-1, 1)
                 return self._where(sel, x.reshape(-1, 1), v, e.type)
             case MakeVector():
-                return self._stack(e, [self._eval(x, ub) for x in e.elems])
+                return self._stack(e, args)
             case Arange():
                 return torch.arange(e.start, e.end, dtype=torch.int64)[None, :]
             case Splat():
-                v = self._eval(e.operand, ub)
+                v = args[0]
                 k = len(e.type.shape)
                 return v.reshape(v.shape[0], *([1] * k)).expand(v.shape[0], *e.type.shape)
             case Broadcast():
-                v = self._eval(e.operand, ub)
+                v = args[0]
                 return v.expand(v.shape[0], *e.type.shape)
             case Reshape():
-                v = self._eval(e.operand, ub)
+                v = args[0]
                 return v.reshape(v.shape[0], *e.type.shape)
             case Reduce():
-                return self._reduce(e, self._eval(e.operand, ub))
+                return self._reduce(e, args[0])
             case Dot():
                 return self._dot(e, ub)
             case _:
@@ -1126,6 +1144,21 @@ class Interpreter:
             acc = self._eval(e.acc, ub)
             return apply_binary(BinaryOp.ADD, prod, acc, out_t)
         return prod
+
+
+def _evaluated_operands(e: Expr) -> tuple[Expr, ...]:
+    """The operands :meth:`Interpreter._eval` evaluates before ``e``, in order: all of them, except a
+    lane index (evaluated, and range-checked, by ``_lane`` after the vector and the inserted value) and
+    a dot's (evaluated by ``_dot``, which a second value domain overrides)."""
+    match e:
+        case Dot():
+            return ()
+        case Extract():
+            return (e.vector,)
+        case Insert():
+            return (e.vector, e.value)
+        case _:
+            return operands(e)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -471,15 +471,29 @@ class Expressions(Conversions):
         return t.space if t is not None else AddressSpace.GENERIC
 
     def binary(self, node: ts.Node) -> Val:
+        """``a op b``: the left operand, then the right one, then the operator.
+
+        A left-nested chain (``x[0] + x[1] + ... + x[2999]``) is lowered in a loop down its left
+        spine rather than by recursion, so a long sum does not nest Python calls thousands deep.
+        """
         op_text = node_text(node.child_by_field_name("operator"))
-        left = node.child_by_field_name("left")
-        right = node.child_by_field_name("right")
-        assert left is not None and right is not None
         if op_text in ("&&", "||"):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            assert left is not None and right is not None
             return self.logical(op_text, left, right, node)
-        a = self.rvalue(left)
-        b = self.rvalue(right)
-        return self.apply_binary(op_text, a, b, node)
+        spine = [node]  # the binary nodes down the left operands, outermost first
+        left = node.child_by_field_name("left")
+        assert left is not None
+        while left.type == "binary_expression" and node_text(left.child_by_field_name("operator")) not in ("&&", "||"):
+            spine.append(left)
+            left = left.child_by_field_name("left")
+            assert left is not None
+        acc = self.rvalue(left)
+        for n in reversed(spine):
+            right = n.child_by_field_name("right")
+            assert right is not None
+            acc = self.apply_binary(node_text(n.child_by_field_name("operator")), acc, self.rvalue(right), n)
+        return acc
 
     def apply_binary(self, op_text: str, a: Val, b: Val, node: ts.Node) -> Val:
         """``a op b`` for an operator spelled ``op_text``, with C's conversions and pointer arithmetic."""

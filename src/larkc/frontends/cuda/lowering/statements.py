@@ -222,6 +222,16 @@ class Statements(Conversions):
         return out
 
     def statement(self, node: ts.Node) -> None:
+        """Lower one statement into the current buffer."""
+        try:
+            self.statement_kind(node)
+        except RecursionError:
+            # past the frontend's recursion allowance (see ``_deep_recursion``): an expression nested
+            # thousands of levels deep other than by a left-nested chain such as a long sum
+            raise self.unsupported("expression nested this deeply", node) from None
+
+    def statement_kind(self, node: ts.Node) -> None:
+        """Dispatch on the kind of statement ``node``."""
         t = node.type
         loops = ("for_statement", "while_statement", "do_statement")
         if t not in ("preproc_call", "comment", *loops) and self.pending_unroll is not None:
