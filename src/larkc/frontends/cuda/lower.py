@@ -14,6 +14,8 @@ then every device function it calls, each template instance and overload once).
 * names are made unique per function (a shadowing declaration of ``i`` becomes ``i.1``).
 
 Anything outside the supported subset raises :class:`UnsupportedError` with the span of the construct.
+Each function is checked by the IR verifier as it is lowered: IR the verifier rejects is a bug of the
+lowering, raised as :class:`IllTypedLowering` (an internal error, not a :class:`LarkcError`).
 
 The work is split by concern over the modules of :mod:`larkc.frontends.cuda.lowering`, each a mixin of
 :class:`FunctionLowering` over the state in :class:`~larkc.frontends.cuda.lowering.core.LoweringCore`:
@@ -36,11 +38,12 @@ from __future__ import annotations
 from larkc.frontends.cuda.lowering.builtin_calls import BuiltinCalls
 from larkc.frontends.cuda.lowering.calls import Calls
 from larkc.frontends.cuda.lowering.cooperative import CooperativeGroups
+from larkc.frontends.cuda.lowering.core import IllTypedLowering
 from larkc.frontends.cuda.lowering.expressions import Expressions
 from larkc.frontends.cuda.lowering.overloads import Overloads
 from larkc.frontends.cuda.lowering.statements import Statements
 
-__all__ = ["FunctionLowering"]
+__all__ = ["FunctionLowering", "IllTypedLowering"]
 
 
 class FunctionLowering(Statements, Expressions, Calls, Overloads, BuiltinCalls, CooperativeGroups):

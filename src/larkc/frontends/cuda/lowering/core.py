@@ -22,8 +22,23 @@ from larkc.frontends.cuda.groups import Group
 from larkc.frontends.cuda.lowering.values import Binding, LValue, Val
 from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.frontends.cuda.unit import FunctionDef, TemplateArg, TemplateEnv, TranslationUnit, is_type_arg
-from larkc.ir.nodes import Decl, Expr, FunctionKind, ShuffleKind, Stmt
+from larkc.ir.nodes import Decl, Expr, Function, FunctionKind, Module, ShuffleKind, Stmt
 from larkc.ir.types import VOID, Type, VectorType
+from larkc.ir.verify import verify_function
+
+
+class IllTypedLowering(RuntimeError):
+    """The lowering of a function produced IR the verifier rejects: a bug in larkc, not in the kernel.
+
+    Deliberately not a :class:`~larkc.errors.LarkcError` (an error in the user's input): the CLI reports
+    it as an internal error (exit status 3). ``error`` is the verifier's located error.
+    """
+
+    def __init__(self, function: Function, error: TypeCheckError) -> None:
+        what = "kernel" if function.kind is FunctionKind.KERNEL else "device function"
+        super().__init__(f"the CUDA lowering of {what} {function.name} produced ill-typed IR: {error}")
+        self.function = function.name
+        self.error = error
 
 
 class LoweringCore(abc.ABC):
@@ -139,6 +154,14 @@ class LoweringCore(abc.ABC):
 
     def no_value(self, name: str, node: ts.Node) -> Val:
         raise self.type_error(f"{name} returns no value", node)
+
+    def check_typed(self, fn: Function) -> None:
+        """Verify ``fn`` against the IR typing rules (with the functions lowered before it, which it may
+        call): ill-typed IR from the frontend is :class:`IllTypedLowering`, never passed on."""
+        try:
+            verify_function(fn, Module((*self.tu.order, fn), fn.span))
+        except TypeCheckError as err:
+            raise IllTypedLowering(fn, err) from err
 
     # -- the interface between the concerns: each method is defined by the mixin named above it ------
 

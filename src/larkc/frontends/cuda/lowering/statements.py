@@ -100,7 +100,9 @@ class Statements(Conversions):
                 self.scopes[0][gname] = Binding("group", gname, U32, None, group)
             stmts = self.compound(body, new_scope=False)
         kind = FunctionKind.KERNEL if self.is_kernel else FunctionKind.DEVICE
-        return Function(self.ir_name, kind, Level.THREAD, tuple(params), ret, tuple(stmts), max_threads, span)
+        fn = Function(self.ir_name, kind, Level.THREAD, tuple(params), ret, tuple(stmts), max_threads, span)
+        self.check_typed(fn)
+        return fn
 
     def lower_params(self, decl: ts.Node) -> list[Param]:
         plist = decl.child_by_field_name("parameters")
