@@ -14,7 +14,7 @@ import larkc
 from larkc.errors import LarkcError
 from larkc.frontends import kernel_names, parse_cuda, parse_task
 from larkc.frontends.cuda.preprocess import preprocess, preprocess_file
-from larkc.tasks import Task, load_task
+from larkc.tasks import Task, command_line_task, load_task
 
 CASES = Path(__file__).parent / "include_cases"
 KERNEL = CASES / "kernels" / "activation.cu"
@@ -153,3 +153,30 @@ def test_a_task_with_include_dirs_runs_end_to_end() -> None:
     report = larkc.run(CASES / "kernels")
     assert report.ok, report.render()
     assert [r.shape for r in report.instances] == [{"n": 1}, {"n": 300}]
+
+
+def test_has_include_searches_as_include_does() -> None:
+    source = (
+        "#if __has_include(<demo/extra.cuh>)\nint lib;\n#endif\n"
+        '#if __has_include("local_config.h")\nint local;\n#endif\n'
+        "#if __has_include(<cub/cub.cuh>)\nint known;\n#endif\n"
+    )
+    assert preprocess(source, str(KERNEL), include_dirs=DIRS).text.split() == [
+        "int",
+        "lib;",
+        "int",
+        "local;",
+        "int",
+        "known;",
+    ]
+    assert preprocess(source, str(KERNEL)).text.split() == ["int", "local;", "int", "known;"]
+
+
+def test_a_command_line_task_takes_include_dirs() -> None:
+    task = command_line_task(
+        KERNEL, "demo::scaled_silu_kernel", grid=["2"], block=["64"], buffers=["x=f32[100]", "out=f32[100]"],
+        scalars=["n=100"], include_dirs=[str(FIRST), str(SECOND)],
+    )  # fmt: skip
+    assert task.include_dirs == DIRS
+    report = larkc.run(task)
+    assert report.ok, report.render()
