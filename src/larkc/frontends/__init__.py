@@ -1,4 +1,4 @@
-"""Frontends: CUDA C++ (and, later, Triton) source to the kernel IR.
+"""Frontends: CUDA C++ and Triton source to the kernel IR.
 
 The entry points are :func:`parse_task` (the kernel of a verification task), :func:`parse_source`
 (a source file), :func:`parse_cuda` (CUDA source or text) and :func:`kernel_names`. A kernel of a
@@ -16,7 +16,7 @@ from larkc.ir.nodes import Module
 from larkc.ir.verify import verify_module
 from larkc.tasks import Task
 
-__all__ = ["kernel_names", "parse_cuda", "parse_source", "parse_task"]
+__all__ = ["kernel_names", "parse_cuda", "parse_source", "parse_task", "specialised_per_instance"]
 
 
 def _check(module: Module) -> Module:
@@ -45,14 +45,23 @@ def parse_source(
     """
     p = Path(path)
     if p.suffix == ".py":
-        raise LarkcError(f"{p}: the Triton frontend is not available yet", stage=Stage.FRONTEND)
+        raise LarkcError(
+            f"{p}: a Triton kernel is lowered from a task (its parameters' types and constexpr values come "
+            "from the task's bindings): use parse_task, or larkc.frontends.triton.parse_triton",
+            stage=Stage.FRONTEND,
+        )
     module = parse_cuda(p, kernel=kernel, template_args=template_args, defines=defines, include_dirs=include_dirs)
     return _check(module)
 
 
-def parse_task(task: Task) -> Module:
+def parse_task(task: Task, instance: Mapping[str, int] | None = None) -> Module:
     """The IR of the kernel a task verifies (with the task's template arguments, defines and include
-    directories)."""
+    directories). A Triton kernel is specialised for one shape instance (``instance``, by default the
+    task's first): see :func:`specialised_per_instance`."""
+    if task.language == "triton":
+        from larkc.frontends.triton.task import parse_triton_task
+
+        return _check(parse_triton_task(task, instance))
     return parse_source(
         task.source,
         kernel=task.kernel,
@@ -62,10 +71,25 @@ def parse_task(task: Task) -> Module:
     )
 
 
+def specialised_per_instance(task: Task) -> bool:
+    """Whether the task's kernel IR may differ between shape instances (a Triton kernel whose argument
+    types or constexprs depend on the shapes), so that each instance needs its own :func:`parse_task`."""
+    if task.language != "triton":
+        return False
+    from larkc.frontends.triton.task import instance_independent
+
+    return not instance_independent(task, task.instances)
+
+
 def kernel_names(
     path: str | Path, *, defines: Mapping[str, str] | None = None, include_dirs: Sequence[str | Path] = ()
 ) -> list[str]:
-    """The qualified names of the kernels a source file defines."""
+    """The qualified names of the kernels a source file defines (of a Triton ``.py`` file: its
+    ``@triton.jit`` functions)."""
+    if Path(path).suffix == ".py":
+        from larkc.frontends.triton import triton_kernel_names
+
+        return triton_kernel_names(path)
     from larkc.frontends.cuda import cuda_kernel_names
 
     return cuda_kernel_names(path, defines=defines, include_dirs=include_dirs)

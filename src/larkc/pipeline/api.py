@@ -12,6 +12,7 @@ Each stage is imported when its function is called, so ``larkc.parse`` does not 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -48,15 +49,15 @@ def parse(
 
     ``template_args`` replace the task's template arguments; ``defines`` are added to its defines.
     """
-    from larkc.frontends import parse_source
+    from larkc.frontends import parse_task
 
     task = as_task(task_or_path)
-    return parse_source(
-        task.source,
-        kernel=task.kernel,
-        template_args=task.template_args if template_args is None else template_args,
-        defines={**task.defines, **(defines or {})},
-    )
+    if template_args is not None:
+        targs = dict(template_args) if isinstance(template_args, Mapping) else tuple(template_args)
+        task = dataclasses.replace(task, template_args=targs)
+    if defines:
+        task = dataclasses.replace(task, defines={**task.defines, **defines})
+    return parse_task(task)
 
 
 def trace(task_or_path: TaskOrPath, *, shapes: Mapping[str, int] | None = None) -> SpecGraph:

@@ -28,7 +28,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from larkc.errors import TaskError
-from larkc.frontends import parse_task
+from larkc.frontends import parse_task, specialised_per_instance
 from larkc.ir.nodes import Function, Module
 from larkc.ir.types import ScalarType
 from larkc.pipeline.inputs import check_pointee, init_of, kernel_function
@@ -94,6 +94,7 @@ def verify_task(
     start = time.perf_counter()
     budget = budget or Budget()
     say = progress or (lambda _line: None)
+    per_instance = module is None and specialised_per_instance(task)
     if module is None:
         module = parse_task(task)
     f = kernel_function(task, module)
@@ -116,11 +117,13 @@ def verify_task(
         shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
         say(f"instance {k + 1}/{len(chosen)} ({shape}): symbolic execution")
         t0 = time.perf_counter()
+        # A Triton kernel whose specialisation depends on the shapes is lowered for each instance.
+        mod, fn = (module, f) if not per_instance else _specialised(task, env)
         with tm.gc_paused():  # terms die by reference counting; collections would rescan them all
-            facts = _instance_facts(task, module, f, graph, env, budget)
+            facts = _instance_facts(task, mod, fn, graph, env, budget)
             say(f"instance {k + 1}/{len(chosen)}: deciding {len(bounded_obs)} obligations")
             results = prove_instance(facts, bounded_obs, budget)
-            results = [_confirm(task, module, r, env, replay_dir) for r in results]
+            results = [_confirm(task, mod, r, env, replay_dir) for r in results]
             launch = facts.launch
             del facts
         runs.append((env, launch, time.perf_counter() - t0))
@@ -144,6 +147,11 @@ PARAMETRIC_KINDS = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.B
 
 #: A parametric counterexample is run in the simulator when no tensor of its instance exceeds this.
 _SIMULABLE_ELEMENTS = 1 << 22
+
+
+def _specialised(task: Task, env: Mapping[str, int]) -> tuple[Module, Function]:
+    module = parse_task(task, env)
+    return module, kernel_function(task, module)
 
 
 def _confirm_static(task: Task, module: Module, r: ObligationResult, replay_dir: Path | None) -> ObligationResult:
