@@ -2,14 +2,15 @@
 
 ::
 
-    larkc run TASK [--shape n=128[,d=64]] [--seed N] [--json] [--replay-dir DIR]
+    larkc run TASK [--shape n=128[,d=64]] [--seed N] [--seeds N] [--max-steps N] [--strict] [--json]
     larkc run KERNEL.cu --kernel K --grid 8 --block 256 --buffer x=f32[2048] --scalar n=2048
     larkc run --replay FILE
 
 Prints one line per diagnosis, starting with its kind word (``race``, ``oob``, ``divergence``,
-``uninit``, ``mismatch``, ``ub``), then per output its largest absolute and relative error. Exit
-status: 0 when every instance agrees with the reference and no check fired, 1 otherwise (the record
-of each failing instance is written to a replay file, whose path is printed), 2 for bad input.
+``uninit``, ``mismatch``, ``ub``, ``assert``, ``nontermination``), then per output its largest absolute
+and relative error. Exit status: 0 when every instance agrees with the reference and no check fired,
+1 otherwise (the record of each failing instance is written to a replay file, whose path is printed),
+2 for bad input.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description=(
             "Simulate the kernel of a task for every shape instance on seeded random inputs, check memory "
             "safety, races, barrier divergence and uninitialised reads, and compare the outputs with the "
-            "reference. Exit 0 when all agree and no check fired, 1 otherwise, 2 for bad input."
+            "reference. Exit 0 when all agree and no check fired, 1 otherwise (a loop running past --max-steps "
+            "included), 2 for bad input."
         ),
     )
     add_task_arguments(p, target_required=False)  # `--replay FILE` needs no target
@@ -47,7 +49,28 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="run this shape instance instead of the task's (repeatable; missing symbols come from the "
         "task's first instance)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="first seed of the random inputs (default 0)")
+    p.add_argument(
+        "--seeds",
+        type=int,
+        default=3,
+        metavar="N",
+        help="seeds to try per instance, from --seed on, each with every input distribution: normal, negative, "
+        "large, near-constant, edges (of integer index ranges); the first failing run is reported (default 3)",
+    )
+    p.add_argument(
+        "--max-steps",
+        type=int,
+        metavar="N",
+        help="iterations one execution of a loop may take before the run reports it as nontermination "
+        "(default 100000, SimLimits.max_loop_iterations)",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="count warnings against the kernel: write-write races of one value (race (same value)), by default "
+        "reported but exit 0",
+    )
     p.add_argument("--json", action="store_true", help="print a machine-readable JSON report")
     p.add_argument("--replay", metavar="FILE", help="run the failing instance recorded in a replay file")
     p.add_argument("--replay-dir", metavar="DIR", help="where to write replay files (default: <tmp>/larkc-replay)")
@@ -80,8 +103,9 @@ def _parse_shapes(task: Task, items: list[str]) -> list[dict[str, int]]:
 
 def _command(args: argparse.Namespace) -> int:
     """The ``larkc run`` subcommand; returns the exit status."""
-    from larkc.pipeline import api
     from larkc.pipeline.replay import load_replay
+    from larkc.pipeline.run import InputDistribution, run_task
+    from larkc.semantics import SimLimits
 
     seed: int = args.seed
     if args.replay is not None:
@@ -90,13 +114,36 @@ def _command(args: argparse.Namespace) -> int:
         replay = load_replay(Path(args.replay))
         task, seed, inputs = replay.task, replay.seed, replay.inputs
         instances: list[dict[str, int]] | None = [replay.instance]
+        try:
+            distributions = [InputDistribution(replay.distribution)]
+        except ValueError:
+            raise LarkcError(f"{args.replay}: unknown input distribution {replay.distribution!r}") from None
+        seeds = 1
     else:
         if args.target is None:
             raise LarkcError("larkc run needs a task file or folder, a kernel file, or --replay FILE", stage=Stage.CLI)
         task = task_from_args(args)
         instances = _parse_shapes(task, args.shape) if args.shape else None
         inputs = {}
-    report = api.run(task, instances=instances, seed=seed, replay_dir=args.replay_dir or None, inputs=inputs)
+        distributions, seeds = list(InputDistribution), args.seeds
+        if seeds < 1:
+            raise LarkcError(f"--seeds {seeds}: expected a positive number of seeds", stage=Stage.CLI)
+    limits = SimLimits()
+    if args.max_steps is not None:
+        if args.max_steps < 1:
+            raise LarkcError(f"--max-steps {args.max_steps}: expected a positive number of iterations", stage=Stage.CLI)
+        limits = SimLimits(max_loop_iterations=args.max_steps)
+    report = run_task(
+        task,
+        instances=instances,
+        seed=seed,
+        replay_dir=Path(args.replay_dir) if args.replay_dir else None,
+        inputs=inputs,
+        limits=limits,
+        strict=args.strict,
+        seeds=seeds,
+        distributions=distributions,
+    )
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

@@ -66,6 +66,7 @@ def write_replay_file(task: Task, rep: InstanceReport, folder: Path) -> Path:
         "kernel": task.kernel,
         "instance": rep.shape,
         "seed": rep.seed,
+        "distribution": rep.distribution,
         "launch": launch_json(rep.launch),
         "diagnoses": [d.to_json() for d in rep.diagnoses],
     }
@@ -76,9 +77,12 @@ def write_replay_file(task: Task, rep: InstanceReport, folder: Path) -> Path:
     # Tasks of one name (two command-line tasks of one kernel file, task files in different folders) get
     # different files: the name ends in a hash of what identifies the task and the run.
     identity = {k: record[k] for k in ("task_file", "command_line", "defines", "kernel", "instance", "seed")}
+    if rep.distribution != "normal":
+        identity["distribution"] = rep.distribution
     identity["inputs"] = record.get("inputs")
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{task.name}-{shape}-seed{rep.seed}-{digest}")
+    inputs = "" if rep.distribution == "normal" else f"-{rep.distribution}"
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{task.name}-{shape}-seed{rep.seed}{inputs}-{digest}")
     path = folder / f"{safe}.json"
     path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return path
@@ -86,13 +90,14 @@ def write_replay_file(task: Task, rep: InstanceReport, folder: Path) -> Path:
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    """What a replay file records: the task, the shape instance, the seed of the random inputs, and the
-    input elements set to explicit values over them (a counterexample's witness)."""
+    """What a replay file records: the task, the shape instance, the seed and distribution of the random
+    inputs, and the input elements set to explicit values over them (a counterexample's witness)."""
 
     task: Task
     instance: dict[str, int]
     seed: int
     inputs: dict[str, dict[int, float]]
+    distribution: str = "normal"
 
 
 def load_replay(path: Path) -> Replay:
@@ -117,11 +122,12 @@ def load_replay(path: Path) -> Replay:
             )  # fmt: skip
         instance = {str(k): int(v) for k, v in record["instance"].items()}
         seed = int(record["seed"])
+        distribution = str(record.get("distribution", "normal"))
         inputs = {str(t): {int(i): float(v) for i, v in vals.items()} for t, vals in record.get("inputs", {}).items()}
     except (KeyError, TypeError, ValueError) as e:
         raise TaskError(f"malformed replay file {path}: {e}") from None
     check_launch_matches(task, instance, record.get("launch"))
-    return Replay(task, instance, seed, inputs)
+    return Replay(task, instance, seed, inputs, distribution)
 
 
 def check_launch_matches(task: Task, instance: Mapping[str, int], recorded: Mapping[str, Any] | None) -> None:

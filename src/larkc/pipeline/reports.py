@@ -58,10 +58,21 @@ class InstanceReport:
     replay: Path | None = None
     #: input elements set to given values over the seeded random inputs (a counterexample's witness)
     inputs: Mapping[str, Mapping[int, float]] = field(default_factory=dict)
+    #: warnings (``race (same value)``) count against the kernel too
+    strict: bool = False
+    #: how the random inputs were drawn (a ``larkc.pipeline.run.InputDistribution`` value)
+    distribution: str = "normal"
+    #: how many input sets (seeds and distributions) were tried on this instance
+    tried: int = 1
 
     @property
     def ok(self) -> bool:
-        return not self.diagnoses
+        """No diagnosis against the kernel (warnings count only when ``strict``)."""
+        return all(d.kind.is_warning and not self.strict for d in self.diagnoses)
+
+    def warnings(self) -> tuple[Diagnosis, ...]:
+        """The diagnoses that are warnings (``race (same value)``), whether or not ``strict``."""
+        return tuple(d for d in self.diagnoses if d.kind.is_warning)
 
     def kinds(self) -> set[str]:
         return {d.kind.value for d in self.diagnoses}
@@ -70,6 +81,8 @@ class InstanceReport:
         out: dict[str, Any] = {
             "shape": self.shape,
             "seed": self.seed,
+            "distribution": self.distribution,
+            "input_sets": self.tried,
             "launch": launch_json(self.launch),
             "ok": self.ok,
             "diagnoses": [d.to_json() for d in self.diagnoses],
@@ -89,10 +102,20 @@ class RunReport:
     task: str
     expected_failure: str | None
     instances: tuple[InstanceReport, ...]
+    strict: bool = False
 
     @property
     def ok(self) -> bool:
         return all(i.ok for i in self.instances)
+
+    def assumptions(self) -> tuple[str, ...]:
+        """What the verdict takes for granted (choices a stricter reading of CUDA would make otherwise)."""
+        if self.strict:
+            return ()
+        return (
+            "write-write races in which every write stores the same value are warnings (race (same value)), "
+            "not errors: the result does not depend on the order of the writes; --strict makes them errors",
+        )
 
     def kinds(self) -> set[str]:
         return set().union(*(i.kinds() for i in self.instances)) if self.instances else set()
@@ -102,15 +125,20 @@ class RunReport:
         lines: list[str] = []
         for inst in self.instances:
             shape = ", ".join(f"{k}={v}" for k, v in inst.shape.items()) or "(no symbols)"
-            lines.append(f"== {self.task} {shape}: {inst.launch}, seed {inst.seed}")
+            inputs = f", {inst.distribution} inputs" if inst.distribution != "normal" else ""
+            tried = f" ({inst.tried} input sets tried)" if inst.tried > 1 else ""
+            lines.append(f"== {self.task} {shape}: {inst.launch}, seed {inst.seed}{inputs}{tried}")
             lines.extend(d.render() for d in inst.diagnoses)
             lines.extend(o.render() for o in inst.outputs)
             if inst.replay is not None:
                 lines.append(f"replay: larkc run --replay {inst.replay}")
         n = len(self.instances)
         failed = [i for i in self.instances if not i.ok]
+        warned = sum(len(i.warnings()) for i in self.instances)
         if not failed:
             verdict = f"ok: {n} instance{'s' if n != 1 else ''}, no diagnosis"
+            if warned:
+                verdict = f"ok: {n} instance{'s' if n != 1 else ''}, {warned} warning{'s' if warned != 1 else ''}"
             if self.expected_failure is not None:
                 verdict += f"; the task expects {self.expected_failure}: NOT found"
         else:
@@ -120,6 +148,8 @@ class RunReport:
                 caught = "found" if self.expected_failure in self.kinds() else "NOT found"
                 verdict += f"; the task expects {self.expected_failure}: {caught}"
         lines.append(verdict)
+        if warned:
+            lines.extend(f"assumption: {a}" for a in self.assumptions())
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
@@ -128,6 +158,8 @@ class RunReport:
             "ok": self.ok,
             "expected_failure": self.expected_failure,
             "kinds": sorted(self.kinds()),
+            "strict": self.strict,
+            "assumptions": list(self.assumptions()),
             "instances": [i.to_json() for i in self.instances],
         }
 

@@ -10,8 +10,11 @@ one to a replay file (:mod:`larkc.pipeline.replay`).
 from __future__ import annotations
 
 import dataclasses
+import enum
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import assert_never
 
 import torch
 
@@ -19,13 +22,77 @@ from larkc.errors import TaskError
 from larkc.frontends import parse_task
 from larkc.ir.nodes import Function, Module
 from larkc.pipeline.compare import compare_output, reference_outputs
-from larkc.pipeline.inputs import kernel_args, kernel_function, make_inputs
+from larkc.pipeline.inputs import init_of, kernel_args, kernel_function, make_inputs
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import InstanceReport, OutputReport, RunReport
 from larkc.semantics import Diagnosis, DiagnosisKind, LaunchConfig, SimLimits, SimResult, simulate
+from larkc.semantics.interpreter import StepLimitExceeded
 from larkc.tasks import Task
 
-__all__ = ["run_instance", "run_task"]
+__all__ = ["DEFAULT_SEEDS", "InputDistribution", "run_instance", "run_task"]
+
+
+class InputDistribution(enum.Enum):
+    """How the inputs of one run are drawn: the seeded draw of :mod:`larkc.pipeline.inputs`, transformed.
+
+    One seed of standard normal inputs misses bugs that only some values reveal (a running max started at
+    ``0.0f`` instead of ``-INFINITY`` is right on every row with a positive element), so ``larkc run``
+    tries each distribution. Floats are transformed in float32 and rounded to their dtype.
+    """
+
+    NORMAL = "normal"  # floats standard normal, integers uniform in their range (pipeline.inputs)
+    NEGATIVE = "negative"  # floats -|x|: every value negative (a max started at 0, a relu mistaken for abs)
+    LARGE = "large"  # floats x * 100: large magnitudes (exp overflow of an unshifted softmax, lost precision)
+    NEAR_CONSTANT = "near-constant"  # floats 2 + x / 100: rows nearly constant (cancellation, epsilons)
+    EDGES = "edges"  # integers at the two ends of their range (first and last index), floats normal
+
+    def changes(self, task: Task) -> bool:
+        """Whether this distribution draws other inputs than ``NORMAL`` for ``task``."""
+        kinds = {
+            "float" if spec.dtype.is_float else "int" if spec.dtype.is_int else "bool"
+            for name, spec in task.inputs.items()
+            if init_of(task, name, spec) == "random"
+        }
+        match self:
+            case InputDistribution.NORMAL:
+                return True
+            case InputDistribution.NEGATIVE | InputDistribution.LARGE | InputDistribution.NEAR_CONSTANT:
+                return "float" in kinds
+            case InputDistribution.EDGES:
+                return "int" in kinds
+            case _:
+                assert_never(self)
+
+    def apply(self, task: Task, tensors: dict[str, torch.Tensor], env: Mapping[str, int], seed: int) -> None:
+        """Transform the random inputs in ``tensors`` (drawn with ``seed``) in place."""
+        gen = torch.Generator().manual_seed(seed + 7919)  # another stream than the inputs' own
+        for name, spec in task.inputs.items():
+            t = tensors[name]
+            if init_of(task, name, spec) != "random" or t.numel() == 0:
+                continue
+            if t.is_floating_point():
+                x = t.to(torch.float32)
+                match self:
+                    case InputDistribution.NORMAL | InputDistribution.EDGES:
+                        continue
+                    case InputDistribution.NEGATIVE:
+                        x = -x.abs()
+                    case InputDistribution.LARGE:
+                        x = x * 100.0
+                    case InputDistribution.NEAR_CONSTANT:
+                        x = 2.0 + x / 100.0
+                    case _:
+                        assert_never(self)
+                t.copy_(x.to(t.dtype))
+            elif self is InputDistribution.EDGES and t.dtype != torch.bool:
+                # The range pipeline.inputs draws integers from: the spec's, else [0, smallest symbol).
+                low, high = spec.value_range(dict(env)) or (0, max(1, min(env.values(), default=1)))
+                top = torch.randint(0, 2, t.shape, generator=gen).to(torch.bool)
+                t.copy_(torch.where(top, torch.full_like(t, high - 1), torch.full_like(t, low)))
+
+
+#: How many seeds ``larkc run`` tries by default, each with every input distribution.
+DEFAULT_SEEDS = 3
 
 
 def run_instance(
@@ -36,17 +103,21 @@ def run_instance(
     *,
     limits: SimLimits | None = None,
     inputs: Mapping[str, Mapping[int, float]] | None = None,
+    strict: bool = False,
+    distribution: InputDistribution = InputDistribution.NORMAL,
 ) -> tuple[InstanceReport, SimResult]:
     """Simulate and compare one shape instance of ``task`` (no replay file).
 
-    ``inputs`` sets chosen input elements (tensor name to ``{flat index: value}``) over the seeded random
-    inputs: the witness of a counterexample.
+    The random inputs are drawn with ``seed`` and transformed by ``distribution``; ``inputs`` sets chosen
+    input elements (tensor name to ``{flat index: value}``) over them: the witness of a counterexample.
+    ``strict``: warnings (``race (same value)``) fail the instance.
     """
     env = task.shape_env(instance)
     grid, block, shared = task.launch.concrete(env)
     launch = LaunchConfig(grid, block, shared)
     f = kernel_function(task, module)
     tensors = make_inputs(task, env, seed)
+    distribution.apply(task, tensors, env, seed)
     overrides = {t: dict(v) for t, v in (inputs or {}).items()}
     for name, values in overrides.items():
         if name not in task.inputs:
@@ -57,7 +128,18 @@ def run_instance(
                 raise TaskError(f"task {task.name}: explicit value for {name}[{i}], past its {flat.numel()} elements")
             flat[i] = v
     args = kernel_args(task, f, tensors, env)
-    result = simulate(module, f.name, launch, args, limits=limits)
+    try:
+        result = simulate(module, f.name, launch, args, limits=limits, same_value_races=True)
+    except StepLimitExceeded as e:
+        # A loop that does not end within the bound is a verdict on the kernel, like a divergent barrier.
+        stop = Diagnosis(
+            DiagnosisKind.NONTERMINATION,
+            f"{e.message}; the bound is {e.bound} iterations per loop execution: raise it with --max-steps N "
+            f"(Python: limits=SimLimits(max_loop_iterations=N)) if the loop is meant to run longer"
+            + "".join(f"; {note}" for note in e.notes),
+            e.span,
+        )
+        result = SimResult((*e.diagnoses, stop), {}, {}, launch, 0, 0.0, 0, aborted=True)
     diagnoses = list(result.diagnoses)
     outputs: list[OutputReport] = []
     if result.aborted:
@@ -85,9 +167,15 @@ def run_instance(
                     )
                 )
     report = InstanceReport(
-        dict(env), seed, launch, tuple(diagnoses), tuple(outputs), result.seconds, inputs=overrides
-    )
+        dict(env), seed, launch, tuple(diagnoses), tuple(outputs), result.seconds, inputs=overrides, strict=strict,
+        distribution=distribution.value,
+    )  # fmt: skip
     return report, result
+
+
+def _threads(task: Task, instance: Mapping[str, int]) -> int:
+    grid, block, _ = task.launch.concrete(task.shape_env(instance))
+    return math.prod(grid) * math.prod(block)
 
 
 def _mismatch(task: Task, f: Function, rep: OutputReport, got: torch.Tensor, ref: torch.Tensor) -> Diagnosis:
@@ -118,20 +206,44 @@ def run_task(
     limits: SimLimits | None = None,
     module: Module | None = None,
     inputs: Mapping[str, Mapping[int, float]] | None = None,
+    strict: bool = False,
+    seeds: int = DEFAULT_SEEDS,
+    distributions: Sequence[InputDistribution] = tuple(InputDistribution),
 ) -> RunReport:
     """Run every instance of ``task`` (or ``instances``); failing ones get a replay file.
 
+    The instance with the fewest threads runs on ``seeds`` seeds from ``seed`` on, each with every one of
+    ``distributions`` that changes the task's inputs, until one run fails; the others run ``seed`` with the
+    first distribution. An instance's report is its failing run, or else its first (``tried`` counts the
+    runs). With explicit ``inputs`` (a witness) only ``seed`` and the first distribution run.
+
     ``module`` is the kernel's IR if the caller has it already (else the task's kernel is parsed);
-    replay files go to ``replay_dir`` (default :func:`~larkc.pipeline.replay.default_replay_dir`).
+    replay files go to ``replay_dir`` (default :func:`~larkc.pipeline.replay.default_replay_dir`);
+    ``strict`` makes warnings (``race (same value)``) fail an instance.
     """
     if module is None:
         module = parse_task(task)
     chosen = list(instances) if instances is not None else list(task.instances)
     reports: list[InstanceReport] = []
-    for inst in chosen:
-        rep, _ = run_instance(task, module, inst, seed, limits=limits, inputs=inputs)
+    if seeds < 1 or not distributions:
+        raise TaskError(f"task {task.name}: nothing to run ({seeds} seed(s), {len(distributions)} distribution(s))")
+    if inputs:
+        seeds, distributions = 1, distributions[:1]
+    chosen_distributions = [d for d in distributions if d.changes(task) or d is distributions[0]]
+    every_set = [(s, d) for d in chosen_distributions for s in range(seed, seed + seeds)]
+    # Every input set on the instance of fewest threads (the cheapest: data-dependent bugs rarely need
+    # size), the first on the others, so that the default run stays about as fast as one seed was.
+    smallest = min(range(len(chosen)), key=lambda i: (_threads(task, chosen[i]), i), default=0)
+    for k, inst in enumerate(chosen):
+        tries: list[InstanceReport] = []
+        for s, d in every_set if k == smallest else every_set[:1]:
+            rep, _ = run_instance(task, module, inst, s, limits=limits, inputs=inputs, strict=strict, distribution=d)
+            tries.append(rep)
+            if not rep.ok:
+                break
+        rep = dataclasses.replace(tries[-1] if not tries[-1].ok else tries[0], tried=len(tries))
         if not rep.ok and write_replay:
             path = write_replay_file(task, rep, replay_dir or default_replay_dir())
             rep = dataclasses.replace(rep, replay=path)
         reports.append(rep)
-    return RunReport(task.name, task.expected_failure, tuple(reports))
+    return RunReport(task.name, task.expected_failure, tuple(reports), strict=strict)

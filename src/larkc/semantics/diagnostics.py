@@ -2,7 +2,8 @@
 
 A :class:`Diagnosis` is a verdict against the kernel (``larkc run`` exits 1), not an error of larkc's
 input (those are :class:`~larkc.errors.LarkcError`, exit 2). Each names its :class:`DiagnosisKind`
-with one word that scripts match (``race``, ``oob``, ``divergence``, ``uninit``, ``mismatch``, ``ub``),
+with one word that scripts match (``race``, ``oob``, ``divergence``, ``uninit``, ``mismatch``, ``ub``,
+``assert``, ``nontermination``),
 the kernel source location, and the block, thread, buffer and index involved where they apply. It
 renders as one line::
 
@@ -26,12 +27,19 @@ class DiagnosisKind(enum.Enum):
     """What went wrong. The value is the word a diagnosis line starts with."""
 
     RACE = "race"  # two unsynchronised accesses to one location by different threads, at least one a write
+    RACE_SAME_VALUE = "race (same value)"  # a write-write race in which both writes store the same bits (a warning)
     OOB = "oob"  # an access outside every buffer, past a buffer's end, or misaligned for its type
     DIVERGENCE = "divergence"  # threads of a block (or warp) reaching different barriers, or some none
     UNINIT = "uninit"  # a read of memory never written (shared, local, "empty" buffers) or of an inactive lane
     MISMATCH = "mismatch"  # an output that differs from the reference beyond tolerance, or is never written
     UB = "ub"  # an operation C leaves undefined: integer division by zero, shift out of range, ...
     ASSERT = "assert"  # an assert() whose condition is false: the thread traps and the launch fails
+    NONTERMINATION = "nontermination"  # a loop ran past the step bound (SimLimits.max_loop_iterations)
+
+    @property
+    def is_warning(self) -> bool:
+        """A finding that ``larkc run`` reports but, unless ``--strict``, does not hold against the kernel."""
+        return self is DiagnosisKind.RACE_SAME_VALUE
 
 
 @dataclass(frozen=True, slots=True)

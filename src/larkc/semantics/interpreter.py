@@ -132,6 +132,7 @@ __all__ = [
     "KernelArg",
     "SimLimits",
     "SimResult",
+    "StepLimitExceeded",
     "bind_arguments",
     "kernel_of",
     "param_register",
@@ -141,7 +142,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class SimLimits:
-    """Bounds that keep a simulation finite. Exceeding one is a :class:`SimulationError`."""
+    """Bounds that keep a simulation finite. Exceeding one is a :class:`SimulationError` (a loop past
+    ``max_loop_iterations``: :class:`StepLimitExceeded`)."""
 
     max_threads: int = 1 << 24  # threads in one launch
     max_loop_iterations: int = 100_000  # iterations of one execution of one loop
@@ -186,6 +188,19 @@ class SimResult:
     @property
     def ok(self) -> bool:
         return not self.diagnoses
+
+
+class StepLimitExceeded(LimitExceeded):
+    """A loop ran more iterations than :attr:`SimLimits.max_loop_iterations` (``bound``) in one execution.
+
+    :func:`simulate` sets ``diagnoses`` to what the run found before; ``larkc run`` reports the loop as
+    a ``nontermination`` diagnosis of the kernel rather than as an error of its input.
+    """
+
+    def __init__(self, message: str, span: Span | None, *, bound: int) -> None:
+        super().__init__(message, span)
+        self.bound = bound
+        self.diagnoses: tuple[Diagnosis, ...] = ()
 
 
 class _Abort(Exception):
@@ -605,10 +620,11 @@ class Interpreter:
             running = nxt
             if running is not mask and not bool(running.any()):
                 return done
-        raise LimitExceeded(
+        raise StepLimitExceeded(
             f"loop did not terminate after {self.limits.max_loop_iterations} iterations "
             f"(a spin-wait on another block, or an infinite loop)",
             span,
+            bound=self.limits.max_loop_iterations,
         )
 
     # -- memory statements -----------------------------------------------------------------------------
@@ -1247,8 +1263,12 @@ def simulate(
     args: Mapping[str, KernelArg],
     *,
     limits: SimLimits | None = None,
+    same_value_races: bool = False,
 ) -> SimResult:
     """Run ``kernel`` of ``module`` on ``launch`` with ``args`` (parameter name to buffer or scalar).
+
+    ``same_value_races``: report write-write races whose writes store the same bits as ``race (same
+    value)`` (a warning to ``larkc run``) rather than ``race``.
 
     Buffers are copied: the tensors given in ``args`` are not modified; the result holds the final
     contents. A launch that cannot run (bad dimensions, a missing argument) raises
@@ -1258,8 +1278,13 @@ def simulate(
     f = kernel_of(module, kernel)
     start = time.perf_counter()
     interp = Interpreter(module, f, launch, limits)
+    interp.mem.same_value = same_value_races
     regions, dtypes, values = bind_arguments(interp, f, args)
-    interp.run(values)
+    try:
+        interp.run(values)
+    except StepLimitExceeded as e:
+        e.diagnoses = interp.diagnoses()
+        raise
     buffers = {name: interp.mem.tensor_of(r, dtypes[name]) for name, r in regions.items()}
     written: dict[str, torch.Tensor] = {}
     for name, r in regions.items():

@@ -234,7 +234,8 @@ class Memory:
     """The regions of one launch and the checked accesses to them.
 
     ``phases``/``warp_phases`` are the barrier phase counters per block and per warp, advanced by the
-    interpreter at each barrier; the race check reads them.
+    interpreter at each barrier; the race check reads them. With ``same_value`` set, a write-write race
+    in which both writes store the same bits is reported as ``race (same value)``.
     """
 
     def __init__(self, space: ThreadSpace, log: DiagnosisLog, sites: list[Site]) -> None:
@@ -245,6 +246,8 @@ class Memory:
         self.phases = torch.zeros(space.num_blocks, dtype=torch.int32)
         self.warp_phases = torch.zeros(space.num_warps, dtype=torch.int32)
         self._next_id = 1
+        #: report write-write races whose writes store the same bits as ``race (same value)`` (else ``race``)
+        self.same_value = False
 
     # -- creating regions ------------------------------------------------------------------------------
 
@@ -355,9 +358,10 @@ class Memory:
         width = max(lanes, 1)
         for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.WRITE):
             eidx = self._elem_index(r, vt, width)
-            self._check(r, AccessKind.WRITE, vt.size * width, align, site)
+            new = to_mem(values if r.whole else values[r.sel], vt)
+            self._check(r, AccessKind.WRITE, vt.size * width, align, site, written=new if self.same_value else None)
             view = r.region.data.view(mem_dtype(vt))
-            view[eidx] = to_mem(values if r.whole else values[r.sel], vt)
+            view[eidx] = new
 
     def atomic(
         self,
@@ -481,8 +485,14 @@ class Memory:
 
     # -- checks ----------------------------------------------------------------------------------------
 
-    def _check(self, r: _Resolved, kind: AccessKind, size: int, align: int, site: int) -> None:
-        """The uninit and race checks of accesses of ``size`` bytes at ``align``-aligned addresses."""
+    def _check(
+        self, r: _Resolved, kind: AccessKind, size: int, align: int, site: int, *, written: torch.Tensor | None = None
+    ) -> None:
+        """The uninit and race checks of accesses of ``size`` bytes at ``align``-aligned addresses.
+
+        ``written`` (a plain write's values, ``[N, lanes]`` of the memory dtype, not yet stored) lets the
+        race check tell write-write races of one value (``race (same value)``) from the others.
+        """
         region = r.region
         if kind is not AccessKind.READ and region.read_only:
             region.read_only = False  # written after all (const cast away): track from now on
@@ -519,7 +529,7 @@ class Memory:
             if kind is not AccessKind.READ:
                 region.init[gi] = True
         if needs_races:
-            self._races(region, kind, gi, th, rows, r.offset, site)
+            self._races(region, kind, gi, th, rows, r.offset, site, written)
 
     def _races(
         self,
@@ -530,9 +540,35 @@ class Memory:
         rows: torch.Tensor,
         offsets: torch.Tensor,
         site: int,
+        written: torch.Tensor | None = None,
     ) -> None:
         space = self.space
         cross = region.kind is RegionKind.GLOBAL
+        bits: list[torch.Tensor] = []  # the written granules' bits, computed on the first write-write conflict
+
+        def new_bits() -> torch.Tensor:
+            assert written is not None
+            if not bits:
+                bits.append(_pack(dense(written).view(torch.uint8).reshape(-1, region.granule)))
+            return bits[0]
+
+        def report(
+            conflict: torch.Tensor, other: AccessKind, others: torch.Tensor, other_sites: torch.Tensor, *, across: bool
+        ) -> None:
+            """Report the first access of ``conflict`` (``others``/``other_sites``: the earlier access's thread
+            and site per access); a write over a write of the same bits separately."""
+            parts = [(conflict, False)]
+            if kind is AccessKind.WRITE and other is AccessKind.WRITE and written is not None:
+                same = new_bits() == _pack(region.data[(gi * region.granule)[:, None] + _arange(region.granule)])
+                parts = [(conflict & ~same, False), (conflict & same, True)]
+            for part, same_value in parts:
+                if bool(part.any()):
+                    i = int(part.nonzero()[0])
+                    self._report_race(
+                        region, kind, other, int(th[i]), int(others[i]), int(other_sites[i]),
+                        int(offsets[int(rows[i])]), site, int(part.sum()), across_blocks=across, same_value=same_value,
+                    )  # fmt: skip
+
         # Thread numbers fit in int32 (launches are at most 2^24 threads): compute in int32 throughout.
         t32 = th.to(torch.int32)
         blk = space.block_of(t32)
@@ -558,11 +594,7 @@ class Memory:
                 conflict = nonempty & same_block & ~stale & ((lo != t32) | (hi != t32))
                 other_t = torch.where(lo != t32, lo, hi)
             if bool(conflict.any()):
-                i = int(conflict.nonzero()[0])
-                self._report_race(
-                    region, kind, other, int(th[i]), int(other_t[i]), int(sh.stmt[gi[i]]), int(offsets[int(rows[i])]),
-                    site, int(conflict.sum()), across_blocks=False,
-                )  # fmt: skip
+                report(conflict, other, other_t, sh.stmt[gi], across=False)
             if cross:
                 xlo, xhi = sh.xlo[gi], sh.xhi[gi]
                 xnon = xhi >= 0
@@ -571,12 +603,7 @@ class Memory:
                     bxhi = space.block_of(torch.where(xnon, xhi, 0))
                     xconf = xnon & ((bxlo != blk) | (bxhi != blk))
                     if bool(xconf.any()):
-                        i = int(xconf.nonzero()[0])
-                        ot = int(xlo[i]) if int(bxlo[i]) != int(blk[i]) else int(xhi[i])
-                        self._report_race(
-                            region, kind, other, int(th[i]), ot, int(sh.xstmt[gi[i]]), int(offsets[int(rows[i])]),
-                            site, int(xconf.sum()), across_blocks=True,
-                        )  # fmt: skip
+                        report(xconf, other, torch.where(bxlo != blk, xlo, xhi), sh.xstmt[gi], across=True)
         # Plain writes by different threads in this very statement.
         if kind is AccessKind.WRITE and th.numel() > 1:
             if region.scratch is None:
@@ -585,12 +612,27 @@ class Memory:
             winner = region.scratch[gi]
             dup = winner != t32
             if bool(dup.any()):
-                i = int(dup.nonzero()[0])
-                a, b = int(th[i]), int(winner[i])
-                self._report_race(
-                    region, kind, AccessKind.WRITE, a, b, site, int(offsets[int(rows[i])]), site, int(dup.sum()),
-                    across_blocks=a // space.block_size != b // space.block_size,
-                )  # fmt: skip
+                parts = [(dup, False)]
+                if written is not None:
+                    # One value if every writer of the granule in this statement writes the same bits.
+                    b = new_bits()
+                    lo = torch.full((region.num_granules,), _I64_MAX, dtype=torch.int64).scatter_reduce_(
+                        0, gi, b, reduce="amin"
+                    )
+                    hi = torch.full((region.num_granules,), _I64_MIN, dtype=torch.int64).scatter_reduce_(
+                        0, gi, b, reduce="amax"
+                    )
+                    same = lo[gi] == hi[gi]
+                    parts = [(dup & ~same, False), (dup & same, True)]
+                for part, same_value in parts:
+                    if bool(part.any()):
+                        i = int(part.nonzero()[0])
+                        a, w = int(th[i]), int(winner[i])
+                        self._report_race(
+                            region, kind, AccessKind.WRITE, a, w, site, int(offsets[int(rows[i])]), site,
+                            int(part.sum()), across_blocks=a // space.block_size != w // space.block_size,
+                            same_value=same_value,
+                        )  # fmt: skip
         # Record this access.
         sh = region.shadow(kind)
         lo, hi = sh.lo[gi], sh.hi[gi]
@@ -630,6 +672,7 @@ class Memory:
         count: int,
         *,
         across_blocks: bool,
+        same_value: bool = False,
     ) -> None:
         across = across_blocks
         here = self.sites[site].span if 0 <= site < len(self.sites) else None
@@ -646,10 +689,11 @@ class Memory:
             pair = self.space.warp_of(torch.tensor([t, other_t]))
             same_warp = int(pair[0]) == int(pair[1]) and other_site != site
             why = " in the same barrier interval" + (" (same warp, no __syncwarp between)" if same_warp else "")
+        both = " (both write the same value)" if same_value else ""
         self._report(
-            DiagnosisKind.RACE, site, t, count,
+            DiagnosisKind.RACE_SAME_VALUE if same_value else DiagnosisKind.RACE, site, t, count,
             f"{kind.value} of {region.space_name} {region.index_text(offset)} by {self.space.describe(t)} conflicts "
-            f"with {other.value} by {other_who}{at}{why}",
+            f"with {other.value} by {other_who}{at}{why}{both}",
             region=region, offset=offset, key=f"{region.name}:{other.value}",
         )  # fmt: skip
 
@@ -673,6 +717,20 @@ class Memory:
             key=key,
             occurrences=count,
         )
+
+
+_I64_MAX = 2**63 - 1
+_I64_MIN = -(2**63)
+
+
+def _arange(n: int) -> torch.Tensor:
+    return torch.arange(n, dtype=torch.int64)
+
+
+def _pack(granules: torch.Tensor) -> torch.Tensor:
+    """The bytes of each row of ``granules`` (``[N, g]`` uint8, ``g <= 8``) as one int64 per row."""
+    shifts = 8 * _arange(granules.shape[1])
+    return torch.bitwise_left_shift(granules.to(torch.int64), shifts).sum(dim=1)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -707,8 +765,20 @@ def _atomic_new(
             return apply_binary(BinaryOp.BITOR, old, v, vt)
         case AtomicOp.XOR:
             return apply_binary(BinaryOp.BITXOR, old, v, vt)
+        case AtomicOp.INC | AtomicOp.DEC:
+            return wrapping_step(op, old, v, vt)
         case _:
             assert_never(op)
+
+
+def wrapping_step(op: AtomicOp, old: torch.Tensor, v: torch.Tensor, vt: ScalarType) -> torch.Tensor:
+    """What atomicInc (``op`` INC) or atomicDec (DEC) with bound ``v`` leaves where ``old`` was (unsigned ``vt``)."""
+    one = torch.ones_like(old)
+    if op is AtomicOp.INC:
+        past = apply_binary(BinaryOp.GE, old, v, vt)
+        return torch.where(past, torch.zeros_like(old), apply_binary(BinaryOp.ADD, old, one, vt))
+    past = (old == 0) | apply_binary(BinaryOp.GT, old, v, vt)
+    return torch.where(past, v, apply_binary(BinaryOp.SUB, old, one, vt))
 
 
 def _atomic_rmw(
