@@ -77,6 +77,34 @@ def _layer_norm(rows: int, n: int, example: str = "layer_norm") -> Launch:
     return Launch(example, "layer_norm_fwd", (rows,), make, {"BLOCK": 32}, rtol=1e-4, atol=1e-5, reference=ref)
 
 
+def _layer_norm_bwd(rows: int, n: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {
+            "X": _randn(g, rows, n),
+            "DY": _randn(g, rows, n),
+            "W": _randn(g, n),
+            "Mean": _randn(g, rows) * 0.1,
+            "Rstd": torch.rand(rows, generator=g) + 0.5,
+            "DX": torch.zeros(rows, n),
+            "DW": torch.zeros(n),
+            "DB": torch.zeros(n),
+            "stride": n,
+            "N": n,
+        }
+
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        x, dy, w = _t(a, "X").double(), _t(a, "DY").double(), _t(a, "W").double()
+        xhat = (x - _t(a, "Mean").double()[:, None]) * _t(a, "Rstd").double()[:, None]
+        wdy = w * dy
+        c1 = (xhat * wdy).mean(dim=-1, keepdim=True)
+        c2 = wdy.mean(dim=-1, keepdim=True)
+        dx = (wdy - (xhat * c1 + c2)) * _t(a, "Rstd").double()[:, None]
+        return {"DX": dx, "DW": (dy * xhat).sum(dim=0), "DB": dy.sum(dim=0)}
+
+    consts = {"BLOCK": 128}
+    return Launch("layer_norm_bwd", "layer_norm_bwd", (rows,), make, consts, rtol=1e-4, atol=1e-4, reference=ref)
+
+
 def _rms_norm(rows: int, cols: int) -> Launch:
     def make(g: G) -> dict[str, torch.Tensor | int | float]:
         return {
@@ -243,6 +271,7 @@ CASES: dict[str, tuple[Launch, tuple[str, ...]]] = {
     "softmax-7x50": (_softmax(7, 50, 3), ("out_ptr",)),
     "softmax-4x64": (_softmax(4, 64, 4), ("out_ptr",)),
     "layer_norm-3x70": (_layer_norm(3, 70), ("Y", "Mean", "Rstd")),
+    "layer_norm_bwd-4x100": (_layer_norm_bwd(4, 100), ("DX", "DW", "DB")),
     "rms_norm-5x100": (_rms_norm(5, 100), ("y_ptr",)),
     "swiglu-3x70": (_swiglu(3, 70), ("out_ptr",)),
     "geglu-300": (_geglu(300), ("out_ptr",)),
