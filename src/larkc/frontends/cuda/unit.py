@@ -8,6 +8,7 @@ functions on demand through :class:`~larkc.frontends.cuda.lower.FunctionLowering
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeGuard
@@ -32,6 +33,7 @@ from larkc.ir.types import (
     ScalarType,
     Type,
     VectorType,
+    size_of,
 )
 from larkc.ir.values import convert_value, wrap_int
 
@@ -110,6 +112,32 @@ class FunctionDef:
     static_method: bool = False  # a member function without `this`
 
 
+@dataclass(frozen=True, slots=True)
+class UnionInfo:
+    """A union used for type punning (exllamav2's ``half2_uint32``): its members are scalars or vectors of one
+    size, held as the bits of the first; reading another member reinterprets them (a bitcast)."""
+
+    name: str
+    storage: ScalarType | VectorType  # the first member's type: how a value of the union is held
+    members: dict[str, ScalarType | VectorType]
+    #: `U(half2 v) : as_half2(v) {}`: the member each constructor sets, by its parameter's type; empty
+    #: without constructors (then `U u{x}` sets the first member, as in C)
+    constructors: dict[ScalarType | VectorType, str]
+
+
+@dataclass(frozen=True, slots=True)
+class LocalDirectives:
+    """What ``namespace a = b;``, ``using namespace n;`` and ``using n::f;`` in function bodies bring into view."""
+
+    aliases: dict[str, str]  # alias -> namespace
+    namespaces: list[str]  # used namespaces, innermost first
+    names: dict[str, str]  # short name -> qualified name
+
+
+#: Where a block-scope namespace alias or using declaration may start (checked against the tree).
+_LOCAL_DIRECTIVE = re.compile(rb"\bnamespace\s+\w+\s*=|\busing\b")
+
+
 @dataclass(slots=True)
 class StructDef:
     name: str
@@ -149,6 +177,8 @@ class TranslationUnit:
         # explicit specializations of struct templates: (argument list, definition) by template name
         self.struct_specializations: dict[str, list[tuple[ts.Node | None, StructDef]]] = {}
         self.structs: dict[str, StructDef] = {}
+        self.unions: dict[str, ts.Node] = {}  # union_specifier nodes with a body, by qualified name
+        self.union_infos: dict[str, UnionInfo] = {}  # by qualified name (laid out on first use)
         self.struct_infos: dict[tuple[str, tuple[TemplateArg, ...]], StructInfo] = {}
         self.vector_fields: dict[VectorType, list[StructInfo]] = {}
         self.typedefs: dict[str, ts.Node] = {}  # name -> type node (resolved lazily, may use templates)
@@ -157,6 +187,7 @@ class TranslationUnit:
         self.order: list[Function] = []
         self._in_progress: set[str] = set()
         self._check_syntax(self.tree.root_node)
+        self._block_directives = self._find_block_directives()
         self._collect(self.tree.root_node)
 
     def span(self, node: ts.Node) -> Span:
@@ -200,25 +231,68 @@ class TranslationUnit:
         """
         text = "".join(text.split())
         if text.startswith("::"):
-            key = self._unalias(text[2:])
+            key = self._unalias(text[2:], ctx)
             return key if key in table else None
         for prefix in self._scopes(ctx):
-            key = self._unalias(prefix + text)
+            key = self._unalias(prefix + text, ctx)
             if key in table:
                 return key
         return None
 
-    def _unalias(self, name: str) -> str:
+    def _unalias(self, name: str, ctx: ts.Node | None = None) -> str:
+        """``name`` with namespace aliases (and ``using ns::f;`` names) visible at ``ctx`` expanded."""
+        local = self._local_directives(ctx)
+        if name in local.names:
+            name = local.names[name]
         head, sep, rest = name.partition("::")
-        while sep and head in self.namespace_aliases:
-            name = self.namespace_aliases[head] + "::" + rest
+        while sep and (head in local.aliases or head in self.namespace_aliases):
+            name = local.aliases.get(head, self.namespace_aliases.get(head, head)) + "::" + rest
             head, sep, rest = name.partition("::")
         return name
 
     def _scopes(self, ctx: ts.Node | None) -> list[str]:
         parts = namespace_of(ctx).split("::")[:-1] if ctx is not None else []
         scopes = ["".join(f"{p}::" for p in parts[:i]) for i in range(len(parts), -1, -1)]
-        return scopes + [f"{u}::" for u in self.using_namespaces]
+        local = self._local_directives(ctx).namespaces
+        return scopes + [f"{u}::" for u in (*local, *self.using_namespaces)]
+
+    def _local_directives(self, ctx: ts.Node | None) -> LocalDirectives:
+        """The namespace aliases and ``using`` directives of the function bodies enclosing ``ctx``, innermost
+        block first, each visible from its statement to the end of its block (as in C++)."""
+        out = LocalDirectives({}, [], {})
+        node = ctx
+        while node is not None and self._block_directives:
+            parent = node.parent
+            directives = self._block_directives.get(parent.id) if parent is not None else None
+            for d in directives or ():
+                if d.start_byte >= node.start_byte:
+                    break
+                words = "".join(node_text(d).split()).rstrip(";")
+                if d.type == "namespace_alias_definition":
+                    alias = _namespace_alias(d)
+                    if alias is not None:
+                        out.aliases.setdefault(*alias)
+                elif words.startswith("usingnamespace"):
+                    used = "".join(node_text(d).split()[2:]).rstrip(";").removeprefix("::")
+                    if used != "std":  # the device library's std names are builtins already
+                        out.namespaces.append(self._unalias(used, d))
+                else:  # `using ns::f;`
+                    target = words.removeprefix("using").removeprefix("::")
+                    out.names.setdefault(target.rpartition("::")[2], target)
+            node = parent
+        return out
+
+    def _find_block_directives(self) -> dict[int, list[ts.Node]]:
+        """``namespace cg = cooperative_groups;`` and ``using`` directives inside blocks, by block node id."""
+        found: dict[int, list[ts.Node]] = {}
+        root = self.tree.root_node
+        for m in _LOCAL_DIRECTIVE.finditer(self.source):
+            node: ts.Node | None = root.descendant_for_byte_range(m.start(), m.start())
+            while node is not None and node.type not in ("namespace_alias_definition", "using_declaration"):
+                node = node.parent
+            if node is not None and node.parent is not None and node.parent.type == "compound_statement":
+                found.setdefault(node.parent.id, []).append(node)
+        return found
 
     def _collect_one(
         self, node: ts.Node, template: tuple[TemplateParam, ...] | None, template_error: LarkcError | None, ns: str
@@ -238,6 +312,8 @@ class TranslationUnit:
                     self._collect_one(child, params, error, ns)
         elif t in ("struct_specifier", "class_specifier"):
             self._collect_struct(node, template, template_error, ns)
+        elif t == "union_specifier":
+            self._collect_union(node, ns)
         elif t == "declaration":
             self._collect_declaration(node, template, template_error, ns)
         elif t == "type_definition":
@@ -261,10 +337,9 @@ class TranslationUnit:
         elif t == "declaration_list":
             self._collect(node, ns)
         elif t == "namespace_alias_definition":
-            alias = node_text(node.child_by_field_name("name"))
-            target = node.named_children[-1] if len(node.named_children) > 1 else None  # after the `=`
-            if alias and target is not None:
-                self.namespace_aliases[ns + alias] = "".join(node_text(target).split()).removeprefix("::")
+            alias = _namespace_alias(node)
+            if alias is not None:
+                self.namespace_aliases[ns + alias[0]] = alias[1]
         elif t == "using_declaration" and node_text(node).split()[:2] == ["using", "namespace"]:
             used = "".join(node_text(node).split()[2:]).rstrip(";").removeprefix("::")
             if used and used != "std":  # the device library's std names are builtins already
@@ -400,6 +475,8 @@ class TranslationUnit:
             self._collect_struct(type_node, template, template_error, ns)
         if type_node is not None and type_node.type == "enum_specifier":
             self._collect_enum(type_node, ns)
+        if type_node is not None and type_node.type == "union_specifier":
+            self._collect_union(type_node, ns)
         declarators = node.children_by_field_name("declarator")
         if not declarators:
             return
@@ -435,12 +512,102 @@ class TranslationUnit:
             self._collect_struct(type_node, None, None, ns)
         if type_node.type == "enum_specifier":
             self._collect_enum(type_node, ns)
+        if type_node.type == "union_specifier":
+            self._collect_union(type_node, ns)
         for d in node.children_by_field_name("declarator"):
             name = _declared_name(d) if d.type not in ("type_identifier", "identifier") else node_text(d)
             if name is None:
                 raise UnsupportedError("typedef", node_text(node), self.span(node))
             # plain names map to their type; pointer and function declarators are resolved on use
             self.typedefs[ns + name] = type_node if d.type in ("type_identifier", "identifier") else d
+
+    def _collect_union(self, node: ts.Node, ns: str) -> None:
+        """Record a union definition (laid out on first use, so host-only unions cost nothing)."""
+        name_node = node.child_by_field_name("name")
+        if node.child_by_field_name("body") is not None:
+            self.unions[ns + node_text(name_node) if name_node is not None else _anonymous(node)] = node
+
+    def union_type(self, key: str, where: ts.Node) -> ScalarType | VectorType:
+        """The type a value of union ``key`` is held as (its first member's); lays the union out."""
+        info = self.union_infos.get(key)
+        if info is not None:
+            return info.storage
+        node = self.unions[key]
+        body = node.child_by_field_name("body")
+        assert body is not None
+        members: dict[str, ScalarType | VectorType] = {}
+        ctors: list[ts.Node] = []
+        base_name = key.rpartition("::")[2]
+        for f in body.named_children:
+            if f.type in ("comment", "access_specifier"):
+                continue
+            if f.type == "function_definition" and _member_function_name(f, base_name) == base_name:
+                ctors.append(f)
+                continue
+            ftype_node = f.child_by_field_name("type")
+            declarators = f.children_by_field_name("declarator")
+            if f.type != "field_declaration" or ftype_node is None or not declarators:
+                raise UnsupportedError("union member", node_text(f), self.span(f))
+            ftype = self.resolve_type(ftype_node, {}, f)
+            for d in declarators:
+                if not isinstance(ftype, ScalarType | VectorType) or d.type != "field_identifier":
+                    raise UnsupportedError("union member (a scalar or vector)", node_text(f), self.span(f))
+                members[node_text(d)] = ftype
+        if not members:
+            raise UnsupportedError("empty union", node_text(node).split("{")[0], self.span(where))
+        storage = next(iter(members.values()))
+        if any(size_of(t) != size_of(storage) for t in members.values()):
+            raise UnsupportedError("union with members of different sizes", key, self.span(node))
+        constructors = {}
+        for ctor in ctors:
+            param, member = self._union_constructor(ctor, members)
+            constructors[param] = member
+        self.union_infos[key] = UnionInfo(key, storage, members, constructors)
+        return storage
+
+    def _union_constructor(
+        self, ctor: ts.Node, members: Mapping[str, ScalarType | VectorType]
+    ) -> tuple[ScalarType | VectorType, str]:
+        """The parameter type and the member of a union constructor ``U(T v) : m(v) {}`` (``m`` of type ``T``)."""
+        decl = ctor.child_by_field_name("declarator")
+        params = decl.child_by_field_name("parameters") if decl is not None else None
+        inits = [c for c in ctor.named_children if c.type == "field_initializer_list"]
+        body = ctor.child_by_field_name("body")
+        if params is not None and len(params.named_children) == 1 and len(inits) == 1 and body is not None:
+            p = params.named_children[0]
+            ptype_node = p.child_by_field_name("type")
+            fields = inits[0].named_children
+            ptype = self.resolve_type(ptype_node, {}, p) if ptype_node is not None else None
+            if len(fields) == 1 and not body.named_children and len(fields[0].named_children) == 2:
+                member, args = (node_text(c) for c in fields[0].named_children)
+                pname = node_text(p.child_by_field_name("declarator"))
+                if members.get(member) == ptype and args.strip("() ") == pname and ptype is not None:
+                    return members[member], member
+        raise UnsupportedError("union constructor (other than U(T v) : member(v) {})", node_text(ctor), self.span(ctor))
+
+    def union_of(self, type_node: ts.Node) -> UnionInfo | None:
+        """The union a type node names (``half2_uint32``, a typedef of one), laid out."""
+        try:
+            held = self.resolve_type(type_node, {}, type_node)
+        except LarkcError:
+            return None
+        words = type_words(type_node)
+        if type_node.type == "union_specifier":  # `union U u;` or the body of `typedef union {...} U;`
+            name_node = type_node.child_by_field_name("name")
+            words = node_text(name_node) if name_node is not None else _anonymous(type_node)
+        key = self.find(words, type_node, self.unions)
+        typedef = self.find(words, type_node, self.typedefs)
+        if key is None and typedef is not None and self.typedefs[typedef].type == "union_specifier":
+            return self.union_of(self.typedefs[typedef])
+        info = self.union_infos.get(key) if key is not None else None
+        return info if info is not None and info.storage == held else None
+
+    def union_member(self, held: Type, member: str) -> tuple[UnionInfo, ScalarType | VectorType] | None:
+        """The union (laid out so far) whose values are held as ``held`` and that has ``member``."""
+        for info in self.union_infos.values():
+            if info.storage == held and member in info.members:
+                return info, info.members[member]
+        return None
 
     def _collect_enum(self, node: ts.Node, ns: str) -> None:
         body = node.child_by_field_name("body")
@@ -512,6 +679,14 @@ class TranslationUnit:
                 if isinstance(arg, ScalarType):
                     return trait(arg)
             raise UnsupportedError("template type", node_text(type_node), self.span(type_node))
+        if t == "union_specifier":
+            name_node = type_node.child_by_field_name("name")
+            key = self.find(node_text(name_node), type_node, self.unions) if name_node is not None else None
+            if name_node is None and type_node.child_by_field_name("body") is not None:
+                key = _anonymous(type_node)  # `typedef union {...} U;`
+            if key is None or key not in self.unions:
+                raise UnsupportedError("union type", node_text(type_node).split("{")[0], self.span(type_node))
+            return self.union_type(key, type_node)
         if t in ("struct_specifier", "class_specifier"):
             name_node = type_node.child_by_field_name("name")
             if name_node is None:
@@ -540,6 +715,9 @@ class TranslationUnit:
             return self.struct_type(key, (), type_node)
         if self.find(words, type_node, self.enum_types) is not None:
             return I32
+        key = self.find(words, type_node, self.unions)
+        if key is not None:
+            return self.union_type(key, type_node)
         if words == "void":
             return VOID
         raise UnsupportedError("type", words, self.span(type_node))
@@ -990,12 +1168,26 @@ def _member_function_name(f: ts.Node, struct: str) -> str | None:
     return "".join(name.split()) if name.startswith("operator") else name
 
 
+def _anonymous(node: ts.Node) -> str:
+    """The key of an unnamed union or struct (``typedef union {...} U;``): where it starts."""
+    return f"<anonymous@{node.start_byte}>"
+
+
 def _declared_name(d: ts.Node) -> str | None:
     """The identifier a (possibly nested) declarator declares."""
     node: ts.Node | None = d
     while node is not None and node.type not in ("identifier", "field_identifier"):
         node = node.child_by_field_name("declarator")
     return node_text(node) if node is not None else None
+
+
+def _namespace_alias(node: ts.Node) -> tuple[str, str] | None:
+    """The alias and the namespace of ``namespace cg = cooperative_groups;``."""
+    alias = node_text(node.child_by_field_name("name"))
+    target = node.named_children[-1] if len(node.named_children) > 1 else None  # after the `=`
+    if not alias or target is None:
+        return None
+    return alias, "".join(node_text(target).split()).removeprefix("::")
 
 
 def namespace_of(node: ts.Node) -> str:

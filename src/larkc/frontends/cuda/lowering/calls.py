@@ -105,6 +105,9 @@ class Calls(Conversions):
             if owner is not None and name in owner.methods and self.lookup(name) is None:
                 this = None if self.fd.static_method else VarLV("this", owner.vector)
                 return self.method_call(None, owner, name, arg_nodes, node, want_value, this)
+            union = self.tu.union_of(fn_node) if self.names_type(fn_node) else None
+            if union is not None:
+                return self.union_value(union, arg_nodes, node)  # `half2_uint32(q)`
             info = self.tu.struct_info(fn_node, self.env, node) if self.names_type(fn_node) else None
             if info is not None:
                 return self.construct(info, arg_nodes, node)  # `Pack(x)` with Pack a struct (or a typedef of one)
@@ -165,7 +168,8 @@ class Calls(Conversions):
             return is_type_arg(bound)
         if words in BUILTIN_TYPES:
             return True
-        return any(self.tu.find(words, node, t) is not None for t in (self.tu.typedefs, self.tu.structs))
+        tables = (self.tu.typedefs, self.tu.structs, self.tu.unions)
+        return any(self.tu.find(words, node, t) is not None for t in tables)
 
     def struct_conversion(self, struct: str, targs: tuple[TemplateArg, ...], node: ts.Node) -> Val:
         """``S<T>()`` of a member-less struct with an ``operator T*()``: the pointer it converts to."""

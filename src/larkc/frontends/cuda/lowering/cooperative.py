@@ -43,7 +43,7 @@ class CooperativeGroups(Conversions):
 
     def cg_name(self, node: ts.Node) -> str | None:
         """``this_thread_block`` for ``cg::this_thread_block`` (with ``cg`` an alias), else ``None``."""
-        text = self.tu._unalias("".join(node_text(node).split()).removeprefix("::"))
+        text = self.tu._unalias("".join(node_text(node).split()).removeprefix("::"), node)
         prefix = "cooperative_groups::"
         return text[len(prefix) :] if text.startswith(prefix) else None
 

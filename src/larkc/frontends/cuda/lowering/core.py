@@ -21,7 +21,14 @@ from larkc.frontends.cuda.ctypes import CType, StructInfo
 from larkc.frontends.cuda.groups import Group
 from larkc.frontends.cuda.lowering.values import Binding, LValue, Val
 from larkc.frontends.cuda.syntax import node_text, type_words
-from larkc.frontends.cuda.unit import FunctionDef, TemplateArg, TemplateEnv, TranslationUnit, is_type_arg
+from larkc.frontends.cuda.unit import (
+    FunctionDef,
+    TemplateArg,
+    TemplateEnv,
+    TranslationUnit,
+    UnionInfo,
+    is_type_arg,
+)
 from larkc.ir.nodes import Decl, Expr, Function, FunctionKind, Module, ShuffleKind, Stmt
 from larkc.ir.types import VOID, Type, VectorType
 from larkc.ir.verify import verify_function
@@ -170,6 +177,10 @@ class LoweringCore(abc.ABC):
     @abc.abstractmethod
     def brace_init(self, t: Type, init: ts.Node) -> Val:
         """``T x = {a, b}`` or ``x = {a, b}``: a scalar or vector value from a brace initializer."""
+
+    @abc.abstractmethod
+    def union_value(self, union: UnionInfo, items: Sequence[ts.Node], node: ts.Node) -> Val:
+        """A union initialised from one value (``U u(x)``, ``U(x)``): the member it sets, as the union's bits."""
 
     @abc.abstractmethod
     def expression_statement(self, node: ts.Node) -> None:

@@ -21,6 +21,7 @@ from larkc.frontends.cuda.lowering.values import (
     LaneLV,
     LValue,
     MemLV,
+    PunLV,
     Val,
     VarLV,
     is_null_constant,
@@ -302,6 +303,8 @@ class Expressions(Conversions):
                 return Val(VarRef(dst, t, span), t)
             case LaneLV(var, index, t):
                 return Val(Extract(VarRef(var.name, var.type, span), index, t, span), t)
+            case PunLV(var, t):
+                return Val(Cast(VarRef(var.name, var.type, span), t, CastKind.BITCAST, span), t)
             case _:
                 raise AssertionError(lv)
 
@@ -322,6 +325,9 @@ class Expressions(Conversions):
                 ref = VarRef(var.name, var.type, span)
                 self.emit(Assign(var.name, Insert(ref, index, v.expr, var.type, span), span))
                 return Val(Extract(VarRef(var.name, var.type, span), index, t, span), t)
+            case PunLV(var, t):
+                self.emit(Assign(var.name, Cast(v.expr, var.type, CastKind.BITCAST, span), span))
+                return Val(Cast(VarRef(var.name, var.type, span), t, CastKind.BITCAST, span), t)
             case _:
                 raise AssertionError(lv)
 
@@ -353,7 +359,7 @@ class Expressions(Conversions):
             if len(idx_nodes) != 1:
                 raise self.unsupported("multi-argument subscript", node)
             base = self.lvalue(base_node)
-            if isinstance(base, LaneLV | MemLV | VarLV):
+            if isinstance(base, LaneLV | MemLV | VarLV | PunLV):
                 base_val = self.read(base, base_node)
             else:
                 base_val = base
@@ -425,8 +431,13 @@ class Expressions(Conversions):
                 raise self.type_error(f"{node_text(arg)} has no component {fname}", node)
             return Val(Builtin(_BUILTIN_REGS[node_text(arg)], Dim(fname), U32, span), U32)
         base = self.lvalue(arg)
-        base_val = self.read(base, arg) if isinstance(base, VarLV | MemLV | LaneLV) else base
+        base_val = self.read(base, arg) if isinstance(base, VarLV | MemLV | LaneLV | PunLV) else base
         vt = base_val.ctype
+        union = self.tu.union_member(vt, fname) if isinstance(vt, ScalarType | VectorType) else None
+        if union is not None:  # a union member: the union's bits reinterpreted
+            if isinstance(base, VarLV):
+                return PunLV(base, union[1])
+            return Val(Cast(base_val.expr, union[1], CastKind.BITCAST, span), union[1])
         if not isinstance(vt, VectorType):
             raise self.type_error(f"member {fname} of a value of type {vt}", node)
         lane, count, is_array = self.field_layout(vt, fname, node)
@@ -645,7 +656,7 @@ class Expressions(Conversions):
         right = node.child_by_field_name("right")
         assert left is not None and right is not None
         lv = self.lvalue(left)
-        if not isinstance(lv, VarLV | MemLV | LaneLV):
+        if not isinstance(lv, VarLV | MemLV | LaneLV | PunLV):
             if isinstance(lv, Val) and isinstance(lv.expr, VarRef) and isinstance(lv.ctype, CArray):
                 raise self.type_error("assignment to an array", node)
             raise self.type_error("assignment to something that is not a variable or memory", left)
@@ -673,7 +684,7 @@ class Expressions(Conversions):
         assert arg is not None
         span = self.span(node)
         lv = self.lvalue(arg)
-        if not isinstance(lv, VarLV | MemLV | LaneLV):
+        if not isinstance(lv, VarLV | MemLV | LaneLV | PunLV):
             raise self.type_error(f"operand of {op} is not assignable", arg)
         t = lv.type
         old = self.read(lv, arg)

@@ -9,6 +9,7 @@ A loop condition that reads memory is evaluated at the top of every iteration.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import tree_sitter as ts
 
@@ -18,10 +19,13 @@ from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.values import Binding, Val, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
+from larkc.frontends.cuda.unit import UnionInfo
 from larkc.ir.nodes import (
     Alloc,
     Assign,
     Break,
+    Cast,
+    CastKind,
     Const,
     Continue,
     Decl,
@@ -275,8 +279,8 @@ class Statements(Conversions):
                 type_node = node.child_by_field_name("type")
                 assert type_node is not None
                 self.env = {**self.env, name: self.resolve_type(type_node, node)}
-            case "static_assert_declaration":
-                pass
+            case "static_assert_declaration" | "namespace_alias_definition" | "using_declaration":
+                pass  # namespace aliases and using directives are looked up through TranslationUnit.find
             case "switch_statement":
                 raise self.unsupported("switch statement", node)
             case "goto_statement":
@@ -385,7 +389,11 @@ class Statements(Conversions):
                 continue
             if isinstance(ctype, VoidType):
                 raise self.type_error(f"variable {name} of type void", d)
-            if init is not None and init.type in ("initializer_list", "argument_list"):
+            union = self.tu.union_of(type_node) if ctype == base else None
+            if union is not None and init is not None:
+                items = init.named_children if init.type in ("initializer_list", "argument_list") else [init]
+                value = self.union_value(union, items, init)
+            elif init is not None and init.type in ("initializer_list", "argument_list"):
                 value = self.brace_init(ctype, init)
             elif init is not None:
                 value = self.rvalue(init)
@@ -393,6 +401,20 @@ class Statements(Conversions):
                 value = None
             is_constexpr = "constexpr" in specs or (const and isinstance(ctype, ScalarType))
             self.declare_var(name, ctype, value, name_node, d, const=is_constexpr, init_node=init)
+
+    def union_value(self, union: UnionInfo, items: Sequence[ts.Node], node: ts.Node) -> Val:
+        """A union initialised from ``items`` (``U u(x)``, ``U u{x}``, ``U u = x``): the member a constructor
+        taking ``x``'s type sets, else (no constructors) the first member, held as the union's bits."""
+        if len(items) != 1:
+            raise self.unsupported("union initializer (one value)", node)
+        v = self.rvalue(items[0])
+        member = union.constructors.get(v.ctype) if isinstance(v.ctype, ScalarType | VectorType) else None
+        if member is None and union.constructors:
+            raise self.type_error(f"no constructor of union {union.name} takes a {v.ctype}", node)
+        t = union.members[member] if member is not None else union.storage
+        v = self.convert(v, t, node)
+        span = self.span(node)
+        return Val(Cast(v.expr, union.storage, CastKind.BITCAST, span), union.storage)
 
     def declare_var(
         self,

@@ -1,8 +1,9 @@
 """What lowering an expression yields: a value (:class:`Val`) or a place (an lvalue), and how a name binds.
 
 An rvalue is a pure IR expression with its C type (an array keeps its dimensions until it decays); an
-lvalue is a local variable (:class:`VarLV`), memory (:class:`MemLV`) or one lane of a vector variable
-(:class:`LaneLV`). Reads and writes of an lvalue are emitted by ``Expressions.read``/``write``.
+lvalue is a local variable (:class:`VarLV`), memory (:class:`MemLV`), one lane of a vector variable
+(:class:`LaneLV`) or a member of a union variable (:class:`PunLV`). Reads and writes of an lvalue are
+emitted by ``Expressions.read``/``write``.
 """
 
 from __future__ import annotations
@@ -47,7 +48,15 @@ class LaneLV:
     type: ScalarType
 
 
-LValue = VarLV | MemLV | LaneLV
+@dataclass(frozen=True, slots=True)
+class PunLV:
+    """A member of a union variable: the variable's bits read (and written) as ``type``, by bitcasts."""
+
+    var: VarLV
+    type: ScalarType | VectorType
+
+
+LValue = VarLV | MemLV | LaneLV | PunLV
 
 
 @dataclass(slots=True)
