@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import assert_never
 
@@ -103,7 +103,7 @@ from larkc.ir.types import (
     VoidType,
     size_of,
 )
-from larkc.ir.walk import operands, stmt_exprs, walk_stmts
+from larkc.ir.walk import operands, stmt_exprs, sub_exprs, walk_stmts
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog
 from larkc.semantics.geometry import WARP_SIZE, LaunchConfig, ThreadSpace, format_dim3
 from larkc.semantics.memory import Memory, Region, RegionKind, Site, encode_pointer
@@ -220,6 +220,9 @@ class _Frame:
     types: dict[str, Type]
     ret: torch.Tensor | None
     loops: list[_Loop] = field(default_factory=list)
+    #: variables declared without a value: the threads for which they are not assigned yet, and the
+    #: declaration's span (only while ``Interpreter.check_locals``)
+    unset: dict[str, tuple[torch.Tensor, Span]] = field(default_factory=dict)
 
 
 def _trailing(t: Type) -> tuple[int, ...]:
@@ -296,6 +299,10 @@ class Interpreter:
         self.statements = 0
         self.aborted = False
         self._builtins = self._make_builtins()
+        #: report reads of local variables declared without a value and not assigned on the thread's path
+        #: (``uninit``); :func:`simulate` turns it on
+        self.check_locals = False
+        self._reads: dict[int, dict[str, Span]] = {}
 
     # -- entry -----------------------------------------------------------------------------------------
 
@@ -391,7 +398,65 @@ class Interpreter:
             return new if new.shape[0] == self.n else new.expand(self.n, *new.shape[1:])
         return self._where(self._bmask(mask, new if new.dim() >= old.dim() else old), new, old, t)
 
+    def _assigned(self, frame: _Frame, name: str, mask: torch.Tensor) -> None:
+        """``name`` now holds a value for the threads of ``mask``."""
+        entry = frame.unset.get(name)
+        if entry is None:
+            return
+        if mask is self.full:
+            del frame.unset[name]
+        else:
+            frame.unset[name] = (entry[0] & ~mask, entry[1])
+
+    def _check_reads(self, key: object, exprs: Iterator[Expr], frame: _Frame, mask: torch.Tensor) -> None:
+        """Report the variables that ``exprs`` (the expressions of one statement, ``key``) read while some
+        thread of ``mask`` has not assigned them since their declaration without a value (``uninit``)."""
+        reads = self._reads.get(id(key))
+        if reads is None:
+            reads = {}
+            for e in exprs:
+                if isinstance(e, VarRef):
+                    reads.setdefault(e.name, e.span)
+            self._reads[id(key)] = reads
+        for name, span in reads.items():
+            entry = frame.unset.get(name)
+            if entry is None:
+                continue
+            unset, declared = entry
+            bad = unset & mask
+            if not bool(bad.any()):
+                continue
+            idx = bad.expand(self.n) if bad.shape[0] != self.n else bad
+            t0 = int(idx.nonzero()[0])
+            block, thread = self.space.coords(t0)
+            self.log.add(
+                Diagnosis(
+                    DiagnosisKind.UNINIT,
+                    f"read of variable {name} by {self.space.describe(t0)}, which was declared without a value "
+                    f"at line {declared.line}:{declared.col} and not assigned on this thread's path",
+                    span if span.line > 0 else declared,
+                    block,
+                    thread,
+                ),
+                key=f"var:{name}",
+                occurrences=int(idx.sum()),
+            )
+            self._assigned(frame, name, mask)  # reported once per thread: what it computes next follows from it
+
+    def _read_exprs(self, s: Stmt) -> Iterator[Expr]:
+        """The expressions statement ``s`` reads: all of them but a variable passed by reference."""
+        if isinstance(s, Call):
+            callee = self.module.function(s.func)
+            if callee is not None:
+                by_ref = {i for i, p in enumerate(callee.params) if p.by_ref}
+                for i, a in enumerate(s.args):
+                    if not (i in by_ref and isinstance(a, VarRef)):
+                        yield from sub_exprs(a)
+                return
+        yield from stmt_exprs(s)
+
     def _set(self, frame: _Frame, name: str, value: torch.Tensor, mask: torch.Tensor) -> None:
+        self._assigned(frame, name, mask)
         t = frame.types[name]
         old = frame.vars.get(name)
         if old is None:
@@ -471,9 +536,18 @@ class Interpreter:
     def _stmt(self, s: Stmt, mask: torch.Tensor) -> torch.Tensor:
         self.statements += 1
         frame = self._frames[-1]
+        if frame.unset and not isinstance(s, For | While | DoWhile):  # a loop checks its condition per iteration
+            self._check_reads(s, self._read_exprs(s), frame, mask)
         match s:
             case Decl():
                 frame.types[s.name] = s.type
+                if s.init is None and self.check_locals and isinstance(s.type, ScalarType):
+                    # C: the variable's value is indeterminate (again, on each execution of the declaration)
+                    old_unset = frame.unset.get(s.name)
+                    unset = mask if old_unset is None or mask is self.full else old_unset[0] | mask
+                    frame.unset[s.name] = (unset, s.span)
+                else:
+                    self._assigned(frame, s.name, mask)
                 ub = UndefinedOps(mask)
                 value = self._eval(s.init, ub) if s.init is not None else self._poison(s.type)
                 old = frame.vars.get(s.name)
@@ -596,6 +670,8 @@ class Interpreter:
         first = True
         for _ in range(self.limits.max_loop_iterations):
             if cond is not None and (test_first or not first):
+                if frame.unset:
+                    self._check_reads(cond, sub_exprs(cond), frame, running)
                 ub = UndefinedOps(running)
                 c = self._concrete(self._eval(cond, ub), "loop condition", cond.span, running)
                 self._report_ub(ub, span)
@@ -717,6 +793,7 @@ class Interpreter:
 
     def _assign_rows(self, frame: _Frame, name: str, idx: torch.Tensor, rows: torch.Tensor, mask: torch.Tensor) -> None:
         """Set ``name`` for the threads ``idx`` (the active ones) to ``rows``."""
+        self._assigned(frame, name, mask)
         t = frame.types[name]
         if mask is self.full:
             frame.vars[name] = rows.to(reg_dtype(_elem(t)))
@@ -1279,6 +1356,7 @@ def simulate(
     start = time.perf_counter()
     interp = Interpreter(module, f, launch, limits)
     interp.mem.same_value = same_value_races
+    interp.check_locals = True
     regions, dtypes, values = bind_arguments(interp, f, args)
     try:
         interp.run(values)

@@ -242,6 +242,7 @@ class UndefinedReason(enum.Enum):
     SHIFT_RANGE = "shift amount outside [0, bits)"  # stand-in: the amount modulo bits
     FLOAT_TO_INT = "float-to-integer conversion of NaN or an out-of-range value"  # stand-in: saturate, NaN to 0
     LANE_RANGE = "vector lane index out of range"  # stand-in: the index modulo the lane count
+    SIGNED_OVERFLOW = "signed integer overflow"  # + - * of int32/int64 out of range; stand-in: wrap modulo 2^bits
 
 
 @dataclass(slots=True)
@@ -335,12 +336,17 @@ def apply_binary(
 ) -> torch.Tensor:
     """``a op b`` for operands whose scalar element type is ``t`` (comparisons return bool)."""
     match op:
+        case BinaryOp.ADD | BinaryOp.SUB | BinaryOp.MUL if t.is_int:
+            result = a + b if op is BinaryOp.ADD else a - b if op is BinaryOp.SUB else a * b
+            if ub is not None and t.is_signed and t.bits in (32, 64):
+                ub.check(UndefinedReason.SIGNED_OVERFLOW, _signed_overflow(op, a, b, result, t))
+            return wrap(result, t)
         case BinaryOp.ADD:
-            return wrap(a + b, t) if t.is_int else a + b
+            return a + b
         case BinaryOp.SUB:
-            return wrap(a - b, t) if t.is_int else a - b
+            return a - b
         case BinaryOp.MUL:
-            return wrap(a * b, t) if t.is_int else a * b
+            return a * b
         case BinaryOp.DIV:
             return _int_divide(a, b, t, ub, remainder=False) if t.is_int else a / b
         case BinaryOp.REM:
@@ -387,6 +393,27 @@ def apply_binary(
             return torch.maximum(a, b)
         case _:
             assert_never(op)
+
+
+def _signed_overflow(
+    op: BinaryOp, a: torch.Tensor, b: torch.Tensor, result: torch.Tensor, t: ScalarType
+) -> torch.Tensor:
+    """Where ``a op b`` (``+ - *`` of signed ``t``, exact values in int64) is outside ``t``'s range.
+
+    ``result`` is the int64 result: exact for 32 bits, wrapped modulo 2^64 for 64 bits."""
+    if t.bits < 64:
+        return (result < -(1 << (t.bits - 1))) | (result >= 1 << (t.bits - 1))
+    match op:
+        case BinaryOp.ADD:
+            return ((a ^ result) & (b ^ result)) < 0  # both operands' signs differ from the result's
+        case BinaryOp.SUB:
+            return ((a ^ b) & (a ^ result)) < 0
+        case _:
+            # result / a == b unless the product wrapped; a in {0, -1} is decided apart (and INT64_MIN / -1
+            # would trap the CPU)
+            trivial = (a == 0) | (a == -1)
+            back = torch.div(result, torch.where(trivial, torch.ones_like(a), a), rounding_mode="trunc")
+            return torch.where(trivial, (a == -1) & (b == torch.iinfo(torch.int64).min), back != b)
 
 
 def _compare(op: BinaryOp, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
