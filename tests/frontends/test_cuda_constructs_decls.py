@@ -180,3 +180,178 @@ union U { float f; double d; };
 __global__ void k(float* x) { U u; u.f = x[0]; x[1] = u.f; }
 """
     assert error(src) == "test.cu:2:1: error: unsupported union with members of different sizes: U"
+
+
+# -- 3. member functions defined outside their struct, *this ----------------------------------------
+
+FLASHINFER_VEC = """
+#include <cuda_fp16.h>
+template <typename float_t, size_t vec_size>
+struct vec_t {
+    float_t data[vec_size];
+    __device__ void fill(float_t val);
+    __device__ float_t sum() const;
+    __device__ vec_t& scale(float_t s);
+    static __device__ int lanes();
+};
+template <typename float_t, size_t vec_size>
+__device__ void vec_t<float_t, vec_size>::fill(float_t val) {
+#pragma unroll
+    for (size_t i = 0; i < vec_size; ++i) data[i] = val;
+}
+template <typename float_t, size_t vec_size>
+__device__ float_t vec_t<float_t, vec_size>::sum() const {
+    float_t s = 0;
+    for (size_t i = 0; i < vec_size; ++i) s += data[i];
+    return s;
+}
+template <typename float_t, size_t vec_size>
+__device__ vec_t<float_t, vec_size>& vec_t<float_t, vec_size>::scale(float_t s) {
+    for (size_t i = 0; i < vec_size; ++i) data[i] *= s;
+    return *this;
+}
+template <typename float_t, size_t vec_size>
+__device__ int vec_t<float_t, vec_size>::lanes() { return vec_size; }
+
+// an explicit specialization whose members are defined outside it (flashinfer's vec_t<float, 1>)
+template <>
+struct vec_t<float, 1> {
+    float data[1];
+    __device__ void fill(float val);
+    __device__ float sum() const;
+};
+__device__ void vec_t<float, 1>::fill(float val) { data[0] = val + 100.0f; }
+__device__ float vec_t<float, 1>::sum() const { return data[0]; }
+
+__global__ void fill_sum(float* out, const float* in) {
+    vec_t<float, 4> v;
+    v.fill(in[threadIdx.x]);
+    v.scale(2.0f);
+    vec_t<float, 1> w;
+    w.fill(in[threadIdx.x]);
+    out[threadIdx.x] = v.sum() + w.sum() + vec_t<float, 4>::lanes();
+}
+"""
+
+
+def test_out_of_class_members_of_a_template_and_of_an_explicit_specialization() -> None:
+    x = torch.arange(32, dtype=torch.float32)
+    r = run(FLASHINFER_VEC, "fill_sum", {"out": (torch.zeros(32), F32), "in": (x, F32)})
+    # v: four lanes of 2x; w (the specialization's own fill): x + 100; lanes(): 4
+    assert out(r, "out").tolist() == (8 * x + x + 100 + 4).tolist()
+
+
+def test_star_this_copies_the_object_in_a_member_function() -> None:
+    src = """
+struct Pack {
+    float v[2];
+    __device__ Pack doubled() const { Pack p = *this; p.v[0] *= 2.0f; p.v[1] *= 2.0f; return p; }
+};
+__global__ void k(float* a) {
+    Pack p; p.v[0] = a[0]; p.v[1] = a[1];
+    Pack q = p.doubled();
+    a[2] = q.v[0] + q.v[1] + p.v[0];
+}
+"""
+    r = run(src, "k", {"a": (torch.tensor([1.0, 2.0, 0.0]), F32)}, block=1)
+    assert out(r, "a").tolist() == [1.0, 2.0, 7.0]
+
+
+def test_out_of_class_member_of_a_non_template_struct_is_lowered_once_per_struct() -> None:
+    src = """
+struct Acc { float s[1]; __device__ void add(float x); };
+__device__ void Acc::add(float x) { s[0] += x; }
+__global__ void k(float* a) { Acc c; c.s[0] = 0.0f; c.add(a[0]); c.add(a[1]); a[2] = c.s[0]; }
+"""
+    text = print_module(lower(src))
+    assert text.count('device @"Acc::add"') == 1
+    r = run(src, "k", {"a": (torch.tensor([1.5, 2.0, 0.0]), F32)}, block=1)
+    assert out(r, "a").tolist() == [1.5, 2.0, 3.5]
+
+
+# -- 4. static members read through an object -----------------------------------------------------
+
+LLMC_PACKED = """
+template <class ElementType>
+struct alignas(16) Packed128 {
+    static constexpr const size_t size = sizeof(int4) / sizeof(ElementType);
+    ElementType payload[size];
+    __device__ ElementType& operator[](int index) { return payload[index]; }
+};
+typedef Packed128<float> f128;
+__global__ void scale_kernel(float* out, const float* inp, float s) {
+    int i = (blockIdx.x * blockDim.x + threadIdx.x) * f128::size;
+    f128 packed = *reinterpret_cast<const f128*>(inp + i);
+    f128 result;
+    for (int k = 0; k < packed.size; ++k) result[k] = packed[k] * s;
+    *reinterpret_cast<f128*>(out + i) = result;
+    const f128* in4 = reinterpret_cast<const f128*>(inp);
+    if (i == 0) out[0] = in4[1].size + result.size;
+}
+"""
+
+
+def test_static_member_through_an_object_is_its_constant_and_reads_nothing() -> None:
+    text = print_module(lower(LLMC_PACKED))
+    assert "(convert<u64>(%k) < 4:u64)" in text  # size_t size = 4
+    assert text.count("load ") == 1  # `in4[1].size` does not read in4[1]
+
+
+def test_static_member_through_an_object_in_the_simulator() -> None:
+    x = torch.arange(64, dtype=torch.float32)
+    r = run(LLMC_PACKED, "scale_kernel", {"out": (torch.zeros(64), F32), "inp": (x, F32)}, {"s": 0.5}, block=16)
+    assert out(r, "out").tolist() == [8.0, *(0.5 * x[1:]).tolist()]
+
+
+# -- 5. anonymous typedef structs, function-pointer typedefs, 2-D array parameters ---------------
+
+SAMPLES_QUAT = """
+typedef struct { float x, y, z, w; } quat_t;
+typedef float (*unary_fn)(float);
+__device__ float negate(float x) { return -x; }
+template <unary_fn F>
+__global__ void apply(float* a) { a[threadIdx.x] = F(a[threadIdx.x]); }
+
+// rows of 4 through 2-D array parameters, as the CUDA samples' matrix kernels declare them
+__global__ void quat_rows(const quat_t* q, float out[][4], const float bias[][4], int n) {
+    int i = threadIdx.x;
+    if (i >= n) return;
+    quat_t v = q[i];
+    out[i][0] = v.x + bias[i][0];
+    out[i][1] = v.y + bias[i][1];
+    out[i][2] = v.z + bias[i][2];
+    out[i][3] = v.w * bias[i][3];
+}
+"""
+
+
+def test_anonymous_typedef_struct_and_two_dimensional_array_parameters() -> None:
+    m = lower(SAMPLES_QUAT)
+    kernel = next(f for f in m.functions if f.name == "quat_rows")
+    assert [str(p.type) for p in kernel.params][1:3] == ["ptr<global f32>", "ptr<global const f32>"]
+    q = torch.arange(16, dtype=torch.float32)
+    bias = torch.full((16,), 2.0)
+    quat = VectorType(F32, 4, 4)
+    buffers = {"q": (q.reshape(4, 4), quat), "out": (torch.zeros(16), F32), "bias": (bias, F32)}
+    r = simulate(
+        lower(SAMPLES_QUAT),
+        "quat_rows",
+        LaunchConfig((1, 1, 1), (4, 1, 1), 0),
+        {**{n: GlobalBuffer(n, t, et) for n, (t, et) in buffers.items()}, "n": 4},
+    )
+    assert not r.diagnoses
+    expected = q.reshape(4, 4) + 2.0
+    expected[:, 3] = q.reshape(4, 4)[:, 3] * 2.0
+    assert r.buffers["out"].tolist() == expected.flatten().tolist()
+
+
+def test_function_pointer_typedef_as_a_template_parameter() -> None:
+    m = parse_cuda(text=SAMPLES_QUAT, file="test.cu", kernel="apply", template_args={"F": "negate"})
+    verify_module(m)
+    r = simulate(
+        m,
+        "apply<negate>",
+        LaunchConfig((1, 1, 1), (4, 1, 1), 0),
+        {"a": GlobalBuffer("a", torch.tensor([1.0, -2.0, 0.5, 3.0]), F32)},
+    )
+    assert r.buffers["a"].tolist() == [-1.0, 2.0, -0.5, -3.0]

@@ -130,17 +130,19 @@ for _q in ("std::", "::"):
 class CArray:
     """A declared array (``float tile[32][33]``): element type and dimensions, outermost first.
 
-    Arrays are stored flattened in row-major order; ``dims[0]`` may be ``None`` for ``extern`` arrays.
+    Arrays are stored flattened in row-major order; ``dims[0]`` may be ``None`` for ``extern`` arrays and
+    array parameters (``float x[][N]``, a pointer to rows of ``N``).
     """
 
     elem: Type
     dims: tuple[int | None, ...]
     space: AddressSpace
+    const: bool = False  # a `const float x[][N]` parameter
 
     @property
     def pointer(self) -> PointerType:
         """The type an array expression decays to (a pointer to its first row's first element)."""
-        return PointerType(self.elem, self.space)
+        return PointerType(self.elem, self.space, self.const)
 
     def row_size(self) -> int:
         """Elements per step of the outermost index."""

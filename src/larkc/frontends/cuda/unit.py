@@ -113,6 +113,16 @@ class FunctionDef:
 
 
 @dataclass(frozen=True, slots=True)
+class OutOfClassMethod:
+    """A member function defined outside its struct (``template <...> R S<T, N>::m(...) {...}``)."""
+
+    name: str
+    node: ts.Node  # the function_definition
+    template: tuple[TemplateParam, ...] | None  # the template header it is defined under
+    scope_args: ts.Node | None  # the template_argument_list of `S<T, N>::`, if any
+
+
+@dataclass(frozen=True, slots=True)
 class UnionInfo:
     """A union used for type punning (exllamav2's ``half2_uint32``): its members are scalars or vectors of one
     size, held as the bits of the first; reading another member reinterprets them (a bitcast)."""
@@ -177,6 +187,7 @@ class TranslationUnit:
         # explicit specializations of struct templates: (argument list, definition) by template name
         self.struct_specializations: dict[str, list[tuple[ts.Node | None, StructDef]]] = {}
         self.structs: dict[str, StructDef] = {}
+        self.out_of_class: dict[str, list[OutOfClassMethod]] = {}  # member functions defined outside, by struct
         self.unions: dict[str, ts.Node] = {}  # union_specifier nodes with a body, by qualified name
         self.union_infos: dict[str, UnionInfo] = {}  # by qualified name (laid out on first use)
         self.struct_infos: dict[tuple[str, tuple[TemplateArg, ...]], StructInfo] = {}
@@ -435,6 +446,8 @@ class TranslationUnit:
                 FunctionDef(name, node, kind, None, template_error, specialization)
             )
             return
+        if name_node.type == "qualified_identifier" and self._collect_out_of_class(node, name_node, template, ns):
+            return
         if name_node.type not in ("identifier", "field_identifier"):
             raise UnsupportedError("function name", name, self.span(name_node))
         name = ns + name
@@ -447,6 +460,27 @@ class TranslationUnit:
             overloads.append(FunctionDef(name, node, kind, template, error))
             return
         overloads.append(FunctionDef(name, node, kind, template, template_error))
+
+    def _collect_out_of_class(
+        self, node: ts.Node, name_node: ts.Node, template: tuple[TemplateParam, ...] | None, ns: str
+    ) -> bool:
+        """``__device__ void vec_t<T, N>::fill(T v) {...}``: a member function defined outside its struct
+        (a template's, or an explicit specialization's when the arguments are constants), recorded for
+        :meth:`struct_type`. ``False`` if the scope is not a struct of the file."""
+        prefix = ""
+        scope, inner = name_node.child_by_field_name("scope"), name_node.child_by_field_name("name")
+        while inner is not None and inner.type == "qualified_identifier":
+            prefix += node_text(scope) + "::"
+            scope, inner = inner.child_by_field_name("scope"), inner.child_by_field_name("name")
+        if scope is None or inner is None or inner.type not in ("identifier", "field_identifier", "destructor_name"):
+            return False
+        args = scope.child_by_field_name("arguments") if scope.type == "template_type" else None
+        base = node_text(scope.child_by_field_name("name")) if scope.type == "template_type" else node_text(scope)
+        key = self.find("".join((prefix + base).split()), node, self.structs)
+        if key is None:
+            return False
+        self.out_of_class.setdefault(key, []).append(OutOfClassMethod(node_text(inner), node, template, args))
+        return True
 
     def _collect_struct(
         self, node: ts.Node, template: tuple[TemplateParam, ...] | None, template_error: LarkcError | None, ns: str
@@ -508,13 +542,22 @@ class TranslationUnit:
     def _collect_typedef(self, node: ts.Node, ns: str) -> None:
         type_node = node.child_by_field_name("type")
         assert type_node is not None
-        if type_node.type in ("struct_specifier", "class_specifier"):
+        anonymous_struct = (
+            type_node.type in ("struct_specifier", "class_specifier")
+            and type_node.child_by_field_name("name") is None
+            and type_node.child_by_field_name("body") is not None
+        )
+        if type_node.type in ("struct_specifier", "class_specifier") and not anonymous_struct:
             self._collect_struct(type_node, None, None, ns)
         if type_node.type == "enum_specifier":
             self._collect_enum(type_node, ns)
         if type_node.type == "union_specifier":
             self._collect_union(type_node, ns)
         for d in node.children_by_field_name("declarator"):
+            if anonymous_struct and d.type == "type_identifier":
+                # `typedef struct {...} T;`: the struct is named T
+                self.structs[ns + node_text(d)] = StructDef(ns + node_text(d), type_node, None)
+                continue
             name = _declared_name(d) if d.type not in ("type_identifier", "identifier") else node_text(d)
             if name is None:
                 raise UnsupportedError("typedef", node_text(node), self.span(node))
@@ -844,10 +887,13 @@ class TranslationUnit:
         sd = self.structs.get(name)
         if sd is None:
             raise UnsupportedError("struct type", name, self.span(where))
-        if sd.template_error is not None:
-            raise sd.template_error
         env: TemplateEnv = {}
-        if sd.template is not None:
+        special = self._struct_specialization(name, targs)
+        if special is not None:
+            sd = special  # `template <> struct vec_t<float, 4> {...}`
+        elif sd.template_error is not None:
+            raise sd.template_error
+        elif sd.template is not None:
             env = self.bind_template(sd.template, list(targs), {}, where, f"struct {name}")
         elif targs:
             raise TypeCheckError(f"struct {name} is not a template", self.span(where), stage=Stage.FRONTEND)
@@ -862,7 +908,9 @@ class TranslationUnit:
         for f in body.named_children:
             if f.type in ("comment", "access_specifier"):
                 continue
-            if f.type in ("function_definition", "declaration") and f.child_by_field_name("declarator") is not None:
+            if f.type in ("function_definition", "declaration", "field_declaration") and f.child_by_field_name(
+                "declarator"
+            ) is not None:
                 method = _member_function_name(f, base_name)
                 if method is not None:
                     methods.setdefault(method, []).append(f)
@@ -900,6 +948,12 @@ class TranslationUnit:
                 elem = fe
                 fields[node_text(dnode)] = (lanes, count, is_array)
                 lanes += count
+        out_of_class_env: TemplateEnv = {}
+        for m in self.out_of_class.get(name, ()):
+            bound = self._out_of_class_env(m, special is not None, targs)
+            if bound is not None:
+                methods.setdefault(m.name, []).append(m.node)
+                out_of_class_env.update(bound)
         if elem is None or lanes == 0:
             raise UnsupportedError("empty struct", name, self.span(sd.node))
         align = elem.size
@@ -911,11 +965,40 @@ class TranslationUnit:
                     raise UnsupportedError("alignment", node_text(c), self.span(c))
                 align = max(align, folded)
         vt = VectorType(elem, lanes, align)
-        method_env: dict[str, object] = {**env, base_name: vt}  # the injected class name
+        method_env: dict[str, object] = {**out_of_class_env, **env, base_name: vt}  # the injected class name
         info = StructInfo(name, vt, fields, constants, methods, method_env)
         self.struct_infos[key] = info
         self.vector_fields.setdefault(vt, []).append(info)
         return vt
+
+    def _struct_specialization(self, name: str, targs: tuple[TemplateArg, ...]) -> StructDef | None:
+        """The explicit specialization ``template <> struct name<targs> {...}`` of the file, if any."""
+        for args_node, spec in self.struct_specializations.get(name, ()):
+            spec_args = tuple(self.template_argument(a, {}, a) for a in args_node.named_children) if args_node else ()
+            if targs and spec_args == targs:
+                return spec
+        return None
+
+    def _out_of_class_env(
+        self, m: OutOfClassMethod, specialized: bool, targs: tuple[TemplateArg, ...]
+    ) -> TemplateEnv | None:
+        """The template parameters of out-of-class member ``m`` bound for the struct instance ``targs``, or
+        ``None`` if ``m`` belongs to another instance (an explicit specialization's member, or the template's)."""
+        args = m.scope_args.named_children if m.scope_args is not None else []
+        if not m.template:  # `void vec_t<float, 4>::fill(float)`: only for those arguments
+            if not args:
+                return None if specialized else {}  # a member of a struct that is not a template
+            folded = tuple(self.template_argument(a, {}, a) for a in args)
+            return {} if specialized and folded == targs else None
+        if specialized:
+            return None  # a member of the template, not of its explicit specialization
+        params = {p.name for p in m.template}
+        names = [node_text(a) for a in args]
+        if len(names) != len(targs) or any(n not in params for n in names):
+            raise UnsupportedError(
+                "out-of-class member of a partial specialization", node_text(m.scope_args), self.span(m.node)
+            )
+        return dict(zip(names, targs, strict=True))
 
     def _struct_constant(
         self,
@@ -941,6 +1024,13 @@ class TranslationUnit:
                 raise UnsupportedError("static struct member that is not a scalar constant", node_text(f), self.span(f))
             src = BOOL if isinstance(folded, bool) else (I64 if isinstance(folded, int) else F64)
             constants[node_text(target)] = (ftype, convert_value(folded, src, ftype))
+
+    def struct_constant(self, t: object, member: str) -> tuple[ScalarType, bool | int | float] | None:
+        """The ``static constexpr`` member ``member`` of the struct laid out as ``t`` (read through an object)."""
+        if not isinstance(t, VectorType):
+            return None
+        values = {i.constants[member] for i in self.vector_fields.get(t, []) if member in i.constants}
+        return values.pop() if len(values) == 1 else None
 
     def struct_info(self, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> StructInfo | None:
         """The struct a type node names (``Pack<float>``, a typedef of it, ``Pack`` in its methods)."""
@@ -1071,11 +1161,9 @@ class TranslationUnit:
         """
         sd = self.structs[struct]
         env: TemplateEnv = {}
-        for args_node, spec in self.struct_specializations.get(struct, ()):
-            spec_args = tuple(self.template_argument(a, {}, a) for a in args_node.named_children) if args_node else ()
-            if spec_args == targs:
-                sd = spec
-                break
+        special = self._struct_specialization(struct, targs)
+        if special is not None:
+            sd = special
         else:
             if sd.template_error is not None:
                 raise sd.template_error
@@ -1176,8 +1264,11 @@ def _anonymous(node: ts.Node) -> str:
 def _declared_name(d: ts.Node) -> str | None:
     """The identifier a (possibly nested) declarator declares."""
     node: ts.Node | None = d
-    while node is not None and node.type not in ("identifier", "field_identifier"):
-        node = node.child_by_field_name("declarator")
+    while node is not None and node.type not in ("identifier", "field_identifier", "type_identifier"):
+        if node.type == "parenthesized_declarator":  # `float (*name)(float)`
+            node = node.named_children[0] if node.named_children else None
+        else:
+            node = node.child_by_field_name("declarator")
     return node_text(node) if node is not None else None
 
 

@@ -234,7 +234,14 @@ class Calls(Conversions):
             params = [p for p in plist.named_children if p.type.endswith("parameter_declaration")] if plist else []
             if len(params) != arity or m.child_by_field_name("body") is None:
                 continue
-            static = "static" in {node_text(c) for c in m.named_children if c.type == "storage_class_specifier"}
+            # `static` is written on the declaration in the struct, not on an out-of-class definition
+            static = any(
+                node_text(c) == "static"
+                for d in info.methods[method]
+                if d is m or d.child_by_field_name("body") is None
+                for c in d.named_children
+                if c.type == "storage_class_specifier"
+            )
             return FunctionDef(
                 f"{info.name}{_struct_args(info)}::{method}",
                 m,

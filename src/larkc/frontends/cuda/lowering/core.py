@@ -17,7 +17,7 @@ import tree_sitter as ts
 
 from larkc.errors import Span, Stage, TypeCheckError, UnsupportedError
 from larkc.frontends.cuda.constants import try_resolve_type
-from larkc.frontends.cuda.ctypes import CType, StructInfo
+from larkc.frontends.cuda.ctypes import CArray, CType, StructInfo
 from larkc.frontends.cuda.groups import Group
 from larkc.frontends.cuda.lowering.values import Binding, LValue, Val
 from larkc.frontends.cuda.syntax import node_text, type_words
@@ -65,6 +65,7 @@ class LoweringCore(abc.ABC):
         self.ret: Type = VOID
         self.is_kernel = fd.kind is FunctionKind.KERNEL
         self.group_params: dict[str, Group] = {}  # cooperative group parameters of this instance
+        self.array_params: dict[str, CArray] = {}  # `float x[][N]` parameters, by name
 
     def span(self, node: ts.Node) -> Span:
         return self.tu.span(node)

@@ -377,7 +377,7 @@ class Expressions(Conversions):
                 if len(ct.dims) > 1:
                     row = ct.row_size()
                     off = self.mul_index(idx_e, idx_t, row, span)
-                    sub = CArray(ct.elem, ct.dims[1:], ct.space)
+                    sub = CArray(ct.elem, ct.dims[1:], ct.space, ct.const)
                     return Val(PtrAdd(base_val.expr, off, ptr_t, span), sub)
                 return MemLV(PtrAdd(base_val.expr, idx_e, ptr_t, span), ct.elem, False)
             if isinstance(ct, PointerType):
@@ -389,6 +389,8 @@ class Expressions(Conversions):
             op = node_text(node.child_by_field_name("operator"))
             arg = node.child_by_field_name("argument")
             assert arg is not None
+            if op == "*" and arg.type == "this" and self.fd.owner is not None and not self.fd.static_method:
+                return VarLV("this", self.fd.owner.vector)  # `*this` in a member function: the object
             if op == "*":
                 pv = self.decay(self.rvalue(arg))
                 if not isinstance(pv.ctype, PointerType):
@@ -431,6 +433,9 @@ class Expressions(Conversions):
                 raise self.type_error(f"{node_text(arg)} has no component {fname}", node)
             return Val(Builtin(_BUILTIN_REGS[node_text(arg)], Dim(fname), U32, span), U32)
         base = self.lvalue(arg)
+        static = self.tu.struct_constant(base.type if not isinstance(base, Val) else base.ctype, fname)
+        if static is not None:  # `pack.size` with `static constexpr int size`: the object is not read
+            return Val(Const(static[1], static[0], span), static[0])
         base_val = self.read(base, arg) if isinstance(base, VarLV | MemLV | LaneLV | PunLV) else base
         vt = base_val.ctype
         union = self.tu.union_member(vt, fname) if isinstance(vt, ScalarType | VectorType) else None

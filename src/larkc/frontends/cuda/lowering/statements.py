@@ -99,7 +99,9 @@ class Statements(Conversions):
         assert body is not None
         with self.scope():
             for p in params:
-                self.scopes[0][p.name] = Binding("var", p.name, p.type)
+                array = self.array_params.get(p.name)
+                binding = Binding("var", p.name, p.type) if array is None else Binding("alloc", p.name, array)
+                self.scopes[0][p.name] = binding
             for gname, group in self.group_params.items():
                 self.scopes[0][gname] = Binding("group", gname, U32, None, group)
             stmts = self.compound(body, new_scope=False)
@@ -139,11 +141,15 @@ class Statements(Conversions):
             d = p.child_by_field_name("declarator")
             if d is None:
                 raise self.unsupported("unnamed parameter", p)
-            t, name_node, by_ref = self.apply_declarator(base, const, d, param=True)
-            if isinstance(t, CArray):
-                t = PointerType(t.elem, AddressSpace.GENERIC, const)
-            t = self.param_space(t)
+            ctype, name_node, by_ref = self.apply_declarator(base, const, d, param=True)
+            array = ctype if isinstance(ctype, CArray) else None
+            if isinstance(ctype, CArray):
+                ctype = PointerType(ctype.elem, AddressSpace.GENERIC, const)
+            t = self.param_space(ctype)
             name = node_text(name_node)
+            if array is not None and len(array.dims) > 1 and isinstance(t, PointerType):
+                # `float x[][N]`: a pointer to rows of N, indexed as the array it points into
+                self.array_params[name] = CArray(array.elem, (None, *array.dims[1:]), t.space, t.const)
             if name in self.used:
                 raise self.type_error(f"duplicate parameter {name}", name_node)
             self.used.add(name)
