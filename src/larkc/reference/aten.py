@@ -20,6 +20,7 @@ import torch
 from larkc.dtypes import scalar_type_of, torch_dtype
 from larkc.errors import ReferenceError_
 from larkc.ir.types import BOOL
+from larkc.reference.aten_nn import NN_HANDLERS
 from larkc.reference.shapes import as_int, mk_add, product, simplify
 from larkc.reference.spec import Absent, AttrValue, Operand, Ref, Scalar, SpecOp
 from larkc.tasks.shape_expr import ShapeExpr, ShapeNum
@@ -737,10 +738,11 @@ def _table() -> dict[str, Handler]:
             t[name] = h
 
     add("aten.add.Tensor aten.add.Scalar", _binary(SpecOp.ADD))
-    add("aten.sub.Tensor aten.sub.Scalar", _binary(SpecOp.SUB))
+    add("aten.sub.Tensor aten.sub.Scalar aten.subtract.Tensor aten.subtract.Scalar", _binary(SpecOp.SUB))
     add("aten.rsub.Scalar aten.rsub.Tensor", _rsub)
-    add("aten.mul.Tensor aten.mul.Scalar", _binary(SpecOp.MUL))
-    add("aten.div.Tensor aten.div.Scalar", _binary(SpecOp.DIV))
+    add("aten.mul.Tensor aten.mul.Scalar aten.multiply.Tensor aten.multiply.Scalar", _binary(SpecOp.MUL))
+    add("aten.div.Tensor aten.div.Scalar aten.divide.Tensor aten.divide.Scalar", _binary(SpecOp.DIV))
+    add("aten.true_divide.Tensor aten.true_divide.Scalar", _binary(SpecOp.DIV))
     add("aten.div.Tensor_mode aten.div.Scalar_mode", _div_mode)
     add("aten.pow.Tensor_Scalar aten.pow.Tensor_Tensor", _binary(SpecOp.POW, "self", "exponent"))
     add("aten.pow.Scalar", _pow_scalar_base)
@@ -864,5 +866,5 @@ def _table() -> dict[str, Handler]:
     return t
 
 
-#: The handler of every supported ATen overload.
-HANDLERS: dict[str, Handler] = _table()
+#: The handler of every supported ATen overload (with the layers of :mod:`larkc.reference.aten_nn`).
+HANDLERS: dict[str, Handler] = {**_table(), **NN_HANDLERS}

@@ -717,6 +717,7 @@ class Converter:
 
         from larkc.reference.aten import HANDLERS, IGNORED, aten_name
 
+        self._check_state(ep)
         placeholders = {n.name: n for n in ep.graph.nodes if n.op == "placeholder"}
         tensor_args = iter([a for a in args if a.spec is not None])
         inputs: list[SpecInput] = []
@@ -766,6 +767,8 @@ class Converter:
                 if not isinstance(parts, tuple):
                     raise self.error(node, f"indexing a non-tuple result in reference: {_line_text(self.span(node))}")
                 part = parts[index]
+                if part is None and all(u.op == "output" for u in node.users):
+                    continue  # unused (or only an updated buffer, which the spec does not return)
                 if part is None:
                     raise self.error(node, f"unsupported use of a secondary result of {src.target}")
                 self.env[node] = part
@@ -789,6 +792,24 @@ class Converter:
                 raise ReferenceError_(f"the reference returns a non-tensor value ({value!r})", self.ref.span)
             outputs.append(self.env[value].name)
         return inputs, params, outputs
+
+    def _check_state(self, ep: Any) -> None:
+        """A reference that updates a buffer in place and reads the new value is stateful: its result
+        depends on how often it ran, which no spec of one call describes. (An update nothing reads, such
+        as batch norm's running statistics in training mode, is dropped.)"""
+        from torch.export.graph_signature import OutputKind
+
+        output_node = next(n for n in ep.graph.nodes if n.op == "output")
+        returned = list(output_node.args[0])
+        for spec, value in zip(ep.graph_signature.output_specs, returned, strict=True):
+            if spec.kind is not OutputKind.BUFFER_MUTATION or not isinstance(value, torch.fx.Node):
+                continue
+            if any(u.op != "output" for u in value.users):
+                raise self.error(
+                    value,
+                    f"reference updates its buffer {spec.target!r} in place and reads the new value: the module"
+                    " is stateful (a spec describes one call; pass the state as an input instead)",
+                )
 
     def _assume(self, node: torch.fx.Node) -> None:
         cond = node.args[0]
