@@ -16,7 +16,7 @@ from larkc.pipeline.inputs import make_inputs
 from larkc.pipeline.replay import load_replay
 from larkc.pipeline.reports import OutputReport
 from larkc.pipeline.run import DEFAULT_SEEDS, InputDistribution, run_task
-from larkc.tasks import command_line_task, load_task
+from larkc.tasks import Task, command_line_task, load_task
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "cuda"
@@ -337,3 +337,67 @@ def test_seeds_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert code == 2 and "--seeds 0" in err
     code, out, _ = run_cli([str(EXAMPLES / "row_max"), "--seeds", "2", "--replay-dir", str(tmp_path)], capsys)
     assert code == 0 and "(8 input sets tried)" in out  # 2 seeds x normal, negative, large, near-constant
+
+
+# --------------------------------------------------------------------------------------------------
+# e. A mismatch names the store that last wrote the element; diagnoses in device functions their calls
+
+DEVICE_STORE = """
+__device__ void put(float* out, int i, float v) {
+  out[i] = v + 1.0f;
+}
+
+__device__ void relay(float* out, int i, float v) {
+  put(out, i, v);
+}
+
+__global__ void k(const float* x, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float v = x[i];
+    relay(out, i, v);
+  }
+}
+"""
+
+
+def _copy_reference(x: torch.Tensor) -> torch.Tensor:
+    return x.clone()
+
+
+def test_mismatch_names_the_store_and_thread_that_wrote_the_element(tmp_path: Path) -> None:
+    src = tmp_path / "k.cu"
+    src.write_text(DEVICE_STORE)
+    task = Task(
+        name="copy",
+        source=src,
+        kernel="k",
+        reference=_copy_reference,
+        inputs={"x": "f32[n]"},
+        outputs={"out": "f32[n]"},
+        symbols=["n"],
+        instances=[{"n": 100}],
+        grid=["cdiv(n, 32)"],
+        block=[32],
+    )
+    report = run_task(task, replay_dir=tmp_path, seeds=1, distributions=[InputDistribution.NORMAL])
+    (d,) = [d for d in report.instances[0].diagnoses if d.kind.value == "mismatch"]
+    assert d.span is not None and (d.span.line, d.span.col) == (3, 3), d.render()  # the store in put
+    assert d.index is not None and d.block is not None and d.thread is not None
+    assert d.block[0] * 32 + d.thread[0] == d.index  # the thread that computes element i wrote it
+    assert (
+        f"was last written by block ({d.block[0]},0,0) thread ({d.thread[0]},0,0) at {src}:3:3 "
+        f"(in device function put called at {src}:7:3, in device function relay called at {src}:14:5)"
+    ) in d.message
+
+
+def test_diagnoses_in_device_functions_show_the_calls(tmp_path: Path) -> None:
+    src = tmp_path / "k.cu"
+    src.write_text(DEVICE_STORE)
+    task = command_line_task(src, "k", grid=["1"], block=["32"], buffers=["x=f32[32]", "out=f32[8]"], scalars=["n=32"])
+    report = run_task(task, replay_dir=tmp_path)
+    (d,) = [d for d in report.instances[0].diagnoses if d.kind.value == "oob"]
+    assert d.span is not None and d.span.line == 3
+    assert d.message.endswith(
+        f"(in device function put called at {src}:7:3, in device function relay called at {src}:14:5)"
+    )

@@ -26,7 +26,7 @@ from larkc.pipeline.inputs import init_of, kernel_args, kernel_function, make_in
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import InstanceReport, OutputReport, RunReport
 from larkc.semantics import Diagnosis, DiagnosisKind, LaunchConfig, SimLimits, SimResult, simulate
-from larkc.semantics.interpreter import StepLimitExceeded
+from larkc.semantics.interpreter import StepLimitExceeded, WriteLog
 from larkc.tasks import Task
 
 __all__ = ["DEFAULT_SEEDS", "InputDistribution", "run_instance", "run_task"]
@@ -129,7 +129,9 @@ def run_instance(
             flat[i] = v
     args = kernel_args(task, f, tensors, env)
     try:
-        result = simulate(module, f.name, launch, args, limits=limits, same_value_races=True)
+        result = simulate(
+            module, f.name, launch, args, limits=limits, same_value_races=True, record_writers=tuple(task.outputs)
+        )
     except StepLimitExceeded as e:
         # A loop that does not end within the bound is a verdict on the kernel, like a divergent barrier.
         stop = Diagnosis(
@@ -153,7 +155,8 @@ def run_instance(
             )
             outputs.append(rep)
             if not rep.ok:
-                diagnoses.append(_mismatch(task, f, rep, got, low[i] if wide is None else wide[i]))
+                ref = low[i] if wide is None else wide[i]
+                diagnoses.append(_mismatch(task, f, rep, got, ref, result.writers.get(name)))
     elif task.outputs:
         for name in task.outputs:
             w = result.written.get(name)
@@ -178,7 +181,11 @@ def _threads(task: Task, instance: Mapping[str, int]) -> int:
     return math.prod(grid) * math.prod(block)
 
 
-def _mismatch(task: Task, f: Function, rep: OutputReport, got: torch.Tensor, ref: torch.Tensor) -> Diagnosis:
+def _mismatch(
+    task: Task, f: Function, rep: OutputReport, got: torch.Tensor, ref: torch.Tensor, writers: WriteLog | None
+) -> Diagnosis:
+    """The mismatch of output ``rep.name``, located at the store that last wrote its worst element (at the
+    kernel when no thread wrote it)."""
     idx = rep.worst_index or ()
     where = f"{rep.name}[{', '.join(str(i) for i in idx)}]" if idx else rep.name
     flat = 0
@@ -193,7 +200,11 @@ def _mismatch(task: Task, f: Function, rep: OutputReport, got: torch.Tensor, ref
             f"output {rep.name} differs from the reference: max abs err {rep.max_abs_err:.3g}, "
             f"max rel err {rep.max_rel_err:.3g}; at {where} the kernel gives {g!r}, the reference {r!r}"
         )
-    return Diagnosis(DiagnosisKind.MISMATCH, message, f.span, buffer=rep.name, index=flat)
+    last = writers.last(flat) if writers is not None and idx else None
+    if last is None:
+        return Diagnosis(DiagnosisKind.MISMATCH, message, f.span, buffer=rep.name, index=flat)
+    message += f"; {where} was last written by {last.who} at {last.span.location()}{last.where}"
+    return Diagnosis(DiagnosisKind.MISMATCH, message, last.span, last.block, last.thread, rep.name, flat)
 
 
 def run_task(

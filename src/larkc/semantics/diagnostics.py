@@ -101,6 +101,9 @@ class DiagnosisLog:
     entries: list[Diagnosis] = field(default_factory=list)
     _index: dict[tuple[DiagnosisKind, Span | None, str], int] = field(default_factory=dict)
     dropped: int = 0
+    #: appended to the message of each new entry: the device-function calls being executed
+    #: (`` (in device function f called at kernel.cu:12:5)``), set by the interpreter
+    where: str = ""
 
     def add(self, d: Diagnosis, key: str = "", occurrences: int = 1) -> None:
         """Record ``d`` (``occurrences`` times); ``key`` distinguishes findings at one construct."""
@@ -117,8 +120,9 @@ class DiagnosisLog:
             self.dropped += occurrences
             return
         self._index[k] = len(self.entries)
-        if occurrences != d.count:
-            d = Diagnosis(d.kind, d.message, d.span, d.block, d.thread, d.buffer, d.index, occurrences)
+        if occurrences != d.count or self.where:
+            message = d.message + self.where
+            d = Diagnosis(d.kind, message, d.span, d.block, d.thread, d.buffer, d.index, occurrences)
         self.entries.append(d)
 
     def kinds(self) -> set[DiagnosisKind]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import assert_never
 
@@ -104,7 +104,7 @@ from larkc.ir.types import (
     size_of,
 )
 from larkc.ir.walk import operands, stmt_exprs, sub_exprs, walk_stmts
-from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog
+from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog, Dim3
 from larkc.semantics.geometry import WARP_SIZE, LaunchConfig, ThreadSpace, format_dim3
 from larkc.semantics.memory import Memory, Region, RegionKind, Site, encode_pointer
 from larkc.semantics.numerics import (
@@ -130,9 +130,11 @@ __all__ = [
     "GlobalBuffer",
     "Interpreter",
     "KernelArg",
+    "LastWrite",
     "SimLimits",
     "SimResult",
     "StepLimitExceeded",
+    "WriteLog",
     "bind_arguments",
     "kernel_of",
     "param_register",
@@ -184,10 +186,43 @@ class SimResult:
     seconds: float
     statements: int
     aborted: bool = False  # stopped early (barrier divergence): the buffers hold no meaningful result
+    #: per buffer named by ``simulate(record_writers=...)``, who wrote each element last
+    writers: dict[str, WriteLog] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return not self.diagnoses
+
+
+@dataclass(frozen=True, slots=True)
+class LastWrite:
+    """The store (or atomic) that last wrote an element: its span, the device-function calls that led to
+    it (`` (in device function f called at kernel.cu:12:5)``, or ``""``) and the thread that executed it."""
+
+    span: Span
+    where: str
+    block: Dim3
+    thread: Dim3 | None
+    who: str  # "block (0,0,0) thread (3,0,0)"
+
+
+@dataclass(frozen=True, slots=True)
+class WriteLog:
+    """The last writer of each element of one buffer: a site (index into ``sites``) and thread number."""
+
+    site: torch.Tensor
+    thread: torch.Tensor
+    sites: tuple[Site, ...]
+    space: ThreadSpace
+
+    def last(self, flat: int) -> LastWrite | None:
+        """Who wrote element ``flat`` (row-major, in elements of the buffer's type) last; ``None``: nobody."""
+        if not 0 <= flat < self.site.numel() or int(self.site[flat]) < 0:
+            return None
+        site = self.sites[int(self.site[flat])]
+        t = int(self.thread[flat])
+        block, thread = self.space.coords(t)
+        return LastWrite(site.span, site.where, block, thread, self.space.describe(t))
 
 
 class StepLimitExceeded(LimitExceeded):
@@ -284,7 +319,8 @@ class Interpreter:
         self.n = n
         self.log = DiagnosisLog(limit=limits.max_diagnoses)
         self.sites: list[Site] = []
-        self._site_ids: dict[int, int] = {}
+        self._site_ids: dict[tuple[int, str], int] = {}
+        self._calls: list[tuple[str, Span]] = []  # the device functions being executed and their call sites
         self.mem = Memory(self.space, self.log, self.sites)
         self.full = torch.ones(n, dtype=torch.bool)
         self.none = torch.zeros(n, dtype=torch.bool)
@@ -483,11 +519,11 @@ class Interpreter:
         return whole if torch.equal(m, whole) else m
 
     def _site(self, s: Stmt, what: str) -> int:
-        key = id(s)
+        key = (id(s), self.log.where)  # one site per statement and chain of calls leading to it
         sid = self._site_ids.get(key)
         if sid is None:
             sid = len(self.sites)
-            self.sites.append(Site(s.span, what))
+            self.sites.append(Site(s.span, what, self.log.where))
             self._site_ids[key] = sid
         return sid
 
@@ -1048,6 +1084,13 @@ class Interpreter:
         self._report_ub(ub, s.span)
         inner = self._frame(callee, args)
         self._frames.append(inner)
+        self._calls.append((callee.name, s.span))
+        outer_where = self.log.where
+        self.log.where = (
+            " ("
+            + ", ".join(f"in device function {n} called at {sp.location()}" for n, sp in reversed(self._calls))
+            + ")"
+        )
         try:
             self._stmts(callee.body, mask)
         except LarkcError as err:
@@ -1055,6 +1098,8 @@ class Interpreter:
             raise
         finally:
             self._frames.pop()
+            self._calls.pop()
+            self.log.where = outer_where
         for p, a in zip(callee.params, s.args, strict=True):
             if p.by_ref and isinstance(a, VarRef):
                 self._set(frame, a.name, inner.vars[p.name], mask)
@@ -1341,11 +1386,13 @@ def simulate(
     *,
     limits: SimLimits | None = None,
     same_value_races: bool = False,
+    record_writers: Collection[str] = (),
 ) -> SimResult:
     """Run ``kernel`` of ``module`` on ``launch`` with ``args`` (parameter name to buffer or scalar).
 
     ``same_value_races``: report write-write races whose writes store the same bits as ``race (same
-    value)`` (a warning to ``larkc run``) rather than ``race``.
+    value)`` (a warning to ``larkc run``) rather than ``race``. ``record_writers`` names the buffers (a
+    run's outputs) whose elements' last writers ``SimResult.writers`` records.
 
     Buffers are copied: the tensors given in ``args`` are not modified; the result holds the final
     contents. A launch that cannot run (bad dimensions, a missing argument) raises
@@ -1358,6 +1405,9 @@ def simulate(
     interp.mem.same_value = same_value_races
     interp.check_locals = True
     regions, dtypes, values = bind_arguments(interp, f, args)
+    for name in record_writers:
+        if name in regions:
+            interp.mem.track_writers(regions[name])
     try:
         interp.run(values)
     except StepLimitExceeded as e:
@@ -1378,4 +1428,9 @@ def simulate(
         seconds=time.perf_counter() - start,
         statements=interp.statements,
         aborted=interp.aborted,
+        writers={
+            name: WriteLog(r.writers[0], r.writers[1], tuple(interp.sites), interp.space)
+            for name, r in regions.items()
+            if r.writers is not None
+        },
     )

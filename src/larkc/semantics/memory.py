@@ -105,10 +105,12 @@ _CONFLICTS = {
 
 @dataclass(frozen=True, slots=True)
 class Site:
-    """A memory statement of the kernel, for diagnoses: its span and what it does (``load``...)."""
+    """A memory statement of the kernel, for diagnoses: its span, what it does (``load``...) and, in a
+    device function, the calls that led there (`` (in device function f called at kernel.cu:12:5)``)."""
 
     span: Span
     what: str
+    where: str = ""
 
 
 @dataclass(eq=False, slots=True)
@@ -164,6 +166,9 @@ class Region:
     init: torch.Tensor | None = None
     shadows: dict[AccessKind, _Shadow] = field(default_factory=dict)
     scratch: torch.Tensor | None = None
+    #: per element (of ``elem_size`` bytes), the site and thread of the last store or atomic to it (-1:
+    #: none); kept only for the buffers :meth:`Memory.track_writers` names (a run's outputs)
+    writers: tuple[torch.Tensor, torch.Tensor] | None = None
 
     @property
     def space_name(self) -> str:
@@ -305,6 +310,23 @@ class Memory:
         idx = threads[:, None] * per_copy + torch.arange(per_copy)[None, :]
         region.init[idx.reshape(-1)] = False
 
+    def track_writers(self, region: Region) -> None:
+        """Record the last writer (site, thread) of every element of ``region`` from now on."""
+        n = region.nbytes // region.elem_size
+        region.writers = (torch.full((n,), -1, dtype=torch.int32), torch.full((n,), -1, dtype=torch.int32))
+
+    def _record_writers(self, r: _Resolved, size: int, site: int) -> None:
+        """The accesses ``r`` of ``size`` bytes each wrote their elements (of a region tracking writers)."""
+        assert r.region.writers is not None
+        sites, threads = r.region.writers
+        per = max(1, size // r.region.elem_size)
+        first = torch.div(r.offset, r.region.elem_size, rounding_mode="floor")
+        idx = first if per == 1 else (first[:, None] + torch.arange(per)[None, :]).reshape(-1)
+        th = r.threads if per == 1 else r.threads.repeat_interleave(per)
+        keep = idx < sites.numel()
+        sites[idx[keep]] = site
+        threads[idx[keep]] = th[keep].to(torch.int32)
+
     def tensor_of(self, region: Region, dtype: torch.dtype) -> torch.Tensor:
         """The current contents of a kernel buffer as a tensor of ``dtype`` and the buffer's shape."""
         raw = region.data[: region.nbytes].clone()
@@ -362,6 +384,8 @@ class Memory:
             self._check(r, AccessKind.WRITE, vt.size * width, align, site, written=new if self.same_value else None)
             view = r.region.data.view(mem_dtype(vt))
             view[eidx] = new
+            if r.region.writers is not None:
+                self._record_writers(r, vt.size * width, site)
 
     def atomic(
         self,
@@ -382,6 +406,8 @@ class Memory:
             view = r.region.data.view(mem_dtype(vt))
             cmp = compare[r.sel] if compare is not None else None
             old[r.sel] = _atomic_rmw(view, eidx, values[r.sel], cmp, op, vt)
+            if r.region.writers is not None:
+                self._record_writers(r, vt.size, site)
         return old
 
     # -- resolution and bounds -------------------------------------------------------------------------
