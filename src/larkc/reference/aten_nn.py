@@ -216,15 +216,21 @@ def _conv_weight(
     wt = c.type_of(w)
     kernel = [as_int(k) for k in wt.shape[2:]]
     cache: dict[tuple[int, ...], Ref] = {}
+    picked: dict[tuple[int, ...], Ref] = {(): w}  # the weight at a prefix of the offset (shared selects)
+
+    def pick(offset: tuple[int, ...]) -> Ref:
+        if offset not in picked:
+            k = kernel[len(offset) - 1]
+            assert k is not None
+            idx = k - 1 - offset[-1] if transposed else offset[-1]
+            attrs: list[tuple[str, AttrValue]] = [("dim", 2), ("index", ShapeNum(idx))]
+            picked[offset] = c.emit(n, SpecOp.SELECT, [pick(offset[:-1])], attrs, suffix="_tap_w")
+        return picked[offset]
 
     def at(offset: tuple[int, ...]) -> Ref:
         if offset in cache:
             return cache[offset]
-        m = w
-        for k, o in zip(kernel, offset, strict=True):
-            assert k is not None
-            idx = k - 1 - o if transposed else o
-            m = c.emit(n, SpecOp.SELECT, [m], [("dim", 2), ("index", ShapeNum(idx))], suffix="_tap_w")
+        m = pick(offset)
         d0, d1 = c.type_of(m).shape
         if transposed:  # [C, O/G] -> [G, O/G, C/G]
             if groups == 1:
