@@ -103,7 +103,7 @@ kernel @warp(%x: ptr<global const f32>, %fo: ptr<global f32>, %uo: ptr<global u3
 """
 
 ATOM = """
-kernel @atom(%io: ptr<global i32>, %fo: ptr<global f32>, %old: ptr<global i32>) level thread {
+kernel @atom(%io: ptr<global i32>, %fo: ptr<global f32>, %old: ptr<global i32>, %uo: ptr<global u32>) level thread {
   let %t: i32 = convert<i32>(threadIdx.x);
   atomic.add [%io], 1:i32;
   atomic.sub [ptradd(%io, 1:i32)], 2:i32;
@@ -118,6 +118,8 @@ kernel @atom(%io: ptr<global i32>, %fo: ptr<global f32>, %old: ptr<global i32>) 
   %p = atomic.cas [ptradd(%io, 8:i32)], (%t + 1:i32), compare %t;
   store [ptradd(%old, %t)], %p;
   atomic.add [%fo], 0.5:f32;
+  atomic.inc [%uo], 5:u32;
+  atomic.dec [ptradd(%uo, 1:i32)], 5:u32;
 }
 """
 
@@ -214,11 +216,13 @@ def test_memory_barriers_shuffles_and_votes(sim: Sim) -> None:
 def test_atomics_apply_in_thread_order(sim: Sim) -> None:
     io = torch.zeros(9, dtype=torch.int32)
     io[2], io[4] = 100, -1
-    r = sim.run(sim.ir(ATOM), "atom", block=8, buffers={"io": io, "fo": torch.zeros(1), "old": ("i32", 8)})
+    uo = torch.zeros(2, dtype=torch.uint32)
+    r = sim.run(sim.ir(ATOM), "atom", block=8, buffers={"io": io, "fo": torch.zeros(1), "old": ("i32", 8), "uo": uo})
     assert r.ok
     assert r.buffers["io"].tolist() == [8, -16, 0, 7, -256, 255, 0, 7, 8]
     assert r.buffers["old"].tolist() == list(range(8))  # each CAS sees the previous thread's value
     assert r.buffers["fo"].item() == 4.0
+    assert r.buffers["uo"].tolist() == [2, 4]  # inc wraps 5 -> 0 after five steps; dec wraps 0 -> 5 first
 
 
 def test_block_level_programs(sim: Sim) -> None:

@@ -247,6 +247,8 @@ class AtomicOp(enum.Enum):
     AND = "and"
     OR = "or"
     XOR = "xor"
+    INC = "inc"  # unsigned wrap-around increment: `old >= value ? 0 : old + 1` (CUDA atomicInc)
+    DEC = "dec"  # unsigned wrap-around decrement: `old == 0 || old > value ? value : old - 1` (atomicDec)
 
 
 class Level(enum.Enum):

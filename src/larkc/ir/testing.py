@@ -607,7 +607,8 @@ class _Gen:
 
     def atomic(self, out: list[Stmt]) -> Atomic:
         op = self.pick(tuple(AtomicOp))
-        t = self.scalar(_INTS if op in (AtomicOp.AND, AtomicOp.OR, AtomicOp.XOR) else _NUMERIC)
+        bitwise = op in (AtomicOp.AND, AtomicOp.OR, AtomicOp.XOR)
+        t = self.scalar((U32, U64) if op in (AtomicOp.INC, AtomicOp.DEC) else _INTS if bitwise else _NUMERIC)
         spaces = _ATOMIC_SPACES if self.level is Level.THREAD else (AddressSpace.GLOBAL,)
         ptr: Type = PointerType(t, self.pick(spaces), False, self.coin())
         value: Type = t

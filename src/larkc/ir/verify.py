@@ -894,6 +894,8 @@ class _FunctionVerifier:
             raise TypeCheckError(f"{what} needs global, shared or generic memory, got {p}", s.ptr.span)
         if s.op in (AtomicOp.AND, AtomicOp.OR, AtomicOp.XOR) and not _is_int(pointer.pointee):
             raise TypeCheckError(f"{what} needs an integer pointee, got {p}", s.ptr.span)
+        if s.op in (AtomicOp.INC, AtomicOp.DEC) and pointer.pointee not in (U32, U64):
+            raise TypeCheckError(f"{what} needs an unsigned 32- or 64-bit integer pointee, got {p}", s.ptr.span)
         self._operand(s.value, accessed, f"value of {what}")
         if s.op is AtomicOp.CAS:
             if s.compare is None:

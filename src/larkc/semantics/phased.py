@@ -68,6 +68,7 @@ from larkc.ir.nodes import (
 from larkc.ir.phases import Phase, PhaseForm, PhaseItem, PhaseLoop, const_int
 from larkc.ir.types import BOOL, I64, AddressSpace, PointerType, ScalarType, Type, VectorType, size_of
 from larkc.semantics.interpreter import GlobalBuffer, KernelArg, param_register
+from larkc.semantics.memory import wrapping_step
 from larkc.semantics.numerics import (
     UndefinedOps,
     apply_binary,
@@ -417,6 +418,8 @@ class _Executor:
             case AtomicOp.CAS:
                 assert s.compare is not None
                 new = v if bool((old == self.eval(th, s.compare)).all()) else old
+            case AtomicOp.INC | AtomicOp.DEC:
+                new = wrapping_step(s.op, old, v, el)
             case _:
                 assert_never(s.op)
         buf[off : off + n] = _bytes_of(to_mem(new.reshape(-1), el))

@@ -90,7 +90,7 @@ from larkc.semantics.interpreter import (
     bind_arguments,
     kernel_of,
 )
-from larkc.semantics.memory import REGION_SHIFT, RegionKind
+from larkc.semantics.memory import REGION_SHIFT, RegionKind, wrapping_step
 from larkc.semantics.numerics import UndefinedOps, apply_binary, mem_dtype
 from larkc.semantics.symmemory import SymbolicMemory
 from larkc.semantics.symvalues import (
@@ -625,6 +625,11 @@ class _Interp(Interpreter):
                 raise SymbolicUnsupported("atomicCAS on a floating-point location")
             same = dom.int_binary(BinaryOp.EQ, cur, cmp, vt)
             return dom.select(same, v, cur)
+        if op in (AtomicOp.INC, AtomicOp.DEC):
+            cc, cv = dom.concrete(cur, vt), dom.concrete(v, vt)
+            if cc is None or cv is None:
+                raise SymbolicUnsupported(f"atomic.{op.value} on a symbolic value")
+            return dom.lift(wrapping_step(op, cc, cv, vt), vt)
         bop = {
             AtomicOp.ADD: BinaryOp.ADD,
             AtomicOp.SUB: BinaryOp.SUB,

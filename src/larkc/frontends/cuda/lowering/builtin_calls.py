@@ -68,6 +68,8 @@ _ATOMICS = {
     "atomicAnd": AtomicOp.AND,
     "atomicOr": AtomicOp.OR,
     "atomicXor": AtomicOp.XOR,
+    "atomicInc": AtomicOp.INC,
+    "atomicDec": AtomicOp.DEC,
 }
 
 for _scope_suffix in ("_block", "_system"):
@@ -475,6 +477,8 @@ class BuiltinCalls(Conversions):
             val = self.convert(self.rvalue(arg_nodes[1]), t, arg_nodes[1]).expr
         if op in (AtomicOp.AND, AtomicOp.OR, AtomicOp.XOR) and not t.is_int:
             raise self.type_error(f"{name} on {t}", node)
+        if op in (AtomicOp.INC, AtomicOp.DEC) and t != U32:
+            raise self.type_error(f"{name} needs an unsigned int pointer, got {pv.ctype}", arg_nodes[0])
         dst = self.tmp(t, node) if want_value else None
         self.emit(Atomic(dst, op, pv.expr, val, cmp, None, span))
         if dst is None:
