@@ -156,3 +156,75 @@ def test_atomic_inc_prints_as_its_own_atomic(cuda: Cuda) -> None:
 def test_atomic_inc_on_a_signed_counter_is_a_type_error(cuda: Cuda) -> None:
     src = "__global__ void k(int* c) { atomicInc(c, 10u); }\n"
     assert cuda.error(src) == "1:39: error: atomicInc needs an unsigned int pointer, got ptr<global i32>"
+
+
+# -- 2. 24-bit and high-half multiplies, printf ---------------------------------------------------------
+
+MUL_INTRINSICS = """
+__global__ void index_math(const int* a, const int* b, int* lo24, unsigned int* ulo24, int* hi, unsigned int* uhi) {
+    int i = __mul24(blockIdx.x, blockDim.x) + threadIdx.x;
+    lo24[i] = __mul24(a[i], b[i]);
+    ulo24[i] = __umul24((unsigned int)a[i], (unsigned int)b[i]);
+    hi[i] = __mulhi(a[i], b[i]);
+    uhi[i] = __umulhi((unsigned int)a[i], (unsigned int)b[i]);
+}
+"""
+
+
+def _wrap32(x: int, signed: bool) -> int:
+    x &= 0xFFFFFFFF
+    return x - (1 << 32) if signed and x >= 1 << 31 else x
+
+
+def _sext24(x: int) -> int:
+    x &= 0xFFFFFF
+    return x - (1 << 24) if x >= 1 << 23 else x
+
+
+def test_mul24_and_mulhi_match_their_cuda_definitions(cuda: Cuda) -> None:
+    a = [3, -7, 0x00FFFFFF, 0x7FFFFFFF, -(2**31), 0x00812345, 123456789, -1]
+    b = [5, 11, 2, 0x7FFFFFFF, -(2**31), 0x00800001, -987654321, -1]
+    n = len(a)
+    r = cuda.run(
+        MUL_INTRINSICS,
+        "index_math",
+        block=4,
+        grid=2,
+        buffers={
+            "a": torch.tensor(a, dtype=torch.int32),
+            "b": torch.tensor(b, dtype=torch.int32),
+            "lo24": ("i32", n),
+            "ulo24": ("u32", n),
+            "hi": ("i32", n),
+            "uhi": ("u32", n),
+        },
+    )
+    assert r.ok
+    ua = [x & 0xFFFFFFFF for x in a]
+    ub = [x & 0xFFFFFFFF for x in b]
+    assert r.buffers["lo24"].tolist() == [_wrap32(_sext24(x) * _sext24(y), True) for x, y in zip(a, b, strict=True)]
+    assert r.buffers["ulo24"].tolist() == [
+        ((x & 0xFFFFFF) * (y & 0xFFFFFF)) & 0xFFFFFFFF for x, y in zip(ua, ub, strict=True)
+    ]
+    assert r.buffers["hi"].tolist() == [(x * y) >> 32 for x, y in zip(a, b, strict=True)]
+    assert r.buffers["uhi"].tolist() == [(x * y) >> 32 for x, y in zip(ua, ub, strict=True)]
+
+
+DEBUG_PRINT = """
+__global__ void scale(float* out, const float* x, float s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) {
+        printf("scale=%f n=%d first=%f\\n", s, n, x[0]);
+    }
+    int printed = printf("");
+    if (i < n) out[i] = x[i] * s + printed;
+}
+"""
+
+
+def test_printf_is_accepted_and_writes_nothing(cuda: Cuda) -> None:
+    x = torch.randn(8)
+    r = cuda.run(DEBUG_PRINT, "scale", block=8, buffers={"out": ("f32", 8), "x": x}, scalars={"s": 2.0, "n": 8})
+    assert r.ok
+    assert torch.equal(r.buffers["out"], x * 2.0)
+    assert "printf" not in print_module(cuda.lower(DEBUG_PRINT))

@@ -47,7 +47,22 @@ from larkc.ir.nodes import (
     Vote,
     VoteKind,
 )
-from larkc.ir.types import BOOL, F16, F32, F64, I32, U32, PointerType, ScalarType, Type, VectorType, VoidType, size_of
+from larkc.ir.types import (
+    BOOL,
+    F16,
+    F32,
+    F64,
+    I32,
+    I64,
+    U32,
+    U64,
+    PointerType,
+    ScalarType,
+    Type,
+    VectorType,
+    VoidType,
+    size_of,
+)
 
 _SHUFFLES = {
     "__shfl_sync": ShuffleKind.IDX,
@@ -97,7 +112,7 @@ _UNSUPPORTED = {
     "sincosf": "sincosf (use sinf and cosf)",
     "sincos": "sincos (use sinf and cosf)",
     "__sincosf": "__sincosf (use sinf and cosf)",
-    **{n: f"call of {n}" for n in ("printf", "__brkpt", "malloc", "free", "clock", "clock64")},
+    **{n: f"call of {n}" for n in ("__brkpt", "malloc", "free", "clock", "clock64")},
     "__activemask": "__activemask",
 }
 
@@ -207,6 +222,35 @@ class BuiltinCalls(Conversions):
         self.expect_args(name, arg_nodes, (2,), node)
         exprs, t = self.policy_args(policy, self.args(arg_nodes), name, node)
         return Val(Binary(op, exprs[0], exprs[1], t, self.span(node)), t)
+
+    def integer_multiply(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__mul24``/``__umul24`` (the low 32 bits of the product of the operands' low 24 bits, signed
+        ones sign-extended) and ``__mulhi``/``__umulhi`` (the high 32 bits of the 64-bit product)."""
+        span = self.span(node)
+        self.expect_args(name, arg_nodes, (2,), node)
+        signed = name in ("__mul24", "__mulhi")
+        t, wide = (I32, I64) if signed else (U32, U64)
+        operands: list[Expr] = []
+        for v, n in zip(self.args(arg_nodes), arg_nodes, strict=True):
+            e: Expr = Cast(self.convert(v, t, n).expr, wide, CastKind.CONVERT, span)
+            if name.endswith("24"):
+                e = Binary(BinaryOp.BITAND, e, Const(0xFFFFFF, wide, span), wide, span)
+                if signed:  # sign-extend bit 23: (x ^ 2^23) - 2^23
+                    flipped = Binary(BinaryOp.BITXOR, e, Const(0x800000, wide, span), wide, span)
+                    e = Binary(BinaryOp.SUB, flipped, Const(0x800000, wide, span), wide, span)
+            operands.append(e)
+        product: Expr = Binary(BinaryOp.MUL, operands[0], operands[1], wide, span)
+        if name.endswith("hi"):
+            product = Binary(BinaryOp.SHR, product, Const(32, wide, span), wide, span)
+        return Val(Cast(product, t, CastKind.CONVERT, span), t)
+
+    def ignored_call(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``printf(...)``: output larkc does not model; its arguments are evaluated, the call writes no memory
+        and, where its value is used, returns 0 (as if nothing was printed)."""
+        for a in arg_nodes:
+            if a.type not in ("string_literal", "concatenated_string"):
+                self.rvalue(a)
+        return Val(Const(0, I32, self.span(node)), I32) if want_value else None
 
     def compare_function(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """A half-precision comparison (``__hlt``, ``__heq``, ...)."""
@@ -542,6 +586,7 @@ _INTRINSICS = _table(
     (lib.CONVERSIONS, BuiltinCalls.conversion),
     (lib.PAIR_FUNCTIONS, BuiltinCalls.pair_function),
     (["__saturatef"], BuiltinCalls.saturate),
+    (["__mul24", "__umul24", "__mulhi", "__umulhi"], BuiltinCalls.integer_multiply),
     (["__frcp_rn", "__drcp_rn"], BuiltinCalls.reciprocal),
     (["sincosf", "sincos", "__sincosf"], BuiltinCalls.unsupported_call),
     (
@@ -555,5 +600,6 @@ _C_LIBRARY = _table(
     (["assert"], BuiltinCalls.assert_call),
     (["__trap", "__assert_fail", "__assertfail"], BuiltinCalls.trap),
     (["memcpy", "std::memcpy", "::memcpy"], BuiltinCalls.memcpy_call),
-    (["printf", "__brkpt", "malloc", "free", "clock", "clock64", "__activemask"], BuiltinCalls.unsupported_call),
+    (["printf"], BuiltinCalls.ignored_call),
+    (["__brkpt", "malloc", "free", "clock", "clock64", "__activemask"], BuiltinCalls.unsupported_call),
 )
