@@ -16,8 +16,8 @@ Every ``level{N}/*.py`` file under ``--root`` is traced with ``trace_reference(p
 * ``crash``: anything else (a Python traceback: a bug of larkc's, to be fixed).
 
 With ``--shrink auto`` (the default) a problem whose tensors do not fit is traced again from a shrunk
-copy (in a temporary folder): every module-level integer constant of at least 1024 is halved while it is
-even and at least 1024, which keeps the ops and the divisibility of the sizes. ``--shrink always`` traces
+copy (in a temporary folder): every module-level integer constant (or tuple of them) of at least 256 is halved
+while it is even and at least 256, which keeps the ops and the divisibility of the sizes. ``--shrink always`` traces
 the shrunk copy of every problem that has such constants (much faster: KernelBench's inputs are up to
 gigabytes of random numbers); ``never`` traces only the problems' own sizes. A problem traced from a copy
 is counted under ``shrunk`` in the table (the ops are the same; the sizes are not the problem's).
@@ -143,28 +143,42 @@ def trace_problem(level: int, path: Path, timeout: float, mem_gib: float, shrink
 
 
 def _small(value: int) -> int:
-    while value >= 1024 and value % 2 == 0:
+    while value >= 256 and value % 2 == 0:
         value //= 2
     return value
 
 
+def _shrunk(node: ast.expr) -> ast.expr | None:
+    """The shrunk literal of an integer constant expression (or a tuple of them), None if unchanged."""
+    if isinstance(node, ast.Tuple):
+        items = [_shrunk(e) for e in node.elts]
+        if all(i is None for i in items):
+            return None
+        elts = [i if i is not None else e for i, e in zip(items, node.elts, strict=True)]
+        return ast.copy_location(ast.Tuple(elts=elts, ctx=ast.Load()), node)
+    arithmetic = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
+    if not all(isinstance(n, arithmetic) for n in ast.walk(node)):
+        return None
+    try:  # arithmetic on literals only (checked above)
+        value = eval(compile(ast.Expression(node), "<size>", "eval"), {"__builtins__": {}})
+    except ArithmeticError:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and _small(value) != value:
+        return ast.copy_location(ast.Constant(_small(value)), node)
+    return None
+
+
 def shrink_source(text: str) -> str | None:
-    """``text`` with its module-level integer constants (``batch = 4096``, ``dim = 16384 * 2``) of 1024 or
-    more halved while even and >= 1024; ``None`` when there is none."""
+    """``text`` with its module-level integer constants (``batch = 4096``, ``dim = 16384 * 2``,
+    ``shape = (4096,)``) of 256 or more halved while even and >= 256; ``None`` when there is none."""
     tree = ast.parse(text)
     changed = False
     for stmt in tree.body:
         if not isinstance(stmt, ast.Assign | ast.AnnAssign) or stmt.value is None:
             continue
-        arithmetic = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
-        if not all(isinstance(n, arithmetic) for n in ast.walk(stmt.value)):
-            continue
-        try:  # arithmetic on literals only (checked above)
-            value = eval(compile(ast.Expression(stmt.value), "<size>", "eval"), {"__builtins__": {}})
-        except ArithmeticError:
-            continue
-        if isinstance(value, int) and not isinstance(value, bool) and _small(value) != value:
-            stmt.value = ast.copy_location(ast.Constant(_small(value)), stmt.value)
+        small = _shrunk(stmt.value)
+        if small is not None:
+            stmt.value = small
             changed = True
     return ast.unparse(tree) if changed else None
 
@@ -203,7 +217,7 @@ def render(outcomes: list[Outcome], header: str) -> str:
         lines.append(f"  {count:4d}  {op}  ({per})")
     lines += [
         "",
-        "shrunk: traced from a copy with module-level sizes >= 1024 halved (the problem's own tensors did",
+        "shrunk: traced from a copy with module-level sizes >= 256 halved (the problem's own tensors did",
         "not fit in the address-space cap); counted in the other columns by that copy's outcome.",
         "",
         "other failures:",
@@ -224,9 +238,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--match", default="", help="only files whose name contains this")
     parser.add_argument("--json", type=Path, help="write every outcome here")
     parser.add_argument("--out", type=Path, help="write the table here (first line: commit and date)")
+    parser.add_argument("--render", type=Path, nargs="+", help="no tracing: the table of these --json files")
     args = parser.parse_args(argv)
     outcomes: list[Outcome] = []
-    for level in args.levels:
+    for saved in args.render or []:
+        outcomes += [Outcome(**o) for o in json.loads(saved.read_text())]
+    for level in args.levels if not args.render else []:
         files = sorted((args.root / f"level{level}").glob("*.py"), key=_problem_key)
         for path in files:
             if args.match not in path.name:

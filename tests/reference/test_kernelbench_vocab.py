@@ -171,6 +171,7 @@ ACTIVATIONS: dict[str, Callable[..., torch.Tensor]] = {
     "multiply": lambda x: torch.multiply(x, x + 1),
     "pad": lambda x: F.pad(x, (1, 2, 0, 3), value=0.5),
     "pad_negative": lambda x: F.pad(x, (-1, 2)),
+    "flip": lambda x: torch.flip(x, dims=(0, 2)),
 }
 
 
@@ -213,6 +214,33 @@ def test_attention_with_float_mask_and_scale() -> None:
     mask = torch.randn(5, 7)
     fn = Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=mask.to(q.dtype), scale=0.3))
     _check(fn, (2, 5, 4), (2, 7, 4), (2, 7, 3))
+
+
+LOSSES: dict[str, Callable[..., torch.Tensor]] = {
+    "smooth_l1": lambda x, y: F.smooth_l1_loss(x, y, beta=0.7),
+    "smooth_l1_beta0": lambda x, y: F.smooth_l1_loss(x, y, beta=0.0, reduction="sum"),
+    "huber": lambda x, y: F.huber_loss(x, y, delta=0.6, reduction="none"),
+    "kl_div_batchmean": lambda x, y: F.kl_div(torch.log(x), y, reduction="batchmean"),
+    "kl_div_log_target": lambda x, y: F.kl_div(x, torch.log(y), reduction="sum", log_target=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_loss_matches_torch(name: str) -> None:
+    _check(Fn(LOSSES[name]), (6, 5), (6, 5), positive=name.startswith("kl"))
+
+
+def test_kl_div_zero_target_is_xlogy() -> None:
+    g = trace_reference(Fn(lambda x, y: F.kl_div(x, y, reduction="none")), {"x": "f32[3]", "y": "f32[3]"})
+    x, y = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64), torch.tensor([0.0, 0.25, 1.0], dtype=torch.float64)
+    (got,) = evaluate(g, {"x": x, "y": y})
+    torch.testing.assert_close(got, F.kl_div(x, y, reduction="none"), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_triplet_margin_loss_matches_torch(swap: bool) -> None:
+    fn = Fn(lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=0.5, p=3, swap=swap))
+    _check(fn, (4, 6), (4, 6), (4, 6))
 
 
 # Located errors --------------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ numeric, symbolic and Lean meanings of the result follow from those of the parts
 * ``logsumexp`` is ``m + log(sum(exp(x - m)))`` with ``m`` the maximum; ``mish``, ``hardswish``,
   ``hardsigmoid``, ``elu``/``selu``/``celu`` their formulas; ``einsum`` products of permuted, unsqueezed
   operands summed over the contracted letters; ``scaled_dot_product_attention`` ``softmax(q @ k^T *
-  scale + mask) @ v``; ``pad`` a ``cat`` with constant blocks.
+  scale + mask) @ v``; ``pad`` a ``cat`` with constant blocks; ``flip`` an ``index_select`` at reversed
+  indices; the smooth-L1, Huber, KL-divergence and triplet-margin losses their formulas.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from larkc.reference.shapes import as_int, mk_add, mk_mul, mk_sub, product, simplify
-from larkc.reference.spec import AttrValue, Operand, Ref, Scalar, SpecOp
+from larkc.reference.spec import Absent, AttrValue, Operand, Ref, Scalar, SpecOp
 from larkc.tasks.shape_expr import ShapeExpr, ShapeNum
 
 if TYPE_CHECKING:
@@ -715,6 +716,90 @@ def _sdpa(c: Converter, n: torch.fx.Node) -> None:
     c.bind(n, c.emit(n, SpecOp.MATMUL, [weights, v]))
 
 
+def _flip(c: Converter, n: torch.fx.Node) -> None:
+    """``index_select`` along each flipped dim at ``size - 1 - arange(size)``."""
+    from larkc.ir.types import I64
+    from larkc.reference.aten import _dims
+
+    a = _bound(n)
+    x = c.tensor(a["self"], n)
+    for dim in _dims(a["dims"], c.rank(x)) if a["dims"] else ():
+        size = c.type_of(x).shape[dim]
+        attrs: list[tuple[str, AttrValue]] = [("start", ShapeNum(0)), ("end", size), ("step", 1)]
+        ramp = c.emit(n, SpecOp.ARANGE, [], attrs, dtype=I64, suffix="_ramp")
+        last = simplify(mk_sub(size, ShapeNum(1)))
+        last_int = as_int(last)
+        rev = c.emit(n, SpecOp.SUB, [Scalar(last if last_int is None else last_int), ramp], suffix="_rev")
+        x = c.emit(n, SpecOp.INDEX_SELECT, [x, rev], [("dim", dim)], suffix="_flip")
+    c.env[n] = c.finish(n, x)
+
+
+def _reduction(c: Converter, n: torch.fx.Node, loss: Ref, reduction: int) -> Ref:
+    """torch's loss reduction: 0 none, 1 mean, 2 sum (over every dim)."""
+    if reduction == 0:
+        return loss
+    op = SpecOp.MEAN if reduction == 1 else SpecOp.SUM
+    return c.emit(n, op, [loss], [("dims", tuple(range(c.rank(loss)))), ("keepdim", False)])
+
+
+def _smooth_l1(c: Converter, n: torch.fx.Node) -> None:
+    """``smooth_l1_loss`` (beta) and ``huber_loss`` (delta): quadratic below the bound, linear above."""
+    a = _bound(n)
+    d = c.emit(n, SpecOp.SUB, [c.tensor(a["self"], n), c.tensor(a["target"], n)], suffix="_diff")
+    ad = c.emit(n, SpecOp.ABS, [d], suffix="_abs")
+    huber = _name(n).startswith("aten.huber_loss")
+    bound_ = float(a["delta"] if huber else a["beta"])
+    if bound_ == 0 and not huber:
+        c.bind(n, _reduction(c, n, ad, int(a["reduction"])))
+        return
+    sq = c.emit(n, SpecOp.MUL, [c.emit(n, SpecOp.POW, [d, Scalar(2)], suffix="_sq"), Scalar(0.5)], suffix="_half")
+    lin = c.emit(n, SpecOp.SUB, [ad, Scalar(0.5 * bound_)], suffix="_lin")
+    if huber:
+        lin = c.emit(n, SpecOp.MUL, [lin, Scalar(bound_)], suffix="_lin_scaled")
+    else:
+        sq = c.emit(n, SpecOp.DIV, [sq, Scalar(bound_)], suffix="_quad")
+    small = c.emit(n, SpecOp.LT, [ad, Scalar(bound_)], suffix="_small")
+    loss = c.emit(n, SpecOp.WHERE, [small, sq, lin], suffix="_loss")
+    c.bind(n, _reduction(c, n, loss, int(a["reduction"])))
+
+
+def _kl_div(c: Converter, n: torch.fx.Node) -> None:
+    """``target * (log(target) - input)`` (0 where target is 0, as torch's xlogy), or with a log target
+    ``exp(target) * (target - input)``; then the reduction (``batchmean`` is a sum here, divided by the batch
+    size in torch's Python)."""
+    a = _bound(n)
+    x, t = c.tensor(a["self"], n), c.tensor(a["target"], n)
+    if a["log_target"]:
+        diff = c.emit(n, SpecOp.SUB, [t, x], suffix="_diff")
+        loss = c.emit(n, SpecOp.MUL, [c.emit(n, SpecOp.EXP, [t], suffix="_p"), diff], suffix="_loss")
+    else:
+        tlogt = c.emit(n, SpecOp.MUL, [t, c.emit(n, SpecOp.LOG, [t], suffix="_log")], suffix="_tlogt")
+        zero = c.emit(n, SpecOp.EQ, [t, Scalar(0)], suffix="_zero")
+        xlogy = c.emit(n, SpecOp.WHERE, [zero, Scalar(0.0), tlogt], suffix="_xlogy")
+        loss = c.emit(n, SpecOp.SUB, [xlogy, c.emit(n, SpecOp.MUL, [t, x], suffix="_tx")], suffix="_loss")
+    c.bind(n, _reduction(c, n, loss, int(a["reduction"])))
+
+
+def _triplet_margin(c: Converter, n: torch.fx.Node) -> None:
+    """``clamp_min(margin + d(a, p) - d(a, n), 0)`` with ``d(u, v) = norm(u - v + eps, p)`` over the last
+    dim (``swap``: ``d(a, n)`` is ``min(d(a, n), d(p, n))``), then the reduction."""
+    a = _bound(n)
+    anchor, pos, neg = (c.tensor(a[k], n) for k in ("anchor", "positive", "negative"))
+    p, eps = float(a["p"]), float(a["eps"])
+
+    def dist(u: Ref, v: Ref, tag: str) -> Ref:
+        diff = c.emit(n, SpecOp.ADD, [c.emit(n, SpecOp.SUB, [u, v], suffix=f"_{tag}"), Scalar(eps)], suffix=f"_{tag}e")
+        dims = (c.rank(diff) - 1,)
+        return c.emit(n, SpecOp.NORM, [diff], [("ord", p), ("dims", dims), ("keepdim", False)], suffix=f"_d{tag}")
+
+    d_ap, d_an = dist(anchor, pos, "ap"), dist(anchor, neg, "an")
+    if a["swap"]:
+        d_an = c.emit(n, SpecOp.MINIMUM, [d_an, dist(pos, neg, "pn")], suffix="_swap")
+    gap = c.emit(n, SpecOp.SUB, [c.emit(n, SpecOp.ADD, [d_ap, Scalar(float(a["margin"]))], suffix="_m"), d_an])
+    loss = c.emit(n, SpecOp.CLAMP, [gap, Scalar(0.0), Absent()], suffix="_hinge")
+    c.bind(n, _reduction(c, n, loss, int(a["reduction"])))
+
+
 def _bool() -> Any:
     from larkc.ir.types import BOOL
 
@@ -754,6 +839,10 @@ def _table() -> dict[str, Handler]:
     add("aten.pad.default aten.constant_pad_nd.default", _pad)
     add("aten.einsum.default", _einsum)
     add("aten.scaled_dot_product_attention.default", _sdpa)
+    add("aten.flip.default", _flip)
+    add("aten.smooth_l1_loss.default aten.huber_loss.default", _smooth_l1)
+    add("aten.kl_div.default", _kl_div)
+    add("aten.triplet_margin_loss.default", _triplet_margin)
     return t
 
 
