@@ -9,7 +9,7 @@ import torch
 
 from larkc.errors import LarkcError
 from larkc.frontends.cuda import parse_cuda
-from larkc.ir import print_module, verify_module
+from larkc.ir import parse_module, print_module, verify_module
 from larkc.ir.nodes import Module
 from larkc.ir.types import F16, F32, U32, ScalarType, VectorType
 from larkc.semantics import GlobalBuffer, KernelArg, LaunchConfig, SimResult, simulate
@@ -355,3 +355,203 @@ def test_function_pointer_typedef_as_a_template_parameter() -> None:
         {"a": GlobalBuffer("a", torch.tensor([1.0, -2.0, 0.5, 3.0]), F32)},
     )
     assert r.buffers["a"].tolist() == [-1.0, 2.0, -0.5, -3.0]
+
+
+# -- 6. file-scope __constant__ and __shared__ variables -----------------------------------------
+
+SAMPLES_BLUR = """
+#define RADIUS 2
+__constant__ float c_gauss[2 * RADIUS + 1] = {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f};
+__constant__ int c_radius = RADIUS;
+__shared__ float s_tile[32 + 2 * RADIUS];
+__global__ void blur(float* out, const float* in) {
+    int i = threadIdx.x;
+    s_tile[i + RADIUS] = in[i];
+    if (i < RADIUS) { s_tile[i] = 0.0f; s_tile[i + 32 + RADIUS] = 0.0f; }
+    __syncthreads();
+    float acc = 0.0f;
+    for (int k = -c_radius; k <= c_radius; ++k) acc += c_gauss[k + c_radius] * s_tile[i + RADIUS + k];
+    out[i] = acc;
+}
+"""
+
+
+def test_constant_table_and_file_scope_shared_tile_in_the_simulator() -> None:
+    x = torch.rand(32)
+    r = run(SAMPLES_BLUR, "blur", {"out": (torch.zeros(32), F32), "in": (x, F32)})
+    w = torch.tensor([0.0625, 0.25, 0.375, 0.25, 0.0625])
+    padded = torch.nn.functional.pad(x, (2, 2))
+    expected = torch.stack([(padded[i : i + 5] * w).sum() for i in range(32)])
+    torch.testing.assert_close(out(r, "out"), expected)
+
+
+def test_constant_table_is_declared_only_in_the_kernels_that_use_it() -> None:
+    src = SAMPLES_BLUR + "__global__ void copy(float* a, const float* b) { a[threadIdx.x] = b[threadIdx.x]; }\n"
+    text = print_module(lower(src))
+    blur, copy = text.split("kernel @copy")
+    assert "local %c_gauss: [5 x f32];" in blur and "c_gauss" not in copy
+    assert "shared %s_tile: [36 x f32];" in blur and "s_tile" not in copy
+
+
+def test_constant_without_initialiser_is_a_located_error() -> None:
+    src = "__constant__ float c_w[8];\n__global__ void k(float* a) { a[0] = c_w[1]; }\n"
+    assert error(src) == (
+        "test.cu:2:38: error: unsupported __constant__ memory without an initialiser (larkc needs its value): c_w"
+    )
+
+
+# -- 8. device functions declared but never defined ----------------------------------------------
+
+
+def test_device_function_declared_but_never_defined_is_named() -> None:
+    src = """
+namespace vllm { __device__ float silu(float x); }
+__global__ void act(float* out) { out[threadIdx.x] = vllm::silu(out[threadIdx.x]); }
+"""
+    assert error(src) == "test.cu:3:54: error: device function vllm::silu is declared but never defined"
+
+
+def test_device_function_declared_before_its_definition_is_called() -> None:
+    src = """
+__device__ float twice(float x);
+__global__ void k(float* a) { a[threadIdx.x] = twice(a[threadIdx.x]); }
+__device__ float twice(float x) { return 2.0f * x; }
+"""
+    r = run(src, "k", {"a": (torch.tensor([1.0, 2.5]), F32)}, block=2)
+    assert out(r, "a").tolist() == [2.0, 5.0]
+
+
+# -- 7. template arguments: local constexpr values, suffixed integers ----------------------------
+
+VEC_SUM = """
+template <int N>
+__device__ float sum_n(const float* x) { float s = 0.0f; for (int i = 0; i < N; ++i) s += x[i]; return s; }
+template <unsigned K>
+__global__ void partial_sums(float* out, const float* in) {
+    constexpr int kVec = 4;
+    constexpr int kTwice = kVec * 2;
+    out[0] = sum_n<kVec>(in);
+    out[1] = sum_n<kTwice>(in);
+    out[2] = sum_n<K>(in);
+}
+"""
+
+
+def test_local_constexpr_values_and_a_suffixed_kernel_template_argument() -> None:
+    m = parse_cuda(text=VEC_SUM, file="test.cu", kernel="partial_sums<3U>")
+    verify_module(m)
+    assert {f.name for f in m.functions} == {"partial_sums<3>", "sum_n<4>", "sum_n<8>", "sum_n<3>"}
+    x = torch.arange(8, dtype=torch.float32)
+    args: dict[str, KernelArg] = {"out": GlobalBuffer("out", torch.zeros(3), F32), "in": GlobalBuffer("in", x, F32)}
+    r = simulate(m, "partial_sums<3>", LaunchConfig((1, 1, 1), (1, 1, 1), 0), args)
+    assert r.buffers["out"].tolist() == [6.0, 28.0, 3.0]
+
+
+@pytest.mark.parametrize("spelled", ["0x10", "16u", "16ULL", "16"])
+def test_integer_template_arguments_are_read_as_cuda_literals(spelled: str) -> None:
+    m = parse_cuda(text=VEC_SUM, file="test.cu", kernel="partial_sums", template_args={"K": spelled})
+    assert "sum_n<16>" in {f.name for f in m.functions}
+
+
+# -- 7. unnamed tag parameters --------------------------------------------------------------------
+
+LLMC_BIAS = """
+#include <type_traits>
+template <int N>
+__device__ float scaled(float x, std::integral_constant<int, 2>) { return N * 2.0f * x; }
+template <typename OutFloat, bool UseAuxBuffer>
+__global__ void bias_kernel(OutFloat* dbias, const float* dout, int OC, std::bool_constant<UseAuxBuffer>) {
+    int oc = threadIdx.x;
+    if (oc >= OC) return;
+    float v = scaled<3>(dout[oc], std::integral_constant<int, 2>{});
+    if constexpr (UseAuxBuffer) {
+        dbias[oc] = v;
+    } else {
+        dbias[oc] += v;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("aux", [True, False])
+def test_bool_constant_tag_parameter_of_a_kernel_has_no_ir_parameter(aux: bool) -> None:
+    targs = {"OutFloat": "float", "UseAuxBuffer": "true" if aux else "false"}
+    m = parse_cuda(text=LLMC_BIAS, file="test.cu", kernel="bias_kernel", template_args=targs)
+    verify_module(m)
+    kernel = m.functions[-1]
+    assert [p.name for p in kernel.params] == ["dbias", "dout", "OC"]
+    dout = torch.tensor([1.0, 2.0, 3.0])
+    args: dict[str, KernelArg] = {
+        "dbias": GlobalBuffer("dbias", torch.ones(3), F32),
+        "dout": GlobalBuffer("dout", dout, F32),
+        "OC": 3,
+    }
+    r = simulate(m, kernel.name, LaunchConfig((1, 1, 1), (4, 1, 1), 0), args)
+    assert r.buffers["dbias"].tolist() == (6 * dout + (0 if aux else 1)).tolist()
+
+
+def test_tag_dispatch_picks_the_overload_of_the_tag_type() -> None:
+    src = """
+#include <type_traits>
+__device__ float pick(float x, std::true_type) { return x; }
+__device__ float pick(float x, std::false_type) { return -x; }
+template <bool Neg>
+__device__ float apply(float x) { return pick(x, std::bool_constant<!Neg>{}); }
+__global__ void k(float* a) {
+    a[1] = pick(a[0], std::false_type{});
+    a[2] = pick(a[0], std::bool_constant<true>{});
+    a[3] = apply<true>(a[0]);
+}
+"""
+    r = run(src, "k", {"a": (torch.tensor([2.0, 0.0, 0.0, 0.0]), F32)}, block=1)
+    assert out(r, "a").tolist() == [2.0, -2.0, 2.0, -2.0]
+
+
+# -- 5. parameter structs of pointers -------------------------------------------------------------
+
+VLLM_PARAMS = """
+template <typename T>
+struct RotaryParams {
+    const T* __restrict__ query;
+    T* out;
+    const float* cos_sin;
+    int head_size;
+    float scale;
+};
+template <typename T>
+__global__ void rotary(RotaryParams<T> params) {
+    int i = threadIdx.x;
+    if (i < params.head_size) {
+        params.out[i] = params.query[i] * params.cos_sin[i] * params.scale;
+    }
+}
+"""
+
+
+def test_parameter_struct_of_pointers_is_one_ir_parameter_per_member() -> None:
+    m = parse_cuda(text=VLLM_PARAMS, file="test.cu", kernel="rotary", template_args={"T": "float"})
+    verify_module(m)
+    kernel = m.functions[-1]
+    assert [(p.name, str(p.type)) for p in kernel.params] == [
+        ("params.query", "ptr<global const restrict f32>"),
+        ("params.out", "ptr<global f32>"),
+        ("params.cos_sin", "ptr<global const f32>"),
+        ("params.head_size", "i32"),
+        ("params.scale", "f32"),
+    ]
+    q, cs = torch.arange(8, dtype=torch.float32), torch.full((8,), 0.5)
+    args: dict[str, KernelArg] = {
+        "params.query": GlobalBuffer("params.query", q, F32),
+        "params.out": GlobalBuffer("params.out", torch.zeros(8), F32),
+        "params.cos_sin": GlobalBuffer("params.cos_sin", cs, F32),
+        "params.head_size": 6,
+        "params.scale": 4.0,
+    }
+    r = simulate(m, kernel.name, LaunchConfig((1, 1, 1), (8, 1, 1), 0), args)
+    assert r.buffers["params.out"].tolist() == [*(2 * q[:6]).tolist(), 0.0, 0.0]
+
+
+def test_parameter_struct_printed_ir_reads_back() -> None:
+    m = parse_cuda(text=VLLM_PARAMS, file="test.cu", kernel="rotary", template_args={"T": "float"})
+    text = print_module(m)
+    assert print_module(parse_module(text, file="t.ir")) == text

@@ -12,6 +12,7 @@ import tree_sitter as ts
 import tree_sitter_cuda
 
 from larkc.errors import LarkcError, SourceCache, Stage, TaskError
+from larkc.frontends.cuda.constants import parse_number
 from larkc.frontends.cuda.unit import FunctionDef, SourcePositions, TemplateArg, TranslationUnit
 from larkc.ir.nodes import FunctionKind, Module
 from larkc.tasks import KernelName, choose_kernel
@@ -157,8 +158,9 @@ def _template_args(
         if isinstance(a, int):
             return a
         text = str(a).strip()
-        if text.lstrip("-").isdigit():
-            return int(text)
+        number = parse_number(text.removeprefix("-"))  # `4`, `1U`, `0x10`, `128ull`
+        if number is not None and isinstance(number[0], int) and not isinstance(number[0], bool):
+            return -number[0] if text.startswith("-") else number[0]
         if text in ("true", "false"):
             return int(text == "true")
         key = tu.find(text, None, tu.constants)

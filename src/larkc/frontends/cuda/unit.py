@@ -113,6 +113,17 @@ class FunctionDef:
 
 
 @dataclass(frozen=True, slots=True)
+class FileScopeVariable:
+    """A file-scope ``__constant__ float table[64] = {...};`` or ``__shared__ float buf[256];``."""
+
+    name: str
+    shared: bool
+    type_node: ts.Node
+    declarator: ts.Node  # the init_declarator (or plain declarator) of the variable
+    node: ts.Node  # the whole declaration
+
+
+@dataclass(frozen=True, slots=True)
 class OutOfClassMethod:
     """A member function defined outside its struct (``template <...> R S<T, N>::m(...) {...}``)."""
 
@@ -143,6 +154,9 @@ class LocalDirectives:
     namespaces: list[str]  # used namespaces, innermost first
     names: dict[str, str]  # short name -> qualified name
 
+
+#: The standard library's tag types (a value of one carries no data, only its type).
+_TAG_TYPE = re.compile(r"(::)?(std::)?((integral_constant|bool_constant)<.*>|true_type|false_type)")
 
 #: Where a block-scope namespace alias or using declaration may start (checked against the tree).
 _LOCAL_DIRECTIVE = re.compile(rb"\bnamespace\s+\w+\s*=|\busing\b")
@@ -188,6 +202,8 @@ class TranslationUnit:
         self.struct_specializations: dict[str, list[tuple[ts.Node | None, StructDef]]] = {}
         self.structs: dict[str, StructDef] = {}
         self.out_of_class: dict[str, list[OutOfClassMethod]] = {}  # member functions defined outside, by struct
+        self.declared_functions: dict[str, ts.Node] = {}  # `__device__ float f(float);` prototypes
+        self.file_memory: dict[str, FileScopeVariable] = {}  # file-scope __constant__/__shared__ variables
         self.unions: dict[str, ts.Node] = {}  # union_specifier nodes with a body, by qualified name
         self.union_infos: dict[str, UnionInfo] = {}  # by qualified name (laid out on first use)
         self.struct_infos: dict[tuple[str, tuple[TemplateArg, ...]], StructInfo] = {}
@@ -397,6 +413,31 @@ class TranslationUnit:
                 raise UnsupportedError("template parameter", node_text(p), self.span(p))
         return tuple(out)
 
+    @staticmethod
+    def is_tag_type(type_node: ts.Node) -> bool:
+        """Whether a type is one of the standard library's empty tag types (``std::bool_constant<B>``,
+        ``std::integral_constant<int, N>``, ``std::true_type``): a value of it carries no data."""
+        return _TAG_TYPE.fullmatch("".join(node_text(type_node).split())) is not None
+
+    def _tag_parameters(self, fd: FunctionDef) -> list[str]:
+        """The types of the unnamed tag parameters of ``fd`` (they tell tag-dispatched overloads apart)."""
+        decl = fd.node.child_by_field_name("declarator")
+        while decl is not None and decl.type != "function_declarator":
+            decl = decl.child_by_field_name("declarator")
+        plist = decl.child_by_field_name("parameters") if decl is not None else None
+        return [
+            "".join(node_text(t).split())
+            for p in (plist.named_children if plist is not None else [])
+            if p.child_by_field_name("declarator") is None
+            and (t := p.child_by_field_name("type")) is not None
+            and self.is_tag_type(t)
+        ]
+
+    def is_tag_value(self, node: ts.Node) -> bool:
+        """``std::integral_constant<int, 4>{}`` or ``std::true_type{}``: an argument for an unnamed tag parameter."""
+        type_node = node.child_by_field_name("type") if node.type == "compound_literal_expression" else None
+        return type_node is not None and self.is_tag_type(type_node)
+
     def _is_function_pointer_typedef(self, type_node: ts.Node) -> bool:
         key = self.find(type_words(type_node), type_node, self.typedefs)
         if key is None:
@@ -517,10 +558,16 @@ class TranslationUnit:
         specs = {node_text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")}
         specs |= {c.type for c in node.children if not c.is_named}
         for d in declarators:
-            if d.type == "function_declarator":
-                continue  # a prototype
+            if d.type == "function_declarator":  # a prototype
+                fname = d.child_by_field_name("declarator")
+                if "__device__" in specs and fname is not None and fname.type == "identifier":
+                    self.declared_functions.setdefault(ns + node_text(fname), node)
+                continue
             name = _declared_name(d)
-            what = "__constant__ memory" if "__constant__" in specs else "global variable"
+            if name is not None and type_node is not None and ({"__constant__", "__shared__"} & specs):
+                self._collect_memory_variable(ns + name, "__shared__" in specs, type_node, d, node)
+                continue
+            what = "global variable"
             if d.type == "init_declarator" and ({"const", "constexpr"} & specs) and type_node is not None:
                 value = d.child_by_field_name("value")
                 target = d.child_by_field_name("declarator")
@@ -538,6 +585,24 @@ class TranslationUnit:
             if name is not None:
                 # Host code may declare any globals; device code that uses one is rejected at the use.
                 self.unsupported_globals[name] = (what, node)
+
+    def _collect_memory_variable(
+        self, name: str, shared: bool, type_node: ts.Node, d: ts.Node, node: ts.Node
+    ) -> None:
+        """A file-scope ``__constant__`` (read-only, initialised from its initialiser) or ``__shared__`` variable,
+        declared in each kernel that uses it (see :meth:`Statements.file_scope_memory`)."""
+        init = d.child_by_field_name("value") if d.type == "init_declarator" else None
+        short = name.rpartition("::")[2]
+        if shared:
+            self.file_memory[name] = FileScopeVariable(name, True, type_node, d, node)
+        elif init is None:
+            what = "__constant__ memory without an initialiser (larkc needs its value)"
+            self.unsupported_globals[short] = (what, node)
+        elif re.search(rb"cudaMemcpyToSymbol(Async)?\s*\(\s*" + re.escape(short.encode()) + rb"\b", self.source):
+            # the host overwrites the initial contents before a launch: they are not what kernels read
+            self.unsupported_globals[short] = ("__constant__ memory written by cudaMemcpyToSymbol", node)
+        else:
+            self.file_memory[name] = FileScopeVariable(name, False, type_node, d, node)
 
     def _collect_typedef(self, node: ts.Node, ns: str) -> None:
         type_node = node.child_by_field_name("type")
@@ -1025,6 +1090,39 @@ class TranslationUnit:
             src = BOOL if isinstance(folded, bool) else (I64 if isinstance(folded, int) else F64)
             constants[node_text(target)] = (ftype, convert_value(folded, src, ftype))
 
+    def pointer_struct(self, type_node: ts.Node, env: TemplateEnv) -> dict[str, Type] | None:
+        """The members of the struct ``type_node`` names if it has pointer members (a kernel's parameter
+        struct, ``struct Params { const float* q; float* out; int n; }``), in order; ``None`` for any other type."""
+        name_node = type_node.child_by_field_name("name") if type_node.type == "template_type" else type_node
+        key = self.find(type_words(name_node) if name_node is not None else "", type_node, self.structs)
+        sd = self.structs.get(key) if key is not None else None
+        body = sd.node.child_by_field_name("body") if sd is not None else None
+        if sd is None or body is None or sd.template_error is not None:
+            return None
+        if sd.template is not None:
+            args = type_node.child_by_field_name("arguments") if type_node.type == "template_type" else None
+            targs = [self.template_argument(a, env, type_node) for a in (args.named_children if args else [])]
+            env = self.bind_template(sd.template, targs, {}, type_node, f"struct {key}")
+        members: dict[str, Type] = {}
+        for f in body.named_children:
+            ftype_node = f.child_by_field_name("type")
+            if f.type != "field_declaration" or ftype_node is None:
+                continue
+            const = any(node_text(c) == "const" for c in f.named_children if c.type == "type_qualifier")
+            for d in f.children_by_field_name("declarator"):
+                t: Type | None = None
+                if d.type == "pointer_declarator" and (inner := d.child_by_field_name("declarator")) is not None:
+                    quals = {node_text(c) for c in d.named_children if c.type == "type_qualifier"}
+                    pointee = self.resolve_type(ftype_node, env, f)
+                    t = PointerType(pointee, AddressSpace.GENERIC, const, "__restrict__" in quals)
+                    d = inner
+                elif d.type == "field_identifier":
+                    t = self.resolve_type(ftype_node, env, f)
+                if t is None or d.type != "field_identifier":
+                    return None
+                members[node_text(d)] = t
+        return members if any(isinstance(t, PointerType) for t in members.values()) else None
+
     def struct_constant(self, t: object, member: str) -> tuple[ScalarType, bool | int | float] | None:
         """The ``static constexpr`` member ``member`` of the struct laid out as ``t`` (read through an object)."""
         if not isinstance(t, VectorType):
@@ -1132,8 +1230,8 @@ class TranslationUnit:
             if special is not None:
                 fd, env = special, {}
         if len(self.functions.get(name, ())) > 1:
-            params = self.signature(fd, env)
-            ir_name += "(" + ", ".join(str(p.type) for p in params) + ")"
+            params = [str(p.type) for p in self.signature(fd, env)]
+            ir_name += "(" + ", ".join(params + self._tag_parameters(fd)) + ")"
         groups = {k.removeprefix(GROUP_PARAM): v for k, v in env.items() if k.startswith(GROUP_PARAM)}
         if groups:  # one instance per group passed (a group is a compile-time value)
             ir_name += "[" + ", ".join(f"{k}={v}" for k, v in groups.items()) + "]"

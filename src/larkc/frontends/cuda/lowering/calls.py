@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import tree_sitter as ts
 
+from larkc.errors import UnsupportedError
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, StructInfo
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
@@ -154,7 +155,13 @@ class Calls(Conversions):
             if len(arg_nodes) != 1:
                 raise self.unsupported("functional cast", node)
             return self.explicit_cast(self.rvalue(arg_nodes[0]), BUILTIN_TYPES[name], node)
-        return self.builtin_call(name, arg_nodes, node, want_value)
+        try:
+            return self.builtin_call(name, arg_nodes, node, want_value)
+        except UnsupportedError:
+            declared = self.tu.find(name, fn_node, self.tu.declared_functions)
+            if declared is None or self.tu.find(name, fn_node, self.tu.functions) is not None:
+                raise
+            raise self.type_error(f"device function {declared} is declared but never defined", fn_node) from None
 
     def names_type(self, node: ts.Node) -> bool:
         """Whether an expression node is just the name of a type (``real``, ``T``, ``ns::real``)."""

@@ -19,7 +19,7 @@ from larkc.errors import Span, Stage, TypeCheckError, UnsupportedError
 from larkc.frontends.cuda.constants import try_resolve_type
 from larkc.frontends.cuda.ctypes import CArray, CType, StructInfo
 from larkc.frontends.cuda.groups import Group
-from larkc.frontends.cuda.lowering.values import Binding, LValue, Val
+from larkc.frontends.cuda.lowering.values import Binding, LValue, Val, VarLV
 from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.frontends.cuda.unit import (
     FunctionDef,
@@ -66,6 +66,7 @@ class LoweringCore(abc.ABC):
         self.is_kernel = fd.kind is FunctionKind.KERNEL
         self.group_params: dict[str, Group] = {}  # cooperative group parameters of this instance
         self.array_params: dict[str, CArray] = {}  # `float x[][N]` parameters, by name
+        self.struct_params: dict[str, dict[str, VarLV]] = {}  # parameter structs of pointers: member -> parameter
 
     def span(self, node: ts.Node) -> Span:
         return self.tu.span(node)

@@ -238,6 +238,8 @@ class Expressions(Conversions):
         span = self.span(node)
         b = self.lookup(name)
         if b is not None:
+            if b.kind == "struct":
+                raise self.unsupported("use of a parameter struct other than reading its members", node)
             if b.kind == "shared_scalar":
                 assert not isinstance(b.ctype, CArray)
                 ptr = VarRef(b.ir_name, PointerType(b.ctype, AddressSpace.SHARED), span)
@@ -428,6 +430,11 @@ class Expressions(Conversions):
         span = self.span(node)
         if op is not None and node_text(op) == "->":
             raise self.unsupported("member access through a pointer (->)", node)
+        bound = self.lookup(node_text(arg)) if arg.type == "identifier" else None
+        if bound is not None and bound.fields is not None:  # `params.out`: the member's own IR parameter
+            if fname not in bound.fields:
+                raise self.type_error(f"{node_text(arg)} has no member {fname}", node)
+            return bound.fields[fname]
         if arg.type == "identifier" and node_text(arg) in _BUILTIN_REGS and self.lookup(node_text(arg)) is None:
             if fname not in ("x", "y", "z"):
                 raise self.type_error(f"{node_text(arg)} has no component {fname}", node)

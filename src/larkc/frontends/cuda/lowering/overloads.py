@@ -20,7 +20,7 @@ from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import LValue, Val, VarLV, declared_identifier
-from larkc.frontends.cuda.syntax import type_words
+from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.frontends.cuda.unit import FunctionDef, TemplateArg, TemplateEnv
 from larkc.ir.nodes import Call, Const, Expr, FunctionKind, Param, VarRef
 from larkc.ir.types import (
@@ -43,6 +43,46 @@ from larkc.ir.values import convert_value
 class Overloads(Conversions):
     """Overload resolution and template argument deduction for calls of user functions."""
 
+    def tag_value(self, type_node: ts.Node | None, in_caller: bool) -> tuple[str, int] | None:
+        """The value type and the value of a tag type (``std::true_type`` is ``("bool", 1)``,
+        ``std::integral_constant<int, N>`` is ``("int", N)``); ``None`` if it depends on a template parameter
+        of the callee (``in_caller`` false: then it accepts any tag)."""
+        text = "".join(node_text(type_node).split()).removeprefix("::").removeprefix("std::")
+        if text in ("true_type", "false_type"):
+            return "bool", int(text == "true_type")
+        args = _template_arguments(type_node)
+        if not args:
+            return None
+        kind = "bool" if text.startswith("bool_constant") else node_text(args[0])
+        env, consts = (self.env, self.const_scope()) if in_caller else ({}, {})
+        try:
+            value = fold_constant(self.tu, args[-1], env, consts)
+        except LarkcError:
+            value = None
+        if not isinstance(value, int):
+            if in_caller:
+                raise self.unsupported("tag argument", type_node or args[-1])
+            return None
+        return kind, int(value)
+
+    def takes_tags(self, fd: FunctionDef, tags: Sequence[tuple[str, int] | None]) -> bool:
+        """Whether the unnamed tag parameters of ``fd`` accept tag arguments of values ``tags``."""
+        plist = function_declarator(fd.node).child_by_field_name("parameters")
+        params = [
+            t
+            for p in (plist.named_children if plist is not None else [])
+            if p.child_by_field_name("declarator") is None
+            and (t := p.child_by_field_name("type")) is not None
+            and self.tu.is_tag_type(t)
+        ]
+        if len(params) != len(tags):
+            return False
+        for p, tag in zip(params, tags, strict=True):
+            want = self.tag_value(p, False)
+            if want is not None and want != tag:
+                return False
+        return True
+
     def user_call(
         self, name: str, targs: list[TemplateArg], arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool
     ) -> Val | None:
@@ -55,6 +95,12 @@ class Overloads(Conversions):
         groups = [self.group_of(a) for a in arg_nodes]
         group_args = {i: g for i, g in enumerate(groups) if g is not None}
         arg_nodes = [a for i, a in enumerate(arg_nodes) if i not in group_args]
+        # Tag values (`std::true_type{}`) carry no data: their unnamed parameters have no IR parameter,
+        # and they only choose among the overloads (tag dispatch).
+        tags = [self.tag_value(a.child_by_field_name("type"), True) for a in arg_nodes if self.tu.is_tag_value(a)]
+        if tags:
+            candidates = [fd for fd in candidates if self.takes_tags(fd, tags)] or candidates
+            arg_nodes = [a for a in arg_nodes if not self.tu.is_tag_value(a)]
         # Arguments stay lvalues until the overload is chosen: by-reference parameters bind to them.
         args_lv: list[LValue | Val] = []
         for a in arg_nodes:
@@ -299,3 +345,12 @@ def _reason(attempt: Callable[[], _T]) -> _T | LarkcError:
         return attempt()
     except LarkcError as e:
         return e
+
+
+def _template_arguments(type_node: ts.Node | None) -> list[ts.Node]:
+    """The template arguments of ``ns::name<args>`` (empty if it has none)."""
+    node = type_node
+    while node is not None and node.type == "qualified_identifier":
+        node = node.child_by_field_name("name")
+    args = node.child_by_field_name("arguments") if node is not None and node.type == "template_type" else None
+    return list(args.named_children) if args is not None else []

@@ -17,7 +17,7 @@ from larkc.frontends.cuda.constants import fold_constant, parse_number
 from larkc.frontends.cuda.ctypes import CArray, CType
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
-from larkc.frontends.cuda.lowering.values import Binding, Val, declared_identifier, zero_value
+from larkc.frontends.cuda.lowering.values import Binding, Val, VarLV, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
 from larkc.frontends.cuda.unit import UnionInfo
 from larkc.ir.nodes import (
@@ -97,6 +97,8 @@ class Statements(Conversions):
                     max_threads = v
         body = node.child_by_field_name("body")
         assert body is not None
+        with self.buffer() as prologue:
+            self.file_scope_memory(body)
         with self.scope():
             for p in params:
                 array = self.array_params.get(p.name)
@@ -104,11 +106,49 @@ class Statements(Conversions):
                 self.scopes[0][p.name] = binding
             for gname, group in self.group_params.items():
                 self.scopes[0][gname] = Binding("group", gname, U32, None, group)
-            stmts = self.compound(body, new_scope=False)
+            for sname, fields in self.struct_params.items():
+                self.scopes[0][sname] = Binding("struct", sname, VOID, fields=fields)
+            stmts = prologue + self.compound(body, new_scope=False)
         kind = FunctionKind.KERNEL if self.is_kernel else FunctionKind.DEVICE
         fn = Function(self.ir_name, kind, Level.THREAD, tuple(params), ret, tuple(stmts), max_threads, span)
         self.check_typed(fn)
         return fn
+
+    def file_scope_memory(self, body: ts.Node) -> None:
+        """Declare the file-scope ``__constant__`` and ``__shared__`` variables ``body`` names, in the function's
+        outermost scope: a ``__constant__`` one as a per-thread copy of its initialiser (it is read-only, so
+        each thread reading its own copy reads the same values), a ``__shared__`` one as the kernel's own
+        (a device function cannot share it with its kernel, so it is rejected there)."""
+        text = body.text or b""
+        for key, var in self.tu.file_memory.items():
+            short = key.rpartition("::")[2]
+            use = re.search(rb"\b" + re.escape(short.encode()) + rb"\b", text)
+            if use is None or self.tu.find(short, body, {key}) != key:
+                continue
+            if var.shared and not self.is_kernel:
+                at = body.descendant_for_byte_range(body.start_byte + use.start(), body.start_byte + use.end())
+                raise self.unsupported("file-scope __shared__ variable in a device function", at or body)
+            base = self.resolve_type(var.type_node, var.node)
+            d = var.declarator
+            inner = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+            init = d.child_by_field_name("value") if d.type == "init_declarator" else None
+            assert inner is not None
+            specs = {node_text(c) for c in var.node.named_children if c.type == "type_qualifier"}
+            ctype, name_node, by_ref = self.apply_declarator(base, "const" in specs, inner)
+            if by_ref or isinstance(ctype, PointerType):
+                raise self.unsupported("file-scope memory variable of this type", var.node)
+            if isinstance(ctype, CArray):
+                self.declare_array(short, ctype, var.shared, False, init, d)
+            elif var.shared:
+                if not isinstance(ctype, ScalarType | VectorType):
+                    raise self.unsupported("__shared__ variable of this type", d)
+                ir_name = self.declare(short, "shared_scalar", ctype, name_node)
+                self.emit(Alloc(ir_name, ctype, 1, AddressSpace.SHARED, self.span(d)))
+            else:
+                assert init is not None  # collected only with an initialiser
+                items = init.named_children if init.type in ("initializer_list", "argument_list") else None
+                value = self.brace_init(ctype, init) if items is not None else self.rvalue(init)
+                self.declare_var(short, ctype, value, name_node, d, const=isinstance(ctype, ScalarType), init_node=init)
 
     def lower_params(self, decl: ts.Node) -> list[Param]:
         plist = decl.child_by_field_name("parameters")
@@ -133,6 +173,12 @@ class Statements(Conversions):
                 bound = self.env.get(GROUP_PARAM + gname)
                 if isinstance(bound, Group):
                     self.group_params[gname] = bound
+                continue
+            if p.child_by_field_name("declarator") is None and self.tu.is_tag_type(type_node):
+                continue  # `std::bool_constant<B>`: its template argument is all it holds (no IR parameter)
+            members = self.tu.pointer_struct(type_node, self.env)
+            if members is not None:
+                params.extend(self.struct_params_of(p, members))
                 continue
             base = self.resolve_type(type_node, p)
             if base == VOID and p.child_by_field_name("declarator") is None:
@@ -163,6 +209,18 @@ class Statements(Conversions):
                 raise self.type_error("parameter of type void", p)
             params.append(Param(name, t, by_ref, self.span(p)))
         return params
+
+    def struct_params_of(self, p: ts.Node, members: dict[str, Type]) -> list[Param]:
+        """A kernel's parameter struct of pointers (``Params p``, by value): one IR parameter per member,
+        named ``p.member``; ``p.member`` in the body is that parameter."""
+        d = p.child_by_field_name("declarator")
+        if not self.is_kernel or d is None or d.type != "identifier":
+            raise self.unsupported("struct with pointer members other than as a kernel's by-value parameter", p)
+        name = node_text(d)
+        fields = {m: VarLV(f"{name}.{m}", self.param_space(t)) for m, t in members.items()}
+        self.struct_params[name] = fields
+        self.used.update(f.name for f in fields.values())
+        return [Param(f.name, f.type, False, self.span(p)) for f in fields.values()]
 
     def param_space(self, t: Type) -> Type:
         if isinstance(t, PointerType):

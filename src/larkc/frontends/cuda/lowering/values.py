@@ -63,11 +63,13 @@ LValue = VarLV | MemLV | LaneLV | PunLV
 class Binding:
     """What a C name means in a scope."""
 
-    kind: str  # "var" | "alloc" | "const" | "shared_scalar" (a __shared__ variable) | "group"
+    kind: str  # "var" | "alloc" | "const" | "shared_scalar" (a __shared__ variable) | "group" | "struct"
     ir_name: str
     ctype: CType
     value: bool | int | float | None = None
     group: Group | None = None  # a cooperative group (no IR variable)
+    #: a kernel's parameter struct of pointers ("struct"): member -> its IR parameter (``p.out``)
+    fields: dict[str, VarLV] | None = None
 
 
 VOID_PTR = PointerType(VOID, AddressSpace.GENERIC)
