@@ -228,3 +228,44 @@ def test_printf_is_accepted_and_writes_nothing(cuda: Cuda) -> None:
     assert r.ok
     assert torch.equal(r.buffers["out"], x * 2.0)
     assert "printf" not in print_module(cuda.lower(DEBUG_PRINT))
+
+
+# -- 4. members of vector array elements: y[i].x = v, y[i].x ----------------------------------------------
+
+ROW_STATS = """
+__global__ void row_stats(float2* stats, const float4* x, int rows) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= rows) return;
+    float s = x[row].x + x[row].y + x[row].z + x[row].w;
+    float mean = s / 4.0f;
+    stats[row].x = mean;
+    stats[row].y = 0.0f;
+    stats[row].y += x[row].w - mean;
+}
+"""
+
+
+def test_members_of_vector_elements_are_read_and_written_in_place(cuda: Cuda) -> None:
+    x = torch.randn(6, 4)
+    r = cuda.run(ROW_STATS, "row_stats", block=8, buffers={"stats": ("f32", 12), "x": x.flatten()}, scalars={"rows": 6})
+    assert r.ok
+    stats = r.buffers["stats"].reshape(6, 2)
+    mean = (((x[:, 0] + x[:, 1]) + x[:, 2]) + x[:, 3]) / 4.0
+    assert torch.equal(stats[:, 0], mean)
+    assert torch.equal(stats[:, 1], x[:, 3] - mean)
+
+
+LANE_SPLIT = """
+__global__ void split_lanes(float2* pairs, const float* x) {
+    int t = threadIdx.x;
+    if (t % 2 == 0) pairs[t / 2].x = x[t];
+    else pairs[t / 2].y = x[t];
+}
+"""
+
+
+def test_threads_writing_different_members_of_one_element_do_not_race(cuda: Cuda) -> None:
+    x = torch.randn(8)
+    r = cuda.run(LANE_SPLIT, "split_lanes", block=8, buffers={"pairs": ("f32", 8), "x": x})
+    assert r.ok, r.diagnoses
+    assert torch.equal(r.buffers["pairs"], x)

@@ -443,6 +443,10 @@ class Expressions(Conversions):
         static = self.tu.struct_constant(base.type if not isinstance(base, Val) else base.ctype, fname)
         if static is not None:  # `pack.size` with `static constexpr int size`: the object is not read
             return Val(Const(static[1], static[0], span), static[0])
+        if isinstance(base, MemLV) and isinstance(base.type, VectorType) and isinstance(base.ptr.type, PointerType):
+            lane_lv = self.memory_lane(base, base.type, fname, node)
+            if lane_lv is not None:
+                return lane_lv
         base_val = self.read(base, arg) if isinstance(base, VarLV | MemLV | LaneLV | PunLV) else base
         vt = base_val.ctype
         union = self.tu.union_member(vt, fname) if isinstance(vt, ScalarType | VectorType) else None
@@ -468,6 +472,21 @@ class Expressions(Conversions):
             # A member of a vector in memory: read the whole vector (as C does on the GPU) then extract.
             return Val(Extract(base_val.expr, idx, vt.elem, span), vt.elem)
         return Val(Extract(base_val.expr, idx, vt.elem, span), vt.elem)
+
+    def memory_lane(self, base: MemLV, vt: VectorType, fname: str, node: ts.Node) -> MemLV | None:
+        """``y[i].x`` for a vector in memory: the lane's own place, so a write stores (and a read loads)
+        that lane alone; ``None`` for a member that is not one scalar lane (a union or array member)."""
+        if self.tu.union_member(vt, fname) is not None:
+            return None
+        lane, count, is_array = self.field_layout(vt, fname, node)
+        if is_array or count != 1:
+            return None
+        span = self.span(node)
+        pt = base.ptr.type
+        assert isinstance(pt, PointerType)
+        lane_pt = PointerType(vt.elem, pt.space, pt.const, pt.restrict)
+        lane_ptr = Cast(base.ptr, lane_pt, CastKind.BITCAST, span)
+        return MemLV(PtrAdd(lane_ptr, Const(lane, I32, span), lane_pt, span), vt.elem, base.const)
 
     def field_layout(self, vt: VectorType, fname: str, node: ts.Node) -> tuple[int, int, bool]:
         for info in self.tu.vector_fields.get(vt, []):
