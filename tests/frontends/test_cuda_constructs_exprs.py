@@ -269,3 +269,50 @@ def test_threads_writing_different_members_of_one_element_do_not_race(cuda: Cuda
     r = cuda.run(LANE_SPLIT, "split_lanes", block=8, buffers={"pairs": ("f32", 8), "x": x})
     assert r.ok, r.diagnoses
     assert torch.equal(r.buffers["pairs"], x)
+
+
+# -- 5. the address of a local, reinterpreted -------------------------------------------------------------
+
+PUN_LOCALS = """
+__global__ void pun_locals(float* out, const float4* x, unsigned int* bits, unsigned int* packed) {
+    int i = threadIdx.x;
+    float4 v = x[i];
+    float2 lo = *(float2*)&v;
+    float2 hi = reinterpret_cast<float2*>(&v)[1];
+    reinterpret_cast<float*>(&v)[3] = lo.x + hi.x;
+    float m = v.w;
+    bits[i] = *reinterpret_cast<unsigned int*>(&m) >> 31;
+    __half2 h = __floats2half2_rn(lo.x, lo.y);
+    packed[i] = *(unsigned int*)&h;
+    out[2 * i] = lo.y * hi.y;
+    out[2 * i + 1] = v.w;
+}
+"""
+
+
+def test_locals_reinterpreted_through_their_address_are_bitcasts(cuda: Cuda) -> None:
+    x = torch.randn(4, 4)
+    r = cuda.run(
+        PUN_LOCALS,
+        "pun_locals",
+        block=4,
+        buffers={"out": ("f32", 8), "x": x.flatten(), "bits": ("u32", 4), "packed": ("u32", 4)},
+    )
+    assert r.ok
+    w = x[:, 0] + x[:, 2]
+    out = r.buffers["out"].reshape(4, 2)
+    assert torch.equal(out[:, 0], x[:, 1] * x[:, 3])
+    assert torch.equal(out[:, 1], w)
+    assert r.buffers["bits"].tolist() == [int(v < 0) for v in w.tolist()]
+    halves = x[:, :2].to(torch.float16).contiguous().view(torch.int16).to(torch.int64) & 0xFFFF
+    assert r.buffers["packed"].to(torch.int64).tolist() == (halves[:, 0] | (halves[:, 1] << 16)).tolist()
+
+
+def test_the_address_of_a_local_kept_in_a_pointer_is_still_unsupported(cuda: Cuda) -> None:
+    src = "__global__ void k(float* a) {\n    float4 v = {1.f, 2.f, 3.f, 4.f};\n    float* p = (float*)&v;\n    a[0] = p[1];\n}\n"
+    assert cuda.error(src) == "3:24: error: unsupported address of a local variable: &v"
+
+
+def test_a_write_through_a_narrower_view_of_other_bits_is_rejected(cuda: Cuda) -> None:
+    src = "__global__ void k(unsigned int* a) {\n    float f = 1.f;\n    ((__half*)&f)[1] = __float2half(0.f);\n    a[0] = *(unsigned int*)&f;\n}\n"
+    assert cuda.error(src) == "3:5: error: assignment to something that is not a variable or memory"

@@ -14,7 +14,7 @@ import tree_sitter as ts
 from larkc.errors import Span
 from larkc.frontends.cuda import builtins as lib
 from larkc.frontends.cuda.constants import fold_binary, fold_constant, parse_number
-from larkc.frontends.cuda.ctypes import CArray, arithmetic_result, integer_promote
+from larkc.frontends.cuda.ctypes import CArray, arithmetic_result, integer_promote, vector
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.values import (
     VOID_PTR,
@@ -45,6 +45,7 @@ from larkc.ir.nodes import (
     If,
     Insert,
     Load,
+    MakeVector,
     PtrAdd,
     Select,
     Store,
@@ -93,6 +94,10 @@ _PRECEDENCE = {
     "==": 6, "!=": 6,
     "&": 5, "^": 4, "|": 3, "&&": 2, "||": 1,
 }  # fmt: skip
+
+
+#: The C++ casts that may reinterpret the address of a local (``reinterpret_cast<float2*>(&v)``).
+_PTR_CASTS = ("reinterpret_cast", "static_cast")
 
 
 class Expressions(Conversions):
@@ -360,6 +365,9 @@ class Expressions(Conversions):
             idx_nodes = idx_list.named_children if idx_list.type == "subscript_argument_list" else [idx_list]
             if len(idx_nodes) != 1:
                 raise self.unsupported("multi-argument subscript", node)
+            pun = self.local_pun(base_node)
+            if pun is not None:  # `reinterpret_cast<float*>(&v)[i]`
+                return self.pun_place(pun[0], pun[1], idx_nodes[0], node)
             base = self.lvalue(base_node)
             if isinstance(base, LaneLV | MemLV | VarLV | PunLV):
                 base_val = self.read(base, base_node)
@@ -393,6 +401,9 @@ class Expressions(Conversions):
             assert arg is not None
             if op == "*" and arg.type == "this" and self.fd.owner is not None and not self.fd.static_method:
                 return VarLV("this", self.fd.owner.vector)  # `*this` in a member function: the object
+            pun = self.local_pun(arg) if op == "*" else None
+            if pun is not None:  # `*(float2*)&x`
+                return self.pun_place(pun[0], pun[1], None, node)
             if op == "*":
                 pv = self.decay(self.rvalue(arg))
                 if not isinstance(pv.ctype, PointerType):
@@ -404,6 +415,77 @@ class Expressions(Conversions):
         if t == "field_expression":
             return self.field(node)
         return self.rvalue(node)
+
+    def local_pun(self, node: ts.Node) -> tuple[VarLV, Type] | None:
+        """``(T*)&x`` or ``reinterpret_cast<T*>(&x)`` with ``x`` a local variable: ``x`` and ``T``."""
+        while node.type == "parenthesized_expression" and node.named_children:
+            node = node.named_children[0]
+        fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+        cpp_cast = fn is not None and fn.type == "template_function"
+        if node.type == "cast_expression":
+            tnode, vnode = node.child_by_field_name("type"), node.child_by_field_name("value")
+        elif fn is not None and cpp_cast and node_text(fn.child_by_field_name("name")) in _PTR_CASTS:
+            targs, args = fn.child_by_field_name("arguments"), node.child_by_field_name("arguments")
+            if targs is None or args is None or len(targs.named_children) != 1 or len(args.named_children) != 1:
+                return None
+            tnode, vnode = targs.named_children[0], args.named_children[0]
+        else:
+            return None
+        assert tnode is not None and vnode is not None
+        while vnode.type == "parenthesized_expression" and vnode.named_children:
+            vnode = vnode.named_children[0]
+        target = vnode.child_by_field_name("argument")
+        if vnode.type != "pointer_expression" or node_text(vnode.child_by_field_name("operator")) != "&":
+            return None
+        if target is None or target.type != "identifier":
+            return None
+        b = self.lookup(node_text(target))
+        if b is None or b.kind != "var" or isinstance(b.ctype, CArray):
+            return None
+        pt = self.tu.resolve_type(tnode, self.env, node)
+        if not isinstance(pt, PointerType):
+            return None
+        return VarLV(b.ir_name, b.ctype), pt.pointee
+
+    def pun_place(self, var: VarLV, t: Type, idx_node: ts.Node | None, node: ts.Node) -> LValue | Val:
+        """Element ``idx_node`` (``None``: 0) of local ``var`` reinterpreted as an array of ``t``: the
+        whole variable's bits as ``t`` (equal sizes), a lane of a vector of ``t``, or (read only) a lane
+        of the bits reinterpreted as a vector of scalars ``t``."""
+        span = self.span(node)
+        if not isinstance(t, ScalarType | VectorType):
+            raise self.unsupported(f"reinterpretation of a local variable as {t}", node)
+        if idx_node is None:
+            idx_e: Expr = Const(0, I32, span)
+        else:
+            idx_e, idx_t = self.scalar(self.rvalue(idx_node), idx_node)
+            if not idx_t.is_int:
+                raise self.type_error(f"array subscript is not an integer ({idx_t})", idx_node)
+            idx_e = self.cast_scalar(idx_e, idx_t, I32, span)
+        vt = var.type
+        if size_of(t) == size_of(vt):
+            if not (isinstance(idx_e, Const) and idx_e.value == 0):
+                raise self.unsupported("element other than 0 of a local variable reinterpreted as one value", node)
+            return var if t == vt else PunLV(var, t)
+        if isinstance(vt, VectorType) and t == vt.elem:
+            return LaneLV(var, idx_e, t)
+        elem = t if isinstance(t, ScalarType) else t.elem
+        if size_of(vt) % size_of(t) == 0:
+            view = vector(elem, size_of(vt) // size_of(elem))
+            ref = VarRef(var.name, vt, span)
+            bits = ref if view == vt else Cast(ref, view, CastKind.BITCAST, span)
+            if isinstance(t, ScalarType):
+                return Val(Extract(bits, idx_e, t, span), t)
+            lane_indices: list[Expr] = (
+                [Const(int(idx_e.value) * t.lanes + k, I32, span) for k in range(t.lanes)]
+                if isinstance(idx_e, Const)
+                else [
+                    Binary(BinaryOp.ADD, self.mul_index(idx_e, I32, t.lanes, span), Const(k, I32, span), I32, span)
+                    for k in range(t.lanes)
+                ]
+            )
+            lanes = [Extract(bits, lane, elem, span) for lane in lane_indices]
+            return Val(MakeVector(tuple(lanes), t, span), t)
+        raise self.unsupported(f"reinterpretation of a local {vt} as {t}", node)
 
     def mul_index(self, idx: Expr, idx_t: ScalarType, factor: int, span: Span) -> Expr:
         if factor == 1:
