@@ -91,3 +91,13 @@ def test_parse_and_verify_take_triton_tasks() -> None:
     assert Status.PROVED not in statuses or Status.UNKNOWN in statuses
     assert Status.REFUTED not in statuses
     assert report.verdict.value != "verified"
+
+
+def test_larkc_run_specialises_each_instance(capsys: pytest.CaptureFixture[str]) -> None:
+    """softmax binds BLOCK to next_pow2(d): the d=129 instance needs BLOCK=256, not the first one's 64."""
+    from larkc.cli import main
+
+    assert main(["run", str(EXAMPLES / "softmax"), "--seeds", "1"]) == 0, capsys.readouterr()
+    assert main(["run", str(EXAMPLES / "vector_add_bug_no_mask"), "--seeds", "1"]) == 1
+    assert main(["parse", str(EXAMPLES / "softmax")]) == 0
+    assert "level block" in capsys.readouterr().out

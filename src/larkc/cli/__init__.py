@@ -9,6 +9,7 @@ input (a located ``error:`` line on stderr, never a traceback), 3 an internal er
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import importlib
 import os
@@ -68,6 +69,15 @@ def add_task_arguments(p: argparse.ArgumentParser, *, target_required: bool = Tr
         p.add_argument("target", nargs="?", default=None, help=target_help)
     p.add_argument("--kernel", help="kernel name (required for a source file with several kernels)")
     p.add_argument("--define", "-D", action="append", default=[], metavar="K[=V]", help="preprocessor define")
+    p.add_argument(
+        "--include-dir",
+        "-I",
+        dest="include_dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="search DIR for #include files (in the order given, after a task file's own include_dirs)",
+    )
     p.add_argument("--template-arg", action="append", default=[], metavar="ARG", help="template argument, in order")
     p.add_argument(
         "--grid",
@@ -113,7 +123,7 @@ def task_from_args(args: argparse.Namespace) -> Task:
     defines = parse_defines(args.define)
     if target.is_dir() or target.name == "task.py" or (target.suffix == ".py" and _is_task_file(target)):
         task = load_task(target)
-        if args.kernel is not None and args.kernel != task.kernel:
+        if args.kernel is not None and not _same_kernel(args.kernel, task.kernel):
             raise LarkcError(
                 f"--kernel {args.kernel} differs from the kernel of task {task.name} ({task.kernel})", stage=Stage.CLI
             )
@@ -128,6 +138,8 @@ def task_from_args(args: argparse.Namespace) -> Task:
             )
         if defines:
             task = dataclasses.replace(task, defines={**task.defines, **defines})
+        if args.include_dir:
+            task = dataclasses.replace(task, include_dirs=(*task.include_dirs, *map(Path, args.include_dir)))
         return task
     if not target.is_file():
         raise LarkcError(f"no such file or folder: {target}", stage=Stage.CLI)
@@ -141,7 +153,7 @@ def task_from_args(args: argparse.Namespace) -> Task:
     if kernel is None:
         from larkc.frontends import kernel_names
 
-        names = kernel_names(target, defines=defines)
+        names = kernel_names(target, defines=defines, include_dirs=args.include_dir)
         if len(names) != 1:
             listed = ", ".join(names) if names else "none"
             raise LarkcError(f"{target}: name the kernel with --kernel (kernels: {listed})", stage=Stage.CLI)
@@ -156,23 +168,33 @@ def task_from_args(args: argparse.Namespace) -> Task:
         shared_bytes=args.shared_bytes,
         template_args=args.template_arg,
         defines=defines,
+        include_dirs=args.include_dir,
     )
     _check_parameters(task)
     return task
 
 
+def _same_kernel(given: str, declared: str) -> bool:
+    """Whether ``--kernel given`` denotes the task's kernel ``declared`` (``act`` and ``vllm::act`` do)."""
+    from larkc.errors import TaskError
+    from larkc.tasks import choose_kernel
+
+    for name, other in ((given, declared), (declared, given)):  # a short name denotes a qualified one
+        try:
+            choose_kernel(name, [other], "the task")
+        except TaskError:
+            continue
+        return True
+    return given == declared
+
+
 def _check_parameters(task: Task) -> None:
     """Every ``--buffer`` and ``--scalar`` of a command-line task must name a parameter of its kernel."""
     from larkc.frontends import parse_task
-    from larkc.tasks import ScalarArg
+    from larkc.tasks import ScalarArg, resolve_kernel
 
     module = parse_task(task)
-    kernel = next((f for f in module.kernels if f.name == task.kernel), None)
-    if kernel is None:
-        kernel = next((f for f in module.kernels if f.name.startswith(task.kernel + "<")), None)
-    if kernel is None:
-        names = ", ".join(f.name for f in module.kernels) or "none"
-        raise LarkcError(f"{task.source}: no kernel {task.kernel} (kernels: {names})", stage=Stage.CLI)
+    kernel = resolve_kernel(module, task.kernel, str(task.source))
     params = [p.name for p in kernel.params]
     given = [("--buffer", n) for n in task.inputs]
     given += [("--scalar", n) for n, b in task.bindings.items() if isinstance(b, ScalarArg)]
@@ -223,6 +245,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader went away (`larkc run ... | head`): stop quietly, as Unix tools do
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except RecursionError:
         print("error: input nests too deeply", file=sys.stderr)
         return EXIT_ERROR

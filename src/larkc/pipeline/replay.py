@@ -52,6 +52,7 @@ def _command_line_record(task: Task) -> dict[str, Any]:
             for a in (task.template_args.values() if isinstance(task.template_args, Mapping) else task.template_args)
         ],
         "defines": dict(task.defines),
+        "include_dirs": [str(Path(d).resolve()) for d in task.include_dirs],
     }
 
 
@@ -118,7 +119,7 @@ def load_replay(path: Path) -> Replay:
             task = command_line_task(
                 cl["source"], cl["kernel"], grid=cl["grid"], block=cl["block"], buffers=cl["buffers"],
                 scalars=cl["scalars"], shared_bytes=cl["shared_bytes"], template_args=cl["template_args"],
-                defines=cl["defines"],
+                defines=cl["defines"], include_dirs=cl.get("include_dirs", []),
             )  # fmt: skip
         instance = {str(k): int(v) for k, v in record["instance"].items()}
         seed = int(record["seed"])

@@ -19,7 +19,7 @@ from typing import assert_never
 import torch
 
 from larkc.errors import TaskError
-from larkc.frontends import parse_task
+from larkc.frontends import parse_task, specialised_per_instance
 from larkc.ir.nodes import Function, Module
 from larkc.pipeline.compare import compare_output, reference_outputs
 from larkc.pipeline.inputs import init_of, kernel_args, kernel_function, make_inputs
@@ -232,6 +232,8 @@ def run_task(
     replay files go to ``replay_dir`` (default :func:`~larkc.pipeline.replay.default_replay_dir`);
     ``strict`` makes warnings (``race (same value)``) fail an instance.
     """
+    # A Triton kernel whose specialisation depends on the shapes is lowered for each instance.
+    per_instance = module is None and specialised_per_instance(task)
     if module is None:
         module = parse_task(task)
     chosen = list(instances) if instances is not None else list(task.instances)
@@ -247,8 +249,9 @@ def run_task(
     smallest = min(range(len(chosen)), key=lambda i: (_threads(task, chosen[i]), i), default=0)
     for k, inst in enumerate(chosen):
         tries: list[InstanceReport] = []
+        mod = parse_task(task, inst) if per_instance else module
         for s, d in every_set if k == smallest else every_set[:1]:
-            rep, _ = run_instance(task, module, inst, s, limits=limits, inputs=inputs, strict=strict, distribution=d)
+            rep, _ = run_instance(task, mod, inst, s, limits=limits, inputs=inputs, strict=strict, distribution=d)
             tries.append(rep)
             if not rep.ok:
                 break
