@@ -316,3 +316,31 @@ def test_the_address_of_a_local_kept_in_a_pointer_is_still_unsupported(cuda: Cud
 def test_a_write_through_a_narrower_view_of_other_bits_is_rejected(cuda: Cuda) -> None:
     src = "__global__ void k(unsigned int* a) {\n    float f = 1.f;\n    ((__half*)&f)[1] = __float2half(0.f);\n    a[0] = *(unsigned int*)&f;\n}\n"
     assert cuda.error(src) == "3:5: error: assignment to something that is not a variable or memory"
+
+
+# -- 6. fp8 -------------------------------------------------------------------------------------------------
+
+FP8_BYTES = """
+__global__ void copy_fp8_bytes(__nv_fp8_storage_t* out, const __nv_fp8x4_storage_t* in, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        __nv_fp8x4_storage_t four = in[i];
+        out[i] = (__nv_fp8_storage_t)(four >> 8);
+    }
+}
+"""
+
+
+def test_fp8_storage_types_are_their_unsigned_bits(cuda: Cuda) -> None:
+    words = torch.tensor([0x11223344, 0xA0B0C0D0, 0x7F00FF01], dtype=torch.uint32)
+    r = cuda.run(FP8_BYTES, "copy_fp8_bytes", block=4, buffers={"out": ("u8", 3), "in": words}, scalars={"n": 3})
+    assert r.ok
+    assert r.buffers["out"].tolist() == [(w >> 8) & 0xFF for w in words.tolist()]
+
+
+@pytest.mark.parametrize("name", ["__nv_fp8_e4m3", "__nv_fp8_e5m2", "__nv_fp8x2_e4m3", "__nv_fp8x4_e5m2"])
+def test_fp8_value_types_are_a_located_unsupported_error(cuda: Cuda, name: str) -> None:
+    src = f"__global__ void k({name}* out, const float* x) {{ out[0] = {name}(x[0]); }}\n"
+    assert cuda.error(src) == (
+        f"1:19: error: unsupported fp8 type (the IR has no 8-bit floats; __nv_fp8_storage_t bits are supported): {name}"
+    )

@@ -34,6 +34,7 @@ from larkc.ir.types import (
 
 __all__ = [
     "BUILTIN_TYPES",
+    "UNSUPPORTED_TYPES",
     "CArray",
     "CType",
     "StructInfo",
@@ -100,6 +101,17 @@ BUILTIN_TYPES: dict[str, Type] = {
     "__half2": vector(F16, 2),
     "nv_bfloat162": vector(BF16, 2),
     "__nv_bfloat162": vector(BF16, 2),
+    # the fp8 storage typedefs of cuda_fp8.h are plain unsigned integers holding the bits
+    "__nv_fp8_storage_t": U8,
+    "__nv_fp8x2_storage_t": U16,
+    "__nv_fp8x4_storage_t": U32,
+}
+
+#: Type names CUDA code uses that larkc knows but cannot model, and what the error calls them.
+UNSUPPORTED_TYPES: dict[str, str] = {
+    f"__nv_fp8{lanes}_{fmt}": "fp8 type (the IR has no 8-bit floats; __nv_fp8_storage_t bits are supported)"
+    for lanes in ("", "x2", "x4")
+    for fmt in ("e4m3", "e5m2")
 }
 for _name, _elem in (
     ("char", I8),

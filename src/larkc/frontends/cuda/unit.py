@@ -17,7 +17,7 @@ import tree_sitter as ts
 
 from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
 from larkc.frontends.cuda.constants import fold_constant
-from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, StructInfo
+from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, UNSUPPORTED_TYPES, StructInfo
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.ir.nodes import Function, FunctionKind, Module, Param
@@ -828,7 +828,7 @@ class TranslationUnit:
             return self.union_type(key, type_node)
         if words == "void":
             return VOID
-        raise UnsupportedError("type", words, self.span(type_node))
+        raise UnsupportedError(UNSUPPORTED_TYPES.get(words, "type"), words, self.span(type_node))
 
     def apply_abstract_declarator(self, base: Type, decl: ts.Node | None, const: bool, env: TemplateEnv) -> Type:
         """Apply ``*``/``&`` of an abstract declarator (as in ``reinterpret_cast<const float4*>``)."""
