@@ -344,3 +344,64 @@ def test_fp8_value_types_are_a_located_unsupported_error(cuda: Cuda, name: str) 
     assert cuda.error(src) == (
         f"1:19: error: unsupported fp8 type (the IR has no 8-bit floats; __nv_fp8_storage_t bits are supported): {name}"
     )
+
+
+# -- 7. inline PTX idioms -------------------------------------------------------------------------------
+
+PTX_IDIOMS = """
+__device__ __forceinline__ unsigned int lane_id() {
+    unsigned int lane;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+
+__device__ __forceinline__ float load_nc(const float* p) {
+    float v;
+    asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+}
+
+__global__ void ptx_idioms(const float* x, unsigned short* half_bits, float* back, unsigned int* swapped, unsigned int* lanes) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = load_nc(x + i);
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+    half_bits[i] = h;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(back[i]) : "h"(h));
+    unsigned int lane = lane_id();
+    unsigned int other;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, %3, %4;" : "=r"(other) : "r"(lane * 10u), "r"(3), "r"(0x1f), "r"(0xffffffffu));
+    swapped[i] = other;
+    lanes[i] = lane;
+}
+"""
+
+
+def test_recognised_ptx_idioms_lower_to_their_meaning(cuda: Cuda) -> None:
+    x = torch.randn(64) * 100
+    r = cuda.run(
+        PTX_IDIOMS,
+        "ptx_idioms",
+        block=(64),
+        buffers={"x": x, "half_bits": ("u16", 64), "back": ("f32", 64), "swapped": ("u32", 64), "lanes": ("u32", 64)},
+    )
+    assert r.ok
+    halves = x.to(torch.float16)
+    assert (
+        r.buffers["half_bits"].to(torch.int64).tolist() == (halves.view(torch.int16).to(torch.int64) & 0xFFFF).tolist()
+    )
+    assert torch.equal(r.buffers["back"], halves.to(torch.float32))
+    assert r.buffers["lanes"].tolist() == [t % 32 for t in range(64)]
+    assert r.buffers["swapped"].tolist() == [((t % 32) ^ 3) * 10 for t in range(64)]
+
+
+def test_other_inline_asm_is_unsupported_showing_the_asm_string(cuda: Cuda) -> None:
+    src = '__global__ void k(float* a) {\n    float r;\n    asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(a[0]));\n    a[0] = r;\n}\n'
+    assert cuda.error(src) == (
+        '3:9: error: unsupported inline asm (not one of the recognised PTX idioms): "rcp.approx.f32 %0, %1;"'
+    )
+
+
+def test_a_recognised_idiom_with_other_operands_is_unsupported(cuda: Cuda) -> None:
+    src = '__global__ void k(double* a) {\n    double r;\n    asm("ld.global.nc.f32 %0, [%1];" : "=d"(r) : "l"(a));\n    a[0] = r;\n}\n'
+    assert cuda.error(src).startswith("3:5: error: unsupported inline asm operands other than ('=f',) : ('l',)")

@@ -1,2 +1,2 @@
-// expect: 2:46: error: unsupported gnu asm expression: asm volatile("mov.u32 %0, %%laneid;" : "=r"(r))
-__global__ void k(unsigned* a) { unsigned r; asm volatile("mov.u32 %0, %%laneid;" : "=r"(r)); a[0] = r; }
+// expect: 2:59: error: unsupported inline asm (not one of the recognised PTX idioms): "mov.u32 %0, %%warpid;"
+__global__ void k(unsigned* a) { unsigned r; asm volatile("mov.u32 %0, %%warpid;" : "=r"(r)); a[0] = r; }

@@ -18,6 +18,7 @@ from larkc.frontends.cuda import builtins as lib
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, integer_promote, vector
 from larkc.frontends.cuda.lowering.conversions import Conversions
+from larkc.frontends.cuda.lowering.cooperative import linear_thread_index
 from larkc.frontends.cuda.lowering.values import FULL_MASK, LValue, MemLV, Val, VarLV
 from larkc.frontends.cuda.syntax import node_text
 from larkc.frontends.cuda.unit import is_type_arg
@@ -54,6 +55,7 @@ from larkc.ir.types import (
     F64,
     I32,
     I64,
+    U16,
     U32,
     U64,
     PointerType,
@@ -106,6 +108,18 @@ _LOADS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
 _STORES = {"__stwb", "__stcg", "__stcs", "__stwt"}
 
 _SHUFFLE_TYPES = {"i32", "u32", "i64", "u64", "f32", "f64", "f16", "bf16"}
+
+#: Inline PTX larkc recognises, by its exact text (whitespace collapsed): what it does, the output
+#: operands' constraints and the input operands' constraints. Any other asm is unsupported.
+_ASM_IDIOMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "mov.u32 %0, %%laneid;": ("laneid", ("=r",), ()),
+    "cvt.rn.f16.f32 %0, %1;": ("f32_to_f16_bits", ("=h",), ("f",)),
+    "cvt.f32.f16 %0, %1;": ("f16_bits_to_f32", ("=f",), ("h",)),
+    "ld.global.nc.f32 %0, [%1];": ("load_f32", ("=f",), ("l",)),
+    "ld.global.nc.b32 %0, [%1];": ("load_u32", ("=r",), ("l",)),
+    "ld.global.nc.u32 %0, [%1];": ("load_u32", ("=r",), ("l",)),
+    "shfl.sync.bfly.b32 %0, %1, %2, %3, %4;": ("shfl_bfly", ("=r",), ("r", "r", "r", "r")),
+}
 
 #: Known functions outside the supported subset, and what the error calls them.
 _UNSUPPORTED = {
@@ -243,6 +257,72 @@ class BuiltinCalls(Conversions):
         if name.endswith("hi"):
             product = Binary(BinaryOp.SHR, product, Const(32, wide, span), wide, span)
         return Val(Cast(product, t, CastKind.CONVERT, span), t)
+
+    def inline_asm(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``asm volatile("..." : outputs : inputs)`` whose text is one of :data:`_ASM_IDIOMS`."""
+        span = self.span(node)
+        code = node.child_by_field_name("assembly_code")
+        assert code is not None
+        parts = (
+            [c for c in code.named_children if c.type == "string_literal"] if code.type != "string_literal" else [code]
+        )
+        text = " ".join(
+            "".join(node_text(c) for c in p.named_children).replace("\\n", " ").replace("\\t", " ") for p in parts
+        )
+        idiom = _ASM_IDIOMS.get(" ".join(text.split()))
+        if idiom is None:
+            raise self.unsupported("inline asm (not one of the recognised PTX idioms)", code)
+        kind, out_constraints, in_constraints = idiom
+        outs, ins = self.asm_operands(node, "output_operands"), self.asm_operands(node, "input_operands")
+        if [c for c, _ in outs] != list(out_constraints) or [c for c, _ in ins] != list(in_constraints):
+            raise self.unsupported(f"inline asm operands other than {out_constraints} : {in_constraints}", node)
+        args = [v for _, v in ins]
+        match kind:
+            case "laneid":
+                result = Val(Binary(BinaryOp.BITAND, linear_thread_index(span), Const(31, U32, span), U32, span), U32)
+            case "f32_to_f16_bits":
+                half = Cast(self.convert(self.rvalue(args[0]), F32, args[0]).expr, F16, CastKind.CONVERT, span)
+                result = Val(Cast(half, U16, CastKind.BITCAST, span), U16)
+            case "f16_bits_to_f32":
+                bits = self.convert(self.rvalue(args[0]), U16, args[0]).expr
+                result = Val(Cast(Cast(bits, F16, CastKind.BITCAST, span), F32, CastKind.CONVERT, span), F32)
+            case "load_f32" | "load_u32":
+                pv = self.decay(self.rvalue(args[0]))
+                if not isinstance(pv.ctype, PointerType):
+                    raise self.unsupported("ld.global.nc from an address that is not a pointer", args[0])
+                t = F32 if kind == "load_f32" else U32
+                pt = PointerType(t, pv.ctype.space, True)
+                ptr = pv.expr if pv.ctype.pointee == t else Cast(pv.expr, pt, CastKind.BITCAST, span)
+                result = self.read(MemLV(ptr, t, True), node)
+            case "shfl_bfly":
+                clamp = fold_constant(self.tu, args[2], self.env, self.const_scope())
+                if not isinstance(clamp, int) or clamp & 0xFF != 0x1F or not 0 <= 32 - (clamp >> 8) <= 32:
+                    raise self.unsupported(
+                        "shfl.sync clamp operand other than a constant ((32 - width) << 8) | 0x1f", args[2]
+                    )
+                mask = self.convert(self.rvalue(args[3]), U32, args[3]).expr
+                v = self.convert(self.rvalue(args[0]), U32, args[0])
+                lane = self.convert(self.rvalue(args[1]), I32, args[1]).expr
+                result = self.emit_shuffle(ShuffleKind.XOR, mask, v, lane, 32 - (clamp >> 8), node)
+            case _:
+                raise AssertionError(kind)
+        out_node = outs[0][1]
+        lv = self.lvalue(out_node)
+        if isinstance(lv, Val):
+            raise self.type_error("inline asm output that is not a variable or memory", out_node)
+        self.write(lv, self.convert(result, lv.type, out_node), out_node)
+        return None
+
+    def asm_operands(self, node: ts.Node, field: str) -> list[tuple[str, ts.Node]]:
+        """The ``(constraint, value node)`` of each operand in an asm operand list."""
+        operand_list = node.child_by_field_name(field)
+        out: list[tuple[str, ts.Node]] = []
+        for op in operand_list.named_children if operand_list is not None else []:
+            constraint, value = op.child_by_field_name("constraint"), op.child_by_field_name("value")
+            if constraint is None or value is None:
+                raise self.unsupported("inline asm operand", op)
+            out.append((node_text(constraint).strip('"'), value))
+        return out
 
     def ignored_call(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """``printf(...)``: output larkc does not model; its arguments are evaluated, the call writes no memory
@@ -601,5 +681,6 @@ _C_LIBRARY = _table(
     (["__trap", "__assert_fail", "__assertfail"], BuiltinCalls.trap),
     (["memcpy", "std::memcpy", "::memcpy"], BuiltinCalls.memcpy_call),
     (["printf"], BuiltinCalls.ignored_call),
+    (["asm"], BuiltinCalls.inline_asm),  # `asm` is a keyword: the expression lowering passes asm statements here
     (["__brkpt", "malloc", "free", "clock", "clock64", "__activemask"], BuiltinCalls.unsupported_call),
 )

@@ -120,18 +120,7 @@ class CooperativeGroups(Conversions):
         return name is not None and (name == "thread_block" or name.startswith("thread_block_tile"))
 
     def linear_tid(self, span: Span) -> Expr:
-        def reg(r: BuiltinReg, d: Dim) -> Expr:
-            return Builtin(r, d, U32, span)
-
-        def mul(a: Expr, b: Expr) -> Expr:
-            return Binary(BinaryOp.MUL, a, b, U32, span)
-
-        def add(a: Expr, b: Expr) -> Expr:
-            return Binary(BinaryOp.ADD, a, b, U32, span)
-
-        tx, ty, tz = (reg(BuiltinReg.THREAD_IDX, d) for d in (Dim.X, Dim.Y, Dim.Z))
-        bx, by = reg(BuiltinReg.BLOCK_DIM, Dim.X), reg(BuiltinReg.BLOCK_DIM, Dim.Y)
-        return add(tx, mul(bx, add(ty, mul(by, tz))))
+        return linear_thread_index(span)
 
     def block_size(self, span: Span) -> Expr:
         dims = [Builtin(BuiltinReg.BLOCK_DIM, d, U32, span) for d in (Dim.X, Dim.Y, Dim.Z)]
@@ -230,3 +219,20 @@ class CooperativeGroups(Conversions):
         vt = v.ctype
         assert not isinstance(vt, CArray)  # shuffle operands are scalars or half pairs
         return self.butterfly(v, vt, REDUCE_OPS[op_name], self.tile_mask(group.tile, span), group.tile, node)
+
+
+def linear_thread_index(span: Span) -> Expr:
+    """The thread's index in its block, x fastest (``threadIdx.x + blockDim.x * (threadIdx.y + ...)``)."""
+
+    def reg(r: BuiltinReg, d: Dim) -> Expr:
+        return Builtin(r, d, U32, span)
+
+    def mul(a: Expr, b: Expr) -> Expr:
+        return Binary(BinaryOp.MUL, a, b, U32, span)
+
+    def add(a: Expr, b: Expr) -> Expr:
+        return Binary(BinaryOp.ADD, a, b, U32, span)
+
+    tx, ty, tz = (reg(BuiltinReg.THREAD_IDX, d) for d in (Dim.X, Dim.Y, Dim.Z))
+    bx, by = reg(BuiltinReg.BLOCK_DIM, Dim.X), reg(BuiltinReg.BLOCK_DIM, Dim.Y)
+    return add(tx, mul(bx, add(ty, mul(by, tz))))

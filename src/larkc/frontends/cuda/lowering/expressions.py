@@ -191,6 +191,9 @@ class Expressions(Conversions):
                 raise self.unsupported("string literal", node)
             case "null" | "nullptr":
                 return Val(null_pointer(VOID_PTR, span), VOID_PTR)
+            case "gnu_asm_expression":  # a statement: lowered by the asm idiom table; it has no value
+                self.builtin_call("asm", [], node, False)
+                return Val(Const(0, I32, span), I32)
             case "lambda_expression":
                 raise self.unsupported("lambda expression", node)
             case "new_expression" | "delete_expression":
