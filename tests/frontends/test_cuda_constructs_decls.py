@@ -555,3 +555,44 @@ def test_parameter_struct_printed_ir_reads_back() -> None:
     m = parse_cuda(text=VLLM_PARAMS, file="test.cu", kernel="rotary", template_args={"T": "float"})
     text = print_module(m)
     assert print_module(parse_module(text, file="t.ir")) == text
+
+
+# -- 7. enable_if-selected (SFINAE) kernel overloads and device functions --------------------------
+
+SFINAE_KERNELS = """
+#include <type_traits>
+template <int N, typename = std::enable_if_t<(N % 2 == 0)>>
+__device__ float half_or_not(float x) { return x / 2.0f; }
+template <int N, typename = std::enable_if_t<(N % 2 != 0)>, typename = void>
+__device__ float half_or_not(float x) { return x; }
+
+template <typename T, int VEC, typename std::enable_if<(VEC > 1), int>::type = 0>
+__global__ void copy_vec(T* out, const T* in) {
+    for (int k = 0; k < VEC; ++k) out[threadIdx.x * VEC + k] = half_or_not<VEC>(in[threadIdx.x * VEC + k]);
+}
+template <typename T, int VEC, std::enable_if_t<(VEC <= 1), int> = 0>
+__global__ void copy_vec(T* out, const T* in) {
+    out[threadIdx.x] = half_or_not<VEC>(in[threadIdx.x]) + 100.0f;
+}
+"""
+
+
+@pytest.mark.parametrize(("vec", "expected"), [(2, [0.5, 1.0, 1.5, 2.0]), (1, [101.0, 102.0, 103.0, 104.0])])
+def test_enable_if_selects_the_kernel_overload_and_the_device_function(vec: int, expected: list[float]) -> None:
+    m = parse_cuda(text=SFINAE_KERNELS, file="test.cu", kernel=f"copy_vec<float, {vec}>")
+    verify_module(m)
+    args: dict[str, KernelArg] = {
+        "out": GlobalBuffer("out", torch.zeros(4), F32),
+        "in": GlobalBuffer("in", torch.tensor([1.0, 2.0, 3.0, 4.0]), F32),
+    }
+    r = simulate(m, m.functions[-1].name, LaunchConfig((1, 1, 1), (4 // vec, 1, 1), 0), args)
+    assert r.buffers["out"].tolist() == expected
+
+
+def test_kernel_overloads_without_a_condition_that_chooses_stay_an_error() -> None:
+    src = """
+template <int N> __global__ void k(float* a) { a[0] = N; }
+template <int N> __global__ void k(float* a) { a[1] = N; }
+"""
+    with pytest.raises(LarkcError, match="unsupported overloaded __global__ function: k"):
+        parse_cuda(text=src, file="test.cu", kernel="k<1>")

@@ -101,6 +101,12 @@ def _parse_cuda(
         kernel = tu.kernel_names()[0]  # template arguments can only be meant for the one kernel
     if kernel is not None:
         fd, template_args = _kernel_definition(tu, kernel, template_args)
+        enabled = None
+        if fd.overloaded_kernel:
+            enabled = tu.enabled_kernel(fd.name, _template_args(tu, template_args, fd.node))
+        if enabled is not None:  # SFINAE: the one overload whose enable_if conditions hold
+            tu.instantiate(*enabled, None)
+            return tu.module()
         if fd.template_error is not None:
             raise fd.template_error
         env = {}

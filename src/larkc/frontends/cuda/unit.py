@@ -96,6 +96,9 @@ class TemplateParam:
     value_type: ScalarType | None  # for non-type integer parameters
     default: ts.Node | None
     is_function: bool = False  # a function-pointer parameter, bound to a FunctionRef
+    #: an unnamed `std::enable_if_t<cond, int> = 0` parameter: no value, only a condition the arguments
+    #: must meet (SFINAE: an overload whose condition is false is not a candidate)
+    condition: ts.Node | None = None
 
 
 @dataclass(slots=True)
@@ -110,6 +113,9 @@ class FunctionDef:
     specialization: ts.Node | None = None  # the template_argument_list of `template <> f<int>(...)`
     owner: StructInfo | None = None  # for a member function: its struct (a `this` parameter comes first)
     static_method: bool = False  # a member function without `this`
+    #: one of several kernels of one name (its template_error says so): usable when the task's template
+    #: arguments meet the enable_if conditions of this one alone (see TranslationUnit.enabled_kernel)
+    overloaded_kernel: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,13 +389,21 @@ class TranslationUnit:
         assert plist is not None
         out = []
         for p in plist.named_children:
+            condition = _enable_if_condition(p.child_by_field_name("default_type") or p.child_by_field_name("type"))
+            unnamed = p.child_by_field_name("name") is None and p.child_by_field_name("declarator") is None
+            if condition is not None and unnamed:
+                out.append(TemplateParam(f"enable_if@{p.start_byte}", False, None, None, condition=condition))
+                continue
             if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
                 name_node = p.child_by_field_name("name")
                 if name_node is None:
                     name_node = next((c for c in p.named_children if c.type == "type_identifier"), None)
+                default = p.child_by_field_name("default_type")
+                if name_node is None and default is not None:  # `typename = void`: never named, so unused
+                    out.append(TemplateParam(f"unnamed@{p.start_byte}", True, None, default))
+                    continue
                 if name_node is None:
                     raise UnsupportedError("template parameter", node_text(p), self.span(p))
-                default = p.child_by_field_name("default_type")
                 out.append(TemplateParam(node_text(name_node), True, None, default))
             elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
                 decl = p.child_by_field_name("declarator")
@@ -497,8 +511,10 @@ class TranslationUnit:
             # SFINAE-selected kernel overloads: only an error if this kernel is the one verified
             error = UnsupportedError("overloaded __global__ function", name, self.span(name_node))
             for f in overloads:
-                f.template_error = f.template_error or error
-            overloads.append(FunctionDef(name, node, kind, template, error))
+                if f.template_error is None:
+                    f.template_error, f.overloaded_kernel = error, True
+            overloads.append(FunctionDef(name, node, kind, template, template_error or error))
+            overloads[-1].overloaded_kernel = template_error is None
             return
         overloads.append(FunctionDef(name, node, kind, template, template_error))
 
@@ -1158,6 +1174,8 @@ class TranslationUnit:
         if len(args) > len(params):
             raise TypeCheckError(f"{what}: too many template arguments", span, stage=Stage.FRONTEND)
         env: TemplateEnv = {}
+        conditions = [p for p in params if p.condition is not None]
+        params = [p for p in params if p.condition is None]
         for p, a in zip(params, args, strict=False):
             env[p.name] = a
         for k, v in named.items():
@@ -1170,7 +1188,11 @@ class TranslationUnit:
                     raise TypeCheckError(
                         f"{what}: no value for template parameter {p.name}", span, stage=Stage.FRONTEND
                     )
-                env[p.name] = self.template_argument(p.default, env, p.default)
+                default = p.default
+                if p.is_type:  # `typename = void`: a type, not an expression
+                    env[p.name] = self.resolve_type(default, env, default)
+                else:
+                    env[p.name] = self.template_argument(default, env, default)
             arg = env[p.name]
             if p.is_function:
                 if not isinstance(arg, FunctionRef):
@@ -1186,6 +1208,11 @@ class TranslationUnit:
                 )
             if not p.is_type and p.value_type is not None and isinstance(arg, int):
                 env[p.name] = wrap_int(arg, p.value_type) if p.value_type.is_int else int(bool(arg))
+        for c in conditions:
+            assert c.condition is not None
+            if not fold_constant(self, c.condition, env, {}):
+                text = " ".join(node_text(c.condition).split())
+                raise TypeCheckError(f"{what}: enable_if condition {text} is false", span, stage=Stage.FRONTEND)
         return env
 
     # -- functions ----------------------------------------------------------------------------------
@@ -1198,6 +1225,24 @@ class TranslationUnit:
         :func:`larkc.tasks.choose_kernel` for the names users write)."""
         fs = self.functions.get(name)
         return fs[0] if fs and fs[0].kind is FunctionKind.KERNEL else None
+
+    def enabled_kernel(
+        self, name: str, args: Sequence[TemplateArg] | Mapping[str, TemplateArg]
+    ) -> tuple[FunctionDef, TemplateEnv] | None:
+        """The one template kernel overload of ``name`` whose ``enable_if`` conditions the template
+        arguments ``args`` meet, with its environment (SFINAE selection); ``None`` unless exactly one does."""
+        chosen: list[tuple[FunctionDef, TemplateEnv]] = []
+        for fd in self.functions.get(name, ()):
+            if not fd.overloaded_kernel or fd.template is None:
+                continue
+            positional = list(args) if not isinstance(args, Mapping) else []
+            named = args if isinstance(args, Mapping) else {}
+            try:
+                env = self.bind_template(fd.template, positional, named, fd.node, f"kernel {name}")
+            except LarkcError:
+                continue
+            chosen.append((FunctionDef(fd.name, fd.node, fd.kind, fd.template), env))
+        return chosen[0] if len(chosen) == 1 else None
 
     def signature(self, fd: FunctionDef, env: TemplateEnv) -> list[Param]:
         """The parameters of ``fd`` instantiated with ``env`` (for overload resolution)."""
@@ -1224,7 +1269,7 @@ class TranslationUnit:
         name = fd.name
         ir_name = name
         if fd.template is not None:
-            args = tuple(env[p.name] for p in fd.template)
+            args = tuple(env[p.name] for p in fd.template if p.condition is None)
             ir_name = f"{name}<{', '.join(_targ_str(a) for a in args)}>"
             special = self.specialization(name, args)
             if special is not None:
@@ -1352,6 +1397,23 @@ def _member_function_name(f: ts.Node, struct: str) -> str | None:
         return None
     name = node_text(d.child_by_field_name("declarator"))
     return "".join(name.split()) if name.startswith("operator") else name
+
+
+def _enable_if_condition(type_node: ts.Node | None) -> ts.Node | None:
+    """The condition of ``std::enable_if_t<cond, T>`` or ``typename std::enable_if<cond, T>::type``."""
+    node = type_node
+    while node is not None and node.type in ("dependent_type", "qualified_identifier"):
+        node = node.named_children[-1] if node.type == "dependent_type" else node.child_by_field_name("name")
+        if node is not None and node.type == "qualified_identifier":
+            scope = node.child_by_field_name("scope")
+            if scope is not None and scope.type == "template_type":  # `enable_if<cond, T>::type`
+                node = scope
+    if node is None or node.type != "template_type":
+        return None
+    if node_text(node.child_by_field_name("name")) not in ("enable_if", "enable_if_t"):
+        return None
+    args = node.child_by_field_name("arguments")
+    return args.named_children[0] if args is not None and args.named_children else None
 
 
 def _anonymous(node: ts.Node) -> str:
