@@ -309,12 +309,24 @@ def test_locals_reinterpreted_through_their_address_are_bitcasts(cuda: Cuda) -> 
 
 
 def test_the_address_of_a_local_kept_in_a_pointer_is_still_unsupported(cuda: Cuda) -> None:
-    src = "__global__ void k(float* a) {\n    float4 v = {1.f, 2.f, 3.f, 4.f};\n    float* p = (float*)&v;\n    a[0] = p[1];\n}\n"
+    src = (
+        "__global__ void k(float* a) {\n"
+        "    float4 v = {1.f, 2.f, 3.f, 4.f};\n"
+        "    float* p = (float*)&v;\n"
+        "    a[0] = p[1];\n"
+        "}\n"
+    )
     assert cuda.error(src) == "3:24: error: unsupported address of a local variable: &v"
 
 
 def test_a_write_through_a_narrower_view_of_other_bits_is_rejected(cuda: Cuda) -> None:
-    src = "__global__ void k(unsigned int* a) {\n    float f = 1.f;\n    ((__half*)&f)[1] = __float2half(0.f);\n    a[0] = *(unsigned int*)&f;\n}\n"
+    src = (
+        "__global__ void k(unsigned int* a) {\n"
+        "    float f = 1.f;\n"
+        "    ((__half*)&f)[1] = __float2half(0.f);\n"
+        "    a[0] = *(unsigned int*)&f;\n"
+        "}\n"
+    )
     assert cuda.error(src) == "3:5: error: assignment to something that is not a variable or memory"
 
 
@@ -361,7 +373,8 @@ __device__ __forceinline__ float load_nc(const float* p) {
     return v;
 }
 
-__global__ void ptx_idioms(const float* x, unsigned short* half_bits, float* back, unsigned int* swapped, unsigned int* lanes) {
+__global__ void ptx_idioms(const float* x, unsigned short* half_bits, float* back,
+                           unsigned int* swapped, unsigned int* lanes) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     float v = load_nc(x + i);
     unsigned short h;
@@ -370,7 +383,8 @@ __global__ void ptx_idioms(const float* x, unsigned short* half_bits, float* bac
     asm("cvt.f32.f16 %0, %1;" : "=f"(back[i]) : "h"(h));
     unsigned int lane = lane_id();
     unsigned int other;
-    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, %3, %4;" : "=r"(other) : "r"(lane * 10u), "r"(3), "r"(0x1f), "r"(0xffffffffu));
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, %3, %4;"
+                 : "=r"(other) : "r"(lane * 10u), "r"(3), "r"(0x1f), "r"(0xffffffffu));
     swapped[i] = other;
     lanes[i] = lane;
 }
@@ -396,12 +410,70 @@ def test_recognised_ptx_idioms_lower_to_their_meaning(cuda: Cuda) -> None:
 
 
 def test_other_inline_asm_is_unsupported_showing_the_asm_string(cuda: Cuda) -> None:
-    src = '__global__ void k(float* a) {\n    float r;\n    asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(a[0]));\n    a[0] = r;\n}\n'
+    src = (
+        "__global__ void k(float* a) {\n"
+        "    float r;\n"
+        '    asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(a[0]));\n'
+        "    a[0] = r;\n"
+        "}\n"
+    )
     assert cuda.error(src) == (
         '3:9: error: unsupported inline asm (not one of the recognised PTX idioms): "rcp.approx.f32 %0, %1;"'
     )
 
 
 def test_a_recognised_idiom_with_other_operands_is_unsupported(cuda: Cuda) -> None:
-    src = '__global__ void k(double* a) {\n    double r;\n    asm("ld.global.nc.f32 %0, [%1];" : "=d"(r) : "l"(a));\n    a[0] = r;\n}\n'
+    src = (
+        "__global__ void k(double* a) {\n"
+        "    double r;\n"
+        '    asm("ld.global.nc.f32 %0, [%1];" : "=d"(r) : "l"(a));\n'
+        "    a[0] = r;\n"
+        "}\n"
+    )
     assert cuda.error(src).startswith("3:5: error: unsupported inline asm operands other than ('=f',) : ('l',)")
+
+
+# -- 8. GPUVerify annotations -----------------------------------------------------------------------------
+
+TREE_SUM = """
+__global__ void tree_sum(int* data) {
+    unsigned int tid = threadIdx.x;
+    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __invariant(s < blockDim.x);
+        __invariant((s & (s - 1)) == 0);
+        if (tid < s) data[tid] += data[tid + s];
+        __syncthreads();
+    }
+    __assert(tid < blockDim.x);
+}
+"""
+
+
+def test_gpuverify_invariants_and_asserts_hold_on_a_power_of_two_block(cuda: Cuda) -> None:
+    data = torch.arange(8, dtype=torch.int32) * 3
+    r = cuda.run(TREE_SUM, "tree_sum", block=8, buffers={"data": data.clone()})
+    assert r.ok, r.diagnoses
+    assert r.buffers["data"][0].item() == int(data.sum())
+    assert print_module(cuda.lower(TREE_SUM)).count("assert ") == 3
+
+
+def test_a_loop_invariant_that_fails_at_an_iteration_head_is_an_assert_diagnosis(cuda: Cuda) -> None:
+    r = cuda.run(TREE_SUM, "tree_sum", block=6, buffers={"data": torch.zeros(6, dtype=torch.int32)})
+    assert not r.ok
+    assert {d.kind.value for d in r.diagnoses} == {"assert"}
+    assert all(d.span is not None and d.span.line == 6 for d in r.diagnoses)  # s = 3 is not a power of two
+
+
+def test_an_invariant_outside_a_loop_body_is_rejected(cuda: Cuda) -> None:
+    src = "__global__ void k(int* a) {\n    __invariant(a != 0);\n}\n"
+    assert (
+        cuda.error(src)
+        == "2:5: error: unsupported __invariant other than as a statement of a loop body: __invariant(a != 0)"
+    )
+
+
+@pytest.mark.parametrize("name", ["__requires", "__ensures"])
+def test_pre_and_postconditions_are_a_located_unsupported_error(cuda: Cuda, name: str) -> None:
+    src = f"__global__ void k(int* a, int n) {{\n    {name}(n > 0);\n    a[0] = n;\n}}\n"
+    what = "preconditions" if name == "__requires" else "postconditions"
+    assert cuda.error(src) == f"2:5: error: unsupported {name} ({what} are not in the IR yet): {name}(n > 0)"

@@ -128,6 +128,8 @@ _UNSUPPORTED = {
     "__sincosf": "__sincosf (use sinf and cosf)",
     **{n: f"call of {n}" for n in ("__brkpt", "malloc", "free", "clock", "clock64")},
     "__activemask": "__activemask",
+    "__requires": "__requires (preconditions are not in the IR yet)",
+    "__ensures": "__ensures (postconditions are not in the IR yet)",
 }
 
 
@@ -388,6 +390,17 @@ class BuiltinCalls(Conversions):
         self.expect_args(name, arg_nodes, (1,), node)
         self.emit(Assert(self.to_bool(self.rvalue(arg_nodes[0]), arg_nodes[0]).expr, self.span(node)))
         return self.no_result(name, node, want_value)
+
+    def loop_invariant(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """GPUVerify's ``__invariant(c)`` as a statement of a loop body: an :class:`Assert` at that point,
+        so checked at the start of every iteration that runs (not when the loop exits)."""
+        statement = node.parent
+        body = statement.parent if statement is not None else None
+        loop = body.parent if body is not None else None
+        loops = ("for_statement", "while_statement", "do_statement")
+        if statement is None or statement.type != "expression_statement" or loop is None or loop.type not in loops:
+            raise self.unsupported("__invariant other than as a statement of a loop body", node)
+        return self.assert_call(name, arg_nodes, node, want_value)
 
     def trap(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """An unconditional trap (what assert macros expand to under their failing branch)."""
@@ -678,9 +691,14 @@ _INTRINSICS = _table(
 #: The C library functions device code may call (looked up after the file's host functions).
 _C_LIBRARY = _table(
     (["assert"], BuiltinCalls.assert_call),
+    (["__assert"], BuiltinCalls.assert_call),  # GPUVerify's annotation
+    (["__invariant"], BuiltinCalls.loop_invariant),
     (["__trap", "__assert_fail", "__assertfail"], BuiltinCalls.trap),
     (["memcpy", "std::memcpy", "::memcpy"], BuiltinCalls.memcpy_call),
     (["printf"], BuiltinCalls.ignored_call),
     (["asm"], BuiltinCalls.inline_asm),  # `asm` is a keyword: the expression lowering passes asm statements here
-    (["__brkpt", "malloc", "free", "clock", "clock64", "__activemask"], BuiltinCalls.unsupported_call),
+    (
+        ["__brkpt", "malloc", "free", "clock", "clock64", "__activemask", "__requires", "__ensures"],
+        BuiltinCalls.unsupported_call,
+    ),
 )
