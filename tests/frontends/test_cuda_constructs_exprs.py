@@ -477,3 +477,34 @@ def test_pre_and_postconditions_are_a_located_unsupported_error(cuda: Cuda, name
     src = f"__global__ void k(int* a, int n) {{\n    {name}(n > 0);\n    a[0] = n;\n}}\n"
     what = "preconditions" if name == "__requires" else "postconditions"
     assert cuda.error(src) == f"2:5: error: unsupported {name} ({what} are not in the IR yet): {name}(n > 0)"
+
+
+# -- 3. comma expressions ---------------------------------------------------------------------------------
+
+COMMA = """
+__global__ void strided_pairs(float* out, const float* x, int n) {
+    int i = threadIdx.x, j = 0;
+    float acc = 0.0f, last = 0.0f;
+    for (int k = i, m = n; k < m; k += blockDim.x, ++j) acc += x[k];
+    int steps = (j++, j - 1);
+    if ((last = x[i], last > 0.0f)) acc = (acc += 1.0f, acc * 2.0f);
+    out[i] = acc + (float)steps;
+}
+"""
+
+
+def test_comma_expressions_evaluate_left_to_right_and_yield_the_right_operand(cuda: Cuda) -> None:
+    n, block = 10, 4
+    x = torch.randn(n)
+    r = cuda.run(COMMA, "strided_pairs", block=block, buffers={"out": ("f32", block), "x": x}, scalars={"n": n})
+    assert r.ok
+    want = []
+    for i in range(block):
+        acc, steps = torch.tensor(0.0), 0
+        for k in range(i, n, block):
+            acc = acc + x[k]
+            steps += 1
+        if x[i] > 0:
+            acc = (acc + 1.0) * 2.0
+        want.append(float(acc + steps))
+    assert r.buffers["out"].tolist() == want

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-__all__ = ["node_text", "type_words"]
+__all__ = ["misread_comma", "node_text", "type_words"]
 
 
 def node_text(node: ts.Node | None) -> str:
@@ -22,3 +22,18 @@ def type_words(type_node: ts.Node) -> str:
     if type_node.type == "qualified_identifier":
         return "".join(node_text(type_node).split())
     return " ".join(node_text(type_node).split())
+
+
+def misread_comma(node: ts.Node) -> tuple[ts.Node, ts.Node] | None:
+    """``(a = e, b)``, which tree-sitter-cuda reads as ``(a = b)`` with ``e ,`` in an ERROR node: for such
+    an assignment node, ``(e, b)`` (the assigned value and the comma's right operand); otherwise ``None``."""
+    parent, right = node.parent, node.child_by_field_name("right")
+    if node.type != "assignment_expression" or parent is None or parent.type != "parenthesized_expression":
+        return None
+    errors = [c for c in node.children if c.is_error]
+    if right is None or len(errors) != 1:
+        return None
+    parts = errors[0].children
+    if len(parts) != 2 or not parts[0].is_named or parts[1].type != ",":
+        return None
+    return parts[0], right

@@ -19,7 +19,7 @@ from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedErr
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, UNSUPPORTED_TYPES, StructInfo
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
-from larkc.frontends.cuda.syntax import node_text, type_words
+from larkc.frontends.cuda.syntax import misread_comma, node_text, type_words
 from larkc.ir.nodes import Function, FunctionKind, Module, Param
 from larkc.ir.types import (
     BOOL,
@@ -239,6 +239,8 @@ class TranslationUnit:
         stack = [root]
         while stack:
             n = stack.pop()
+            if n.is_error and n.parent is not None and misread_comma(n.parent) is not None:
+                continue  # `(a = e, b)`: lowered as the comma expression it is
             if n.is_error or n.is_missing:
                 if n.is_missing:
                     raise UserSyntaxError(f"syntax error: expected {n.type}", self.span(n))

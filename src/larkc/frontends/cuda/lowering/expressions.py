@@ -138,7 +138,7 @@ class Expressions(Conversions):
             case "field_expression" | "subscript_expression" | "pointer_expression" if not (
                 t == "pointer_expression" and node_text(node.child_by_field_name("operator")) == "&"
             ):
-                lv = self.lvalue(node)
+                lv = self.field(node, reading=True) if t == "field_expression" else self.lvalue(node)
                 if isinstance(lv, Val):
                     return lv
                 return self.read(lv, node)
@@ -506,7 +506,9 @@ class Expressions(Conversions):
             return LaneLV(base, idx_e, vt.elem)
         return Val(Extract(base_val.expr, idx_e, vt.elem, self.span(node)), vt.elem)
 
-    def field(self, node: ts.Node) -> LValue | Val:
+    def field(self, node: ts.Node, *, reading: bool = False) -> LValue | Val:
+        """``a.f``; ``reading`` when only its value is wanted (a vector in memory is then read whole, so an
+        access through a misaligned vector pointer is found; a write stores the one lane)."""
         arg = node.child_by_field_name("argument")
         fnode = node.child_by_field_name("field")
         op = node.child_by_field_name("operator")
@@ -528,7 +530,7 @@ class Expressions(Conversions):
         static = self.tu.struct_constant(base.type if not isinstance(base, Val) else base.ctype, fname)
         if static is not None:  # `pack.size` with `static constexpr int size`: the object is not read
             return Val(Const(static[1], static[0], span), static[0])
-        if isinstance(base, MemLV) and isinstance(base.type, VectorType) and isinstance(base.ptr.type, PointerType):
+        if not reading and isinstance(base, MemLV) and isinstance(base.type, VectorType):
             lane_lv = self.memory_lane(base, base.type, fname, node)
             if lane_lv is not None:
                 return lane_lv
