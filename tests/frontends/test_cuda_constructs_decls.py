@@ -596,3 +596,37 @@ template <int N> __global__ void k(float* a) { a[1] = N; }
 """
     with pytest.raises(LarkcError, match="unsupported overloaded __global__ function: k"):
         parse_cuda(text=src, file="test.cu", kernel="k<1>")
+
+
+# -- 3. member function templates -----------------------------------------------------------------
+
+MEMBER_TEMPLATE = """
+template <typename T, int N>
+struct alignas(16) Vec {
+    T v[N];
+    template <int K>
+    __device__ T get() const { return v[K]; }
+    template <typename U>
+    __device__ void set_all(U x) { for (int i = 0; i < N; ++i) v[i] = static_cast<T>(x); }
+};
+template <typename T>
+__global__ void pick(T* out, const T* in) {
+    Vec<T, 4> a;
+    a.template set_all<int>(7);
+    Vec<T, 4> b = *reinterpret_cast<const Vec<T, 4>*>(in);
+    out[0] = b.get<3>() + b.template get<0>() + a.get<2>();
+}
+"""
+
+
+def test_member_function_templates_with_explicit_arguments() -> None:
+    m = parse_cuda(text=MEMBER_TEMPLATE, file="test.cu", kernel="pick", template_args={"T": "float"})
+    verify_module(m)
+    names = {f.name for f in m.functions}
+    assert {"Vec<float, 4>::get<3>", "Vec<float, 4>::get<0>", "Vec<float, 4>::set_all<int>"} <= names
+    args: dict[str, KernelArg] = {
+        "out": GlobalBuffer("out", torch.zeros(1), F32),
+        "in": GlobalBuffer("in", torch.tensor([1.0, 2.0, 3.0, 4.0]), F32),
+    }
+    r = simulate(m, "pick<float>", LaunchConfig((1, 1, 1), (1, 1, 1), 0), args)
+    assert r.buffers["out"].tolist() == [12.0]

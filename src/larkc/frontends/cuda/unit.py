@@ -208,6 +208,7 @@ class TranslationUnit:
         self.struct_specializations: dict[str, list[tuple[ts.Node | None, StructDef]]] = {}
         self.structs: dict[str, StructDef] = {}
         self.out_of_class: dict[str, list[OutOfClassMethod]] = {}  # member functions defined outside, by struct
+        self.member_templates: dict[int, tuple[TemplateParam, ...]] = {}  # by the definition's start byte
         self.declared_functions: dict[str, ts.Node] = {}  # `__device__ float f(float);` prototypes
         self.file_memory: dict[str, FileScopeVariable] = {}  # file-scope __constant__/__shared__ variables
         self.unions: dict[str, ts.Node] = {}  # union_specifier nodes with a body, by qualified name
@@ -997,6 +998,13 @@ class TranslationUnit:
                 method = _member_function_name(f, base_name)
                 if method is not None:
                     methods.setdefault(method, []).append(f)
+                    continue
+            inner = next((c for c in f.named_children if c.type == "function_definition"), None)
+            if f.type == "template_declaration" and inner is not None:
+                method = _member_function_name(inner, base_name)
+                if method is not None:  # `template <int K> __device__ T get() const`: a member function template
+                    self.member_templates[inner.start_byte] = self._template_params(f)
+                    methods.setdefault(method, []).append(inner)
                     continue
             if f.type != "field_declaration":
                 raise UnsupportedError("struct member", node_text(f), self.span(f))

@@ -19,7 +19,7 @@ from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import LaneLV, LValue, Val, VarLV, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
-from larkc.frontends.cuda.unit import FunctionDef, FunctionRef, TemplateArg, is_type_arg
+from larkc.frontends.cuda.unit import FunctionDef, FunctionRef, TemplateArg, TemplateEnv, is_type_arg
 from larkc.ir.nodes import Assign, Call, Const, Expr, FunctionKind, MakeVector, VarRef
 from larkc.ir.types import I32, VOID, ScalarType, Type, VectorType
 
@@ -126,7 +126,17 @@ class Calls(Conversions):
             return self.explicit_cast(self.rvalue(arg_nodes[0]), target, node)
         elif fn_node.type == "field_expression":
             obj = fn_node.child_by_field_name("argument")
-            method = node_text(fn_node.child_by_field_name("field"))
+            field = fn_node.child_by_field_name("field")
+            if field is not None and field.type == "dependent_name" and field.named_children:
+                field = field.named_children[0]  # `v.template get<2>()`
+            method_targs: list[TemplateArg] = []
+            if field is not None and field.type == "template_method":  # `v.get<2>()`
+                targs_node = field.child_by_field_name("arguments")
+                consts = self.const_scope()
+                for a in targs_node.named_children if targs_node is not None else []:
+                    method_targs.append(self.tu.template_argument(a, self.env, node, consts))
+                field = field.child_by_field_name("name")
+            method = node_text(field)
             group = self.group_of(obj) if obj is not None else None
             if group is not None:
                 return self.group_method(group, method, arg_nodes, node, want_value)
@@ -138,7 +148,7 @@ class Calls(Conversions):
             info = self.struct_of(ctype, method) if not isinstance(ctype, CArray) else None
             if info is None:
                 raise self.unsupported("method call", node)
-            return self.method_call(obj, info, method, arg_nodes, node, want_value, receiver)
+            return self.method_call(obj, info, method, arg_nodes, node, want_value, receiver, method_targs)
         else:
             raise self.unsupported("call", node)
         if self.lookup(name) is not None:
@@ -253,7 +263,7 @@ class Calls(Conversions):
                 f"{info.name}{_struct_args(info)}::{method}",
                 m,
                 FunctionKind.DEVICE,
-                None,
+                self.tu.member_templates.get(m.start_byte),
                 owner=info,
                 static_method=static,
             )
@@ -268,11 +278,18 @@ class Calls(Conversions):
         node: ts.Node,
         want_value: bool,
         this: LValue | Val | None = None,
+        targs: Sequence[TemplateArg] = (),
     ) -> Val | None:
-        """A call of a member function (``obj.m(args)``, ``S::m(args)``, or ``m(args)`` in a method)."""
+        """A call of a member function (``obj.m(args)``, ``S::m(args)``, or ``m(args)`` in a method), with
+        the explicit template arguments ``targs`` of a member function template (``obj.get<2>()``)."""
         span = self.span(node)
         fd = self.method_def(info, method, len(arg_nodes), node)
-        callee = self.tu.instantiate(fd, info.env, node)  # type: ignore[arg-type]  # env holds types
+        env: TemplateEnv = dict(info.env)  # type: ignore[arg-type]  # env holds types
+        if fd.template is not None:
+            env |= self.tu.bind_template(fd.template, targs, {}, node, f"member function {method}")
+        elif targs:
+            raise self.type_error(f"member function {method} is not a template", node)
+        callee = self.tu.instantiate(fd, env, node)
         args: list[Expr] = []
         value_params = list(callee.params)
         if not fd.static_method:
