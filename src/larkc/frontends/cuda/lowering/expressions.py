@@ -28,7 +28,7 @@ from larkc.frontends.cuda.lowering.values import (
     null_pointer,
     pointer_type,
 )
-from larkc.frontends.cuda.syntax import node_text
+from larkc.frontends.cuda.syntax import misread_comma, node_text
 from larkc.frontends.cuda.unit import FunctionRef
 from larkc.ir.nodes import (
     Assign,
@@ -769,10 +769,19 @@ class Expressions(Conversions):
 
     def assignment(self, node: ts.Node) -> Val:
         """``x = e`` or ``x op= e``: the stores it emits, and the value of the expression."""
+        comma = misread_comma(node)
+        if comma is not None:  # `(a = e, b)`: assign `e`, then the value is `b`
+            self.assign(node, comma[0])
+            return self.rvalue(comma[1])
+        right = node.child_by_field_name("right")
+        assert right is not None
+        return self.assign(node, right)
+
+    def assign(self, node: ts.Node, right: ts.Node) -> Val:
+        """The assignment ``node`` with ``right`` as its right operand."""
         op = node_text(node.child_by_field_name("operator"))
         left = node.child_by_field_name("left")
-        right = node.child_by_field_name("right")
-        assert left is not None and right is not None
+        assert left is not None
         lv = self.lvalue(left)
         if not isinstance(lv, VarLV | MemLV | LaneLV | PunLV):
             if isinstance(lv, Val) and isinstance(lv.expr, VarRef) and isinstance(lv.ctype, CArray):
