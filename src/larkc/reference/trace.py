@@ -511,8 +511,39 @@ def _export(ref: LoadedReference, args: Sequence[_Arg], sizes: Mapping[str, int]
         except Exception as e:
             raise _static_error(wrapper, values, ref, _export_error(e, ref), sizes) from None
         if any(_is_mutating(n) for n in ep.graph.nodes):
-            ep = ep.run_decompositions({})
+            try:
+                ep = ep.run_decompositions({})
+            except LarkcError:
+                raise
+            except Exception as e:
+                raise _mutation_error(ep, ref, e) from None
     return ep
+
+
+def _mutation_error(ep: Any, ref: LoadedReference, e: Exception) -> ReferenceError_:
+    """torch could not functionalise the reference's in-place updates (typically of a tensor attribute
+    that is not a registered buffer): located at the first in-place update of a value the reference holds."""
+    from torch.export.graph_signature import InputKind
+
+    held = {
+        s.arg.name: s.target
+        for s in ep.graph_signature.input_specs
+        if s.kind is not InputKind.USER_INPUT and hasattr(s.arg, "name")
+    }
+    conv = Converter(ref, {}, set())
+    for node in ep.graph.nodes:
+        if not _is_mutating(node) or not node.args or not isinstance(node.args[0], torch.fx.Node):
+            continue
+        target = held.get(node.args[0].name)
+        if target is not None:
+            name = str(target).removeprefix("inner.")
+            return conv.error(
+                node,
+                f"reference updates {name!r} in place, a tensor it holds that torch.export cannot treat as"
+                f" state ({_first_line(e)}): the module is stateful (a spec describes one call; pass the"
+                " state as an input instead)",
+            )
+    return ReferenceError_(f"torch.export could not functionalise the reference: {_first_line(e)}", ref.span)
 
 
 def _static_error(
@@ -807,7 +838,8 @@ class Converter:
             if any(u.op != "output" for u in value.users):
                 raise self.error(
                     value,
-                    f"reference updates its buffer {spec.target!r} in place and reads the new value: the module"
+                    f"reference updates its buffer {str(spec.target).removeprefix('inner.')!r} in place and reads"
+                    " the new value: the module"
                     " is stateful (a spec describes one call; pass the state as an input instead)",
                 )
 
