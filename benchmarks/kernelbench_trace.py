@@ -16,7 +16,7 @@ Every ``level{N}/*.py`` file under ``--root`` is traced with ``trace_reference(p
 * ``crash``: anything else (a Python traceback: a bug of larkc's, to be fixed).
 
 With ``--shrink auto`` (the default) a problem whose tensors do not fit is traced again from a shrunk
-copy (in a temporary folder): every module-level integer constant (or tuple of them) of at least 256 is halved
+copy (in a temporary folder): every module-level integer constant (or tuple or list of them) of at least 256 is halved
 while it is even and at least 256, which keeps the ops and the divisibility of the sizes. ``--shrink always`` traces
 the shrunk copy of every problem that has such constants (much faster: KernelBench's inputs are up to
 gigabytes of random numbers); ``never`` traces only the problems' own sizes. A problem traced from a copy
@@ -150,11 +150,13 @@ def _small(value: int) -> int:
 
 def _shrunk(node: ast.expr) -> ast.expr | None:
     """The shrunk literal of an integer constant expression (or a tuple of them), None if unchanged."""
-    if isinstance(node, ast.Tuple):
+    if isinstance(node, ast.Tuple | ast.List):
         items = [_shrunk(e) for e in node.elts]
         if all(i is None for i in items):
             return None
         elts = [i if i is not None else e for i, e in zip(items, node.elts, strict=True)]
+        if isinstance(node, ast.List):
+            return ast.copy_location(ast.List(elts=elts, ctx=ast.Load()), node)
         return ast.copy_location(ast.Tuple(elts=elts, ctx=ast.Load()), node)
     arithmetic = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
     if not all(isinstance(n, arithmetic) for n in ast.walk(node)):
@@ -170,7 +172,8 @@ def _shrunk(node: ast.expr) -> ast.expr | None:
 
 def shrink_source(text: str) -> str | None:
     """``text`` with its module-level integer constants (``batch = 4096``, ``dim = 16384 * 2``,
-    ``shape = (4096,)``) of 256 or more halved while even and >= 256; ``None`` when there is none."""
+    ``shape = (4096,)``, ``layers = [4096, 4096]``) of 256 or more halved while even and >= 256; ``None``
+    when there is none."""
     tree = ast.parse(text)
     changed = False
     for stmt in tree.body:
@@ -217,8 +220,8 @@ def render(outcomes: list[Outcome], header: str) -> str:
         lines.append(f"  {count:4d}  {op}  ({per})")
     lines += [
         "",
-        "shrunk: traced from a copy with module-level sizes >= 256 halved (the problem's own tensors did",
-        "not fit in the address-space cap); counted in the other columns by that copy's outcome.",
+        "shrunk: traced from a copy with module-level sizes >= 256 halved (--shrink always, or the problem's",
+        "own tensors did not fit in the address-space cap); counted in the other columns by that copy's outcome.",
         "",
         "other failures:",
     ]
@@ -256,10 +259,10 @@ def main(argv: list[str] | None = None) -> int:
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    header = (
-        f"larkc {commit or '?'} ({now}): KernelBench reference tracing, torch {torch.__version__},"
-        f" --shrink {args.shrink}, --timeout {args.timeout:g} s, --mem-gib {args.mem_gib:g}"
-    )
+    settings = f"--shrink {args.shrink}, --timeout {args.timeout:g} s, --mem-gib {args.mem_gib:g}"
+    if args.render:
+        settings = "outcomes of " + ", ".join(p.name for p in args.render)
+    header = f"larkc {commit or '?'} ({now}): KernelBench reference tracing, torch {torch.__version__}, {settings}"
     table = render(outcomes, header)
     print(table)
     if args.out:
