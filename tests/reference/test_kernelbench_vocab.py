@@ -172,6 +172,8 @@ ACTIVATIONS: dict[str, Callable[..., torch.Tensor]] = {
     "pad": lambda x: F.pad(x, (1, 2, 0, 3), value=0.5),
     "pad_negative": lambda x: F.pad(x, (-1, 2)),
     "flip": lambda x: torch.flip(x, dims=(0, 2)),
+    "roll": lambda x: torch.roll(x, shifts=(2, -1), dims=(1, 2)),
+    "roll_flat": lambda x: torch.roll(x, 7),
 }
 
 

@@ -23,7 +23,8 @@ numeric, symbolic and Lean meanings of the result follow from those of the parts
   ``hardsigmoid``, ``elu``/``selu``/``celu`` their formulas; ``einsum`` products of permuted, unsqueezed
   operands summed over the contracted letters; ``scaled_dot_product_attention`` ``softmax(q @ k^T *
   scale + mask) @ v``; ``pad`` a ``cat`` with constant blocks; ``flip`` an ``index_select`` at reversed
-  indices; the smooth-L1, Huber, KL-divergence and triplet-margin losses their formulas.
+  indices; ``roll`` a ``cat`` of two slices; the smooth-L1, Huber, KL-divergence and triplet-margin
+  losses their formulas.
 """
 
 from __future__ import annotations
@@ -734,6 +735,37 @@ def _flip(c: Converter, n: torch.fx.Node) -> None:
     c.env[n] = c.finish(n, x)
 
 
+def _roll(c: Converter, n: torch.fx.Node) -> None:
+    """``cat`` of the last ``shift`` elements and the others, per rolled dim (no dims: of the flattened
+    tensor, reshaped back)."""
+    a = _bound(n)
+    x = c.tensor(a["self"], n)
+    shape = c.type_of(x).shape
+    shifts, dims = list(a["shifts"]), list(a["dims"] or [])
+    flat = not dims
+    if flat:
+        x = _reshape(c, n, x, (simplify(product(shape)),), "_flat")
+        dims = [0]
+    if len(shifts) != len(dims):
+        raise c.error(n, f"unsupported roll with shifts {shifts} and dims {dims}")
+    from larkc.reference.aten import _dim
+
+    for shift, d in zip(shifts, dims, strict=True):
+        dim = _dim(int(d), c.rank(x))
+        size = as_int(c.type_of(x).shape[dim])
+        if size is None or not isinstance(shift, int):
+            raise c.error(n, "unsupported roll of a symbolic size or by a symbolic shift in reference")
+        k = shift % size if size else 0
+        if k == 0:
+            continue
+        tail = _slice(c, n, x, dim, ShapeNum(size - k), ShapeNum(size), 1)
+        head = _slice(c, n, x, dim, ShapeNum(0), ShapeNum(size - k), 1)
+        x = c.emit(n, SpecOp.CAT, [tail, head], [("dim", dim)], suffix="_rolled")
+    if flat:
+        x = _reshape(c, n, x, shape, "_back")
+    c.env[n] = c.finish(n, x)
+
+
 def _reduction(c: Converter, n: torch.fx.Node, loss: Ref, reduction: int) -> Ref:
     """torch's loss reduction: 0 none, 1 mean, 2 sum (over every dim)."""
     if reduction == 0:
@@ -840,6 +872,7 @@ def _table() -> dict[str, Handler]:
     add("aten.einsum.default", _einsum)
     add("aten.scaled_dot_product_attention.default", _sdpa)
     add("aten.flip.default", _flip)
+    add("aten.roll.default", _roll)
     add("aten.smooth_l1_loss.default aten.huber_loss.default", _smooth_l1)
     add("aten.kl_div.default", _kl_div)
     add("aten.triplet_margin_loss.default", _triplet_margin)
