@@ -19,19 +19,31 @@ from larkc.tasks import load_task
 TASK_DIRS = sorted(p.parent for p in EXAMPLES.glob("*/task.py"))
 CORRECT = [p for p in TASK_DIRS if "_bug_" not in p.name]
 
-#: Seeded bugs that testing on random inputs misses at the task's instances, which is why they are in
-#: the corpus: ``larkc verify`` must catch them (tests/pipeline/test_verify_examples.py).
-MISSED_BY_TESTING = {
+#: Seeded bugs that one seed of normal random inputs misses at the task's instances, which is why they
+#: are in the corpus: ``larkc verify`` must catch them (tests/pipeline/test_verify_examples.py), and
+#: ``larkc run``'s default input sets (several seeds and distributions: all-negative, near-constant, ...)
+#: do (test_default_input_sets_catch_what_one_normal_seed_misses).
+MISSED_BY_ONE_NORMAL_SEED = {
     "row_max_bug_zero_init": "a max started at 0 is right on every row with a positive element",
     "layer_norm_bug_eps_in_division": "eps inside the division shifts the output by about eps/d",
 }
 
 
 def _testing_catches(p: Path) -> bool:
-    return p.name not in MISSED_BY_TESTING and load_task(p).expected_failure != "overflow"  # overflow: huge sizes
+    return load_task(p).expected_failure != "overflow"  # overflow: at sizes too large to simulate
 
 
 BUGS = [p for p in TASK_DIRS if "_bug_" in p.name and _testing_catches(p)]
+
+
+@pytest.mark.parametrize("name", sorted(MISSED_BY_ONE_NORMAL_SEED))
+def test_default_input_sets_catch_what_one_normal_seed_misses(name: str, tmp_path: Path) -> None:
+    from larkc.pipeline.run import InputDistribution
+
+    task = load_task(EXAMPLES / name)
+    one = run_task(task, replay_dir=tmp_path, seeds=1, distributions=[InputDistribution.NORMAL])
+    assert one.ok, "one normal seed should miss this bug (else it no longer shows why verify is needed)"
+    assert task.expected_failure in run_task(task, replay_dir=tmp_path).kinds()
 
 
 def test_the_corpus_has_correct_and_buggy_examples() -> None:
