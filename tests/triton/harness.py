@@ -13,33 +13,14 @@ from types import ModuleType
 
 import torch
 
+from larkc.dtypes import scalar_type_of
 from larkc.frontends.triton import parse_triton
 from larkc.ir.nodes import Module
-from larkc.ir.types import F32, I32, I64, AddressSpace, PointerType, ScalarType, Type
+from larkc.ir.types import F32, I32, I64, AddressSpace, PointerType, Type
 from larkc.semantics import GlobalBuffer, KernelArg, LaunchConfig, SimResult, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "triton"
-
-_SCALARS: dict[torch.dtype, ScalarType] = {}
-
-
-def scalar_of(dt: torch.dtype) -> ScalarType:
-    from larkc.ir import types as t
-
-    table = {
-        torch.float16: t.F16,
-        torch.bfloat16: t.BF16,
-        torch.float32: t.F32,
-        torch.float64: t.F64,
-        torch.int8: t.I8,
-        torch.int16: t.I16,
-        torch.int32: t.I32,
-        torch.int64: t.I64,
-        torch.uint8: t.U8,
-        torch.bool: t.BOOL,
-    }
-    return table[dt]
 
 
 @dataclass
@@ -80,7 +61,7 @@ def param_types(args: Mapping[str, torch.Tensor | int | float]) -> dict[str, Typ
     out: dict[str, Type] = {}
     for k, v in args.items():
         if isinstance(v, torch.Tensor):
-            out[k] = PointerType(scalar_of(v.dtype), AddressSpace.GLOBAL)
+            out[k] = PointerType(scalar_type_of(v.dtype), AddressSpace.GLOBAL)
         elif isinstance(v, bool):
             from larkc.ir.types import BOOL
 
@@ -103,7 +84,7 @@ def run_larkc(launch: Launch, seed: int = 0) -> tuple[SimResult, dict[str, torch
     kargs: dict[str, KernelArg] = {}
     for k, v in args.items():
         if isinstance(v, torch.Tensor):
-            kargs[k] = GlobalBuffer(k, v.clone(), scalar_of(v.dtype))
+            kargs[k] = GlobalBuffer(k, v.clone(), scalar_type_of(v.dtype))
         else:
             kargs[k] = v
     grid = (*launch.grid, 1, 1)[:3]

@@ -35,6 +35,7 @@ __all__ = [
     "ShapeSym",
     "evaluate",
     "free_symbols",
+    "next_pow2",
     "parse_shape_expr",
     "shape_expr",
 ]
@@ -205,7 +206,9 @@ def shape_expr(value: ShapeExpr | str | int, what: str = "shape expression") -> 
     raise TaskError(f"invalid {what} {value!r}: expected an integer or an expression string")
 
 
-def _next_pow2(n: int) -> int:
+def next_pow2(n: int) -> int:
+    """The least power of two at least ``n`` (1 for ``n <= 1``): ``next_pow2`` of the shape language,
+    and ``triton.next_power_of_2``."""
     p = 1
     while p < n:
         p *= 2
@@ -249,7 +252,7 @@ def evaluate(e: ShapeExpr, env: dict[str, int]) -> int | bool:
             if fn == "pow2":
                 return int(2 ** vals[0])
             if fn == "next_pow2":
-                return _next_pow2(vals[0])
+                return next_pow2(vals[0])
             raise TaskError(f"unknown shape function {fn!r}")
         case ShapeCmp(op, lhs, rhs):
             a, b = evaluate(lhs, env), evaluate(rhs, env)

@@ -51,6 +51,7 @@ from larkc.ir.nodes import (
     Store,
 )
 from larkc.ir.types import BOOL, F32, F64, I32, U32, BlockType, PointerType, ScalarType
+from larkc.tasks.shape_expr import next_pow2
 
 if TYPE_CHECKING:
     from larkc.frontends.triton.lower import AnyValue, KernelLowering
@@ -520,8 +521,7 @@ def _cdiv(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], spa
 @_handler("next_power_of_2")
 def _next_pow2(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
     a = _bind("next_power_of_2", ["n"], pos, kws, span)
-    n = _int(a["n"], "n", span)
-    return Constexpr(1 if n <= 1 else 1 << (n - 1).bit_length())
+    return Constexpr(next_pow2(_int(a["n"], "n", span)))
 
 
 @_handler("to", "cast")

@@ -18,6 +18,7 @@ from typing import Any
 
 from larkc.errors import LarkcError, Span, UnsupportedError
 from larkc.frontends.triton.source import SourceFile, span_of
+from larkc.tasks.shape_expr import next_pow2
 
 __all__ = ["AutotuneConfig", "apply_heuristics", "autotune_configs", "heuristic_names"]
 
@@ -54,18 +55,14 @@ _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
 }
 
 
-def _next_power_of_2(n: int) -> int:
-    return 1 if n <= 1 else 1 << (n - 1).bit_length()
-
-
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "min": min,
     "max": max,
     "int": int,
     "bool": bool,
     "len": len,
-    "next_power_of_2": _next_power_of_2,
-    "triton.next_power_of_2": _next_power_of_2,
+    "next_power_of_2": next_pow2,
+    "triton.next_power_of_2": next_pow2,
     "triton.cdiv": lambda a, b: (a + b - 1) // b,
     "cdiv": lambda a, b: (a + b - 1) // b,
 }

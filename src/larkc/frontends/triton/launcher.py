@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from larkc.errors import LarkcError, Stage
+from larkc.tasks.shape_expr import next_pow2
 
 __all__ = [
     "CapturedLaunch",
@@ -145,10 +146,6 @@ def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _next_pow2(n: int) -> int:
-    return 1 if n <= 1 else 1 << (n - 1).bit_length()
-
-
 def _products(symbols: Sequence[str], max_factors: int = 3) -> Iterator[tuple[str, ...]]:
     for k in range(1, max_factors + 1):
         yield from itertools.combinations_with_replacement(symbols, k)
@@ -167,7 +164,7 @@ def _candidates(symbols: Sequence[str], divisors: Sequence[int]) -> Iterator[tup
     for p in prods:
         yield "*".join(p), _product(p)
     for s in symbols:
-        yield f"next_pow2({s})", (lambda inst, s=s: _next_pow2(inst[s]))  # type: ignore[misc]
+        yield f"next_pow2({s})", (lambda inst, s=s: next_pow2(inst[s]))  # type: ignore[misc]
     ks = sorted({*divisors, *(1 << i for i in range(1, 13))} - {0, 1})
     for p in prods:
         f = _product(p)
