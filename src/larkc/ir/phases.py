@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import itertools
+import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
@@ -224,15 +225,10 @@ def _map_node(node: Any, expr_fn: Callable[[Expr], Expr | None], name_fn: Callab
 
 
 def _is_expr(node: object) -> bool:
-    return type(node).__name__ in _EXPR_NAMES
+    return type(node) in _EXPR_TYPES
 
 
-_EXPR_NAMES = frozenset(
-    {
-        "Const", "VarRef", "Builtin", "Unary", "Binary", "Select", "Cast", "MathCall", "PtrAdd", "Extract",
-        "Insert", "MakeVector", "Arange", "Splat", "Broadcast", "Reshape", "Reduce", "Dot",
-    }
-)  # fmt: skip
+_EXPR_TYPES = frozenset(typing.get_args(Expr))
 
 
 def substitute(stmts: tuple[Stmt, ...], values: Mapping[str, Expr]) -> tuple[Stmt, ...]:
