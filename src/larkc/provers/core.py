@@ -299,9 +299,11 @@ class Prover(Protocol):
 def combine(results: Iterable[ObligationResult]) -> ObligationResult:
     """One result for one obligation from the results of several provers (or instances).
 
-    A refutation wins (the first one); otherwise the obligation is proved when some results prove it
-    and none is unknown, or when a parametric proof covers it (it covers every bounded instance): the
-    scopes and assumptions of the proofs are merged. Otherwise it is unknown, with every reason.
+    A refutation wins (the first one); otherwise the obligation is proved when a parametric proof covers
+    it (it covers every bounded instance), or when some results prove it and none of the bounded ones is
+    unknown: the scopes and assumptions of the proofs are merged, and the proof is bounded. A parametric
+    attempt that ended unknown then does not block the bounded proof (the bounded scope says what was
+    proved) but its reason stays in the detail. Otherwise it is unknown, with every reason.
     """
     items = list(results)
     if not items:
@@ -318,16 +320,18 @@ def combine(results: Iterable[ObligationResult]) -> ObligationResult:
     if parametric:
         best = parametric[0]
         return best
-    if proofs and not unknown:
+    if proofs and all(r.scope.kind is ScopeKind.PARAMETRIC for r in unknown):
         scope = proofs[0].scope
         for r in proofs[1:]:
             scope = scope.merge(r.scope)
+        details = [r.detail for r in proofs if r.detail]
+        details += [f"for all sizes unknown: {r.detail}" for r in unknown if r.detail]
         return ObligationResult(
             ob,
             Status.PROVED,
             scope,
             "+".join(dict.fromkeys(r.prover for r in proofs)),
-            "; ".join(dict.fromkeys(r.detail for r in proofs if r.detail)),
+            "; ".join(dict.fromkeys(details)),
             _merge_assumptions(r.assumptions for r in proofs),
             None,
             sum(r.seconds for r in items),

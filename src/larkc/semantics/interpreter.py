@@ -406,8 +406,9 @@ class Interpreter:
         """``a`` where ``cond`` (a concrete bool tensor, broadcast) holds, else ``b``; both of IR type ``t``."""
         return torch.where(cond, a, b)
 
-    def _scatter(self, flat: torch.Tensor, on: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
-        """``flat`` (a fresh tensor) with the elements selected by ``on`` replaced by ``values``."""
+    def _scatter(self, flat: torch.Tensor, on: torch.Tensor, values: torch.Tensor, t: Type) -> torch.Tensor:
+        """``flat`` (a fresh tensor) with the elements selected by ``on`` replaced by ``values``; both hold
+        values of ``t`` (the IR type of the variable they end up in)."""
         flat[on] = values.to(flat.dtype)
         return flat
 
@@ -822,7 +823,7 @@ class Interpreter:
             flat = fill.expand(per_thread).reshape(-1).clone()
             width = max(lanes, 1)
             on = enabled if width == 1 else enabled.repeat_interleave(width)
-            flat = self._scatter(flat, on, values.reshape(-1))
+            flat = self._scatter(flat, on, values.reshape(-1), dst_t)
             result = flat.reshape(per_thread)
         self._assign_rows(frame, s.dst, idx, result, mask)
         self._report_ub(ub, s.span)
@@ -871,7 +872,7 @@ class Interpreter:
             dst_t = frame.types[s.dst]
             if enabled is not None:
                 flat = self._poison(dst_t)[: idx.numel()].reshape(-1).clone()
-                flat = self._scatter(flat, enabled, old)
+                flat = self._scatter(flat, enabled, old, dst_t)
                 old = flat
             self._assign_rows(frame, s.dst, idx, old.reshape(idx.numel(), *_trailing(dst_t)), mask)
 

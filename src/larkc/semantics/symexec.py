@@ -221,10 +221,12 @@ class _Interp(Interpreter):
             return torch.where(cond, self._lift(a, t), self._lift(b, t))
         return torch.where(cond, a, b)
 
-    def _scatter(self, flat: torch.Tensor, on: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    def _scatter(self, flat: torch.Tensor, on: torch.Tensor, values: torch.Tensor, t: Type) -> torch.Tensor:
         if is_sym(flat) or is_sym(values):
-            raise SymbolicUnsupported("a masked load or atomic of data-dependent values")
-        return super()._scatter(flat, on, values)
+            new = self._lift(flat, t).clone()
+            new[on] = self._lift(values, t)
+            return new
+        return super()._scatter(flat, on, values, t)
 
     def _assign_rows(self, frame: _Frame, name: str, idx: torch.Tensor, rows: torch.Tensor, mask: torch.Tensor) -> None:
         t = frame.types[name]
