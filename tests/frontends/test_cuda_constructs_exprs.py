@@ -6,79 +6,13 @@ compared with values computed in Python or torch.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 import torch
+from cuda_harness import Cuda
 
-from larkc.dtypes import torch_dtype
-from larkc.errors import LarkcError
-from larkc.frontends import parse_source
-from larkc.ir import print_module, verify_module
-from larkc.ir.nodes import Module
-from larkc.ir.types import ScalarType
-from larkc.semantics import GlobalBuffer, KernelArg, LaunchConfig, SimResult, simulate
-from larkc.tasks import parse_dtype
-
-_counter = itertools.count()
-
-
-def _scalar_of(dtype: torch.dtype) -> ScalarType:
-    names = {
-        torch.float32: "f32",
-        torch.float64: "f64",
-        torch.float16: "f16",
-        torch.bfloat16: "bf16",
-        torch.int32: "i32",
-        torch.int64: "i64",
-        torch.uint32: "u32",
-        torch.uint8: "u8",
-        torch.int8: "i8",
-    }
-    return parse_dtype(names[dtype])
-
-
-class Cuda:
-    """Lowers CUDA snippets written to a temporary directory and simulates one launch."""
-
-    def __init__(self, tmp_path: Path) -> None:
-        self.tmp_path = tmp_path
-
-    def lower(self, source: str) -> Module:
-        path = self.tmp_path / f"k{next(_counter)}.cu"
-        path.write_text(source, encoding="utf-8")
-        module = parse_source(path)
-        verify_module(module)
-        return module
-
-    def run(
-        self,
-        source: str,
-        kernel: str,
-        *,
-        block: int = 32,
-        grid: int = 1,
-        buffers: Mapping[str, torch.Tensor | tuple[str, int]] | None = None,
-        scalars: Mapping[str, bool | int | float] | None = None,
-    ) -> SimResult:
-        args: dict[str, KernelArg] = {}
-        for name, b in (buffers or {}).items():
-            if isinstance(b, torch.Tensor):
-                args[name] = GlobalBuffer(name, b, _scalar_of(b.dtype))
-            else:
-                t = parse_dtype(b[0])
-                args[name] = GlobalBuffer(name, torch.zeros(b[1], dtype=torch_dtype(t)), t)
-        args.update(scalars or {})
-        return simulate(self.lower(source), kernel, LaunchConfig((grid, 1, 1), (block, 1, 1), 0), args)
-
-    def error(self, source: str) -> str:
-        """The first line of the located error lowering ``source`` raises (without the file name)."""
-        with pytest.raises(LarkcError) as info:
-            self.lower(source)
-        first = str(info.value).splitlines()[0]
-        return first.split(":", 1)[1]
+from larkc.ir import print_module
 
 
 @pytest.fixture

@@ -620,7 +620,9 @@ typedef Pack<float> f128;
 
 
 def test_struct_member_functions_constructors_and_static_members() -> None:
-    src = PACKED + """__global__ void k(float* out, const float* in) {
+    src = (
+        PACKED
+        + """__global__ void k(float* out, const float* in) {
       f128 x = f128{*reinterpret_cast<const int4*>(in)};
       f128 y = Pack<float>::fill(1.0f);
       x.scale(2.0f);
@@ -629,6 +631,7 @@ def test_struct_member_functions_constructors_and_static_members() -> None:
       *reinterpret_cast<int4*>(out) = x.bits();
       out[4] = buf[0];
     }"""
+    )
     m = lower(src)
     names = [f.name for f in m.functions]
     assert names == ["Pack<float>::Pack", "Pack<float>::fill", "Pack<float>::scale", "Pack<float>::bits", "k"]

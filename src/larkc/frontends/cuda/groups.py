@@ -17,13 +17,15 @@ a group variable to a :class:`Group` and lowers each method to what it means:
 ==========================================  ===================================================
 
 Everything else of the library (grid groups, ``coalesced_threads``, ``memcpy_async``) is rejected.
+After ``using namespace cooperative_groups;`` the names of :data:`CG_NAMES` are also read unqualified
+(``this_thread_block()``, ``reduce(tile, v, plus<float>())``) where no variable or user function hides them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["GROUP_PARAM", "REDUCE_OPS", "Group"]
+__all__ = ["CG_NAMES", "GROUP_PARAM", "REDUCE_OPS", "Group"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,3 +48,24 @@ GROUP_PARAM = "cg:"
 
 #: ``cg::plus<T>()`` and friends: the binary operator each names.
 REDUCE_OPS = {"plus": "+", "greater": "max", "less": "min", "bit_and": "&", "bit_or": "|", "bit_xor": "^"}
+
+
+#: The library's names read unqualified after ``using namespace cooperative_groups;`` (the ones larkc
+#: models, and the ones it rejects by name).
+CG_NAMES = frozenset(
+    {
+        "this_thread_block",
+        "tiled_partition",
+        "thread_block",
+        "thread_block_tile",
+        "thread_group",
+        "reduce",
+        "sync",
+        "this_grid",
+        "grid_group",
+        "coalesced_threads",
+        "coalesced_group",
+        "block_tile_memory",
+        *REDUCE_OPS,
+    }
+)

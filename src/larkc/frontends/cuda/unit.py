@@ -605,9 +605,7 @@ class TranslationUnit:
                 # Host code may declare any globals; device code that uses one is rejected at the use.
                 self.unsupported_globals[name] = (what, node)
 
-    def _collect_memory_variable(
-        self, name: str, shared: bool, type_node: ts.Node, d: ts.Node, node: ts.Node
-    ) -> None:
+    def _collect_memory_variable(self, name: str, shared: bool, type_node: ts.Node, d: ts.Node, node: ts.Node) -> None:
         """A file-scope ``__constant__`` (read-only, initialised from its initialiser) or ``__shared__`` variable,
         declared in each kernel that uses it (see :meth:`Statements.file_scope_memory`)."""
         init = d.child_by_field_name("value") if d.type == "init_declarator" else None
@@ -992,9 +990,10 @@ class TranslationUnit:
         for f in body.named_children:
             if f.type in ("comment", "access_specifier"):
                 continue
-            if f.type in ("function_definition", "declaration", "field_declaration") and f.child_by_field_name(
-                "declarator"
-            ) is not None:
+            if (
+                f.type in ("function_definition", "declaration", "field_declaration")
+                and f.child_by_field_name("declarator") is not None
+            ):
                 method = _member_function_name(f, base_name)
                 if method is not None:
                     methods.setdefault(method, []).append(f)

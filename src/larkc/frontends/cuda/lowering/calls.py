@@ -82,14 +82,8 @@ class Calls(Conversions):
             key = self.tu.find(text, fn_node, self.tu.functions)
             if key is not None:
                 return self.user_call(key, [], arg_nodes, node, want_value)
-            if self.cg_name(fn_node) == "reduce":
-                return self.group_reduce(arg_nodes, node)
-            if self.cg_name(fn_node) == "sync" and len(arg_nodes) == 1:
-                group = self.group_of(arg_nodes[0])
-                if group is not None:
-                    return self.group_method(group, "sync", [], node, want_value)
             if self.cg_name(fn_node) is not None:
-                raise self.unsupported("cooperative groups function", node)
+                return self.cg_call(fn_node, arg_nodes, node, want_value)
             scope = fn_node.child_by_field_name("scope")
             info = self.tu.struct_info(scope, self.env, node) if scope is not None else None
             method = node_text(fn_node.child_by_field_name("name"))
@@ -161,6 +155,8 @@ class Calls(Conversions):
         key = self.tu.find(name, fn_node, self.tu.functions)
         if key is not None:
             return self.user_call(key, [], arg_nodes, node, want_value)
+        if fn_node.type == "identifier" and self.cg_name(fn_node) is not None:
+            return self.cg_call(fn_node, arg_nodes, node, want_value)  # after `using namespace cooperative_groups`
         if name in BUILTIN_TYPES and isinstance(BUILTIN_TYPES[name], ScalarType):
             if len(arg_nodes) != 1:
                 raise self.unsupported("functional cast", node)
@@ -172,6 +168,16 @@ class Calls(Conversions):
             if declared is None or self.tu.find(name, fn_node, self.tu.functions) is not None:
                 raise
             raise self.type_error(f"device function {declared} is declared but never defined", fn_node) from None
+
+    def cg_call(self, fn_node: ts.Node, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """A call of a cooperative groups free function: ``reduce(tile, v, op)`` or ``sync(group)``."""
+        name = self.cg_name(fn_node)
+        if name == "reduce":
+            return self.group_reduce(arg_nodes, node)
+        group = self.group_of(arg_nodes[0]) if name == "sync" and len(arg_nodes) == 1 else None
+        if group is None:
+            raise self.unsupported("cooperative groups function", node)
+        return self.group_method(group, "sync", [], node, want_value)
 
     def names_type(self, node: ts.Node) -> bool:
         """Whether an expression node is just the name of a type (``real``, ``T``, ``ns::real``)."""

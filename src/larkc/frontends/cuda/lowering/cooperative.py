@@ -16,7 +16,7 @@ import tree_sitter as ts
 from larkc.errors import Span
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import CArray
-from larkc.frontends.cuda.groups import REDUCE_OPS, Group
+from larkc.frontends.cuda.groups import CG_NAMES, REDUCE_OPS, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.values import FULL_MASK, Binding, Val
 from larkc.frontends.cuda.syntax import node_text
@@ -45,7 +45,13 @@ class CooperativeGroups(Conversions):
         """``this_thread_block`` for ``cg::this_thread_block`` (with ``cg`` an alias), else ``None``."""
         text = self.tu._unalias("".join(node_text(node).split()).removeprefix("::"), node)
         prefix = "cooperative_groups::"
-        return text[len(prefix) :] if text.startswith(prefix) else None
+        if text.startswith(prefix):
+            return text[len(prefix) :]
+        base = text.split("<")[0]
+        if base not in CG_NAMES or prefix not in self.tu._scopes(node) or self.lookup(base) is not None:
+            return None
+        hidden = (self.tu.functions, self.tu.structs, self.tu.typedefs)
+        return None if any(self.tu.find(base, node, t) is not None for t in hidden) else text  # `using namespace`
 
     def group_of(self, node: ts.Node) -> Group | None:
         """The group an expression denotes: a factory call, or a variable bound to a group."""
@@ -58,9 +64,9 @@ class CooperativeGroups(Conversions):
             return None
         fn = node.child_by_field_name("function")
         args = node.child_by_field_name("arguments")
-        if fn is None or args is None or fn.type != "qualified_identifier":
+        if fn is None or args is None or fn.type not in ("qualified_identifier", "identifier", "template_function"):
             return None
-        inner = fn.child_by_field_name("name")
+        inner: ts.Node | None = fn if fn.type == "template_function" else fn.child_by_field_name("name")
         while inner is not None and inner.type == "qualified_identifier":
             inner = inner.child_by_field_name("name")
         name = self.cg_name(fn)
@@ -207,18 +213,27 @@ class CooperativeGroups(Conversions):
         group = self.group_of(arg_nodes[0])
         if group is None or group.tile is None:
             raise self.unsupported("reduce over something other than a thread_block_tile", arg_nodes[0])
-        op_node = arg_nodes[2]
-        op_name = None
-        if op_node.type == "call_expression":
-            fn = op_node.child_by_field_name("function")
-            cg = self.cg_name(fn) if fn is not None else None
-            op_name = cg.split("<")[0] if cg is not None else None
-        if op_name not in REDUCE_OPS:
-            raise self.unsupported("reduce operator (use cg::plus, cg::greater, cg::less, cg::bit_*)", op_node)
+        op_name = self.reduce_operator(arg_nodes[2])
+        if op_name is None:
+            raise self.unsupported("reduce operator (use cg::plus, cg::greater, cg::less, cg::bit_*)", arg_nodes[2])
         v = self.shuffle_operand(self.rvalue(arg_nodes[1]), "reduce", arg_nodes[1])
         vt = v.ctype
         assert not isinstance(vt, CArray)  # shuffle operands are scalars or half pairs
         return self.butterfly(v, vt, REDUCE_OPS[op_name], self.tile_mask(group.tile, span), group.tile, node)
+
+    def reduce_operator(self, node: ts.Node) -> str | None:
+        """``plus`` for the operator object ``cg::plus<T>()`` or ``cg::plus<T>{}`` (a key of ``REDUCE_OPS``)."""
+        if node.type == "call_expression":
+            args = node.child_by_field_name("arguments")
+            named = node.child_by_field_name("function") if args is not None and not args.named_children else None
+        elif node.type == "compound_literal_expression":
+            value = node.child_by_field_name("value")
+            named = node.child_by_field_name("type") if value is not None and not value.named_children else None
+        else:
+            named = None
+        cg = self.cg_name(named) if named is not None else None
+        op_name = cg.split("<")[0] if cg is not None else None
+        return op_name if op_name in REDUCE_OPS else None
 
 
 def linear_thread_index(span: Span) -> Expr:
