@@ -403,6 +403,11 @@ def kernel_names(file: Path, entry: FileEntry, include_dirs: Sequence[str]) -> l
         return first_line(e)
 
 
+def _short_name(kernel: str) -> str:
+    """``RMSNormKernel`` for ``flashinfer::norm::RMSNormKernel`` (and for ``...::RMSNormKernel<8, half>``)."""
+    return kernel.split("<", maxsplit=1)[0].rsplit("::", maxsplit=1)[-1]
+
+
 def defines_kernel(text: str, name: str) -> bool:
     """Whether ``text`` itself defines the kernel ``name`` (not a header it includes)."""
     return re.search(r"__global__[^;{]*\b" + re.escape(name.rsplit("::", maxsplit=1)[-1]) + r"\s*\(", text) is not None
@@ -434,8 +439,13 @@ def audit(
             include_dirs = [str(base / d) for d in entry.include_dirs] + ([str(stubs)] if stubs else [])
             found = kernel_names(file, entry, include_dirs)
             own = file.read_text(encoding="utf-8", errors="replace")
-            # kernels of this file the manifest does not list; those of included headers are audited with theirs
-            extra = [] if isinstance(found, str) else [n for n in found if n not in listed and defines_kernel(own, n)]
+            # kernels of this file the manifest does not list; those of included headers are audited with theirs.
+            # The manifest names a namespaced kernel by its short name (`RMSNormKernel` is flashinfer::norm::...).
+            extra = (
+                []
+                if isinstance(found, str)
+                else [n for n in found if n not in listed and _short_name(n) not in listed and defines_kernel(own, n)]
+            )
             kernels = [*entry.kernels, *(KernelEntry(n) for n in extra)]
             for k in kernels:
                 job = Job(

@@ -133,3 +133,116 @@ def test_a_user_function_named_like_a_cooperative_groups_function_hides_it(cuda:
 def test_unqualified_names_need_the_using_directive(cuda: Cuda) -> None:
     src = "__global__ void k(float* o) {\n    auto b = this_thread_block();\n    o[0] = 1.f;\n}\n"
     assert cuda.error(src).startswith("2:14: error: unsupported call of unknown function: this_thread_block()")
+
+
+# -- reference parameters bound to array elements (the CUDA samples' bitonic sorts) --------------------
+
+BITONIC = """
+#define SHARED_SIZE_LIMIT 64U
+typedef unsigned int uint;
+
+inline __device__ void Comparator(uint &keyA, uint &valA, uint &keyB, uint &valB, uint arrowDir) {
+    uint t;
+    if ((keyA > keyB) == arrowDir) {
+        t = keyA;
+        keyA = keyB;
+        keyB = t;
+        t = valA;
+        valA = valB;
+        valB = t;
+    }
+}
+
+__global__ void bitonicSortShared(uint *d_DstKey, uint *d_DstVal, uint *d_SrcKey, uint *d_SrcVal,
+                                  uint arrayLength, uint dir) {
+    __shared__ uint s_key[SHARED_SIZE_LIMIT];
+    __shared__ uint s_val[SHARED_SIZE_LIMIT];
+    d_SrcKey += blockIdx.x * SHARED_SIZE_LIMIT + threadIdx.x;
+    d_SrcVal += blockIdx.x * SHARED_SIZE_LIMIT + threadIdx.x;
+    d_DstKey += blockIdx.x * SHARED_SIZE_LIMIT + threadIdx.x;
+    d_DstVal += blockIdx.x * SHARED_SIZE_LIMIT + threadIdx.x;
+    s_key[threadIdx.x + 0] = d_SrcKey[0];
+    s_val[threadIdx.x + 0] = d_SrcVal[0];
+    s_key[threadIdx.x + (SHARED_SIZE_LIMIT / 2)] = d_SrcKey[(SHARED_SIZE_LIMIT / 2)];
+    s_val[threadIdx.x + (SHARED_SIZE_LIMIT / 2)] = d_SrcVal[(SHARED_SIZE_LIMIT / 2)];
+    for (uint size = 2; size < arrayLength; size <<= 1) {
+        uint ddd = dir ^ ((threadIdx.x & (size / 2)) != 0);
+        for (uint stride = size / 2; stride > 0; stride >>= 1) {
+            __syncthreads();
+            uint pos = 2 * threadIdx.x - (threadIdx.x & (stride - 1));
+            Comparator(s_key[pos + 0], s_val[pos + 0], s_key[pos + stride], s_val[pos + stride], ddd);
+        }
+    }
+    for (uint stride = arrayLength / 2; stride > 0; stride >>= 1) {
+        __syncthreads();
+        uint pos = 2 * threadIdx.x - (threadIdx.x & (stride - 1));
+        Comparator(s_key[pos + 0], s_val[pos + 0], s_key[pos + stride], s_val[pos + stride], dir);
+    }
+    __syncthreads();
+    d_DstKey[0] = s_key[threadIdx.x + 0];
+    d_DstVal[0] = s_val[threadIdx.x + 0];
+    d_DstKey[(SHARED_SIZE_LIMIT / 2)] = s_key[threadIdx.x + (SHARED_SIZE_LIMIT / 2)];
+    d_DstVal[(SHARED_SIZE_LIMIT / 2)] = s_val[threadIdx.x + (SHARED_SIZE_LIMIT / 2)];
+}
+"""
+
+
+@pytest.mark.parametrize("direction", [0, 1])
+def test_reference_arguments_that_are_shared_array_elements_sort(cuda: Cuda, direction: int) -> None:
+    keys = torch.randperm(128, dtype=torch.int64).to(torch.uint32)
+    vals = torch.arange(128, dtype=torch.int64).to(torch.uint32)
+    r = cuda.run(
+        BITONIC,
+        "bitonicSortShared",
+        block=32,
+        grid=2,
+        buffers={"d_DstKey": ("u32", 128), "d_DstVal": ("u32", 128), "d_SrcKey": keys, "d_SrcVal": vals},
+        scalars={"arrayLength": 64, "dir": direction},
+    )
+    assert r.ok, r.diagnoses
+    for b in range(2):
+        k = keys[64 * b : 64 * (b + 1)].to(torch.int64)
+        want, order = torch.sort(k, descending=direction == 0)
+        got_k = r.buffers["d_DstKey"][64 * b : 64 * (b + 1)].to(torch.int64)
+        got_v = r.buffers["d_DstVal"][64 * b : 64 * (b + 1)].to(torch.int64)
+        assert torch.equal(got_k, want)
+        assert torch.equal(got_v, order + 64 * b)  # each value travelled with its key
+
+
+def test_reference_arguments_that_are_lanes_or_global_elements(cuda: Cuda) -> None:
+    src = """
+    __device__ void minmax(float& lo, float& hi) { float a = fminf(lo, hi); hi = fmaxf(lo, hi); lo = a; }
+    __device__ void bump(int& counter, int by) { counter += by; }
+    __global__ void k(float2* pairs, int* counts) {
+        float2 p = pairs[threadIdx.x];
+        minmax(p.x, p.y);
+        pairs[threadIdx.x] = p;
+        int i = threadIdx.x;
+        bump(counts[i], i);  // the index is fixed before the call
+    }
+    """
+    x = torch.randn(8, 2)
+    counts = torch.arange(8, dtype=torch.int32) * 10
+    r = cuda.run(src, "k", block=8, buffers={"pairs": x.flatten(), "counts": counts.clone()})
+    # float2 buffers are bound as f32 elements: two per pair
+    assert r.ok, r.diagnoses
+    got = r.buffers["pairs"].reshape(8, 2)
+    assert torch.equal(got[:, 0], x.min(dim=1).values) and torch.equal(got[:, 1], x.max(dim=1).values)
+    assert r.buffers["counts"].tolist() == [11 * i for i in range(8)]
+
+
+def test_a_reference_to_memory_for_a_function_that_touches_memory_is_rejected(cuda: Cuda) -> None:
+    src = (
+        "__device__ void add_next(float& a, const float* x) { a += x[1]; }\n"
+        "__global__ void k(float* x) {\n"
+        "    add_next(x[0], x);\n"
+        "}\n"
+    )
+    assert cuda.error(src) == (
+        "3:14: error: unsupported reference argument in memory to a function that accesses memory or synchronises: x[0]"
+    )
+
+
+def test_a_reference_to_const_memory_is_a_type_error(cuda: Cuda) -> None:
+    src = "__device__ void inc(float& a) { a += 1.f; }\n__global__ void k(const float* x) {\n    inc(x[0]);\n}\n"
+    assert "3:9: error: reference parameter a bound to memory through a pointer to const" in cuda.error(src)

@@ -1,3 +1,3 @@
-// expect: 3:35: error: unsupported reference argument that is not a local variable: a[0]
-__device__ void acc(float& s, float v) { s += v; }
-__global__ void k(float* a) { acc(a[0], 1.0f); }
+// expect: 3:35: error: unsupported reference argument in memory to a function that accesses memory or synchronises: a[0]
+__device__ void acc(float& s, const float* v) { s += v[1]; }
+__global__ void k(float* a) { acc(a[0], a); }

@@ -9,7 +9,7 @@ cooperative groups call (see :mod:`.cooperative`) and a device library function 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import tree_sitter as ts
 
@@ -314,19 +314,20 @@ class Calls(Conversions):
             else:
                 value = this if isinstance(this, Val) else self.read(this, node)
                 args.append(value.expr)
+        copies_back: list[Callable[[], None]] = []
         for p, a in zip(value_params, arg_nodes, strict=True):
             if p.by_ref:
-                lv = self.lvalue(a)
-                if not isinstance(lv, VarLV) or lv.type != p.type:
-                    raise self.unsupported("reference argument that is not a local variable", a)
-                args.append(VarRef(lv.name, lv.type, self.span(a)))
+                arg, back = self.bind_reference(p, self.lvalue(a), callee, a)
+                args.append(arg)
+                copies_back += [back] if back is not None else []
             else:
                 args.append(self.convert(self.rvalue(a), p.type, a).expr)
-        if callee.ret == VOID:
-            self.emit(Call(None, callee.name, tuple(args), span))
-            return None if not want_value else self.no_value(method, node)
-        dst = self.tmp(callee.ret, node)
+        dst = None if callee.ret == VOID else self.tmp(callee.ret, node)
         self.emit(Call(dst, callee.name, tuple(args), span))
+        for back in copies_back:
+            back()
+        if dst is None:
+            return None if not want_value else self.no_value(method, node)
         return Val(VarRef(dst, callee.ret, span), callee.ret)
 
     def construct(self, info: StructInfo, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:

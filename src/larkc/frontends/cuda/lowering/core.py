@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import tree_sitter as ts
 
@@ -29,7 +29,7 @@ from larkc.frontends.cuda.unit import (
     UnionInfo,
     is_type_arg,
 )
-from larkc.ir.nodes import Decl, Expr, Function, FunctionKind, Module, ShuffleKind, Stmt
+from larkc.ir.nodes import Decl, Expr, Function, FunctionKind, Module, Param, ShuffleKind, Stmt
 from larkc.ir.types import VOID, Type, VectorType
 from larkc.ir.verify import verify_function
 
@@ -205,6 +205,13 @@ class LoweringCore(abc.ABC):
     @abc.abstractmethod
     def write(self, lv: LValue, v: Val, node: ts.Node) -> Val:
         """Store ``v`` (already of the lvalue's type) and return the stored value."""
+
+    @abc.abstractmethod
+    def bind_reference(
+        self, p: Param, arg: LValue | Val, callee: Function, node: ts.Node
+    ) -> tuple[Expr, Callable[[], None] | None]:
+        """The IR argument for by-reference parameter ``p``: a local variable itself, or a temporary that
+        holds an element of memory or a lane (read now), with the copy back to emit after the call."""
 
     @abc.abstractmethod
     def lvalue(self, node: ts.Node) -> LValue | Val:

@@ -19,10 +19,27 @@ from larkc.frontends.cuda.ctypes import CArray, CType
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
-from larkc.frontends.cuda.lowering.values import LValue, Val, VarLV, declared_identifier
+from larkc.frontends.cuda.lowering.values import LValue, MemLV, Val, VarLV, declared_identifier
 from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.frontends.cuda.unit import FunctionDef, TemplateArg, TemplateEnv
-from larkc.ir.nodes import Call, Const, Expr, FunctionKind, Param, VarRef
+from larkc.ir.nodes import (
+    Alloc,
+    Assign,
+    Atomic,
+    Barrier,
+    Call,
+    Const,
+    Expr,
+    Fence,
+    Function,
+    FunctionKind,
+    Load,
+    Param,
+    Shuffle,
+    Store,
+    VarRef,
+    Vote,
+)
 from larkc.ir.types import (
     BOOL,
     F32,
@@ -38,6 +55,7 @@ from larkc.ir.types import (
     VoidType,
 )
 from larkc.ir.values import convert_value
+from larkc.ir.walk import walk_stmts
 
 
 class Overloads(Conversions):
@@ -133,19 +151,79 @@ class Overloads(Conversions):
         callee = self.tu.instantiate(fd, env, node)
         args: list[Expr] = []
         where = [*arg_nodes, *[node] * (len(full) - len(arg_nodes))]  # defaults are located at the call
+        copies_back: list[Callable[[], None]] = []
         for p, v, a in zip(callee.params, full, where, strict=True):
             if p.by_ref:
-                assert isinstance(v, VarLV)
-                args.append(VarRef(v.name, v.type, self.span(a)))
+                arg, back = self.bind_reference(p, v, callee, a)
+                args.append(arg)
+                copies_back += [back] if back is not None else []
             else:
                 rv = v if isinstance(v, Val) else self.read(v, a)
                 args.append(self.convert(rv, p.type, a).expr)
-        if callee.ret == VOID:
-            self.emit(Call(None, callee.name, tuple(args), span))
-            return None if not want_value else self.no_value(name, node)
-        dst = self.tmp(callee.ret, node)
+        dst = None if callee.ret == VOID else self.tmp(callee.ret, node)
         self.emit(Call(dst, callee.name, tuple(args), span))
+        for back in copies_back:
+            back()
+        if dst is None:
+            return None if not want_value else self.no_value(name, node)
         return Val(VarRef(dst, callee.ret, span), callee.ret)
+
+    def bind_reference(
+        self, p: Param, arg: LValue | Val, callee: Function, node: ts.Node
+    ) -> tuple[Expr, Callable[[], None] | None]:
+        """The IR argument for by-reference parameter ``p``: a local variable itself, or a temporary that
+        holds an element of memory or a lane (read now), with the copy back to emit after the call.
+
+        The IR passes only variables by reference (copied in at the call, out at its return). For a local
+        lane that is C++'s meaning. For memory (``Comparator(s_key[pos], ...)`` in the CUDA samples' sorts)
+        it is only when nothing else happens to memory during the call: the callee (and what it calls)
+        must not access memory, synchronise or exchange values, so that its reads and writes of the
+        reference, moved to the call's start and end, fall in the same interval between barriers. The
+        copy back stores the element even if the callee left it unchanged: a write C++ may not do, which
+        can only add race reports, never hide one (the element was read at the call).
+        """
+        span = self.span(node)
+        if isinstance(arg, VarLV):
+            if arg.type != p.type:
+                raise self.type_error(f"reference parameter {p.name} of type {p.type} given a {arg.type}", node)
+            return VarRef(arg.name, arg.type, span), None
+        if isinstance(arg, Val):
+            raise self.unsupported("reference argument that is not a local variable", node)
+        if isinstance(arg, MemLV):
+            if arg.const:
+                raise self.type_error(f"reference parameter {p.name} bound to memory through a pointer to const", node)
+            if not self.memory_free(callee):
+                raise self.unsupported(
+                    "reference argument in memory to a function that accesses memory or synchronises", node
+                )
+            where = self.tmp(arg.ptr.type, node)  # the address, fixed before the call changes any variable
+            self.emit(Assign(where, arg.ptr, span))
+            arg = MemLV(VarRef(where, arg.ptr.type, span), arg.type, arg.const)
+        if arg.type != p.type:
+            raise self.type_error(f"reference parameter {p.name} of type {p.type} given a {arg.type}", node)
+        held = self.tmp(p.type, node)
+        self.emit(Assign(held, self.read(arg, node).expr, span))
+        place = arg
+
+        def copy_back() -> None:
+            self.write(place, Val(VarRef(held, p.type, span), p.type), node)
+
+        return VarRef(held, p.type, span), copy_back
+
+    def memory_free(self, fn: Function) -> bool:
+        """Whether ``fn`` and the functions it calls touch no memory and do not synchronise or exchange
+        values between threads (they only compute on their parameters and local variables)."""
+        for s in walk_stmts(fn.body):
+            match s:
+                case Load() | Store() | Atomic() | Barrier() | Fence() | Shuffle() | Vote() | Alloc():
+                    return False
+                case Call(_, func, _):
+                    callee = self.tu.lowered.get(func)
+                    if callee is None or not self.memory_free(callee):
+                        return False
+                case _:
+                    pass
+        return True
 
     def candidate(
         self,
@@ -220,7 +298,7 @@ class Overloads(Conversions):
         if len(params) != len(args):
             return self.type_error(f"{name} takes {len(params)} arguments, got {len(args)}", node)
         for p, a, n in zip(params, args, arg_nodes, strict=True):
-            if p.by_ref and not isinstance(a, VarLV):
+            if p.by_ref and isinstance(a, Val):
                 return self.unsupported("reference argument that is not a local variable", n)
             t = a.ctype if isinstance(a, Val) else a.type
             if p.by_ref and t != p.type:
@@ -278,7 +356,7 @@ class Overloads(Conversions):
         total = 0
         for p, a in zip(params, args, strict=True):
             if p.by_ref:
-                if not isinstance(a, VarLV) or a.type != p.type:
+                if isinstance(a, Val) or a.type != p.type:
                     return None
                 continue
             cost = self.conversion_cost(a.ctype if isinstance(a, Val) else a.type, p.type)
