@@ -146,6 +146,38 @@ kernel @blk(%x: ptr<global const f32>, %out: ptr<global f32>, %cnt: ptr<global i
 """
 
 
+# Scans, permutes and reductions/scans with a combine function: an (argmax) pair and a running maximum.
+SCAN = """
+device @argmax_pair(&%av: f32, &%ai: i32, %bv: f32, %bi: i32) level block {
+  let %take: bool = ((%bv > %av) || ((%bv == %av) && (%bi < %ai)));
+  %av = select(%take, %bv, %av);
+  %ai = select(%take, %bi, %ai);
+}
+
+device @running_max(&%a: f32, %b: f32) level block {
+  %a = max(%a, %b);
+}
+
+kernel @scans(%x: ptr<global const f32>, %out: ptr<global f32>, %iout: ptr<global i32>) level block {
+  let %r: block<4 x i32> = arange<0, 4>();
+  let %c: block<8 x i32> = arange<0, 8>();
+  let %rows: block<4x8 x i32> = broadcast<4x8>(reshape<4x1>((%r * splat<4>(8:i32))));
+  let %idx: block<4x8 x i32> = (%rows + broadcast<4x8>(reshape<1x8>(%c)));
+  let %v: block<4x8 x f32>;
+  %v = load [ptradd(splat<4x8>(%x), %idx)];
+  store [ptradd(splat<4x8>(%out), %idx)], scan.sum<1>(%v);
+  store [ptradd(splat<4x8>(%out), (%idx + splat<4x8>(32:i32)))], scan.prod.reverse<1>(%v);
+  let %t: block<8x4 x f32> = permute<1x0>(%v);
+  store [ptradd(splat<8x4>(%out), (permute<1x0>(%idx) + splat<8x4>(64:i32)))], scan.max<0>(%t);
+  store [ptradd(splat<4x8>(%out), (%idx + splat<4x8>(96:i32)))], scan.min.reverse<0>(%v);
+  let %cols: block<4x8 x i32> = broadcast<4x8>(reshape<1x8>(%c));
+  store [ptradd(splat<4>(%out), (%r + splat<4>(128:i32)))], combine.reduce<@argmax_pair, 1, 0>(%v, %cols);
+  store [ptradd(splat<4>(%iout), %r)], combine.reduce<@argmax_pair, 1, 1>(%v, %cols);
+  store [ptradd(splat<4x8>(%out), (%idx + splat<4x8>(132:i32)))], combine.scan<@running_max, 1, 0>(%v);
+  store [ptradd(splat<4x8>(%out), (%idx + splat<4x8>(164:i32)))], combine.scan.reverse<@running_max, 1, 0>(%v);
+}
+"""
+
 ASSERT = """
 kernel @checked(%io: ptr<global i32>, %limit: i32) level thread {
   let %t: i32 = convert<i32>(threadIdx.x);
@@ -154,10 +186,20 @@ kernel @checked(%io: ptr<global i32>, %limit: i32) level thread {
 }
 """
 
-PROGRAMS = {"vec": VEC, "flow": FLOW, "warp": WARP, "atom": ATOM, "blk": BLOCK, "assert": ASSERT}
+PROGRAMS = {"vec": VEC, "flow": FLOW, "warp": WARP, "atom": ATOM, "blk": BLOCK, "scans": SCAN, "assert": ASSERT}
 
 #: Enums whose members select what a statement or expression does; each member needs a program.
-COVERED_ENUMS = (n.AtomicOp, n.ShuffleKind, n.VoteKind, n.ReduceOp, n.CastKind, n.BarrierScope, n.FenceScope, n.UnaryOp)
+COVERED_ENUMS = (
+    n.AtomicOp,
+    n.ShuffleKind,
+    n.VoteKind,
+    n.ReduceOp,
+    n.CombineKind,
+    n.CastKind,
+    n.BarrierScope,
+    n.FenceScope,
+    n.UnaryOp,
+)
 
 
 def _walk(x: object, classes: set[type], members: set[enum.Enum]) -> None:
@@ -244,6 +286,26 @@ def test_block_level_programs(sim: Sim) -> None:
     assert not bool(r.written["out"][32 + n_valid :].any())  # masked-off elements are not stored
     assert r.buffers["cnt"].item() == n_valid
     assert not math.isnan(float(out[:32].sum()))
+
+
+def test_scans_permutes_and_combine_functions(sim: Sim) -> None:
+    x = torch.randn(32)
+    x[9] = x[12] = 5.0  # a tie in row 1: the first index wins
+    r = sim.run(sim.ir(SCAN), "scans", grid=1, buffers={"x": x, "out": ("f32", 196), "iout": ("i32", 4)})
+    assert r.ok, r.diagnoses
+    v = x.reshape(4, 8)
+    out = r.buffers["out"]
+    running = v.clone()
+    for k in range(1, 8):
+        running[:, k] = running[:, k - 1] + v[:, k]  # left to right, one float32 addition per step
+    assert torch.equal(out[0:32], running.reshape(-1))
+    assert torch.allclose(out[32:64], v.flip(1).cumprod(1).flip(1).reshape(-1))
+    assert torch.equal(out[64:96], v.t().cummax(0).values.t().reshape(-1))
+    assert torch.equal(out[96:128], v.flip(0).cummin(0).values.flip(0).reshape(-1))
+    assert torch.equal(out[128:132], v.amax(1))
+    assert r.buffers["iout"].tolist() == v.argmax(1).tolist() and r.buffers["iout"][1].item() == 1
+    assert torch.equal(out[132:164], v.cummax(1).values.reshape(-1))
+    assert torch.equal(out[164:196], v.flip(1).cummax(1).values.flip(1).reshape(-1))
 
 
 def test_assertions_trap_the_threads_that_fail_them(sim: Sim) -> None:

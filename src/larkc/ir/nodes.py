@@ -15,8 +15,9 @@ Design, in brief (``docs/ir.md`` has the long form):
 * **One family for two levels.** A :class:`Function` of :attr:`Level.THREAD` is a CUDA program run by
   every thread; :attr:`Level.BLOCK` is a Triton program run once per program id whose values may be
   blocks (:class:`~larkc.ir.types.BlockType`). Elementwise nodes work on both; block-only nodes
-  (:class:`Arange`, :class:`Splat`, :class:`Broadcast`, :class:`Reshape`, :class:`Reduce`, :class:`Dot`)
-  and thread-only statements (:class:`Shuffle`, :class:`Vote`) are checked by the verifier.
+  (:class:`Arange`, :class:`Splat`, :class:`Broadcast`, :class:`Reshape`, :class:`Permute`,
+  :class:`Reduce`, :class:`Scan`, :class:`Combine`, :class:`Dot`) and thread-only statements
+  (:class:`Shuffle`, :class:`Vote`) are checked by the verifier.
 
 Every node carries a :class:`~larkc.errors.Span`, excluded from equality, so that two programs that
 differ only in where they came from compare equal (the round-trip tests rely on this).
@@ -49,6 +50,8 @@ __all__ = [
     "Call",
     "Cast",
     "CastKind",
+    "Combine",
+    "CombineKind",
     "Const",
     "Continue",
     "Decl",
@@ -71,11 +74,13 @@ __all__ = [
     "MathFn",
     "Module",
     "Param",
+    "Permute",
     "PtrAdd",
     "Reduce",
     "ReduceOp",
     "Reshape",
     "Return",
+    "Scan",
     "Select",
     "Shuffle",
     "ShuffleKind",
@@ -208,10 +213,19 @@ class Dim(enum.Enum):
 
 
 class ReduceOp(enum.Enum):
-    SUM = "sum"
-    MAX = "max"
-    MIN = "min"
-    PROD = "prod"
+    """The built-in combining operators of :class:`Reduce` and :class:`Scan` (as the binary operators)."""
+
+    SUM = "sum"  # +
+    MAX = "max"  # max
+    MIN = "min"  # min
+    PROD = "prod"  # *
+
+
+class CombineKind(enum.Enum):
+    """What a :class:`Combine` computes with its combine function."""
+
+    REDUCE = "reduce"  # a left fold along the axis: the axis is removed from the shape
+    SCAN = "scan"  # the running left folds along the axis (inclusive scan): the shape is kept
 
 
 class BarrierScope(enum.Enum):
@@ -446,6 +460,56 @@ class Reduce:
 
 
 @dataclass(frozen=True, slots=True)
+class Permute:
+    """Block-level: ``operand`` with its dimensions reordered; dimension ``i`` of the result is
+    dimension ``perm[i]`` of the operand (``tl.permute``; ``tl.trans`` of a 2-D block is ``(1, 0)``)."""
+
+    operand: Expr
+    perm: tuple[int, ...]
+    type: BlockType
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """Block-level: the inclusive scan of ``operand`` along ``axis`` with ``op`` (``tl.cumsum``,
+    ``tl.cumprod``): element ``k`` is ``x[0] op x[1] op ... op x[k]``, combined left to right, or with
+    ``reverse`` ``x[k] op ... op x[n-1]`` combined from the right. The type is the operand's."""
+
+    op: ReduceOp
+    operand: Expr
+    axis: int
+    reverse: bool
+    type: BlockType
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Combine:
+    """Block-level: component ``result`` of a reduction or scan of the blocks ``args`` (one shape)
+    along ``axis`` with the combine function ``func`` (``tl.reduce``, ``tl.associative_scan``).
+
+    ``func`` is a block-level device function of the module with ``2n`` scalar parameters for ``n``
+    arguments: the accumulator ``a1..an``, passed by reference, then the next elements ``b1..bn`` of
+    the arguments' element types. Its body is straight-line (``let`` and assignments of scalars) and
+    leaves ``combine(a, b)`` in ``a1..an``. The combination order is Triton's interpreter's, a left
+    fold: ``acc = x[0]``, then ``acc = combine(acc, x[k])`` for ``k = 1 .. n-1``; a scan yields every
+    ``acc``; ``reverse`` (scans only) folds from the last element to the first. A reduction's type is
+    that of ``args[result]`` without the axis (a scalar for a 1-D block); a scan's is that of
+    ``args[result]``. The tuple results of one reduction are ``n`` nodes that differ in ``result``.
+    """
+
+    kind: CombineKind
+    func: str
+    args: tuple[Expr, ...]
+    result: int
+    axis: int
+    reverse: bool
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Dot:
     """Block-level: matrix product of an ``M x K`` and a ``K x N`` block, plus ``acc`` if given."""
 
@@ -473,7 +537,10 @@ Expr = (
     | Splat
     | Broadcast
     | Reshape
+    | Permute
     | Reduce
+    | Scan
+    | Combine
     | Dot
 )
 

@@ -48,6 +48,8 @@ from larkc.ir.nodes import (
     Call,
     Cast,
     CastKind,
+    Combine,
+    CombineKind,
     Const,
     Continue,
     Decl,
@@ -70,11 +72,13 @@ from larkc.ir.nodes import (
     MathFn,
     Module,
     Param,
+    Permute,
     PtrAdd,
     Reduce,
     ReduceOp,
     Reshape,
     Return,
+    Scan,
     Select,
     Shuffle,
     ShuffleKind,
@@ -107,8 +111,8 @@ __all__ = ["parse_module"]
 
 _Node = Tree[Token] | Token
 _K = TypeVar("_K", BarrierScope, FenceScope, ShuffleKind, VoteKind, AtomicOp)
-_E = TypeVar("_E", Unary, Binary, Select, MathCall, PtrAdd, Insert, Reduce)
-_B = TypeVar("_B", Arange, Splat, Broadcast, Reshape, Dot)
+_E = TypeVar("_E", Unary, Binary, Select, MathCall, PtrAdd, Insert, Reduce, Combine)
+_B = TypeVar("_B", Arange, Splat, Broadcast, Reshape, Permute, Scan, Dot)
 
 _VECTOR = re.compile(r"([a-z0-9]+?)x(\d+)(?:align(\d+))?")
 _INTEGER = re.compile(r"-?\d+")
@@ -581,7 +585,7 @@ class _Builder:
 
         def expect(n_statics: int, *n_args: int) -> None:
             """Check the counts of static arguments and operands (any operand count if none given)."""
-            if suffix and head != "reduce":
+            if suffix and head not in ("reduce", "scan", "combine"):
                 raise self.error(f"unknown operation {name!r}", callee)
             if len(statics) != n_statics:
                 raise self.error(f"{name} takes {n_statics} static argument(s) in <...>, got {len(statics)}", callee)
@@ -635,6 +639,37 @@ class _Builder:
                 reduce_op = op
                 axis = self.static_int(statics[0])
                 return lambda a: self.typed(Reduce(reduce_op, a[0], axis, VOID, span))
+            case "permute":
+                expect(1, 1)
+                perm = self.dims(statics[0])
+                return lambda a: self.typed_block(Permute(a[0], perm, BlockType(I32, ()), span))
+            case "scan":
+                expect(1, 1)
+                op_name, _, rev = suffix.partition(".")
+                scan_op = next((r for r in ReduceOp if r.value == op_name), None)
+                if scan_op is None or rev not in ("", "reverse"):
+                    raise self.error(f"unknown scan {name!r}", callee)
+                scan_axis = self.static_int(statics[0])
+                op_of_scan = scan_op
+                placeholder = BlockType(I32, ())
+                return lambda a: self.typed_block(
+                    Scan(op_of_scan, a[0], scan_axis, rev == "reverse", placeholder, span)
+                )
+            case "combine":
+                expect(3)
+                kind_name, _, rev = suffix.partition(".")
+                combine_of = next((k for k in CombineKind if k.value == kind_name), None)
+                if combine_of is None or rev not in ("", "reverse"):
+                    raise self.error(f"unknown operation {name!r}", callee)
+                func_tok = statics[0]
+                if not (isinstance(func_tok, Token) and func_tok.type == "FUNC"):
+                    raise self.error("expected a function name (@name)", func_tok)
+                func = self.name(func_tok)
+                combine_axis, result = self.static_int(statics[1]), self.static_int(statics[2])
+                combine_kind = combine_of
+                return lambda a: self.typed(
+                    Combine(combine_kind, func, tuple(a), result, combine_axis, rev == "reverse", VOID, span)
+                )
             case "dot":
                 expect(1, 2, 3)
                 elem = self.static_type(statics[0])

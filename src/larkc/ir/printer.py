@@ -41,6 +41,7 @@ from larkc.ir.nodes import (
     Builtin,
     Call,
     Cast,
+    Combine,
     Const,
     Continue,
     Decl,
@@ -57,10 +58,12 @@ from larkc.ir.nodes import (
     MakeVector,
     MathCall,
     Module,
+    Permute,
     PtrAdd,
     Reduce,
     Reshape,
     Return,
+    Scan,
     Select,
     Shuffle,
     Splat,
@@ -178,8 +181,17 @@ def _print_node(e: Expr, args: list[str]) -> str:
             return f"broadcast<{_dims(e.type.shape)}>({args[0]})"
         case Reshape():
             return f"reshape<{_dims(e.type.shape)}>({args[0]})"
+        case Permute():
+            return f"permute<{_dims(e.perm)}>({args[0]})"
         case Reduce():
             return f"reduce.{e.op.value}<{e.axis}>({args[0]})"
+        case Scan():
+            reverse = ".reverse" if e.reverse else ""
+            return f"scan.{e.op.value}{reverse}<{e.axis}>({args[0]})"
+        case Combine():
+            reverse = ".reverse" if e.reverse else ""
+            statics = f"{format_func(e.func)}, {e.axis}, {e.result}"
+            return f"combine.{e.kind.value}{reverse}<{statics}>({', '.join(args)})"
         case Dot():
             return f"dot<{e.type.elem}>({', '.join(args)})"
         case _:

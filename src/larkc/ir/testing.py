@@ -24,6 +24,7 @@ import struct
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import fields, is_dataclass, replace
+from functools import partial
 from typing import TypeVar
 
 from hypothesis import strategies as st
@@ -46,6 +47,8 @@ from larkc.ir.nodes import (
     Call,
     Cast,
     CastKind,
+    Combine,
+    CombineKind,
     Const,
     Continue,
     Decl,
@@ -68,11 +71,13 @@ from larkc.ir.nodes import (
     MathFn,
     Module,
     Param,
+    Permute,
     PtrAdd,
     Reduce,
     ReduceOp,
     Reshape,
     Return,
+    Scan,
     Select,
     Shuffle,
     ShuffleKind,
@@ -109,6 +114,7 @@ from larkc.ir.types import (
     VectorType,
     VoidType,
 )
+from larkc.ir.verify import combine_signature_error
 
 __all__ = ["count_nodes", "functions", "modules", "node_classes", "replace_node"]
 
@@ -214,6 +220,8 @@ class _Gen:
         self.names = names
         self.scopes: list[dict[str, tuple[Type, bool]]] = [{}]  # name -> (type, assignable)
         self.ret: Type = VOID
+        self.scalars_only = False  # drawing a combine function's body: scalars, no builtins
+        self.combiners = tuple(f for f in self.callees if _combiner_elems(f) is not None)
 
     # -- choices ------------------------------------------------------------------------------------
 
@@ -305,7 +313,7 @@ class _Gen:
         match t:
             case ScalarType():
                 out.append(lambda: self.const(t))
-                if t == (U32 if self.level is Level.THREAD else I32):
+                if t == (U32 if self.level is Level.THREAD else I32) and not self.scalars_only:
                     regs = (
                         tuple(BuiltinReg) if self.level is Level.THREAD else (BuiltinReg.BLOCK_IDX, BuiltinReg.GRID_DIM)
                     )
@@ -355,8 +363,10 @@ class _Gen:
                     vectors = [v for v in _VECTORS if v.elem == t]
                     if vectors:
                         out.append(lambda: self.extract(self.pick(vectors), d))
-                elif not t.is_bool:
+                elif not t.is_bool and not self.scalars_only:
                     out.append(lambda: self.reduce(BlockType(t, (self.pick((2, 4, 8)),)), 0, d))
+                if not self.scalars_only and self.level is Level.BLOCK:
+                    out += self.combines(t, d)
             case VectorType():
                 out.append(lambda: MakeVector(tuple(self.expr(t.elem, d) for _ in range(t.lanes)), t))
                 out.append(lambda: Insert(self.expr(t, d), self.lane(t), self.expr(t.elem, d), t))
@@ -377,6 +387,10 @@ class _Gen:
                         out.append(lambda: self.reduce_into(t, d))
                     if len(shape) == 2:
                         out.append(lambda: self.dot(t, d))
+                    out.append(lambda: self.scan(t, d))
+                if len(shape) > 1:
+                    out.append(lambda: self.permute(t, d))
+                out += self.combines(t, d)
             case _:
                 raise AssertionError(f"no expressions of type {t}")
         return out
@@ -495,6 +509,42 @@ class _Gen:
         axis = self.index(len(t.shape) + 1)
         shape = (*t.shape[:axis], self.pick((2, 4)), *t.shape[axis:])
         return self.reduce(BlockType(t.elem, shape), axis, d)
+
+    def permute(self, t: BlockType, d: int) -> Permute:
+        perm = tuple(self.draw(st.permutations(range(len(t.shape)))))
+        src = [0] * len(perm)
+        for i, p in enumerate(perm):
+            src[p] = t.shape[i]
+        return Permute(self.expr(BlockType(t.elem, tuple(src)), d), perm, t)
+
+    def scan(self, t: BlockType, d: int) -> Scan:
+        axis = self.index(len(t.shape))
+        return Scan(self.pick(tuple(ReduceOp)), self.expr(t, d), axis, self.coin(), t)
+
+    def combines(self, t: Type, d: int) -> list[Callable[[], Expr]]:
+        """Reductions and scans into ``t`` with a combine function of the module whose result fits."""
+        out: list[Callable[[], Expr]] = []
+        for f in self.combiners:
+            elems = _combiner_elems(f)
+            assert elems is not None
+            for result, elem in enumerate(elems):
+                if isinstance(t, BlockType) and t.elem == elem:
+                    out.append(partial(self.combine_scan, t, f, elems, result, d))
+                if (isinstance(t, BlockType) and t.elem == elem and len(t.shape) < 3) or t == elem:
+                    out.append(partial(self.combine_reduce, t, f, elems, result, d))
+        return out
+
+    def combine_scan(self, t: BlockType, f: Function, elems: tuple[ScalarType, ...], r: int, d: int) -> Combine:
+        args = tuple(self.expr(BlockType(e, t.shape), d) for e in elems)
+        axis = self.index(len(t.shape))
+        return Combine(CombineKind.SCAN, f.name, args, r, axis, self.coin(), t)
+
+    def combine_reduce(self, t: Type, f: Function, elems: tuple[ScalarType, ...], r: int, d: int) -> Combine:
+        shape = t.shape if isinstance(t, BlockType) else ()
+        axis = self.index(len(shape) + 1)
+        full = (*shape[:axis], self.pick((1, 2, 4)), *shape[axis:])
+        args = tuple(self.expr(BlockType(e, full), d) for e in elems)
+        return Combine(CombineKind.REDUCE, f.name, args, r, axis, False, t)
 
     def dot(self, t: BlockType, d: int) -> Dot:
         m, n = t.shape
@@ -686,6 +736,34 @@ class _Gen:
         max_threads = self.pick((None, 128, 256)) if kind is FunctionKind.KERNEL else None
         return Function(name, kind, self.level, tuple(params), self.ret, body, max_threads)
 
+    def combine_function(self, name: str) -> Function:
+        """A combine function (see :class:`~larkc.ir.nodes.Combine`): ``&a1..&an, b1..bn`` and a
+        straight-line body assigning every ``ai``."""
+        elems = tuple(self.scalar(_NUMERIC) for _ in range(self.pick((1, 1, 2))))
+        params = [Param(self.fresh(), e, True) for e in elems] + [Param(self.fresh(), e) for e in elems]
+        for p in params:
+            self.declare(p.name, p.type)
+        self.scalars_only = True
+        body: list[Stmt] = []
+        if self.coin():
+            t = self.scalar(_NUMERIC)
+            local = self.fresh()
+            body.append(Decl(local, t, self.expr(t)))
+            self.declare(local, t)
+        body += [Assign(p.name, self.expr(p.type)) for p in params[: len(elems)]]
+        return Function(name, FunctionKind.DEVICE, Level.BLOCK, tuple(params), VOID, tuple(body))
+
+
+def _combiner_elems(f: Function) -> tuple[ScalarType, ...] | None:
+    """The operand element types of ``f`` as a combine function, or ``None`` if it is not one."""
+    n = len(f.params) // 2
+    elems = tuple(p.type for p in f.params[:n])
+    if n == 0 or not all(isinstance(e, ScalarType) for e in elems):
+        return None
+    if combine_signature_error(f, elems) is not None:
+        return None
+    return tuple(e for e in elems if isinstance(e, ScalarType))
+
 
 def _function_name(draw: st.DrawFn, n: int) -> str:
     return draw(st.sampled_from((f"f{n}", f"kernel_{n}", f"warp_sum<float, {n}>")))
@@ -700,13 +778,17 @@ def functions(draw: st.DrawFn, level: Level = Level.THREAD) -> Function:
 
 @st.composite
 def modules(draw: st.DrawFn, level: Level | None = None) -> Module:
-    """A random well-typed module: device functions (calling earlier ones) and then kernels.
+    """A random well-typed module: device functions (calling earlier ones) and then kernels; block-level
+    modules sometimes start with a combine function that reductions and scans use.
 
     Each function's level is ``level``, or drawn per function when ``level`` is ``None``; calls only
     go to device functions of the caller's level.
     """
     functions_: list[Function] = []
     kinds = [FunctionKind.DEVICE] * draw(st.integers(0, 2)) + [FunctionKind.KERNEL] * draw(st.integers(1, 2))
+    if level is not Level.THREAD and draw(st.booleans()):  # a combine function for block-level code
+        gen = _Gen(draw, Level.BLOCK, (), iter(range(10**6)))
+        functions_.append(gen.combine_function("combine"))
     for n, kind in enumerate(kinds):
         f_level = level if level is not None else draw(st.sampled_from(tuple(Level)))
         gen = _Gen(draw, f_level, tuple(functions_), iter(range(10**6)))

@@ -47,6 +47,8 @@ from larkc.ir.nodes import (
     Call,
     Cast,
     CastKind,
+    Combine,
+    CombineKind,
     Const,
     Continue,
     Decl,
@@ -66,10 +68,12 @@ from larkc.ir.nodes import (
     MathCall,
     MathFn,
     Module,
+    Permute,
     PtrAdd,
     Reduce,
     Reshape,
     Return,
+    Scan,
     Select,
     Shuffle,
     Splat,
@@ -104,7 +108,7 @@ from larkc.ir.types import (
 from larkc.ir.values import round_float
 from larkc.ir.walk import post_order
 
-__all__ = ["builtin_type", "expected_type", "verify_function", "verify_module"]
+__all__ = ["builtin_type", "combine_signature_error", "expected_type", "verify_function", "verify_module"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -518,6 +522,26 @@ def expected_type(e: Expr, level: Level) -> Type:
                 raise TypeCheckError(f"axis {e.axis} of {what} out of range for {t}", e.span)
             shape = t.shape[: e.axis] + t.shape[e.axis + 1 :]
             return BlockType(t.elem, shape) if shape else t.elem
+        case Permute():
+            _need_level(level, Level.BLOCK, "permute", e.span)
+            t = e.operand.type
+            if not isinstance(t, BlockType):
+                raise TypeCheckError(f"permute needs a block operand, got {t}", e.operand.span)
+            if sorted(e.perm) != list(range(len(t.shape))):
+                order = "x".join(str(p) for p in e.perm)
+                raise TypeCheckError(f"permute<{order}> is not a permutation of the dimensions of {t}", e.span)
+            return BlockType(t.elem, tuple(t.shape[p] for p in e.perm))
+        case Scan():
+            what = f"scan.{e.op.value}"
+            _need_level(level, Level.BLOCK, what, e.span)
+            t = e.operand.type
+            if not (isinstance(t, BlockType) and _is_numeric(t.elem)):
+                raise TypeCheckError(f"{what} needs a numeric block operand, got {t}", e.operand.span)
+            if not 0 <= e.axis < len(t.shape):
+                raise TypeCheckError(f"axis {e.axis} of {what} out of range for {t}", e.span)
+            return t
+        case Combine():
+            return _combine_type(e, level)
         case Dot():
             _need_level(level, Level.BLOCK, "dot", e.span)
             lt, rt = e.lhs.type, e.rhs.type
@@ -544,6 +568,73 @@ def expected_type(e: Expr, level: Level) -> Type:
             assert_never(e)
 
 
+def _combine_type(e: Combine, level: Level) -> Type:
+    """The type of component ``e.result`` of a reduction or scan with a combine function (the function
+    itself is checked by the verifier, which knows the module)."""
+    what = f"combine.{e.kind.value}"
+    _need_level(level, Level.BLOCK, what, e.span)
+    if not e.args:
+        raise TypeCheckError(f"{what} needs at least one operand", e.span)
+    first = e.args[0].type
+    for a in e.args:
+        if not (isinstance(a.type, BlockType) and isinstance(a.type.elem, ScalarType)):
+            raise TypeCheckError(f"operands of {what} must be blocks of scalars, got {a.type}", a.span)
+        assert isinstance(first, BlockType)
+        if a.type.shape != first.shape:
+            raise TypeCheckError(f"operands of {what} have different shapes: {first} and {a.type}", a.span)
+    assert isinstance(first, BlockType)
+    if not 0 <= e.axis < len(first.shape):
+        raise TypeCheckError(f"axis {e.axis} of {what} out of range for {first}", e.span)
+    if not 0 <= e.result < len(e.args):
+        raise TypeCheckError(f"result {e.result} of {what} out of range for {len(e.args)} operand(s)", e.span)
+    if e.reverse and e.kind is not CombineKind.SCAN:
+        raise TypeCheckError(f"{what} cannot be reversed (only scans are)", e.span)
+    t = e.args[e.result].type
+    assert isinstance(t, BlockType)
+    match e.kind:
+        case CombineKind.SCAN:
+            return t
+        case CombineKind.REDUCE:
+            shape = t.shape[: e.axis] + t.shape[e.axis + 1 :]
+            return BlockType(t.elem, shape) if shape else t.elem
+        case _:
+            assert_never(e.kind)
+
+
+def combine_signature_error(f: Function, elems: tuple[Type, ...]) -> str | None:
+    """Why ``f`` cannot be the combine function of operands with element types ``elems``, or ``None``.
+
+    A combine function is a block-level device function returning void with parameters ``&a1..&an``
+    (by reference) then ``b1..bn`` of the element types, whose body holds only ``let`` statements and
+    assignments of scalar values (no builtins): it is evaluated elementwise, once per step of the fold.
+    """
+    name = format_func(f.name)
+    if f.kind is not FunctionKind.DEVICE or f.level is not Level.BLOCK:
+        return f"combine function {name} must be a block-level device function"
+    if not isinstance(f.ret, VoidType):
+        return f"combine function {name} must return void (it leaves its result in its first parameters)"
+    n = len(elems)
+    wanted = ", ".join([f"&{t}" for t in elems] + [str(t) for t in elems])
+    got = ", ".join(f"{'&' if p.by_ref else ''}{p.type}" for p in f.params)
+    if len(f.params) != 2 * n or any(p.type != elems[i % n] or p.by_ref != (i < n) for i, p in enumerate(f.params)):
+        return f"combine function {name} must take ({wanted}), got ({got})"
+    for st in f.body:
+        match st:
+            case Decl(init=init):
+                roots: tuple[Expr | None, ...] = (init,)
+            case Assign(value=value):
+                roots = (value,)
+            case _:
+                return f"combine function {name} may only declare and assign scalars, not {type(st).__name__.lower()}"
+        for r in roots:
+            for x in post_order(r) if r is not None else ():
+                if isinstance(x, Builtin):
+                    return f"combine function {name} cannot read builtin {x.reg.value}.{x.dim.value}"
+                if not isinstance(x.type, ScalarType):
+                    return f"combine function {name} may only compute scalars, not {x.type}"
+    return None
+
+
 def _describe(e: Expr) -> str:
     """How a mismatch message names ``e``: ``result of +``, ``builtin threadIdx.x``, ``constant``."""
     match e:
@@ -561,9 +652,24 @@ def _describe(e: Expr) -> str:
             return f"result of {e.kind.value}"
         case Reduce():
             return f"result of reduce.{e.op.value}"
+        case Scan():
+            return f"result of scan.{e.op.value}"
+        case Combine():
+            return f"result of combine.{e.kind.value}"
         case MakeVector():
             return "result of vector"
-        case Select() | PtrAdd() | Extract() | Insert() | Arange() | Splat() | Broadcast() | Reshape() | Dot():
+        case (
+            Select()
+            | PtrAdd()
+            | Extract()
+            | Insert()
+            | Arange()
+            | Splat()
+            | Broadcast()
+            | Reshape()
+            | Permute()
+            | Dot()
+        ):
             return f"result of {type(e).__name__.lower()}"
         case _:
             assert_never(e)
@@ -694,6 +800,8 @@ class _FunctionVerifier:
                     f"variable {format_var(e.name)} has type {e.type} but is declared as {var.type}", e.span
                 )
         expected = expected_type(e, self.level)  # first, so that level errors name the node
+        if isinstance(e, Combine):
+            self._combine_function(e)
         self._type(e.type, e.span)
         if e.type != expected:
             raise TypeCheckError(f"{_describe(e)} has type {e.type}, expected {expected}", e.span)
@@ -708,6 +816,15 @@ class _FunctionVerifier:
         self._expr(e)
         if e.type != expected:
             raise TypeCheckError(f"{what} has type {e.type}, expected {expected}", e.span)
+
+    def _combine_function(self, e: Combine) -> None:
+        """The combine function of ``e`` exists and fits its operands (see :func:`combine_signature_error`)."""
+        f = self.m.function(e.func)
+        if f is None:
+            raise TypeCheckError(f"combine.{e.kind.value} of undefined function {format_func(e.func)}", e.span)
+        why = combine_signature_error(f, tuple(scalar_of(a.type) or a.type for a in e.args))
+        if why is not None:
+            raise TypeCheckError(why, e.span)
 
     def _mask(self, mask: Expr | None, ptr: Type, what: str) -> None:
         """A mask is bool, or a bool block of the shape of a block of pointers ``ptr``."""

@@ -23,6 +23,7 @@ from larkc.ir.nodes import (
     Builtin,
     Call,
     Cast,
+    Combine,
     Const,
     Continue,
     Decl,
@@ -37,10 +38,12 @@ from larkc.ir.nodes import (
     Load,
     MakeVector,
     MathCall,
+    Permute,
     PtrAdd,
     Reduce,
     Reshape,
     Return,
+    Scan,
     Select,
     Shuffle,
     Splat,
@@ -83,8 +86,10 @@ def operands(e: Expr) -> tuple[Expr, ...]:
     match e:
         case Const() | VarRef() | Builtin() | Arange():
             return ()
-        case Unary() | Cast() | Splat() | Broadcast() | Reshape() | Reduce():
+        case Unary() | Cast() | Splat() | Broadcast() | Reshape() | Permute() | Reduce() | Scan():
             return (e.operand,)
+        case Combine():
+            return e.args
         case Binary():
             return (e.lhs, e.rhs)
         case Select():

@@ -54,6 +54,8 @@ from larkc.ir.nodes import (
     Call,
     Cast,
     CastKind,
+    Combine,
+    CombineKind,
     Const,
     Continue,
     Decl,
@@ -72,11 +74,13 @@ from larkc.ir.nodes import (
     MakeVector,
     MathCall,
     Module,
+    Permute,
     PtrAdd,
     Reduce,
     ReduceOp,
     Reshape,
     Return,
+    Scan,
     Select,
     Shuffle,
     ShuffleKind,
@@ -1194,8 +1198,14 @@ class Interpreter:
             case Reshape():
                 v = args[0]
                 return v.reshape(v.shape[0], *e.type.shape)
+            case Permute():
+                return args[0].permute(0, *(p + 1 for p in e.perm))
             case Reduce():
                 return self._reduce(e, args[0])
+            case Scan():
+                return self._scan(e, args[0], ub)
+            case Combine():
+                return self._combine(e, args, ub)
             case Dot():
                 return self._dot(e, ub)
             case _:
@@ -1267,6 +1277,76 @@ class Interpreter:
             case _:
                 assert_never(e.op)
 
+    def _scan(self, e: Scan, v: torch.Tensor, ub: UndefinedOps) -> torch.Tensor:
+        """``e``'s running combination, left to right (from the right with ``reverse``), one binary
+        operation per step: the order of Triton's interpreter, and what a second value domain evaluates
+        through its own binary rule."""
+        elem = _elem(e.type)
+        step = Binary(_SCAN_STEP[e.op], VarRef("acc", elem), VarRef("x", elem), elem, e.span)
+        dim = e.axis + 1
+        length = v.shape[dim]
+        outs: list[torch.Tensor] = [v.select(dim, 0)] * length
+        acc: torch.Tensor | None = None
+        for k in reversed(range(length)) if e.reverse else range(length):
+            x = v.select(dim, k)
+            ub.span = e.span
+            acc = x if acc is None else self._binary(step, acc, x, ub)
+            outs[k] = acc
+        return torch.stack(broadcast(*outs), dim=dim)
+
+    def _combine(self, e: Combine, args: list[torch.Tensor], ub: UndefinedOps) -> torch.Tensor:
+        """Component ``e.result`` of the left fold (or of every prefix of it, for a scan) of ``args``
+        along ``e.axis`` with the combine function: ``acc = x[0]``, ``acc = combine(acc, x[k])``."""
+        f = self.module.function(e.func)
+        if f is None:
+            raise SimulationError(f"combine with undefined function {e.func}", e.span)
+        dim = e.axis + 1
+        values = broadcast(*args)
+        length = values[0].shape[dim]
+        outs: list[torch.Tensor] = [values[e.result].select(dim, 0)] * length
+        acc: list[torch.Tensor] | None = None
+        for k in reversed(range(length)) if e.reverse else range(length):
+            xs = [v.select(dim, k) for v in values]
+            acc = xs if acc is None else self._combine_step(f, acc, xs, ub)
+            outs[k] = acc[e.result]
+        assert acc is not None  # blocks are never empty
+        match e.kind:
+            case CombineKind.REDUCE:
+                return acc[e.result]
+            case CombineKind.SCAN:
+                return torch.stack(broadcast(*outs), dim=dim)
+            case _:
+                assert_never(e.kind)
+
+    def _combine_step(
+        self, f: Function, acc: list[torch.Tensor], xs: list[torch.Tensor], ub: UndefinedOps
+    ) -> list[torch.Tensor]:
+        """``combine(acc, xs)``: the straight-line body of ``f`` (checked by the verifier) evaluated on
+        whole slices at once, every element of a slice being one application."""
+        n = len(acc)
+        frame = _Frame(f, {}, {}, None)
+        for p, v in zip(f.params, [*acc, *xs], strict=True):
+            frame.vars[p.name] = v
+            frame.types[p.name] = p.type
+        self._frames.append(frame)
+        try:
+            for st in f.body:
+                match st:
+                    case Decl():
+                        frame.types[st.name] = st.type
+                        if st.init is not None:
+                            frame.vars[st.name] = self._eval(st.init, ub)
+                        else:
+                            frame.vars[st.name] = poison(_elem(st.type), tuple(acc[0].shape))
+                    case Assign():
+                        frame.vars[st.name] = self._eval(st.value, ub)
+                    case _:
+                        raise SimulationError(f"combine function {f.name} is not straight-line code", st.span)
+        finally:
+            self._frames.pop()
+        results = [frame.vars[p.name] for p in f.params[:n]]
+        return broadcast(*results, *acc, *xs)[:n]  # a constant result has no thread or block dimensions
+
     def _dot(self, e: Dot, ub: UndefinedOps) -> torch.Tensor:
         a = self._eval(e.lhs, ub)
         b = self._eval(e.rhs, ub)
@@ -1283,6 +1363,15 @@ class Interpreter:
             acc = self._eval(e.acc, ub)
             return apply_binary(BinaryOp.ADD, prod, acc, out_t)
         return prod
+
+
+#: The binary operator one step of a :class:`Scan` applies.
+_SCAN_STEP = {
+    ReduceOp.SUM: BinaryOp.ADD,
+    ReduceOp.PROD: BinaryOp.MUL,
+    ReduceOp.MAX: BinaryOp.MAX,
+    ReduceOp.MIN: BinaryOp.MIN,
+}
 
 
 def _evaluated_operands(e: Expr) -> tuple[Expr, ...]:
