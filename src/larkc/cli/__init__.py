@@ -29,6 +29,8 @@ __all__ = [
     "EXIT_VERDICT",
     "add_task_arguments",
     "build_parser",
+    "candidate_from_args",
+    "display",
     "main",
     "parse_defines",
     "task_from_args",
@@ -43,6 +45,7 @@ COMMANDS = {
     "run": "larkc.cli.run",
     "verify": "larkc.cli.verify",
     "emit": "larkc.cli.emit",
+    "task": "larkc.cli.task",
 }
 
 EXIT_OK = 0
@@ -96,6 +99,12 @@ def add_task_arguments(p: argparse.ArgumentParser, *, target_required: bool = Tr
     p.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE[SIZE]", help="buffer, e.g. x=f32[1024]")
     p.add_argument("--scalar", action="append", default=[], metavar="NAME=VALUE", help="scalar argument")
     p.add_argument("--shared-bytes", default="0", help="dynamic shared memory in bytes")
+    p.add_argument(
+        "--reference",
+        metavar="MODEL.py",
+        help="the KernelBench-style problem file of a ModelNew candidate given as the target: the task is "
+        "derived from the candidate's load_inline CUDA and host code (docs/kernelbench.md)",
+    )
 
 
 def parse_defines(items: Sequence[str]) -> dict[str, str]:
@@ -121,6 +130,8 @@ def task_from_args(args: argparse.Namespace) -> Task:
 
     target = Path(args.target)
     defines = parse_defines(args.define)
+    if getattr(args, "reference", None) is not None:
+        return candidate_from_args(args)
     if target.is_dir() or target.name == "task.py" or (target.suffix == ".py" and _is_task_file(target)):
         task = load_task(target)
         if args.kernel is not None and not _same_kernel(args.kernel, task.kernel):
@@ -172,6 +183,52 @@ def task_from_args(args: argparse.Namespace) -> Task:
     )
     _check_parameters(task)
     return task
+
+
+#: Files larkc writes for a derived candidate task -> the file whose lines they mirror, so that output
+#: names ``model_new.py`` where the kernel's diagnoses stand (see :func:`display`).
+_DISPLAY_NAMES: dict[str, str] = {}
+
+
+def candidate_from_args(args: argparse.Namespace) -> Task:
+    """The task derived for a KernelBench ``ModelNew`` file (``args.target``) and its problem file
+    (``args.reference``); the launch options are refused (the host code gives the launch)."""
+    from larkc.pipeline.candidates import candidate_task
+
+    target, reference = Path(args.target), Path(args.reference)
+    given = [
+        f"--{o.replace('_', '-')}" for o in ("grid", "block", "buffer", "scalar", "template_arg") if getattr(args, o)
+    ]
+    if args.shared_bytes != "0":
+        given.append("--shared-bytes")
+    if given:
+        raise LarkcError(
+            f"{', '.join(given)}: not with --reference (the launch is derived from the candidate's host code)",
+            stage=Stage.CLI,
+        )
+    for p in (target, reference):
+        if not p.is_file():
+            raise LarkcError(f"no such file: {p}", stage=Stage.CLI)
+    derived = candidate_task(target, reference)
+    if derived.aligned:
+        _DISPLAY_NAMES[str(derived.cuda_file)] = str(target)
+    task = derived.task
+    if args.kernel is not None and not _same_kernel(args.kernel, task.kernel):
+        raise LarkcError(
+            f"--kernel {args.kernel} differs from the kernel {target} launches ({task.kernel})", stage=Stage.CLI
+        )
+    if defines := parse_defines(args.define):
+        task = dataclasses.replace(task, defines={**task.defines, **defines})
+    if args.include_dir:
+        task = dataclasses.replace(task, include_dirs=(*task.include_dirs, *map(Path, args.include_dir)))
+    return task
+
+
+def display(text: str) -> str:
+    """``text`` with the CUDA files written for candidates named by the candidate files they mirror."""
+    for written, shown in _DISPLAY_NAMES.items():
+        text = text.replace(written, shown)
+    return text
 
 
 def _same_kernel(given: str, declared: str) -> bool:
@@ -241,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_ERROR
         return int(args.func(args))
     except LarkcError as e:
-        print(e.render(), file=sys.stderr)
+        print(display(e.render()), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130

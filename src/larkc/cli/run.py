@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from larkc.cli import EXIT_OK, EXIT_VERDICT, add_task_arguments, task_from_args
+from larkc.cli import EXIT_OK, EXIT_VERDICT, add_task_arguments, display, task_from_args
 from larkc.errors import LarkcError, Stage, TaskError
 from larkc.tasks import Task
 
@@ -145,8 +145,8 @@ def _command(args: argparse.Namespace) -> int:
         distributions=distributions,
     )
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(display(json.dumps(report.to_json(), indent=2)))
     else:
-        print(report.render())
+        print(display(report.render()))
     sys.stdout.flush()
     return EXIT_OK if report.ok else EXIT_VERDICT

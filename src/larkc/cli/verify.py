@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from larkc.cli import add_task_arguments, task_from_args
+from larkc.cli import add_task_arguments, display, task_from_args
 from larkc.cli.run import _parse_shapes
 
 __all__ = ["register"]
@@ -63,7 +63,7 @@ def _command(args: argparse.Namespace) -> int:
 
     def progress(line: str) -> None:
         if show:
-            print(f"larkc verify: {line}", file=sys.stderr, flush=True)
+            print(f"larkc verify: {display(line)}", file=sys.stderr, flush=True)
 
     report = api.verify(
         task,
@@ -73,12 +73,12 @@ def _command(args: argparse.Namespace) -> int:
         replay_dir=args.replay_dir or None,
     )
     if args.json is not None:
-        text = json.dumps(report.to_json(), indent=2)
+        text = display(json.dumps(report.to_json(), indent=2))
         if args.json == "-":
             print(text)
         else:
             Path(args.json).write_text(text + "\n", encoding="utf-8")
     if args.json != "-":
-        print("\n".join(report.render()))
+        print(display("\n".join(report.render())))
     sys.stdout.flush()
     return report.exit_code

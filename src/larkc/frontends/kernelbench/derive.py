@@ -1,0 +1,418 @@
+"""A verification task derived from a ``ModelNew`` file and its problem's inputs (see ``docs/kernelbench.md``).
+
+:func:`derive_task` reads ``ModelNew`` (:mod:`.candidate`), writes the CUDA text of its extension to a
+file whose line numbers are those of ``model_new.py`` (so that every diagnosis of the kernel names the
+line of ``model_new.py`` it stands on), evaluates the host function ``forward`` calls (:mod:`.host`) on
+the problem's inputs with their sizes as symbols, and builds the :class:`~larkc.tasks.Task`: the launch
+and bindings the host code computes, its allocations as outputs and scratch, and shape instances around
+the problem's shape, small enough to simulate, including sizes that are no multiple of a block size.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import tree_sitter as ts
+import tree_sitter_cuda
+
+from larkc.errors import LarkcError, SourceCache, Span, Stage, UnsupportedError
+from larkc.frontends.cuda.preprocess import preprocess
+from larkc.frontends.cuda.syntax import node_text
+from larkc.frontends.kernelbench.candidate import CudaText, ForwardCall, input_dim_names, read_model_new
+from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
+from larkc.ir.types import ScalarType
+from larkc.tasks import Binding, BufferArg, ScalarArg, ShapeArg, Task, TensorSpec, parse_dtype
+from larkc.tasks.shape_expr import ShapeExpr, ShapeSym, evaluate
+
+__all__ = [
+    "MAX_ELEMENTS",
+    "DerivedCandidate",
+    "ProblemInput",
+    "derive_task",
+    "task_file_text",
+]
+
+#: The most elements any tensor of a derived shape instance has: the problem's shape is scaled down
+#: to this so that ``larkc run`` and ``larkc verify`` take seconds.
+MAX_ELEMENTS = 4096
+
+_TENSOR_TYPES = frozenset({"torch::Tensor", "at::Tensor", "Tensor"})
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemInput:
+    """One value ``get_inputs()`` returns: the reference parameter it is for, and for a tensor its
+    shape and element type (``"f32"``); for anything else its value."""
+
+    name: str
+    shape: tuple[int, ...] | None
+    dtype: str | None
+    value: object = None
+
+
+@dataclass
+class DerivedCandidate:
+    """The task derived for a ``ModelNew`` file, the CUDA file written for it, and whether that file's
+    line numbers are the candidate's (``aligned``)."""
+
+    task: Task
+    model_new: Path
+    cuda_file: Path
+    aligned: bool
+    given: dict[str, int] = field(default_factory=dict)
+
+
+@cache
+def _parser() -> ts.Parser:
+    return ts.Parser(ts.Language(tree_sitter_cuda.language()))
+
+
+def _cuda_file_text(texts: Sequence[CudaText]) -> tuple[str, bool]:
+    """The CUDA texts joined, each placed at its line and column of the candidate when all can be."""
+    lines: list[str] = [""]
+    aligned = True
+    for t in texts:
+        if aligned and t.line is not None and t.col is not None and t.line >= len(lines) and lines[-1] == "":
+            lines.extend("" for _ in range(t.line - len(lines)))
+            lines[-1] = " " * (t.col - 1)
+        else:
+            aligned = False
+            lines.append("")
+        parts = t.text.split("\n")
+        lines[-1] += parts[0]
+        lines.extend(parts[1:])
+    if not aligned:
+        return "\n".join(t.text for t in texts), False
+    return "\n".join(lines), True
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("LARKC_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    base = Path(root) if root else Path.home() / ".cache"
+    return (base / "larkc" / "kernelbench") if not os.environ.get("LARKC_CACHE_DIR") else base / "kernelbench"
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def _symbol_names(problem: Sequence[ProblemInput], reference: Path) -> list[list[str]]:
+    """A symbol per dimension of each input: the name ``get_inputs()`` sizes it with where there is one
+    (one name, one symbol), else ``<input>_d<k>``."""
+    named = input_dim_names(reference)
+    tensors = [p for p in problem if p.shape is not None]
+    taken = {p.name for p in problem}
+    value_of: dict[str, int] = {}
+    out: list[list[str]] = []
+    for i, p in enumerate(tensors):
+        assert p.shape is not None
+        names = named[i] if i < len(named) and len(named[i]) == len(p.shape) else [None] * len(p.shape)
+        dims = []
+        for k, (n, v) in enumerate(zip(names, p.shape, strict=True)):
+            sym = n if n is not None and n.isidentifier() and n not in taken else f"{p.name}_d{k}"
+            if value_of.setdefault(sym, v) != v:
+                sym = f"{p.name}_d{k}"
+                value_of[sym] = v
+            dims.append(sym)
+        out.append(dims)
+    return out
+
+
+def _instances(
+    given: dict[str, int], tensors: Sequence[tuple[ShapeExpr, ...]], constraints: Sequence[ShapeExpr]
+) -> list[dict[str, int]]:
+    """The problem's shape if small, the shape scaled down to :data:`MAX_ELEMENTS` per tensor, one with
+    every size one more (no multiple of a power of two), one three quarters of it less one."""
+
+    def largest(inst: dict[str, int]) -> int:
+        out = 1
+        for shape in tensors:
+            n = 1
+            for d in shape:
+                n *= int(evaluate(d, inst))
+            out = max(out, n)
+        return out
+
+    scaled = dict(given)
+    while largest(scaled) > MAX_ELEMENTS and any(v > 1 for v in scaled.values()):
+        s = max(scaled, key=lambda k: scaled[k])
+        scaled[s] = (scaled[s] + 1) // 2
+    candidates = [
+        dict(given) if largest(given) <= MAX_ELEMENTS else None,
+        scaled,
+        {s: v + 1 for s, v in scaled.items()},
+        {s: max(1, v * 3 // 4 - 1) for s, v in scaled.items()},
+    ]
+    out: list[dict[str, int]] = []
+    for c in candidates:
+        if c is None or c in out:
+            continue
+        if all(evaluate(k, c) for k in constraints):
+            out.append(c)
+    return out
+
+
+def derive_task(
+    model_new: str | Path,
+    reference: str | Path,
+    problem: Sequence[ProblemInput],
+    *,
+    init_args: Sequence[object] = (),
+    cuda_file: str | Path | None = None,
+) -> DerivedCandidate:
+    """The task verifying ``model_new``'s ``ModelNew`` against the problem file ``reference``.
+
+    ``problem`` describes what the problem's ``get_inputs()`` returns, ``init_args`` its
+    ``get_init_inputs()``. The CUDA text is written to ``cuda_file`` (by default a file of larkc's cache,
+    ``$LARKC_CACHE_DIR`` or ``~/.cache/larkc``). Raises a located :class:`LarkcError` for what cannot be
+    derived.
+    """
+    path = Path(model_new)
+    ref_path = Path(reference)
+    candidate = read_model_new(path, init_args)
+    if len(candidate.calls) != 1:
+        second = candidate.calls[1] if len(candidate.calls) > 1 else None
+        if second is not None:
+            raise UnsupportedError("several CUDA calls in ModelNew.forward", "several launches", second.span)
+        raise LarkcError("ModelNew.forward calls no CUDA function", stage=Stage.FRONTEND)
+    call = candidate.calls[0]
+    text, aligned = _cuda_file_text(call.extension.cuda)
+    digest = hashlib.sha256(f"{path.resolve()}\0{text}".encode()).hexdigest()[:16]
+    target = Path(cuda_file) if cuda_file is not None else _cache_dir() / digest / f"{path.stem}.cu"
+    _write(target, text)
+    file_name = str(path) if aligned else str(target)
+    pp = preprocess(text, file_name)
+    if aligned:  # the preprocessor registered the CUDA lines under the candidate's name: put its text back
+        SourceCache.register(str(path), path.read_text(encoding="utf-8"))
+    else:
+        SourceCache.register(str(target), text)
+    tree = _parser().parse(pp.text.encode())
+
+    def span(node: ts.Node) -> Span:
+        start = (node.start_point.row, node.start_point.column)
+        end = (node.end_point.row, node.end_point.column)
+        return pp.source_map.span_of_points(start, end)
+
+    found = host_function(tree.root_node, call.function)
+    if found is None:
+        raise LarkcError(
+            f"{call.function} is not defined in the CUDA source of {call.extension.variable}",
+            call.span,
+            stage=Stage.FRONTEND,
+        )
+    fn, params = found
+    symbols = _symbol_names(problem, ref_path)
+    tensors = [p for p in problem if p.shape is not None]
+    if len(tensors) != len(problem):
+        other = next(p for p in problem if p.shape is None)
+        raise LarkcError(
+            f"get_inputs() returns a non-tensor value for {other.name} ({other.value!r}): not supported yet",
+            Span(str(ref_path), 1, 1, 1, 2),
+            stage=Stage.FRONTEND,
+        )
+    host_inputs = {
+        p.name: HostTensor(p.name, tuple(ShapeSym(s) for s in dims), p.dtype or "f32")
+        for p, dims in zip(tensors, symbols, strict=True)
+    }
+    arguments = _host_arguments(call, candidate.params, [p.name for p in problem], params, host_inputs, span, fn)
+    result = evaluate_host(tree.root_node, fn, span, arguments)
+    given = {s: v for p, dims in zip(tensors, symbols, strict=True) for s, v in zip(dims, p.shape or (), strict=True)}
+    task = _task(path, ref_path, target, host_inputs, result, given, span, fn)
+    return DerivedCandidate(task, path, target, aligned, given)
+
+
+def _host_arguments(
+    call: ForwardCall,
+    forward_params: Sequence[str],
+    input_names: Sequence[str],
+    params: Sequence[tuple[str, str, ts.Node]],
+    inputs: Mapping[str, HostTensor],
+    span: object,
+    fn: ts.Node,
+) -> dict[str, HostTensor | float | int | bool]:
+    if len(call.arguments) != len(params):
+        raise LarkcError(
+            f"{call.function} takes {len(params)} arguments, ModelNew.forward passes {len(call.arguments)}",
+            call.span,
+            stage=Stage.FRONTEND,
+        )
+    out: dict[str, HostTensor | float | int | bool] = {}
+    for (pname, ptype, _node), arg in zip(params, call.arguments, strict=True):
+        base = ptype.replace("const ", "").replace("&", "").strip()
+        if isinstance(arg, str):
+            index = list(forward_params).index(arg)
+            if index >= len(input_names) or base not in _TENSOR_TYPES:
+                raise LarkcError(
+                    f"argument {arg} of {call.function} is no input tensor of the problem"
+                    f" (parameter {pname} has type {ptype})",
+                    call.span,
+                    stage=Stage.FRONTEND,
+                )
+            out[pname] = inputs[input_names[index]]
+        elif base in _TENSOR_TYPES:
+            raise LarkcError(f"a constant passed as tensor parameter {pname}", call.span, stage=Stage.FRONTEND)
+        elif base in ("float", "double"):
+            out[pname] = float(arg)
+        elif base == "bool":
+            out[pname] = bool(arg)
+        else:
+            out[pname] = int(arg)
+    return out
+
+
+def _task(
+    path: Path,
+    reference: Path,
+    source: Path,
+    inputs: Mapping[str, HostTensor],
+    result: HostResult,
+    given: dict[str, int],
+    span: object,
+    fn: ts.Node,
+) -> Task:
+    if not result.launches:
+        raise LarkcError(
+            f"the host function {node_text(fn.child_by_field_name('declarator')).split('(')[0]} launches no kernel",
+            span(fn),  # type: ignore[operator]
+            stage=Stage.FRONTEND,
+        )
+    if len(result.launches) > 1:
+        second = result.launches[1]
+        raise UnsupportedError("several launches in one host function", second.kernel, second.span)
+    launch: HostLaunch = result.launches[0]
+    names: dict[str, str] = {}
+    returned = [t.name for t in result.returned]
+    if len(set(returned)) != len(returned):
+        raise LarkcError("the host function returns one tensor twice", launch.span, stage=Stage.FRONTEND)
+    for i, t in enumerate(result.returned):
+        names[t.name] = "out" if len(returned) == 1 else f"out{i}"
+    for k in result.allocated:
+        if k not in names:
+            names[k] = f"scratch{len(names) - len(returned)}"
+    outputs: dict[str, object] = {}
+    for t in result.returned:
+        init = result.allocated[t.name][1]
+        outputs[names[t.name]] = TensorSpec(t.shape, _dtype(t.dtype), init)
+    scratch = {
+        names[k]: TensorSpec(t.shape, _dtype(t.dtype), init)
+        for k, (t, init) in result.allocated.items()
+        if k not in returned
+    }
+    bindings: dict[str, BufferArg | ShapeArg | ScalarArg] = {}
+    for param, (kind, value) in launch.arguments.items():
+        match kind:
+            case "tensor":
+                assert isinstance(value, str)
+                bindings[param] = BufferArg(names.get(value, value))
+            case "shape":
+                bindings[param] = ShapeArg(show(value))  # type: ignore[arg-type]
+            case "scalar":
+                bindings[param] = ScalarArg(value)  # type: ignore[arg-type]
+    shapes = [t.shape for t in inputs.values()]
+    shapes += [t.shape for t, _ in result.allocated.values()]
+    instances = _instances(given, shapes, result.constraints)
+    if not instances:
+        raise LarkcError(
+            "the checks of the host function fail on the problem's shape", launch.span, stage=Stage.FRONTEND
+        )
+    bounds = {s: max([given[s], *(inst[s] for inst in instances)]) for s in given}
+    constraints = [show(c) for c in result.constraints] + [f"{s} <= {b}" for s, b in bounds.items()]
+    kernel = launch.kernel
+    return Task(
+        name=path.parent.name if path.stem == "model_new" else path.stem,
+        source=source,
+        kernel=kernel,
+        template_args=launch.template_args,
+        reference=str(reference),
+        inputs={k: TensorSpec(t.shape, _dtype(t.dtype)) for k, t in inputs.items()},
+        outputs=outputs,
+        scratch=scratch,
+        bindings=bindings,
+        symbols=list(given),
+        constraints=constraints,
+        instances=instances,
+        grid=[show(d) for d in launch.grid],
+        block=[show(d) for d in launch.block],
+        shared_bytes=show(launch.shared_bytes),
+    )
+
+
+def _dtype(name: str) -> ScalarType:
+    return parse_dtype(name)
+
+
+def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
+    """A task file that builds ``derived.task`` (paths relative to ``task_file``'s folder), for people
+    to read and edit."""
+    t = derived.task
+    base = task_file.parent.resolve()
+
+    def rel(p: str | Path) -> str:
+        return os.path.relpath(Path(p).resolve(), base)
+
+    def tensors(m: Mapping[str, TensorSpec]) -> str:
+        items = []
+        for k, spec in m.items():
+            shape = ", ".join(repr(show(d)) for d in spec.shape)
+            init = f", {spec.init!r}" if spec.init is not None else ""
+            items.append(f"{k!r}: (({shape}{',' if len(spec.shape) == 1 else ''}), {str(spec.dtype)!r}{init})")
+        return "{" + ", ".join(items) + "}"
+
+    def binding(b: Binding) -> str:
+        match b:
+            case BufferArg(name):
+                return f"BufferArg({name!r})"
+            case ShapeArg(expr):
+                return f"ShapeArg({show(expr)!r})"
+            case ScalarArg(value):
+                return f"ScalarArg({value!r})"
+            case _:  # a derived task binds buffers, sizes and constants only
+                raise LarkcError(f"cannot write binding {b!r} to a task file", stage=Stage.TASK)
+
+    given = ", ".join(f"{s}={v}" for s, v in derived.given.items())
+    lines = [
+        f'"""Derived by `larkc task` from {rel(derived.model_new)} and {rel(str(t.reference))}; edit freely.',
+        "",
+        f"The problem's shape is {given}; the instances are it scaled down to what simulates in seconds and",
+        "shapes around it. The CUDA file's line numbers are those of the candidate file."
+        if derived.aligned
+        else "The CUDA file holds the extension's CUDA source.",
+        '"""',
+        "",
+        "from larkc import BufferArg, ScalarArg, ShapeArg, Task",
+        "",
+        "task = Task(",
+        f"    name={t.name!r},",
+        f"    source={rel(t.source)!r},",
+        f"    kernel={t.kernel!r},",
+    ]
+    if t.template_args:
+        lines.append(f"    template_args={tuple(t.template_args)!r},")
+    lines += [
+        f"    reference={rel(str(t.reference))!r},",
+        f"    inputs={tensors(t.inputs)},",
+        f"    outputs={tensors(t.outputs)},",
+    ]
+    if t.scratch:
+        lines.append(f"    scratch={tensors(t.scratch)},")
+    lines.append("    bindings={")
+    lines += [f"        {k!r}: {binding(b)}," for k, b in t.bindings.items()]
+    lines += [
+        "    },",
+        f"    grid={[show(d) for d in t.grid]!r},",
+        f"    block={[show(d) for d in t.block]!r},",
+        f"    shared_bytes={show(t.shared_bytes)!r},",
+        f"    symbols={list(t.symbols)!r},",
+        f"    constraints={[show(c) for c in t.constraints]!r},",
+        f"    instances={[dict(i) for i in t.instances]!r},",
+        ")",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,946 @@
+"""The host wrapper of a ``load_inline`` extension, read as functions of the input shapes.
+
+A generated ``ModelNew`` exports C++ functions such as::
+
+    torch::Tensor add_cuda(torch::Tensor a, torch::Tensor b) {
+        auto size = a.numel();
+        auto out = torch::zeros_like(a);
+        const int block_size = 256;
+        add_kernel<<<(size + block_size - 1) / block_size, block_size>>>(
+            a.data_ptr<float>(), b.data_ptr<float>(), out.data_ptr<float>(), size);
+        return out;
+    }
+
+:func:`evaluate_host` runs such a function abstractly over tree-sitter's syntax tree: tensors are
+task tensors with shapes over the symbols, integers are :data:`~larkc.tasks.ShapeExpr`\\ s, and each
+``kernel<<<grid, block, smem>>>(...)`` becomes a :class:`HostLaunch` whose arguments are task bindings.
+Straight-line code only: declarations, assignments, launches, ``TORCH_CHECK`` (a constraint on the
+shapes, or a check that holds), ``if`` on conditions known at derivation time, and ``return``. Anything
+else (a loop, a branch on sizes, a call of another host function, a kernel chosen at run time) is an
+``unsupported`` error at its line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import tree_sitter as ts
+
+from larkc.errors import LarkcError, Span, Stage, UnsupportedError
+from larkc.frontends.cuda.syntax import node_text
+from larkc.tasks.shape_expr import (
+    ArithOp,
+    BoolOp,
+    CmpOp,
+    ShapeArith,
+    ShapeBool,
+    ShapeCall,
+    ShapeCmp,
+    ShapeExpr,
+    ShapeNum,
+    ShapeSym,
+)
+
+__all__ = [
+    "HostArgument",
+    "HostLaunch",
+    "HostResult",
+    "HostTensor",
+    "evaluate_host",
+    "kernel_parameters",
+    "show",
+]
+
+#: C++ element types of ``data_ptr<T>()`` and casts, and the ``torch::k...`` dtype constants, to larkc's names.
+_CXX_TYPES = {
+    "float": "f32",
+    "double": "f64",
+    "half": "f16",
+    "__half": "f16",
+    "at::Half": "f16",
+    "c10::Half": "f16",
+    "__nv_bfloat16": "bf16",
+    "at::BFloat16": "bf16",
+    "c10::BFloat16": "bf16",
+    "int": "i32",
+    "int32_t": "i32",
+    "int64_t": "i64",
+    "long": "i64",
+    "bool": "bool",
+    "uint8_t": "u8",
+    "int8_t": "i8",
+}
+_TORCH_DTYPES = {
+    "kFloat": "f32",
+    "kFloat32": "f32",
+    "kDouble": "f64",
+    "kFloat64": "f64",
+    "kHalf": "f16",
+    "kFloat16": "f16",
+    "kBFloat16": "bf16",
+    "kInt": "i32",
+    "kInt32": "i32",
+    "kLong": "i64",
+    "kInt64": "i64",
+    "kBool": "bool",
+    "kByte": "u8",
+    "kUInt8": "u8",
+    "kChar": "i8",
+    "kInt8": "i8",
+}
+_SIZEOF = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i32": 4, "i64": 8, "bool": 1, "u8": 1, "i8": 1}
+_INT_TYPES = frozenset(
+    {"int", "unsigned", "unsigned int", "long", "long long", "int64_t", "int32_t", "size_t", "uint32_t", "uint64_t"}
+)
+_FLOAT_TYPES = frozenset({"float", "double"})
+#: Calls that do not change what the wrapper computes (error checks, synchronisation, streams).
+_NO_EFFECT = frozenset(
+    {
+        "C10_CUDA_KERNEL_LAUNCH_CHECK",
+        "cudaDeviceSynchronize",
+        "cudaGetLastError",
+        "AT_CUDA_CHECK",
+        "C10_CUDA_CHECK",
+        "CUDA_CHECK",
+        "cudaStreamSynchronize",
+        "printf",
+    }
+)
+#: Methods of a tensor that return the same tensor (the inputs larkc makes are contiguous CUDA tensors).
+_SAME_TENSOR = frozenset({"contiguous", "cuda", "detach"})
+
+
+# -- values ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HostTensor:
+    """A task tensor (an input, or one the wrapper allocates) seen through a contiguous view of ``shape``."""
+
+    name: str
+    shape: tuple[ShapeExpr, ...]
+    dtype: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Int:
+    expr: ShapeExpr
+
+
+@dataclass(frozen=True, slots=True)
+class _Float:
+    value: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Bool:
+    value: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Cond:
+    """A condition on the shapes (from a comparison of sizes)."""
+
+    expr: ShapeExpr
+
+
+@dataclass(frozen=True, slots=True)
+class _Dim3:
+    dims: tuple[ShapeExpr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Ptr:
+    tensor: str
+    dtype: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Dtype:
+    dtype: str | None  # None: the options of no particular dtype (``torch::TensorOptions()``)
+
+
+@dataclass(frozen=True, slots=True)
+class _List:
+    items: tuple[_Value, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Opaque:
+    """A value the derivation does not need (a stream, a device)."""
+
+    what: str
+
+
+_Value = HostTensor | _Int | _Float | _Bool | _Cond | _Dim3 | _Ptr | _Dtype | _List | _Opaque
+
+#: How a kernel argument binds: a tensor's name, a shape expression, or a constant.
+HostArgument = (
+    tuple[Literal["tensor"], str] | tuple[Literal["shape"], ShapeExpr] | tuple[Literal["scalar"], float | bool]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HostLaunch:
+    """One ``kernel<<<grid, block, shared_bytes>>>(arguments)``: the kernel (with template arguments),
+    the launch over the shapes and each kernel parameter's binding, in parameter order."""
+
+    kernel: str
+    template_args: tuple[str | int, ...]
+    grid: tuple[ShapeExpr, ...]
+    block: tuple[ShapeExpr, ...]
+    shared_bytes: ShapeExpr
+    arguments: dict[str, HostArgument]
+    span: Span
+
+
+@dataclass
+class HostResult:
+    """What a host function does: its launches in order, the tensors it allocates (name to the
+    tensor, with ``init`` ``zeros`` or ``empty``), the tensors it returns, and the conditions its
+    ``TORCH_CHECK``\\ s put on the shapes."""
+
+    launches: list[HostLaunch] = field(default_factory=list)
+    allocated: dict[str, tuple[HostTensor, Literal["zeros", "empty"]]] = field(default_factory=dict)
+    returned: list[HostTensor] = field(default_factory=list)
+    constraints: list[ShapeExpr] = field(default_factory=list)
+
+
+# -- printing shape expressions ----------------------------------------------------------------------
+
+_PRECEDENCE = {ArithOp.ADD: 1, ArithOp.SUB: 1, ArithOp.MUL: 2, ArithOp.FLOORDIV: 2, ArithOp.MOD: 2}
+
+
+def show(e: ShapeExpr, parent: int = 0, right: bool = False) -> str:
+    """``e`` in the task-file syntax with the parentheses it needs (``cdiv(n, 256)``, ``rows * d``)."""
+    match e:
+        case ShapeNum(value):
+            return str(value) if value >= 0 or parent == 0 else f"({value})"
+        case ShapeSym(name):
+            return name
+        case ShapeArith(op, lhs, rhs):
+            prec = _PRECEDENCE[op]
+            text = f"{show(lhs, prec)} {op.value} {show(rhs, prec, True)}"
+            return f"({text})" if prec < parent or (right and prec == parent) else text
+        case ShapeCall(fn, args):
+            return f"{fn}({', '.join(show(a) for a in args)})"
+        case ShapeCmp(op, lhs, rhs):
+            text = f"{show(lhs, 1)} {op.value} {show(rhs, 1)}"
+            return f"({text})" if parent else text
+        case ShapeBool(op, args):
+            text = f" {op.value} ".join(show(a, 1) for a in args)
+            return f"({text})" if parent else text
+        case _:
+            return str(e)
+
+
+def _arith(op: ArithOp, a: ShapeExpr, b: ShapeExpr) -> ShapeExpr:
+    """``a op b`` folded where it can be (constants, ``x * 1``, ``x + 0``), and ``(x + (k - 1)) / k`` as
+    ``cdiv(x, k)``; the operands are sizes, so C's truncating division is floor division."""
+    if isinstance(a, ShapeNum) and isinstance(b, ShapeNum):
+        x, y = a.value, b.value
+        match op:
+            case ArithOp.ADD:
+                return ShapeNum(x + y)
+            case ArithOp.SUB:
+                return ShapeNum(x - y)
+            case ArithOp.MUL:
+                return ShapeNum(x * y)
+            case ArithOp.FLOORDIV | ArithOp.MOD if y != 0:
+                q = abs(x) // abs(y) * (1 if (x >= 0) == (y >= 0) else -1)  # C truncates toward zero
+                return ShapeNum(q if op is ArithOp.FLOORDIV else x - q * y)
+    if op in (ArithOp.ADD, ArithOp.SUB) and isinstance(b, ShapeNum):
+        if b.value == 0:
+            return a
+        k = b.value if op is ArithOp.ADD else -b.value
+        if isinstance(a, ShapeArith) and a.op is ArithOp.ADD and isinstance(a.rhs, ShapeNum):
+            return _arith(ArithOp.ADD, a.lhs, ShapeNum(a.rhs.value + k))
+        return ShapeArith(ArithOp.ADD if k > 0 else ArithOp.SUB, a, ShapeNum(abs(k)))
+    if op is ArithOp.MUL and isinstance(a, ShapeNum) and a.value == 1:
+        return b
+    if op in (ArithOp.MUL, ArithOp.FLOORDIV) and isinstance(b, ShapeNum) and b.value == 1:
+        return a
+    if (
+        op is ArithOp.FLOORDIV
+        and isinstance(b, ShapeNum)
+        and isinstance(a, ShapeArith)
+        and a.op is ArithOp.ADD
+        and a.rhs == ShapeNum(b.value - 1)
+    ):
+        return ShapeCall("cdiv", (a.lhs, b))
+    return ShapeArith(op, a, b)
+
+
+def _product(dims: Sequence[ShapeExpr]) -> ShapeExpr:
+    out: ShapeExpr = ShapeNum(1)
+    for d in dims:
+        out = _arith(ArithOp.MUL, out, d)
+    return out
+
+
+# -- the syntax tree ---------------------------------------------------------------------------------
+
+
+def _function_definitions(root: ts.Node) -> list[tuple[ts.Node, bool]]:
+    """Every function definition of the file (in namespaces, ``extern "C"`` blocks and templates), with
+    whether it is a ``__global__`` kernel."""
+    out: list[tuple[ts.Node, bool]] = []
+
+    def visit(node: ts.Node) -> None:
+        for c in node.named_children:
+            if c.type == "function_definition":
+                words = {node_text(x) for x in c.children if x.type in ("type_qualifier", "attribute_specifier")}
+                words |= {node_text(x) for x in c.children if not x.is_named}
+                text = node_text(c)
+                head = text[: text.find("(")] if "(" in text else text
+                out.append((c, "__global__" in words or "__global__" in head.split()))
+            elif c.type in (
+                "namespace_definition",
+                "linkage_specification",
+                "template_declaration",
+                "declaration_list",
+            ):
+                visit(c)
+
+    visit(root)
+    return out
+
+
+def _declarator_name(fn: ts.Node) -> tuple[str, ts.Node | None]:
+    d = fn.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator")
+    if d is None:
+        return "", None
+    name = d.child_by_field_name("declarator")
+    return node_text(name), d.child_by_field_name("parameters")
+
+
+def _parameters(params: ts.Node | None) -> list[tuple[str, str, ts.Node]]:
+    """``(name, type text, node)`` of each parameter."""
+    out = []
+    for p in params.named_children if params is not None else []:
+        if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
+            continue
+        d = p.child_by_field_name("declarator")
+        pointer = False
+        while d is not None and d.type in ("pointer_declarator", "reference_declarator", "abstract_pointer_declarator"):
+            pointer = pointer or d.type != "reference_declarator"
+            inner = d.child_by_field_name("declarator")
+            if inner is None:
+                inner = next((c for c in d.named_children if c.type == "identifier"), None)
+            d = inner
+        type_text = " ".join(node_text(p.child_by_field_name("type")).split()) + (" *" if pointer else "")
+        out.append((node_text(d), type_text, p))
+    return out
+
+
+def kernel_parameters(root: ts.Node, kernel: str) -> list[str] | None:
+    """The parameter names of ``__global__`` function ``kernel`` (its last definition), if there is one."""
+    found = None
+    for fn, is_kernel in _function_definitions(root):
+        name, params = _declarator_name(fn)
+        if is_kernel and name.split("::")[-1] == kernel:
+            found = [n for n, _, _ in _parameters(params)]
+    return found
+
+
+# -- evaluation --------------------------------------------------------------------------------------
+
+
+class _Evaluator:
+    def __init__(
+        self, root: ts.Node, span: Callable[[ts.Node], Span], arguments: dict[str, HostTensor | float | int | bool]
+    ) -> None:
+        self.root = root
+        self.span = span
+        self.env: dict[str, _Value] = {}
+        for k, v in arguments.items():
+            match v:
+                case HostTensor():
+                    self.env[k] = v
+                case bool():
+                    self.env[k] = _Bool(v)
+                case int():
+                    self.env[k] = _Int(ShapeNum(v))
+                case float():
+                    self.env[k] = _Float(v)
+        self.result = HostResult()
+        self.done = False
+
+    def unsupported(self, what: str, node: ts.Node) -> LarkcError:
+        return UnsupportedError(what, node_text(node), self.span(node), stage=Stage.FRONTEND)
+
+    def error(self, message: str, node: ts.Node) -> LarkcError:
+        return LarkcError(message, self.span(node), stage=Stage.FRONTEND)
+
+    # statements
+
+    def block(self, node: ts.Node) -> None:
+        for s in node.named_children:
+            if self.done:
+                return
+            self.statement(s)
+
+    def statement(self, s: ts.Node) -> None:
+        match s.type:
+            case "comment":
+                return
+            case "declaration":
+                self.declaration(s)
+            case "expression_statement":
+                e = s.named_children[0] if s.named_children else None
+                if e is not None:
+                    self.effect(e)
+            case "return_statement":
+                e = s.named_children[0] if s.named_children else None
+                if e is not None:
+                    self.returns(e)
+                self.done = True
+            case "compound_statement":
+                self.block(s)
+            case "if_statement":
+                cond = s.child_by_field_name("condition")
+                inner = cond.named_children[-1] if cond is not None and cond.named_children else cond
+                assert inner is not None
+                v = self.expr(inner)
+                if not isinstance(v, _Bool):
+                    raise self.unsupported("branch on sizes in host code", inner)
+                branch = s.child_by_field_name("consequence" if v.value else "alternative")
+                if branch is not None:
+                    if branch.type == "else_clause":
+                        branch = branch.named_children[0]
+                    self.statement(branch)
+            case "for_statement" | "while_statement" | "do_statement" | "for_range_loop":
+                raise self.unsupported("loop in host code (a launch count that depends on the data)", s)
+            case _:
+                raise self.unsupported(f"{s.type.replace('_', ' ')} in host code", s)
+
+    def declaration(self, s: ts.Node) -> None:
+        type_node = s.child_by_field_name("type")
+        type_text = " ".join(node_text(type_node).split())
+        for d in s.children_by_field_name("declarator"):
+            if d.type == "identifier":
+                if type_text == "dim3":
+                    self.env[node_text(d)] = _Dim3((ShapeNum(1),))
+                    continue
+                raise self.unsupported("declaration without a value in host code", d)
+            if d.type != "init_declarator":
+                raise self.unsupported("declaration in host code", d)
+            name_node = d.child_by_field_name("declarator")
+            value = d.child_by_field_name("value")
+            if name_node is None or value is None or name_node.type != "identifier":
+                raise self.unsupported("declaration in host code", d)
+            if value.type in ("argument_list", "initializer_list"):  # dim3 g(a, b); dim3 g{a, b};
+                if type_text != "dim3":
+                    raise self.unsupported(f"initialisation of {type_text}", d)
+                v: _Value = self.dim3(value.named_children, value)
+            else:
+                v = self.expr(value)
+                if type_text == "dim3":
+                    v = self.as_dim3(v, value)
+            self.env[node_text(name_node)] = self.convert(v, type_text.removeprefix("const ").strip(), value)
+
+    def convert(self, v: _Value, type_text: str, node: ts.Node) -> _Value:
+        if type_text in _INT_TYPES and isinstance(v, _Float):
+            return _Int(ShapeNum(int(v.value)))
+        if type_text in _FLOAT_TYPES and isinstance(v, _Int):
+            if not isinstance(v.expr, ShapeNum):
+                raise self.unsupported("floating-point value computed from sizes", node)
+            return _Float(float(v.expr.value))
+        return v
+
+    def effect(self, e: ts.Node) -> None:
+        if e.type == "assignment_expression":
+            left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
+            assert left is not None and right is not None
+            if left.type != "identifier" or node_text(e.child_by_field_name("operator")) != "=":
+                raise self.unsupported("assignment in host code", e)
+            self.env[node_text(left)] = self.expr(right)
+            return
+        if e.type == "call_expression":
+            if any(c.type == "kernel_call_syntax" for c in e.children):
+                self.launch(e)
+                return
+            fn = e.child_by_field_name("function")
+            name = node_text(fn)
+            if name in ("TORCH_CHECK", "AT_ASSERT", "TORCH_INTERNAL_ASSERT", "assert"):
+                args = e.child_by_field_name("arguments")
+                assert args is not None and args.named_children
+                self.check(args.named_children[0])
+                return
+            if name.split("::")[-1] in _NO_EFFECT:
+                return
+            raise self.unsupported("call in host code", e)
+        raise self.unsupported("statement in host code", e)
+
+    def check(self, cond: ts.Node) -> None:
+        v = self.expr(cond)
+        match v:
+            case _Bool(True):
+                return
+            case _Bool(False):
+                raise self.error("this check fails on the problem's inputs", cond)
+            case _Cond(expr):
+                self.result.constraints.append(expr)
+            case _:
+                raise self.unsupported("check in host code", cond)
+
+    def returns(self, e: ts.Node) -> None:
+        v = self.expr(e)
+        items = v.items if isinstance(v, _List) else (v,)
+        for item in items:
+            if not isinstance(item, HostTensor):
+                raise self.unsupported("return value of a host function (expected tensors)", e)
+            if item.name not in self.result.allocated:
+                raise self.unsupported("return of an input tensor (in-place results)", e)
+            self.result.returned.append(item)
+
+    def launch(self, e: ts.Node) -> None:
+        fn = e.child_by_field_name("function")
+        assert fn is not None
+        template_args: tuple[str | int, ...] = ()
+        if fn.type == "template_function":
+            name_node = fn.child_by_field_name("name")
+            targs = fn.child_by_field_name("arguments")
+            template_args = tuple(self.template_arg(a) for a in (targs.named_children if targs else []))
+        else:
+            name_node = fn
+        if name_node is None or name_node.type not in ("identifier", "qualified_identifier"):
+            raise self.unsupported("launch of a kernel chosen at run time", fn)
+        kernel = node_text(name_node)
+        params = kernel_parameters(self.root, kernel.split("::")[-1])
+        if params is None:
+            raise self.unsupported("launch of a kernel chosen at run time (no __global__ function of this name)", fn)
+        config = next(c for c in e.children if c.type == "kernel_call_syntax")
+        parts = config.named_children
+        if len(parts) < 2:
+            raise self.unsupported("launch configuration", config)
+        grid = self.as_dim3(self.expr(parts[0]), parts[0]).dims
+        block = self.as_dim3(self.expr(parts[1]), parts[1]).dims
+        smem: ShapeExpr = ShapeNum(0)
+        if len(parts) > 2:
+            s = self.expr(parts[2])
+            if not isinstance(s, _Int):
+                raise self.unsupported("dynamic shared memory size", parts[2])
+            smem = s.expr
+        args_node = e.child_by_field_name("arguments")
+        args = args_node.named_children if args_node is not None else []
+        if len(args) != len(params):
+            raise self.error(f"{kernel} takes {len(params)} arguments, the launch passes {len(args)}", e)
+        bindings: dict[str, HostArgument] = {}
+        for p, a in zip(params, args, strict=True):
+            bindings[p] = self.argument(a)
+        self.result.launches.append(HostLaunch(kernel, template_args, grid, block, smem, bindings, self.span(e)))
+
+    def template_arg(self, a: ts.Node) -> str | int:
+        if a.type == "type_descriptor":
+            return " ".join(node_text(a).split())
+        v = self.expr(a)
+        if isinstance(v, _Int) and isinstance(v.expr, ShapeNum):
+            return v.expr.value
+        if isinstance(v, _Bool):
+            return int(v.value)
+        raise self.unsupported("template argument that depends on sizes", a)
+
+    def argument(self, a: ts.Node) -> HostArgument:
+        v = self.expr(a)
+        match v:
+            case _Ptr(tensor, _):
+                return ("tensor", tensor)
+            case _Int(expr):
+                return ("shape", expr)
+            case _Float(value):
+                return ("scalar", value)
+            case _Bool(value):
+                return ("scalar", value)
+            case _:
+                raise self.unsupported("kernel argument", a)
+
+    # expressions
+
+    def dim3(self, items: Sequence[ts.Node], node: ts.Node) -> _Dim3:
+        dims = []
+        for it in items:
+            v = self.expr(it)
+            if not isinstance(v, _Int):
+                raise self.unsupported("dim3 component", it)
+            dims.append(v.expr)
+        if not 1 <= len(dims) <= 3:
+            raise self.unsupported("dim3", node)
+        return _Dim3(tuple(dims))
+
+    def as_dim3(self, v: _Value, node: ts.Node) -> _Dim3:
+        if isinstance(v, _Dim3):
+            return v
+        if isinstance(v, _Int):
+            return _Dim3((v.expr,))
+        raise self.unsupported("launch dimension", node)
+
+    def expr(self, e: ts.Node) -> _Value:
+        match e.type:
+            case "parenthesized_expression":
+                return self.expr(e.named_children[0])
+            case "number_literal":
+                return self.number(e)
+            case "true" | "false":
+                return _Bool(e.type == "true")
+            case "identifier":
+                name = node_text(e)
+                if name not in self.env:
+                    raise self.unsupported("name in host code", e)
+                return self.env[name]
+            case "qualified_identifier":
+                last = node_text(e).split("::")[-1]
+                if last in _TORCH_DTYPES:
+                    return _Dtype(_TORCH_DTYPES[last])
+                raise self.unsupported("name in host code", e)
+            case "binary_expression":
+                return self.binary(e)
+            case "unary_expression":
+                op = node_text(e.child_by_field_name("operator"))
+                arg = e.child_by_field_name("argument")
+                assert arg is not None
+                v = self.expr(arg)
+                if op == "-" and isinstance(v, _Int):
+                    return _Int(_arith(ArithOp.SUB, ShapeNum(0), v.expr))
+                if op == "-" and isinstance(v, _Float):
+                    return _Float(-v.value)
+                if op == "!" and isinstance(v, _Bool):
+                    return _Bool(not v.value)
+                raise self.unsupported("operator in host code", e)
+            case "conditional_expression":
+                cond = e.child_by_field_name("condition")
+                assert cond is not None
+                c = self.expr(cond)
+                if not isinstance(c, _Bool):
+                    raise self.unsupported("choice on sizes in host code", e)
+                branch = e.child_by_field_name("consequence" if c.value else "alternative")
+                assert branch is not None
+                return self.expr(branch)
+            case "sizeof_expression":
+                t = e.child_by_field_name("type")
+                dtype = _CXX_TYPES.get(" ".join(node_text(t).split()))
+                if dtype is None:
+                    raise self.unsupported("sizeof in host code", e)
+                return _Int(ShapeNum(_SIZEOF[dtype]))
+            case "cast_expression":
+                t = e.child_by_field_name("type")
+                value = e.child_by_field_name("value")
+                assert t is not None and value is not None
+                return self.cast(" ".join(node_text(t).split()), self.expr(value), e)
+            case "initializer_list":
+                return _List(tuple(self.expr(c) for c in e.named_children))
+            case "call_expression":
+                return self.call(e)
+            case "subscript_expression":
+                arg = e.child_by_field_name("argument")
+                idx = e.child_by_field_name("indices") or e.child_by_field_name("index")
+                assert arg is not None and idx is not None
+                base = self.expr(arg)
+                inner = idx.named_children[0] if idx.type == "subscript_argument_list" else idx
+                i = self.constant_int(inner)
+                if isinstance(base, _List) and -len(base.items) <= i < len(base.items):
+                    return base.items[i]
+                raise self.unsupported("subscript in host code", e)
+            case "field_expression":
+                arg = e.child_by_field_name("argument")
+                fname = node_text(e.child_by_field_name("field"))
+                assert arg is not None
+                base = self.expr(arg)
+                if isinstance(base, _Dim3) and fname in ("x", "y", "z"):
+                    i = "xyz".index(fname)
+                    return _Int(base.dims[i] if i < len(base.dims) else ShapeNum(1))
+                raise self.unsupported("member in host code", e)
+            case _:
+                raise self.unsupported(f"{e.type.replace('_', ' ')} in host code", e)
+
+    def number(self, e: ts.Node) -> _Value:
+        text = node_text(e).lower()
+        stripped = text.rstrip("ul")
+        try:
+            return _Int(ShapeNum(int(stripped, 0)))
+        except ValueError:
+            pass
+        try:
+            return _Float(float(text.rstrip("f")))
+        except ValueError:
+            raise self.unsupported("number", e) from None
+
+    def constant_int(self, e: ts.Node) -> int:
+        v = self.expr(e)
+        if isinstance(v, _Int) and isinstance(v.expr, ShapeNum):
+            return v.expr.value
+        raise self.unsupported("index that is not a constant", e)
+
+    def cast(self, type_text: str, v: _Value, e: ts.Node) -> _Value:
+        base = type_text.replace("const ", "").replace(" ", "")
+        if base.endswith("*"):
+            elem = _CXX_TYPES.get(type_text.replace("const", "").replace("*", "").strip())
+            if isinstance(v, _Ptr) and elem is not None:
+                if v.dtype not in ("void", elem):
+                    raise self.error(f"a {v.dtype} tensor read as {elem} elements", e)
+                return _Ptr(v.tensor, elem)
+            raise self.unsupported("pointer cast in host code", e)
+        return self.convert(v, type_text, e)
+
+    def binary(self, e: ts.Node) -> _Value:
+        op = node_text(e.child_by_field_name("operator"))
+        left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
+        assert left is not None and right is not None
+        a, b = self.expr(left), self.expr(right)
+        if op in ("&&", "||"):
+            return self.logical(op, a, b, e)
+        if isinstance(a, _Dtype) and isinstance(b, _Dtype) and op in ("==", "!="):
+            return _Bool((a.dtype == b.dtype) == (op == "=="))
+        if isinstance(a, _Float) or isinstance(b, _Float):
+            return self.float_binary(op, a, b, e)
+        if not (isinstance(a, _Int) and isinstance(b, _Int)):
+            raise self.unsupported("operands in host code", e)
+        arith = {"+": ArithOp.ADD, "-": ArithOp.SUB, "*": ArithOp.MUL, "/": ArithOp.FLOORDIV, "%": ArithOp.MOD}
+        if op in arith:
+            if op in ("/", "%") and b.expr == ShapeNum(0):
+                raise self.error("division by zero in host code", e)
+            return _Int(_arith(arith[op], a.expr, b.expr))
+        compare = {"==": CmpOp.EQ, "!=": CmpOp.NE, "<": CmpOp.LT, "<=": CmpOp.LE, ">": CmpOp.GT, ">=": CmpOp.GE}
+        if op in compare:
+            if isinstance(a.expr, ShapeNum) and isinstance(b.expr, ShapeNum):
+                x, y = a.expr.value, b.expr.value
+                results = {"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}
+                return _Bool(results[op])
+            return _Cond(ShapeCmp(compare[op], a.expr, b.expr))
+        raise self.unsupported("operator in host code", e)
+
+    def logical(self, op: str, a: _Value, b: _Value, e: ts.Node) -> _Value:
+        for v in (a, b):
+            if not isinstance(v, _Bool | _Cond):
+                raise self.unsupported("operands in host code", e)
+        if isinstance(a, _Bool) and isinstance(b, _Bool):
+            return _Bool(a.value and b.value if op == "&&" else a.value or b.value)
+        if op == "&&":
+            if isinstance(a, _Bool):
+                return b if a.value else a
+            if isinstance(b, _Bool):
+                return a if b.value else b
+        assert isinstance(a, _Cond | _Bool) and isinstance(b, _Cond | _Bool)
+        if isinstance(a, _Cond) and isinstance(b, _Cond):
+            return _Cond(ShapeBool(BoolOp.AND if op == "&&" else BoolOp.OR, (a.expr, b.expr)))
+        raise self.unsupported("condition in host code", e)
+
+    def float_binary(self, op: str, a: _Value, b: _Value, e: ts.Node) -> _Value:
+        def num(v: _Value) -> float:
+            if isinstance(v, _Float):
+                return v.value
+            if isinstance(v, _Int) and isinstance(v.expr, ShapeNum):
+                return float(v.expr.value)
+            raise self.unsupported("floating-point value computed from sizes", e)
+
+        x, y = num(a), num(b)
+        ops: dict[str, Callable[[float, float], float | bool]] = {
+            "+": lambda p, q: p + q,
+            "-": lambda p, q: p - q,
+            "*": lambda p, q: p * q,
+            "/": lambda p, q: p / q,
+            "<": lambda p, q: p < q,
+            ">": lambda p, q: p > q,
+            "<=": lambda p, q: p <= q,
+            ">=": lambda p, q: p >= q,
+            "==": lambda p, q: p == q,
+            "!=": lambda p, q: p != q,
+        }
+        if op not in ops or (op == "/" and y == 0):
+            raise self.unsupported("floating-point operation in host code", e)
+        r = ops[op](x, y)
+        return _Bool(r) if isinstance(r, bool) else _Float(float(r))
+
+    def call(self, e: ts.Node) -> _Value:
+        fn = e.child_by_field_name("function")
+        args_node = e.child_by_field_name("arguments")
+        args = args_node.named_children if args_node is not None else []
+        assert fn is not None
+        if fn.type == "field_expression":
+            receiver = fn.child_by_field_name("argument")
+            method_node = fn.child_by_field_name("field")
+            assert receiver is not None and method_node is not None
+            targs: list[ts.Node] = []
+            if method_node.type == "template_method":
+                m_args = method_node.child_by_field_name("arguments")
+                targs = list(m_args.named_children) if m_args is not None else []
+                method_node = method_node.child_by_field_name("name") or method_node
+            return self.method(self.expr(receiver), node_text(method_node), targs, args, e)
+        name = node_text(fn.child_by_field_name("name") if fn.type == "template_function" else fn)
+        short = name.split("::")[-1]
+        if short in ("empty", "zeros", "empty_like", "zeros_like") and (
+            name.startswith(("torch::", "at::")) or name == short
+        ):
+            return self.allocate(short, args, e)
+        if short in ("min", "max") and len(args) >= 2:
+            vals = [self.expr(a) for a in args]
+            if all(isinstance(v, _Int) for v in vals):
+                exprs = tuple(v.expr for v in vals if isinstance(v, _Int))
+                if all(isinstance(x, ShapeNum) for x in exprs):
+                    nums = [x.value for x in exprs if isinstance(x, ShapeNum)]
+                    return _Int(ShapeNum(min(nums) if short == "min" else max(nums)))
+                return _Int(ShapeCall(short, exprs))
+            if all(isinstance(v, _Float | _Int) for v in vals):
+                fl = [
+                    v.value if isinstance(v, _Float) else float(self.constant_int(a))
+                    for v, a in zip(vals, args, strict=True)
+                ]
+                return _Float(min(fl) if short == "min" else max(fl))
+        if short == "dim3":
+            return self.dim3(args, e)
+        if short in ("static_cast", "reinterpret_cast") and fn.type == "template_function" and len(args) == 1:
+            targ = fn.child_by_field_name("arguments")
+            assert targ is not None
+            return self.cast(" ".join(node_text(targ.named_children[0]).split()), self.expr(args[0]), e)
+        if short in ("getCurrentCUDAStream", "getDefaultCUDAStream"):
+            return _Opaque("stream")
+        if short in ("TensorOptions", "dtype") and name.startswith(("torch::", "at::")):
+            if short == "dtype" and len(args) == 1:
+                d = self.expr(args[0])
+                if isinstance(d, _Dtype):
+                    return d
+            if short == "TensorOptions" and not args:
+                return _Dtype(None)
+        raise self.unsupported("call in host code", e)
+
+    def method(
+        self, recv: _Value, method: str, targs: Sequence[ts.Node], args: Sequence[ts.Node], e: ts.Node
+    ) -> _Value:
+        if isinstance(recv, _Dtype):
+            if method in ("device", "layout", "requires_grad", "memory_format"):
+                return recv
+            if method == "dtype" and len(args) == 1:
+                d = self.expr(args[0])
+                if isinstance(d, _Dtype):
+                    return d
+            raise self.unsupported("tensor option", e)
+        if not isinstance(recv, HostTensor):
+            raise self.unsupported("method call in host code", e)
+        t = recv
+        match method:
+            case "numel":
+                return _Int(_product(t.shape))
+            case "dim" | "ndimension":
+                return _Int(ShapeNum(len(t.shape)))
+            case "size" | "stride":
+                i = self.constant_int(args[0]) if len(args) == 1 else None
+                if i is None or not -len(t.shape) <= i < len(t.shape):
+                    raise self.unsupported(f"{method} of a tensor of rank {len(t.shape)}", e)
+                i %= len(t.shape)
+                return _Int(t.shape[i] if method == "size" else _product(t.shape[i + 1 :]))
+            case "sizes":
+                return _List(tuple(_Int(d) for d in t.shape))
+            case "data_ptr" | "data":
+                if targs:
+                    elem = _CXX_TYPES.get(" ".join(node_text(targs[0]).split()))
+                    if elem is None:
+                        raise self.unsupported("element type", targs[0])
+                    if elem != t.dtype:
+                        raise self.error(f"data_ptr<{node_text(targs[0])}>() of a {t.dtype} tensor", e)
+                    return _Ptr(t.name, elem)
+                return _Ptr(t.name, "void")
+            case "options":
+                return _Dtype(t.dtype)
+            case "scalar_type" | "dtype":
+                return _Dtype(t.dtype)
+            case "is_cuda" | "is_contiguous":
+                return _Bool(True)
+            case "device":
+                return _Opaque("device")
+            case _ if method in _SAME_TENSOR:
+                return t
+            case "view" | "reshape":
+                shape = self.shape(args, e)
+                if any(d == ShapeNum(-1) for d in shape):
+                    known = _product([d for d in shape if d != ShapeNum(-1)])
+                    rest = _arith(ArithOp.FLOORDIV, _product(t.shape), known)
+                    shape = tuple(rest if d == ShapeNum(-1) else d for d in shape)
+                return HostTensor(t.name, shape, t.dtype)
+            case "unsqueeze" | "squeeze":
+                i = self.constant_int(args[0]) if len(args) == 1 else None
+                rank = len(t.shape)
+                if i is None:
+                    raise self.unsupported(f"{method} in host code", e)
+                if method == "unsqueeze":
+                    i = i % (rank + 1)
+                    return HostTensor(t.name, (*t.shape[:i], ShapeNum(1), *t.shape[i:]), t.dtype)
+                i %= max(rank, 1)
+                if t.shape[i] != ShapeNum(1):
+                    raise self.unsupported("squeeze of a dimension that may not be 1", e)
+                return HostTensor(t.name, (*t.shape[:i], *t.shape[i + 1 :]), t.dtype)
+            case _:
+                raise self.unsupported("tensor method in host code", e)
+
+    def shape(self, args: Sequence[ts.Node], e: ts.Node) -> tuple[ShapeExpr, ...]:
+        if len(args) == 1:
+            v = self.expr(args[0])
+            items = v.items if isinstance(v, _List) else (v,)
+        else:
+            items = tuple(self.expr(a) for a in args)
+        dims = []
+        for it in items:
+            if not isinstance(it, _Int):
+                raise self.unsupported("tensor shape", e)
+            dims.append(it.expr)
+        return tuple(dims)
+
+    def allocate(self, fn: str, args: Sequence[ts.Node], e: ts.Node) -> _Value:
+        init: Literal["zeros", "empty"] = "zeros" if fn.startswith("zeros") else "empty"
+        if not args:
+            raise self.unsupported("allocation", e)
+        if fn.endswith("_like"):
+            like = self.expr(args[0])
+            if not isinstance(like, HostTensor):
+                raise self.unsupported("allocation like a non-tensor", e)
+            shape, dtype = like.shape, like.dtype
+            if len(args) > 1:
+                opt = self.expr(args[1])
+                if not isinstance(opt, _Dtype):
+                    raise self.unsupported("tensor options", args[1])
+                dtype = opt.dtype or dtype
+        else:
+            shape = self.shape(args[:1], args[0])
+            if len(args) < 2:
+                dtype = "f32"  # torch's default dtype
+            else:
+                opt = self.expr(args[1])
+                if not isinstance(opt, _Dtype):
+                    raise self.unsupported("tensor options", args[1])
+                dtype = opt.dtype or "f32"
+        name = f"out{len(self.result.allocated)}"
+        tensor = HostTensor(name, shape, dtype)
+        self.result.allocated[name] = (tensor, init)
+        return tensor
+
+
+def host_function(root: ts.Node, name: str) -> tuple[ts.Node, list[tuple[str, str, ts.Node]]] | None:
+    """The definition of host function ``name`` and its parameters ``(name, type, node)``."""
+    found = None
+    for fn, is_kernel in _function_definitions(root):
+        fname, params = _declarator_name(fn)
+        if not is_kernel and fname.split("::")[-1] == name:
+            found = (fn, _parameters(params))
+    return found
+
+
+def evaluate_host(
+    root: ts.Node,
+    function: ts.Node,
+    span: Callable[[ts.Node], Span],
+    arguments: dict[str, HostTensor | float | int | bool],
+) -> HostResult:
+    """Run host function ``function`` (a definition under ``root``) abstractly on ``arguments`` (its
+    parameters by name: task tensors or constants) and return what it launches, allocates and returns;
+    ``span`` locates a syntax node in the user's file."""
+    ev = _Evaluator(root, span, arguments)
+    body = function.child_by_field_name("body")
+    if body is None:
+        raise ev.unsupported("host function without a body", function)
+    ev.block(body)
+    if not ev.done:
+        raise ev.error("the host function returns no tensor", function)
+    return ev.result
