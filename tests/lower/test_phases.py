@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from larkc.errors import SimulationError, UnsupportedError
-from larkc.frontends import parse_task
+from larkc.frontends import parse_task, specialised_per_instance
 from larkc.ir.nodes import Atomic, Barrier, Module
 from larkc.ir.phases import PhaseForm, PhaseLoop, iter_phases, phase_form
 from larkc.ir.walk import walk_stmts
@@ -26,8 +26,11 @@ from larkc.semantics import LaunchConfig, simulate
 from larkc.semantics.phased import run_phase_form
 from larkc.tasks import Task, load_task
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "cuda"
+ROOT = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = ROOT / "cuda"
 TASKS = sorted(p.parent.name for p in EXAMPLES.glob("*/task.py"))
+# Triton examples, by "triton/<name>": each program is one thread of the phase form
+TRITON = sorted(f"triton/{p.parent.name}" for p in (ROOT / "triton").glob("*/task.py"))
 MAX_THREADS = 2048
 
 # Examples whose phase form is not built yet, with the construct that stops it (a test fails when one
@@ -37,7 +40,7 @@ UNSUPPORTED = {}
 
 @cache
 def _load(name: str) -> tuple[Task, Module]:
-    task = load_task(EXAMPLES / name / "task.py")
+    task = load_task((ROOT / name if name.startswith("triton/") else EXAMPLES / name) / "task.py")
     return task, parse_task(task)
 
 
@@ -50,7 +53,7 @@ def _form(name: str) -> PhaseForm:
     return phase_form(module, kernel_function(task, module), _constant_block(task))
 
 
-@pytest.mark.parametrize("name", TASKS)
+@pytest.mark.parametrize("name", TASKS + TRITON)
 def test_phase_form_matches_simulator(name: str) -> None:
     task, module = _load(name)
     if name in UNSUPPORTED:
@@ -59,7 +62,6 @@ def test_phase_form_matches_simulator(name: str) -> None:
         return
     form = _form(name)
     f = kernel_function(task, module)
-    atomics = any(isinstance(s, Atomic) for s in walk_stmts(form.kernel.body))
     ran = 0
     for inst in task.instances:
         env = task.shape_env(inst)
@@ -67,6 +69,11 @@ def test_phase_form_matches_simulator(name: str) -> None:
         if math.prod(grid) * math.prod(block) > MAX_THREADS:
             continue
         ran += 1
+        if specialised_per_instance(task):  # a Triton kernel lowered for each instance
+            module = parse_task(task, inst)
+            f = kernel_function(task, module)
+            form = phase_form(module, f, _constant_block(task))
+        atomics = any(isinstance(s, Atomic) for s in walk_stmts(form.kernel.body))
         tensors = make_inputs(task, env, 0)
         args = kernel_args(task, f, tensors, env)
         sim = simulate(module, f.name, LaunchConfig(grid, block, shared), args)

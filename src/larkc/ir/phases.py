@@ -858,15 +858,16 @@ def _carried(
 
 
 def phase_form(module: Module, kernel: Function, block: Sequence[int | None] = ()) -> PhaseForm:
-    """The phase form of ``kernel`` (a thread-level kernel of ``module``).
+    """The phase form of ``kernel`` (a kernel of ``module``; a block-level kernel is one phase run by
+    every program, see :func:`_block_phase_form`).
 
     ``block`` gives the launch's block dimensions (x, y, z) where they are constants (``None`` where
     they depend on the shapes): loops over them with synchronisation inside can then be unrolled.
 
     Raises :class:`UnsupportedError` (stage ``lower``) with the location of a construct it cannot cut.
     """
-    if kernel.level is not Level.THREAD:
-        raise _unsupported("block-level kernel", kernel.span, f"{kernel.name} (the phase form is thread level)")
+    if kernel.level is Level.BLOCK:
+        return _block_phase_form(module, kernel)
     try:
         body = _Inliner(module).stmts(kernel.body, 0)
         body = _fold_block_dims(body, block)
@@ -881,6 +882,44 @@ def phase_form(module: Module, kernel: Function, block: Sequence[int | None] = (
         raise
     arrays = {s.name for s in walk_stmts(body) if isinstance(s, Alloc)} | set(_loop_vars(b.items))
     return PhaseForm(inlined, tuple(b.items), remat, _carried(b.items, remat, params, arrays))
+
+
+def _block_phase_form(module: Module, kernel: Function) -> PhaseForm:
+    """The phase form of a block-level (Triton) kernel: one phase, in which every program runs its
+    whole body as one thread of its own (block ``pid``, thread 0, block size 1).
+
+    A Triton program is sequential code over blocks of values: nothing in it synchronises with another
+    program, so there is nothing to cut at. ``tl.debug_barrier()`` orders the GPU threads that carry
+    one program between themselves; at the level of the program's values it is a no-op, and it is
+    dropped. Calls are inlined and early returns clear :data:`LIVE`, as at thread level.
+    """
+    body = _Inliner(module).stmts(kernel.body, 0)
+    body = _drop_barriers(body)
+    body = _early_exits(body, kernel.span)
+    inlined = dataclasses.replace(kernel, body=body)
+    remat = _remat(inlined)
+    phase = Phase(0, (Piece((), body),) if body else (), None, SyncKind.END, kernel.span)
+    return PhaseForm(inlined, (phase,), remat, ())
+
+
+def _drop_barriers(stmts: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+    """``stmts`` without block barriers, at every depth (see :func:`_block_phase_form`)."""
+    out: list[Stmt] = []
+    for s in stmts:
+        match s:
+            case Barrier():
+                continue
+            case If(c, t, e, span):
+                out.append(If(c, _drop_barriers(t), _drop_barriers(e), span))
+            case For(init, cond, step, body, unroll, span):
+                out.append(For(init, cond, step, _drop_barriers(body), unroll, span))
+            case While(c, body, span):
+                out.append(While(c, _drop_barriers(body), span))
+            case DoWhile(body, c, span):
+                out.append(DoWhile(_drop_barriers(body), c, span))
+            case _:
+                out.append(s)
+    return tuple(out)
 
 
 #: The flag an early ``return`` of a kernel clears: the thread's later code (and phases) run under it.

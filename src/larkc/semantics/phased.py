@@ -26,6 +26,7 @@ import torch
 from larkc.errors import SimulationError, Span, Stage, UnsupportedError
 from larkc.ir.nodes import (
     Alloc,
+    Arange,
     Assert,
     Assign,
     Atomic,
@@ -34,6 +35,7 @@ from larkc.ir.nodes import (
     Binary,
     BinaryOp,
     Break,
+    Broadcast,
     Builtin,
     BuiltinReg,
     Call,
@@ -42,6 +44,7 @@ from larkc.ir.nodes import (
     Const,
     Continue,
     Decl,
+    Dot,
     DoWhile,
     Expr,
     Extract,
@@ -53,10 +56,14 @@ from larkc.ir.nodes import (
     MakeVector,
     MathCall,
     PtrAdd,
+    Reduce,
+    ReduceOp,
+    Reshape,
     Return,
     Select,
     Shuffle,
     ShuffleKind,
+    Splat,
     Stmt,
     Store,
     Unary,
@@ -66,7 +73,7 @@ from larkc.ir.nodes import (
     While,
 )
 from larkc.ir.phases import Phase, PhaseForm, PhaseItem, PhaseLoop, const_int
-from larkc.ir.types import BOOL, I64, AddressSpace, PointerType, ScalarType, Type, VectorType, size_of
+from larkc.ir.types import BOOL, I64, AddressSpace, BlockType, PointerType, ScalarType, Type, VectorType, size_of
 from larkc.semantics.interpreter import GlobalBuffer, KernelArg, param_register
 from larkc.semantics.memory import wrapping_step
 from larkc.semantics.numerics import (
@@ -79,14 +86,17 @@ from larkc.semantics.numerics import (
     from_mem,
     mem_dtype,
     poison,
+    reg_dtype,
     scalar_tensor,
     to_mem,
+    wrap,
 )
 
 __all__ = ["PhaseRun", "run_phase_form"]
 
 WARP = 32
 Pointer = tuple[Any, int]  # (region key, byte offset)
+# A block of pointers (block-level kernels) is (region key, byte offsets as a [1, *shape] int64 tensor).
 
 
 @dataclass(slots=True)
@@ -132,6 +142,8 @@ def _elem(t: Type) -> ScalarType:
             return t.elem
         case PointerType():
             return I64
+        case BlockType():
+            return t.elem if isinstance(t.elem, ScalarType) else I64
         case _:
             raise AssertionError(t)
 
@@ -255,6 +267,13 @@ class _Executor:
                     return self._ptr_compare(op, a, b, e.span)
                 ub = UndefinedOps(torch.ones(1, dtype=torch.bool))
                 return apply_binary(op, a, b, _elem(lhs.type), ub)
+            case Select(c, x, y) if isinstance(e.type, BlockType):
+                if isinstance(e.type.elem, PointerType):
+                    raise UnsupportedError("select of pointers", str(e.type), e.span, stage=Stage.LOWER)
+                cv, xv, yv = self.eval(th, c), self.eval(th, x), self.eval(th, y)
+                if cv.dim() < xv.dim():
+                    cv = cv.view(cv.shape[0], *([1] * (xv.dim() - 1)))
+                return torch.where(cv, xv, yv)
             case Select(c, x, y):
                 return self.eval(th, x) if bool(self.eval(th, c).reshape(-1)[0]) else self.eval(th, y)
             case Cast(operand=operand, kind=kind):
@@ -266,6 +285,8 @@ class _Executor:
                     raise UnsupportedError("pointer conversion", f"{src} to {dst}", e.span, stage=Stage.LOWER)
                 if kind is CastKind.CONVERT:
                     return convert_value(v, _elem(src), _elem(dst))
+                if isinstance(src, BlockType) or isinstance(dst, BlockType):
+                    return from_mem(to_mem(v, _elem(src)).contiguous().view(mem_dtype(_elem(dst))), _elem(dst))
                 s_l = src.lanes if isinstance(src, VectorType) else 0
                 d_l = dst.lanes if isinstance(dst, VectorType) else 0
                 return bitcast_value(v, _elem(src), s_l, _elem(dst), d_l)
@@ -274,9 +295,11 @@ class _Executor:
                 return apply_math(fn, vals, _elem(args[0].type))
             case PtrAdd(base, offset):
                 p = self.eval(th, base)
-                off = int(self.eval(th, offset).reshape(-1)[0])
-                assert isinstance(base.type, PointerType)
-                return (p[0], p[1] + off * size_of(base.type.pointee))
+                size = size_of(_pointee(base.type))
+                off_v = self.eval(th, offset)
+                if isinstance(base.type, BlockType) or isinstance(offset.type, BlockType):
+                    return (p[0], p[1] + off_v.to(torch.int64) * size)
+                return (p[0], p[1] + int(off_v.reshape(-1)[0]) * size)
             case Extract(vector, index):
                 v = self.eval(th, vector)
                 return v[:, int(self.eval(th, index).reshape(-1)[0])]
@@ -286,8 +309,35 @@ class _Executor:
                 return v
             case MakeVector(elems):
                 return torch.stack([self.eval(th, x).reshape(1) for x in elems], dim=-1)
+            case Arange(start, end):
+                return torch.arange(start, end, dtype=torch.int64)[None, :]
+            case Splat(operand, t):
+                v = self.eval(th, operand)
+                return _on_block(v, lambda x: x.reshape(1, *([1] * len(t.shape))).expand(1, *t.shape))
+            case Broadcast(operand, t):
+                return _on_block(self.eval(th, operand), lambda x: x.expand(1, *t.shape))
+            case Reshape(operand, t):
+                return _on_block(self.eval(th, operand), lambda x: x.reshape(1, *t.shape))
+            case Reduce(op, operand, axis):
+                return _reduce(op, self.eval(th, operand), axis + 1, _elem(operand.type))
+            case Dot(lhs, rhs, acc, t):
+                return self.dot(th, lhs, rhs, acc, t)
             case _:
                 raise UnsupportedError("expression", type(e).__name__, e.span, stage=Stage.LOWER)
+
+    def dot(self, th: _Thread, lhs: Expr, rhs: Expr, acc: Expr | None, t: BlockType) -> torch.Tensor:
+        out_t = _elem(t)
+        src_t = _elem(lhs.type)
+        a = convert_value(self.eval(th, lhs), src_t, out_t)
+        b = convert_value(self.eval(th, rhs), src_t, out_t)
+        if out_t.is_int:
+            prod = wrap((a[..., :, :, None] * b[..., None, :, :]).sum(dim=-2), out_t)
+        else:
+            prod = torch.matmul(a, b)
+        if acc is None:
+            return prod
+        ub = UndefinedOps(torch.ones(1, dtype=torch.bool))
+        return apply_binary(BinaryOp.ADD, prod, self.eval(th, acc), out_t, ub)
 
     @staticmethod
     def _ptr_compare(op: BinaryOp, a: Any, b: Any, span: Span) -> torch.Tensor:
@@ -315,6 +365,8 @@ class _Executor:
                 elif isinstance(t, ScalarType | VectorType):
                     # an uninitialised variable holds the simulator's poison value until it is set
                     th.env[name] = poison(_elem(t), (1, t.lanes) if isinstance(t, VectorType) else (1,))
+                elif isinstance(t, BlockType) and isinstance(t.elem, ScalarType):
+                    th.env[name] = poison(t.elem, (1, *t.shape))
             case Assign(name, value):
                 th.env[name] = self.eval(th, value)
             case Alloc(name, elem, count, space):
@@ -326,9 +378,13 @@ class _Executor:
                 )
                 self.region(key, n)
                 th.env[name] = (key, 0)
+            case Load(dst, ptr, mask) if isinstance(ptr.type, BlockType) or mask is not None:
+                th.env[dst] = self.masked_load(th, s)
             case Load(dst, ptr):
                 assert isinstance(ptr.type, PointerType)
                 th.env[dst] = self.load(th, self.eval(th, ptr), ptr.type.pointee, s.span)
+            case Store(ptr, value, mask) if isinstance(ptr.type, BlockType) or mask is not None:
+                self.masked_store(th, s)
             case Store(ptr, value):
                 assert isinstance(ptr.type, PointerType)
                 self.store(th, self.eval(th, ptr), ptr.type.pointee, self.eval(th, value), s.span)
@@ -386,17 +442,69 @@ class _Executor:
             case _:
                 assert_never(s)
 
+    def lanes(self, th: _Thread, ptr: Expr, mask: Expr | None) -> tuple[Any, list[int], list[bool], tuple[int, ...]]:
+        """A (block of) pointers as its region, the byte offset of every element in row-major order, the
+        elements the mask enables, and the block's shape (``()`` for a scalar pointer)."""
+        key, offs = self.eval(th, ptr)
+        shape = ptr.type.shape if isinstance(ptr.type, BlockType) else ()
+        flat = [int(x) for x in offs.reshape(-1)] if shape else [int(offs)]
+        if mask is None:
+            on = [True] * len(flat)
+        else:
+            m = self.eval(th, mask)
+            on = [bool(x) for x in m.expand(1, *shape).reshape(-1)] if shape else [bool(m.reshape(-1)[0])]
+        return key, flat, on, shape
+
+    def masked_load(self, th: _Thread, s: Load) -> torch.Tensor:
+        """A load through a block of pointers, or with a mask: masked-off elements take ``other`` (the
+        simulator's poison value without one) and touch no memory."""
+        el = _elem(_pointee(s.ptr.type))
+        n = size_of(el)
+        key, flat, on, shape = self.lanes(th, s.ptr, s.mask)
+        out_shape = (1, *shape)
+        fill: torch.Tensor
+        if s.other is not None:
+            fill = self.eval(th, s.other).to(reg_dtype(el)).expand(out_shape).reshape(-1).clone()
+        else:
+            fill = poison(el, out_shape).reshape(-1).clone()
+        for j, off in enumerate(flat):
+            if on[j]:
+                raw = torch.frombuffer(bytearray(self._bytes(th, (key, off), n, s.span)), dtype=mem_dtype(el))
+                fill[j] = from_mem(raw.clone(), el)[0]
+        return fill.reshape(out_shape)
+
+    def masked_store(self, th: _Thread, s: Store) -> None:
+        """A store through a block of pointers, or with a mask: only the enabled elements are written,
+        in row-major order."""
+        el = _elem(_pointee(s.ptr.type))
+        key, flat, on, shape = self.lanes(th, s.ptr, s.mask)
+        value = self.eval(th, s.value).expand(1, *shape).reshape(-1)
+        for j, off in enumerate(flat):
+            if on[j]:
+                self.store(th, (key, off), el, value[j : j + 1], s.span)
+
     def atomic(self, th: _Thread, s: Atomic) -> None:
-        assert isinstance(s.ptr.type, PointerType)
-        t = s.ptr.type.pointee
-        el = _elem(t)
-        key, off = self.eval(th, s.ptr)
-        n = size_of(t)
+        el = _elem(_pointee(s.ptr.type))
+        key, flat, on, shape = self.lanes(th, s.ptr, s.mask)
+        value = self.eval(th, s.value).expand(1, *shape).reshape(-1)
+        compare = self.eval(th, s.compare).expand(1, *shape).reshape(-1) if s.compare is not None else None
+        olds = poison(el, (len(flat),))
+        for j, off in enumerate(flat):
+            if on[j]:
+                cmp = compare[j : j + 1] if compare is not None else None
+                olds[j] = self.atomic_at(th, s, key, off, el, value[j : j + 1], cmp)[0]
+        if s.dst is not None:
+            th.env[s.dst] = olds.reshape(1, *shape) if shape else olds
+
+    def atomic_at(
+        self, th: _Thread, s: Atomic, key: Any, off: int, el: ScalarType, v: torch.Tensor, cmp: torch.Tensor | None
+    ) -> torch.Tensor:
+        """One element's atomic update at byte ``off`` of region ``key``; the old value."""
+        n = size_of(el)
         buf = self.mem[key]
         if off < 0 or off + n > len(buf):
             raise SimulationError(f"out-of-bounds atomic at offset {off} of {key}", s.span)
         old = from_mem(torch.frombuffer(bytearray(buf[off : off + n]), dtype=mem_dtype(el)).clone(), el).reshape(1)
-        v = self.eval(th, s.value)
         ub = UndefinedOps(torch.ones(1, dtype=torch.bool))
         match s.op:
             case AtomicOp.ADD:
@@ -416,8 +524,8 @@ class _Executor:
             case AtomicOp.XOR:
                 new = apply_binary(BinaryOp.BITXOR, old, v, el, ub)
             case AtomicOp.CAS:
-                assert s.compare is not None
-                new = v if bool((old == self.eval(th, s.compare)).all()) else old
+                assert cmp is not None
+                new = v if bool((old == cmp).all()) else old
             case AtomicOp.INC | AtomicOp.DEC:
                 new = wrapping_step(s.op, old, v, el)
             case _:
@@ -425,8 +533,7 @@ class _Executor:
         buf[off : off + n] = _bytes_of(to_mem(new.reshape(-1), el))
         for i in range(n):
             th.atoms.add((key, off + i))
-        if s.dst is not None:
-            th.env[s.dst] = old
+        return old
 
     # -- phases -----------------------------------------------------------------------------------------
 
@@ -595,6 +702,38 @@ class _Executor:
             data = torch.frombuffer(bytearray(self.mem[key]), dtype=torch.uint8).clone()
             self.out.buffers[name] = data.view(like.dtype).reshape(like.shape)
         return self.out
+
+
+def _pointee(t: Type) -> Type:
+    """What a pointer, or a block of pointers, points to."""
+    if isinstance(t, BlockType):
+        t = t.elem
+    assert isinstance(t, PointerType), t
+    return t.pointee
+
+
+def _on_block(v: Any, fn: Any) -> Any:
+    """``fn`` applied to a block value, or to the offsets of a (block of) pointers."""
+    if isinstance(v, tuple):
+        key, off = v
+        offs = off if isinstance(off, torch.Tensor) else torch.tensor([off], dtype=torch.int64)
+        return (key, fn(offs))
+    return fn(v)
+
+
+#: The torch reduction of each ``reduce.<op>``, as the simulator computes it (integer results wrap).
+_REDUCERS: Mapping[ReduceOp, Any] = {
+    ReduceOp.SUM: torch.sum,
+    ReduceOp.PROD: torch.prod,
+    ReduceOp.MAX: torch.amax,
+    ReduceOp.MIN: torch.amin,
+}
+
+
+def _reduce(op: ReduceOp, v: torch.Tensor, dim: int, t: ScalarType) -> torch.Tensor:
+    """``reduce.<op>`` of ``v`` along ``dim``."""
+    r: torch.Tensor = _REDUCERS[op](v, dim=dim)
+    return wrap(r, t) if t.is_int and op in (ReduceOp.SUM, ReduceOp.PROD) else r
 
 
 def run_phase_form(
