@@ -246,3 +246,65 @@ def test_a_reference_to_memory_for_a_function_that_touches_memory_is_rejected(cu
 def test_a_reference_to_const_memory_is_a_type_error(cuda: Cuda) -> None:
     src = "__device__ void inc(float& a) { a += 1.f; }\n__global__ void k(const float* x) {\n    inc(x[0]);\n}\n"
     assert "3:9: error: reference parameter a bound to memory through a pointer to const" in cuda.error(src)
+
+
+# -- overloads on T& and const T& (llm.c attention_forward.cu's vec_at) -----------------------------
+
+VEC_AT = """
+__device__ float& vec_at(float4& vec, int index) {
+    return reinterpret_cast<float*>(&vec)[index];
+}
+
+__device__ float vec_at(const float4& vec, int index) {
+    return reinterpret_cast<const float*>(&vec)[index] + 100.f;  // tells the two apart in the test
+}
+
+__global__ void softmax_forward_kernel5(float* out, float inv_temperature, const float* inp, int T) {
+    const float4* x_vec = reinterpret_cast<const float4*>(inp + blockIdx.x * T);
+    float maxval = -INFINITY;
+    float sumval = 0.0f;
+    for (int i = threadIdx.x; i < T / 4; i += blockDim.x) {
+        float4 v = x_vec[i];
+        for (int k = 0; k < 4; ++k) {
+            maxval = fmaxf(maxval, vec_at(v, k));
+        }
+        for (int k = 0; k < 4; ++k) {
+            sumval += expf(inv_temperature * (vec_at(v, k) - maxval));
+        }
+    }
+    const float4 c = make_float4(1.f, 2.f, 3.f, 4.f);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sumval + vec_at(c, 0) + vec_at(make_float4(0.f, 0.f, 0.f, 0.f), 0);
+}
+"""
+
+
+def test_a_non_const_reference_overload_wins_for_an_lvalue(cuda: Cuda) -> None:
+    x = torch.randn(2, 8)
+    r = cuda.run(
+        VEC_AT,
+        "softmax_forward_kernel5",
+        block=2,
+        grid=2,
+        buffers={"out": ("f32", 4), "inp": x.flatten()},
+        scalars={"inv_temperature": 1.0, "T": 8},
+    )
+    assert r.ok, r.diagnoses
+    got = r.buffers["out"].reshape(2, 2)
+    for row in range(2):
+        for t in range(2):
+            v = x[row, 4 * t : 4 * t + 4]
+            # the const overload (+100) reads the const local and the temporary, `float&` reads v
+            want = torch.exp(v - v.max()).sum() + 101.0 + 100.0
+            assert torch.allclose(got[row, t], want)
+
+
+def test_overloads_on_a_value_and_a_reference_stay_ambiguous(cuda: Cuda) -> None:
+    src = (
+        "__device__ float f(float4& v) { return v.x; }\n"
+        "__device__ float f(float4 v) { return v.y; }\n"
+        "__global__ void k(float* o) {\n"
+        "    float4 v = make_float4(o[0], o[1], o[2], o[3]);\n"
+        "    o[0] = f(v);\n"
+        "}\n"
+    )
+    assert cuda.error(src) == "5:12: error: ambiguous call of overloaded function f"

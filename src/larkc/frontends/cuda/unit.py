@@ -1284,7 +1284,8 @@ class TranslationUnit:
             if special is not None:
                 fd, env = special, {}
         if len(self.functions.get(name, ())) > 1:
-            params = [str(p.type) for p in self.signature(fd, env)]
+            # `&` tells `f(float4&)` from `f(const float4&)` (a copy): overloads may differ only there
+            params = [f"&{p.type}" if p.by_ref else str(p.type) for p in self.signature(fd, env)]
             ir_name += "(" + ", ".join(params + self._tag_parameters(fd)) + ")"
         groups = {k.removeprefix(GROUP_PARAM): v for k, v in env.items() if k.startswith(GROUP_PARAM)}
         if groups:  # one instance per group passed (a group is a compile-time value)

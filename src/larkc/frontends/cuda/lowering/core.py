@@ -122,12 +122,19 @@ class LoweringCore(abc.ABC):
         return None
 
     def declare(
-        self, c_name: str, kind: str, ctype: CType, node: ts.Node, value: bool | int | float | None = None
+        self,
+        c_name: str,
+        kind: str,
+        ctype: CType,
+        node: ts.Node,
+        value: bool | int | float | None = None,
+        *,
+        readonly: bool = False,
     ) -> str:
         if c_name in self.scopes[-1]:
             raise self.type_error(f"redeclaration of {c_name}", node)
         ir_name = self.fresh(c_name) if kind != "const" else c_name
-        self.scopes[-1][c_name] = Binding(kind, ir_name, ctype, value)
+        self.scopes[-1][c_name] = Binding(kind, ir_name, ctype, value, readonly=readonly)
         return ir_name
 
     def resolve_type(self, type_node: ts.Node, ctx: ts.Node) -> Type:

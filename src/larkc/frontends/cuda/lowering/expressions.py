@@ -352,7 +352,7 @@ class Expressions(Conversions):
             b = self.lookup(name)
             if b is not None and b.kind == "var":
                 assert not isinstance(b.ctype, CArray)
-                return VarLV(b.ir_name, b.ctype)
+                return VarLV(b.ir_name, b.ctype, b.readonly)
             if b is not None and b.kind == "shared_scalar":
                 assert not isinstance(b.ctype, CArray)
                 return MemLV(VarRef(b.ir_name, PointerType(b.ctype, AddressSpace.SHARED), span), b.ctype, False)

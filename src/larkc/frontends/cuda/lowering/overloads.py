@@ -145,9 +145,11 @@ class Overloads(Conversions):
                 f"no overload of {name} takes arguments ({', '.join(str(t) for t in arg_types)})", node
             )
         viable.sort(key=lambda b: b[0])
-        if len(viable) > 1 and viable[0][0] == viable[1][0]:
+        tied = [v for v in viable if v[0] == viable[0][0]]
+        best = tied[0] if len(tied) == 1 else self.least_qualified_binding(tied, node)
+        if best is None:
             raise self.type_error(f"ambiguous call of overloaded function {name}", node)
-        _, fd, env, full = viable[0]
+        _, fd, env, full = best
         callee = self.tu.instantiate(fd, env, node)
         args: list[Expr] = []
         where = [*arg_nodes, *[node] * (len(full) - len(arg_nodes))]  # defaults are located at the call
@@ -186,6 +188,8 @@ class Overloads(Conversions):
         if isinstance(arg, VarLV):
             if arg.type != p.type:
                 raise self.type_error(f"reference parameter {p.name} of type {p.type} given a {arg.type}", node)
+            if arg.readonly:
+                raise self.type_error(f"reference parameter {p.name} bound to a const variable", node)
             return VarRef(arg.name, arg.type, span), None
         if isinstance(arg, Val):
             raise self.unsupported("reference argument that is not a local variable", node)
@@ -224,6 +228,44 @@ class Overloads(Conversions):
                 case _:
                     pass
         return True
+
+    def least_qualified_binding(
+        self, tied: Sequence[tuple[int, FunctionDef, TemplateEnv, list[LValue | Val]]], node: ts.Node
+    ) -> tuple[int, FunctionDef, TemplateEnv, list[LValue | Val]] | None:
+        """Among overloads that convert the arguments equally well, the one C++ prefers because it binds
+        an lvalue argument by ``T&`` where the others bind it by ``const T&`` (llm.c's ``float& vec_at(float4&
+        v, int)`` beside ``float vec_at(const float4& v, int)``); ``None`` when none is better than all."""
+
+        def kinds(fd: FunctionDef, env: TemplateEnv) -> list[tuple[Type, str]]:
+            params = self.tu.signature(fd, env)
+            plist = function_declarator(fd.node).child_by_field_name("parameters")
+            decls = [p for p in plist.named_children if p.type.endswith("parameter_declaration")] if plist else []
+            if len(decls) != len(params):
+                return []
+            out = []
+            for p, d in zip(params, decls, strict=True):
+                ref = d.child_by_field_name("declarator")
+                const = any(c.type == "type_qualifier" and node_text(c) == "const" for c in d.children)
+                const_ref = const and ref is not None and ref.type == "reference_declarator"
+                out.append((p.type, "ref" if p.by_ref else "const ref" if const_ref else "value"))
+            return out
+
+        def better(a: list[tuple[Type, str]], b: list[tuple[Type, str]], args: Sequence[LValue | Val]) -> bool:
+            if not a or len(a) != len(b) or len(args) < len(a) or [t for t, _ in a] != [t for t, _ in b]:
+                return False
+            strict = False
+            for (_, ka), (_, kb), arg in zip(a, b, args, strict=False):
+                if ka == "ref" and kb == "const ref" and not isinstance(arg, Val):
+                    strict = True
+                elif ka != kb:
+                    return False
+            return strict
+
+        shapes = [kinds(fd, env) for _, fd, env, _ in tied]
+        for i, (shape, candidate) in enumerate(zip(shapes, tied, strict=True)):
+            if all(better(shape, other, candidate[3]) for j, other in enumerate(shapes) if j != i):
+                return candidate
+        return None
 
     def candidate(
         self,
@@ -303,6 +345,8 @@ class Overloads(Conversions):
             t = a.ctype if isinstance(a, Val) else a.type
             if p.by_ref and t != p.type:
                 return self.type_error(f"reference parameter {p.name} of type {p.type} given a {t}", n)
+            if p.by_ref and isinstance(a, VarLV) and a.readonly:
+                return self.type_error(f"reference parameter {p.name} bound to a const variable", n)
             if self.conversion_cost(t, p.type) is None:
                 return self.type_error(f"argument of type {t} for parameter {p.name} of type {p.type}", n)
         return self.type_error(f"no matching call of {name}", node)
@@ -356,7 +400,7 @@ class Overloads(Conversions):
         total = 0
         for p, a in zip(params, args, strict=True):
             if p.by_ref:
-                if isinstance(a, Val) or a.type != p.type:
+                if isinstance(a, Val) or a.type != p.type or (isinstance(a, VarLV) and a.readonly):
                     return None
                 continue
             cost = self.conversion_cost(a.ctype if isinstance(a, Val) else a.type, p.type)

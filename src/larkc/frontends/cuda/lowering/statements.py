@@ -148,7 +148,8 @@ class Statements(Conversions):
                 assert init is not None  # collected only with an initialiser
                 items = init.named_children if init.type in ("initializer_list", "argument_list") else None
                 value = self.brace_init(ctype, init) if items is not None else self.rvalue(init)
-                self.declare_var(short, ctype, value, name_node, d, const=isinstance(ctype, ScalarType), init_node=init)
+                scalar = isinstance(ctype, ScalarType)
+                self.declare_var(short, ctype, value, name_node, d, const=scalar, init_node=init, readonly=True)
 
     def lower_params(self, decl: ts.Node) -> list[Param]:
         plist = decl.child_by_field_name("parameters")
@@ -432,7 +433,9 @@ class Statements(Conversions):
                     raise self.unsupported("auto array", d)
                 ctype: CType = v.ctype
                 name_node = dnode
-                self.declare_var(node_text(name_node), ctype, v, name_node, d, const="constexpr" in specs)
+                self.declare_var(
+                    node_text(name_node), ctype, v, name_node, d, const="constexpr" in specs, readonly=const
+                )
                 continue
             assert base is not None
             ctype, name_node, by_ref = self.apply_declarator(base, "const" in specs, dnode)
@@ -464,7 +467,8 @@ class Statements(Conversions):
             else:
                 value = None
             is_constexpr = "constexpr" in specs or (const and isinstance(ctype, ScalarType))
-            self.declare_var(name, ctype, value, name_node, d, const=is_constexpr, init_node=init)
+            readonly = const
+            self.declare_var(name, ctype, value, name_node, d, const=is_constexpr, init_node=init, readonly=readonly)
 
     def union_value(self, union: UnionInfo, items: Sequence[ts.Node], node: ts.Node) -> Val:
         """A union initialised from ``items`` (``U u(x)``, ``U u{x}``, ``U u = x``): the member a constructor
@@ -490,7 +494,10 @@ class Statements(Conversions):
         *,
         const: bool = False,
         init_node: ts.Node | None = None,
+        readonly: bool = False,
     ) -> None:
+        """Declare local ``name``: a compile-time constant when ``const`` and its value is one, else a variable
+        (``readonly`` for a ``const`` one, which no ``T&`` parameter binds)."""
         assert not isinstance(ctype, CArray)
         t: Type = ctype
         if isinstance(t, PointerType) and value is not None:
@@ -505,7 +512,7 @@ class Statements(Conversions):
             # a constant (C's typed evaluation folded it): usable in array sizes, pragmas, templates
             self.declare(name, "const", t, name_node, init.value)
             return
-        ir_name = self.declare(name, "var", t, name_node)
+        ir_name = self.declare(name, "var", t, name_node, readonly=readonly)
         self.emit(Decl(ir_name, t, init, self.span(node)))
 
     def declare_array(

@@ -32,6 +32,7 @@ class Val:
 class VarLV:
     name: str
     type: Type
+    readonly: bool = False  # a `const` local: no `T&` parameter binds it
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,7 @@ class Binding:
     group: Group | None = None  # a cooperative group (no IR variable)
     #: a kernel's parameter struct of pointers ("struct"): member -> its IR parameter (``p.out``)
     fields: dict[str, VarLV] | None = None
+    readonly: bool = False  # a `const` local variable ("var")
 
 
 VOID_PTR = PointerType(VOID, AddressSpace.GENERIC)
