@@ -264,6 +264,57 @@ def _argmax(rows: int, cols: int) -> Launch:
     return Launch("argmax", "row_argmax_kernel", (rows,), make, {"BLOCK": 64}, reference=ref)
 
 
+def _cumsum(rows: int, cols: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {"x_ptr": _randn(g, rows, cols), "out_ptr": torch.zeros(rows, cols), "stride": cols, "n_cols": cols}
+
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        return {"out_ptr": torch.cumsum(_t(a, "x_ptr").double(), dim=1)}
+
+    return Launch("cumsum", "row_cumsum_kernel", (rows,), make, {"BLOCK": 64}, rtol=1e-5, atol=1e-5, reference=ref)
+
+
+def _linear_scan(rows: int, n: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        a = torch.rand(rows, n, generator=g) * 1.5 - 0.5
+        return {"a_ptr": a, "b_ptr": _randn(g, rows, n), "h_ptr": torch.zeros(rows, n), "stride": n, "seq_len": n}
+
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        x, b = _t(a, "a_ptr").double(), _t(a, "b_ptr").double()
+        h = torch.zeros_like(b)
+        state = torch.zeros(rows, dtype=torch.float64)
+        for t in range(n):
+            state = x[:, t] * state + b[:, t]
+            h[:, t] = state
+        return {"h_ptr": h}
+
+    consts = {"BLOCK": 32}
+    return Launch("linear_scan", "linear_scan_kernel", (rows,), make, consts, rtol=1e-5, atol=1e-5, reference=ref)
+
+
+def _welford(rows: int, cols: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        x = _randn(g, rows, cols) * 2 + 3
+        return {"x_ptr": x, "mean_ptr": torch.zeros(rows), "var_ptr": torch.zeros(rows), "stride": cols, "n_cols": cols}
+
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        x = _t(a, "x_ptr").double()
+        return {"mean_ptr": x.mean(dim=1), "var_ptr": x.var(dim=1, unbiased=False)}
+
+    return Launch("welford", "welford_kernel", (rows,), make, {"BLOCK": 64}, rtol=1e-5, atol=1e-5, reference=ref)
+
+
+def _transpose(m: int, n: int) -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {"x_ptr": _randn(g, m, n), "y_ptr": torch.zeros(n, m), "M": m, "N": n, "stride_xm": n, "stride_ym": m}
+
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        return {"y_ptr": _t(a, "x_ptr").t()}
+
+    grid = ((m + 15) // 16, (n + 7) // 8)
+    return Launch("transpose", "transpose_kernel", grid, make, {"BLOCK_M": 16, "BLOCK_N": 8}, reference=ref)
+
+
 #: (launch, buffers compared) per case id.
 CASES: dict[str, tuple[Launch, tuple[str, ...]]] = {
     "vector_add-1000": (_vector_add(1000), ("out_ptr",)),
@@ -281,6 +332,10 @@ CASES: dict[str, tuple[Launch, tuple[str, ...]]] = {
     "matmul_descriptor-40x56x40": (_matmul_descriptor(40, 56, 40), ("c_ptr",)),
     "row_sum_atomic-1000": (_row_sum_atomic(1000), ("out_ptr",)),
     "argmax-6x50": (_argmax(6, 50), ("out_ptr",)),
+    "cumsum-4x50": (_cumsum(4, 50), ("out_ptr",)),
+    "linear_scan-3x20": (_linear_scan(3, 20), ("h_ptr",)),
+    "welford-5x50": (_welford(5, 50), ("mean_ptr", "var_ptr")),
+    "transpose-20x13": (_transpose(20, 13), ("y_ptr",)),
 }
 
 #: Seeded bugs whose outputs differ from the reference (Triton's interpreter computes the same wrong

@@ -59,12 +59,13 @@ def parse_triton(
             values[k] = DType(DTYPES[v.removeprefix("tl.")])
         else:
             values[k] = v
+    lowering = KernelLowering(src, kernel, params, values)
     try:
-        fn = KernelLowering(src, kernel, params, values).function()
+        fn = lowering.function()
     except RecursionError:
         raise LarkcError(f"{src.file}: expression nested too deeply", stage=Stage.FRONTEND) from None
     from larkc.ir.verify import verify_module
 
-    module = Module((fn,), fn.span)
+    module = Module((*lowering.functions, fn), fn.span)  # combine functions first
     verify_module(module)
     return module

@@ -37,6 +37,8 @@ from larkc.ir.nodes import (
     BinaryOp,
     Builtin,
     BuiltinReg,
+    Combine,
+    CombineKind,
     Const,
     Decl,
     Dim,
@@ -44,9 +46,12 @@ from larkc.ir.nodes import (
     Load,
     MathCall,
     MathFn,
+    Permute,
     Reduce,
     ReduceOp,
     Reshape,
+    Scan,
+    Select,
     Splat,
     Store,
 )
@@ -639,6 +644,16 @@ def _axis(v: AnyValue | None, rank: int, span: Span) -> int | None:
     return ax % rank
 
 
+def _kept(out: Tensor, shape: tuple[int, ...], axis: int | None, span: Span) -> Tensor:
+    """The result ``out`` of a reduction of a block of ``shape`` along ``axis`` (``None``: all of them)
+    with the reduced dimensions kept as size 1 (``keep_dims=True``)."""
+    elem = elem_of(out.type)
+    kept = (1,) * len(shape) if axis is None else (*shape[:axis], 1, *shape[axis + 1 :])
+    if shape_of(out.type):
+        return Tensor(Reshape(out.expr, BlockType(elem, kept), span))
+    return Tensor(Splat(out.expr, BlockType(elem, kept), span))
+
+
 def _reduce(lw: KernelLowering, op: ReduceOp, x: Tensor, axis: int | None, keep: bool, span: Span) -> Tensor:
     shape = shape_of(x.type)
     if not shape:
@@ -649,32 +664,29 @@ def _reduce(lw: KernelLowering, op: ReduceOp, x: Tensor, axis: int | None, keep:
         if len(shape) > 1:
             x = Tensor(Reshape(x.expr, BlockType(elem, (n,)), span))
         out = Tensor(Reduce(op, x.expr, 0, elem, span))
-        if keep:
-            return Tensor(Splat(out.expr, BlockType(elem, (1,) * len(shape)), span))
-        return out
-    rest = shape[:axis] + shape[axis + 1 :]
-    out = Tensor(Reduce(op, x.expr, axis, with_elem(elem, rest), span))
-    if keep:
-        kept = (*shape[:axis], 1, *shape[axis + 1 :])
-        if rest:
-            return Tensor(Reshape(out.expr, BlockType(elem, kept), span))
-        return Tensor(Splat(out.expr, BlockType(elem, kept), span))
-    return out
+    else:
+        rest = shape[:axis] + shape[axis + 1 :]
+        out = Tensor(Reduce(op, x.expr, axis, with_elem(elem, rest), span))
+    return _kept(out, shape, axis, span) if keep else out
+
+
+def _sum_dtype(e: ScalarType, dtype: AnyValue | None, span: Span) -> ScalarType:
+    """The type ``tl.sum``/``tl.cumsum``/``tl.cumprod`` compute in (``standard._pick_sum_dtype``): ``dtype``
+    if given, else int32/uint32 for integers narrower than 32 bits (uint32 for int1), else ``e``."""
+    if dtype is not None and not (isinstance(dtype, Constexpr) and dtype.value is None):
+        return _dtype(dtype, "dtype", span)
+    if e.is_bool or (e.is_unsigned and e.bits < 32):
+        return U32
+    if e.is_signed and e.bits < 32:
+        return I32
+    return e
 
 
 @_handler("sum")
 def _sum(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
     a = _bind("sum", ["input", "axis=", "keep_dims=", "dtype="], pos, kws, span)
     x = _tensor(lw, a["input"], "input", span)
-    e = _scalar_elem(x, "input of tl.sum", span)
-    if a["dtype"] is not None and not (isinstance(a["dtype"], Constexpr) and a["dtype"].value is None):
-        t = _dtype(a["dtype"], "dtype", span)
-    elif e.is_bool or (e.is_unsigned and e.bits < 32):
-        t = U32
-    elif e.is_signed and e.bits < 32:
-        t = I32
-    else:
-        t = e
+    t = _sum_dtype(_scalar_elem(x, "input of tl.sum", span), a["dtype"], span)
     x = lw.convert(x, t, span)
     keep = bool(_const(a["keep_dims"], "keep_dims", span)) if a["keep_dims"] is not None else False
     return _reduce(lw, ReduceOp.SUM, x, _axis(a["axis"], len(shape_of(x.type)), span), keep, span)
@@ -741,6 +753,199 @@ def _arg_handler(name: str, op: ReduceOp) -> Handler:
 
 HANDLERS["argmax"] = _arg_handler("argmax", ReduceOp.MAX)
 HANDLERS["argmin"] = _arg_handler("argmin", ReduceOp.MIN)
+
+
+# -- reductions and scans with a combine function; cumulative sums and products -----------------------
+
+
+def _combine_operands(lw: KernelLowering, v: AnyValue | None, what: str, span: Span) -> tuple[list[Tensor], bool]:
+    """The blocks of a reduction's or scan's input (a tensor, or a tuple of tensors of one shape) and
+    whether it was a tuple."""
+    from larkc.frontends.triton.lower import TupleValue
+
+    items = list(v.items) if isinstance(v, TupleValue) else [v]
+    xs = [_tensor(lw, x, what, span) for x in items]
+    shape = shape_of(xs[0].type)
+    if not shape:
+        raise TypeCheckError(f"{what} must be a block, not a scalar", span)
+    for x in xs:
+        _scalar_elem(x, what, span)
+        if shape_of(x.type) != shape:
+            raise TypeCheckError(f"{what}: blocks of different shapes {list(shape)} and {list(shape_of(x.type))}", span)
+    return xs, isinstance(v, TupleValue)
+
+
+def _combined(kind: CombineKind, func: str, xs: list[Tensor], axis: int, reverse: bool, span: Span) -> list[Tensor]:
+    """One :class:`Combine` node per result of the combination of ``xs`` along ``axis``."""
+    shape = shape_of(xs[0].type)
+    out_shape = shape if kind is CombineKind.SCAN else shape[:axis] + shape[axis + 1 :]
+    args = tuple(x.expr for x in xs)
+    return [
+        Tensor(Combine(kind, func, args, r, axis, reverse, with_elem(elem_of(x.type), out_shape), span))
+        for r, x in enumerate(xs)
+    ]
+
+
+@_handler("reduce")
+def _reduce_with(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    from larkc.frontends.triton.lower import TupleValue
+
+    a = _bind("reduce", ["input", "axis", "combine_fn", "keep_dims="], pos, kws, span)
+    xs, was_tuple = _combine_operands(lw, a["input"], "input of tl.reduce", span)
+    shape = shape_of(xs[0].type)
+    axis = _axis(a["axis"], len(shape), span)
+    keep = bool(_const(a["keep_dims"], "keep_dims", span)) if a["keep_dims"] is not None else False
+    elems = tuple(_scalar_elem(x, "input of tl.reduce", span) for x in xs)
+    func = lw.combine_function(a["combine_fn"], elems, span)
+    if axis is None:  # Triton reduces the flattened block
+        n = math.prod(shape)
+        xs = [Tensor(Reshape(x.expr, BlockType(elem_of(x.type), (n,)), span)) if len(shape) > 1 else x for x in xs]
+    outs = _combined(CombineKind.REDUCE, func, xs, 0 if axis is None else axis, False, span)
+    if keep:
+        outs = [_kept(o, shape, axis, span) for o in outs]
+    return TupleValue(tuple(outs)) if was_tuple else outs[0]
+
+
+@_handler("associative_scan")
+def _scan_with(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    from larkc.frontends.triton.lower import TupleValue
+
+    a = _bind("associative_scan", ["input", "axis", "combine_fn", "reverse="], pos, kws, span)
+    xs, was_tuple = _combine_operands(lw, a["input"], "input of tl.associative_scan", span)
+    axis = _axis(a["axis"], len(shape_of(xs[0].type)), span)
+    if axis is None:
+        raise TypeCheckError("tl.associative_scan needs an axis", span)
+    reverse = bool(_const(a["reverse"], "reverse", span)) if a["reverse"] is not None else False
+    elems = tuple(_scalar_elem(x, "input of tl.associative_scan", span) for x in xs)
+    func = lw.combine_function(a["combine_fn"], elems, span)
+    outs = _combined(CombineKind.SCAN, func, xs, axis, reverse, span)
+    return TupleValue(tuple(outs)) if was_tuple else outs[0]
+
+
+def _cumulative(name: str, op: ReduceOp) -> Handler:
+    """``tl.cumsum``/``tl.cumprod``: converted to the sum type (``_pick_sum_dtype``), then scanned."""
+
+    def handler(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+        a = _bind(name, ["input", "axis=", "reverse=", "dtype="], pos, kws, span)
+        x = _tensor(lw, a["input"], "input", span)
+        shape = shape_of(x.type)
+        if not shape:
+            raise TypeCheckError(f"tl.{name} of a scalar", span)
+        x = lw.convert(x, _sum_dtype(_scalar_elem(x, f"input of tl.{name}", span), a["dtype"], span), span)
+        axis = _axis(a["axis"] if a["axis"] is not None else Constexpr(0), len(shape), span)
+        assert axis is not None
+        reverse = bool(_const(a["reverse"], "reverse", span)) if a["reverse"] is not None else False
+        t = x.type
+        assert isinstance(t, BlockType)
+        return Tensor(Scan(op, x.expr, axis, reverse, t, span))
+
+    return handler
+
+
+HANDLERS["cumsum"] = _cumulative("cumsum", ReduceOp.SUM)
+HANDLERS["cumprod"] = _cumulative("cumprod", ReduceOp.PROD)
+
+
+# -- permutations, join and split ---------------------------------------------------------------------
+
+
+def _permutation(name: str) -> Handler:
+    """``tl.permute(x, dims)`` and ``tl.trans(x, *dims)`` (no dims: the last two swapped), also ``x.T``."""
+
+    def handler(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+        kws = dict(kws)
+        x = _tensor(lw, kws.pop("input") if "input" in kws else (pos[0] if pos else None), "input", span)
+        rest = pos[1:] if "dims" not in kws else [kws.pop("dims")]
+        if kws:
+            raise TypeCheckError(f"{name}() has no parameter {next(iter(kws))}", span)
+        if len(rest) == 1 and isinstance(rest[0], Constexpr) and isinstance(rest[0].value, tuple | list):
+            dims = tuple(_int(Constexpr(d), "dims", span) for d in rest[0].value)
+        else:
+            dims = tuple(_int(d, "dims", span) for d in rest)
+        shape = shape_of(x.type)
+        if not dims and name == "trans":
+            if len(shape) < 2:
+                raise TypeCheckError("tl.trans of a 0- or 1-dimensional tensor", span)
+            dims = (*range(len(shape) - 2), len(shape) - 1, len(shape) - 2)
+        if len(dims) != len(shape):
+            raise TypeCheckError(f"{name} dims must have the length of the shape {list(shape)}, got {list(dims)}", span)
+        if sorted(dims) != list(range(len(dims))):
+            raise TypeCheckError(f"{name} dims must be a permutation of 0, ..., n-1, got {list(dims)}", span)
+        if dims == tuple(range(len(dims))):
+            return x
+        return Tensor(Permute(x.expr, dims, BlockType(elem_of(x.type), tuple(shape[d] for d in dims)), span))
+
+    return handler
+
+
+HANDLERS["trans"] = _permutation("trans")
+HANDLERS["permute"] = _permutation("permute")
+
+
+def _halves(lw: KernelLowering, a: Tensor, b: Tensor, span: Span) -> Tensor:
+    """``tl.join(a, b)``: a new minor dimension of size 2 holding ``a`` then ``b`` (same shapes)."""
+    shape = shape_of(a.type)
+    elem = elem_of(a.type)
+    full = (*shape, 2)
+    lane = Tensor(Arange(0, 2, BlockType(I32, (2,)), span))
+    first = Tensor(
+        Binary(
+            BinaryOp.EQ, lane.expr, Splat(Const(0, I32, span), BlockType(I32, (2,)), span), BlockType(BOOL, (2,)), span
+        )
+    )
+    first = lw.splat_to(first, full, span)
+
+    def widened(x: Tensor) -> Tensor:
+        if not shape:
+            return Tensor(Splat(x.expr, BlockType(elem, full), span))
+        return lw.splat_to(Tensor(Reshape(x.expr, BlockType(elem, (*shape, 1)), span)), full, span)
+
+    return Tensor(Select(first.expr, widened(a).expr, widened(b).expr, BlockType(elem, full), span))
+
+
+@_handler("join")
+def _join(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("join", ["a", "b"], pos, kws, span)
+    x, y = lw.broadcast(_tensor(lw, a["a"], "a", span), _tensor(lw, a["b"], "b", span), span)
+    if x.type != y.type:
+        raise TypeCheckError(f"tl.join of {lw.describe(x)} and {lw.describe(y)} (the types must be equal)", span)
+    return _halves(lw, x, y, span)
+
+
+@_handler("interleave")
+def _interleave(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    c = _join(lw, pos, kws, span)  # standard.py: join, then merge the last two dimensions
+    assert isinstance(c, Tensor)
+    shape = shape_of(c.type)
+    if len(shape) == 1:
+        return c
+    merged = (*shape[:-2], 2 * shape[-2])
+    return Tensor(Reshape(c.expr, BlockType(elem_of(c.type), merged), span))
+
+
+@_handler("split")
+def _split(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    """``tl.split(x)``: the two halves of a last dimension of size 2, as reductions that keep the first
+    and the last element (combine functions made here: ``a = a`` and ``a = b``)."""
+    from larkc.frontends.triton.lower import TupleValue
+
+    a = _bind("split", ["a"], pos, kws, span)
+    x = _tensor(lw, a["a"], "a", span)
+    shape = shape_of(x.type)
+    if not shape or shape[-1] != 2:
+        raise TypeCheckError(f"tl.split needs a last dimension of size 2, got shape {list(shape)}", span)
+    elem = _scalar_elem(x, "input of tl.split", span)
+    axis = len(shape) - 1
+    rest = with_elem(elem, shape[:-1])
+    halves = (
+        Combine(
+            CombineKind.REDUCE, lw.pick_function(elem, first=True, span=span), (x.expr,), 0, axis, False, rest, span
+        ),
+        Combine(
+            CombineKind.REDUCE, lw.pick_function(elem, first=False, span=span), (x.expr,), 0, axis, False, rest, span
+        ),
+    )
+    return TupleValue((Tensor(halves[0]), Tensor(halves[1])))
 
 
 @_handler("dot")

@@ -78,6 +78,7 @@ from larkc.ir.nodes import (
 )
 from larkc.ir.types import BOOL, F32, I32, I64, VOID, BlockType, PointerType, ScalarType, Type
 from larkc.ir.values import round_float
+from larkc.ir.verify import combine_signature_error
 
 if TYPE_CHECKING:
     from larkc.frontends.triton.builtins import Handler
@@ -211,6 +212,10 @@ class KernelLowering:
         self.used: set[str] = set()
         self.globals_cache: dict[str, AnyValue] = {}
         self.inlining: list[str] = []
+        #: device functions made from the combine functions of ``tl.reduce``/``tl.associative_scan``,
+        #: one per function and element types, in order of first use (they precede the kernel)
+        self.functions: list[Function] = []
+        self._combiners: dict[tuple[str, tuple[ScalarType, ...]], str] = {}
 
     # -- entry ------------------------------------------------------------------------------------
 
@@ -714,6 +719,76 @@ class KernelLowering:
             self.inlining.pop()
             self.env, self.vars, self.depth = saved
         return result
+
+    def combine_function(self, fn: AnyValue | None, elems: tuple[ScalarType, ...], span: Span) -> str:
+        """The name of the device function computing the ``@triton.jit`` combine function ``fn`` on
+        operands of element types ``elems`` (see :class:`~larkc.ir.nodes.Combine`): its parameters
+        ``a1..an`` by reference, then ``b1..bn``; its body the inlined ``fn`` on scalars, its results
+        assigned to ``a1..an`` at the end. Made once per function and element types."""
+        if not isinstance(fn, FunctionRef):
+            got = "nothing" if fn is None else self.describe(fn)
+            raise TypeCheckError(f"the combine function must be a @triton.jit function, got {got}", span)
+        key = (fn.name, elems)
+        made = self._combiners.get(key)
+        if made is not None:
+            return made
+        n = len(elems)
+        fn_span = self.src.span(fn.node)
+        py_params = fn.node.args.args
+        if len(py_params) != 2 * n:
+            raise TypeCheckError(
+                f"combine function {fn.name} must take {2 * n} arguments for {n} operand(s), got {len(py_params)}",
+                span,
+            )
+        saved = (self.out, self.used, self.depth)
+        self.out, self.used, self.depth = [], set(), 0
+        try:
+            params = tuple(
+                Param(self.fresh(p.arg), elems[i % n], i < n, self.src.span(p)) for i, p in enumerate(py_params)
+            )
+            result = self.inline(fn, [Tensor(VarRef(p.name, p.type, p.span)) for p in params], {}, span)
+            items = result.items if isinstance(result, TupleValue) else (result,)
+            if len(items) != n:
+                raise TypeCheckError(f"combine function {fn.name} returns {len(items)} value(s), expected {n}", span)
+            temps: list[VarRef] = []
+            for item, t in zip(items, elems, strict=True):
+                v = self.tensor(item, span, like=t)
+                if v.type != t:
+                    raise TypeCheckError(
+                        f"combine function {fn.name} returns {self.describe(v)} where {dtype_name(t)} is expected", span
+                    )
+                temp_name = self.fresh("result")
+                self.emit(Decl(temp_name, t, v.expr, span))  # all results first: each may read every a_i
+                temps.append(VarRef(temp_name, t, span))
+            for p, ref in zip(params, temps, strict=False):
+                self.emit(Assign(p.name, ref, span))
+            body = tuple(self.out)
+        finally:
+            self.out, self.used, self.depth = saved
+        name = f"{fn.name}<{', '.join(dtype_name(t) for t in elems)}>"
+        func = Function(name, FunctionKind.DEVICE, Level.BLOCK, params, VOID, body, span=fn_span)
+        why = combine_signature_error(func, elems)
+        if why is not None:
+            bad = next((st for st in body if not isinstance(st, Decl | Assign)), None)
+            raise UnsupportedError("combine function", why, bad.span if bad is not None else span)
+        self.functions.append(func)
+        self._combiners[key] = name
+        return name
+
+    def pick_function(self, elem: ScalarType, *, first: bool, span: Span) -> str:
+        """A combine function keeping the first (``a = a``) or the last (``a = b``) element: reducing a
+        dimension of size 2 with it selects one half (``tl.split``)."""
+        which = "first" if first else "last"
+        key = (f"pick.{which}", (elem,))
+        made = self._combiners.get(key)
+        if made is not None:
+            return made
+        name = f"pick.{which}<{dtype_name(elem)}>"
+        a, b = Param("a", elem, True, span), Param("b", elem, False, span)
+        body: tuple[Stmt, ...] = () if first else (Assign("a", VarRef("b", elem, span), span),)
+        self.functions.append(Function(name, FunctionKind.DEVICE, Level.BLOCK, (a, b), VOID, body, span=span))
+        self._combiners[key] = name
+        return name
 
     # -- conversions ------------------------------------------------------------------------------
 
