@@ -527,13 +527,18 @@ def test_an_exhausted_budget_is_unknown_never_proved(tmp_path: Path) -> None:
         assert "budget" in r.detail or "timed out" in r.detail
 
 
-def test_block_level_kernels_are_unknown(tmp_path: Path) -> None:
+def test_block_level_kernels_are_analysed(tmp_path: Path) -> None:
+    # one program per element: in bounds, and with one program more, out of bounds (block-level
+    # kernels in detail: test_parametric_blocks.py)
     module = parse_module(
         "kernel @k(%x: ptr<global f32>) level block {\n  store [ptradd(%x, blockIdx.x)], 0.0:f32;\n}\n"
     )
     task = Task(source=tmp_path / "k.py", kernel="k", outputs={"x": "f32[4]"}, grid=[4], block=[1])
     (r,) = prove_parametric(module, "k", task, [Obligation(BOUNDS)], BUDGET)
-    assert r.status is Status.UNKNOWN and "block-level" in r.detail
+    assert r.status is Status.PROVED, r.detail
+    task = Task(source=tmp_path / "k.py", kernel="k", outputs={"x": "f32[4]"}, grid=[5], block=[1])
+    (r,) = prove_parametric(module, "k", task, [Obligation(BOUNDS)], BUDGET)
+    assert r.status is Status.REFUTED, r.detail
 
 
 def test_a_missing_kernel_is_unknown(tmp_path: Path) -> None:

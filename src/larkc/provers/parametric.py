@@ -26,7 +26,7 @@ UNKNOWN with the possible violation as its reason. ``docs/provers.md`` has the l
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import z3
@@ -64,7 +64,7 @@ from larkc.provers.zexec import (
 )
 from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, Region, RegionKind, Value, trange, wrap
 from larkc.provers.zworld import Answer, Registry, Session, World, Z, log2_text, model_int, shape_text
-from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, resolve_kernel
+from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, evaluate, free_symbols, resolve_kernel
 
 __all__ = ["PROVER_NAME", "ParametricProver", "prove_parametric"]
 
@@ -78,12 +78,23 @@ MINIMIZE_SECONDS = 20.0
 
 
 def prove_parametric(
-    module: Module, kernel: str, task: Task, obligations: Sequence[Obligation], budget: Budget
+    module: Module,
+    kernel: str,
+    task: Task,
+    obligations: Sequence[Obligation],
+    budget: Budget,
+    specialised_for: Mapping[str, int] | None = None,
 ) -> list[ObligationResult]:
     """One result per obligation (in order) for kernel ``kernel`` of ``module`` under ``task``.
 
     ``kernel`` is the IR function name or the task's kernel name (``row_sum_shared`` finds
     ``row_sum_shared<256>``). Kinds other than bounds, race, barrier and overflow are UNKNOWN.
+
+    A block-level (Triton) kernel is one specialisation: its constexprs are folded into the IR and its
+    integer arguments typed by their values. ``specialised_for`` is the shape instance the module was
+    lowered for (the task's first instance by default, as ``parse_task`` lowers it); the claims are then
+    for the sizes with the same specialisation (the same value of every constexpr bound to a shape
+    expression, every size argument fitting the type it has in the IR), stated in the scope.
     """
     start = time.monotonic()
     todo = [o for o in obligations if o.kind in HANDLED]
@@ -96,13 +107,10 @@ def prove_parametric(
         except LarkcError as e:
             failure = e.message
         else:
-            if fn.level is not Level.THREAD:
-                failure = "block-level (Triton) kernels are not handled by the parametric prover"
-            else:
-                try:
-                    analysis = _Analysis(module, fn, task, budget, deadline)
-                except LarkcError as e:
-                    failure = f"cannot analyse the kernel: {e.message}"
+            try:
+                analysis = _Analysis(module, fn, task, budget, deadline, specialised_for)
+            except LarkcError as e:
+                failure = f"cannot analyse the kernel: {e.message}"
     scope = Scope.parametric(task.symbols, [shape_text(c) for c in task.constraints])
     results: list[ObligationResult] = []
     for ob in obligations:
@@ -189,11 +197,23 @@ def _casts_away_const(module: Module) -> bool:
 class _Analysis:
     """One symbolic execution of the kernel and the checks of each obligation kind over its trace."""
 
-    def __init__(self, module: Module, fn: Function, task: Task, budget: Budget, deadline: float) -> None:
+    def __init__(
+        self,
+        module: Module,
+        fn: Function,
+        task: Task,
+        budget: Budget,
+        deadline: float,
+        specialised_for: Mapping[str, int] | None = None,
+    ) -> None:
         t0 = time.monotonic()
         self.module = module
         self.fn = fn
         self.task = task
+        # A Triton kernel is one program per block: its launch's "threads" are its programs.
+        self.block_level = fn.level is not Level.THREAD
+        self.spec: list[Z] = []  # the sizes of this specialisation (block-level kernels)
+        self.spec_text: list[str] = []
         self.budget = budget
         self.deadline = deadline
         self.reg = Registry()
@@ -206,6 +226,10 @@ class _Analysis:
         self.fits_text: list[str] = []
         self.issues_pre: list[tuple[str, Span]] = []
         values = self._bind(fn)
+        if self.block_level:
+            self._specialisation(fn, specialised_for)
+            base = [*base, *self.spec]
+            self.base_session = Session(base, budget.solver_ms, deadline)
         self.session = Session([*base, *self.fits], budget.solver_ms, deadline)
         self.ex = Executor(module, fn, task, self.world, self.reg, self.session, values)
         self.trace: Trace = self.ex.run()
@@ -272,7 +296,26 @@ class _Analysis:
                         values[p.name] = IntV(wrap(z3.IntVal(int(value)), t), t)
                 case None:
                     raise LarkcError(f"kernel parameter {p.name} has no binding", p.span)
+                case _:
+                    if isinstance(t, ScalarType) and t.is_float:
+                        values[p.name] = OpaqueV(t)
+                    else:
+                        raise LarkcError(f"the binding of kernel parameter {p.name} is not modelled", p.span)
         return values
+
+    def _specialisation(self, fn: Function, instance: Mapping[str, int] | None) -> None:
+        """The facts that select the sizes a block-level kernel's IR is the specialisation of: every
+        constexpr bound to a shape expression has its value at ``instance``."""
+        params = {p.name for p in fn.params}
+        for name, b in self.task.bindings.items():
+            if name in params or not isinstance(b, ShapeArg) or not free_symbols(b.expr):
+                continue
+            inst = instance if instance is not None else (self.task.instances[0] if self.task.instances else None)
+            if inst is None:
+                raise LarkcError(f"constexpr {name} depends on the sizes and no instance says which specialisation")
+            value = int(evaluate(b.expr, self.task.shape_env(inst)))
+            self.spec.append(self.world.int(b.expr) == value)
+            self.spec_text.append(f"{shape_text(b.expr)} = {value} (constexpr {name} of this specialisation)")
 
     def _size_param(self, name: str, t: ScalarType, v: Z, text: str, span: Span) -> Value:
         """The value of an integer parameter bound to a size; a site when the size may not fit."""
@@ -281,6 +324,15 @@ class _Analysis:
         fits = z3.And(v >= lo, v <= hi)
         out = self.base_session.check([z3.Not(fits)], want_model=False)
         if out.answer is Answer.UNSAT:
+            return IntV(v, t)
+        below = self.base_session.check([v < lo], want_model=False).answer is not Answer.UNSAT
+        above = self.base_session.check([v > hi], want_model=False).answer is not Answer.UNSAT
+        bound = f"{lo} <= {text} <= {hi}" if below and above else f"{text} >= {lo}" if below else f"{text} <= {hi}"
+        if self.block_level:
+            # Triton types an integer argument by its value (i32 when it fits): larger sizes are
+            # another specialisation of the kernel, not an overflow of this one.
+            self.spec.append(fits)
+            self.spec_text.append(f"{bound} (Triton passes {name} as {t} at these sizes)")
             return IntV(v, t)
         site = Site(
             -len(self.param_sites) - 1,
@@ -295,9 +347,6 @@ class _Analysis:
         )
         self.param_sites.append((site, name))
         self.fits.append(fits)
-        below = self.base_session.check([v < lo], want_model=False).answer is not Answer.UNSAT
-        above = self.base_session.check([v > hi], want_model=False).answer is not Answer.UNSAT
-        bound = f"{lo} <= {text} <= {hi}" if below and above else f"{text} >= {lo}" if below else f"{text} <= {hi}"
         self.fits_text.append(f"{bound} (fits kernel parameter {name}: {t})")
         return IntV(v, t)
 
@@ -315,7 +364,7 @@ class _Analysis:
     # -- results -------------------------------------------------------------------------------------
 
     def scope(self, kind: ObligationKind) -> Scope:
-        cons = list(self.world.scope)
+        cons = [*self.world.scope, *self.spec_text]
         if kind is not ObligationKind.OVERFLOW:
             cons += self.fits_text
         return Scope.parametric(self.task.symbols, cons)
@@ -435,12 +484,20 @@ class _Analysis:
         text = f"grid {grid[0]}x{grid[1]}x{grid[2]}, block {block[0]}x{block[1]}x{block[2]}"
         return text + (f", {shared} bytes of dynamic shared memory" if shared else "")
 
-    def _thread(self, model: Z, tag: str | None) -> str:
+    def _thread(self, model: Z, tag: str | None, parts: Sequence[Z] = ()) -> str:
+        """The thread of a model (``tag``: of the pair), or for a block-level kernel the program and the
+        element indices ``parts`` (formulas in base variables) mention."""
+
         def get(v: Z) -> int:
             e = v if tag is None else self.reg.renamed(v.decl().name(), tag)
             return model_int(model, e) or 0
 
         b = ",".join(str(get(v)) for v in self.ex.bid)
+        if self.block_level:
+            free = self.reg.free_all(parts)
+            elems = [(v, what) for v, what in self.ex.elem_indices() if v.decl().name() in free]
+            at = ", ".join(f"{what} = {get(v)}" for v, what in elems)
+            return f"program ({b})" + (f", {at}" if at else "")
         t = ",".join(str(get(v)) for v in self.ex.tid)
         return f"block ({b}) thread ({t})"
 
@@ -528,7 +585,8 @@ class _Analysis:
                 if not -(2**63) <= off < 2**63:
                     return None  # the hardware's 64-bit address arithmetic would wrap
                 problem = _bounds_problem(a, off, size)
-                return f"{_access_text(a)} is {problem} at {self._inst_text(inst)}, {self._thread(model, None)}"
+                where = self._thread(model, None, [a.offset, *a.pc])
+                return f"{_access_text(a)} is {problem} at {self._inst_text(inst)}, {where}"
 
             self._decide(
                 f, (0, order), self.session, self._single(parts), [*parts, r.size], _access_text(a), message, a.span
@@ -649,6 +707,10 @@ class _Analysis:
         if barrier_ok and len(f.refuted) == refuted and len(f.doubts) == doubts:
             f.doubts.append(f"race freedom of {where} relies on barrier uniformity: {barrier_ok}")
 
+    @property
+    def _units(self) -> str:
+        return "programs" if self.block_level else "blocks"
+
     def _tid_text(self, model: Z, tag: str) -> str:
         return ",".join(str(model_int(model, self.reg.renamed(v.decl().name(), tag)) or 0) for v in self.ex.tid)
 
@@ -669,8 +731,8 @@ class _Analysis:
 
         def message(model: Z, inst_: dict[str, int]) -> str:
             return (
-                f"race on {a.region.name}: {_access_text(a)} by {self._thread(model, 'A')} and "
-                f"{_access_text(b)} by {self._thread(model, 'B')} (blocks never synchronise) at"
+                f"race on {a.region.name}: {_access_text(a)} by {self._thread(model, 'A', pa)} and "
+                f"{_access_text(b)} by {self._thread(model, 'B', pb)} ({self._units} never synchronise) at"
                 f" {self._inst_text(inst_)}"
             )
 
@@ -789,7 +851,7 @@ class _Analysis:
         ir = f" (IR `{s.text}`)" if s.source and s.source != s.text else ""
         return (
             f"`{s.source or s.text}`{ir} at {s.span.location()} {verb}: its value {log2_text(v)} {cmp} {bound}"
-            f" at {self._inst_text(inst)}, {self._thread(model, None)} (smallest sizes by their sum)"
+            f" at {self._inst_text(inst)}, {self._thread(model, None, [s.exact, *s.pc])} (smallest sizes by their sum)"
         )
 
 

@@ -65,6 +65,7 @@ from larkc.ir.nodes import (
     Call,
     Cast,
     CastKind,
+    Combine,
     Const,
     Continue,
     Decl,
@@ -82,10 +83,13 @@ from larkc.ir.nodes import (
     MathCall,
     MathFn,
     Module,
+    Permute,
     PtrAdd,
     Reduce,
+    ReduceOp,
     Reshape,
     Return,
+    Scan,
     Select,
     Shuffle,
     Splat,
@@ -113,7 +117,7 @@ from larkc.ir.types import (
     align_of,
     size_of,
 )
-from larkc.ir.walk import sub_exprs
+from larkc.ir.walk import stmt_exprs, sub_exprs
 from larkc.provers.core import Assumption, AssumptionKind, ObligationKind
 from larkc.provers.zvalues import (
     BoolV,
@@ -407,6 +411,7 @@ class Executor:
         self._prove_cache: dict[tuple[int, ...], tuple[Outcome, tuple[Z, ...]]] = {}
         self._shared: dict[str, Region] = {}
         self._local_allocs = 0
+        self._elem_idx: dict[tuple[int, int], Z] = {}
         self.ops = 0  # integer operations whose range was checked
 
     # -- entry ---------------------------------------------------------------------------------------
@@ -469,7 +474,9 @@ class Executor:
                 return VecV(tuple(self.fresh(t.elem, what, data=data, level=level) for _ in range(t.lanes)), t)
             case PointerType():
                 return PtrV(None, z3.IntVal(0), t, why=f"it is {what}")
-            case ArrayType() | BlockType() | VoidType():
+            case BlockType():
+                return self.fresh(t.elem, what, data=data, level=level)
+            case ArrayType() | VoidType():
                 return OpaqueV(t)
             case _:
                 assert_never(t)
@@ -563,33 +570,36 @@ class Executor:
                 return st
             case Alloc(name, elem, count, space):
                 return self.exec_alloc(s, st, name, elem, count, space)
-            case Load(dst, ptr, mask, _):
-                if mask is not None:
-                    raise _Unsupported("masked loads (block level) are not modelled")
+            case Load(dst, ptr, mask, other):
                 p = self.eval(ptr, st)
                 t = self._pointee(ptr)
-                loaded = self.access(st, AccessKind.READ, p, t, s)
+                on, cond = self.masked(st, mask)
+                loaded = None if on.dead else self.access(on, AccessKind.READ, p, t, s)
+                if loaded is not None and cond is not None:
+                    # masked-off lanes read `other` (unknown when not given), never memory
+                    ov = self.eval(other, st) if other is not None else self.fresh(t, "a masked-off lane")
+                    loaded = ite(cond, loaded, ov) if isinstance(ov, type(loaded)) else None
                 st = st.copy()
                 st.env[self.key(dst)] = (
                     loaded if loaded is not None else self.fresh(t, f"the value loaded at {_loc(s.span)}")
                 )
                 return st
             case Store(ptr, value, mask):
-                if mask is not None:
-                    raise _Unsupported("masked stores (block level) are not modelled")
                 p = self.eval(ptr, st)
                 self.eval(value, st)
-                self.access(st, AccessKind.WRITE, p, self._pointee(ptr), s)
+                on, _ = self.masked(st, mask)
+                if not on.dead:
+                    self.access(on, AccessKind.WRITE, p, self._pointee(ptr), s)
                 return st
             case Atomic(dst, _, ptr, value, compare, mask):
-                if mask is not None:
-                    raise _Unsupported("masked atomics (block level) are not modelled")
                 p = self.eval(ptr, st)
                 self.eval(value, st)
                 if compare is not None:
                     self.eval(compare, st)
                 t = self._pointee(ptr)
-                self.access(st, AccessKind.ATOMIC, p, t, s)
+                on, _ = self.masked(st, mask)
+                if not on.dead:
+                    self.access(on, AccessKind.ATOMIC, p, t, s)
                 if dst is None:
                     return st
                 st = st.copy()
@@ -647,8 +657,21 @@ class Executor:
             case _:
                 assert_never(s)
 
+    def masked(self, st: State, mask: Expr | None) -> tuple[State, Z | None]:
+        """The state of the lanes a block access's ``mask`` keeps (masked-off lanes never touch memory),
+        and the mask's condition (``None`` without a mask)."""
+        if mask is None:
+            return st, None
+        c = self.cond_of(self.eval(mask, st), st)
+        cs = z3.simplify(c)
+        if z3.is_true(cs):
+            return st, None
+        on = st.copy()
+        on.pc = (*st.pc, c)
+        return on, c
+
     def _pointee(self, ptr: Expr) -> Type:
-        t = ptr.type
+        t = _scalar_of(ptr.type)
         if not isinstance(t, PointerType):
             raise _Unsupported(f"access through {t}, not a pointer")
         return t.pointee
@@ -1251,33 +1274,36 @@ class Executor:
                 return v
             case Builtin(reg, dim):
                 i = dim.index
+                # Triton's program_id and num_programs are i32, CUDA's registers u32
+                bt = e.type if e.type.is_int else U32
                 match reg:
                     case BuiltinReg.THREAD_IDX:
-                        return IntV(self.tid[i], U32)
+                        return IntV(self.tid[i], bt)
                     case BuiltinReg.BLOCK_IDX:
-                        return IntV(self.bid[i], U32)
+                        return IntV(self.bid[i], bt)
                     case BuiltinReg.BLOCK_DIM:
-                        return IntV(self.world.block[i], U32)
+                        return IntV(self.world.block[i], bt)
                     case BuiltinReg.GRID_DIM:
-                        return IntV(self.world.grid[i], U32)
+                        return IntV(self.world.grid[i], bt)
                     case _:
                         assert_never(reg)
             case Unary(op, a, t):
-                return self.unary(op, self.eval(a, st), t, e, st)
+                return self.unary(op, self.eval(a, st), _scalar_of(t), e, st)
             case Binary(op, a, b, t):
                 return self.binary(op, self.eval(a, st), self.eval(b, st), e, st)
             case Select(c, a, b):
                 cv = self.cond_of(self.eval(c, st), st)
                 return ite(cv, self.eval(a, st), self.eval(b, st))
             case Cast(a, t, kind):
-                return self.cast(self.eval(a, st), t, kind, e, st)
+                return self.cast(self.eval(a, st), _scalar_of(t), kind, e, st)
             case MathCall(fn, args, t):
-                return self.math(fn, [self.eval(a, st) for a in args], t, e, st)
-            case PtrAdd(base, off, t):
+                return self.math(fn, [self.eval(a, st) for a in args], _scalar_of(t), e, st)
+            case PtrAdd(base, off, bt):
                 p = self.eval(base, st)
                 o = self.eval(off, st)
+                t = _scalar_of(bt)
                 if not isinstance(p, PtrV) or not isinstance(o, IntV) or not isinstance(t, PointerType):
-                    raise _Unsupported("pointer arithmetic on a block of pointers")
+                    raise _Unsupported("pointer arithmetic on a value that is not a pointer")
                 return PtrV(p.region, p.off + o.e * size_of(t.pointee), p.t, p.sites | o.sites, p.why)
             case Extract(vec, idx):
                 v = self.eval(vec, st)
@@ -1300,10 +1326,100 @@ class Executor:
             case MakeVector(elems, t):
                 assert isinstance(t, VectorType)
                 return VecV(tuple(self.eval(x, st) for x in elems), t)
-            case Arange() | Splat() | Broadcast() | Reshape() | Reduce() | Dot():
-                raise _Unsupported("block-level (Triton) expressions are not modelled")
+            case Arange(start, end, t):
+                return IntV(z3.IntVal(start) + self.elem_index(0, end - start), _int_elem(t))
+            case Splat(a):
+                return self.eval(a, st)
+            case Broadcast(a, t) | Reshape(a, t):
+                return self.reindex(self.eval(a, st), _shape_of(a.type), t.shape, isinstance(e, Broadcast))
+            case Permute(a, perm, t):
+                src = _shape_of(a.type)
+                pairs = [(self.elem_index(p, src[p]), self.elem_index(i, t.shape[i])) for i, p in enumerate(perm)]
+                return _subst(self.eval(a, st), [(x, y) for x, y in pairs if not x.eq(y)])
+            case Reduce() | Scan() | Combine() | Dot():
+                return self.combined(e, st)
             case _:
                 assert_never(e)
+
+    # -- block-level (Triton) values -----------------------------------------------------------------
+    #
+    # A block value is the value of its element at the *element indices* of its shape: one variable
+    # per (dimension, size), ``0 <= i < size`` (a dimension of size 1 has index 0). Elementwise
+    # operations are then the scalar ones, and broadcast, reshape and permute substitute indices.
+    # An access through a block of pointers is one access per element: the indices are per-thread
+    # variables, so the race check pairs any element of one program with any element of another.
+
+    def elem_index(self, d: int, size: int) -> Z:
+        """The element index of dimension ``d`` of a block whose dimension ``d`` has ``size`` elements."""
+        if size == 1:
+            return z3.IntVal(0)
+        v = self._elem_idx.get((d, size))
+        if v is None:
+            v = self.reg.int_var(
+                f"i{d}_{size}", VarLevel.THREAD, exact=True, lo=0, hi=size - 1, what=f"element index {d} (of {size})"
+            )
+            self._elem_idx[(d, size)] = v
+        return v
+
+    def elem_indices(self) -> list[tuple[Z, str]]:
+        """The element index variables made so far, with what each stands for."""
+        return [(v, f"element index {d}") for (d, _), v in self._elem_idx.items()]
+
+    def reindex(self, v: Value, src: tuple[int, ...], dst: tuple[int, ...], broadcast: bool) -> Value:
+        """``v`` (a block of shape ``src``, a scalar when ``src`` is empty) read as a block of shape ``dst``:
+        broadcast (right-aligned, dimensions of size 1 stretched) or reshaped (row-major order)."""
+        if not src:
+            return v
+        pairs: list[tuple[Z, Z]] = []
+        if broadcast:
+            off = len(dst) - len(src)
+            for d, n in enumerate(src):
+                if n != 1:
+                    pairs.append((self.elem_index(d, n), self.elem_index(d + off, dst[d + off])))
+        elif [n for n in src if n != 1] == [n for n in dst if n != 1]:
+            news = [self.elem_index(d, n) for d, n in enumerate(dst) if n != 1]
+            olds = [self.elem_index(d, n) for d, n in enumerate(src) if n != 1]
+            pairs = list(zip(olds, news, strict=True))
+        else:
+            linear: Z = z3.IntVal(0)
+            for d, n in enumerate(dst):
+                linear = linear * n + self.elem_index(d, n)
+            stride = 1
+            for d in range(len(src) - 1, -1, -1):
+                if src[d] != 1:
+                    pairs.append((self.elem_index(d, src[d]), (linear / stride) % src[d]))
+                stride *= src[d]
+        return _subst(v, [(x, y) for x, y in pairs if not x.eq(y)])
+
+    def combined(self, e: Reduce | Scan | Combine | Dot, st: State) -> Value:
+        """A reduction, scan or matrix product: its operands are evaluated (their integer operations are
+        checked), its value is not tracked (a fresh value of its type: it is data, never exact)."""
+        match e:
+            case Reduce(op, a) | Scan(op, a):
+                self.eval(a, st)
+                wraps = op in (ReduceOp.SUM, ReduceOp.PROD)
+            case Combine(_, func, args):
+                for a in args:
+                    self.eval(a, st)
+                f = self.module.function(func)
+                wraps = f is None or any(
+                    isinstance(x, Binary) and x.op in _WRAPPING and _int_elem_or_none(x.type) is not None
+                    for stmt in walk(f.body)
+                    for top in stmt_exprs(stmt)
+                    for x in sub_exprs(top)
+                )
+            case Dot(lhs, rhs, acc):
+                for operand in (lhs, rhs, acc):
+                    if operand is not None:
+                        self.eval(operand, st)
+                wraps = True
+            case _:
+                assert_never(e)
+        t = _scalar_of(e.type)
+        if wraps and isinstance(t, ScalarType) and t.is_int:
+            kinds = frozenset({ObligationKind.OVERFLOW})
+            self.issue(kinds, f"integer {_what(e)} of data (its overflow is not modelled)", e.span)
+        return self.fresh(t, f"the {_what(e)} at {_loc(e.span)}")
 
     def lane(self, v: VecV, i: IntV) -> Value:
         n = len(v.lanes)
@@ -1340,7 +1456,7 @@ class Executor:
                 assert_never(op)
 
     def binary(self, op: BinaryOp, a: Value, b: Value, node: Binary, st: State) -> Value:
-        t = node.type
+        t = _scalar_of(node.type)
         if isinstance(a, VecV) and isinstance(b, VecV):
             et = t.elem if isinstance(t, VectorType) else BOOL
             return VecV(
@@ -1533,6 +1649,63 @@ class Executor:
         if isinstance(t, VectorType) and t.elem.is_bool:
             return self.fresh(t, fn.value)
         return OpaqueV(t) if not isinstance(t, VectorType) else VecV(tuple(OpaqueV(t.elem) for _ in range(t.lanes)), t)
+
+
+#: The integer operators that may leave their type's range.
+_WRAPPING = (BinaryOp.ADD, BinaryOp.SUB, BinaryOp.MUL, BinaryOp.SHL)
+
+
+def _scalar_of(t: Type) -> Type:
+    """The element type of a block type, any other type itself."""
+    return t.elem if isinstance(t, BlockType) else t
+
+
+def _shape_of(t: Type) -> tuple[int, ...]:
+    return t.shape if isinstance(t, BlockType) else ()
+
+
+def _int_elem_or_none(t: Type) -> ScalarType | None:
+    st = _scalar_of(t)
+    return st if isinstance(st, ScalarType) and st.is_int else None
+
+
+def _int_elem(t: Type) -> ScalarType:
+    st = _int_elem_or_none(t)
+    assert st is not None, t
+    return st
+
+
+def _what(e: Reduce | Scan | Combine | Dot) -> str:
+    match e:
+        case Reduce():
+            return f"{e.op.value} reduction"
+        case Scan():
+            return f"{e.op.value} scan"
+        case Combine():
+            return f"{e.kind.value} with {e.func}"
+        case Dot():
+            return "tl.dot"
+        case _:
+            assert_never(e)
+
+
+def _subst(v: Value, pairs: list[tuple[Z, Z]]) -> Value:
+    """``v`` with the element indices of ``pairs`` replaced."""
+    if not pairs:
+        return v
+    match v:
+        case IntV():
+            return IntV(z3.substitute(v.e, *pairs), v.t, v.sites)
+        case BoolV():
+            return BoolV(z3.substitute(v.e, *pairs), v.sites)
+        case PtrV():
+            return PtrV(v.region, z3.substitute(v.off, *pairs), v.t, v.sites, v.why)
+        case OpaqueV():
+            return v
+        case VecV():
+            return VecV(tuple(_subst(x, pairs) for x in v.lanes), v.t)
+        case _:
+            assert_never(v)
 
 
 def _fold(e: Z, x: Z, y: Z, op: object) -> Z:

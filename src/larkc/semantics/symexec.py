@@ -51,6 +51,7 @@ from larkc.ir.nodes import (
     CastKind,
     Const,
     Continue,
+    Dot,
     DoWhile,
     Fence,
     For,
@@ -91,7 +92,7 @@ from larkc.semantics.interpreter import (
     kernel_of,
 )
 from larkc.semantics.memory import REGION_SHIFT, RegionKind, wrapping_step
-from larkc.semantics.numerics import UndefinedOps, apply_binary, mem_dtype
+from larkc.semantics.numerics import UndefinedOps, apply_binary, convert_value, mem_dtype, wrap
 from larkc.semantics.symmemory import SymbolicMemory
 from larkc.semantics.symvalues import (
     FALSE_ID,
@@ -610,8 +611,36 @@ class _Interp(Interpreter):
                     acc = int(res[0])
                 return acc
 
-    def _dot(self, e: object, ub: UndefinedOps) -> torch.Tensor:
-        raise SymbolicUnsupported("tl.dot in symbolic execution")
+    def _dot(self, e: Dot, ub: UndefinedOps) -> torch.Tensor:
+        """``lhs @ rhs (+ acc)``: every output element the exact sum over ``K`` of the products (the
+        conversion of float operands to the output type vanishes, as every float cast does); integer
+        products of concrete operands are the simulator's, data-dependent ones are unsupported."""
+        out_t, src_t = _elem(e.type), _elem(e.lhs.type)
+        if not out_t.is_float:
+            if src_t.is_float:
+                raise SymbolicUnsupported(f"tl.dot of {src_t} blocks into {out_t}", e.span)
+            a = self._concrete_or_none(self._eval(e.lhs, ub), src_t)
+            b = self._concrete_or_none(self._eval(e.rhs, ub), src_t)
+            acc = None if e.acc is None else self._concrete_or_none(self._eval(e.acc, ub), out_t)
+            if is_sym(a) or is_sym(b) or (acc is not None and is_sym(acc)):
+                raise SymbolicUnsupported("tl.dot of data-dependent integer blocks", e.span)
+            a, b = convert_value(a, src_t, out_t), convert_value(b, src_t, out_t)
+            prod = wrap((a[..., :, :, None] * b[..., None, :, :]).sum(dim=-2), out_t)
+            return prod if acc is None else apply_binary(BinaryOp.ADD, prod, acc, out_t)
+        if not src_t.is_float:
+            raise SymbolicUnsupported(f"tl.dot of {src_t} blocks into {out_t}", e.span)
+        a = self._lift(self._eval(e.lhs, ub), e.lhs.type)
+        b = self._lift(self._eval(e.rhs, ub), e.rhs.type)
+        products = self.dom.float_binary(BinaryOp.MUL, a[..., :, :, None], b[..., None, :, :], out_t)
+        moved = products.movedim(-2, -1)
+        rows = [
+            self._reduce_row(ReduceOp.SUM, row, out_t, e.span) for row in moved.reshape(-1, moved.shape[-1]).tolist()
+        ]
+        out = torch.tensor(rows, dtype=ID_DTYPE).reshape(moved.shape[:-1])
+        if e.acc is None:
+            return out
+        acc_ids = self._lift(self._eval(e.acc, ub), e.acc.type)
+        return self.dom.float_binary(BinaryOp.ADD, acc_ids, out, out_t)
 
     # -- atomics ---------------------------------------------------------------------------------------
 
