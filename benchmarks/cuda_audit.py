@@ -76,10 +76,16 @@ class FileEntry:
     kernels: tuple[KernelEntry, ...]
     #: other files of the repository the audit needs (headers read from a different commit)
     headers: tuple[str, ...] = ()
+    #: the file that includes this header, for a header that compiles only after that file's other includes
+    #: (exllamav2's q_mlp_softmax.cuh uses qdq_util.cuh's types, which q_mlp.cu includes before it)
+    included_from: str | None = None
 
     @property
     def audited_path(self) -> str:
-        """The path of the CUDA file audited: the file itself, or the ``.cu`` extracted from a ``.py``."""
+        """The path of the CUDA file audited: the file itself, the file that includes it, or the ``.cu``
+        extracted from a ``.py``."""
+        if self.included_from is not None:
+            return self.included_from
         return self.path + ".cu" if self.path.endswith(".py") else self.path
 
 
@@ -114,6 +120,7 @@ def load_manifest(path: Path) -> tuple[list[FileEntry], list[str]]:
                 defines=dict(f.get("defines", {})),
                 kernels=tuple(kernels),
                 headers=tuple(f.get("headers", ())),
+                included_from=f.get("included_from"),
             )
         )
     return entries, list(data.get("system_headers", ()))
@@ -438,7 +445,8 @@ def audit(
                 continue
             include_dirs = [str(base / d) for d in entry.include_dirs] + ([str(stubs)] if stubs else [])
             found = kernel_names(file, entry, include_dirs)
-            own = file.read_text(encoding="utf-8", errors="replace")
+            own_path = base / (entry.path if entry.included_from is not None else entry.audited_path)
+            own = own_path.read_text(encoding="utf-8", errors="replace")
             # kernels of this file the manifest does not list; those of included headers are audited with theirs.
             # The manifest names a namespaced kernel by its short name (`RMSNormKernel` is flashinfer::norm::...).
             extra = (

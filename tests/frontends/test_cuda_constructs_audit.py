@@ -308,3 +308,72 @@ def test_overloads_on_a_value_and_a_reference_stay_ambiguous(cuda: Cuda) -> None
         "}\n"
     )
     assert cuda.error(src) == "5:12: error: ambiguous call of overloaded function f"
+
+
+# -- exllamav2's q_mlp_softmax.cuh: union constructors from int, default constructors, f[] = {...} ---
+
+SOFTMAX8_TOPK = """
+#include <cuda_fp16.h>
+union half2_uint32
+{
+    uint32_t as_uint32;
+    half2 as_half2;
+    __device__ half2_uint32(uint32_t val) : as_uint32(val) {}
+    __device__ half2_uint32(half2 val) : as_half2(val) {}
+    __device__ half2_uint32() : as_uint32(0) {}
+};
+
+__global__ void softmax8_kernel(half* __restrict__ x, const int rows) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= rows) return;
+    int4* row_ptr = (int4*) (x + row * 8);
+    int4 logits_int4 = row_ptr[0];
+    half2_uint32 l01(logits_int4.x);
+    half2_uint32 l23(logits_int4.y);
+    half2_uint32 l45(logits_int4.z);
+    half2_uint32 l67(logits_int4.w);
+    float f[] =
+    {
+        __low2float(l01.as_half2), __high2float(l01.as_half2),
+        __low2float(l23.as_half2), __high2float(l23.as_half2),
+        __low2float(l45.as_half2), __high2float(l45.as_half2),
+        __low2float(l67.as_half2), __high2float(l67.as_half2)
+    };
+    float maxf = -INFINITY;
+    for (int i = 0; i < sizeof(f) / sizeof(f[0]); i++) maxf = fmaxf(maxf, f[i]);
+    float sum = 0;
+    for (int i = 0; i < 8; i++) { f[i] = expf(f[i] - maxf); sum += f[i]; }
+    half2_uint32 zero;
+    for (int i = 0; i < 8; i += 2) {
+        half2_uint32 pair(__floats2half2_rn(f[i] / sum, f[i + 1] / sum));
+        ((half2*) (x + row * 8))[i / 2] = __hadd2(pair.as_half2, zero.as_half2);
+    }
+}
+"""
+
+
+def test_union_constructors_and_arrays_sized_by_their_initializer(cuda: Cuda) -> None:
+    x = torch.randn(4, 8).to(torch.float16)
+    r = cuda.run(SOFTMAX8_TOPK, "softmax8_kernel", block=8, buffers={"x": x.flatten().clone()}, scalars={"rows": 4})
+    assert r.ok, r.diagnoses
+    want = torch.softmax(x.float(), dim=1).to(torch.float16)
+    assert torch.allclose(r.buffers["x"].reshape(4, 8).float(), want.float(), atol=1e-3)
+
+
+def test_other_union_default_constructors_are_located_errors(cuda: Cuda) -> None:
+    src = (
+        "union bits {\n"
+        "    unsigned int u;\n"
+        "    float f;\n"
+        "    __device__ bits() : u(0) { u = 1; }\n"
+        "};\n"
+        "__global__ void k(float* o) { bits b; o[0] = b.f; }\n"
+    )
+    assert cuda.error(src).startswith(
+        "4:5: error: unsupported union constructor (other than U(T v) : member(v) {} and U() : member(constant) {})"
+    )
+
+
+def test_an_empty_initializer_does_not_size_an_array(cuda: Cuda) -> None:
+    src = "__global__ void k(float* o) {\n    float f[] = {};\n    o[0] = 0.f;\n}\n"
+    assert cuda.error(src) == "2:11: error: unsupported array sized by its initializer: f[] = {}"

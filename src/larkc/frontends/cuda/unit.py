@@ -150,6 +150,8 @@ class UnionInfo:
     #: `U(half2 v) : as_half2(v) {}`: the member each constructor sets, by its parameter's type; empty
     #: without constructors (then `U u{x}` sets the first member, as in C)
     constructors: dict[ScalarType | VectorType, str]
+    #: `U() : as_uint32(0) {}`: the member the default constructor sets and the constant it sets it to
+    default: tuple[str, bool | int | float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -684,20 +686,34 @@ class TranslationUnit:
         if any(size_of(t) != size_of(storage) for t in members.values()):
             raise UnsupportedError("union with members of different sizes", key, self.span(node))
         constructors = {}
+        default = None
         for ctor in ctors:
-            param, member = self._union_constructor(ctor, members)
-            constructors[param] = member
-        self.union_infos[key] = UnionInfo(key, storage, members, constructors)
+            made = self._union_constructor(ctor, members)
+            if isinstance(made[0], str):
+                default = made
+            else:
+                constructors[made[0]] = made[1]
+        self.union_infos[key] = UnionInfo(key, storage, members, constructors, default)
         return storage
 
     def _union_constructor(
         self, ctor: ts.Node, members: Mapping[str, ScalarType | VectorType]
-    ) -> tuple[ScalarType | VectorType, str]:
-        """The parameter type and the member of a union constructor ``U(T v) : m(v) {}`` (``m`` of type ``T``)."""
+    ) -> tuple[ScalarType | VectorType, str] | tuple[str, bool | int | float]:
+        """The parameter type and the member of a union constructor ``U(T v) : m(v) {}`` (``m`` of type ``T``),
+        or the member and the constant of a default constructor ``U() : m(c) {}`` (``m`` a scalar)."""
         decl = ctor.child_by_field_name("declarator")
         params = decl.child_by_field_name("parameters") if decl is not None else None
         inits = [c for c in ctor.named_children if c.type == "field_initializer_list"]
         body = ctor.child_by_field_name("body")
+        if params is not None and not params.named_children and len(inits) == 1 and body is not None:
+            fields = inits[0].named_children
+            if len(fields) == 1 and not body.named_children and len(fields[0].named_children) == 2:
+                member_node, value_args = fields[0].named_children
+                value_nodes = [a for a in value_args.named_children if a.type != "comment"]
+                value = fold_constant(self, value_nodes[0], {}, {}) if len(value_nodes) == 1 else None
+                set_member = node_text(member_node)
+                if isinstance(members.get(set_member), ScalarType) and isinstance(value, bool | int | float):
+                    return set_member, value
         if params is not None and len(params.named_children) == 1 and len(inits) == 1 and body is not None:
             p = params.named_children[0]
             ptype_node = p.child_by_field_name("type")
@@ -708,7 +724,11 @@ class TranslationUnit:
                 pname = node_text(p.child_by_field_name("declarator"))
                 if members.get(member) == ptype and args.strip("() ") == pname and ptype is not None:
                     return members[member], member
-        raise UnsupportedError("union constructor (other than U(T v) : member(v) {})", node_text(ctor), self.span(ctor))
+        raise UnsupportedError(
+            "union constructor (other than U(T v) : member(v) {} and U() : member(constant) {})",
+            node_text(ctor),
+            self.span(ctor),
+        )
 
     def union_of(self, type_node: ts.Node) -> UnionInfo | None:
         """The union a type node names (``half2_uint32``, a typedef of one), laid out."""

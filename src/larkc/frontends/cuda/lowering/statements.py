@@ -47,7 +47,21 @@ from larkc.ir.nodes import (
     VarRef,
     While,
 )
-from larkc.ir.types import BOOL, I32, U32, VOID, AddressSpace, PointerType, ScalarType, Type, VectorType, VoidType
+from larkc.ir.types import (
+    BOOL,
+    F64,
+    I32,
+    I64,
+    U32,
+    VOID,
+    AddressSpace,
+    PointerType,
+    ScalarType,
+    Type,
+    VectorType,
+    VoidType,
+)
+from larkc.ir.values import convert_value
 
 
 class Statements(Conversions):
@@ -457,9 +471,12 @@ class Statements(Conversions):
             if isinstance(ctype, VoidType):
                 raise self.type_error(f"variable {name} of type void", d)
             union = self.tu.union_of(type_node) if ctype == base else None
-            if union is not None and init is not None:
-                items = init.named_children if init.type in ("initializer_list", "argument_list") else [init]
-                value = self.union_value(union, items, init)
+            if union is not None and (init is not None or union.default is not None):
+                if init is None:  # `U u;` with a default constructor
+                    items = []
+                else:
+                    items = init.named_children if init.type in ("initializer_list", "argument_list") else [init]
+                value = self.union_value(union, items, init if init is not None else d)
             elif init is not None and init.type in ("initializer_list", "argument_list"):
                 value = self.brace_init(ctype, init)
             elif init is not None:
@@ -473,10 +490,22 @@ class Statements(Conversions):
     def union_value(self, union: UnionInfo, items: Sequence[ts.Node], node: ts.Node) -> Val:
         """A union initialised from ``items`` (``U u(x)``, ``U u{x}``, ``U u = x``): the member a constructor
         taking ``x``'s type sets, else (no constructors) the first member, held as the union's bits."""
+        if not items and union.default is not None:
+            default_member, constant = union.default
+            dt = union.members[default_member]
+            assert isinstance(dt, ScalarType)
+            span = self.span(node)
+            src = BOOL if isinstance(constant, bool) else (I64 if isinstance(constant, int) else F64)
+            bits = Const(convert_value(constant, src, dt), dt, span)
+            return Val(Cast(bits, union.storage, CastKind.BITCAST, span), union.storage)
         if len(items) != 1:
             raise self.unsupported("union initializer (one value)", node)
         v = self.rvalue(items[0])
         member = union.constructors.get(v.ctype) if isinstance(v.ctype, ScalarType | VectorType) else None
+        if member is None and isinstance(v.ctype, ScalarType):
+            # no exact match: the one constructor taking an arithmetic type (`int` for `uint32_t val`)
+            scalar = [m for pt, m in union.constructors.items() if isinstance(pt, ScalarType) and not pt.is_bool]
+            member = scalar[0] if len(scalar) == 1 and not v.ctype.is_bool else None
         if member is None and union.constructors:
             raise self.type_error(f"no constructor of union {union.name} takes a {v.ctype}", node)
         t = union.members[member] if member is not None else union.storage
@@ -526,7 +555,10 @@ class Statements(Conversions):
         if ctype.dims[0] is None and not extern:
             if init is None:
                 raise self.unsupported("array without a size", node)
-            raise self.unsupported("array sized by its initializer", node)
+            if init.type != "initializer_list" or len(ctype.dims) != 1 or not init.named_children:
+                raise self.unsupported("array sized by its initializer", node)
+            # `float f[] = {a, b, c}`: as many elements as initializers
+            ctype = CArray(ctype.elem, (len([i for i in init.named_children if i.type != "comment"]),), ctype.space)
         arr = CArray(ctype.elem, ctype.dims, space)
         count: int | None = None
         if ctype.dims[0] is not None:
@@ -538,7 +570,7 @@ class Statements(Conversions):
                 raise self.unsupported("initializer of a __shared__ array", init)
             if init.type != "initializer_list":
                 raise self.unsupported("array initializer", init)
-            items = init.named_children
+            items = [i for i in init.named_children if i.type != "comment"]
             assert count is not None
             if len(items) > count:
                 raise self.type_error("too many initializers for array", init)
