@@ -770,7 +770,10 @@ class KernelLowering:
         why = combine_signature_error(func, elems)
         if why is not None:
             bad = next((st for st in body if not isinstance(st, Decl | Assign)), None)
-            raise UnsupportedError("combine function", why, bad.span if bad is not None else span)
+            if bad is not None:
+                what = f"{type(bad).__name__.lower()} in combine function {fn.name}"
+                raise UnsupportedError(what, "combine functions are straight-line code on scalars", bad.span)
+            raise UnsupportedError(f"combine function {fn.name}", why.split(" ", 3)[-1], span)
         self.functions.append(func)
         self._combiners[key] = name
         return name
