@@ -11,6 +11,7 @@ the problem's shape, small enough to simulate, including sizes that are no multi
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from larkc.frontends.kernelbench.candidate import CudaText, ForwardCall, input_d
 from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
 from larkc.ir.types import ScalarType
 from larkc.tasks import Binding, BufferArg, ScalarArg, ShapeArg, Task, TensorSpec, parse_dtype
-from larkc.tasks.shape_expr import ShapeExpr, ShapeSym, evaluate
+from larkc.tasks.shape_expr import ShapeCmp, ShapeExpr, ShapeSym, evaluate
 
 __all__ = [
     "MAX_ELEMENTS",
@@ -40,6 +41,8 @@ __all__ = [
 #: The most elements any tensor of a derived shape instance has: the problem's shape is scaled down
 #: to this so that ``larkc run`` and ``larkc verify`` take seconds.
 MAX_ELEMENTS = 4096
+#: The least a size is scaled down to (a batch of 16 rows stays several rows).
+_FLOOR = 4
 
 _TENSOR_TYPES = frozenset({"torch::Tensor", "at::Tensor", "Tensor"})
 
@@ -129,7 +132,7 @@ def _instances(
     given: dict[str, int], tensors: Sequence[tuple[ShapeExpr, ...]], constraints: Sequence[ShapeExpr]
 ) -> list[dict[str, int]]:
     """The problem's shape if small, the shape scaled down to :data:`MAX_ELEMENTS` per tensor, one with
-    every size one more (no multiple of a power of two), one three quarters of it less one."""
+    every size one more (no multiple of a power of two), and one three quarters of it less one."""
 
     def largest(inst: dict[str, int]) -> int:
         out = 1
@@ -140,10 +143,12 @@ def _instances(
             out = max(out, n)
         return out
 
+    # every size divided by one power of two (ratios kept: M != N stays so; powers of two stay so), none below 4
+    factor = 1
     scaled = dict(given)
-    while largest(scaled) > MAX_ELEMENTS and any(v > 1 for v in scaled.values()):
-        s = max(scaled, key=lambda k: scaled[k])
-        scaled[s] = (scaled[s] + 1) // 2
+    while largest(scaled) > MAX_ELEMENTS and factor < 1e9:
+        factor *= 2
+        scaled = {s: max(min(v, _FLOOR), math.ceil(v / factor)) for s, v in given.items()}
     candidates = [
         dict(given) if largest(given) <= MAX_ELEMENTS else None,
         scaled,
@@ -323,7 +328,8 @@ def _task(
             "the checks of the host function fail on the problem's shape", launch.span, stage=Stage.FRONTEND
         )
     bounds = {s: max([given[s], *(inst[s] for inst in instances)]) for s in given}
-    constraints = [show(c) for c in result.constraints] + [f"{s} <= {b}" for s, b in bounds.items()]
+    checks = [c for c in result.constraints if not (isinstance(c, ShapeCmp) and c.lhs == c.rhs)]  # K == K
+    constraints = [show(c) for c in checks] + [f"{s} <= {b}" for s, b in bounds.items()]
     kernel = launch.kernel
     return Task(
         name=path.parent.name if path.stem == "model_new" else path.stem,
