@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from larkc.provers import Budget
     from larkc.reference import SpecGraph
 
-__all__ = ["TaskOrPath", "as_task", "parse", "run", "trace", "verify"]
+__all__ = ["TaskOrPath", "as_task", "check_emittable", "parse", "run", "trace", "verify"]
 
 #: A task, or the path of a task file or of a folder holding ``task.py``.
 TaskOrPath: TypeAlias = Task | str | os.PathLike[str]
@@ -136,4 +136,39 @@ def emit(task_or_path: TaskOrPath, output: str | os.PathLike[str]) -> list[Path]
     from larkc.pipeline.emit import emit_task, write_project
 
     out = Path(output)
-    return write_project(emit_task(as_task(task_or_path), out), out)
+    task = as_task(task_or_path)
+    check_emittable(task)
+    return write_project(emit_task(task, out), out)
+
+
+def check_emittable(task: Task) -> None:
+    """Raise an ``unsupported`` error for what the Lean lowering does not model yet: a task of several
+    launches, scalars computed from the shapes (:class:`~larkc.tasks.ScalarExpr`) and null pointers."""
+    from larkc.errors import Span, Stage, UnsupportedError
+    from larkc.tasks import NullArg, ScalarExpr
+
+    def where(needle: str) -> Span | None:
+        """The first line of the task file that mentions ``needle`` (else its first line)."""
+        if task.task_file is None:
+            return None
+        try:
+            lines = Path(task.task_file).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return None
+        for i, line in enumerate(lines, 1):
+            col = line.find(needle)
+            if col >= 0:
+                return Span(str(task.task_file), i, col + 1, i, col + 1 + len(needle))
+        return Span.point(str(task.task_file), 1, 1)
+
+    if len(task.launches) > 1:
+        kernels = ", ".join(x.kernel for x in task.launches)
+        raise UnsupportedError("task of several launches in larkc emit", kernels, where("launches="), stage=Stage.LOWER)
+    for name, b in task.bindings.items():
+        if isinstance(b, ScalarExpr):
+            text = f"{name} = {b.text}"
+            raise UnsupportedError("computed scalar binding in larkc emit", text, where(f'"{name}"'), stage=Stage.LOWER)
+        if isinstance(b, NullArg):
+            raise UnsupportedError(
+                "null pointer binding in larkc emit", f"{name} = None", where(f'"{name}"'), stage=Stage.LOWER
+            )

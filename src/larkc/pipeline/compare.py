@@ -77,11 +77,23 @@ def _call_reference(ref: Callable[..., Any], inputs: Sequence[torch.Tensor], tas
             result = ref(*inputs)
     except Exception as e:
         raise ReferenceError_(f"reference of task {task.name} raised {type(e).__name__}: {e}") from None
-    outs = list(result) if isinstance(result, tuple | list) else [result]
+    outs = [] if result is None else list(result) if isinstance(result, tuple | list) else [result]
+    fresh = [n for n in task.outputs if n not in task.inputs]
+    if len(outs) != len(task.outputs) and task.inplace and len(outs) == len(fresh):
+        # A reference that updates its in-place arguments returns only the other outputs: the new value
+        # of an in-place tensor is what the reference left in its argument.
+        returned = dict(zip(fresh, outs, strict=True))
+        args = dict(zip(task.inputs, inputs, strict=True))
+        outs = [returned[n] if n in returned else args[n] for n in task.outputs]
     if len(outs) != len(task.outputs):
+        inplace = (
+            f" (or {len(fresh)}, leaving the in-place tensor(s) {', '.join(task.inplace)} in its arguments)"
+            if task.inplace
+            else ""
+        )
         raise ReferenceError_(
             f"reference of task {task.name} returned {len(outs)} value(s), "
-            f"the task declares {len(task.outputs)} output(s)"
+            f"the task declares {len(task.outputs)} output(s){inplace}"
         )
     for o, name in zip(outs, task.outputs, strict=True):
         if not isinstance(o, torch.Tensor):
@@ -92,7 +104,10 @@ def _call_reference(ref: Callable[..., Any], inputs: Sequence[torch.Tensor], tas
 def reference_outputs(
     task: Task, tensors: Mapping[str, torch.Tensor], seed: int
 ) -> tuple[list[torch.Tensor], list[torch.Tensor] | None]:
-    """``(at the task's precision, in float64 or None)`` reference outputs for the inputs in ``tensors``."""
+    """``(at the task's precision, in float64 or None)`` reference outputs for the inputs in ``tensors``.
+
+    The reference gets copies of the inputs: a reference that updates a tensor in place changes neither
+    ``tensors`` nor what the other run sees."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)  # modules with random parameters get the same ones in both runs
         ref = _load_reference(task)

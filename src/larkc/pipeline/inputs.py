@@ -11,18 +11,30 @@ reproducible alone.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 import torch
 
 from larkc.dtypes import torch_dtype
 from larkc.errors import TaskError
-from larkc.ir.nodes import Function, Module, Param
-from larkc.ir.types import PointerType, VoidType, scalar_of
+from larkc.ir.nodes import Cast, CastKind, Const, Decl, Function, Module, Param
+from larkc.ir.types import U64, PointerType, VoidType, scalar_of
+from larkc.ir.verify import verify_module
 from larkc.semantics import GlobalBuffer, KernelArg
-from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, TensorSpec, evaluate, resolve_kernel
+from larkc.tasks import (
+    BufferArg,
+    NullArg,
+    ScalarArg,
+    ScalarExpr,
+    ShapeArg,
+    Task,
+    TensorSpec,
+    evaluate,
+    resolve_kernel,
+)
 
-__all__ = ["check_pointee", "init_of", "kernel_args", "kernel_function", "make_inputs"]
+__all__ = ["bind_null_pointers", "check_pointee", "init_of", "kernel_args", "kernel_function", "make_inputs"]
 
 
 def make_inputs(task: Task, env: Mapping[str, int], seed: int) -> dict[str, torch.Tensor]:
@@ -60,31 +72,50 @@ def init_of(task: Task, name: str, spec: TensorSpec) -> str:
     return "random" if name in task.inputs else "empty"
 
 
-def kernel_function(task: Task, module: Module) -> Function:
-    """The kernel of ``module`` that ``task`` names (:func:`~larkc.tasks.resolve_kernel`: ``act`` finds
-    ``vllm::act<float, 128>``)."""
+def kernel_function(task: Task, module: Module, launch: int = 0) -> Function:
+    """The kernel of ``module`` that launch ``launch`` of ``task`` names (:func:`~larkc.tasks.resolve_kernel`:
+    ``act`` finds ``vllm::act<float, 128>``)."""
     try:
-        return resolve_kernel(module, task.kernel, str(task.source))
+        return resolve_kernel(module, task.launches[launch].kernel, str(task.source))
     except TaskError as e:
         raise TaskError(f"task {task.name}: {e.message}") from None
 
 
 def kernel_args(
-    task: Task, f: Function, tensors: Mapping[str, torch.Tensor], env: Mapping[str, int]
+    task: Task,
+    f: Function,
+    tensors: Mapping[str, torch.Tensor],
+    env: Mapping[str, int],
+    *,
+    launch: int = 0,
+    initialised: Mapping[str, bool] | None = None,
 ) -> dict[str, KernelArg]:
-    """The argument of every kernel parameter, from the task's bindings."""
+    """The argument of every kernel parameter of launch ``launch``, from the task's bindings.
+
+    ``initialised`` says which buffers hold defined contents (default: those whose ``init`` is not
+    ``empty``); a later launch of a task passes what the earlier ones wrote.
+    """
     args: dict[str, KernelArg] = {}
     for p in f.params:
-        b = task.binding(p.name)
+        b = task.binding(p.name, launch)
         match b:
             case BufferArg():
                 spec = task.tensors[b.name]
                 check_pointee(task, p, b.name, spec)
-                args[p.name] = GlobalBuffer(b.name, tensors[b.name], spec.dtype, init_of(task, b.name, spec) != "empty")
+                init = initialised[b.name] if initialised is not None else init_of(task, b.name, spec) != "empty"
+                args[p.name] = GlobalBuffer(b.name, tensors[b.name], spec.dtype, init)
             case ShapeArg():
                 args[p.name] = int(evaluate(b.expr, dict(env)))
             case ScalarArg():
                 args[p.name] = b.value
+            case ScalarExpr():
+                args[p.name] = b.value(dict(env)).approx
+            case NullArg():
+                raise TaskError(
+                    f"task {task.name}: kernel parameter {p.name} is bound to the null pointer: the kernel "
+                    f"takes it through bind_null_pointers, not as an argument",
+                    p.span,
+                )
             case None:
                 raise TaskError(
                     f"task {task.name}: kernel parameter {p.name} has no binding (name a tensor or symbol "
@@ -109,3 +140,26 @@ def check_pointee(task: Task, p: Param, tensor: str, spec: TensorSpec) -> None:
     raise TaskError(
         f"task {task.name}: kernel parameter {p.name} points to {elem} but tensor {tensor} is {spec.dtype}", p.span
     )
+
+
+def bind_null_pointers(task: Task, module: Module, f: Function, launch: int = 0) -> tuple[Module, Function]:
+    """The kernel ``f`` with its parameters bound to :class:`~larkc.tasks.NullArg` made null pointers.
+
+    The engines take buffers and scalars as kernel arguments, not null pointers, so each such parameter
+    becomes a local of its own type initialised to the null pointer (address 0, as ``nullptr`` is
+    lowered) at the top of the body: ``if (bias != nullptr)`` takes the other branch, and a dereference
+    is an access outside every buffer. Returns the module with the kernel replaced, and the kernel.
+    """
+    nulls = [p for p in f.params if isinstance(task.binding(p.name, launch), NullArg)]
+    if not nulls:
+        return module, f
+    for p in nulls:
+        if not isinstance(p.type, PointerType):
+            raise TaskError(f"task {task.name}: kernel parameter {p.name} of type {p.type} is bound to None", p.span)
+    decls = tuple(
+        Decl(p.name, p.type, Cast(Const(0, U64, p.span), p.type, CastKind.BITCAST, p.span), p.span) for p in nulls
+    )
+    g = dataclasses.replace(f, params=tuple(p for p in f.params if p not in nulls), body=(*decls, *f.body))
+    new = Module(tuple(g if h is f else h for h in module.functions), module.span)
+    verify_module(new)
+    return new, g

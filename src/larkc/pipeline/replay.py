@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ __all__ = [
     "REPLAY_VERSION",
     "Replay",
     "check_launch_matches",
+    "check_launches_match",
     "default_replay_dir",
     "load_replay",
     "write_replay_file",
@@ -62,15 +63,18 @@ def write_replay_file(task: Task, rep: InstanceReport, folder: Path) -> Path:
         "larkc_replay": REPLAY_VERSION,
         "task": task.name,
         "task_file": str(task.task_file.resolve()) if task.task_file is not None else None,
-        "command_line": None if task.task_file is not None else _command_line_record(task),
+        # A task of several launches is not a command-line task: it is replayed from its task file only.
+        "command_line": None if task.task_file is not None or rep.launches else _command_line_record(task),
         "defines": dict(task.defines),
-        "kernel": task.kernel,
+        "kernel": " + ".join(x.kernel for x in task.launches),
         "instance": rep.shape,
         "seed": rep.seed,
         "distribution": rep.distribution,
         "launch": launch_json(rep.launch),
         "diagnoses": [d.to_json() for d in rep.diagnoses],
     }
+    if rep.launches:
+        record["launches"] = [launch_json(x) for x in rep.launches]
     if rep.inputs:
         record["inputs"] = inputs_json(rep.inputs)
     folder.mkdir(parents=True, exist_ok=True)
@@ -114,6 +118,8 @@ def load_replay(path: Path) -> Replay:
             task = load_task(record["task_file"])
             if record.get("defines"):
                 task = dataclasses.replace(task, defines={**task.defines, **record["defines"]})
+        elif record.get("command_line") is None:
+            raise TaskError(f"replay file {path} records a task without a task file: it cannot be loaded again")
         else:
             cl = record["command_line"]
             task = command_line_task(
@@ -127,7 +133,10 @@ def load_replay(path: Path) -> Replay:
         inputs = {str(t): {int(i): float(v) for i, v in vals.items()} for t, vals in record.get("inputs", {}).items()}
     except (KeyError, TypeError, ValueError) as e:
         raise TaskError(f"malformed replay file {path}: {e}") from None
-    check_launch_matches(task, instance, record.get("launch"))
+    if record.get("launches") is not None or len(task.launches) > 1:
+        check_launches_match(task, instance, record.get("launches"))
+    else:
+        check_launch_matches(task, instance, record.get("launch"))
     return Replay(task, instance, seed, inputs, distribution)
 
 
@@ -138,4 +147,15 @@ def check_launch_matches(task: Task, instance: Mapping[str, int], recorded: Mapp
     grid, block, shared = task.launch.concrete(task.shape_env(instance))
     now = {"grid": list(grid), "block": list(block), "shared_bytes": shared}
     if now != recorded:
+        raise TaskError(f"the task now launches {now}, the replay file recorded {recorded}: it has changed")
+
+
+def check_launches_match(task: Task, instance: Mapping[str, int], recorded: Sequence[Mapping[str, Any]] | None) -> None:
+    """Raise if a task of several launches now computes other launches than the replay file recorded."""
+    env = task.shape_env(instance)
+    now = []
+    for k in range(len(task.launches)):
+        grid, block, shared = task.launch_task(k).launch.concrete(env)
+        now.append({"grid": list(grid), "block": list(block), "shared_bytes": shared})
+    if recorded is None or now != list(recorded):
         raise TaskError(f"the task now launches {now}, the replay file recorded {recorded}: it has changed")

@@ -8,10 +8,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from larkc.errors import Span
 from larkc.provers import Assumption, ObligationResult, ScopeKind, Status, Verdict
 from larkc.semantics import Diagnosis, LaunchConfig
 
-__all__ = ["InstanceReport", "OutputReport", "RunReport", "VerifyReport", "inputs_json", "launch_json"]
+__all__ = [
+    "InputWrite",
+    "InstanceReport",
+    "OutputReport",
+    "RunReport",
+    "VerifyReport",
+    "inputs_json",
+    "launch_json",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +55,51 @@ def _json_float(x: float) -> float | str:
 
 
 @dataclass(frozen=True, slots=True)
+class InputWrite:
+    """A kernel wrote an input the task does not declare in-place (``input-write``).
+
+    The reference reads its inputs pristine, so a kernel overwriting one breaks the task's contract even
+    when its outputs agree (a kernel that stores its result over the input the reference then reads
+    agrees with it by construction). ``index`` is the first written element (row-major), ``count`` how
+    many elements were written; ``span``, ``who`` and ``where`` say which store, thread and device-function
+    calls wrote that element last, and ``launch`` which launch (``""`` for a task of one).
+    """
+
+    tensor: str
+    index: tuple[int, ...]
+    count: int
+    span: Span | None
+    who: str
+    where: str = ""
+    launch: str = ""
+
+    KIND = "input-write"
+
+    def render(self) -> str:
+        element = f"{self.tensor}[{', '.join(str(i) for i in self.index)}]"
+        loc = f"{self.span.location()}: " if self.span is not None and self.span.line else ""
+        launch = f"{self.launch}: " if self.launch else ""
+        more = f" ({self.count - 1} more element(s) of it written)" if self.count > 1 else ""
+        return (
+            f"{self.KIND}: {loc}{launch}the kernel writes input {self.tensor}, which the task does not declare "
+            f"in-place: {element} written by {self.who}{self.where}{more}; list {self.tensor} among the outputs "
+            f"too if the kernel updates it in place"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.KIND,
+            "location": self.span.location() if self.span is not None and self.span.line else None,
+            "tensor": self.tensor,
+            "index": list(self.index),
+            "count": self.count,
+            "thread": self.who,
+            "launch": self.launch or None,
+            "message": self.render(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class InstanceReport:
     """The result of one shape instance: diagnoses (mismatches included) and per-output errors."""
 
@@ -64,18 +118,26 @@ class InstanceReport:
     distribution: str = "normal"
     #: how many input sets (seeds and distributions) were tried on this instance
     tried: int = 1
+    #: writes into inputs the task does not declare in-place
+    input_writes: tuple[InputWrite, ...] = ()
+    #: every launch in order, for a task of several (``launch`` is the first)
+    launches: tuple[LaunchConfig, ...] = ()
 
     @property
     def ok(self) -> bool:
         """No diagnosis against the kernel (warnings count only when ``strict``)."""
-        return all(d.kind.is_warning and not self.strict for d in self.diagnoses)
+        return not self.input_writes and all(d.kind.is_warning and not self.strict for d in self.diagnoses)
+
+    def launch_text(self) -> str:
+        """The launch, or the launches in order (``grid ... then grid ...``)."""
+        return " then ".join(str(x) for x in self.launches) if self.launches else str(self.launch)
 
     def warnings(self) -> tuple[Diagnosis, ...]:
         """The diagnoses that are warnings (``race (same value)``), whether or not ``strict``."""
         return tuple(d for d in self.diagnoses if d.kind.is_warning)
 
     def kinds(self) -> set[str]:
-        return {d.kind.value for d in self.diagnoses}
+        return {d.kind.value for d in self.diagnoses} | ({InputWrite.KIND} if self.input_writes else set())
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -85,13 +147,15 @@ class InstanceReport:
             "input_sets": self.tried,
             "launch": launch_json(self.launch),
             "ok": self.ok,
-            "diagnoses": [d.to_json() for d in self.diagnoses],
+            "diagnoses": [d.to_json() for d in self.diagnoses] + [w.to_json() for w in self.input_writes],
             "outputs": [o.to_json() for o in self.outputs],
             "seconds": self.seconds,
             "replay": str(self.replay) if self.replay is not None else None,
         }
         if self.inputs:
             out["inputs"] = inputs_json(self.inputs)
+        if self.launches:
+            out["launches"] = [launch_json(x) for x in self.launches]
         return out
 
 
@@ -127,8 +191,9 @@ class RunReport:
             shape = ", ".join(f"{k}={v}" for k, v in inst.shape.items()) or "(no symbols)"
             inputs = f", {inst.distribution} inputs" if inst.distribution != "normal" else ""
             tried = f" ({inst.tried} input sets tried)" if inst.tried > 1 else ""
-            lines.append(f"== {self.task} {shape}: {inst.launch}, seed {inst.seed}{inputs}{tried}")
+            lines.append(f"== {self.task} {shape}: {inst.launch_text()}, seed {inst.seed}{inputs}{tried}")
             lines.extend(d.render() for d in inst.diagnoses)
+            lines.extend(w.render() for w in inst.input_writes)
             lines.extend(o.render() for o in inst.outputs)
             if inst.replay is not None:
                 lines.append(f"replay: larkc run --replay {inst.replay}")

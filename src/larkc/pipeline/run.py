@@ -22,10 +22,10 @@ from larkc.errors import TaskError
 from larkc.frontends import parse_task, specialised_per_instance
 from larkc.ir.nodes import Function, Module
 from larkc.pipeline.compare import compare_output, reference_outputs
-from larkc.pipeline.inputs import init_of, kernel_args, kernel_function, make_inputs
+from larkc.pipeline.inputs import bind_null_pointers, init_of, kernel_args, kernel_function, make_inputs
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
-from larkc.pipeline.reports import InstanceReport, OutputReport, RunReport
-from larkc.semantics import Diagnosis, DiagnosisKind, LaunchConfig, SimLimits, SimResult, simulate
+from larkc.pipeline.reports import InputWrite, InstanceReport, OutputReport, RunReport
+from larkc.semantics import Diagnosis, DiagnosisKind, KernelArg, LaunchConfig, SimLimits, SimResult, simulate
 from larkc.semantics.interpreter import StepLimitExceeded, WriteLog
 from larkc.tasks import Task
 
@@ -97,7 +97,7 @@ DEFAULT_SEEDS = 3
 
 def run_instance(
     task: Task,
-    module: Module,
+    module: Module | Sequence[Module],
     instance: Mapping[str, int],
     seed: int,
     *,
@@ -108,14 +108,18 @@ def run_instance(
 ) -> tuple[InstanceReport, SimResult]:
     """Simulate and compare one shape instance of ``task`` (no replay file).
 
-    The random inputs are drawn with ``seed`` and transformed by ``distribution``; ``inputs`` sets chosen
-    input elements (tensor name to ``{flat index: value}``) over them: the witness of a counterexample.
-    ``strict``: warnings (``race (same value)``) fail the instance.
+    ``module`` holds the kernels: one module for every launch, or one per launch. The launches run in
+    order on the task's tensors: what one writes, the next reads (initialised). The random inputs are
+    drawn with ``seed`` and transformed by ``distribution``; ``inputs`` sets chosen input elements (tensor
+    name to ``{flat index: value}``) over them: the witness of a counterexample. The reference runs on
+    the inputs as drawn, whatever the kernel does to them. ``strict``: warnings (``race (same value)``)
+    fail the instance. Returns the report and the simulation of the last launch that ran.
     """
     env = task.shape_env(instance)
-    grid, block, shared = task.launch.concrete(env)
-    launch = LaunchConfig(grid, block, shared)
-    f = kernel_function(task, module)
+    n = len(task.launches)
+    modules = [module] * n if isinstance(module, Module) else list(module)
+    if len(modules) != n:
+        raise TaskError(f"task {task.name}: {len(modules)} module(s) for {n} launch(es)")
     tensors = make_inputs(task, env, seed)
     distribution.apply(task, tensors, env, seed)
     overrides = {t: dict(v) for t, v in (inputs or {}).items()}
@@ -127,39 +131,26 @@ def run_instance(
             if not 0 <= i < flat.numel():
                 raise TaskError(f"task {task.name}: explicit value for {name}[{i}], past its {flat.numel()} elements")
             flat[i] = v
-    args = kernel_args(task, f, tensors, env)
-    try:
-        result = simulate(
-            module, f.name, launch, args, limits=limits, same_value_races=True, record_writers=tuple(task.outputs)
-        )
-    except StepLimitExceeded as e:
-        # A loop that does not end within the bound is a verdict on the kernel, like a divergent barrier.
-        stop = Diagnosis(
-            DiagnosisKind.NONTERMINATION,
-            f"{e.message}; the bound is {e.bound} iterations per loop execution: raise it with --max-steps N "
-            f"(Python: limits=SimLimits(max_loop_iterations=N)) if the loop is meant to run longer"
-            + "".join(f"; {note}" for note in e.notes),
-            e.span,
-        )
-        result = SimResult((*e.diagnoses, stop), {}, {}, launch, 0, 0.0, 0, aborted=True)
-    diagnoses = list(result.diagnoses)
+    runs = _run_launches(task, modules, tensors, env, limits)
+    diagnoses = list(runs.diagnoses)
+    f = runs.kernels[-1]
     outputs: list[OutputReport] = []
-    if result.aborted:
-        pass  # the launch stopped at a divergent barrier: its outputs mean nothing, compare none
+    if runs.aborted:
+        pass  # a launch stopped at a divergent barrier: its outputs mean nothing, compare none
     elif task.reference is not None and task.outputs:
-        low, wide = reference_outputs(task, tensors, seed)
+        low, wide = reference_outputs(task, tensors, seed)  # ``tensors`` are the inputs as drawn
         for i, (name, spec) in enumerate(task.outputs.items()):
-            got = result.buffers[name]
+            got = runs.state[name]
             rep = compare_output(
-                task, name, spec, got, low[i], wide[i] if wide is not None else None, result.written.get(name)
+                task, name, spec, got, low[i], wide[i] if wide is not None else None, runs.written.get(name)
             )
             outputs.append(rep)
             if not rep.ok:
                 ref = low[i] if wide is None else wide[i]
-                diagnoses.append(_mismatch(task, f, rep, got, ref, result.writers.get(name)))
+                diagnoses.append(_mismatch(f, rep, got, ref, runs.writers.get(name, [])))
     elif task.outputs:
         for name in task.outputs:
-            w = result.written.get(name)
+            w = runs.written.get(name)
             if w is not None and not bool(w.all()):
                 diagnoses.append(
                     Diagnosis(
@@ -170,22 +161,148 @@ def run_instance(
                     )
                 )
     report = InstanceReport(
-        dict(env), seed, launch, tuple(diagnoses), tuple(outputs), result.seconds, inputs=overrides, strict=strict,
-        distribution=distribution.value,
+        dict(env), seed, runs.configs[0], tuple(diagnoses), tuple(outputs), runs.seconds, inputs=overrides,
+        strict=strict, distribution=distribution.value, input_writes=tuple(_input_writes(task, runs)),
+        launches=tuple(runs.configs) if n > 1 else (),
     )  # fmt: skip
-    return report, result
+    return report, runs.last
+
+
+@dataclasses.dataclass(slots=True)
+class _Launches:
+    """What the launches of one instance did, in order (see :func:`_run_launches`)."""
+
+    state: dict[str, torch.Tensor]  # every buffer's contents after the last launch that ran
+    written: dict[str, torch.Tensor]  # per "empty" buffer, which elements some launch wrote
+    writers: dict[str, list[tuple[str, WriteLog]]]  # per buffer, (launch label, its last writers) in order
+    diagnoses: list[Diagnosis]
+    configs: list[LaunchConfig]
+    kernels: list[Function]
+    last: SimResult
+    seconds: float = 0.0
+    aborted: bool = False
+
+
+def _run_launches(
+    task: Task, modules: Sequence[Module], tensors: Mapping[str, torch.Tensor], env: Mapping[str, int],
+    limits: SimLimits | None,
+) -> _Launches:  # fmt: skip
+    """Simulate the task's launches in order; each starts from the buffers the previous one left.
+
+    A buffer any earlier launch wrote is initialised for the next (a launch boundary synchronises
+    everything). The simulator's initialisation state is per buffer, so a buffer an earlier launch wrote
+    only in part is carried as initialised: its unwritten elements hold the "empty" fill (NaN for floats),
+    which reaches the outputs, rather than an ``uninit`` diagnosis.
+    """
+    state = dict(tensors)
+    initialised = {name: init_of(task, name, spec) != "empty" for name, spec in task.tensors.items()}
+    runs: _Launches | None = None
+    for k, mod in enumerate(modules):
+        view = task.launch_task(k)
+        grid, block, shared = view.launch.concrete(dict(env))
+        launch = LaunchConfig(grid, block, shared)
+        mod, f = bind_null_pointers(view, mod, kernel_function(view, mod))
+        args = kernel_args(view, f, state, env, initialised=initialised)
+        result = _simulate(mod, f, launch, args, limits, tuple(task.tensors))
+        label = task.launch_label(k)
+        if runs is None:
+            runs = _Launches(state, {}, {}, [], [], [], result)
+        runs.last = result
+        runs.configs.append(launch)
+        runs.kernels.append(f)
+        runs.seconds += result.seconds
+        runs.diagnoses.extend(_in_launch(d, label) for d in result.diagnoses)
+        for name, log in result.writers.items():
+            runs.writers.setdefault(name, []).append((label, log))
+            wrote = result.written.get(name, log.site.reshape(result.buffers[name].shape) >= 0)
+            if not initialised[name] or name in runs.written:
+                runs.written[name] = wrote | runs.written[name] if name in runs.written else wrote
+        for name, data in result.buffers.items():
+            state[name] = data
+            initialised[name] = initialised[name] or bool(runs.written.get(name, torch.ones(1)).any())
+        if result.aborted:
+            runs.aborted = True
+            break
+    assert runs is not None  # a task has at least one launch
+    return runs
+
+
+def _simulate(
+    module: Module, f: Function, launch: LaunchConfig, args: Mapping[str, KernelArg], limits: SimLimits | None,
+    record: tuple[str, ...],
+) -> SimResult:  # fmt: skip
+    try:
+        return simulate(module, f.name, launch, args, limits=limits, same_value_races=True, record_writers=record)
+    except StepLimitExceeded as e:
+        # A loop that does not end within the bound is a verdict on the kernel, like a divergent barrier.
+        stop = Diagnosis(
+            DiagnosisKind.NONTERMINATION,
+            f"{e.message}; the bound is {e.bound} iterations per loop execution: raise it with --max-steps N "
+            f"(Python: limits=SimLimits(max_loop_iterations=N)) if the loop is meant to run longer"
+            + "".join(f"; {note}" for note in e.notes),
+            e.span,
+        )
+        return SimResult((*e.diagnoses, stop), {}, {}, launch, 0, 0.0, 0, aborted=True)
+
+
+def _in_launch(d: Diagnosis, label: str) -> Diagnosis:
+    """``d`` with the launch it happened in (a task of several launches) before its message."""
+    if not label:
+        return d
+    return dataclasses.replace(d, message=f"{label}: {d.message}")
+
+
+def _input_writes(task: Task, runs: _Launches) -> list[InputWrite]:
+    """The writes of the launches into inputs that are not in-place (see :class:`InputWrite`).
+
+    Only a task with a reference has inputs in that sense: the buffers of a reference-free task (a
+    command-line task's ``--buffer``) are the kernel's to read and write."""
+    found: list[InputWrite] = []
+    if task.reference is None:
+        return found
+    for name in task.inputs:
+        if name in task.inplace:
+            continue
+        logs = runs.writers.get(name, [])
+        wrote = [(label, log) for label, log in logs if bool((log.site >= 0).any())]
+        if not wrote:
+            continue
+        label, log = wrote[0]
+        flat = int(torch.nonzero(log.site >= 0)[0, 0])
+        count = int(torch.stack([log.site >= 0 for _, log in logs]).any(dim=0).sum())
+        last = log.last(flat)
+        assert last is not None
+        found.append(
+            InputWrite(
+                name, _unravel_index(flat, tuple(runs.state[name].shape)), count, last.span, last.who, last.where,
+                label,
+            )
+        )  # fmt: skip
+    return found
+
+
+def _unravel_index(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    idx = []
+    for d in reversed(shape):
+        idx.append(flat % d)
+        flat //= d
+    return tuple(reversed(idx)) or (flat,)
 
 
 def _threads(task: Task, instance: Mapping[str, int]) -> int:
-    grid, block, _ = task.launch.concrete(task.shape_env(instance))
-    return math.prod(grid) * math.prod(block)
+    env = task.shape_env(instance)
+    total = 0
+    for k in range(len(task.launches)):
+        grid, block, _ = task.launch_task(k).launch.concrete(env)
+        total += math.prod(grid) * math.prod(block)
+    return total
 
 
 def _mismatch(
-    task: Task, f: Function, rep: OutputReport, got: torch.Tensor, ref: torch.Tensor, writers: WriteLog | None
+    f: Function, rep: OutputReport, got: torch.Tensor, ref: torch.Tensor, writers: Sequence[tuple[str, WriteLog]]
 ) -> Diagnosis:
     """The mismatch of output ``rep.name``, located at the store that last wrote its worst element (at the
-    kernel when no thread wrote it)."""
+    last launch's kernel ``f`` when no thread wrote it)."""
     idx = rep.worst_index or ()
     where = f"{rep.name}[{', '.join(str(i) for i in idx)}]" if idx else rep.name
     flat = 0
@@ -200,10 +317,16 @@ def _mismatch(
             f"output {rep.name} differs from the reference: max abs err {rep.max_abs_err:.3g}, "
             f"max rel err {rep.max_rel_err:.3g}; at {where} the kernel gives {g!r}, the reference {r!r}"
         )
-    last = writers.last(flat) if writers is not None and idx else None
+    # The latest launch that wrote the element wrote its final value.
+    label, last = "", None
+    for lb, w in reversed(writers if idx else []):
+        label, last = lb, w.last(flat)
+        if last is not None:
+            break
     if last is None:
         return Diagnosis(DiagnosisKind.MISMATCH, message, f.span, buffer=rep.name, index=flat)
-    message += f"; {where} was last written by {last.who} at {last.span.location()}{last.where}"
+    launch = f" in {label}" if label else ""
+    message += f"; {where} was last written by {last.who}{launch} at {last.span.location()}{last.where}"
     return Diagnosis(DiagnosisKind.MISMATCH, message, last.span, last.block, last.thread, rep.name, flat)
 
 
@@ -228,14 +351,13 @@ def run_task(
     first distribution. An instance's report is its failing run, or else its first (``tried`` counts the
     runs). With explicit ``inputs`` (a witness) only ``seed`` and the first distribution run.
 
-    ``module`` is the kernel's IR if the caller has it already (else the task's kernel is parsed);
+    ``module`` is the kernels' IR if the caller has it already (else each launch's kernel is parsed);
     replay files go to ``replay_dir`` (default :func:`~larkc.pipeline.replay.default_replay_dir`);
     ``strict`` makes warnings (``race (same value)``) fail an instance.
     """
-    # A Triton kernel whose specialisation depends on the shapes is lowered for each instance.
-    per_instance = module is None and specialised_per_instance(task)
+    parsed = LaunchModules(task)
     if module is None:
-        module = parse_task(task)
+        parsed.modules(None)  # a kernel that does not parse is bad input before any instance runs
     chosen = list(instances) if instances is not None else list(task.instances)
     reports: list[InstanceReport] = []
     if seeds < 1 or not distributions:
@@ -249,9 +371,9 @@ def run_task(
     smallest = min(range(len(chosen)), key=lambda i: (_threads(task, chosen[i]), i), default=0)
     for k, inst in enumerate(chosen):
         tries: list[InstanceReport] = []
-        mod = parse_task(task, inst) if per_instance else module
+        mods = [module] * len(task.launches) if module is not None else parsed.modules(inst)
         for s, d in every_set if k == smallest else every_set[:1]:
-            rep, _ = run_instance(task, mod, inst, s, limits=limits, inputs=inputs, strict=strict, distribution=d)
+            rep, _ = run_instance(task, mods, inst, s, limits=limits, inputs=inputs, strict=strict, distribution=d)
             tries.append(rep)
             if not rep.ok:
                 break
@@ -261,3 +383,30 @@ def run_task(
             rep = dataclasses.replace(rep, replay=path)
         reports.append(rep)
     return RunReport(task.name, task.expected_failure, tuple(reports), strict=strict)
+
+
+class LaunchModules:
+    """The IR of each launch's kernel, parsed once per kernel (and template arguments) of the task.
+
+    A Triton kernel whose specialisation depends on the shapes is lowered for each instance.
+    """
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.views = [task.launch_task(k) for k in range(len(task.launches))]
+        self.per_instance = [specialised_per_instance(v) for v in self.views]
+        self._cache: dict[tuple[object, ...], Module] = {}
+
+    def modules(self, instance: Mapping[str, int] | None) -> list[Module]:
+        """One module per launch, for ``instance`` (``None``: the task's first)."""
+        out = []
+        for view, per in zip(self.views, self.per_instance, strict=True):
+            x = view.launches[0]
+            # Triton constexprs come from the bindings: one module per kernel, arguments and bindings.
+            key = (x.kernel, repr(x.template_args), repr(x.bindings), repr(instance) if per else "")
+            mod = self._cache.get(key)
+            if mod is None:
+                mod = parse_task(view, instance) if per else parse_task(view)
+                self._cache[key] = mod
+            out.append(mod)
+        return out

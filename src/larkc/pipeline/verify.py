@@ -31,7 +31,7 @@ from larkc.errors import TaskError
 from larkc.frontends import parse_task, specialised_per_instance
 from larkc.ir.nodes import Function, Module
 from larkc.ir.types import ScalarType
-from larkc.pipeline.inputs import check_pointee, init_of, kernel_function
+from larkc.pipeline.inputs import bind_null_pointers, check_pointee, init_of, kernel_function
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import VerifyReport
 from larkc.pipeline.run import run_instance
@@ -55,7 +55,7 @@ from larkc.symbolic import terms as tm
 from larkc.symbolic.conditions import side_conditions
 from larkc.symbolic.constants import match_named_constant, round_to_format
 from larkc.symbolic.terms import Poly, Term
-from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, evaluate
+from larkc.tasks import BufferArg, NullArg, ScalarArg, ScalarExpr, ShapeArg, Task, evaluate
 
 __all__ = ["Progress", "obligations_of", "verify_task"]
 
@@ -94,10 +94,12 @@ def verify_task(
     start = time.perf_counter()
     budget = budget or Budget()
     say = progress or (lambda _line: None)
+    if len(task.launches) > 1:
+        return _several_launches(task, instances, start)
     per_instance = module is None and specialised_per_instance(task)
     if module is None:
         module = parse_task(task)
-    f = kernel_function(task, module)
+    module, f = bind_null_pointers(task, module, kernel_function(task, module))
     graph = None
     if task.reference is not None:
         from larkc.reference import trace_task
@@ -123,7 +125,7 @@ def verify_task(
             facts = _instance_facts(task, mod, fn, graph, env, budget)
             say(f"instance {k + 1}/{len(chosen)}: deciding {len(bounded_obs)} obligations")
             results = prove_instance(facts, bounded_obs, budget)
-            results = [_confirm(task, mod, r, env, replay_dir) for r in results]
+            results = [_confirm(task, mod, r, env, replay_dir) for r in _inexact_scalars(task, fn, env, results)]
             launch = facts.launch
             del facts
         runs.append((env, launch, time.perf_counter() - t0))
@@ -151,7 +153,68 @@ _SIMULABLE_ELEMENTS = 1 << 22
 
 def _specialised(task: Task, env: Mapping[str, int]) -> tuple[Module, Function]:
     module = parse_task(task, env)
-    return module, kernel_function(task, module)
+    return bind_null_pointers(task, module, kernel_function(task, module))
+
+
+def _several_launches(task: Task, instances: Sequence[Mapping[str, int]] | None, start: float) -> VerifyReport:
+    """A task of several launches: every obligation UNKNOWN (the kernels are parsed: bad input is an error).
+
+    The symbolic engine runs one launch on inputs that are symbols, zeros or empty; it cannot start a
+    launch from the terms the previous one left in a buffer, so no obligation about the whole sequence
+    is decided (checking each launch alone would pass a second launch reading garbage)."""
+    from larkc.pipeline.run import LaunchModules
+    from larkc.provers import Scope
+
+    LaunchModules(task).modules(None)
+    for inst in instances if instances is not None else task.instances:
+        task.shape_env(inst)
+    kernels = ", ".join(x.kernel for x in task.launches)
+    reason = (
+        f"{len(task.launches)} launches ({kernels}): the symbolic engine cannot yet start a launch from "
+        f"another's results (larkc run checks the sequence)"
+    )
+    results = tuple(
+        ObligationResult(ob, Status.UNKNOWN, Scope.bounded([], []), "pipeline", reason) for ob in obligations_of(task)
+    )
+    return VerifyReport(
+        task=task.name,
+        expected_failure=task.expected_failure,
+        results=results,
+        verdict=verdict(results),
+        instances=(),
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _inexact_scalars(
+    task: Task, f: Function, env: Mapping[str, int], results: Sequence[ObligationResult]
+) -> list[ObligationResult]:
+    """Equivalence is not decided on an instance where a computed scalar argument is irrational.
+
+    The symbolic engine takes exact rational scalars; an irrational value (``1 / sqrt(d)`` at ``d = 32``)
+    reaches it as its binary64 rounding, which differs from the reference's exact constant: a proof or a
+    refutation of equivalence from it would be about another kernel argument. Safety obligations keep
+    their results (they are decided with the value the kernel is given)."""
+    from larkc.provers import Scope
+
+    inexact = [
+        f"{p.name} = {b.text} = {b.value(dict(env)).approx!r}"
+        for p in f.params
+        if isinstance(b := task.binding(p.name), ScalarExpr) and b.value(dict(env)).exact is None
+    ]
+    if not inexact:
+        return list(results)
+    reason = (
+        f"the scalar argument {'; '.join(inexact)} is irrational at this instance: the symbolic engine "
+        f"takes rational scalars only, so equivalence is not decided here"
+    )
+    launch = " ".join(r.scope.launches[0] for r in results[:1] if r.scope.launches)
+    return [
+        ObligationResult(r.obligation, Status.UNKNOWN, Scope.bounded([dict(env)], [launch]), "pipeline", reason)
+        if r.obligation.kind is ObligationKind.EQUIVALENCE
+        else r
+        for r in results
+    ]
 
 
 def _confirm_static(task: Task, module: Module, r: ObligationResult, replay_dir: Path | None) -> ObligationResult:
@@ -200,7 +263,7 @@ def _instance_facts(
             assert isinstance(graph, SpecGraph)
             outs = evaluate_symbolic(graph, env)
             spec_terms = {name: tt.elems for name, tt in zip(task.outputs, outs, strict=True)}
-            reader = ConstantReader([t for tt in outs for t in tt.elems], _scalar_values(task)).read
+            reader = ConstantReader([t for tt in outs for t in tt.elems], _scalar_values(task, env)).read
         run = execute_symbolic(
             module,
             f.name,
@@ -232,6 +295,16 @@ def symbolic_args(task: Task, f: Function, env: Mapping[str, int]) -> dict[str, 
             case ScalarArg():
                 v = b.value
                 args[p.name] = Fraction(v) if isinstance(v, float) else v
+            case ScalarExpr():
+                # Exact where rational; else the binary64 value the kernel is given (see _inexact_scalars).
+                value = b.value(dict(env))
+                args[p.name] = value.exact if value.exact is not None else Fraction(value.approx)
+            case NullArg():
+                raise TaskError(
+                    f"task {task.name}: kernel parameter {p.name} is bound to the null pointer: the kernel "
+                    f"takes it through bind_null_pointers, not as an argument",
+                    p.span,
+                )
             case None:
                 raise TaskError(
                     f"task {task.name}: kernel parameter {p.name} has no binding (name a tensor or symbol "
@@ -249,8 +322,15 @@ def _int_ranges(task: Task, env: Mapping[str, int]) -> dict[str, tuple[int, int]
     return out
 
 
-def _scalar_values(task: Task) -> list[float]:
-    return [float(b.value) for b in task.bindings.values() if isinstance(b, ScalarArg) and isinstance(b.value, float)]
+def _scalar_values(task: Task, env: Mapping[str, int]) -> list[float]:
+    """The float scalars the task binds (constants, and computed ones at ``env``)."""
+    out = []
+    for b in task.bindings.values():
+        if isinstance(b, ScalarArg) and isinstance(b.value, float):
+            out.append(float(b.value))
+        elif isinstance(b, ScalarExpr):
+            out.append(b.value(dict(env)).approx)
+    return out
 
 
 def _facts(

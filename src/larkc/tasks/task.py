@@ -39,15 +39,20 @@ from larkc.ir.types import (
     ScalarType,
 )
 from larkc.tasks.kernel_name import KernelName
+from larkc.tasks.scalar_expr import ScalarExpr
 from larkc.tasks.shape_expr import ShapeExpr, ShapeNum, evaluate, free_symbols, shape_expr
 
 __all__ = [
     "DEFAULT_MAX_TENSOR_BYTES",
     "FAILURE_KINDS",
     "Binding",
+    "BindingValue",
     "BufferArg",
+    "KernelLaunch",
     "Launch",
+    "NullArg",
     "ScalarArg",
+    "ScalarExpr",
     "ShapeArg",
     "Task",
     "TensorSpec",
@@ -58,7 +63,8 @@ __all__ = [
 
 #: The diagnoses a seeded-bug task may expect; the simulator and provers report these words.
 #: ``overflow`` is reported by ``larkc verify`` only: an index expression that overflows at sizes the task allows.
-FAILURE_KINDS = ("race", "oob", "mismatch", "divergence", "uninit", "ub", "assert", "overflow")
+#: ``input-write`` is reported by ``larkc run``: a store into an input the task does not declare in-place.
+FAILURE_KINDS = ("race", "oob", "mismatch", "divergence", "uninit", "ub", "assert", "overflow", "input-write")
 
 #: The default of :attr:`Task.max_tensor_bytes`: 64 GiB, the largest tensor the overflow proofs consider.
 DEFAULT_MAX_TENSOR_BYTES = 2**36
@@ -210,7 +216,15 @@ class ScalarArg:
     value: int | float | bool
 
 
-Binding = BufferArg | ShapeArg | ScalarArg
+@dataclass(frozen=True, slots=True)
+class NullArg:
+    """Bind a pointer parameter to the null pointer (an optional tensor the host leaves out: ``bias``)."""
+
+
+Binding = BufferArg | ShapeArg | ScalarArg | ScalarExpr | NullArg
+
+#: What a task's ``bindings`` accept: a binding, or a plain value that says which (see ``docs/tasks.md``).
+BindingValue = Binding | str | int | float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +256,53 @@ class Launch:
         return (grid[0], grid[1], grid[2]), (block[0], block[1], block[2]), int(evaluate(self.shared_bytes, env))
 
 
+TemplateArgs = Mapping[str, str | int] | tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class KernelLaunch:
+    """One kernel launch of a task: the kernel, its launch configuration and how its parameters bind.
+
+    A task's launches run in order on the task's tensors (see :attr:`Task.launches`). ``bindings`` are
+    as :attr:`Task.bindings` takes them; a task resolves plain values (a string naming a tensor or a
+    shape expression, a number) into :data:`Binding` values when it is constructed.
+    """
+
+    kernel: str
+    grid: tuple[ShapeExpr, ...]
+    block: tuple[ShapeExpr, ...]
+    shared_bytes: ShapeExpr
+    bindings: Mapping[str, BindingValue]
+    template_args: TemplateArgs
+
+    def __init__(
+        self,
+        *,
+        kernel: str,
+        grid: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int,
+        block: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int,
+        shared_bytes: ShapeExpr | str | int = 0,
+        bindings: Mapping[str, BindingValue] | None = None,
+        template_args: Mapping[str, str | int] | Sequence[str | int] = (),
+    ) -> None:
+        if not isinstance(kernel, str) or KernelName.parse(kernel) is None:
+            raise TaskError(f"kernel must be the kernel's name (k, ns::k or k<float, 128>), got {kernel!r}")
+        launch = Launch.of(grid, block, shared_bytes)
+        set_ = object.__setattr__
+        set_(self, "kernel", kernel)
+        set_(self, "grid", launch.grid)
+        set_(self, "block", launch.block)
+        set_(self, "shared_bytes", launch.shared_bytes)
+        if bindings is not None and not isinstance(bindings, Mapping):
+            raise TaskError(f"bindings of kernel {kernel} must be a mapping from parameter name, got {bindings!r}")
+        set_(self, "bindings", dict(bindings or {}))
+        set_(self, "template_args", dict(template_args) if isinstance(template_args, Mapping) else tuple(template_args))
+
+    @property
+    def launch(self) -> Launch:
+        return Launch(self.grid, self.block, self.shared_bytes)
+
+
 Reference = Callable[..., Any] | type | str
 
 
@@ -249,27 +310,34 @@ Reference = Callable[..., Any] | type | str
 class Task:
     """A verification task. Construct with keyword arguments; see ``docs/tasks.md``.
 
-    * ``source``, ``kernel``: the kernel source file (``.cu``/``.cuh`` or a Triton ``.py``) and the name of
-      the kernel in it: short or qualified (``act``, ``vllm::act``), possibly with its template arguments
-      (``act<float, 128>``). ``template_args`` instantiates a template kernel otherwise (a mapping from
-      template parameter to a type name or an integer, or a sequence in declaration order); ``defines``
-      are ``-D`` macros for the preprocessor, ``include_dirs`` its ``-I`` directories, in search order.
+    * ``source``: the kernel source file (``.cu``/``.cuh`` or a Triton ``.py``); ``defines`` are ``-D``
+      macros for the preprocessor, ``include_dirs`` its ``-I`` directories, in search order.
+    * The launches, in one of two forms. One launch: ``kernel`` (short or qualified, ``act``,
+      ``vllm::act``, possibly with its template arguments, ``act<float, 128>``), ``template_args`` (a
+      mapping from template parameter to a type name or an integer, or a sequence in declaration
+      order), ``bindings``, ``grid``, ``block``, ``shared_bytes``. Several launches in order:
+      ``launches=(KernelLaunch(...), ...)``, each with those fields. Giving both forms is an error.
+      Launches run in order on the task's tensors, with full synchronisation between them.
     * ``reference``: a function, an ``nn.Module`` subclass (constructed with ``init_inputs``), or the path
       of a KernelBench-style file (``class Model``, ``get_inputs``, ``get_init_inputs``). ``None`` asks
       only for memory safety, race freedom and barrier uniformity.
     * ``inputs``: the reference's tensor arguments, in order (name to :class:`TensorSpec`).
-      ``outputs``: the tensors the kernel writes, in the order the reference returns them.
-      ``scratch``: other buffers the kernel uses (workspaces, partial results), not compared.
-    * ``bindings``: kernel parameter name to :class:`BufferArg`, :class:`ShapeArg` or :class:`ScalarArg`;
-      a plain string names a tensor if there is one of that name and is a shape expression otherwise, a
-      plain number is a constant. A parameter without a binding binds to the tensor or symbol of its
-      own name.
-    * ``grid``, ``block``, ``shared_bytes``: the launch, as shape expressions.
+      ``outputs``: the tensors the kernel writes, in the order the reference returns them. A name in both
+      is an *in-place* tensor: it starts random, and its final value is compared with the reference's
+      (returned, or left in the reference's argument). ``scratch``: other buffers (workspaces, partial
+      results), not compared. A kernel writing an input that is not in-place is a finding.
+    * ``bindings``: kernel parameter name to :class:`BufferArg`, :class:`ShapeArg`, :class:`ScalarArg`,
+      :class:`ScalarExpr` or :class:`NullArg`; a plain string names a tensor if there is one of that name
+      and is a shape expression otherwise, a plain number is a constant, ``None`` the null pointer. A
+      parameter without a binding binds to the tensor or symbol of its own name.
     * ``symbols``: the symbolic shape parameters; ``constraints``: what they satisfy (every symbol is at
       least 1 implicitly); ``instances``: concrete values for bounded checks.
     * ``expected_failure``: for seeded-bug examples, the diagnosis larkc must report.
     * ``max_tensor_bytes``: the largest size in bytes of any one tensor, for the parametric proofs of
       integer overflow freedom (sizes allowed by the constraints are further limited by it).
+
+    The fields ``kernel`` ... ``template_args`` hold the one launch of a single-launch task; in a task of
+    several launches they are empty and ``_launches`` holds the launches (read :attr:`launches`).
     """
 
     source: Path
@@ -287,62 +355,111 @@ class Task:
     symbols: tuple[str, ...] = ()
     constraints: tuple[ShapeExpr, ...] = ()
     instances: tuple[Mapping[str, int], ...] = ({},)
-    template_args: Mapping[str, str | int] | tuple[str | int, ...] = ()
+    template_args: TemplateArgs = ()
     defines: Mapping[str, str] = field(default_factory=dict)
     include_dirs: tuple[Path, ...] = ()
     expected_failure: str | None = None
     tolerance: Mapping[str, float] = field(default_factory=dict)
     max_tensor_bytes: int = DEFAULT_MAX_TENSOR_BYTES
     task_file: Path | None = None
+    #: the launches of a task of several (``()`` for a single-launch task): see :attr:`launches`
+    _launches: tuple[KernelLaunch, ...] = ()
 
     def __init__(
         self,
         *,
         source: str | Path,
-        kernel: str,
-        grid: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int,
-        block: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int,
-        shared_bytes: ShapeExpr | str | int = 0,
+        kernel: str | None = None,
+        grid: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int | None = None,
+        block: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int | None = None,
+        shared_bytes: ShapeExpr | str | int | None = None,
+        launches: Sequence[KernelLaunch] | None = None,
         name: str = "",
         reference: Reference | None = None,
         init_inputs: Sequence[Any] = (),
         inputs: Mapping[str, object] | None = None,
         outputs: Mapping[str, object] | None = None,
         scratch: Mapping[str, object] | None = None,
-        bindings: Mapping[str, Binding | str | int | float] | None = None,
+        bindings: Mapping[str, BindingValue] | None = None,
         symbols: Sequence[str] = (),
         constraints: Sequence[ShapeExpr | str] = (),
         instances: Sequence[Mapping[str, int]] = (),
-        template_args: Mapping[str, str | int] | Sequence[str | int] = (),
+        template_args: Mapping[str, str | int] | Sequence[str | int] | None = None,
         defines: Mapping[str, str | int] | None = None,
         include_dirs: Sequence[str | Path] = (),
         expected_failure: str | None = None,
         tolerance: Mapping[str, float] | None = None,
         max_tensor_bytes: int = DEFAULT_MAX_TENSOR_BYTES,
         task_file: Path | None = None,
+        _launches: Sequence[KernelLaunch] = (),
     ) -> None:
         set_ = object.__setattr__
         set_(self, "source", Path(source))
-        if not isinstance(kernel, str) or KernelName.parse(kernel) is None:
-            raise TaskError(f"kernel must be the kernel's name (k, ns::k or k<float, 128>), got {kernel!r}")
-        set_(self, "kernel", kernel)
-        launch = Launch.of(grid, block, shared_bytes)
-        set_(self, "grid", launch.grid)
-        set_(self, "block", launch.block)
-        set_(self, "shared_bytes", launch.shared_bytes)
-        set_(self, "name", name or kernel)
-        set_(self, "reference", reference)
-        set_(self, "init_inputs", tuple(init_inputs))
         set_(self, "inputs", {k: TensorSpec.of(v, f"input {k!r}") for k, v in (inputs or {}).items()})
         set_(self, "outputs", {k: TensorSpec.of(v, f"output {k!r}") for k, v in (outputs or {}).items()})
         set_(self, "scratch", {k: TensorSpec.of(v, f"scratch {k!r}") for k, v in (scratch or {}).items()})
+        # dataclasses.replace passes the stored form back: the empty single-launch fields of a task of
+        # several launches (kernel "", grid ()) are not a second form, and _launches is what it stored.
+        single = {
+            "kernel": kernel or None,
+            "grid": grid if grid != () else None,
+            "block": block if block != () else None,
+            "shared_bytes": shared_bytes,
+            "bindings": bindings or None,
+            "template_args": template_args or None,
+        }
+        # shared_bytes 0 is also what a task of several launches stores: not a second form
+        given = [k for k, v in single.items() if v is not None and not (k == "shared_bytes" and v in (0, ShapeNum(0)))]
+        if launches is not None and given:
+            raise TaskError(
+                f"task {name or source}: give either launches=(KernelLaunch(...), ...) or the one launch's "
+                f"{', '.join(given)}, not both"
+            )
+        if launches is None and _launches and given:
+            raise TaskError(
+                f"task {name or source} has {len(_launches)} launches: change them with launches=..., "
+                f"not {', '.join(given)}"
+            )
+        if launches is None and not given and _launches:
+            launches = tuple(_launches)
+        if launches is None:
+            if kernel is None or grid is None or block is None:
+                missing = [k for k in ("kernel", "grid", "block") if single[k] is None]
+                raise TaskError(
+                    f"task {name or source}: no {', '.join(missing)} (or launches=(KernelLaunch(...), ...))"
+                )
+            launches = (
+                KernelLaunch(
+                    kernel=kernel, grid=grid, block=block, shared_bytes=shared_bytes or 0, bindings=bindings,
+                    template_args=template_args or (),
+                ),
+            )  # fmt: skip
+        if isinstance(launches, KernelLaunch) or not isinstance(launches, Sequence):
+            raise TaskError(f"task {name or source}: launches must be a sequence of KernelLaunch, got {launches!r}")
+        bad = [x for x in launches if not isinstance(x, KernelLaunch)]
+        if bad or not launches:
+            raise TaskError(f"task {name or source}: launches must be one or more KernelLaunch(...), got {bad or '()'}")
+        resolved = tuple(
+            dataclasses.replace(x, bindings={k: self._binding(k, v) for k, v in x.bindings.items()}) for x in launches
+        )
+        first = resolved[0]
+        one = len(resolved) == 1
+        set_(self, "kernel", first.kernel if one else "")
+        set_(self, "grid", first.grid if one else ())
+        set_(self, "block", first.block if one else ())
+        set_(self, "shared_bytes", first.shared_bytes if one else ShapeNum(0))
+        set_(self, "bindings", dict(first.bindings) if one else {})
+        set_(self, "template_args", first.template_args if one else ())
+        set_(self, "_launches", () if one else resolved)
+        set_(self, "name", name or (first.kernel if one else " + ".join(x.kernel for x in resolved)))
+        set_(self, "reference", reference)
+        set_(self, "init_inputs", tuple(init_inputs))
         for sym in symbols:
             if not isinstance(sym, str) or not sym.isidentifier():
                 raise TaskError(f"symbol names must be identifiers, got {sym!r}")
         set_(self, "symbols", tuple(symbols))
         set_(self, "constraints", tuple(shape_expr(c, "constraint") for c in constraints))
         set_(self, "instances", tuple(dict(i) for i in instances) or ({},))
-        set_(self, "template_args", dict(template_args) if isinstance(template_args, Mapping) else tuple(template_args))
         set_(self, "defines", {str(k): str(v) for k, v in (defines or {}).items()})
         if isinstance(include_dirs, str | Path):
             raise TaskError(f"include_dirs must be a list of directories, got {include_dirs!r}")
@@ -355,28 +472,76 @@ class Task:
             raise TaskError(f"max_tensor_bytes must be a positive integer, got {max_tensor_bytes!r}")
         set_(self, "max_tensor_bytes", max_tensor_bytes)
         set_(self, "task_file", task_file)
-        set_(self, "bindings", {k: self._binding(k, v) for k, v in (bindings or {}).items()})
         self._check()
 
     # ------------------------------------------------------------------------------------------------
 
     @property
+    def launches(self) -> tuple[KernelLaunch, ...]:
+        """The kernel launches, in the order they run (one for a task of the single-launch form)."""
+        if self._launches:
+            return self._launches
+        return (
+            KernelLaunch(
+                kernel=self.kernel, grid=self.grid, block=self.block, shared_bytes=self.shared_bytes,
+                bindings=self.bindings, template_args=self.template_args,
+            ),
+        )  # fmt: skip
+
+    def launch_task(self, index: int) -> Task:
+        """The single-launch task of launch ``index``: the same tensors, shapes and reference, one kernel.
+
+        The stages that handle one kernel (frontends, simulator) take a task of several launches one
+        launch at a time through this view.
+        """
+        if not self._launches:
+            return self
+        x = self._launches[index]
+        return dataclasses.replace(
+            self, kernel=x.kernel, grid=x.grid, block=x.block, shared_bytes=x.shared_bytes,
+            bindings={k: self._binding(k, v) for k, v in x.bindings.items()}, template_args=x.template_args,
+            _launches=(),
+        )  # fmt: skip
+
+    def launch_label(self, index: int) -> str:
+        """``launch 2 (kernel k2)``: how diagnoses name a launch of a task of several (``""`` for one)."""
+        if len(self.launches) == 1:
+            return ""
+        return f"launch {index + 1} (kernel {self.launches[index].kernel})"
+
+    @property
     def tensors(self) -> dict[str, TensorSpec]:
-        """Every tensor of the task by name: inputs, then outputs, then scratch."""
+        """Every tensor of the task by name: inputs, then outputs, then scratch (an in-place tensor once)."""
         return {**self.inputs, **self.outputs, **self.scratch}
 
     @property
+    def inplace(self) -> tuple[str, ...]:
+        """The in-place tensors: both inputs and outputs (read by the kernel, and compared afterwards)."""
+        return tuple(n for n in self.outputs if n in self.inputs)
+
+    @property
     def launch(self) -> Launch:
-        return Launch(self.grid, self.block, self.shared_bytes)
+        """The launch configuration of a single-launch task (a task of several raises :class:`TaskError`)."""
+        return self._single().launch
+
+    def _single(self) -> KernelLaunch:
+        if self._launches:
+            kernels = ", ".join(x.kernel for x in self._launches)
+            raise TaskError(f"task {self.name} has {len(self._launches)} launches ({kernels}): this needs one launch")
+        return self.launches[0]
 
     @property
     def language(self) -> Literal["cuda", "triton"]:
         return "triton" if self.source.suffix == ".py" else "cuda"
 
-    def binding(self, param: str) -> Binding | None:
-        """The binding of kernel parameter ``param``: explicit, or by name to a tensor or symbol."""
-        if param in self.bindings:
-            return self.bindings[param]
+    def binding(self, param: str, launch: int = 0) -> Binding | None:
+        """The binding of kernel parameter ``param`` of launch ``launch``: explicit, or by name to a
+        tensor or symbol."""
+        bindings = self.launches[launch].bindings
+        if param in bindings:
+            b = bindings[param]
+            assert isinstance(b, BufferArg | ShapeArg | ScalarArg | ScalarExpr | NullArg)  # resolved in __init__
+            return b
         if param in self.tensors:
             return BufferArg(param)
         if param in self.symbols:
@@ -411,10 +576,12 @@ class Task:
 
     # ------------------------------------------------------------------------------------------------
 
-    def _binding(self, param: str, value: Binding | str | int | float) -> Binding:
+    def _binding(self, param: str, value: BindingValue) -> Binding:
         match value:
-            case BufferArg() | ShapeArg() | ScalarArg():
+            case BufferArg() | ShapeArg() | ScalarArg() | ScalarExpr() | NullArg():
                 return value
+            case None:
+                return NullArg()
             case bool():
                 return ScalarArg(value)
             case str() if value in self.tensors:
@@ -429,35 +596,51 @@ class Task:
                 raise TaskError(f"binding of parameter {param!r}: unsupported value {value!r}")
 
     def _check(self) -> None:
-        names = list(self.inputs) + list(self.outputs) + list(self.scratch)
+        names = list(self.inputs) + [n for n in self.outputs if n not in self.inputs] + list(self.scratch)
         dup = {n for n in names if names.count(n) > 1}
         if dup:
             raise TaskError(f"task {self.name}: tensor names used twice: {', '.join(sorted(dup))}")
+        for n in self.inplace:
+            if self.inputs[n] != self.outputs[n]:
+                raise TaskError(
+                    f"task {self.name}: in-place tensor {n!r} is {self.inputs[n]} as an input and {self.outputs[n]} "
+                    f"as an output: give it one spec"
+                )
         clash = set(names) & set(self.symbols)
         if clash:
             raise TaskError(f"task {self.name}: names are both tensors and symbols: {', '.join(sorted(clash))}")
         known = set(self.symbols)
-        exprs: list[tuple[str, ShapeExpr]] = [("grid", d) for d in self.grid]
-        exprs += [("block", d) for d in self.block]
-        exprs += [("shared_bytes", self.shared_bytes)]
-        exprs += [("constraint", c) for c in self.constraints]
+        exprs: list[tuple[str, ShapeExpr]] = [("constraint", c) for c in self.constraints]
+        scalars: list[tuple[str, ScalarExpr]] = []
+        for k, x in enumerate(self.launches):
+            label = f"{self.launch_label(k)}: " if len(self.launches) > 1 else ""
+            exprs += [(f"{label}grid", d) for d in x.grid]
+            exprs += [(f"{label}block", d) for d in x.block]
+            exprs += [(f"{label}shared_bytes", x.shared_bytes)]
+            for pname, b in x.bindings.items():
+                if isinstance(b, ShapeArg):
+                    exprs.append((f"{label}binding of {pname!r}", b.expr))
+                if isinstance(b, ScalarExpr):
+                    scalars.append((f"{label}binding of {pname!r}", b))
+                if isinstance(b, BufferArg) and b.name not in self.tensors:
+                    raise TaskError(
+                        f"task {self.name}: {label}parameter {pname!r} is bound to unknown tensor {b.name!r}"
+                    )
         for tname, spec in self.tensors.items():
             exprs += [(f"shape of {tname!r}", d) for d in spec.shape]
             exprs += [(f"value range of {tname!r}", d) for d in (spec.low, spec.high) if d is not None]
-        for pname, b in self.bindings.items():
-            if isinstance(b, ShapeArg):
-                exprs.append((f"binding of {pname!r}", b.expr))
-            if isinstance(b, BufferArg) and b.name not in self.tensors:
-                raise TaskError(f"task {self.name}: parameter {pname!r} is bound to unknown tensor {b.name!r}")
-        for what, e in exprs:
-            unknown = free_symbols(e) - known
+        unknown_of = [(what, free_symbols(e) - known) for what, e in exprs]
+        unknown_of += [(what, e.symbols() - known) for what, e in scalars]
+        for what, unknown in unknown_of:
             if unknown:
                 raise TaskError(
                     f"task {self.name}: {what} uses undeclared symbol(s) {', '.join(sorted(unknown))}"
                     f" (declare them in symbols=...)"
                 )
         for inst in self.instances:
-            self.shape_env(inst)
+            env = self.shape_env(inst)
+            for _what, e in scalars:
+                e.value(env)  # a division by zero or a negative square root is an error of the task
 
 
 def load_task(path: str | Path) -> Task:

@@ -1,0 +1,27 @@
+"""Seeded bug: the two-pass sum whose second kernel reads one partial too few."""
+
+import torch
+
+from larkc.tasks import KernelLaunch, Task
+
+
+def reference(x: torch.Tensor) -> torch.Tensor:
+    return x.sum().reshape(1)
+
+
+task = Task(
+    name="two_pass_sum_bug_one_partial_short",
+    source="kernel.cu",
+    launches=(
+        KernelLaunch(kernel="block_partial_sums", grid=["cdiv(n, 256)"], block=[256]),
+        KernelLaunch(kernel="sum_partials", grid=[1], block=[256], bindings={"num_partials": "cdiv(n, 256)"}),
+    ),
+    reference=reference,
+    inputs={"x": "f32[n]"},
+    outputs={"out": "f32[1]"},
+    scratch={"partials": "f32[cdiv(n, 256)]"},
+    symbols=["n"],
+    constraints=["n <= 16777216"],
+    instances=[{"n": 1}, {"n": 300}, {"n": 1000}, {"n": 4099}, {"n": 70000}],
+    expected_failure="mismatch",
+)
