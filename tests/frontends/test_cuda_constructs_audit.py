@@ -377,3 +377,70 @@ def test_other_union_default_constructors_are_located_errors(cuda: Cuda) -> None
 def test_an_empty_initializer_does_not_size_an_array(cuda: Cuda) -> None:
     src = "__global__ void k(float* o) {\n    float f[] = {};\n    o[0] = 0.f;\n}\n"
     assert cuda.error(src) == "2:11: error: unsupported array sized by its initializer: f[] = {}"
+
+
+# -- a pointer variable holding the address of a local (exllamav2's cache_q.cuh Hadamard step) ---------
+
+HADAMARD = """
+#include <cuda_fp16.h>
+__global__ void hadamard_signs(half2* x, float* out) {
+    int t = threadIdx.x;
+    half2 w2 = x[t];
+    for (int i = 1; i < 32; i <<= 1) {
+        half2 pw2 = __shfl_xor_sync(0xffffffff, w2, i);
+        uint32_t* w2i = reinterpret_cast<uint32_t*>(&w2);
+        int32_t sfm = -static_cast<int32_t>(t & i) >> 31;
+        *w2i ^= (sfm & 0x80008000);
+        w2 = __hadd2(w2, pw2);
+    }
+    x[t] = w2;
+    float4 v = make_float4(1.f, 2.f, 3.f, 4.f);
+    float* p = (float*)&v;
+    float4* whole = &v;
+    p[t % 4] += 10.f;
+    out[t] = p[3 - t % 4] + (*whole).x;
+}
+"""
+
+
+def test_a_pointer_to_a_local_that_never_changes_is_a_view_of_it(cuda: Cuda) -> None:
+    x = (torch.randn(32, 2) * 4).round().to(torch.float16)  # small integers: the sums are exact
+    r = cuda.run(HADAMARD, "hadamard_signs", block=32, buffers={"x": x.flatten().clone(), "out": ("f32", 32)})
+    assert r.ok, r.diagnoses
+    want = x.float().clone()
+    i = 1
+    while i < 32:
+        signs = torch.tensor([-1.0 if t & i else 1.0 for t in range(32)]).unsqueeze(1)
+        want = want * signs + want[[t ^ i for t in range(32)]]
+        i <<= 1
+    assert torch.equal(r.buffers["x"].reshape(32, 2).float(), want)
+    base = [1.0, 2.0, 3.0, 4.0]
+    expect = []
+    for t in range(32):
+        v = list(base)
+        v[t % 4] += 10.0
+        expect.append(v[3 - t % 4] + v[0])
+    assert r.buffers["out"].tolist() == expect
+
+
+def test_a_pointer_to_a_local_that_is_moved_or_passed_on_is_rejected(cuda: Cuda) -> None:
+    moved = (
+        "__global__ void k(float* o) {\n"
+        "    float4 v = make_float4(1.f, 2.f, 3.f, 4.f);\n"
+        "    float* p = (float*)&v;\n"
+        "    p++;\n"
+        "    o[0] = *p;\n"
+        "}\n"
+    )
+    assert cuda.error(moved) == "3:24: error: unsupported address of a local variable: &v"
+    passed = (
+        "__device__ float first(const float* q) { return q[0]; }\n"
+        "__global__ void k(float* o) {\n"
+        "    float v = 1.f;\n"
+        "    float* p = &v;\n"
+        "    o[0] = first(p);\n"
+        "}\n"
+    )
+    assert (
+        cuda.error(passed) == "5:18: error: unsupported use of a pointer to a local variable other than *p and p[i]: p"
+    )

@@ -221,6 +221,10 @@ class LoweringCore(abc.ABC):
         holds an element of memory or a lane (read now), with the copy back to emit after the call."""
 
     @abc.abstractmethod
+    def local_address(self, node: ts.Node) -> tuple[VarLV, Type] | None:
+        """``&x`` (viewed as ``x``'s own type) or a reinterpreted ``(T*)&x`` with ``x`` a local variable."""
+
+    @abc.abstractmethod
     def lvalue(self, node: ts.Node) -> LValue | Val:
         """An lvalue for ``node``; an array expression or a non-lvalue yields a :class:`Val` instead."""
 

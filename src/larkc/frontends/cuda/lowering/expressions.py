@@ -248,6 +248,8 @@ class Expressions(Conversions):
         if b is not None:
             if b.kind == "struct":
                 raise self.unsupported("use of a parameter struct other than reading its members", node)
+            if b.kind == "pun":
+                raise self.unsupported("use of a pointer to a local variable other than *p and p[i]", node)
             if b.kind == "shared_scalar":
                 assert not isinstance(b.ctype, CArray)
                 ptr = VarRef(b.ir_name, PointerType(b.ctype, AddressSpace.SHARED), span)
@@ -420,9 +422,13 @@ class Expressions(Conversions):
         return self.rvalue(node)
 
     def local_pun(self, node: ts.Node) -> tuple[VarLV, Type] | None:
-        """``(T*)&x`` or ``reinterpret_cast<T*>(&x)`` with ``x`` a local variable: ``x`` and ``T``."""
+        """``(T*)&x`` or ``reinterpret_cast<T*>(&x)`` with ``x`` a local variable, or a pointer variable
+        declared as one: ``x`` and ``T``."""
         while node.type == "parenthesized_expression" and node.named_children:
             node = node.named_children[0]
+        if node.type == "identifier":
+            bound = self.lookup(node_text(node))
+            return bound.pun if bound is not None and bound.kind == "pun" else None
         fn = node.child_by_field_name("function") if node.type == "call_expression" else None
         cpp_cast = fn is not None and fn.type == "template_function"
         if node.type == "cast_expression":
@@ -449,6 +455,21 @@ class Expressions(Conversions):
         if not isinstance(pt, PointerType):
             return None
         return VarLV(b.ir_name, b.ctype), pt.pointee
+
+    def local_address(self, node: ts.Node) -> tuple[VarLV, Type] | None:
+        """``&x`` (viewed as ``x``'s own type) or a reinterpreted ``(T*)&x`` with ``x`` a local variable."""
+        pun = self.local_pun(node)
+        if (
+            pun is not None
+            or node.type != "pointer_expression"
+            or node_text(node.child_by_field_name("operator")) != "&"
+        ):
+            return pun
+        target = node.child_by_field_name("argument")
+        b = self.lookup(node_text(target)) if target is not None and target.type == "identifier" else None
+        if b is None or b.kind != "var" or isinstance(b.ctype, CArray):
+            return None
+        return VarLV(b.ir_name, b.ctype), b.ctype
 
     def pun_place(self, var: VarLV, t: Type, idx_node: ts.Node | None, node: ts.Node) -> LValue | Val:
         """Element ``idx_node`` (``None``: 0) of local ``var`` reinterpreted as an array of ``t``: the

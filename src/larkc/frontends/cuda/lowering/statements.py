@@ -470,6 +470,14 @@ class Statements(Conversions):
                 continue
             if isinstance(ctype, VoidType):
                 raise self.type_error(f"variable {name} of type void", d)
+            alias = self.local_address(init) if isinstance(ctype, PointerType) and init is not None else None
+            if alias is not None and self.never_changed(name, d):
+                # `uint32_t* w = reinterpret_cast<uint32_t*>(&v);`: `*w` and `w[i]` are views of v in place
+                assert isinstance(ctype, PointerType)
+                view = alias[0], ctype.pointee
+                self.declare(name, "pun", ctype, name_node)
+                self.scopes[-1][name].pun = view
+                continue
             union = self.tu.union_of(type_node) if ctype == base else None
             if union is not None and (init is not None or union.default is not None):
                 if init is None:  # `U u;` with a default constructor
@@ -486,6 +494,30 @@ class Statements(Conversions):
             is_constexpr = "constexpr" in specs or (const and isinstance(ctype, ScalarType))
             readonly = const
             self.declare_var(name, ctype, value, name_node, d, const=is_constexpr, init_node=init, readonly=readonly)
+
+    def never_changed(self, name: str, declarator: ts.Node) -> bool:
+        """Whether nothing after ``declarator`` in its block assigns, increments or takes the address of a
+        variable named ``name`` (a shadowing one included: the answer errs towards "changed")."""
+        decl = declarator.parent
+        block = decl.parent if decl is not None else None
+        if decl is None or block is None:
+            return False
+        pending = [c for c in block.named_children if c.start_byte >= decl.end_byte]
+        while pending:
+            n = pending.pop()
+            target = None
+            if n.type == "assignment_expression":
+                target = n.child_by_field_name("left")
+            elif n.type == "update_expression" or (
+                n.type == "pointer_expression" and node_text(n.child_by_field_name("operator")) == "&"
+            ):
+                target = n.child_by_field_name("argument")
+            while target is not None and target.type == "parenthesized_expression" and target.named_children:
+                target = target.named_children[0]
+            if target is not None and target.type == "identifier" and node_text(target) == name:
+                return False
+            pending.extend(n.named_children)
+        return True
 
     def union_value(self, union: UnionInfo, items: Sequence[ts.Node], node: ts.Node) -> Val:
         """A union initialised from ``items`` (``U u(x)``, ``U u{x}``, ``U u = x``): the member a constructor

@@ -64,7 +64,7 @@ LValue = VarLV | MemLV | LaneLV | PunLV
 class Binding:
     """What a C name means in a scope."""
 
-    kind: str  # "var" | "alloc" | "const" | "shared_scalar" (a __shared__ variable) | "group" | "struct"
+    kind: str  # "var" | "alloc" | "const" | "shared_scalar" (a __shared__ variable) | "group" | "struct" | "pun"
     ir_name: str
     ctype: CType
     value: bool | int | float | None = None
@@ -72,6 +72,9 @@ class Binding:
     #: a kernel's parameter struct of pointers ("struct"): member -> its IR parameter (``p.out``)
     fields: dict[str, VarLV] | None = None
     readonly: bool = False  # a `const` local variable ("var")
+    #: a pointer to a local that never changes ("pun": `uint32_t* w = reinterpret_cast<uint32_t*>(&v)`):
+    #: the local and the type it is viewed as, so `*w` and `w[i]` are the views `*(T*)&v` and `((T*)&v)[i]`
+    pun: tuple[VarLV, Type] | None = None
 
 
 VOID_PTR = PointerType(VOID, AddressSpace.GENERIC)
