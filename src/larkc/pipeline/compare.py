@@ -18,6 +18,8 @@ in float64, the task-precision result is the yardstick without the last term.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,7 +33,7 @@ from larkc.ir.types import ScalarType
 from larkc.pipeline.reports import OutputReport
 from larkc.tasks import Task, TensorSpec
 
-__all__ = ["Tolerance", "compare_output", "reference_outputs", "tolerance_for"]
+__all__ = ["Tolerance", "compare_output", "functional_reference", "reference_outputs", "task_outputs", "tolerance_for"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,28 +79,57 @@ def _call_reference(ref: Callable[..., Any], inputs: Sequence[torch.Tensor], tas
             result = ref(*inputs)
     except Exception as e:
         raise ReferenceError_(f"reference of task {task.name} raised {type(e).__name__}: {e}") from None
-    outs = [] if result is None else list(result) if isinstance(result, tuple | list) else [result]
-    fresh = [n for n in task.outputs if n not in task.inputs]
-    if len(outs) != len(task.outputs) and task.inplace and len(outs) == len(fresh):
-        # A reference that updates its in-place arguments returns only the other outputs: the new value
-        # of an in-place tensor is what the reference left in its argument.
-        returned = dict(zip(fresh, outs, strict=True))
-        args = dict(zip(task.inputs, inputs, strict=True))
-        outs = [returned[n] if n in returned else args[n] for n in task.outputs]
-    if len(outs) != len(task.outputs):
-        inplace = (
-            f" (or {len(fresh)}, leaving the in-place tensor(s) {', '.join(task.inplace)} in its arguments)"
-            if task.inplace
-            else ""
-        )
-        raise ReferenceError_(
-            f"reference of task {task.name} returned {len(outs)} value(s), "
-            f"the task declares {len(task.outputs)} output(s){inplace}"
-        )
+    outs = task_outputs(task, inputs, result)
     for o, name in zip(outs, task.outputs, strict=True):
         if not isinstance(o, torch.Tensor):
             raise ReferenceError_(f"reference of task {task.name} returned {type(o).__name__} for output {name}")
     return outs
+
+
+def task_outputs(task: Task, inputs: Sequence[Any], result: Any) -> list[Any]:
+    """The task's outputs, in order, from what the reference returned for ``inputs`` (its arguments).
+
+    A reference returns every output, or, when the task has in-place tensors, only the others: the new
+    value of an in-place tensor is then what the reference left in its argument (``y.add_(x)``)."""
+    outs = [] if result is None else list(result) if isinstance(result, tuple | list) else [result]
+    fresh = [n for n in task.outputs if n not in task.inputs]
+    if len(outs) != len(task.outputs) and task.inplace and len(outs) == len(fresh):
+        returned = dict(zip(fresh, outs, strict=True))
+        args = dict(zip(task.inputs, inputs, strict=True))
+        outs = [returned[n] if n in returned else args[n] for n in task.outputs]
+    if len(outs) != len(task.outputs):
+        inplace = ""
+        if task.inplace:
+            inplace = f" (or {len(fresh)}, leaving the in-place tensor(s) {', '.join(task.inplace)} in its arguments)"
+        raise ReferenceError_(
+            f"reference of task {task.name} returned {len(outs)} value(s), "
+            f"the task declares {len(task.outputs)} output(s){inplace}"
+        )
+    return outs
+
+
+def functional_reference(task: Task) -> Task:
+    """``task`` with a reference function that updates in-place tensors made one that returns every output.
+
+    The tracer reads what a reference returns; a function that updates its argument in place (``y.add_(x)``,
+    returning nothing) becomes one that updates a copy and returns it, with the original's signature. Other
+    references (modules, files, functions returning every output) are left as they are.
+    """
+    ref = task.reference
+    if not task.inplace or ref is None or isinstance(ref, str | type | torch.nn.Module) or not callable(ref):
+        return task
+    names = list(task.inputs)
+
+    @functools.wraps(ref)
+    def functional(*args: Any) -> Any:
+        copies = [
+            a.clone() if n in task.inplace and isinstance(a, torch.Tensor) else a
+            for n, a in zip(names, args, strict=True)
+        ]
+        outs = task_outputs(task, copies, ref(*copies))
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    return dataclasses.replace(task, reference=functional)
 
 
 def reference_outputs(

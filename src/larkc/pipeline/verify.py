@@ -102,9 +102,10 @@ def verify_task(
     module, f = bind_null_pointers(task, module, kernel_function(task, module))
     graph = None
     if task.reference is not None:
+        from larkc.pipeline.compare import functional_reference
         from larkc.reference import trace_task
 
-        graph = trace_task(task)
+        graph = trace_task(functional_reference(task))
     obligations = obligations_of(task)
     chosen = [task.shape_env(i) for i in (instances if instances is not None else task.instances)]
     per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
