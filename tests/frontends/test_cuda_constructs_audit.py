@@ -9,6 +9,13 @@ import pytest
 import torch
 from cuda_harness import Cuda
 
+from larkc.errors import LarkcError
+from larkc.frontends import parse_source
+from larkc.ir import verify_module
+from larkc.ir.nodes import Module
+from larkc.ir.types import BF16, F32
+from larkc.semantics import GlobalBuffer, KernelArg, LaunchConfig, simulate
+
 
 @pytest.fixture
 def cuda(tmp_path: Path) -> Cuda:
@@ -444,3 +451,82 @@ def test_a_pointer_to_a_local_that_is_moved_or_passed_on_is_rejected(cuda: Cuda)
     assert (
         cuda.error(passed) == "5:18: error: unsupported use of a pointer to a local variable other than *p and p[i]: p"
     )
+
+
+# -- llm.c's llmc/: specializations of a declared template, __builtin_assume_aligned, p ? p + k : NULL ----
+
+CAST_VALUE = """
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+template<typename Td, typename Ts>
+__device__ Td cast_value(Ts val);
+
+template<>
+__device__ float cast_value<float, float>(float val) {
+    return val;
+}
+
+template<>
+__device__ float cast_value<float, __nv_bfloat16>(__nv_bfloat16 val) {
+    return __bfloat162float(val);
+}
+
+template<typename Td, typename Ts>
+__global__ void copy_and_cast_kernel(Td* dst, const Ts* src, size_t n, ptrdiff_t stride_dst, ptrdiff_t stride_src) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < n) {
+        dst[idx + stride_dst * blockIdx.y] = cast_value<Td, Ts>(src[idx + stride_src * blockIdx.y]);
+    }
+}
+"""
+
+
+def _cast_kernel(tmp_path: Path, source_type: str) -> Module:
+    path = tmp_path / "cast_value.cu"
+    path.write_text(CAST_VALUE, encoding="utf-8")
+    module = parse_source(path, kernel="copy_and_cast_kernel", template_args=["float", source_type])
+    verify_module(module)
+    return module
+
+
+def test_explicit_specializations_of_a_declared_template_are_called(tmp_path: Path) -> None:
+    src = torch.randn(16).to(torch.bfloat16)
+    args: dict[str, KernelArg] = {
+        "dst": GlobalBuffer("dst", torch.zeros(16), F32),
+        "src": GlobalBuffer("src", src, BF16),
+        "n": 16,
+        "stride_dst": 0,
+        "stride_src": 0,
+    }
+    module = _cast_kernel(tmp_path, "__nv_bfloat16")
+    launch = LaunchConfig((1, 1, 1), (16, 1, 1), 0)
+    r = simulate(module, "copy_and_cast_kernel<float, __nv_bfloat16>", launch, args)
+    assert r.ok, r.diagnoses
+    assert torch.equal(r.buffers["dst"], src.float())
+
+
+def test_a_template_without_the_specialization_asked_for_is_a_located_error(tmp_path: Path) -> None:
+    with pytest.raises(LarkcError) as info:
+        _cast_kernel(tmp_path, "__half")
+    assert "21:46: error: no specialization of cast_value for these template arguments" in str(info.value)
+
+
+ALIGNED_COPY = """
+__global__ void scaled_copy(float* out, const float* x, float* master, int n) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    const float* x_aligned = reinterpret_cast<const float*>(__builtin_assume_aligned(x, 16));
+    float* m = master ? master + blockIdx.y * n : NULL;
+    if (idx < n) {
+        out[idx] = x_aligned[idx] * 2.f;
+        if (m != NULL) m[idx] = x_aligned[idx];
+    }
+}
+"""
+
+
+def test_assume_aligned_and_a_conditional_null_pointer(cuda: Cuda) -> None:
+    x = torch.randn(8)
+    buffers = {"out": ("f32", 8), "x": x, "master": ("f32", 8)}
+    r = cuda.run(ALIGNED_COPY, "scaled_copy", block=8, buffers=buffers, scalars={"n": 8})
+    assert r.ok, r.diagnoses
+    assert torch.equal(r.buffers["out"], x * 2) and torch.equal(r.buffers["master"], x)

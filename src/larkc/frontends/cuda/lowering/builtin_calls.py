@@ -334,6 +334,17 @@ class BuiltinCalls(Conversions):
                 self.rvalue(a)
         return Val(Const(0, I32, self.span(node)), I32) if want_value else None
 
+    def assume_aligned(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__builtin_assume_aligned(p, n)``: ``p`` itself (an optimisation hint; the simulator still finds a
+        vector access through a misaligned pointer). It keeps ``p``'s type, where C gives ``void*``."""
+        self.expect_args(name, arg_nodes, (2, 3), node)
+        pv = self.decay(self.rvalue(arg_nodes[0]))
+        if not isinstance(pv.ctype, PointerType):
+            raise self.type_error(f"{name} needs a pointer argument", node)
+        for a in arg_nodes[1:]:
+            self.rvalue(a)
+        return pv
+
     def compare_function(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """A half-precision comparison (``__hlt``, ``__heq``, ...)."""
         self.expect_args(name, arg_nodes, (2,), node)
@@ -681,6 +692,7 @@ _INTRINSICS = _table(
     (["__saturatef"], BuiltinCalls.saturate),
     (["__mul24", "__umul24", "__mulhi", "__umulhi"], BuiltinCalls.integer_multiply),
     (["__frcp_rn", "__drcp_rn"], BuiltinCalls.reciprocal),
+    (["__builtin_assume_aligned"], BuiltinCalls.assume_aligned),
     (["sincosf", "sincos", "__sincosf"], BuiltinCalls.unsupported_call),
     (
         [f"make_{t}" for t, vt in BUILTIN_TYPES.items() if isinstance(vt, VectorType) and re.fullmatch(r"\w+\d", t)],

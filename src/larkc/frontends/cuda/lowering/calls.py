@@ -51,6 +51,14 @@ class Calls(Conversions):
             key = self.tu.find(name, fn_node, self.tu.functions)
             if key is not None:
                 return self.user_call(key, targs, arg_nodes, node, want_value)
+            declared = self.tu.find(name, fn_node, self.tu.specializations)
+            special = self.tu.specialization(declared, tuple(targs)) if declared is not None else None
+            if declared is not None:
+                # `template <typename Td, typename Ts> Td cast_value(Ts);` declared, defined only as
+                # explicit specializations (llm.c's cuda_utils.cuh): the one for these arguments
+                if special is None:
+                    raise self.type_error(f"no specialization of {name} for these template arguments", node)
+                return self.user_call(declared, [], arg_nodes, node, want_value, [special])
             struct = self.tu.find(name, fn_node, self.tu.structs)
             if struct is not None and not arg_nodes and self.tu.conversion_to_pointer(struct, tuple(targs), node):
                 return self.struct_conversion(struct, tuple(targs), node)

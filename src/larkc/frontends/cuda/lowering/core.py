@@ -262,9 +262,16 @@ class LoweringCore(abc.ABC):
 
     @abc.abstractmethod
     def user_call(
-        self, name: str, targs: list[TemplateArg], arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool
+        self,
+        name: str,
+        targs: list[TemplateArg],
+        arg_nodes: Sequence[ts.Node],
+        node: ts.Node,
+        want_value: bool,
+        candidates: Sequence[FunctionDef] | None = None,
     ) -> Val | None:
-        """A call of a user function: overload resolution, template deduction, then a :class:`Call`."""
+        """A call of a user function: overload resolution, template deduction, then a :class:`Call`; among
+        ``candidates`` when given (an explicit specialization of a template that is only declared)."""
 
     # builtin_calls.py
 

@@ -742,6 +742,10 @@ class Expressions(Conversions):
         elif tv.ctype == fv.ctype:
             assert not isinstance(tv.ctype, CArray)
             rt = tv.ctype
+        elif isinstance(tv.ctype, PointerType) and is_null_constant(fv):
+            rt = tv.ctype  # `p ? p + k : NULL`: the null pointer of p's type
+        elif isinstance(fv.ctype, PointerType) and is_null_constant(tv):
+            rt = fv.ctype
         else:
             raise self.type_error(f"conditional with branches of types {tv.ctype} and {fv.ctype}", node)
         if not pre_t and not pre_f:

@@ -102,10 +102,17 @@ class Overloads(Conversions):
         return True
 
     def user_call(
-        self, name: str, targs: list[TemplateArg], arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool
+        self,
+        name: str,
+        targs: list[TemplateArg],
+        arg_nodes: Sequence[ts.Node],
+        node: ts.Node,
+        want_value: bool,
+        candidates: Sequence[FunctionDef] | None = None,
     ) -> Val | None:
-        """A call of a user function: overload resolution, template deduction, then a :class:`Call`."""
-        candidates = self.tu.functions[name]
+        """A call of a user function: overload resolution, template deduction, then a :class:`Call`; among
+        ``candidates`` when given (an explicit specialization of a template that is only declared)."""
+        candidates = self.tu.functions[name] if candidates is None else candidates
         span = self.span(node)
         if candidates[0].kind is FunctionKind.KERNEL:
             raise self.unsupported("call of a __global__ function from device code", node)
