@@ -144,7 +144,9 @@ def reference_outputs(
         ref = _load_reference(task)
     inputs = [tensors[n].clone() for n in task.inputs]
     low = _call_reference(ref, inputs, task)
-    wide_inputs = [t.clone().to(torch.float64) if t.is_floating_point() else t.clone() for t in inputs]
+    # From the tensors again: a reference updating an in-place tensor has changed its copy in ``inputs``.
+    pristine = [tensors[n] for n in task.inputs]
+    wide_inputs = [t.clone().to(torch.float64) if t.is_floating_point() else t.clone() for t in pristine]
     wide_ref: Callable[..., Any] = ref
     if isinstance(ref, torch.nn.Module):
         wide_ref = copy.deepcopy(ref).double()

@@ -1,0 +1,137 @@
+"""Tasks of several kernel launches: larkc run runs them in order on shared buffers; verify and emit say
+what they cannot do yet."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import larkc
+from larkc.errors import LarkcError, UnsupportedError
+from larkc.pipeline.api import emit
+from larkc.pipeline.replay import load_replay
+from larkc.pipeline.run import LaunchModules, run_instance, run_task
+from larkc.provers import Status, Verdict
+from larkc.tasks import KernelLaunch, Task, load_task
+
+PIPELINES = Path(__file__).resolve().parents[2] / "examples" / "pipelines"
+
+
+def test_the_two_pass_sum_runs_its_launches_in_order(tmp_path: Path) -> None:
+    task = load_task(PIPELINES / "two_pass_sum")
+    report = run_task(task, instances=[{"n": 1}, {"n": 4099}], seeds=1, replay_dir=tmp_path)
+    assert report.ok, report.render()
+    large = report.instances[1]
+    assert [str(x) for x in large.launches] == ["grid 17x1x1, block 256x1x1", "grid 1x1x1, block 256x1x1"]
+    assert "grid 17x1x1, block 256x1x1 then grid 1x1x1, block 256x1x1" in report.render()
+    assert large.outputs[0].ok and large.to_json()["launches"][1]["grid"] == [1, 1, 1]
+
+
+def test_the_seeded_bug_of_the_second_launch_is_named(tmp_path: Path) -> None:
+    task = load_task(PIPELINES / "two_pass_sum_bug_one_partial_short")
+    report = run_task(task, instances=[{"n": 300}], seeds=1, replay_dir=tmp_path)
+    assert report.kinds() == {"mismatch"} and task.expected_failure == "mismatch"
+    (d,) = report.instances[0].diagnoses
+    assert "in launch 2 (kernel sum_partials) at" in d.message
+    assert d.span is not None and d.span.line == 38  # out[0] = total, in sum_partials
+    # The replay file records both launches and runs the same failure again.
+    replay = load_replay(report.instances[0].replay)  # type: ignore[arg-type]
+    record = json.loads(Path(report.instances[0].replay).read_text())  # type: ignore[arg-type]
+    assert len(record["launches"]) == 2 and record["kernel"] == "block_partial_sums + sum_partials"
+    again = run_task(replay.task, instances=[replay.instance], seed=replay.seed, seeds=1, write_replay=False)
+    assert again.kinds() == {"mismatch"}
+
+
+def test_the_compute_then_normalise_pipeline_agrees(tmp_path: Path) -> None:
+    task = load_task(PIPELINES / "rms_norm_two_kernels")
+    report = run_task(task, instances=[{"rows": 3, "d": 100}], seeds=1, replay_dir=tmp_path)
+    assert report.ok, report.render()
+
+
+_KERNELS = """
+__global__ void fill(float* buf, int n, int upto) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < upto) buf[i] = 2.0f * i;
+}
+__global__ void copy(const float* buf, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = buf[i];
+}
+__global__ void bad_index(const float* buf, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = buf[i + 1];
+}
+"""
+
+
+def _fill_then(second: str, tmp_path: Path, *, upto: str = "n", first: str = "fill") -> Task:
+    src = tmp_path / "k.cu"
+    src.write_text(_KERNELS)
+    launches = [KernelLaunch(kernel=second, grid=["cdiv(n, 64)"], block=[64])]
+    if first:
+        launches.insert(0, KernelLaunch(kernel=first, grid=["cdiv(n, 64)"], block=[64], bindings={"upto": upto}))
+    return Task(
+        source=src, launches=tuple(launches), outputs={"out": "f32[n]"}, scratch={"buf": "f32[n]"},
+        symbols=["n"], instances=[{"n": 100}],
+    )  # fmt: skip
+
+
+def test_a_buffer_a_launch_wrote_is_initialised_for_the_next(tmp_path: Path) -> None:
+    report = run_task(_fill_then("copy", tmp_path), seeds=1, write_replay=False)
+    assert report.ok, report.render()
+
+
+def test_a_buffer_no_launch_wrote_is_still_empty(tmp_path: Path) -> None:
+    # Two launches of copy: the scratch buffer is never written, so the reads of the first launch (and
+    # of the second, which the first did not initialise either) are uninit, named by their launch.
+    task = _fill_then("copy", tmp_path, first="")
+    task = Task(
+        source=task.source, launches=(task.launches[0], task.launches[0]), outputs=task.outputs,
+        scratch=task.scratch, symbols=task.symbols, instances=task.instances,
+    )  # fmt: skip
+    report = run_task(task, seeds=1, write_replay=False)
+    messages = [d.render() for d in report.instances[0].diagnoses]
+    assert any(m.startswith("uninit: ") and "launch 1 (kernel copy): " in m for m in messages), messages
+    assert any(m.startswith("uninit: ") and "launch 2 (kernel copy): " in m for m in messages), messages
+
+
+def test_a_diagnosis_of_a_later_launch_names_it(tmp_path: Path) -> None:
+    report = run_task(_fill_then("bad_index", tmp_path), seeds=1, write_replay=False)
+    oob = [d for d in report.instances[0].diagnoses if d.kind.value == "oob"]
+    assert oob and oob[0].message.startswith("launch 2 (kernel bad_index): "), report.render()
+
+
+def test_a_partly_written_buffer_carries_its_empty_elements(tmp_path: Path) -> None:
+    # fill writes only buf[0 .. 49]; copy reads all of it: the unwritten half reaches out as the empty
+    # fill (NaN), and out is still written everywhere.
+    task = _fill_then("copy", tmp_path, upto="50")
+    report, last = run_instance(task, LaunchModules(task).modules(None), {"n": 100}, 0)
+    assert report.ok, report.diagnoses  # no reference: nothing compares the values, every element of out is written
+    out = last.buffers["out"]
+    assert out[:50].tolist() == [2.0 * i for i in range(50)]
+    assert bool(out[50:].isnan().all())
+
+
+def test_verify_of_several_launches_is_unknown_with_the_reason() -> None:
+    report = larkc.verify(PIPELINES / "two_pass_sum")
+    assert report.verdict is Verdict.UNKNOWN and report.exit_code == 4
+    assert all(r.status is Status.UNKNOWN for r in report.results)
+    assert "2 launches (block_partial_sums, sum_partials)" in report.results[0].detail
+    assert "larkc run checks the sequence" in report.results[0].detail
+
+
+def test_verify_of_several_launches_still_parses_every_kernel(tmp_path: Path) -> None:
+    task = _fill_then("no_such_kernel", tmp_path)
+    with pytest.raises(LarkcError, match="no_such_kernel"):
+        larkc.verify(task)
+
+
+def test_emit_of_several_launches_is_unsupported(tmp_path: Path) -> None:
+    with pytest.raises(UnsupportedError) as info:
+        emit(PIPELINES / "two_pass_sum", tmp_path / "out")
+    text = info.value.render()
+    assert "unsupported task of several launches in larkc emit: block_partial_sums, sum_partials" in text
+    assert info.value.span is not None and info.value.span.line == 15  # launches=( in the task file
+    assert not (tmp_path / "out").exists()
