@@ -63,6 +63,7 @@ from larkc.ir.nodes import (
     Call,
     Cast,
     CastKind,
+    Combine,
     Const,
     Continue,
     Decl,
@@ -171,12 +172,14 @@ PhaseItem = Phase | PhaseLoop
 class PhaseForm:
     """A kernel as phases. ``kernel`` is the kernel with calls inlined (what the phases' code comes from);
     ``remat`` maps each rematerialisable variable to its declaration; ``carried`` lists the other
-    variables that more than one phase uses, in first-use order."""
+    variables that more than one phase uses, in first-use order; ``combiners`` the combine functions
+    of the kernel's :class:`~larkc.ir.nodes.Combine` nodes (block level), by name."""
 
     kernel: Function
     items: tuple[PhaseItem, ...]
     remat: Mapping[str, Decl]
     carried: tuple[str, ...]
+    combiners: Mapping[str, Function] = dataclasses.field(default_factory=dict)
 
 
 def iter_phases(items: Sequence[PhaseItem]) -> Iterator[Phase]:
@@ -899,7 +902,14 @@ def _block_phase_form(module: Module, kernel: Function) -> PhaseForm:
     inlined = dataclasses.replace(kernel, body=body)
     remat = _remat(inlined)
     phase = Phase(0, (Piece((), body),) if body else (), None, SyncKind.END, kernel.span)
-    return PhaseForm(inlined, (phase,), remat, ())
+    combiners: dict[str, Function] = {}
+    for e in walk_exprs(body):
+        if isinstance(e, Combine) and e.func not in combiners:
+            f = module.function(e.func)
+            if f is None:
+                raise _unsupported("combine", e.span, f"{e.func} (no body)")
+            combiners[e.func] = f
+    return PhaseForm(inlined, (phase,), remat, (), combiners)
 
 
 def _drop_barriers(stmts: tuple[Stmt, ...]) -> tuple[Stmt, ...]:

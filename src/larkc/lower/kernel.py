@@ -19,14 +19,16 @@ operator lacks an entry: ``None`` marks one the lowering rejects with a located 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
-from larkc.errors import Span, Stage, UnsupportedError
+from larkc.errors import NO_SPAN, Span, Stage, UnsupportedError
 from larkc.ir.nodes import (
     Alloc,
+    Arange,
     Assert,
     Assign,
     Atomic,
@@ -35,14 +37,18 @@ from larkc.ir.nodes import (
     Binary,
     BinaryOp,
     Break,
+    Broadcast,
     Builtin,
     BuiltinReg,
     Call,
     Cast,
     CastKind,
+    Combine,
+    CombineKind,
     Const,
     Continue,
     Decl,
+    Dot,
     DoWhile,
     Expr,
     Extract,
@@ -50,15 +56,22 @@ from larkc.ir.nodes import (
     For,
     If,
     Insert,
+    Level,
     Load,
     MakeVector,
     MathCall,
     MathFn,
+    Permute,
     PtrAdd,
+    Reduce,
+    ReduceOp,
+    Reshape,
     Return,
+    Scan,
     Select,
     Shuffle,
     ShuffleKind,
+    Splat,
     Stmt,
     Store,
     Unary,
@@ -79,11 +92,20 @@ from larkc.ir.phases import (
     unrolled_values,
     walk_exprs,
 )
-from larkc.ir.types import AddressSpace, PointerType, ScalarType, Type, VectorType, size_of
+from larkc.ir.types import BOOL, AddressSpace, BlockType, PointerType, ScalarType, Type, VectorType, size_of
 from larkc.ir.walk import walk_stmts
 from larkc.lower.spec import lean_real
 
-__all__ = ["BINARY_RULES", "MATH_RULES", "UNARY_RULES", "KernelLean", "lower_kernel"]
+__all__ = [
+    "BINARY_RULES",
+    "BLOCK_RULES",
+    "MATH_RULES",
+    "REDUCE_RULES",
+    "SCAN_RULES",
+    "UNARY_RULES",
+    "KernelLean",
+    "lower_kernel",
+]
 
 #: Lean rendering of each binary operator per operand class ("int", "real"), ``None``: unsupported.
 BINARY_RULES: Mapping[BinaryOp, Mapping[str, str | None]] = {
@@ -162,6 +184,40 @@ MATH_RULES: Mapping[MathFn, str | None] = {
 }
 
 
+#: Lean rendering of each block-level expression node (``Larkc.Block``; sizes come from the IR types).
+#: Elementwise nodes on blocks are their scalar rule lifted with ``Block.map``/``map2``/``map3``.
+BLOCK_RULES: Mapping[type, str] = {
+    Arange: "(Larkc.Block.arange {start})",
+    Splat: "(Larkc.Block.splat {a})",
+    Broadcast: "(Larkc.Block.bcast {n} {inner} {a})",  # one per stretched axis, composed
+    Reshape: "{a}",  # row-major order is kept: the same function of the flat index
+    Reduce: "(Larkc.Block.{fn} {n} {inner} {a})",  # REDUCE_RULES names fn; a scalar result is element 0
+    Scan: "(Larkc.Block.{fn} {n} {inner} {a})",  # SCAN_RULES names fn
+    Permute: "(Larkc.Block.reindex (fun (el0 : ℕ) => {index}) {a})",  # the source index of each element
+    Dot: "(Larkc.Block.dot {k} {n} {a} {b})",  # plus `acc` with Block.map2
+    # a left fold of the combine function's body (`let`s over the accumulator tuple `cacc`), element 0
+    # of the result for a scalar
+    Combine: "(fun (el0 : ℕ) => ((List.range {count}).foldl "
+    "(fun (cacc : {acc_type}) (ck : ℕ) => {step}) {init}){proj})",
+}
+
+#: The ``Larkc.Block`` scan of each operator, forward and with ``reverse``.
+SCAN_RULES: Mapping[ReduceOp, tuple[str, str]] = {
+    ReduceOp.SUM: ("scanSum", "scanSumRev"),
+    ReduceOp.PROD: ("scanProd", "scanProdRev"),
+    ReduceOp.MAX: ("scanMax", "scanMaxRev"),
+    ReduceOp.MIN: ("scanMin", "scanMinRev"),
+}
+
+#: The ``Larkc.Block`` reduction of each reduce operator.
+REDUCE_RULES: Mapping[ReduceOp, str] = {
+    ReduceOp.SUM: "reduceSum",
+    ReduceOp.PROD: "reduceProd",
+    ReduceOp.MAX: "reduceMax",
+    ReduceOp.MIN: "reduceMin",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Buffer:
     """Where a pointer points: ``kind`` is ``glob``, ``shr`` or ``lcl``; ``number`` its Lean number."""
@@ -189,6 +245,8 @@ def _unsupported(what: str, span: Span, text: str) -> UnsupportedError:
 
 
 def _cls(t: Type, span: Span) -> str:
+    if isinstance(t, BlockType):
+        return "block"
     if isinstance(t, ScalarType):
         if t.is_bool:
             return "bool"
@@ -212,6 +270,8 @@ def _lanes(t: Type) -> int:
 
 
 def _zero(t: Type, span: Span) -> str:
+    if isinstance(t, BlockType):
+        return f"(Larkc.Block.splat {_zero(t.elem, span)})"
     c = _cls(t, span)
     if c in ("vec", "bits"):
         return "[" + ", ".join(["(0 : ℝ)"] * _lanes(t)) + "]"
@@ -227,6 +287,31 @@ def _real_literal(v: float, span: Span) -> str:
     if math.isnan(v) or math.isinf(v):
         raise _unsupported("non-finite constant in Lean lowering", span, repr(v))
     return lean_real(v)
+
+
+def _is_ptr(t: Type) -> bool:
+    """A pointer, or a block of pointers."""
+    return isinstance(t, PointerType) or (isinstance(t, BlockType) and isinstance(t.elem, PointerType))
+
+
+def _shape(t: Type) -> tuple[int, ...]:
+    """A block's shape; ``()`` for a scalar."""
+    return t.shape if isinstance(t, BlockType) else ()
+
+
+def _broadcast(term: str, src: Sequence[int], dst: Sequence[int]) -> str:
+    """``term`` (a block of shape ``src``) stretched to ``dst``: one ``Block.bcast`` per stretched axis,
+    left to right, each with the product of the sizes after its axis at that point."""
+    shape = list(src)
+    for j, d in enumerate(dst):
+        if shape[j] == 1 and d != 1:
+            term = BLOCK_RULES[Broadcast].format(n=d, inner=math.prod(shape[j + 1 :]), a=term)
+            shape[j] = d
+    return term
+
+
+#: The parameters of an elementwise operation lifted to blocks (``fun (el0 : ℝ) (el1 : ℝ) => …``).
+_LIFT_PARAMS = ("el0", "el1", "el2")
 
 
 def _ident(name: str) -> str:
@@ -294,6 +379,9 @@ class _Lowerer:
             isinstance(x, Const) and isinstance(x.value, float) and x.value == float("-inf")
             for x in walk_exprs(form.kernel.body)
         )
+        self.block_level = form.kernel.level is Level.BLOCK
+        self.decl_types = types
+        self.bound: dict[str, str] = {}  # placeholders of a lifted elementwise operation
         self.source_lane: str | None = None
         self.last_line: tuple[str, int] = ("", 0)
         self.loop_vars: dict[str, str] = {}
@@ -313,6 +401,22 @@ class _Lowerer:
                 init = self.form.remat[name].init
                 assert init is not None
                 return self.ptr(init)
+            case Splat(operand):
+                buf, off, view = self.ptr(operand)
+                return buf, BLOCK_RULES[Splat].format(a=f"({off} : ℤ)"), view
+            case Broadcast(operand, t):
+                buf, off, view = self.ptr(operand)
+                return buf, _broadcast(off, _shape(operand.type), t.shape), view
+            case Reshape(operand):
+                return self.ptr(operand)
+            case PtrAdd(base, offset) if isinstance(e.type, BlockType):
+                buf, off, view = self.ptr(base)
+                o = self.expr(offset)
+                if not isinstance(base.type, BlockType):
+                    off = BLOCK_RULES[Splat].format(a=off)
+                if not isinstance(offset.type, BlockType):
+                    o = BLOCK_RULES[Splat].format(a=o)
+                return buf, f"(Larkc.Block.map2 (fun (el0 : ℤ) (el1 : ℤ) => (el0 + el1)) {off} {o})", view
             case PtrAdd(base, offset):
                 buf, off, view = self.ptr(base)
                 k = _lanes(view)
@@ -351,7 +455,15 @@ class _Lowerer:
                 return f"(Loc.lcl b t {buf.number} {off})"
 
     def expr(self, e: Expr) -> str:
+        if isinstance(e.type, BlockType):
+            return self.block_expr(e)
         match e:
+            case Reduce(op, operand, axis):  # a 1-D block reduced to a scalar: element 0 of the result
+                return f"({self.reduce(op, operand, axis)} 0)"
+            case Combine(kind=CombineKind.REDUCE):  # the same, with a combine function
+                return f"({self.combine(e)} 0)"
+            case VarRef(name) if name in self.bound:
+                return self.bound[name]
             case Const(value, t):
                 c = _cls(t, e.span)
                 if c == "bool":
@@ -484,6 +596,264 @@ class _Lowerer:
             case _:
                 raise _unsupported("expression in Lean lowering", e.span, type(e).__name__)
 
+    # -- blocks (block-level kernels) -------------------------------------------------------------------
+
+    def block_expr(self, e: Expr) -> str:
+        """A block-valued expression as a ``Larkc.Block.Blk`` term (see :data:`BLOCK_RULES`)."""
+        t = e.type
+        assert isinstance(t, BlockType)
+        if isinstance(t.elem, PointerType):
+            raise _unsupported("block of pointers used as a value in Lean lowering", e.span, str(t))
+        match e:
+            case VarRef(name):
+                return _ident(name)
+            case Arange(start):
+                return BLOCK_RULES[Arange].format(start=f"({start} : ℤ)")
+            case Splat(operand):
+                return BLOCK_RULES[Splat].format(a=self.expr(operand))
+            case Broadcast(operand):
+                return _broadcast(self.expr(operand), _shape(operand.type), t.shape)
+            case Reshape(operand):
+                return BLOCK_RULES[Reshape].format(a=self.expr(operand))
+            case Reduce(op, operand, axis):
+                return self.reduce(op, operand, axis)
+            case Scan(op, operand, axis, reverse):
+                shape = _shape(operand.type)
+                if _cls(_elem_of(operand.type), operand.span) not in ("int", "real"):
+                    raise _unsupported("scan of this type in Lean lowering", operand.span, str(operand.type))
+                return BLOCK_RULES[Scan].format(
+                    fn=SCAN_RULES[op][reverse],
+                    n=shape[axis],
+                    inner=math.prod(shape[axis + 1 :]),
+                    a=self.expr(operand),
+                )
+            case Permute(operand, perm):
+                src = _shape(operand.type)
+                terms = [
+                    f"el0 / {math.prod(t.shape[i + 1 :])} % {t.shape[i]} * {math.prod(src[p + 1 :])}"
+                    for i, p in enumerate(perm)
+                ]
+                return BLOCK_RULES[Permute].format(index=" + ".join(terms), a=self.expr(operand))
+            case Combine():
+                return self.combine(e)
+            case Dot(lhs, rhs, acc):
+                if any(_cls(_elem_of(x.type), e.span) != "real" for x in (lhs, rhs, e)):
+                    raise _unsupported("dot of integers in Lean lowering", e.span, str(t))
+                k, n = _shape(lhs.type)[1], t.shape[1]
+                prod = BLOCK_RULES[Dot].format(k=k, n=n, a=self.expr(lhs), b=self.expr(rhs))
+                if acc is None:
+                    return prod
+                return f"(Larkc.Block.map2 (fun (el0 : ℝ) (el1 : ℝ) => (el0 + el1)) {prod} {self.expr(acc)})"
+            case Unary() | Binary() | Select() | Cast() | MathCall():
+                return self.lifted(e)
+            case _:
+                raise _unsupported("block expression in Lean lowering", e.span, type(e).__name__)
+
+    def combine(self, e: Combine) -> str:
+        """``tl.reduce``/``tl.associative_scan`` with a combine function: the left fold of its body (in the
+        simulator's order: from element 0, or from the last element for a reverse scan), in exact
+        arithmetic, as a function of the element index ``el0`` of the result."""
+        f = self.form.combiners[e.func]
+        n = len(e.args)
+        shape = _shape(e.args[0].type)
+        size, inner = shape[e.axis], math.prod(shape[e.axis + 1 :])
+        xs = [self.expr(a) for a in e.args]
+        accs, nexts = f.params[:n], f.params[n:]
+        saved = dict(self.bound)
+        names = {p.name: "cv_" + _ident(p.name)[2:] for p in f.params}
+        names |= {st.name: "cv_" + _ident(st.name)[2:] for st in f.body if isinstance(st, Decl)}
+        types = [_LEAN_TYPE[_cls(p.type, p.span)] for p in accs]
+
+        def proj(j: int) -> str:
+            return "" if n == 1 else ".2" * j + (".1" if j < n - 1 else "")
+
+        def tup(vals: Sequence[str]) -> str:
+            return vals[0] if n == 1 else "(" + ", ".join(vals) + ")"
+
+        match e.kind:
+            case CombineKind.REDUCE:
+                count, first, at = f"{size - 1}", "0", "(ck + 1)"
+                elem = "Larkc.Block.along"
+            case CombineKind.SCAN if e.reverse:
+                count = f"({size} - 1 - Larkc.Block.pos {size} {inner} el0)"
+                first, at, elem = f"{size - 1}", f"({size} - 2 - ck)", "Larkc.Block.lineAt"
+            case CombineKind.SCAN:
+                count, first, at = f"(Larkc.Block.pos {size} {inner} el0)", "0", "(ck + 1)"
+                elem = "Larkc.Block.lineAt"
+            case _:
+                assert_never(e.kind)
+        lets = [f"let {names[p.name]} := cacc{proj(j)}" for j, p in enumerate(accs)]
+        lets += [f"let {names[p.name]} := ({elem} {size} {inner} {x} el0 {at})" for p, x in zip(nexts, xs, strict=True)]
+        self.bound = {**saved, **names}
+        try:
+            for st in f.body:
+                match st:
+                    case Decl(name, t, init) if init is not None:
+                        lets.append(f"let {names[name]} : {self.typ(name, t, st.span)} := {self.expr(init)}")
+                    case Assign(name, value):
+                        lets.append(f"let {names[name]} := {self.expr(value)}")
+                    case _:
+                        raise _unsupported("combine function in Lean lowering", st.span, "not straight-line code")
+        finally:
+            self.bound = saved
+        step = "; ".join([*lets, tup([names[p.name] for p in accs])])
+        start = tup([f"({elem} {size} {inner} {x} el0 {first})" for x in xs])
+        acc_type = " × ".join(types) if n > 1 else types[0]
+        return BLOCK_RULES[Combine].format(count=count, acc_type=acc_type, step=step, init=start, proj=proj(e.result))
+
+    def reduce(self, op: ReduceOp, operand: Expr, axis: int) -> str:
+        shape = _shape(operand.type)
+        if _cls(_elem_of(operand.type), operand.span) not in ("int", "real"):
+            raise _unsupported("reduction of this type in Lean lowering", operand.span, str(operand.type))
+        return BLOCK_RULES[Reduce].format(
+            fn=REDUCE_RULES[op], n=shape[axis], inner=math.prod(shape[axis + 1 :]), a=self.expr(operand)
+        )
+
+    def lifted(self, e: Unary | Binary | Select | Cast | MathCall) -> str:
+        """An elementwise operation on blocks: its scalar rule on the elements, with ``Block.map``,
+        ``map2`` or ``map3`` over its block operands (scalar operands are the same for every element)."""
+        operands: tuple[Expr, ...]
+        match e:
+            case Unary(operand=a) | Cast(operand=a):
+                operands = (a,)
+            case Binary(lhs=a, rhs=b):
+                operands = (a, b)
+            case Select(cond=c, if_true=a, if_false=b):
+                operands = (c, a, b)
+            case MathCall(args=args):
+                operands = args
+            case _:
+                assert_never(e)
+        terms: list[str] = []
+        binders: list[str] = []
+        elems: list[Expr] = []
+        saved = dict(self.bound)
+        for o in operands:
+            if not isinstance(o.type, BlockType):
+                elems.append(o)
+                continue
+            terms.append(self.expr(o))
+            k = len(binders)
+            placeholder = f"%lift.{k}"
+            elems.append(VarRef(placeholder, _elem_of(o.type), o.span))
+            binders.append(f"({_LIFT_PARAMS[k]} : {_LEAN_TYPE[_cls(_elem_of(o.type), o.span)]})")
+        elem_t = _elem_of(e.type)
+        scalar: Expr
+        match e:
+            case Unary():
+                scalar = Unary(e.op, elems[0], elem_t, e.span)
+            case Cast():
+                scalar = Cast(elems[0], elem_t, e.kind, e.span)
+            case Binary():
+                scalar = Binary(e.op, elems[0], elems[1], elem_t, e.span)
+            case Select():
+                scalar = Select(elems[0], elems[1], elems[2], elem_t, e.span)
+            case MathCall():
+                scalar = MathCall(e.fn, tuple(elems), elem_t, e.approx, e.span)
+            case _:
+                assert_never(e)
+        self.bound = {**saved, **{f"%lift.{k}": _LIFT_PARAMS[k] for k in range(len(binders))}}
+        try:
+            body = self.expr(scalar)
+        finally:
+            self.bound = saved
+        if len(binders) == 1 and body == _LIFT_PARAMS[0]:
+            return terms[0]  # an identity (an integer width or float format change: exact values)
+        if not binders:
+            return BLOCK_RULES[Splat].format(a=body)
+        fn = {1: "Larkc.Block.map", 2: "Larkc.Block.map2", 3: "Larkc.Block.map3"}[len(binders)]
+        return f"({fn} (fun {' '.join(binders)} => {body}) {' '.join(terms)})"
+
+    def block_access(self, ptr: Expr, mask: Expr | None, span: Span) -> tuple[int, str, str, Type]:
+        """For a memory access through a block of pointers: its element count, its locations and mask
+        as ``Block.Blk`` terms, and the pointee type."""
+        t = ptr.type
+        assert isinstance(t, BlockType) and isinstance(t.elem, PointerType)
+        buf, off, _ = self.ptr(ptr)
+        if buf.kind != "glob":
+            raise _unsupported("block access to this memory in Lean lowering", span, buf.name)
+        if mask is None:
+            m = BLOCK_RULES[Splat].format(a="True")
+        elif isinstance(mask.type, BlockType):
+            m = self.expr(mask)
+        else:
+            m = BLOCK_RULES[Splat].format(a=self.expr(mask))
+        return math.prod(t.shape), f"(Larkc.Block.globs {buf.number} {off})", m, t.elem.pointee
+
+    def block_values(self, e: Expr | None, t: Type) -> str:
+        """``e`` (a block or a scalar, or nothing: zeros) as a block of reals, as memory holds it."""
+        c = _cls(t, NO_SPAN if e is None else e.span)
+        if e is None:
+            return _zero(BlockType(_scalar_of(t), (1,)), NO_SPAN)
+        v = self.expr(e) if isinstance(e.type, BlockType) else BLOCK_RULES[Splat].format(a=self.expr(e))
+        if c == "int":
+            return f"(Larkc.Block.map (fun (el0 : ℤ) => ((el0 : ℤ) : ℝ)) {v})"
+        if c != "real":
+            raise _unsupported("block of this type in memory in Lean lowering", e.span, str(t))
+        return v
+
+    def block_stmt(self, s: Load | Store | Atomic, ind: str, out: list[str]) -> None:
+        """A load, store or atomic through a block of pointers (``Larkc.Block``'s folds of the thread
+        operations)."""
+        k = len(out)
+        n, locs, mask, t = self.block_access(s.ptr, s.mask, s.span)
+        out.append(f"{ind}let locs{k} : Larkc.Block.Blk Loc := {locs}")
+        out.append(f"{ind}let mask{k} : Larkc.Block.Blk Prop := {mask}")
+        match s:
+            case Load(dst, _, _, other):
+                c = _cls(t, s.span)
+                load = f"(Larkc.Block.load s mask{k} locs{k} {self.block_values(other, t)})"
+                if c == "int":
+                    load = f"(Larkc.Block.map (fun (el0 : ℝ) => (Int.floor el0 : ℤ)) {load})"
+                elif c != "real":
+                    raise _unsupported("load of this type in Lean lowering", s.span, str(t))
+                out.append(f"{ind}let {_ident(dst)} := {load}")
+                out.append(f"{ind}let s := Larkc.Block.noteAll s {n} mask{k} locs{k}")
+            case Store(_, value):
+                out.append(f"{ind}let s := Larkc.Block.putAll s {n} mask{k} locs{k} {self.block_values(value, t)}")
+            case Atomic(_, op, _, value):
+                fn = {AtomicOp.ADD: "addAll", AtomicOp.MAX: "amaxAll"}.get(op)
+                if fn is None or s.compare is not None:
+                    raise _unsupported("atomic in Lean lowering", s.span, f"{op.value} (add and max of blocks)")
+                out.append(f"{ind}let s := Larkc.Block.{fn} s {n} mask{k} locs{k} {self.block_values(value, t)}")
+            case _:
+                assert_never(s)
+
+    def scalar_masked(self, s: Load | Store | Atomic, ind: str, out: list[str]) -> None:
+        """A load, store or atomic through one pointer under a mask (block level): nothing happens where
+        the mask is false, and a load takes ``other`` (0 without one)."""
+        assert s.mask is not None
+        m = self.expr(s.mask)
+        loc = self.loc(s.ptr)
+        t = _pointee(s.ptr.type)
+        c = _cls(t, s.span)
+        if c not in ("int", "real"):
+            raise _unsupported("masked access of this type in Lean lowering", s.span, str(t))
+        match s:
+            case Load(dst, _, _, other):
+                read = f"s.get {loc}" if c == "real" else f"Int.floor (s.get {loc})"
+                fill = self.expr(other) if other is not None else _zero(t, s.span)
+                out.append(f"{ind}let {_ident(dst)} := if {m} then {read} else {fill}")
+                out.append(f"{ind}let s := if {m} then s.note {loc} else s")
+            case Store(_, value):
+                v = self.expr(value) if c == "real" else f"(({self.expr(value)} : ℤ) : ℝ)"
+                out.append(f"{ind}let s := if {m} then s.put {loc} {v} else s")
+            case Atomic(_, op, _, value):
+                v = self.expr(value) if c == "real" else f"(({self.expr(value)} : ℤ) : ℝ)"
+                fn = {AtomicOp.ADD: "add", AtomicOp.MAX: "amax"}.get(op)
+                if fn is None or s.compare is not None or (op is AtomicOp.ADD and c != "real"):
+                    raise _unsupported("atomic in Lean lowering", s.span, f"{op.value} (add of floats, max)")
+                out.append(f"{ind}let s := if {m} then s.{fn} {loc} {v} else s")
+            case _:
+                assert_never(s)
+
+    def unused_result(self, s: Atomic) -> None:
+        """A block-level atomic always names its result; the model has no old values, so it must be unused."""
+        if s.dst is not None and any(
+            isinstance(x, VarRef) and x.name == s.dst for x in walk_exprs(self.form.kernel.body)
+        ):
+            raise _unsupported("atomic whose old value is used in Lean lowering", s.span, s.op.value)
+
     @staticmethod
     def _coord(var: str, dims: Sequence[str], k: int) -> str:
         if k == 0:
@@ -495,6 +865,10 @@ class _Lowerer:
     # -- statements -------------------------------------------------------------------------------------
 
     def typ(self, name: str, t: Type, span: Span) -> str:
+        if self.block_level and _is_ptr(t):
+            return "ℕ → ℤ" if isinstance(t, BlockType) else "ℤ"  # the offset into its (fixed) buffer
+        if isinstance(t, BlockType):
+            return f"ℕ → {self.typ(name, t.elem, span)}"
         c = _cls(t, span)
         if c == "ptr":
             raise _unsupported("pointer variable in Lean lowering", span, name)
@@ -511,8 +885,7 @@ class _Lowerer:
                 name, t = s.name, s.value.type
             elif isinstance(s, Load):
                 name = s.dst
-                assert isinstance(s.ptr.type, PointerType)
-                t = s.ptr.type.pointee
+                t = self.decl_types.get(name, _pointee(s.ptr.type))
             if name is not None and t is not None and name not in declared and name not in out:
                 out[name] = self.typ(name, t, s.span)
         return sorted(out.items())
@@ -534,22 +907,44 @@ class _Lowerer:
             case Decl(name, t, init):
                 if name in self.form.remat:
                     return  # recomputed where used (see rematerialise)
-                if isinstance(t, PointerType):
+                if _is_ptr(t):
                     if init is None:
                         raise _unsupported("pointer declared without a value in Lean lowering", s.span, name)
                     buf, off, view = self.ptr(init)
-                    out.append(f"{ind}let {_ident(name)} : ℤ := {off}")
+                    out.append(f"{ind}let {_ident(name)} : {'ℕ → ℤ' if isinstance(t, BlockType) else 'ℤ'} := {off}")
                     self.ptr_env[name] = (buf, _ident(name), view)
                 elif init is not None:
                     out.append(f"{ind}let {_ident(name)} : {self.typ(name, t, s.span)} := {self.expr(init)}")
                 else:
                     out.append(f"{ind}let {_ident(name)} : {self.typ(name, t, s.span)} := {_zero(t, s.span)}")
+            case Assign(name, value) if self.block_level and _is_ptr(value.type) and name in self.ptr_env:
+                # a pointer moved within its buffer (Triton's `ptrs += BLOCK * stride`): its offset changes
+                buf, off, _ = self.ptr(value)
+                if buf != self.ptr_env[name][0]:
+                    raise _unsupported("pointer moved to another buffer in Lean lowering", s.span, name)
+                out.append(f"{ind}let {_ident(name)} := {off}")
             case Assign(name, value):
-                if isinstance(value.type, PointerType):
+                if _is_ptr(value.type):
                     raise _unsupported("pointer assignment in Lean lowering", s.span, name)
                 out.append(f"{ind}let {_ident(name)} := {self.expr(value)}")
             case Alloc():
                 pass
+            case Load(ptr=ptr) if isinstance(ptr.type, BlockType):
+                self.block_stmt(s, ind, out)
+            case Load(mask=mask) if mask is not None and self.block_level:
+                self.scalar_masked(s, ind, out)
+            case Store(ptr=ptr) if isinstance(ptr.type, BlockType):
+                self.block_stmt(s, ind, out)
+            case Store(mask=mask) if mask is not None and self.block_level:
+                self.scalar_masked(s, ind, out)
+            case Atomic(ptr=ptr) if self.block_level:
+                self.unused_result(s)
+                if isinstance(ptr.type, BlockType):
+                    self.block_stmt(s, ind, out)
+                elif s.mask is not None:
+                    self.scalar_masked(s, ind, out)
+                else:
+                    self.scalar_masked(dataclasses.replace(s, mask=Const(True, BOOL, s.span)), ind, out)
             case Load(dst, ptr, mask, _):
                 if mask is not None:
                     raise _unsupported("masked load in Lean lowering", s.span, dst)
@@ -701,7 +1096,7 @@ class _Lowerer:
         out = []
         for n in need:
             d = self.form.remat[n]
-            if isinstance(d.type, PointerType):
+            if _is_ptr(d.type):
                 continue  # pointers are resolved statically by `ptr`
             assert d.init is not None
             out.append(f"{ind}let {_ident(n)} : {self.typ(n, d.type, d.span)} := {self.expr(d.init)}")
@@ -931,6 +1326,23 @@ class _Lowerer:
         inner = self.items(lp.body, [*loop_vars, lp.var], [*loop_vals, value], defs)
         self.loop_vars = saved
         return f"loopPhases (fun ({k} : ℕ) =>\n    {inner}) {count}"
+
+
+def _elem_of(t: Type) -> Type:
+    """A block's element type; any other type itself."""
+    return t.elem if isinstance(t, BlockType) else t
+
+
+def _scalar_of(t: Type) -> ScalarType:
+    assert isinstance(t, ScalarType), t
+    return t
+
+
+def _pointee(t: Type) -> Type:
+    """What a pointer, or a block of pointers, points to."""
+    p = _elem_of(t)
+    assert isinstance(p, PointerType), t
+    return p.pointee
 
 
 def _float_bits_max(op: AtomicOp, ptr: Expr, value: Expr) -> tuple[Expr, Expr] | None:

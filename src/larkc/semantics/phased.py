@@ -41,6 +41,8 @@ from larkc.ir.nodes import (
     Call,
     Cast,
     CastKind,
+    Combine,
+    CombineKind,
     Const,
     Continue,
     Decl,
@@ -50,16 +52,19 @@ from larkc.ir.nodes import (
     Extract,
     Fence,
     For,
+    Function,
     If,
     Insert,
     Load,
     MakeVector,
     MathCall,
+    Permute,
     PtrAdd,
     Reduce,
     ReduceOp,
     Reshape,
     Return,
+    Scan,
     Select,
     Shuffle,
     ShuffleKind,
@@ -82,6 +87,7 @@ from larkc.semantics.numerics import (
     apply_math,
     apply_unary,
     bitcast_value,
+    broadcast,
     convert_value,
     from_mem,
     mem_dtype,
@@ -275,7 +281,10 @@ class _Executor:
                     cv = cv.view(cv.shape[0], *([1] * (xv.dim() - 1)))
                 return torch.where(cv, xv, yv)
             case Select(c, x, y):
-                return self.eval(th, x) if bool(self.eval(th, c).reshape(-1)[0]) else self.eval(th, y)
+                cv = self.eval(th, c)
+                if cv.numel() > 1:  # scalar code of a combine function, run on whole slices of blocks
+                    return torch.where(cv, self.eval(th, x), self.eval(th, y))
+                return self.eval(th, x) if bool(cv.reshape(-1)[0]) else self.eval(th, y)
             case Cast(operand=operand, kind=kind):
                 v = self.eval(th, operand)
                 src, dst = operand.type, e.type
@@ -320,10 +329,46 @@ class _Executor:
                 return _on_block(self.eval(th, operand), lambda x: x.reshape(1, *t.shape))
             case Reduce(op, operand, axis):
                 return _reduce(op, self.eval(th, operand), axis + 1, _elem(operand.type))
+            case Permute(operand, perm):
+                return self.eval(th, operand).permute(0, *(p + 1 for p in perm))
+            case Scan(op, operand, axis, reverse):
+                step = _SCAN_STEP[op]
+                t = _elem(e.type)
+                ub = UndefinedOps(torch.ones(1, dtype=torch.bool))
+                return self.fold(
+                    [self.eval(th, operand)], axis + 1, reverse, lambda a, x: [apply_binary(step, a[0], x[0], t, ub)]
+                )[0]
+            case Combine(kind, func, args, result, axis, reverse):
+                f = self.form.combiners[func]
+                values = broadcast(*(self.eval(th, a) for a in args))
+                scan = self.fold(values, axis + 1, reverse, lambda a, x: self.combine_step(th, f, a, x))
+                if kind is CombineKind.SCAN:
+                    return scan[result]
+                k = values[0].shape[axis + 1] - 1 if not reverse else 0
+                return scan[result].select(axis + 1, k)
             case Dot(lhs, rhs, acc, t):
                 return self.dot(th, lhs, rhs, acc, t)
             case _:
                 raise UnsupportedError("expression", type(e).__name__, e.span, stage=Stage.LOWER)
+
+    @staticmethod
+    def fold(values: list[torch.Tensor], dim: int, reverse: bool, step: Any) -> list[torch.Tensor]:
+        """The running left folds (inclusive scans) of ``values`` along ``dim`` with ``step(acc, x)``,
+        one step per element in order (from the last element with ``reverse``), as the simulator does."""
+        length = values[0].shape[dim]
+        outs: list[list[torch.Tensor]] = [[v.select(dim, 0) for v in values]] * length
+        acc: list[torch.Tensor] | None = None
+        for k in reversed(range(length)) if reverse else range(length):
+            x = [v.select(dim, k) for v in values]
+            acc = x if acc is None else step(acc, x)
+            outs[k] = acc
+        return [torch.stack(broadcast(*(o[j] for o in outs)), dim=dim) for j in range(len(values))]
+
+    def combine_step(self, th: _Thread, f: Function, acc: list[torch.Tensor], xs: list[torch.Tensor]) -> list[Any]:
+        """``f(acc, xs)``: the straight-line body of a combine function on whole slices."""
+        frame = _Thread(th.block, th.tid, th.coords, dict(zip((p.name for p in f.params), [*acc, *xs], strict=True)))
+        self.stmts(frame, f.body)
+        return broadcast(*(frame.env[p.name] for p in f.params[: len(acc)]), *acc)[: len(acc)]
 
     def dot(self, th: _Thread, lhs: Expr, rhs: Expr, acc: Expr | None, t: BlockType) -> torch.Tensor:
         out_t = _elem(t)
@@ -702,6 +747,15 @@ class _Executor:
             data = torch.frombuffer(bytearray(self.mem[key]), dtype=torch.uint8).clone()
             self.out.buffers[name] = data.view(like.dtype).reshape(like.shape)
         return self.out
+
+
+#: The binary operator one step of a :class:`~larkc.ir.nodes.Scan` applies.
+_SCAN_STEP: Mapping[ReduceOp, BinaryOp] = {
+    ReduceOp.SUM: BinaryOp.ADD,
+    ReduceOp.PROD: BinaryOp.MUL,
+    ReduceOp.MAX: BinaryOp.MAX,
+    ReduceOp.MIN: BinaryOp.MIN,
+}
 
 
 def _pointee(t: Type) -> Type:
