@@ -530,3 +530,58 @@ def test_assume_aligned_and_a_conditional_null_pointer(cuda: Cuda) -> None:
     r = cuda.run(ALIGNED_COPY, "scaled_copy", block=8, buffers=buffers, scalars={"n": 8})
     assert r.ok, r.diagnoses
     assert torch.equal(r.buffers["out"], x * 2) and torch.equal(r.buffers["master"], x)
+
+
+# -- flashinfer's vec_dtypes.cuh: fp8 specializations beside the ones a kernel uses --------------------
+
+VEC_T_FP8 = """
+#include <cuda_fp8.h>
+template <typename float_t, size_t vec_size>
+struct vec_t {
+  __device__ void fill(float_t val);
+  template <typename T>
+  __device__ void cast_from(const vec_t<T, vec_size>& src);
+};
+
+template <>
+struct vec_t<__nv_fp8_e4m3, 1> {
+  __nv_fp8_e4m3 data;
+  __device__ void fill(__nv_fp8_e4m3 val);
+};
+
+__device__ void vec_t<__nv_fp8_e4m3, 1>::fill(__nv_fp8_e4m3 val) { data = val; }
+
+template <>
+struct vec_t<float, 2> {
+  float data[2];
+  __device__ void fill(float val);
+};
+
+__device__ void vec_t<float, 2>::fill(float val) { data[0] = val; data[1] = val; }
+
+__global__ void fill_kernel(float* out, float v) {
+  vec_t<float, 2> x;
+  x.fill(v * 2.f);
+  out[2 * threadIdx.x] = x.data[0];
+  out[2 * threadIdx.x + 1] = x.data[1];
+}
+
+__global__ void fp8_kernel(float* out) {
+  vec_t<__nv_fp8_e4m3, 1> x;
+  out[0] = 0.f;
+}
+"""
+
+
+def test_fp8_specializations_do_not_stop_the_ones_a_kernel_uses(cuda: Cuda, tmp_path: Path) -> None:
+    path = tmp_path / "vec_t.cu"
+    path.write_text(VEC_T_FP8, encoding="utf-8")
+    module = parse_source(path, kernel="fill_kernel")
+    verify_module(module)
+    args: dict[str, KernelArg] = {"out": GlobalBuffer("out", torch.zeros(8), F32), "v": 1.5}
+    r = simulate(module, "fill_kernel", LaunchConfig((1, 1, 1), (4, 1, 1), 0), args)
+    assert r.ok, r.diagnoses
+    assert r.buffers["out"].tolist() == [3.0] * 8
+    with pytest.raises(LarkcError) as info:
+        parse_source(path, kernel="fp8_kernel")
+    assert "34:9: error: unsupported fp8 type" in str(info.value)

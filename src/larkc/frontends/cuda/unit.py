@@ -9,7 +9,7 @@ functions on demand through :class:`~larkc.frontends.cuda.lower.FunctionLowering
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeGuard
 
@@ -1018,8 +1018,9 @@ class TranslationUnit:
                 if method is not None:
                     methods.setdefault(method, []).append(f)
                     continue
-            inner = next((c for c in f.named_children if c.type == "function_definition"), None)
-            if f.type == "template_declaration" and inner is not None:
+            member_kinds = ("function_definition", "declaration", "field_declaration")
+            inner = next((c for c in f.named_children if c.type in member_kinds), None)
+            if f.type == "template_declaration" and inner is not None and inner.child_by_field_name("declarator"):
                 method = _member_function_name(inner, base_name)
                 if method is not None:  # `template <int K> __device__ T get() const`: a member function template
                     self.member_templates[inner.start_byte] = self._template_params(f)
@@ -1084,6 +1085,8 @@ class TranslationUnit:
     def _struct_specialization(self, name: str, targs: tuple[TemplateArg, ...]) -> StructDef | None:
         """The explicit specialization ``template <> struct name<targs> {...}`` of the file, if any."""
         for args_node, spec in self.struct_specializations.get(name, ()):
+            if args_node is not None and _names_unmodelled_type(args_node):
+                continue  # `vec_t<__nv_fp8_e4m3, 1>`: no argument list larkc resolves equals it
             spec_args = tuple(self.template_argument(a, {}, a) for a in args_node.named_children) if args_node else ()
             if targs and spec_args == targs:
                 return spec
@@ -1098,6 +1101,8 @@ class TranslationUnit:
         if not m.template:  # `void vec_t<float, 4>::fill(float)`: only for those arguments
             if not args:
                 return None if specialized else {}  # a member of a struct that is not a template
+            if m.scope_args is not None and _names_unmodelled_type(m.scope_args):
+                return None  # `vec_t<__nv_fp8_e4m3, 1>::fill`: never the instance larkc lays out
             folded = tuple(self.template_argument(a, {}, a) for a in args)
             return {} if specialized and folded == targs else None
         if specialized:
@@ -1362,6 +1367,8 @@ class TranslationUnit:
         """The explicit specialization ``template <> f<args>`` of template ``name``, if the file has one."""
         for spec in self.specializations.get(name, ()):
             assert spec.specialization is not None
+            if _names_unmodelled_type(spec.specialization):
+                continue  # `f<__nv_fp8_e4m3>`: no argument list larkc resolves equals it
             spec_args = tuple(self.template_argument(a, {}, a) for a in spec.specialization.named_children)
             if spec_args == args:
                 return spec
@@ -1370,6 +1377,22 @@ class TranslationUnit:
     def module(self) -> Module:
         span = self.span(self.tree.root_node)
         return Module(tuple(self.order), span)
+
+
+def _names_unmodelled_type(args: ts.Node) -> bool:
+    """Whether a template argument list names a type larkc knows but cannot model (an fp8 type): an explicit
+    specialization for it is never the one a call with resolved arguments asks for."""
+    return any(
+        n.type in ("type_identifier", "identifier") and node_text(n) in UNSUPPORTED_TYPES for n in _descendants(args)
+    )
+
+
+def _descendants(node: ts.Node) -> Iterator[ts.Node]:
+    pending = [node]
+    while pending:
+        n = pending.pop()
+        yield n
+        pending.extend(n.named_children)
 
 
 def _is_host_function(node: ts.Node) -> bool:
