@@ -7,6 +7,8 @@ The public API is what this module exports; everything else is internal to its p
   :func:`parse` (the kernel IR ``Module``), :func:`trace` (the reference's ``SpecGraph``) and
   :func:`run` (simulation against the reference: a :class:`RunReport` with ``.ok``, ``.render()``
   and ``.to_json()``).
+* KernelBench candidates: :func:`candidate_task` (the task of a ``ModelNew`` file against its problem file),
+  :func:`verify_many` (many candidates in one process, results cached).
 * Errors: :class:`LarkcError` (every error larkc reports; ``.render()`` gives the located message).
 
 ``parse``, ``trace``, ``run`` and the report types are loaded on first use, so ``import larkc`` stays
@@ -31,6 +33,7 @@ from larkc.tasks import (
 
 if TYPE_CHECKING:
     from larkc.pipeline.api import parse, run, trace, verify
+    from larkc.pipeline.candidates import candidate_task, verify_many
     from larkc.pipeline.reports import InstanceReport, OutputReport, RunReport, VerifyReport
 
 __version__ = "0.1.0"
@@ -42,6 +45,8 @@ _LAZY = {
     "run": "larkc.pipeline.api",
     "verify": "larkc.pipeline.api",
     "emit": "larkc.pipeline.api",
+    "candidate_task": "larkc.pipeline.candidates",
+    "verify_many": "larkc.pipeline.candidates",
     "InstanceReport": "larkc.pipeline.reports",
     "OutputReport": "larkc.pipeline.reports",
     "RunReport": "larkc.pipeline.reports",
@@ -61,6 +66,7 @@ __all__ = [
     "TensorSpec",
     "VerifyReport",
     "__version__",
+    "candidate_task",
     "command_line_task",
     "emit",
     "load_task",
@@ -68,6 +74,7 @@ __all__ = [
     "run",
     "trace",
     "verify",
+    "verify_many",
 ]
 
 

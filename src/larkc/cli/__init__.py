@@ -59,14 +59,17 @@ class _Parser(argparse.ArgumentParser):
         raise LarkcError(message, stage=Stage.CLI)
 
 
-def add_task_arguments(p: argparse.ArgumentParser, *, target_required: bool = True) -> None:
+def add_task_arguments(p: argparse.ArgumentParser, *, target_required: bool = True, many: bool = False) -> None:
     """Arguments that name a task: a task file or folder, or a kernel file with launch arguments.
 
     With ``target_required=False`` the target may be omitted (``args.target`` is then ``None``), for
-    commands that can take their task from elsewhere (``larkc run --replay FILE``).
+    commands that can take their task from elsewhere (``larkc run --replay FILE``); with ``many``,
+    ``args.target`` is a list of one or more targets (``larkc verify A B C --reference model.py``).
     """
     target_help = "a task file (task.py), a folder holding one, or a kernel source file"
-    if target_required:
+    if many:
+        p.add_argument("target", nargs="+", help=target_help + " (several: ModelNew files with --reference)")
+    elif target_required:
         p.add_argument("target", help=target_help)
     else:
         p.add_argument("target", nargs="?", default=None, help=target_help)
@@ -193,7 +196,7 @@ _DISPLAY_NAMES: dict[str, str] = {}
 def candidate_from_args(args: argparse.Namespace) -> Task:
     """The task derived for a KernelBench ``ModelNew`` file (``args.target``) and its problem file
     (``args.reference``); the launch options are refused (the host code gives the launch)."""
-    from larkc.pipeline.candidates import candidate_task
+    from larkc.pipeline.candidates import derive_candidate
 
     target, reference = Path(args.target), Path(args.reference)
     given = [
@@ -209,7 +212,7 @@ def candidate_from_args(args: argparse.Namespace) -> Task:
     for p in (target, reference):
         if not p.is_file():
             raise LarkcError(f"no such file: {p}", stage=Stage.CLI)
-    derived = candidate_task(target, reference)
+    derived = derive_candidate(target, reference)
     if derived.aligned:
         _DISPLAY_NAMES[str(derived.cuda_file)] = str(target)
     task = derived.task

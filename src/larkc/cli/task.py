@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def _command(args: argparse.Namespace) -> int:
     from larkc.frontends.kernelbench import task_file_text
-    from larkc.pipeline.candidates import candidate_task
+    from larkc.pipeline.candidates import derive_candidate
 
     out = Path(args.output)
     if out.suffix != ".py":
@@ -48,7 +48,7 @@ def _command(args: argparse.Namespace) -> int:
             raise LarkcError(f"no such file: {p}", stage=Stage.CLI)
     out.parent.mkdir(parents=True, exist_ok=True)
     cuda = out.parent / f"{Path(args.target).stem}.cu"
-    derived = candidate_task(args.target, args.reference, cuda_file=cuda)
+    derived = derive_candidate(args.target, args.reference, cuda_file=cuda)
     out.write_text(task_file_text(derived, out), encoding="utf-8")
     print(f"wrote {out} and {cuda}")
     return EXIT_OK

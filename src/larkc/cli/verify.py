@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
             "3 internal error, 4 unknown."
         ),
     )
-    add_task_arguments(p)
+    add_task_arguments(p, many=True)
     p.add_argument(
         "--shape",
         action="append",
@@ -50,6 +50,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--seconds", type=float, default=60.0, help="time budget per obligation and instance (default 60)")
     p.add_argument("--progress", action="store_true", help="report progress on standard error")
     p.add_argument("--replay-dir", metavar="DIR", help="where to write replay files (default: <tmp>/larkc-replay)")
+    p.add_argument(
+        "--jsonl",
+        action="store_true",
+        help="batch mode (implied by several targets): with --reference, verify each ModelNew file in this "
+        "process and print one JSON line per candidate; results are cached by file contents",
+    )
+    p.add_argument("--no-cache", action="store_true", help="batch mode: neither read nor write the result cache")
     p.set_defaults(func=_command)
 
 
@@ -57,6 +64,9 @@ def _command(args: argparse.Namespace) -> int:
     from larkc.pipeline import api
     from larkc.provers import Budget
 
+    if len(args.target) > 1 or args.jsonl:
+        return _batch(args)
+    args.target = args.target[0]
     task = task_from_args(args)
     instances = _parse_shapes(task, args.shape) if args.shape else None
     show = args.progress or sys.stderr.isatty()
@@ -82,3 +92,36 @@ def _command(args: argparse.Namespace) -> int:
         print(display("\n".join(report.render())))
     sys.stdout.flush()
     return report.exit_code
+
+
+def _batch(args: argparse.Namespace) -> int:
+    """``larkc verify A B C --reference model.py``: one JSON line per candidate on standard output.
+
+    Exit 1 if some candidate failed, else 2 if one could not be derived, else 4 if one is unknown, else 0.
+    """
+    from larkc.errors import LarkcError, Stage
+    from larkc.pipeline.candidates import verify_many
+
+    if args.reference is None:
+        raise LarkcError(
+            "several targets (batch mode) are ModelNew files: give their problem with --reference", stage=Stage.CLI
+        )
+    refused = [f"--{o}" for o in ("shape", "json", "replay_dir") if getattr(args, o)]
+    if refused:
+        raise LarkcError(f"{', '.join(refused)}: not in batch mode", stage=Stage.CLI)
+    show = args.progress or sys.stderr.isatty()
+
+    def progress(line: str) -> None:
+        if show:
+            print(f"larkc verify: {line}", file=sys.stderr, flush=True)
+
+    codes = set()
+    for result in verify_many(
+        args.target, args.reference, seconds=args.seconds, cache_dir="" if args.no_cache else None, progress=progress
+    ):
+        codes.add(result.exit_code)
+        print(json.dumps(result.to_json()), flush=True)
+    for code in (1, 2, 4):
+        if code in codes:
+            return code
+    return 0

@@ -3,11 +3,18 @@ stage) handed to the derivation of the ``ModelNew`` task (:mod:`larkc.frontends.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from larkc.frontends.kernelbench import DerivedCandidate, ProblemInput, derive_task, init_input_values
+from larkc.tasks import Task
 
-__all__ = ["candidate_task", "problem_inputs"]
+__all__ = ["CandidateResult", "candidate_task", "derive_candidate", "problem_inputs", "verify_many"]
 
 
 def problem_inputs(reference: str | Path) -> tuple[list[ProblemInput], list[object]]:
@@ -16,19 +23,17 @@ def problem_inputs(reference: str | Path) -> tuple[list[ProblemInput], list[obje
     import torch
 
     from larkc.dtypes import scalar_type_of
+    from larkc.errors import ReferenceError_
     from larkc.reference import load_reference
 
     loaded = load_reference(str(reference))
     if loaded.example_args is None:
-        from larkc.errors import ReferenceError_
-
         raise ReferenceError_(f"{reference} is no KernelBench-style problem file (no get_inputs())", loaded.span)
     names = [p.name for p in loaded.params if p.kind is not p.VAR_KEYWORD]
     out = []
     for i, v in enumerate(loaded.example_args):
-        name = (
-            names[i] if i < len(names) and loaded.params[i].kind is not loaded.params[i].VAR_POSITIONAL else f"arg{i}"
-        )
+        positional = i < len(names) and loaded.params[i].kind is not loaded.params[i].VAR_POSITIONAL
+        name = names[i] if positional else f"arg{i}"
         if isinstance(v, torch.Tensor):
             out.append(ProblemInput(name, tuple(int(d) for d in v.shape), str(scalar_type_of(v.dtype))))
         else:
@@ -36,9 +41,126 @@ def problem_inputs(reference: str | Path) -> tuple[list[ProblemInput], list[obje
     return out, list(init_input_values(Path(reference)) or [])
 
 
-def candidate_task(
+def derive_candidate(
     model_new: str | Path, reference: str | Path, *, cuda_file: str | Path | None = None
 ) -> DerivedCandidate:
-    """The task verifying the ``ModelNew`` of ``model_new`` against the problem file ``reference``."""
+    """The task verifying the ``ModelNew`` of ``model_new`` against the problem file ``reference``, with
+    the CUDA file written for it (``cuda_file``, by default in larkc's cache)."""
     problem, init_args = problem_inputs(reference)
     return derive_task(model_new, reference, problem, init_args=init_args, cuda_file=cuda_file)
+
+
+def candidate_task(model_new: str | Path, reference: str | Path) -> Task:
+    """The :class:`~larkc.tasks.Task` of a KernelBench ``ModelNew`` file against its problem file, for
+    ``larkc.run``/``larkc.verify``/``larkc.emit``; raises a located :class:`~larkc.errors.LarkcError` for
+    host code larkc cannot derive."""
+    return derive_candidate(model_new, reference).task
+
+
+# -- batch mode ------------------------------------------------------------------------------------
+
+#: Bumped when what a cached result means changes (its JSON, or what the derivation gives).
+_CACHE_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class CandidateResult:
+    """The outcome of verifying one candidate: ``status`` is ``VERIFIED``, ``FAILED``, ``UNKNOWN`` or
+    ``ERROR`` (the candidate could not be derived or read: ``error`` holds the located message);
+    ``exit_code`` is what ``larkc verify`` on it alone exits with; ``report`` the verify report's JSON;
+    ``cached`` whether it came from the result cache."""
+
+    candidate: str
+    status: str
+    exit_code: int
+    seconds: float
+    report: dict[str, Any] | None = None
+    error: str | None = None
+    cached: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "candidate": self.candidate,
+            "status": self.status,
+            "exit_code": self.exit_code,
+            "seconds": round(self.seconds, 3),
+            "cached": self.cached,
+            "error": self.error,
+            "report": self.report,
+        }
+
+
+def _code_stamp() -> str:
+    """larkc's own sources as of now (names and modification times): a result that other sources of larkc
+    (an edited development checkout) computed is not reused."""
+    package = Path(__file__).resolve().parents[1]
+    return str(sorted((str(p.relative_to(package)), p.stat().st_mtime_ns) for p in package.rglob("*.py")))
+
+
+def _cache_key(model_new: Path, reference: Path, seconds: float) -> str:
+    import importlib.metadata
+
+    try:
+        version = importlib.metadata.version("larkc")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    stamp = _code_stamp()
+    h = hashlib.sha256()
+    for part in (
+        f"{_CACHE_FORMAT}\0{version}\0{stamp}\0{seconds}\0".encode(),
+        model_new.read_bytes(),
+        b"\0",
+        reference.read_bytes(),
+    ):
+        h.update(part)
+    return h.hexdigest()
+
+
+def verify_many(
+    candidates: Sequence[str | Path],
+    reference: str | Path,
+    *,
+    seconds: float = 60.0,
+    cache_dir: str | Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Iterator[CandidateResult]:
+    """Verify each ``ModelNew`` file of ``candidates`` against the problem file ``reference`` in this
+    process, yielding one :class:`CandidateResult` per candidate as it finishes.
+
+    Results are cached by the content of the candidate and of the problem file (and larkc's version and
+    ``seconds``, the budget per obligation) under ``cache_dir`` (default: larkc's cache folder,
+    ``$LARKC_CACHE_DIR`` or ``~/.cache/larkc``); ``cache_dir=""`` disables it.
+    A candidate larkc cannot derive is an ``ERROR`` result, not an exception.
+    """
+    from larkc.errors import LarkcError
+    from larkc.frontends.kernelbench import cache_root
+    from larkc.pipeline.verify import verify_task
+    from larkc.provers import Budget
+
+    ref = Path(reference)
+    folder = None if cache_dir == "" else (Path(cache_dir) if cache_dir is not None else cache_root() / "results")
+    for c in candidates:
+        path = Path(c)
+        start = time.monotonic()
+        key = _cache_key(path, ref, seconds) if folder is not None and path.is_file() and ref.is_file() else None
+        hit = folder / f"{key}.json" if folder is not None and key is not None else None
+        if hit is not None and hit.is_file():
+            data = json.loads(hit.read_text(encoding="utf-8"))
+            yield CandidateResult(
+                str(c), data["status"], data["exit_code"], data["seconds"], data["report"], data["error"], cached=True
+            )
+            continue
+        try:
+            task = candidate_task(path, ref)
+            if progress is not None:
+                progress(f"{c}: verifying {task.kernel}")
+            report = verify_task(task, budget=Budget(seconds=seconds))
+            result = CandidateResult(
+                str(c), report.verdict.value, report.exit_code, time.monotonic() - start, report.to_json()
+            )
+        except LarkcError as e:
+            result = CandidateResult(str(c), "ERROR", 2, time.monotonic() - start, error=e.render())
+        if hit is not None:
+            hit.parent.mkdir(parents=True, exist_ok=True)
+            hit.write_text(json.dumps(result.to_json()), encoding="utf-8")
+        yield result

@@ -10,6 +10,7 @@ from larkc.frontends.kernelbench.derive import (
     MAX_ELEMENTS,
     DerivedCandidate,
     ProblemInput,
+    cache_root,
     derive_task,
     task_file_text,
 )
@@ -18,6 +19,7 @@ __all__ = [
     "MAX_ELEMENTS",
     "DerivedCandidate",
     "ProblemInput",
+    "cache_root",
     "derive_task",
     "init_input_values",
     "read_model_new",

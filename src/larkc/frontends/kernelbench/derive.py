@@ -34,6 +34,7 @@ __all__ = [
     "MAX_ELEMENTS",
     "DerivedCandidate",
     "ProblemInput",
+    "cache_root",
     "derive_task",
     "task_file_text",
 ]
@@ -94,10 +95,12 @@ def _cuda_file_text(texts: Sequence[CudaText]) -> tuple[str, bool]:
     return "\n".join(lines), True
 
 
-def _cache_dir() -> Path:
-    root = os.environ.get("LARKC_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
-    base = Path(root) if root else Path.home() / ".cache"
-    return (base / "larkc" / "kernelbench") if not os.environ.get("LARKC_CACHE_DIR") else base / "kernelbench"
+def cache_root() -> Path:
+    """larkc's cache folder: ``$LARKC_CACHE_DIR``, else ``$XDG_CACHE_HOME/larkc``, else ``~/.cache/larkc``."""
+    if os.environ.get("LARKC_CACHE_DIR"):
+        return Path(os.environ["LARKC_CACHE_DIR"])
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "larkc"
 
 
 def _write(path: Path, text: str) -> None:
@@ -190,7 +193,7 @@ def derive_task(
     call = candidate.calls[0]
     text, aligned = _cuda_file_text(call.extension.cuda)
     digest = hashlib.sha256(f"{path.resolve()}\0{text}".encode()).hexdigest()[:16]
-    target = Path(cuda_file) if cuda_file is not None else _cache_dir() / digest / f"{path.stem}.cu"
+    target = Path(cuda_file) if cuda_file is not None else cache_root() / "kernelbench" / digest / f"{path.stem}.cu"
     _write(target, text)
     file_name = str(path) if aligned else str(target)
     pp = preprocess(text, file_name)

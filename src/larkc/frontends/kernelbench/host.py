@@ -414,7 +414,7 @@ class _Evaluator:
                         branch = branch.named_children[0]
                     self.statement(branch)
             case "for_statement" | "while_statement" | "do_statement" | "for_range_loop":
-                raise self.unsupported("loop in host code (a launch count that depends on the data)", s)
+                raise self.unsupported("loop in host code (launches are derived from straight-line code)", s)
             case _:
                 raise self.unsupported(f"{s.type.replace('_', ' ')} in host code", s)
 
@@ -589,9 +589,11 @@ class _Evaluator:
                 return _Bool(e.type == "true")
             case "identifier":
                 name = node_text(e)
-                if name not in self.env:
-                    raise self.unsupported("name in host code", e)
-                return self.env[name]
+                if name in self.env:
+                    return self.env[name]
+                if kernel_parameters(self.root, name) is not None:
+                    return _Opaque("kernel")  # a kernel as a value: launching it is an error
+                raise self.unsupported("name in host code", e)
             case "qualified_identifier":
                 last = node_text(e).split("::")[-1]
                 if last in _TORCH_DTYPES:
@@ -616,6 +618,9 @@ class _Evaluator:
                 assert cond is not None
                 c = self.expr(cond)
                 if not isinstance(c, _Bool):
+                    arms = [e.child_by_field_name(f) for f in ("consequence", "alternative")]
+                    if any(a is not None and kernel_parameters(self.root, node_text(a)) is not None for a in arms):
+                        raise self.unsupported("kernel chosen at run time", e)
                     raise self.unsupported("choice on sizes in host code", e)
                 branch = e.child_by_field_name("consequence" if c.value else "alternative")
                 assert branch is not None

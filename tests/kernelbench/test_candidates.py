@@ -1,0 +1,231 @@
+"""KernelBench ``ModelNew`` files verified with no task file (``docs/kernelbench.md``).
+
+The corpus is ``examples/kernelbench/<problem>/``: ``model.py`` (the problem), ``model_new.py`` (a
+correct candidate) and ``wrong_*.py`` (wrong or cheating candidates, whose first line says what
+``larkc run`` reports: ``# expect: <kind>``). ``invalid/*.py`` are candidates whose host code larkc
+cannot derive; their first line pins the located error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+import larkc
+from larkc.cli import main
+from larkc.errors import LarkcError
+from larkc.tasks import ShapeArg, load_task
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "examples" / "kernelbench"
+INVALID = Path(__file__).resolve().parent / "invalid"
+PROBLEMS = sorted(p.parent for p in CORPUS.glob("*/model_new.py"))
+WRONG = sorted(CORPUS.glob("*/wrong_*.py"))
+
+#: Correct candidates verified from the command line here (the others through the Python API below).
+VERIFY_CLI = ("l1_relu", "l1_softmax")
+
+
+def _expected(path: Path, key: str) -> str:
+    first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+    m = re.fullmatch(rf"# {key}: (.*)", first)
+    assert m is not None, f"{path}: the first line must be '# {key}: ...'"
+    return m.group(1)
+
+
+def test_corpus_size() -> None:
+    assert len(PROBLEMS) >= 6
+    assert len(WRONG) >= 8
+
+
+@pytest.mark.parametrize("problem", PROBLEMS, ids=lambda p: p.name)
+def test_run_correct(problem: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(problem)
+    assert main(["run", "model_new.py", "--reference", "model.py", "--seeds", "1"]) == 0, capsys.readouterr()
+    out = capsys.readouterr().out
+    assert "no diagnosis" in out
+
+
+@pytest.mark.parametrize("problem", [p for p in PROBLEMS if p.name in VERIFY_CLI], ids=lambda p: p.name)
+def test_verify_correct_cli(problem: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(problem)
+    assert main(["verify", "model_new.py", "--reference", "model.py"]) == 0, capsys.readouterr()
+    assert "VERIFIED" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("problem", [p for p in PROBLEMS if p.name not in VERIFY_CLI], ids=lambda p: p.name)
+def test_verify_correct_api(problem: Path) -> None:
+    task = larkc.candidate_task(problem / "model_new.py", problem / "model.py")
+    report = larkc.verify(task, instances=[task.instances[-1]])  # the smallest, no multiple of a block
+    assert report.exit_code == 0, "\n".join(report.render())
+
+
+@pytest.mark.parametrize("wrong", WRONG, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_run_wrong(wrong: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    kind = _expected(wrong, "expect")
+    monkeypatch.chdir(wrong.parent)
+    assert main(["run", wrong.name, "--reference", "model.py", "--seeds", "1"]) == 1
+    out = capsys.readouterr().out
+    first = next(line for line in out.splitlines() if not line.startswith(("==", " ", "out:")))
+    assert first.startswith(f"{kind}: {wrong.name}:"), out  # located in the candidate file
+
+
+#: Wrong candidates that ``larkc verify`` refutes (checked from the command line, the fast ones).
+VERIFY_WRONG = ("l1_relu/wrong_shape_specific", "l1_relu/wrong_unwritten", "l1_softmax/wrong_zeros")
+
+
+@pytest.mark.parametrize("name", VERIFY_WRONG)
+def test_verify_wrong_cli(name: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    wrong = CORPUS / f"{name}.py"
+    monkeypatch.chdir(wrong.parent)
+    assert main(["verify", wrong.name, "--reference", "model.py"]) == 1
+    assert "FAILED" in capsys.readouterr().out
+
+
+@pytest.mark.xfail(strict=True, reason="larkc verify has no input-write obligation yet (larkc run reports it)")
+def test_verify_refutes_input_write() -> None:
+    wrong = CORPUS / "l1_relu" / "wrong_writes_input.py"
+    task = larkc.candidate_task(wrong, wrong.parent / "model.py")
+    assert larkc.verify(task, instances=[task.instances[-1]]).exit_code == 1
+
+
+@pytest.mark.parametrize("case", sorted(INVALID.glob("*.py")), ids=lambda p: p.stem)
+def test_invalid(case: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    expected = _expected(case, "error")
+    monkeypatch.chdir(INVALID)
+    reference = str(CORPUS / "l1_relu" / "model.py")
+    assert main(["run", case.name, "--reference", reference]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == expected
+    with pytest.raises(LarkcError):
+        larkc.candidate_task(case.name, reference)
+
+
+def test_task_file_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    problem = CORPUS / "l1_matmul"
+    out = tmp_path / "derived" / "task.py"
+    assert main(["task", str(problem / "model_new.py"), "--reference", str(problem / "model.py"), "-o", str(out)]) == 0
+    loaded = load_task(out)
+    derived = larkc.candidate_task(problem / "model_new.py", problem / "model.py")
+    assert loaded.source == out.parent / "model_new.cu"
+    assert loaded.source.read_text() == derived.source.read_text()
+    assert Path(str(loaded.reference)).resolve() == (problem / "model.py").resolve()
+    same = ("source", "reference", "task_file")
+    for f in dataclasses.fields(derived):
+        if f.name not in same:
+            assert getattr(loaded, f.name) == getattr(derived, f.name), f.name
+    text = out.read_text()
+    assert "grid=['cdiv(N, 16)', 'cdiv(M, 16)']" in text
+    capsys.readouterr()
+    assert main(["run", str(out), "--seeds", "1"]) == 0
+    assert "no diagnosis" in capsys.readouterr().out
+
+
+def test_derived_matmul() -> None:
+    """The launch, bindings and shapes of the tiled matmul, as functions of the sizes."""
+    problem = CORPUS / "l1_matmul"
+    task = larkc.candidate_task(problem / "model_new.py", problem / "model.py")
+    assert task.symbols == ("M", "K", "N")
+    assert [str(d) for d in task.inputs["A"].shape] == ["M", "K"]
+    assert [str(d) for d in task.outputs["out"].shape] == ["M", "N"]
+    assert task.outputs["out"].init == "zeros"  # torch::zeros
+    assert task.bindings["K"] == ShapeArg("K")
+    # ratios kept (M != N), one instance one more than a power of two
+    assert task.instances[0] == {"M": 16, "K": 64, "N": 32}
+    assert {"M": 17, "K": 65, "N": 33} in task.instances
+
+
+def _candidate(tmp_path: Path, host: str, kernel: str = "") -> Path:
+    kernel = kernel or (
+        "__global__ void k(const float* x, float* y, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) y[i] = x[i];\n"
+        "}\n"
+    )
+    text = (
+        "from torch.utils.cpp_extension import load_inline\nimport torch.nn as nn\n\n"
+        f'src = """\n#include <torch/extension.h>\n{kernel}\n{host}\n"""\n\n'
+        'ext = load_inline(name="e", cpp_sources="", cuda_sources=src, functions=["f"])\n\n\n'
+        "class ModelNew(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return ext.f(x)\n"
+    )
+    path = tmp_path / "model_new.py"
+    path.write_text(text)
+    return path
+
+
+def _problem(tmp_path: Path) -> Path:
+    path = tmp_path / "model.py"
+    path.write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+        "    def forward(self, x):\n        return torch.relu(x)\n\n\n"
+        "rows = 8\ncols = 1024\n\n\ndef get_inputs():\n    return [torch.randn(rows, cols)]\n\n\n"
+        "def get_init_inputs():\n    return []\n"
+    )
+    return path
+
+
+def test_host_checks_become_constraints(tmp_path: Path) -> None:
+    host = (
+        "torch::Tensor f(torch::Tensor x) {\n"
+        '    TORCH_CHECK(x.size(1) % 4 == 0, "cols must be a multiple of 4");\n'
+        "    auto y = torch::empty({x.size(0), x.size(1)}, x.options());\n"
+        "    int n = x.numel();\n"
+        "    k<<<dim3((n + 127) / 128), dim3(128), 0>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);\n"
+        "    return y;\n"
+        "}\n"
+    )
+    task = larkc.candidate_task(_candidate(tmp_path, host), _problem(tmp_path))
+    assert str(task.constraints[0]) == "((cols % 4) == 0)"
+    assert all(inst["cols"] % 4 == 0 for inst in task.instances)  # instances that break a check are left out
+    assert [str(g) for g in task.grid] == ["cdiv((rows * cols), 128)"]
+
+
+def test_kernel_span_in_candidate(tmp_path: Path) -> None:
+    """A kernel diagnosis names the line of the candidate file."""
+    kernel = "__global__ void k(const float* x, float* y, int n) {\n    int i = threadIdx.x;\n    y[i] = x[i];\n}\n"
+    host = (
+        "torch::Tensor f(torch::Tensor x) {\n    auto y = torch::empty_like(x);\n"
+        "    k<<<1, 1024>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());\n    return y;\n}\n"
+    )
+    path = _candidate(tmp_path, host, kernel)
+    task = larkc.candidate_task(path, _problem(tmp_path))
+    report = larkc.run(task, instances=[{"rows": 2, "cols": 100}])  # 200 elements, 1024 threads
+    assert not report.ok
+    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if "y[i] = x[i];" in t)
+    rendered = report.render()
+    assert f"{task.source}:{line}:" in rendered  # the written CUDA file has the candidate's line numbers
+
+
+def test_verify_many_and_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batch mode: one result per candidate, a candidate that cannot be derived is an ERROR result, and a
+    second pass comes from the cache (keyed by the files' contents)."""
+    from larkc.pipeline import candidates
+
+    monkeypatch.setattr(candidates, "_code_stamp", lambda: "fixed")  # others may edit larkc meanwhile
+    problem = CORPUS / "l1_relu"
+    files = [problem / "wrong_unwritten.py", INVALID / "branch_on_size.py"]
+    first = list(larkc.verify_many(files, problem / "model.py", cache_dir=tmp_path))
+    assert [(r.status, r.exit_code, r.cached) for r in first] == [("FAILED", 1, False), ("ERROR", 2, False)]
+    assert first[1].error is not None and "unsupported branch on sizes" in first[1].error
+    again = list(larkc.verify_many(files, problem / "model.py", cache_dir=tmp_path))
+    assert [(r.status, r.cached) for r in again] == [("FAILED", True), ("ERROR", True)]
+    assert again[0].report == first[0].report
+
+
+def test_verify_batch_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    monkeypatch.setenv("LARKC_CACHE_DIR", str(tmp_path))
+    monkeypatch.chdir(CORPUS / "l1_relu")
+    code = main(["verify", "wrong_unwritten.py", str(INVALID / "host_helper_call.py"), "--reference", "model.py"])
+    assert code == 1  # a failed candidate outranks one that cannot be derived
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(d["candidate"], d["status"]) for d in lines] == [
+        ("wrong_unwritten.py", "FAILED"),
+        (str(INVALID / "host_helper_call.py"), "ERROR"),
+    ]
