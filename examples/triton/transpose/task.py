@@ -24,6 +24,7 @@ task = Task(
         "BLOCK_N": 8,
     },
     symbols=["m", "n"],
+    constraints=["m <= 32768", "n <= 32768"],
     instances=[{"m": 20, "n": 13}, {"m": 16, "n": 8}, {"m": 5, "n": 30}],
     grid=["cdiv(m, 16)", "cdiv(n, 8)"],
     block=[1],

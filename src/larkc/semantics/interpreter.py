@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import assert_never
 
@@ -131,6 +131,8 @@ from larkc.semantics.numerics import (
 )
 
 __all__ = [
+    "SCAN_STEP",
+    "CombineStep",
     "GlobalBuffer",
     "Interpreter",
     "KernelArg",
@@ -140,8 +142,11 @@ __all__ = [
     "StepLimitExceeded",
     "WriteLog",
     "bind_arguments",
+    "combine_step",
+    "combine_values",
     "kernel_of",
     "param_register",
+    "scan_values",
     "simulate",
 ]
 
@@ -1278,74 +1283,34 @@ class Interpreter:
                 assert_never(e.op)
 
     def _scan(self, e: Scan, v: torch.Tensor, ub: UndefinedOps) -> torch.Tensor:
-        """``e``'s running combination, left to right (from the right with ``reverse``), one binary
-        operation per step: the order of Triton's interpreter, and what a second value domain evaluates
-        through its own binary rule."""
+        """``e``'s running combination, one binary operation per step (:func:`scan_values`), through this
+        value domain's binary rule."""
         elem = _elem(e.type)
-        step = Binary(_SCAN_STEP[e.op], VarRef("acc", elem), VarRef("x", elem), elem, e.span)
-        dim = e.axis + 1
-        length = v.shape[dim]
-        outs: list[torch.Tensor] = [v.select(dim, 0)] * length
-        acc: torch.Tensor | None = None
-        for k in reversed(range(length)) if e.reverse else range(length):
-            x = v.select(dim, k)
+        op = Binary(SCAN_STEP[e.op], VarRef("acc", elem), VarRef("x", elem), elem, e.span)
+
+        def step(acc: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
             ub.span = e.span
-            acc = x if acc is None else self._binary(step, acc, x, ub)
-            outs[k] = acc
-        return torch.stack(broadcast(*outs), dim=dim)
+            return self._binary(op, acc, x, ub)
+
+        return scan_values(v, e.axis + 1, e.reverse, step)
 
     def _combine(self, e: Combine, args: list[torch.Tensor], ub: UndefinedOps) -> torch.Tensor:
-        """Component ``e.result`` of the left fold (or of every prefix of it, for a scan) of ``args``
-        along ``e.axis`` with the combine function: ``acc = x[0]``, ``acc = combine(acc, x[k])``."""
+        """Component ``e.result`` of the fold of ``args`` with the combine function (:func:`combine_values`),
+        its body evaluated by this value domain on whole slices in a frame of its own."""
         f = self.module.function(e.func)
         if f is None:
             raise SimulationError(f"combine with undefined function {e.func}", e.span)
-        dim = e.axis + 1
-        values = broadcast(*args)
-        length = values[0].shape[dim]
-        outs: list[torch.Tensor] = [values[e.result].select(dim, 0)] * length
-        acc: list[torch.Tensor] | None = None
-        for k in reversed(range(length)) if e.reverse else range(length):
-            xs = [v.select(dim, k) for v in values]
-            acc = xs if acc is None else self._combine_step(f, acc, xs, ub)
-            outs[k] = acc[e.result]
-        assert acc is not None  # blocks are never empty
-        match e.kind:
-            case CombineKind.REDUCE:
-                return acc[e.result]
-            case CombineKind.SCAN:
-                return torch.stack(broadcast(*outs), dim=dim)
-            case _:
-                assert_never(e.kind)
-
-    def _combine_step(
-        self, f: Function, acc: list[torch.Tensor], xs: list[torch.Tensor], ub: UndefinedOps
-    ) -> list[torch.Tensor]:
-        """``combine(acc, xs)``: the straight-line body of ``f`` (checked by the verifier) evaluated on
-        whole slices at once, every element of a slice being one application."""
-        n = len(acc)
         frame = _Frame(f, {}, {}, None)
-        for p, v in zip(f.params, [*acc, *xs], strict=True):
-            frame.vars[p.name] = v
-            frame.types[p.name] = p.type
+
+        def evaluate(x: Expr, env: dict[str, torch.Tensor]) -> torch.Tensor:
+            frame.vars = env
+            return self._eval(x, ub)
+
         self._frames.append(frame)
         try:
-            for st in f.body:
-                match st:
-                    case Decl():
-                        frame.types[st.name] = st.type
-                        if st.init is not None:
-                            frame.vars[st.name] = self._eval(st.init, ub)
-                        else:
-                            frame.vars[st.name] = poison(_elem(st.type), tuple(acc[0].shape))
-                    case Assign():
-                        frame.vars[st.name] = self._eval(st.value, ub)
-                    case _:
-                        raise SimulationError(f"combine function {f.name} is not straight-line code", st.span)
+            return combine_values(e, f, args, lambda acc, xs: combine_step(f, acc, xs, evaluate))
         finally:
             self._frames.pop()
-        results = [frame.vars[p.name] for p in f.params[:n]]
-        return broadcast(*results, *acc, *xs)[:n]  # a constant result has no thread or block dimensions
 
     def _dot(self, e: Dot, ub: UndefinedOps) -> torch.Tensor:
         a = self._eval(e.lhs, ub)
@@ -1366,12 +1331,82 @@ class Interpreter:
 
 
 #: The binary operator one step of a :class:`Scan` applies.
-_SCAN_STEP = {
+SCAN_STEP = {
     ReduceOp.SUM: BinaryOp.ADD,
     ReduceOp.PROD: BinaryOp.MUL,
     ReduceOp.MAX: BinaryOp.MAX,
     ReduceOp.MIN: BinaryOp.MIN,
 }
+
+
+def scan_values(
+    v: torch.Tensor, dim: int, reverse: bool, step: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+) -> torch.Tensor:
+    """The inclusive scan of ``v`` along ``dim``: ``acc = v[0]``, then ``acc = step(acc, v[k])`` for each
+    next ``k``, left to right (from the right with ``reverse``), each ``acc`` kept. The order of Triton's
+    interpreter, one step at a time, so that any value domain (concrete or symbolic) can supply ``step``."""
+    length = v.shape[dim]
+    outs: list[torch.Tensor] = [v.select(dim, 0)] * length
+    acc: torch.Tensor | None = None
+    for k in reversed(range(length)) if reverse else range(length):
+        x = v.select(dim, k)
+        acc = x if acc is None else step(acc, x)
+        outs[k] = acc
+    return torch.stack(broadcast(*outs), dim=dim)
+
+
+CombineStep = Callable[[list[torch.Tensor], list[torch.Tensor]], list[torch.Tensor]]
+
+
+def combine_values(e: Combine, f: Function, args: Sequence[torch.Tensor], step: CombineStep) -> torch.Tensor:
+    """The value of ``e`` given the values of its operands ``args`` (``[rows, *block shape]``) and the
+    combine function ``f`` applied by ``step(acc, xs)`` to whole slices: the left fold ``acc = x[0]``,
+    ``acc = combine(acc, x[k])`` along the axis (from the last element with ``reverse``); component
+    ``e.result`` of the final ``acc`` (a reduction) or of every ``acc`` (a scan)."""
+    dim = e.axis + 1
+    values = broadcast(*args)
+    length = values[0].shape[dim]
+    outs: list[torch.Tensor] = [values[e.result].select(dim, 0)] * length
+    acc: list[torch.Tensor] | None = None
+    for k in reversed(range(length)) if e.reverse else range(length):
+        xs = [v.select(dim, k) for v in values]
+        acc = xs if acc is None else step(acc, xs)
+        outs[k] = acc[e.result]
+    assert acc is not None  # blocks are never empty
+    match e.kind:
+        case CombineKind.REDUCE:
+            return acc[e.result]
+        case CombineKind.SCAN:
+            return torch.stack(broadcast(*outs), dim=dim)
+        case _:
+            assert_never(e.kind)
+
+
+def combine_step(
+    f: Function,
+    acc: list[torch.Tensor],
+    xs: list[torch.Tensor],
+    evaluate: Callable[[Expr, dict[str, torch.Tensor]], torch.Tensor],
+) -> list[torch.Tensor]:
+    """``f(acc, xs)`` for a combine function ``f`` (straight-line, checked by the verifier): its body run
+    over the environment of its parameters, each expression computed by ``evaluate(expr, env)`` on whole
+    slices (every element of a slice is one application); the new ``acc`` is what ``f`` leaves in its
+    first parameters."""
+    n = len(acc)
+    env = {p.name: v for p, v in zip(f.params, [*acc, *xs], strict=True)}
+    for st in f.body:
+        match st:
+            case Decl():
+                if st.init is not None:
+                    env[st.name] = evaluate(st.init, env)
+                else:
+                    env[st.name] = poison(_elem(st.type), tuple(acc[0].shape))
+            case Assign():
+                env[st.name] = evaluate(st.value, env)
+            case _:
+                raise SimulationError(f"combine function {f.name} is not straight-line code", st.span)
+    results = [env[p.name] for p in f.params[:n]]
+    return broadcast(*results, *acc, *xs)[:n]  # a constant result has no thread or block dimensions
 
 
 def _evaluated_operands(e: Expr) -> tuple[Expr, ...]:
