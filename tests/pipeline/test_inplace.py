@@ -191,3 +191,12 @@ def test_null_binds_only_pointers(tmp_path: Path) -> None:
 def test_emit_refuses_what_the_lowering_does_not_model(name: str, message: str, tmp_path: Path) -> None:
     with pytest.raises(UnsupportedError, match=message):
         emit(PIPELINES / name, tmp_path / "out")
+
+
+def test_verify_does_not_prove_equivalence_of_a_kernel_writing_its_input() -> None:
+    task = load_task(PIPELINES / "vector_add_bug_writes_input").with_instances([{"n": 300}])
+    report = larkc.verify(task)
+    eq = report.results[0]
+    assert eq.obligation.kind is ObligationKind.EQUIVALENCE and eq.status is Status.UNKNOWN
+    assert "the kernel writes input(s) the task does not declare in-place (x[0] changes)" in eq.detail
+    assert report.verdict is Verdict.UNKNOWN

@@ -123,10 +123,11 @@ def verify_task(
         # A Triton kernel whose specialisation depends on the shapes is lowered for each instance.
         mod, fn = (module, f) if not per_instance else _specialised(task, env)
         with tm.gc_paused():  # terms die by reference counting; collections would rescan them all
-            facts = _instance_facts(task, mod, fn, graph, env, budget)
+            facts, clobbered = _instance_facts(task, mod, fn, graph, env, budget)
             say(f"instance {k + 1}/{len(chosen)}: deciding {len(bounded_obs)} obligations")
             results = prove_instance(facts, bounded_obs, budget)
-            results = [_confirm(task, mod, r, env, replay_dir) for r in _inexact_scalars(task, fn, env, results)]
+            results = _inexact_scalars(task, fn, env, _input_writes(clobbered, env, results))
+            results = [_confirm(task, mod, r, env, replay_dir) for r in results]
             launch = facts.launch
             del facts
         runs.append((env, launch, time.perf_counter() - t0))
@@ -250,7 +251,8 @@ def _instance_facts(
     graph: object | None,
     env: dict[str, int],
     budget: Budget,
-) -> InstanceFacts:
+) -> tuple[InstanceFacts, list[str]]:
+    """The facts of one symbolic run, and the inputs (not in-place) it changed (see :func:`_written_inputs`)."""
     grid, block, shared = task.launch.concrete(env)
     launch = LaunchConfig(grid, block, shared)
     args = symbolic_args(task, f, env)
@@ -276,7 +278,52 @@ def _instance_facts(
             max_terms=budget.term_size,
         )
     facts = _facts(task, env, run, spec_terms, ranges)
-    return dataclasses.replace(facts, side_conditions=conditions.conditions)
+    return dataclasses.replace(facts, side_conditions=conditions.conditions), _written_inputs(task, run)
+
+
+def _written_inputs(task: Task, run: SymbolicRun) -> list[str]:
+    """``x[i]`` for each input the kernel changed that is not in-place (its first changed element).
+
+    An input element starts as the symbol ``elem(x, i)`` (a bool one as ``elem(x, i) != 0``); one that
+    ends as another term was written with another value. Only a task with a reference has inputs in
+    that sense (as for ``larkc run``'s ``input-write``)."""
+    if task.reference is None:
+        return []
+    found = []
+    for name, spec in task.inputs.items():
+        if name in task.inplace or name not in run.buffers:
+            continue
+        for i, v in enumerate(run.buffers[name]):
+            start: Term = tm.compare("!=", tm.elem(name, i), tm.ZERO) if spec.dtype.is_bool else tm.elem(name, i)
+            if v != start:
+                found.append(f"{name}[{i}]")
+                break
+    return found
+
+
+def _input_writes(
+    written: Sequence[str], env: Mapping[str, int], results: Sequence[ObligationResult]
+) -> list[ObligationResult]:
+    """Equivalence is not claimed for an instance where the kernel changes an input that is not in-place.
+
+    Its outputs may agree with the reference on the inputs as they were, but the kernel breaks the task's
+    contract (``input-write`` in ``larkc run``), which no obligation of ``larkc verify`` states yet: the
+    result is UNKNOWN with the reason rather than a proof."""
+    if not written:
+        return list(results)
+    from larkc.provers import Scope
+
+    reason = (
+        f"the kernel writes input(s) the task does not declare in-place ({', '.join(written)} changes): "
+        f"input-write, which larkc run reports and larkc verify has no obligation for yet"
+    )
+    launch = " ".join(r.scope.launches[0] for r in results[:1] if r.scope.launches)
+    return [
+        ObligationResult(r.obligation, Status.UNKNOWN, Scope.bounded([dict(env)], [launch]), "pipeline", reason)
+        if r.obligation.kind is ObligationKind.EQUIVALENCE and r.status is Status.PROVED
+        else r
+        for r in results
+    ]
 
 
 def symbolic_args(task: Task, f: Function, env: Mapping[str, int]) -> dict[str, SymbolicArg]:
