@@ -142,5 +142,6 @@ def parse_triton_task(
 
 def instance_independent(task: Task, instances: Sequence[Mapping[str, int]]) -> bool:
     """Whether every instance specialises the kernel the same way (one module serves them all)."""
-    seen = {repr(triton_arguments(task, i)[:2]) for i in instances}
+    config = specialisations(task)[0]  # the configuration parse_triton_task lowers by default
+    seen = {repr(triton_arguments(task, i, config)[:2]) for i in instances}
     return len(seen) == 1

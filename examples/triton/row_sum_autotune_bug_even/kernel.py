@@ -1,0 +1,29 @@
+"""Row sums in chunks of an autotuned BLOCK_N, unmasked when a heuristic finds the row length a multiple
+of 16 (EVEN_N), the smallest chunk: wrong for the configurations with larger chunks, which read past
+the end of rows of 48 elements. Only verifying every configuration catches it (the first is correct)."""
+
+import triton
+import triton.language as tl
+
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK_N": 16}, num_warps=1),
+        triton.Config({"BLOCK_N": 32}, num_warps=2),
+        triton.Config({"BLOCK_N": 64}, num_warps=4),
+    ],
+    key=["n_cols"],
+)
+@triton.heuristics({"EVEN_N": lambda args: args["n_cols"] % 16 == 0})
+@triton.jit
+def row_sum_kernel(x_ptr, out_ptr, stride, n_cols, BLOCK_N: tl.constexpr, EVEN_N: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_N):
+        cols = start + tl.arange(0, BLOCK_N)
+        if EVEN_N:
+            x = tl.load(x_ptr + row * stride + cols)
+        else:
+            x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+        acc += x
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
