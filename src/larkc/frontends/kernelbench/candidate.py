@@ -21,6 +21,7 @@ from pathlib import Path
 from larkc.errors import LarkcError, SourceCache, Span, Stage, UnsupportedError
 
 __all__ = [
+    "CallResult",
     "CudaText",
     "Extension",
     "ForwardCall",
@@ -53,19 +54,28 @@ class Extension:
 
 
 @dataclass(frozen=True, slots=True)
+class CallResult:
+    """An argument that is the result of an earlier extension call of forward (by its index)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
 class ForwardCall:
     """``self.ext.fn(a, b, self.alpha)`` in ``ModelNew.forward``: the extension, the function, and each
     argument as the forward parameter it passes (by index) or a constant."""
 
     extension: Extension
     function: str
-    arguments: tuple[int | float | bool | str, ...]  # str: a forward parameter's name
+    arguments: tuple[int | float | bool | str | CallResult, ...]  # str: a forward parameter's name
     span: Span
 
 
 @dataclass
 class ModelNewFile:
-    """What ``ModelNew`` does: the forward parameters (after ``self``) and the extension calls it makes."""
+    """What ``ModelNew`` does: the forward parameters (after ``self``), the extension calls it makes in
+    order (each on forward's arguments, constants and earlier calls' results), and the call whose result
+    forward returns (the last)."""
 
     path: Path
     params: list[str] = field(default_factory=list)
@@ -275,10 +285,10 @@ def _read_forward(
 ) -> None:
     path, source = module.path, module.source
     locals_: dict[str, str] = {p: p for p in out.params}  # local name -> the forward parameter it is
-    results: set[str] = set()
+    results: dict[str, int] = {}  # local name -> the call whose result it holds
     body = [s for s in forward.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
 
-    def argument(a: ast.expr) -> int | float | bool | str:
+    def argument(a: ast.expr) -> int | float | bool | str | CallResult:
         while isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr in ("contiguous", "cuda"):
             if a.args or a.keywords:
                 break
@@ -287,7 +297,7 @@ def _read_forward(
             case ast.Name(id=name) if name in locals_:
                 return locals_[name]
             case ast.Name(id=name) if name in results:
-                raise _unsupported(path, "call on the result of another CUDA call (several launches)", a, source)
+                return CallResult(results[name])
             case ast.Attribute(value=ast.Name(id="self"), attr=attr) if attr in attributes:
                 v = attributes[attr]
                 if isinstance(v, int | float | bool):
@@ -319,7 +329,7 @@ def _read_forward(
             call = extension_call(stmt.value)
             if call is not None:
                 out.calls.append(call)
-                results.add(name)
+                results[name] = len(out.calls) - 1
                 locals_.pop(name, None)
                 continue
             try:
@@ -330,13 +340,18 @@ def _read_forward(
                 ) from None
             if isinstance(src, str):
                 locals_[name] = src
+                results.pop(name, None)
+                continue
+            if isinstance(src, CallResult):
+                results[name] = src.index
+                locals_.pop(name, None)
                 continue
         if isinstance(stmt, ast.Return) and stmt.value is not None:
             call = extension_call(stmt.value)
             if call is not None:
                 out.calls.append(call)
                 return
-            if isinstance(stmt.value, ast.Name) and stmt.value.id in results and len(out.calls) == 1:
+            if isinstance(stmt.value, ast.Name) and results.get(stmt.value.id) == len(out.calls) - 1:
                 return
         raise _unsupported(path, "statement in ModelNew.forward (expected calls of the CUDA extension)", stmt, source)
     raise LarkcError("ModelNew.forward returns nothing", _span(path, forward), stage=Stage.FRONTEND)

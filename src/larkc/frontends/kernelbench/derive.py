@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import tree_sitter as ts
 import tree_sitter_cuda
@@ -24,10 +25,10 @@ import tree_sitter_cuda
 from larkc.errors import LarkcError, SourceCache, Span, Stage, UnsupportedError
 from larkc.frontends.cuda.preprocess import preprocess
 from larkc.frontends.cuda.syntax import node_text
-from larkc.frontends.kernelbench.candidate import CudaText, ForwardCall, input_dim_names, read_model_new
+from larkc.frontends.kernelbench.candidate import CallResult, CudaText, ForwardCall, input_dim_names, read_model_new
 from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
 from larkc.ir.types import ScalarType
-from larkc.tasks import Binding, BufferArg, ScalarArg, ShapeArg, Task, TensorSpec, parse_dtype
+from larkc.tasks import BufferArg, KernelLaunch, ScalarArg, ShapeArg, Task, TensorSpec, parse_dtype
 from larkc.tasks.shape_expr import ShapeCmp, ShapeExpr, ShapeSym, evaluate
 
 __all__ = [
@@ -185,12 +186,12 @@ def derive_task(
     path = Path(model_new)
     ref_path = Path(reference)
     candidate = read_model_new(path, init_args)
-    if len(candidate.calls) != 1:
-        second = candidate.calls[1] if len(candidate.calls) > 1 else None
-        if second is not None:
-            raise UnsupportedError("several CUDA calls in ModelNew.forward", "several launches", second.span)
+    if not candidate.calls:
         raise LarkcError("ModelNew.forward calls no CUDA function", stage=Stage.FRONTEND)
     call = candidate.calls[0]
+    for other in candidate.calls[1:]:
+        if other.extension != call.extension:
+            raise UnsupportedError("call of a second load_inline extension", other.function, other.span)
     text, aligned = _cuda_file_text(call.extension.cuda)
     digest = hashlib.sha256(f"{path.resolve()}\0{text}".encode()).hexdigest()[:16]
     target = Path(cuda_file) if cuda_file is not None else cache_root() / "kernelbench" / digest / f"{path.stem}.cu"
@@ -208,20 +209,12 @@ def derive_task(
         end = (node.end_point.row, node.end_point.column)
         return pp.source_map.span_of_points(start, end)
 
-    found = host_function(tree.root_node, call.function)
-    if found is None:
-        raise LarkcError(
-            f"{call.function} is not defined in the CUDA source of {call.extension.variable}",
-            call.span,
-            stage=Stage.FRONTEND,
-        )
-    fn, params = found
     symbols = _symbol_names(problem, ref_path)
     tensors = [p for p in problem if p.shape is not None]
     if len(tensors) != len(problem):
-        other = next(p for p in problem if p.shape is None)
+        extra = next(p for p in problem if p.shape is None)
         raise LarkcError(
-            f"get_inputs() returns a non-tensor value for {other.name} ({other.value!r}): not supported yet",
+            f"get_inputs() returns a non-tensor value for {extra.name} ({extra.value!r}): not supported yet",
             Span(str(ref_path), 1, 1, 1, 2),
             stage=Stage.FRONTEND,
         )
@@ -229,8 +222,28 @@ def derive_task(
         p.name: HostTensor(p.name, tuple(ShapeSym(s) for s in dims), p.dtype or "f32")
         for p, dims in zip(tensors, symbols, strict=True)
     }
-    arguments = _host_arguments(call, candidate.params, [p.name for p in problem], params, host_inputs, span, fn)
-    result = evaluate_host(tree.root_node, fn, span, arguments)
+    result = HostResult()
+    returned: list[HostTensor] = []
+    fn: ts.Node | None = None
+    for i, c in enumerate(candidate.calls):
+        found = host_function(tree.root_node, c.function)
+        if found is None:
+            raise LarkcError(
+                f"{c.function} is not defined in the CUDA source of {c.extension.variable}",
+                c.span,
+                stage=Stage.FRONTEND,
+            )
+        fn, params = found
+        arguments = _host_arguments(c, candidate.params, [p.name for p in problem], params, host_inputs, returned, i)
+        one = evaluate_host(tree.root_node, fn, span, arguments, prefix=f"c{i}_" if len(candidate.calls) > 1 else "")
+        result.launches += one.launches
+        result.allocated.update(one.allocated)
+        result.constraints += one.constraints
+        if len(one.returned) != 1 and i < len(candidate.calls) - 1:
+            raise UnsupportedError("call returning several tensors before the last call", c.function, c.span)
+        returned = one.returned
+    result.returned = returned
+    assert fn is not None
     given = {s: v for p, dims in zip(tensors, symbols, strict=True) for s, v in zip(dims, p.shape or (), strict=True)}
     task = _task(path, ref_path, target, host_inputs, result, given, span, fn)
     return DerivedCandidate(task, path, target, aligned, given)
@@ -242,9 +255,11 @@ def _host_arguments(
     input_names: Sequence[str],
     params: Sequence[tuple[str, str, ts.Node]],
     inputs: Mapping[str, HostTensor],
-    span: object,
-    fn: ts.Node,
+    previous: Sequence[HostTensor],
+    index: int,
 ) -> dict[str, HostTensor | float | int | bool]:
+    """The host function's parameters by name: forward's tensors as the problem's inputs, results of
+    earlier calls (``previous``: the result of call ``index - 1``) and constants."""
     if len(call.arguments) != len(params):
         raise LarkcError(
             f"{call.function} takes {len(params)} arguments, ModelNew.forward passes {len(call.arguments)}",
@@ -254,14 +269,19 @@ def _host_arguments(
     out: dict[str, HostTensor | float | int | bool] = {}
     for (pname, ptype, _node), arg in zip(params, call.arguments, strict=True):
         base = ptype.replace("const ", "").replace("&", "").strip()
-        if isinstance(arg, str):
+        if isinstance(arg, str | CallResult) and base not in _TENSOR_TYPES:
+            raise LarkcError(f"a tensor passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND)
+        if isinstance(arg, CallResult):
+            if len(previous) != 1 or arg.index != index - 1:
+                raise UnsupportedError(
+                    "argument that is not the previous call's result", f"{call.function}({pname})", call.span
+                )
+            out[pname] = previous[0]
+        elif isinstance(arg, str):
             index = list(forward_params).index(arg)
-            if index >= len(input_names) or base not in _TENSOR_TYPES:
+            if index >= len(input_names):
                 raise LarkcError(
-                    f"argument {arg} of {call.function} is no input tensor of the problem"
-                    f" (parameter {pname} has type {ptype})",
-                    call.span,
-                    stage=Stage.FRONTEND,
+                    f"argument {arg} of {call.function} is no input of the problem", call.span, stage=Stage.FRONTEND
                 )
             out[pname] = inputs[input_names[index]]
         elif base in _TENSOR_TYPES:
@@ -282,23 +302,19 @@ def _task(
     inputs: Mapping[str, HostTensor],
     result: HostResult,
     given: dict[str, int],
-    span: object,
+    span: Callable[[ts.Node], Span],
     fn: ts.Node,
 ) -> Task:
     if not result.launches:
         raise LarkcError(
             f"the host function {node_text(fn.child_by_field_name('declarator')).split('(')[0]} launches no kernel",
-            span(fn),  # type: ignore[operator]
+            span(fn),
             stage=Stage.FRONTEND,
         )
-    if len(result.launches) > 1:
-        second = result.launches[1]
-        raise UnsupportedError("several launches in one host function", second.kernel, second.span)
-    launch: HostLaunch = result.launches[0]
     names: dict[str, str] = {}
     returned = [t.name for t in result.returned]
     if len(set(returned)) != len(returned):
-        raise LarkcError("the host function returns one tensor twice", launch.span, stage=Stage.FRONTEND)
+        raise LarkcError("the host function returns one tensor twice", span(fn), stage=Stage.FRONTEND)
     for i, t in enumerate(result.returned):
         names[t.name] = "out" if len(returned) == 1 else f"out{i}"
     for k in result.allocated:
@@ -313,6 +329,45 @@ def _task(
         for k, (t, init) in result.allocated.items()
         if k not in returned
     }
+    launches = [_kernel_launch(launch, names) for launch in result.launches]
+    shapes = [t.shape for t in inputs.values()]
+    shapes += [t.shape for t, _ in result.allocated.values()]
+    instances = _instances(given, shapes, result.constraints)
+    if not instances:
+        raise LarkcError(
+            "the checks of the host function fail on the problem's shape",
+            result.launches[0].span,
+            stage=Stage.FRONTEND,
+        )
+    bounds = {s: max([given[s], *(inst[s] for inst in instances)]) for s in given}
+    checks = [c for c in result.constraints if not (isinstance(c, ShapeCmp) and c.lhs == c.rhs)]  # K == K
+    constraints = [show(c) for c in checks] + [f"{s} <= {b}" for s, b in bounds.items()]
+    common: dict[str, Any] = {
+        "name": path.parent.name if path.stem == "model_new" else path.stem,
+        "source": source,
+        "reference": str(reference),
+        "inputs": {k: TensorSpec(t.shape, _dtype(t.dtype)) for k, t in inputs.items()},
+        "outputs": outputs,
+        "scratch": scratch,
+        "symbols": list(given),
+        "constraints": constraints,
+        "instances": instances,
+    }
+    if len(launches) > 1:
+        return Task(launches=launches, **common)
+    one = launches[0]
+    return Task(
+        kernel=one.kernel,
+        template_args=one.template_args,
+        bindings=one.bindings,
+        grid=one.grid,
+        block=one.block,
+        shared_bytes=one.shared_bytes,
+        **common,
+    )
+
+
+def _kernel_launch(launch: HostLaunch, names: Mapping[str, str]) -> KernelLaunch:
     bindings: dict[str, BufferArg | ShapeArg | ScalarArg] = {}
     for param, (kind, value) in launch.arguments.items():
         match kind:
@@ -323,33 +378,13 @@ def _task(
                 bindings[param] = ShapeArg(show(value))  # type: ignore[arg-type]
             case "scalar":
                 bindings[param] = ScalarArg(value)  # type: ignore[arg-type]
-    shapes = [t.shape for t in inputs.values()]
-    shapes += [t.shape for t, _ in result.allocated.values()]
-    instances = _instances(given, shapes, result.constraints)
-    if not instances:
-        raise LarkcError(
-            "the checks of the host function fail on the problem's shape", launch.span, stage=Stage.FRONTEND
-        )
-    bounds = {s: max([given[s], *(inst[s] for inst in instances)]) for s in given}
-    checks = [c for c in result.constraints if not (isinstance(c, ShapeCmp) and c.lhs == c.rhs)]  # K == K
-    constraints = [show(c) for c in checks] + [f"{s} <= {b}" for s, b in bounds.items()]
-    kernel = launch.kernel
-    return Task(
-        name=path.parent.name if path.stem == "model_new" else path.stem,
-        source=source,
-        kernel=kernel,
+    return KernelLaunch(
+        kernel=launch.kernel,
         template_args=launch.template_args,
-        reference=str(reference),
-        inputs={k: TensorSpec(t.shape, _dtype(t.dtype)) for k, t in inputs.items()},
-        outputs=outputs,
-        scratch=scratch,
-        bindings=bindings,
-        symbols=list(given),
-        constraints=constraints,
-        instances=instances,
         grid=[show(d) for d in launch.grid],
         block=[show(d) for d in launch.block],
         shared_bytes=show(launch.shared_bytes),
+        bindings=bindings,
     )
 
 
@@ -374,7 +409,7 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
             items.append(f"{k!r}: (({shape}{',' if len(spec.shape) == 1 else ''}), {str(spec.dtype)!r}{init})")
         return "{" + ", ".join(items) + "}"
 
-    def binding(b: Binding) -> str:
+    def binding(b: object) -> str:
         match b:
             case BufferArg(name):
                 return f"BufferArg({name!r})"
@@ -395,15 +430,14 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
         else "The CUDA file holds the extension's CUDA source.",
         '"""',
         "",
-        "from larkc import BufferArg, ScalarArg, ShapeArg, Task",
+        "from larkc.tasks import BufferArg, "
+        + ("KernelLaunch, " if len(t.launches) > 1 else "")
+        + "ScalarArg, ShapeArg, Task",
         "",
         "task = Task(",
         f"    name={t.name!r},",
         f"    source={rel(t.source)!r},",
-        f"    kernel={t.kernel!r},",
     ]
-    if t.template_args:
-        lines.append(f"    template_args={tuple(t.template_args)!r},")
     lines += [
         f"    reference={rel(str(t.reference))!r},",
         f"    inputs={tensors(t.inputs)},",
@@ -411,13 +445,29 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
     ]
     if t.scratch:
         lines.append(f"    scratch={tensors(t.scratch)},")
-    lines.append("    bindings={")
-    lines += [f"        {k!r}: {binding(b)}," for k, b in t.bindings.items()]
+
+    def launch_lines(x: KernelLaunch, indent: str) -> list[str]:
+        out = [f"{indent}kernel={x.kernel!r},"]
+        if x.template_args:
+            out.append(f"{indent}template_args={tuple(x.template_args)!r},")
+        out.append(f"{indent}bindings={{")
+        out += [f"{indent}    {k!r}: {binding(b)}," for k, b in x.bindings.items()]
+        out += [
+            f"{indent}}},",
+            f"{indent}grid={[show(d) for d in x.grid]!r},",
+            f"{indent}block={[show(d) for d in x.block]!r},",
+            f"{indent}shared_bytes={show(x.shared_bytes)!r},",
+        ]
+        return out
+
+    if len(t.launches) == 1:
+        lines += launch_lines(t.launches[0], "    ")
+    else:
+        lines.append("    launches=[")
+        for x in t.launches:
+            lines += ["        KernelLaunch(", *launch_lines(x, "            "), "        ),"]
+        lines.append("    ],")
     lines += [
-        "    },",
-        f"    grid={[show(d) for d in t.grid]!r},",
-        f"    block={[show(d) for d in t.block]!r},",
-        f"    shared_bytes={show(t.shared_bytes)!r},",
         f"    symbols={list(t.symbols)!r},",
         f"    constraints={[show(c) for c in t.constraints]!r},",
         f"    instances={[dict(i) for i in t.instances]!r},",

@@ -369,6 +369,7 @@ class _Evaluator:
                     self.env[k] = _Float(v)
         self.result = HostResult()
         self.done = False
+        self.prefix = ""
 
     def unsupported(self, what: str, node: ts.Node) -> LarkcError:
         return UnsupportedError(what, node_text(node), self.span(node), stage=Stage.FRONTEND)
@@ -916,7 +917,7 @@ class _Evaluator:
                 if not isinstance(opt, _Dtype):
                     raise self.unsupported("tensor options", args[1])
                 dtype = opt.dtype or "f32"
-        name = f"out{len(self.result.allocated)}"
+        name = f"{self.prefix}out{len(self.result.allocated)}"
         tensor = HostTensor(name, shape, dtype)
         self.result.allocated[name] = (tensor, init)
         return tensor
@@ -937,11 +938,13 @@ def evaluate_host(
     function: ts.Node,
     span: Callable[[ts.Node], Span],
     arguments: dict[str, HostTensor | float | int | bool],
+    prefix: str = "",
 ) -> HostResult:
     """Run host function ``function`` (a definition under ``root``) abstractly on ``arguments`` (its
-    parameters by name: task tensors or constants) and return what it launches, allocates and returns;
-    ``span`` locates a syntax node in the user's file."""
+    parameters by name: task tensors or constants) and return what it launches, allocates (named
+    ``<prefix>out<k>``) and returns; ``span`` locates a syntax node in the user's file."""
     ev = _Evaluator(root, span, arguments)
+    ev.prefix = prefix
     body = function.child_by_field_name("body")
     if body is None:
         raise ev.unsupported("host function without a body", function)
