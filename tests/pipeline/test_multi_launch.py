@@ -135,3 +135,10 @@ def test_emit_of_several_launches_is_unsupported(tmp_path: Path) -> None:
     assert "unsupported task of several launches in larkc emit: block_partial_sums, sum_partials" in text
     assert info.value.span is not None and info.value.span.line == 15  # launches=( in the task file
     assert not (tmp_path / "out").exists()
+
+
+def test_parse_of_several_launches_holds_every_kernel_once() -> None:
+    module = larkc.parse(PIPELINES / "two_pass_sum")
+    assert [f.name for f in module.functions] == ["block_sum", "block_partial_sums", "sum_partials"]
+    with pytest.raises(LarkcError, match="has 2 launches: change them with launches="):
+        larkc.parse(PIPELINES / "two_pass_sum", template_args=["float"])
