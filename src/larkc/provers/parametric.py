@@ -247,7 +247,11 @@ class _Analysis:
         for p in fn.params:
             b = task.binding(p.name)
             if isinstance(b, BufferArg):
-                ro = isinstance(p.type, PointerType) and p.type.const and trusted_const
+                # Triton has no const pointers: a tensor with a declared value range is taken as read-only,
+                # and a write to it, or an access the executor cannot attribute, makes the results UNKNOWN
+                # (_check_ranges)
+                const = isinstance(p.type, PointerType) and p.type.const and trusted_const
+                ro = const or self.block_level
                 writers[b.name] = writers.get(b.name, False) or not ro
         regions: dict[str, Region] = {}
         values: dict[str, Value] = {}
@@ -351,6 +355,11 @@ class _Analysis:
         return IntV(v, t)
 
     def _check_ranges(self) -> None:
+        if self.block_level and any(a.region.value_range is not None for a in self.trace.accesses):
+            lost = [i for i in self.trace.issues if i.reason.startswith("cannot tell which buffer")]
+            for i in lost:
+                reason = f"value ranges of tensors are assumed read-only, but an access is not attributed: {i.reason}"
+                self.trace.issues.append(Issue(ALL_SAFETY, reason, i.span))
         for a in self.trace.accesses:
             if a.kind is not AccessKind.READ and a.region.value_range is not None:
                 self.trace.issues.append(
