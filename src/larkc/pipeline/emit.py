@@ -93,6 +93,7 @@ def _lean_scalar(t_is_float: bool, value: int | float | bool) -> str:
 def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
     """Generate the Lean project of ``task`` (``out_dir`` only decides the library's relative path)."""
     from larkc.frontends import parse_task
+    from larkc.ir.nodes import Level
     from larkc.ir.phases import phase_form
     from larkc.ir.types import PointerType, ScalarType
     from larkc.lower.kernel import lower_kernel
@@ -172,9 +173,13 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
         constraints = lean_shape_prop(ShapeBool(BoolOp.AND, tuple(task.constraints)))
     else:
         constraints = "True"
-    constraints = " ∧ ".join([*(f"1 ≤ {s}" for s in symbols), constraints])
+    pins = _specialisation_pins(task)
+    constraints = " ∧ ".join(
+        [*(f"1 ≤ {s}" for s in symbols), constraints, *(f"({lean_shape(e)} = {v})" for _, e, v in pins)]
+    )
+    covered = [inst for inst in task.instances if all(evaluate(e, dict(inst)) == v for _, e, v in pins)]
     instances: list[dict[str, object]] = []
-    for k, inst in enumerate(task.instances):
+    for k, inst in enumerate(covered):
         values = {s: int(inst[s]) for s in symbols}
         instances.append(
             {
@@ -182,11 +187,11 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
                 "doc": ", ".join(f"{s} = {v}" for s, v in values.items()) or "(no symbols)",
                 "args": "".join(f" {values[s]}" for s in symbols),
                 "kargs": "".join(f" {values[s]}" for s in symbols) + (" ninf" if kernel.sentinel else ""),
-                "tactic": "norm_num [Constraints]",
+                "tactic": "norm_num [Constraints]" if not pins else _PINNED_TACTIC,
             }
         )
     _check_instances(task, task.constraints)
-    for inst_ctx, inst in zip(instances, task.instances, strict=True):
+    for inst_ctx, inst in zip(instances, covered, strict=True):
         values = {s: int(inst[s]) for s in symbols}
         inst_ctx["spec_inputs"] = spec_inputs.format(
             **{n: _shape_text(task.tensors[n].shape, values) for n, _ in spec.inputs}
@@ -232,6 +237,14 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
         "grid_doc": " x ".join(str(d) for d in task.launch.grid),
         "block_doc": " x ".join(str(d) for d in task.launch.block),
         "threads_doc": "the",
+        "block_level": f.level is Level.BLOCK,
+        "configs": _autotune_note(task),
+        "pins": [f"`{name} = {v}`" for name, _, v in pins],
+        "uncovered": [
+            ", ".join(f"{k} = {int(v)}" for k, v in inst.items() if k in symbols)
+            for inst in task.instances
+            if inst not in covered
+        ],
         "globals": kernel.globals,
         "shared": kernel.shared,
         "registers": kernel.registers,
@@ -256,6 +269,65 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
         (f"{mod}/Theorems.lean", templates.get_template("Theorems.lean.j2").render(ctx)),
     ]
     return EmittedProject(task.name, mod, tuple(files))
+
+
+#: Instance constraints that pin a constexpr, such as ``Larkc.nextPow2 50 = 64``, by evaluation.
+_PINNED_TACTIC = (
+    "first | (norm_num [Constraints, Larkc.nextPow2, Larkc.nextPow2Aux]; done) | (unfold Constraints; decide)"
+)
+
+
+def _specialisation_pins(task: Task) -> list[tuple[str, ShapeExpr, int]]:
+    """For a Triton kernel specialised per shape instance (:func:`~larkc.frontends.specialised_per_instance`):
+    each shape-dependent constexpr with the value of the task's first instance, whose specialisation is
+    the one emitted (``(name, shape expression, value)``). The theorems are stated for the sizes where
+    these hold, since the kernel differs elsewhere. Empty for every other task."""
+    from larkc.frontends import specialised_per_instance
+    from larkc.frontends.triton.task import specialisations, triton_arguments
+
+    if not specialised_per_instance(task):
+        return []
+    config = specialisations(task)[0]
+    _, values, _ = triton_arguments(task, task.instances[0], config)
+    pins: list[tuple[str, ShapeExpr, int]] = []
+    for name, value in sorted(values.items()):
+        b = task.binding(name)
+        if isinstance(b, ShapeArg) and isinstance(value, int) and _has_symbol(b.expr):
+            pins.append((name, b.expr, value))
+    first = repr(values)
+    for inst in task.instances:
+        pinned = all(evaluate(e, dict(inst)) == v for _, e, v in pins)
+        if pinned and repr(triton_arguments(task, inst, config)[1]) != first:
+            raise TaskError(
+                f"task {task.name}: the kernel's specialisation depends on the shapes beyond its constexpr "
+                "bindings (heuristics): `larkc emit` cannot state one theorem for it"
+            )
+    return pins
+
+
+def _autotune_note(task: Task) -> str:
+    """For an autotuned Triton kernel (several configurations), the configuration the project is about
+    (the first, which :func:`~larkc.frontends.parse_task` lowers); empty otherwise."""
+    if task.language != "triton":
+        return ""
+    from larkc.frontends.triton.task import specialisations
+
+    configs = specialisations(task)
+    if len(configs) < 2:
+        return ""
+    return ", ".join(f"{k} = {v}" for k, v in sorted(configs[0].items()))
+
+
+def _has_symbol(e: ShapeExpr) -> bool:
+    match e:
+        case ShapeSym():
+            return True
+        case ShapeArith(_, lhs, rhs):
+            return _has_symbol(lhs) or _has_symbol(rhs)
+        case ShapeCall(_, args):
+            return any(_has_symbol(a) for a in args)
+        case _:
+            return False
 
 
 def _substitute(e: ShapeExpr, values: Mapping[str, int]) -> ShapeExpr:

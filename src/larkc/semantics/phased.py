@@ -42,7 +42,6 @@ from larkc.ir.nodes import (
     Cast,
     CastKind,
     Combine,
-    CombineKind,
     Const,
     Continue,
     Decl,
@@ -79,7 +78,15 @@ from larkc.ir.nodes import (
 )
 from larkc.ir.phases import Phase, PhaseForm, PhaseItem, PhaseLoop, const_int
 from larkc.ir.types import BOOL, I64, AddressSpace, BlockType, PointerType, ScalarType, Type, VectorType, size_of
-from larkc.semantics.interpreter import GlobalBuffer, KernelArg, param_register
+from larkc.semantics.interpreter import (
+    SCAN_STEP,
+    GlobalBuffer,
+    KernelArg,
+    combine_step,
+    combine_values,
+    param_register,
+    scan_values,
+)
 from larkc.semantics.memory import wrapping_step
 from larkc.semantics.numerics import (
     UndefinedOps,
@@ -87,7 +94,6 @@ from larkc.semantics.numerics import (
     apply_math,
     apply_unary,
     bitcast_value,
-    broadcast,
     convert_value,
     from_mem,
     mem_dtype,
@@ -332,43 +338,29 @@ class _Executor:
             case Permute(operand, perm):
                 return self.eval(th, operand).permute(0, *(p + 1 for p in perm))
             case Scan(op, operand, axis, reverse):
-                step = _SCAN_STEP[op]
-                t = _elem(e.type)
+                step, elem_t = SCAN_STEP[op], _elem(e.type)
                 ub = UndefinedOps(torch.ones(1, dtype=torch.bool))
-                return self.fold(
-                    [self.eval(th, operand)], axis + 1, reverse, lambda a, x: [apply_binary(step, a[0], x[0], t, ub)]
-                )[0]
-            case Combine(kind, func, args, result, axis, reverse):
+                return scan_values(
+                    self.eval(th, operand), axis + 1, reverse, lambda a, x: apply_binary(step, a, x, elem_t, ub)
+                )
+            case Combine(func=func, args=args):
                 f = self.form.combiners[func]
-                values = broadcast(*(self.eval(th, a) for a in args))
-                scan = self.fold(values, axis + 1, reverse, lambda a, x: self.combine_step(th, f, a, x))
-                if kind is CombineKind.SCAN:
-                    return scan[result]
-                k = values[0].shape[axis + 1] - 1 if not reverse else 0
-                return scan[result].select(axis + 1, k)
+                values = [self.eval(th, a) for a in args]
+                return combine_values(e, f, values, lambda a, x: self.combine_step(th, f, a, x))
             case Dot(lhs, rhs, acc, t):
                 return self.dot(th, lhs, rhs, acc, t)
             case _:
                 raise UnsupportedError("expression", type(e).__name__, e.span, stage=Stage.LOWER)
 
-    @staticmethod
-    def fold(values: list[torch.Tensor], dim: int, reverse: bool, step: Any) -> list[torch.Tensor]:
-        """The running left folds (inclusive scans) of ``values`` along ``dim`` with ``step(acc, x)``,
-        one step per element in order (from the last element with ``reverse``), as the simulator does."""
-        length = values[0].shape[dim]
-        outs: list[list[torch.Tensor]] = [[v.select(dim, 0) for v in values]] * length
-        acc: list[torch.Tensor] | None = None
-        for k in reversed(range(length)) if reverse else range(length):
-            x = [v.select(dim, k) for v in values]
-            acc = x if acc is None else step(acc, x)
-            outs[k] = acc
-        return [torch.stack(broadcast(*(o[j] for o in outs)), dim=dim) for j in range(len(values))]
-
     def combine_step(self, th: _Thread, f: Function, acc: list[torch.Tensor], xs: list[torch.Tensor]) -> list[Any]:
         """``f(acc, xs)``: the straight-line body of a combine function on whole slices."""
-        frame = _Thread(th.block, th.tid, th.coords, dict(zip((p.name for p in f.params), [*acc, *xs], strict=True)))
-        self.stmts(frame, f.body)
-        return broadcast(*(frame.env[p.name] for p in f.params[: len(acc)]), *acc)[: len(acc)]
+
+        def evaluate(e: Expr, env: dict[str, torch.Tensor]) -> torch.Tensor:
+            frame = _Thread(th.block, th.tid, th.coords, dict(env))
+            out: torch.Tensor = self.eval(frame, e)
+            return out
+
+        return combine_step(f, acc, xs, evaluate)
 
     def dot(self, th: _Thread, lhs: Expr, rhs: Expr, acc: Expr | None, t: BlockType) -> torch.Tensor:
         out_t = _elem(t)
@@ -747,15 +739,6 @@ class _Executor:
             data = torch.frombuffer(bytearray(self.mem[key]), dtype=torch.uint8).clone()
             self.out.buffers[name] = data.view(like.dtype).reshape(like.shape)
         return self.out
-
-
-#: The binary operator one step of a :class:`~larkc.ir.nodes.Scan` applies.
-_SCAN_STEP: Mapping[ReduceOp, BinaryOp] = {
-    ReduceOp.SUM: BinaryOp.ADD,
-    ReduceOp.PROD: BinaryOp.MUL,
-    ReduceOp.MAX: BinaryOp.MAX,
-    ReduceOp.MIN: BinaryOp.MIN,
-}
 
 
 def _pointee(t: Type) -> Type:
