@@ -585,3 +585,127 @@ def test_fp8_specializations_do_not_stop_the_ones_a_kernel_uses(cuda: Cuda, tmp_
     with pytest.raises(LarkcError) as info:
         parse_source(path, kernel="fp8_kernel")
     assert "34:9: error: unsupported fp8 type" in str(info.value)
+
+
+# -- exllamav2's matrix_view.cuh: structs with members of different types as local objects ----------
+
+MATRIX_VIEW = """
+#include <cuda_fp16.h>
+class MatrixView_half
+{
+public:
+    const half* data;
+    const int height;
+    const int width;
+
+    __device__ __forceinline__ MatrixView_half(const half* data, const int height, const int width)
+        : data(data), height(height), width(width)
+    { }
+
+    __device__ __forceinline__ half item(int row, int column) const { return data[row * width + column]; }
+    __device__ __forceinline__ half2 item_half2(int row, int column) const
+    {
+        return ((half2*)data)[(row * width + column) / 2];
+    }
+    __device__ __forceinline__ const half* item_ptr(int row, int column) const { return &data[row * width + column]; }
+
+    __device__ __forceinline__ void item4_f(float (&items)[4], int row, int column) const
+    {
+        half2* ptr = (half2*)item_ptr(row, column);
+        half2 i01 = ptr[0];
+        half2 i23 = ptr[1];
+        items[0] = __half2float(__low2half(i01));
+        items[1] = __half2float(__high2half(i01));
+        items[2] = __half2float(__low2half(i23));
+        items[3] = __half2float(__high2half(i23));
+    }
+};
+
+class MatrixView_half_rw
+{
+public:
+    half* data;
+    const int height;
+    const int width;
+
+    __device__ __forceinline__ MatrixView_half_rw(half* data, const int height, const int width)
+        : data(data), height(height), width(width)
+    { }
+
+    __device__ __forceinline__ half* item_ptr(int row, int column) { return &data[row * width + column]; }
+    __device__ __forceinline__ void set_half2(int row, int column, half2 value)
+    {
+        ((half2*)data)[(row * width + column) / 2] = value;
+    }
+};
+
+const int MAX_ROWS = 32768;
+
+__global__ void view_kernel(half* __restrict__ dest, const half* __restrict__ source, const int height, const int width)
+{
+    MatrixView_half_rw dest_(dest, MAX_ROWS, width);
+    MatrixView_half source_(source, 1, width);
+    int offset_x = threadIdx.x * 4;
+    if (offset_x >= width) return;
+    half2 v = source_.item_half2(0, offset_x);
+    float f[4];
+    source_.item4_f(f, 0, offset_x);
+    for (int y = 0; y < height; ++y)
+    {
+        half2* ptr = (half2*) dest_.item_ptr(y, offset_x);
+        *ptr = __hadd2(v, *ptr);
+        half2 w = __lowhigh2highlow(__floats2half2_rn(f[2], f[3]));
+        dest_.set_half2(y, offset_x + 2, __hmul2(w, h2rcp(__float2half2_rn(2.f))));
+    }
+    if (threadIdx.x == 0 && source_.height == 1) dest[0] = __int2half_rn(__half2int_rn(source_.item(0, 1)));
+}
+"""
+
+
+def test_structs_with_members_of_different_types_as_local_objects(cuda: Cuda) -> None:
+    height, width = 3, 16
+    dest = (torch.randn(height, width) * 8).round().to(torch.float16)
+    source = (torch.randn(width) * 8).round().to(torch.float16)
+    r = cuda.run(
+        MATRIX_VIEW,
+        "view_kernel",
+        block=4,
+        buffers={"dest": dest.flatten().clone(), "source": source.clone()},
+        scalars={"height": height, "width": width},
+    )
+    assert r.ok, r.diagnoses
+    want = dest.float().clone()
+    s = source.float()
+    for x in range(0, width, 4):
+        want[:, x : x + 2] += s[x : x + 2]
+        want[:, x + 2] = s[x + 3] / 2
+        want[:, x + 3] = s[x + 2] / 2
+    want[0, 0] = torch.round(s[1])
+    assert torch.equal(r.buffers["dest"].reshape(height, width).float(), want)
+
+
+def test_a_member_function_assigning_a_member_is_a_located_error(cuda: Cuda) -> None:
+    src = (
+        "struct Cursor {\n"
+        "    float* data;\n"
+        "    int pos;\n"
+        "    __device__ Cursor(float* d) : data(d), pos(0) {}\n"
+        "    __device__ void next() { pos = pos + 1; }\n"
+        "};\n"
+        "__global__ void k(float* x) { Cursor c(x); c.next(); x[c.pos] = 1.f; }\n"
+    )
+    assert cuda.error(src) == (
+        "5:30: error: unsupported assignment to a member in a member function of this struct: pos = pos + 1"
+    )
+
+
+def test_a_const_local_is_not_assigned_but_a_pointer_to_const_is(cuda: Cuda) -> None:
+    src = (
+        "__global__ void k(const float* x, float* o) {\n"
+        "    const float* p = x;\n"
+        "    p += 1;\n"
+        "    const float c = o[0];\n"
+        "    c = *p;\n"
+        "}\n"
+    )
+    assert cuda.error(src) == "5:5: error: assignment to a const variable"

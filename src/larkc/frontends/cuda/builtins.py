@@ -222,6 +222,9 @@ CONVERSIONS: dict[str, tuple[ScalarType | None, ScalarType, CastKind, MathFn | N
     "__double2int_rz": (F64, I32, CastKind.CONVERT, None),
     "__double2int_rn": (F64, I32, CastKind.CONVERT, MathFn.RINT),
     "__half2int_rz": (F16, I32, CastKind.CONVERT, None),
+    "__half2int_rn": (F16, I32, CastKind.CONVERT, MathFn.RINT),
+    "__half2int_rd": (F16, I32, CastKind.CONVERT, MathFn.FLOOR),
+    "__half2int_ru": (F16, I32, CastKind.CONVERT, MathFn.CEIL),
     "__int2half_rn": (I32, F16, CastKind.CONVERT, None),
     "__float_as_int": (F32, I32, CastKind.BITCAST, None),
     "__int_as_float": (I32, F32, CastKind.BITCAST, None),
@@ -238,7 +241,7 @@ CONVERSIONS: dict[str, tuple[ScalarType | None, ScalarType, CastKind, MathFn | N
 #: Vector pair functions: name -> (kind, element type or None to take it from the argument).
 #: Kinds: "make2" builds a 2-lane vector from two scalars, "dup" from one scalar twice, "low"/"high"
 #: extract a lane, "low_f"/"high_f" extract a lane and convert it to float, "to_f2" converts both lanes
-#: to float, "from_f2" converts a float2 to the half pair.
+#: to float, "from_f2" converts a float2 to the half pair, "swap" exchanges the two lanes.
 PAIR_FUNCTIONS: dict[str, tuple[str, ScalarType | None]] = {
     "__halves2half2": ("make2", F16),
     "make_half2": ("make2", F16),
@@ -247,6 +250,7 @@ PAIR_FUNCTIONS: dict[str, tuple[str, ScalarType | None]] = {
     "__float2half2_rn": ("dup", F16),
     "__low2half": ("low", F16),
     "__high2half": ("high", F16),
+    "__lowhigh2highlow": ("swap", F16),
     "__low2float": ("low_f", F16),
     "__high2float": ("high_f", F16),
     "__half22float2": ("to_f2", F16),

@@ -116,6 +116,21 @@ class FunctionDef:
     #: one of several kernels of one name (its template_error says so): usable when the task's template
     #: arguments meet the enable_if conditions of this one alone (see TranslationUnit.enabled_kernel)
     overloaded_kernel: bool = False
+    #: for a member function of a struct with members of different types: the struct (each member comes
+    #: first as a by-value parameter ``this.member``)
+    object_owner: ObjectStruct | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectStruct:
+    """A struct whose members have different types, pointers among them (exllamav2's ``MatrixView_half``:
+    ``const half* data; const int height; const int width;``), used as a local object: each member is a
+    variable of its own, its constructor's member initializers set them, its member functions read them."""
+
+    name: str
+    members: dict[str, Type]  # in declaration order, as declared (pointers generic)
+    methods: dict[str, list[ts.Node]]  # member function definitions by name (constructors: the struct's name)
+    env: dict[str, object]  # template arguments of a struct template instance
 
 
 @dataclass(frozen=True, slots=True)
@@ -1172,6 +1187,34 @@ class TranslationUnit:
                     return None
                 members[node_text(d)] = t
         return members if any(isinstance(t, PointerType) for t in members.values()) else None
+
+    def object_struct(self, type_node: ts.Node, env: TemplateEnv) -> ObjectStruct | None:
+        """The struct ``type_node`` names if it is one with pointer members whose other members are member
+        functions (an object with its own methods, :class:`ObjectStruct`); ``None`` for any other type."""
+        name_node = type_node.child_by_field_name("name") if type_node.type == "template_type" else type_node
+        words = type_words(name_node) if name_node is not None else ""
+        key = self.find(words, type_node, self.structs) if words not in env else None
+        sd = self.structs.get(key) if key is not None else None
+        if key is None or sd is None or (sd.template is not None and type_node.type != "template_type"):
+            return None  # not a struct, or a struct template's own name inside it (laid out as a vector)
+        members = self.pointer_struct(type_node, env)
+        if members is None:
+            return None
+        body = sd.node.child_by_field_name("body")
+        assert body is not None
+        methods: dict[str, list[ts.Node]] = {}
+        for f in body.named_children:
+            method = _member_function_name(f, key.rpartition("::")[2]) if f.type == "function_definition" else None
+            if method is not None:
+                methods.setdefault(method, []).append(f)
+        if not methods:
+            return None  # a plain struct of pointers (a kernel's parameter struct)
+        struct_env: dict[str, object] = {}
+        if sd.template is not None:
+            args = type_node.child_by_field_name("arguments") if type_node.type == "template_type" else None
+            targs = [self.template_argument(a, env, type_node) for a in (args.named_children if args else [])]
+            struct_env = dict(self.bind_template(sd.template, targs, {}, type_node, f"struct {key}"))
+        return ObjectStruct(key, members, methods, struct_env)
 
     def struct_constant(self, t: object, member: str) -> tuple[ScalarType, bool | int | float] | None:
         """The ``static constexpr`` member ``member`` of the struct laid out as ``t`` (read through an object)."""

@@ -367,6 +367,8 @@ class BuiltinCalls(Conversions):
         e = self.convert(v, src, node).expr if src is not None else self.scalar(v, node)[0]
         if rounding is not None:
             assert src is not None
+            if src.is_float and src.bits == 16:  # `__half2int_rn`: round the value exactly widened to float
+                e, src = Cast(e, F32, CastKind.CONVERT, span), F32
             e = MathCall(rounding, (e,), src, False, span)
         return Val(
             Cast(e, dst_t, kind, span) if kind is CastKind.BITCAST else self.cast_any(e, src, dst_t, span), dst_t
@@ -381,12 +383,16 @@ class BuiltinCalls(Conversions):
         return Val(Binary(BinaryOp.MIN, lo, Const(1.0, F32, span), F32, span), F32)
 
     def reciprocal(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
-        """``__frcp_rn(x)``, ``__drcp_rn(x)``: ``1 / x``, correctly rounded."""
+        """``__frcp_rn(x)``, ``__drcp_rn(x)``, ``hrcp(h)``, ``h2rcp(h2)``: ``1 / x`` (lane by lane), rounded to
+        nearest as the IR's division of that type is."""
         span = self.span(node)
         self.expect_args(name, arg_nodes, (1,), node)
-        t = F32 if name == "__frcp_rn" else F64
+        t: ScalarType | VectorType = {"__frcp_rn": F32, "__drcp_rn": F64, "hrcp": F16}.get(name, vector(F16, 2))
         e = self.convert(self.rvalue(arg_nodes[0]), t, node).expr
-        return Val(Binary(BinaryOp.DIV, Const(1.0, t, span), e, t, span), t)
+        one: Expr = Const(1.0, F16 if isinstance(t, VectorType) else t, span)
+        if isinstance(t, VectorType):
+            one = MakeVector((one, one), t, span)
+        return Val(Binary(BinaryOp.DIV, one, e, t, span), t)
 
     def make_vector(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """``make_float4(x, y, z, w)`` and the like: a vector from its lanes."""
@@ -535,6 +541,9 @@ class BuiltinCalls(Conversions):
             return Val(Cast(lane, F32, CastKind.CONVERT, span), F32)
         if kind == "to_f2":
             return Val(Cast(e, f2, CastKind.CONVERT, span), f2)
+        if kind == "swap":
+            lanes = [Extract(e, Const(i, I32, span), elem, span) for i in (1, 0)]
+            return Val(MakeVector(tuple(lanes), pair, span), pair)
         raise AssertionError(kind)
 
     def shuffle(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
@@ -691,7 +700,7 @@ _INTRINSICS = _table(
     (lib.PAIR_FUNCTIONS, BuiltinCalls.pair_function),
     (["__saturatef"], BuiltinCalls.saturate),
     (["__mul24", "__umul24", "__mulhi", "__umulhi"], BuiltinCalls.integer_multiply),
-    (["__frcp_rn", "__drcp_rn"], BuiltinCalls.reciprocal),
+    (["__frcp_rn", "__drcp_rn", "hrcp", "h2rcp"], BuiltinCalls.reciprocal),
     (["__builtin_assume_aligned"], BuiltinCalls.assume_aligned),
     (["sincosf", "sincos", "__sincosf"], BuiltinCalls.unsupported_call),
     (

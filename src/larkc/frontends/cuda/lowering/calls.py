@@ -9,7 +9,7 @@ cooperative groups call (see :mod:`.cooperative`) and a device library function 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import tree_sitter as ts
 
@@ -19,9 +19,9 @@ from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import LaneLV, LValue, Val, VarLV, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
-from larkc.frontends.cuda.unit import FunctionDef, FunctionRef, TemplateArg, TemplateEnv, is_type_arg
+from larkc.frontends.cuda.unit import FunctionDef, FunctionRef, ObjectStruct, TemplateArg, TemplateEnv, is_type_arg
 from larkc.ir.nodes import Assign, Call, Const, Expr, FunctionKind, MakeVector, VarRef
-from larkc.ir.types import I32, VOID, ScalarType, Type, VectorType
+from larkc.ir.types import I32, VOID, PointerType, ScalarType, Type, VectorType
 
 
 class Calls(Conversions):
@@ -104,6 +104,11 @@ class Calls(Conversions):
             bound = self.env.get(name)
             if isinstance(bound, FunctionRef):
                 return self.user_call(bound.name, list(bound.targs), arg_nodes, node, want_value)
+            obj_owner = self.fd.object_owner
+            if obj_owner is not None and name in obj_owner.methods and self.lookup(name) is None:
+                # another member function of the same object: its members are this one's parameters
+                fields = {m: VarLV(f"this.{m}", t) for m, t in self.object_member_types().items()}
+                return self.object_method_call(obj_owner, fields, name, arg_nodes, node, want_value)
             owner = self.fd.owner
             if owner is not None and name in owner.methods and self.lookup(name) is None:
                 this = None if self.fd.static_method else VarLV("this", owner.vector)
@@ -139,6 +144,11 @@ class Calls(Conversions):
                     method_targs.append(self.tu.template_argument(a, self.env, node, consts))
                 field = field.child_by_field_name("name")
             method = node_text(field)
+            holder = self.lookup(node_text(obj)) if obj is not None and obj.type == "identifier" else None
+            if holder is not None and holder.object is not None and holder.fields is not None:
+                if method_targs:
+                    raise self.unsupported("member function template of a struct with members of different types", node)
+                return self.object_method_call(holder.object, holder.fields, method, arg_nodes, node, want_value)
             group = self.group_of(obj) if obj is not None else None
             if group is not None:
                 return self.group_method(group, method, arg_nodes, node, want_value)
@@ -176,6 +186,57 @@ class Calls(Conversions):
             if declared is None or self.tu.find(name, fn_node, self.tu.functions) is not None:
                 raise
             raise self.type_error(f"device function {declared} is declared but never defined", fn_node) from None
+
+    def object_member_types(self) -> dict[str, Type]:
+        """In a member function of an object struct: the types its members have in this instance."""
+        obj = self.fd.object_owner
+        assert obj is not None
+        out: dict[str, Type] = {}
+        for m in obj.members:
+            t = self.env[f"this.{m}"]
+            assert isinstance(t, ScalarType | VectorType | PointerType)
+            out[m] = t
+        return out
+
+    def object_method_call(
+        self,
+        obj: ObjectStruct,
+        fields: Mapping[str, VarLV],
+        method: str,
+        arg_nodes: Sequence[ts.Node],
+        node: ts.Node,
+        want_value: bool,
+    ) -> Val | None:
+        """``a_.item(r, c)`` on a local object: a device function instance per member types, taking the
+        members by value first (a member function that assigns a member is rejected in its body)."""
+        span = self.span(node)
+        defs = [
+            m
+            for m in obj.methods.get(method, [])
+            if m.child_by_field_name("body") is not None and len(self.parameter_nodes(m)) == len(arg_nodes)
+        ]
+        if len(defs) != 1:
+            raise self.unsupported(f"member function {method} of {obj.name} taking {len(arg_nodes)} arguments", node)
+        types = ", ".join(str(fields[m].type) for m in obj.members)
+        fd = FunctionDef(f"{obj.name}::{method}[{types}]", defs[0], FunctionKind.DEVICE, None, object_owner=obj)
+        env: TemplateEnv = {**obj.env, **{f"this.{m}": fields[m].type for m in obj.members}}  # type: ignore[dict-item]
+        callee = self.tu.instantiate(fd, env, node)
+        args: list[Expr] = [VarRef(fields[m].name, fields[m].type, span) for m in obj.members]
+        copies_back: list[Callable[[], None]] = []
+        for p, a in zip(callee.params[len(obj.members) :], arg_nodes, strict=True):
+            if p.by_ref:
+                arg, back = self.bind_reference(p, self.lvalue(a), callee, a)
+                args.append(arg)
+                copies_back += [back] if back is not None else []
+            else:
+                args.append(self.convert(self.rvalue(a), p.type, a).expr)
+        dst = None if callee.ret == VOID else self.tmp(callee.ret, node)
+        self.emit(Call(dst, callee.name, tuple(args), span))
+        for back in copies_back:
+            back()
+        if dst is None:
+            return None if not want_value else self.no_value(method, node)
+        return Val(VarRef(dst, callee.ret, span), callee.ret)
 
     def cg_call(self, fn_node: ts.Node, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """A call of a cooperative groups free function: ``reduce(tile, v, op)`` or ``sync(group)``."""

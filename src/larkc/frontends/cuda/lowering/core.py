@@ -221,6 +221,14 @@ class LoweringCore(abc.ABC):
         holds an element of memory or a lane (read now), with the copy back to emit after the call."""
 
     @abc.abstractmethod
+    def identifier(self, node: ts.Node) -> Val:
+        """The value a name denotes (a variable, a constant, an enumerator, a template value parameter)."""
+
+    @abc.abstractmethod
+    def parameter_nodes(self, fn: ts.Node) -> list[ts.Node]:
+        """The parameter declarations of a function definition (none for ``f(void)``)."""
+
+    @abc.abstractmethod
     def local_address(self, node: ts.Node) -> tuple[VarLV, Type] | None:
         """``&x`` (viewed as ``x``'s own type) or a reinterpreted ``(T*)&x`` with ``x`` a local variable."""
 

@@ -250,6 +250,8 @@ class Expressions(Conversions):
                 raise self.unsupported("use of a parameter struct other than reading its members", node)
             if b.kind == "pun":
                 raise self.unsupported("use of a pointer to a local variable other than *p and p[i]", node)
+            if b.kind == "object":
+                raise self.unsupported("use of an object other than its members and member functions", node)
             if b.kind == "shared_scalar":
                 assert not isinstance(b.ctype, CArray)
                 ptr = VarRef(b.ir_name, PointerType(b.ctype, AddressSpace.SHARED), span)
@@ -324,7 +326,11 @@ class Expressions(Conversions):
         """Store ``v`` (already of the lvalue's type) and return the stored value."""
         span = self.span(node)
         match lv:
-            case VarLV(name, t):
+            case VarLV(name, t, readonly):
+                if readonly and name.startswith("this."):
+                    raise self.unsupported("assignment to a member in a member function of this struct", node)
+                if readonly:
+                    raise self.type_error("assignment to a const variable", node)
                 self.emit(Assign(name, v.expr, span))
                 # the value of `x = e` is the new x: `e` itself may read x (`(b = b * 2) + 1`)
                 return Val(VarRef(name, t, span), t)

@@ -13,13 +13,15 @@ from collections.abc import Sequence
 
 import tree_sitter as ts
 
+from larkc.errors import Span
 from larkc.frontends.cuda.constants import fold_constant, parse_number
 from larkc.frontends.cuda.ctypes import CArray, CType
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
+from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import Binding, Val, VarLV, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
-from larkc.frontends.cuda.unit import UnionInfo
+from larkc.frontends.cuda.unit import ObjectStruct, UnionInfo
 from larkc.ir.nodes import (
     Alloc,
     Assign,
@@ -85,9 +87,12 @@ class Statements(Conversions):
         if ret_node is None and self.fd.owner is None:
             raise self.unsupported("function without a return type", node.child_by_field_name("declarator") or node)
         ret = self.resolve_type(ret_node, node) if ret_node is not None else VOID  # (a constructor)
+        # `const half* item_ptr(...)`: the qualifier before the type is the pointee's
+        pointee_const = any(node_text(c) == "const" for c in node.named_children if c.type == "type_qualifier")
         while decl.type in ("pointer_declarator", "reference_declarator", "abstract_pointer_declarator"):
             if decl.type in ("pointer_declarator", "abstract_pointer_declarator"):
-                ret = PointerType(ret, AddressSpace.GENERIC)
+                ret = PointerType(ret, AddressSpace.GENERIC, pointee_const)
+                pointee_const = False
             inner = decl.child_by_field_name("declarator") or decl.named_children[-1]
             decl = inner
         if self.is_kernel and ret != VOID:
@@ -100,6 +105,8 @@ class Statements(Conversions):
             const_method = any(node_text(c) == "const" for c in decl.named_children if c.type == "type_qualifier")
             params = [Param("this", owner.vector, not const_method, span), *params]
             self.used.add("this")
+        members = self.object_member_params(span)
+        params = [*members, *params]
         max_threads = None
         for c in node.named_children:
             if c.type == "launch_bounds":
@@ -122,11 +129,131 @@ class Statements(Conversions):
                 self.scopes[0][gname] = Binding("group", gname, U32, None, group)
             for sname, fields in self.struct_params.items():
                 self.scopes[0][sname] = Binding("struct", sname, VOID, fields=fields)
+            for p in members:  # `data` in a member function of an object struct: `this.data`, read only
+                self.scopes[0][p.name.removeprefix("this.")] = Binding("var", p.name, p.type, readonly=True)
             stmts = prologue + self.compound(body, new_scope=False)
         kind = FunctionKind.KERNEL if self.is_kernel else FunctionKind.DEVICE
         fn = Function(self.ir_name, kind, Level.THREAD, tuple(params), ret, tuple(stmts), max_threads, span)
         self.check_typed(fn)
         return fn
+
+    def object_member_params(self, span: Span) -> list[Param]:
+        """For a member function of an object struct, its members as leading by-value parameters
+        ``this.member``, typed as the object's variables are (their types are in the environment)."""
+        obj = self.fd.object_owner
+        if obj is None:
+            return []
+        out = []
+        for m in obj.members:
+            t = self.env[f"this.{m}"]
+            assert isinstance(t, ScalarType | VectorType | PointerType)
+            self.used.add(f"this.{m}")
+            out.append(Param(f"this.{m}", t, False, span))
+        return out
+
+    def declare_objects(self, obj: ObjectStruct, node: ts.Node) -> None:
+        """``MatrixView_half a_(a, rows, cols);``: one variable per member of an object struct, set by the
+        constructor's member initializers (the name binds to them: ``a_.height``, ``a_.item(r, c)``)."""
+        for d in node.children_by_field_name("declarator"):
+            target = d.child_by_field_name("declarator") if d.type in ("init_declarator", "function_declarator") else d
+            args = self.vexing_arguments(d) if d.type == "function_declarator" else None
+            if target is None or target.type != "identifier" or (d.type == "function_declarator" and args is None):
+                raise self.unsupported(f"declaration of a {obj.name}", d)
+            init = d.child_by_field_name("value") if d.type == "init_declarator" else None
+            if init is not None and init.type not in ("argument_list", "initializer_list"):
+                raise self.unsupported(f"initialisation of a {obj.name} other than by its constructor", init)
+            if args is None:
+                args = [a for a in init.named_children if a.type != "comment"] if init is not None else []
+            values = self.construct_object(obj, args, d)
+            name = node_text(target)
+            if name in self.scopes[-1]:
+                raise self.type_error(f"redeclaration of {name}", target)
+            fields: dict[str, VarLV] = {}
+            for m, declared in obj.members.items():
+                value = values.get(m)
+                t = value.ctype if value is not None and isinstance(value.ctype, PointerType) else declared
+                assert not isinstance(t, CArray)
+                ir_name = self.fresh(f"{name}.{m}")
+                self.emit(Decl(ir_name, t, value.expr if value is not None else None, self.span(d)))
+                fields[m] = VarLV(ir_name, t)
+            self.scopes[-1][name] = Binding("object", name, VOID, fields=fields, object=obj)
+
+    def vexing_arguments(self, d: ts.Node) -> list[ts.Node] | None:
+        """``T x(a, b);`` with plain names as arguments, which tree-sitter reads as the declaration of a
+        function ``x`` with parameters of types ``a`` and ``b``: those names (``None`` for anything else)."""
+        plist = d.child_by_field_name("parameters")
+        names = []
+        for p in plist.named_children if plist is not None else []:
+            t = p.child_by_field_name("type")
+            if p.type != "parameter_declaration" or p.child_by_field_name("declarator") is not None or t is None:
+                return None
+            known = (
+                self.lookup(node_text(t)) is not None or self.tu.find(node_text(t), t, self.tu.constants) is not None
+            )
+            if t.type != "type_identifier" or not known:
+                return None
+            names.append(t)
+        return names
+
+    def construct_object(self, obj: ObjectStruct, arg_nodes: Sequence[ts.Node], node: ts.Node) -> dict[str, Val]:
+        """The member values the constructor of ``obj`` taking ``arg_nodes`` sets: ``S(T* p, int n) : data(p),
+        n(n) {}`` (an empty body; members it does not name stay uninitialised). A pointer member keeps the
+        address space of its value. No arguments and no constructor of none: every member uninitialised."""
+        base = obj.name.rpartition("::")[2]
+        ctors = [
+            c
+            for c in obj.methods.get(base, [])
+            if len(self.parameter_nodes(c)) == len(arg_nodes) and c.child_by_field_name("body") is not None
+        ]
+        if not ctors and not arg_nodes:
+            return {}
+        if len(ctors) != 1:
+            raise self.unsupported(f"construction of {obj.name} with {len(arg_nodes)} arguments", node)
+        ctor = ctors[0]
+        body = ctor.child_by_field_name("body")
+        if body is not None and any(c.type != "comment" for c in body.named_children):
+            raise self.unsupported(f"constructor of {obj.name} with statements in its body", ctor)
+        bound: dict[str, Binding] = {}
+        for p, a in zip(self.parameter_nodes(ctor), arg_nodes, strict=True):
+            type_node, declarator = p.child_by_field_name("type"), p.child_by_field_name("declarator")
+            if type_node is None or declarator is None:
+                raise self.unsupported("constructor parameter", p)
+            const = any(node_text(c) == "const" for c in p.named_children if c.type == "type_qualifier")
+            ctype, name_node, by_ref = self.apply_declarator(self.resolve_type(type_node, p), const, declarator)
+            if (by_ref and not const) or isinstance(ctype, CArray):
+                raise self.unsupported("constructor parameter (by value or const reference)", p)
+            v = self.decay(self.identifier(a) if a.type == "type_identifier" else self.rvalue(a))
+            t: Type = ctype
+            if isinstance(t, PointerType) and isinstance(v.ctype, PointerType):
+                t = PointerType(t.pointee, v.ctype.space, t.const, t.restrict or v.ctype.restrict)
+            tmp = self.tmp(t, a)
+            self.emit(Assign(tmp, self.convert(v, t, a).expr, self.span(a)))
+            bound[node_text(name_node)] = Binding("var", tmp, t, readonly=True)
+        values: dict[str, Val] = {}
+        outer, self.scopes = self.scopes, [bound]  # the initializers see the parameters, not the caller's names
+        try:
+            for init_list in (c for c in ctor.named_children if c.type == "field_initializer_list"):
+                for fi in init_list.named_children:
+                    parts = [c for c in fi.named_children if c.type != "comment"]
+                    member = node_text(parts[0]) if parts else ""
+                    if member not in obj.members or len(parts) != 2 or len(parts[1].named_children) != 1:
+                        raise self.unsupported("member initializer", fi)
+                    v = self.decay(self.rvalue(parts[1].named_children[0]))
+                    t = obj.members[member]
+                    if isinstance(t, PointerType) and isinstance(v.ctype, PointerType):
+                        t = PointerType(t.pointee, v.ctype.space, t.const, t.restrict or v.ctype.restrict)
+                    values[member] = self.convert(v, t, fi)
+        finally:
+            self.scopes = outer
+        return values
+
+    def parameter_nodes(self, fn: ts.Node) -> list[ts.Node]:
+        """The parameter declarations of a function definition (none for ``f(void)``)."""
+        plist = function_declarator(fn).child_by_field_name("parameters")
+        params = [p for p in plist.named_children if p.type.endswith("parameter_declaration")] if plist else []
+        if len(params) == 1 and node_text(params[0]).strip() == "void":
+            return []
+        return params
 
     def file_scope_memory(self, body: ts.Node) -> None:
         """Declare the file-scope ``__constant__`` and ``__shared__`` variables ``body`` names, in the function's
@@ -277,6 +404,12 @@ class Statements(Conversions):
                 d = nxt
             elif d.type in ("identifier", "field_identifier"):
                 break
+            elif d.type == "parenthesized_declarator" and param and dims and len(d.named_children) == 1:
+                # `half (&items)[4]`: a reference to an array, passed (as C passes arrays) as a pointer to it
+                inner = d.named_children[0]
+                if inner.type != "reference_declarator" or not inner.named_children:
+                    raise self.unsupported("parenthesized declarator", d)
+                d = inner.named_children[-1]
             elif d.type == "parenthesized_declarator":
                 raise self.unsupported("parenthesized declarator", d)
             else:
@@ -422,6 +555,10 @@ class Statements(Conversions):
         if "__constant__" in specs:
             raise self.unsupported("__constant__ memory", node)
         is_auto = type_node.type == "placeholder_type_specifier"
+        obj = None if is_auto else self.tu.object_struct(type_node, self.env)
+        if obj is not None:
+            self.declare_objects(obj, node)
+            return
         if self.is_group_type(type_node) or (is_auto and self.declares_groups(node)):
             for d in node.children_by_field_name("declarator"):
                 target = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
@@ -492,7 +629,7 @@ class Statements(Conversions):
             else:
                 value = None
             is_constexpr = "constexpr" in specs or (const and isinstance(ctype, ScalarType))
-            readonly = const
+            readonly = const and not isinstance(ctype, PointerType)  # `const T* p` points to const data
             self.declare_var(name, ctype, value, name_node, d, const=is_constexpr, init_node=init, readonly=readonly)
 
     def never_changed(self, name: str, declarator: ts.Node) -> bool:

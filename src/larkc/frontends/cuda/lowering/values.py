@@ -9,6 +9,7 @@ emitted by ``Expressions.read``/``write``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import tree_sitter as ts
 
@@ -18,6 +19,9 @@ from larkc.frontends.cuda.groups import Group
 from larkc.frontends.cuda.syntax import node_text
 from larkc.ir.nodes import Cast, CastKind, Const, Expr, MakeVector
 from larkc.ir.types import U64, VOID, AddressSpace, PointerType, ScalarType, Type, VectorType
+
+if TYPE_CHECKING:
+    from larkc.frontends.cuda.unit import ObjectStruct
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +68,8 @@ LValue = VarLV | MemLV | LaneLV | PunLV
 class Binding:
     """What a C name means in a scope."""
 
-    kind: str  # "var" | "alloc" | "const" | "shared_scalar" (a __shared__ variable) | "group" | "struct" | "pun"
+    #: "var" | "alloc" | "const" | "shared_scalar" (a __shared__ variable) | "group" | "struct" | "pun" | "object"
+    kind: str
     ir_name: str
     ctype: CType
     value: bool | int | float | None = None
@@ -75,6 +80,8 @@ class Binding:
     #: a pointer to a local that never changes ("pun": `uint32_t* w = reinterpret_cast<uint32_t*>(&v)`):
     #: the local and the type it is viewed as, so `*w` and `w[i]` are the views `*(T*)&v` and `((T*)&v)[i]`
     pun: tuple[VarLV, Type] | None = None
+    #: a local object of a struct with members of different types ("object"): its members are ``fields``
+    object: ObjectStruct | None = None
 
 
 VOID_PTR = PointerType(VOID, AddressSpace.GENERIC)
