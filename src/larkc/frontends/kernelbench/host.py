@@ -777,6 +777,7 @@ class _Evaluator:
                 method_node = method_node.child_by_field_name("name") or method_node
             return self.method(self.expr(receiver), node_text(method_node), targs, args, e)
         name = node_text(fn.child_by_field_name("name") if fn.type == "template_function" else fn)
+        name = name.split("<", 1)[0].strip()  # std::min<int64_t>(a, b): the template argument changes nothing here
         short = name.split("::")[-1]
         if short in ("empty", "zeros", "empty_like", "zeros_like") and (
             name.startswith(("torch::", "at::")) or name == short
