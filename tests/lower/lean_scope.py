@@ -10,7 +10,7 @@ import re
 LOCAL = re.compile(r"\b(v_\w+|p\d+|q\d+|k\d+)\b")
 DEF = re.compile(r"^def (\w+)(.*):=\s*$")
 LET = re.compile(r"let (\w+)( : [^:=]+)? :=(.*)$")
-FUN = re.compile(r"\(fun \((\w+) : [^)]*\) \((\w+) : [^)]*\) =>")
+FUN = re.compile(r"\(fun \((\w+) : [^)]*\) \((\w+) : .*\) =>$")
 LOOP_FUN = re.compile(r"\(fun \((k\d+) : ℕ\) =>")
 
 

@@ -1012,7 +1012,8 @@ class _Lowerer:
     def _tuple(self, names: Sequence[tuple[str, str]]) -> tuple[str, str]:
         """The Lean tuple of ``names`` and ``s``, and its type."""
         vals = [_ident(n) for n, _ in names] + ["s"]
-        types = [t for _, t in names] + ["TState"]
+        # `×` binds tighter than `→`: a block's function type is parenthesised inside a product
+        types = [f"({t})" if "→" in t else t for _, t in names] + ["TState"]
         return "(" + ", ".join(vals) + ")", " × ".join(types)
 
     def _unpack(self, p: str, names: Sequence[tuple[str, str]], ind: str, out: list[str]) -> None:

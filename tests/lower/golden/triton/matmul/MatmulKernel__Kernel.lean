@@ -47,7 +47,7 @@ def phase0 (m n k : ℕ) (b t : ℕ) (s : TState) : TState :=
   let v_acc : ℕ → ℝ := (Larkc.Block.splat (0 : ℝ))
   -- kernel.py:43
   let p19 := Larkc.Cuda.forLoop (0 : ℤ) (1 : ℤ) (Larkc.Cuda.tripUp (0 : ℤ) v_hi (1 : ℤ)) (v_a_ptrs, v_acc, v_b_ptrs, s)
-    (fun (v_k : ℤ) (q19 : ℕ → ℤ × ℕ → ℝ × ℕ → ℤ × TState) =>
+    (fun (v_k : ℤ) (q19 : (ℕ → ℤ) × (ℕ → ℝ) × (ℕ → ℤ) × TState) =>
       let v_a_ptrs := q19.1
       let v_acc := q19.2.1
       let v_b_ptrs := q19.2.2.1
