@@ -20,8 +20,8 @@ from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import LaneLV, LValue, Val, VarLV, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
 from larkc.frontends.cuda.unit import FunctionDef, FunctionRef, ObjectStruct, TemplateArg, TemplateEnv, is_type_arg
-from larkc.ir.nodes import Assign, Call, Const, Expr, FunctionKind, MakeVector, VarRef
-from larkc.ir.types import I32, VOID, PointerType, ScalarType, Type, VectorType
+from larkc.ir.nodes import Assign, Call, Const, Expr, Function, FunctionKind, MakeVector, Param, VarRef
+from larkc.ir.types import I32, PointerType, ScalarType, Type, VectorType
 
 
 class Calls(Conversions):
@@ -222,21 +222,30 @@ class Calls(Conversions):
         env: TemplateEnv = {**obj.env, **{f"this.{m}": fields[m].type for m in obj.members}}  # type: ignore[dict-item]
         callee = self.tu.instantiate(fd, env, node)
         args: list[Expr] = [VarRef(fields[m].name, fields[m].type, span) for m in obj.members]
+        return self.call_with(callee, args, callee.params[len(obj.members) :], arg_nodes, method, node, want_value)
+
+    def call_with(
+        self,
+        callee: Function,
+        leading: list[Expr],
+        params: Sequence[Param],
+        arg_nodes: Sequence[ts.Node],
+        name: str,
+        node: ts.Node,
+        want_value: bool,
+    ) -> Val | None:
+        """Call ``callee`` (``name`` in the source) with the arguments ``leading`` (already lowered: ``this``
+        or an object's members) followed by ``arg_nodes`` for ``params`` (by reference where one is)."""
+        args = list(leading)
         copies_back: list[Callable[[], None]] = []
-        for p, a in zip(callee.params[len(obj.members) :], arg_nodes, strict=True):
+        for p, a in zip(params, arg_nodes, strict=True):
             if p.by_ref:
                 arg, back = self.bind_reference(p, self.lvalue(a), callee, a)
                 args.append(arg)
                 copies_back += [back] if back is not None else []
             else:
                 args.append(self.convert(self.rvalue(a), p.type, a).expr)
-        dst = None if callee.ret == VOID else self.tmp(callee.ret, node)
-        self.emit(Call(dst, callee.name, tuple(args), span))
-        for back in copies_back:
-            back()
-        if dst is None:
-            return None if not want_value else self.no_value(method, node)
-        return Val(VarRef(dst, callee.ret, span), callee.ret)
+        return self.emit_call(callee, args, copies_back, name, node, want_value)
 
     def cg_call(self, fn_node: ts.Node, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """A call of a cooperative groups free function: ``reduce(tile, v, op)`` or ``sync(group)``."""
@@ -383,21 +392,7 @@ class Calls(Conversions):
             else:
                 value = this if isinstance(this, Val) else self.read(this, node)
                 args.append(value.expr)
-        copies_back: list[Callable[[], None]] = []
-        for p, a in zip(value_params, arg_nodes, strict=True):
-            if p.by_ref:
-                arg, back = self.bind_reference(p, self.lvalue(a), callee, a)
-                args.append(arg)
-                copies_back += [back] if back is not None else []
-            else:
-                args.append(self.convert(self.rvalue(a), p.type, a).expr)
-        dst = None if callee.ret == VOID else self.tmp(callee.ret, node)
-        self.emit(Call(dst, callee.name, tuple(args), span))
-        for back in copies_back:
-            back()
-        if dst is None:
-            return None if not want_value else self.no_value(method, node)
-        return Val(VarRef(dst, callee.ret, span), callee.ret)
+        return self.call_with(callee, args, value_params, arg_nodes, method, node, want_value)
 
     def construct(self, info: StructInfo, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
         """``S(args)`` or ``S{args}``: a constructor call on a fresh temporary, or aggregate initialisation."""

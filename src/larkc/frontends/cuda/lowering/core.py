@@ -221,6 +221,18 @@ class LoweringCore(abc.ABC):
         holds an element of memory or a lane (read now), with the copy back to emit after the call."""
 
     @abc.abstractmethod
+    def emit_call(
+        self,
+        callee: Function,
+        args: Sequence[Expr],
+        copies_back: Sequence[Callable[[], None]],
+        name: str,
+        node: ts.Node,
+        want_value: bool,
+    ) -> Val | None:
+        """Emit the call (defined in ``lowering.overloads``)."""
+
+    @abc.abstractmethod
     def identifier(self, node: ts.Node) -> Val:
         """The value a name denotes (a variable, a constant, an enumerator, a template value parameter)."""
 

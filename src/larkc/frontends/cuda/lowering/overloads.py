@@ -113,7 +113,6 @@ class Overloads(Conversions):
         """A call of a user function: overload resolution, template deduction, then a :class:`Call`; among
         ``candidates`` when given (an explicit specialization of a template that is only declared)."""
         candidates = self.tu.functions[name] if candidates is None else candidates
-        span = self.span(node)
         if candidates[0].kind is FunctionKind.KERNEL:
             raise self.unsupported("call of a __global__ function from device code", node)
         # Cooperative groups are compile-time values: they select the callee's instance, not IR args.
@@ -169,6 +168,20 @@ class Overloads(Conversions):
             else:
                 rv = v if isinstance(v, Val) else self.read(v, a)
                 args.append(self.convert(rv, p.type, a).expr)
+        return self.emit_call(callee, args, copies_back, name, node, want_value)
+
+    def emit_call(
+        self,
+        callee: Function,
+        args: Sequence[Expr],
+        copies_back: Sequence[Callable[[], None]],
+        name: str,
+        node: ts.Node,
+        want_value: bool,
+    ) -> Val | None:
+        """The :class:`Call` of ``callee`` (``name`` in the source), then the copies back of by-reference
+        arguments; its value."""
+        span = self.span(node)
         dst = None if callee.ret == VOID else self.tmp(callee.ret, node)
         self.emit(Call(dst, callee.name, tuple(args), span))
         for back in copies_back:
