@@ -357,10 +357,11 @@ def _read_forward(
     raise LarkcError("ModelNew.forward returns nothing", _span(path, forward), stage=Stage.FRONTEND)
 
 
-def input_dim_names(path: Path) -> list[list[str | None]]:
+def input_dim_names(path: Path) -> list[list[str | int | None]]:
     """For each tensor ``get_inputs()`` returns (``torch.randn(a, b)``, ``torch.rand((a, b))``,
     ``torch.randn(a, b, dtype=...)``), the names of its dimensions where they are module-level names,
-    ``None`` for a dimension given otherwise; ``[]`` where the file cannot be read so."""
+    the value where it is an integer literal (a fixed size, ``torch.randn(K, 1)``), ``None`` for a
+    dimension given otherwise; ``[]`` where the file cannot be read so."""
     try:
         _, tree = _parse(path)
     except LarkcError:
@@ -374,17 +375,20 @@ def input_dim_names(path: Path) -> list[list[str | None]]:
     for s in fn.body:
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
             local[s.targets[0].id] = s.value
-    out: list[list[str | None]] = []
+    out: list[list[str | int | None]] = []
     for item in ret.value.elts:
         if isinstance(item, ast.Name) and item.id in local:
             item = local[item.id]
-        dims: list[str | None] = []
+        dims: list[str | int | None] = []
         if isinstance(item, ast.Call):
             args = item.args
             if len(args) == 1 and isinstance(args[0], ast.Tuple | ast.List):
                 args = list(args[0].elts)
             for a in args:
-                dims.append(a.id if isinstance(a, ast.Name) else None)
+                if isinstance(a, ast.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool):
+                    dims.append(a.value)
+                else:
+                    dims.append(a.id if isinstance(a, ast.Name) else None)
         out.append(dims)
     return out
 

@@ -29,7 +29,7 @@ from larkc.frontends.kernelbench.candidate import CallResult, CudaText, ForwardC
 from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
 from larkc.ir.types import ScalarType
 from larkc.tasks import BufferArg, KernelLaunch, ScalarArg, ShapeArg, Task, TensorSpec, parse_dtype
-from larkc.tasks.shape_expr import ShapeCmp, ShapeExpr, ShapeSym, evaluate
+from larkc.tasks.shape_expr import ShapeCmp, ShapeExpr, ShapeNum, ShapeSym, evaluate
 
 __all__ = [
     "MAX_ELEMENTS",
@@ -110,20 +110,24 @@ def _write(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def _symbol_names(problem: Sequence[ProblemInput], reference: Path) -> list[list[str]]:
+def _symbol_names(problem: Sequence[ProblemInput], reference: Path) -> list[list[str | int]]:
     """A symbol per dimension of each input: the name ``get_inputs()`` sizes it with where there is one
-    (one name, one symbol), else ``<input>_d<k>``."""
+    (one name, one symbol), else ``<input>_d<k>``; a size written as a literal (``torch.randn(K, 1)``) or
+    of 1 stays that constant."""
     named = input_dim_names(reference)
     tensors = [p for p in problem if p.shape is not None]
     taken = {p.name for p in problem}
     value_of: dict[str, int] = {}
-    out: list[list[str]] = []
+    out: list[list[str | int]] = []
     for i, p in enumerate(tensors):
         assert p.shape is not None
         names = named[i] if i < len(named) and len(named[i]) == len(p.shape) else [None] * len(p.shape)
-        dims = []
+        dims: list[str | int] = []
         for k, (n, v) in enumerate(zip(names, p.shape, strict=True)):
-            sym = n if n is not None and n.isidentifier() and n not in taken else f"{p.name}_d{k}"
+            if v == 1 or (isinstance(n, int) and n == v):
+                dims.append(v)
+                continue
+            sym = n if isinstance(n, str) and n.isidentifier() and n not in taken else f"{p.name}_d{k}"
             if value_of.setdefault(sym, v) != v:
                 sym = f"{p.name}_d{k}"
                 value_of[sym] = v
@@ -219,7 +223,9 @@ def derive_task(
             stage=Stage.FRONTEND,
         )
     host_inputs = {
-        p.name: HostTensor(p.name, tuple(ShapeSym(s) for s in dims), p.dtype or "f32")
+        p.name: HostTensor(
+            p.name, tuple(ShapeNum(d) if isinstance(d, int) else ShapeSym(d) for d in dims), p.dtype or "f32"
+        )
         for p, dims in zip(tensors, symbols, strict=True)
     }
     result = HostResult()
@@ -244,7 +250,12 @@ def derive_task(
         returned = one.returned
     result.returned = returned
     assert fn is not None
-    given = {s: v for p, dims in zip(tensors, symbols, strict=True) for s, v in zip(dims, p.shape or (), strict=True)}
+    given = {
+        s: v
+        for p, dims in zip(tensors, symbols, strict=True)
+        for s, v in zip(dims, p.shape or (), strict=True)
+        if isinstance(s, str)
+    }
     task = _task(path, ref_path, target, host_inputs, result, given, span, fn)
     return DerivedCandidate(task, path, target, aligned, given)
 
