@@ -709,3 +709,25 @@ def test_a_const_local_is_not_assigned_but_a_pointer_to_const_is(cuda: Cuda) -> 
         "}\n"
     )
     assert cuda.error(src) == "5:5: error: assignment to a const variable"
+
+
+def test_a_union_constructed_from_a_wider_integer_takes_the_integer_constructor(cuda: Cuda) -> None:
+    src = """
+    #include <cuda_fp16.h>
+    union half_uint16
+    {
+        uint16_t as_uint16;
+        half as_half;
+        __device__ half_uint16(uint16_t val) : as_uint16(val) {}
+        __device__ half_uint16(half val) : as_half(val) {}
+    };
+    __global__ void k(const unsigned int* bits, float* out) {
+        half_uint16 h(bits[threadIdx.x] >> 16);
+        out[threadIdx.x] = __half2float(h.as_half);
+    }
+    """
+    values = torch.tensor([1.5, -2.0, 0.25, 65504.0], dtype=torch.float16)
+    packed = (values.view(torch.int16).to(torch.int64) & 0xFFFF) << 16
+    r = cuda.run(src, "k", block=4, buffers={"bits": packed.to(torch.uint32), "out": ("f32", 4)})
+    assert r.ok, r.diagnoses
+    assert torch.equal(r.buffers["out"], values.float())

@@ -671,10 +671,18 @@ class Statements(Conversions):
             raise self.unsupported("union initializer (one value)", node)
         v = self.rvalue(items[0])
         member = union.constructors.get(v.ctype) if isinstance(v.ctype, ScalarType | VectorType) else None
-        if member is None and isinstance(v.ctype, ScalarType):
-            # no exact match: the one constructor taking an arithmetic type (`int` for `uint32_t val`)
-            scalar = [m for pt, m in union.constructors.items() if isinstance(pt, ScalarType) and not pt.is_bool]
-            member = scalar[0] if len(scalar) == 1 and not v.ctype.is_bool else None
+        if member is None and isinstance(v.ctype, ScalarType) and not v.ctype.is_bool:
+            # no exact match: a standard conversion to the one constructor of the same kind (an integer for
+            # `uint32_t val` or `uint16_t val`; __half's own converting constructors rank after it)
+            vt = v.ctype
+            same_kind = [
+                m
+                for pt, m in union.constructors.items()
+                if isinstance(pt, ScalarType)
+                and not pt.is_bool
+                and (pt.is_int if vt.is_int else pt.is_float and pt.bits >= 32)
+            ]
+            member = same_kind[0] if len(same_kind) == 1 else None
         if member is None and union.constructors:
             raise self.type_error(f"no constructor of union {union.name} takes a {v.ctype}", node)
         t = union.members[member] if member is not None else union.storage
