@@ -24,7 +24,6 @@ import tree_sitter_cuda
 
 from larkc.errors import LarkcError, SourceCache, Span, Stage, UnsupportedError
 from larkc.frontends.cuda.preprocess import preprocess
-from larkc.frontends.cuda.syntax import node_text
 from larkc.frontends.kernelbench.candidate import CallResult, CudaText, ForwardCall, input_dim_names, read_model_new
 from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
 from larkc.ir.types import ScalarType
@@ -45,6 +44,9 @@ __all__ = [
 MAX_ELEMENTS = 4096
 #: The least a size is scaled down to (a batch of 16 rows stays several rows).
 _FLOOR = 4
+
+#: The empty kernel a task runs for a host function that launches none (its outputs stay unwritten).
+_NO_LAUNCH = "larkc_no_launch"
 
 _TENSOR_TYPES = frozenset({"torch::Tensor", "at::Tensor", "Tensor"})
 
@@ -250,6 +252,11 @@ def derive_task(
         returned = one.returned
     result.returned = returned
     assert fn is not None
+    if not result.launches:  # returns what it allocated, unwritten: an empty kernel stands for the launch
+        text += f"\n\n// written by larkc: {call.function} launches no kernel\n__global__ void {_NO_LAUNCH}() {{}}\n"
+        _write(target, text)
+        single = (ShapeNum(1),)
+        result.launches.append(HostLaunch(_NO_LAUNCH, (), single, single, ShapeNum(0), {}, span(fn)))
     given = {
         s: v
         for p, dims in zip(tensors, symbols, strict=True)
@@ -316,12 +323,6 @@ def _task(
     span: Callable[[ts.Node], Span],
     fn: ts.Node,
 ) -> Task:
-    if not result.launches:
-        raise LarkcError(
-            f"the host function {node_text(fn.child_by_field_name('declarator')).split('(')[0]} launches no kernel",
-            span(fn),
-            stage=Stage.FRONTEND,
-        )
     names: dict[str, str] = {}
     returned = [t.name for t in result.returned]
     if len(set(returned)) != len(returned):
