@@ -28,6 +28,11 @@ def combine_add(a, b):
 
 
 @triton.jit
+def combine_or(a, b):
+    return a | b
+
+
+@triton.jit
 def combine_max(a, b):
     return tl.maximum(a, b)
 
@@ -83,6 +88,13 @@ CASES: dict[str, tuple[str, torch.dtype, torch.dtype, int]] = {
     "reduce_keep_dims": ("y = tl.reduce(x, 0, combine_add, keep_dims=True)", torch.float32, torch.float32, 8),
     "reduce_all": ("y = tl.reduce(x, None, combine_add)", torch.float32, torch.float32, 0),
     "reduce_method": ("y = x.reduce(1, combine_max)", torch.float32, torch.float32, 4),
+    "reduce_bool": ("y = tl.reduce(x > 2.5, 1, combine_or).to(tl.int32)", torch.float32, torch.int32, 4),
+    "scan_int_tuple": (
+        "i = tl.broadcast_to(c[None, :], (R, C))\n    m, y = tl.associative_scan((x, i), 1, combine_argmax)",
+        torch.int32,
+        torch.int32,
+        32,
+    ),
     "join": ("y = tl.join(x, x * 2.0)", torch.float32, torch.float32, 64),
     "join_scalars": ("y = tl.join(tl.sum(x), tl.max(x))", torch.float32, torch.float32, 2),
     "split": ("a, b = tl.split(tl.reshape(x, (4, 4, 2)))\n    y = a - 2.0 * b", torch.float32, torch.float32, 16),
