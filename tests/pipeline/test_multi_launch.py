@@ -114,12 +114,33 @@ def test_a_partly_written_buffer_carries_its_empty_elements(tmp_path: Path) -> N
     assert bool(out[50:].isnan().all())
 
 
-def test_verify_of_several_launches_is_unknown_with_the_reason() -> None:
+def test_verify_of_several_launches_proves_safety_per_launch_and_says_why_the_rest_is_unknown() -> None:
     report = larkc.verify(PIPELINES / "two_pass_sum")
     assert report.verdict is Verdict.UNKNOWN and report.exit_code == 4
-    assert all(r.status is Status.UNKNOWN for r in report.results)
-    assert "2 launches (block_partial_sums, sum_partials)" in report.results[0].detail
-    assert "larkc run checks the sequence" in report.results[0].detail
+    status = {r.obligation.name: r.status for r in report.results}
+    assert status == {
+        "equivalence(out)": Status.UNKNOWN, "bounds": Status.PROVED, "race": Status.PROVED,
+        "barrier": Status.PROVED, "init": Status.UNKNOWN, "defined": Status.UNKNOWN, "assert": Status.UNKNOWN,
+        "overflow": Status.PROVED,
+    }  # fmt: skip
+    eq = report.results[0]
+    assert "2 launches (block_partial_sums, sum_partials)" in eq.detail and "larkc run checks the sequence" in eq.detail
+    bounds = next(r for r in report.results if r.obligation.name == "bounds")
+    assert bounds.detail.startswith("launch 1 (kernel block_partial_sums): z3: ")
+    assert "; launch 2 (kernel sum_partials): z3: " in bounds.detail
+
+
+def test_verify_of_several_launches_refutes_a_later_launch(tmp_path: Path) -> None:
+    task = _fill_then("bad_index", tmp_path)
+    task = Task(
+        source=task.source, launches=task.launches, outputs=task.outputs, scratch=task.scratch,
+        symbols=task.symbols, constraints=["n <= 4096"], instances=task.instances,
+    )  # fmt: skip
+    report = larkc.verify(task, replay_dir=tmp_path / "replay")
+    assert report.verdict is Verdict.FAILED and report.kinds() == {"oob"}, report.render()
+    bounds = next(r for r in report.results if r.obligation.name == "bounds")
+    assert bounds.counterexample is not None and bounds.counterexample.replay is not None
+    assert "read `buf[i + 1]`" in bounds.counterexample.message
 
 
 def test_verify_of_several_launches_still_parses_every_kernel(tmp_path: Path) -> None:

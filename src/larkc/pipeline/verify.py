@@ -55,7 +55,7 @@ from larkc.symbolic import terms as tm
 from larkc.symbolic.conditions import side_conditions
 from larkc.symbolic.constants import match_named_constant, round_to_format
 from larkc.symbolic.terms import Poly, Term
-from larkc.tasks import BufferArg, NullArg, ScalarArg, ScalarExpr, ShapeArg, Task, evaluate
+from larkc.tasks import BufferArg, NullArg, ScalarArg, ScalarExpr, ShapeArg, Task, TensorSpec, evaluate
 
 __all__ = ["Progress", "obligations_of", "verify_task"]
 
@@ -95,7 +95,7 @@ def verify_task(
     budget = budget or Budget()
     say = progress or (lambda _line: None)
     if len(task.launches) > 1:
-        return _several_launches(task, instances, start)
+        return _several_launches(task, instances, budget, say, replay_dir, start)
     per_instance = module is None and specialised_per_instance(task)
     if module is None:
         module = parse_task(task)
@@ -158,33 +158,112 @@ def _specialised(task: Task, env: Mapping[str, int]) -> tuple[Module, Function]:
     return bind_null_pointers(task, module, kernel_function(task, module))
 
 
-def _several_launches(task: Task, instances: Sequence[Mapping[str, int]] | None, start: float) -> VerifyReport:
-    """A task of several launches: every obligation UNKNOWN (the kernels are parsed: bad input is an error).
+def _several_launches(
+    task: Task,
+    instances: Sequence[Mapping[str, int]] | None,
+    budget: Budget,
+    say: Progress,
+    replay_dir: Path | None,
+    start: float,
+) -> VerifyReport:
+    """A task of several launches: bounds, races, barriers and overflow per launch, for all sizes; the rest
+    UNKNOWN.
 
-    The symbolic engine runs one launch on inputs that are symbols, zeros or empty; it cannot start a
-    launch from the terms the previous one left in a buffer, so no obligation about the whole sequence
-    is decided (checking each launch alone would pass a second launch reading garbage)."""
+    A launch boundary synchronises everything, so those four properties of the sequence are those of each
+    launch, and the parametric prover decides them for a launch whatever its buffers hold (it reads
+    loaded values as unknowns; the value ranges of tensors other than the inputs, which an earlier launch
+    may have written, are dropped). A refutation is confirmed by running the whole sequence. Equivalence,
+    initialised reads, defined operations and assertions depend on what the earlier launches left in the
+    buffers, which the symbolic engine cannot yet start a launch from: UNKNOWN, with that reason.
+    """
     from larkc.pipeline.run import LaunchModules
     from larkc.provers import Scope
 
-    LaunchModules(task).modules(None)
-    for inst in instances if instances is not None else task.instances:
-        task.shape_env(inst)
+    chosen = [task.shape_env(i) for i in (instances if instances is not None else task.instances)]
+    modules = LaunchModules(task).modules(None)
     kernels = ", ".join(x.kernel for x in task.launches)
     reason = (
         f"{len(task.launches)} launches ({kernels}): the symbolic engine cannot yet start a launch from "
         f"another's results (larkc run checks the sequence)"
     )
-    results = tuple(
-        ObligationResult(ob, Status.UNKNOWN, Scope.bounded([], []), "pipeline", reason) for ob in obligations_of(task)
-    )
+    obligations = obligations_of(task)
+    parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
+    per_launch: dict[Obligation, list[tuple[str, ObligationResult]]] = {ob: [] for ob in parametric_obs}
+    bound: list[Module] = []
+    for k, mod in enumerate(modules):
+        view = _without_written_ranges(task.launch_task(k), k)
+        mod_k, f_k = bind_null_pointers(view, mod, kernel_function(view, mod))
+        bound.append(mod_k)
+        say(f"{task.launch_label(k)}: parametric proof of {', '.join(ob.name for ob in parametric_obs)}")
+        for r in prove_parametric(mod_k, f_k.name, view, parametric_obs, budget):
+            per_launch[r.obligation].append((task.launch_label(k), r))
+    results: list[ObligationResult] = []
+    for ob in obligations:
+        if ob not in per_launch:
+            results.append(ObligationResult(ob, Status.UNKNOWN, Scope.bounded([], []), "pipeline", reason))
+            continue
+        launch_results = per_launch[ob]
+        refuted = next((r for _, r in launch_results if r.status is Status.REFUTED), None)
+        if refuted is not None:
+            results.append(_confirm_sequence(task, bound, refuted, chosen, replay_dir))
+        elif all(r.status is Status.PROVED for _, r in launch_results):
+            first = launch_results[0][1]
+            detail = "; ".join(f"{label}: {r.detail}" for label, r in launch_results)
+            assumptions = {a: None for _, r in launch_results for a in r.assumptions}
+            results.append(dataclasses.replace(first, detail=detail, assumptions=tuple(assumptions)))
+        else:
+            why = "; ".join(f"{label}: {r.detail}" for label, r in launch_results if r.status is not Status.PROVED)
+            scope = launch_results[0][1].scope
+            results.append(ObligationResult(ob, Status.UNKNOWN, scope, "pipeline", why))
+    combined = tuple(results)
     return VerifyReport(
         task=task.name,
         expected_failure=task.expected_failure,
-        results=results,
-        verdict=verdict(results),
+        results=combined,
+        verdict=verdict(combined),
         instances=(),
         seconds=time.perf_counter() - start,
+    )
+
+
+def _without_written_ranges(view: Task, index: int) -> Task:
+    """``view`` without the value ranges of tensors an earlier launch may have written (outputs and
+    scratch; in-place tensors after the first launch): only the inputs' ranges are promised by the task."""
+    drop = (set(view.outputs) | set(view.scratch)) - (set(view.inplace) if index == 0 else set())
+
+    def strip(specs: Mapping[str, TensorSpec]) -> dict[str, TensorSpec]:
+        return {n: dataclasses.replace(s, low=None, high=None) if n in drop else s for n, s in specs.items()}
+
+    return dataclasses.replace(
+        view, inputs=strip(view.inputs), outputs=strip(view.outputs), scratch=strip(view.scratch)
+    )
+
+
+def _confirm_sequence(
+    task: Task,
+    modules: Sequence[Module],
+    r: ObligationResult,
+    chosen: Sequence[Mapping[str, int]],
+    replay_dir: Path | None,
+) -> ObligationResult:
+    """A parametric refutation of one launch, run through the whole sequence at its sizes when they are
+    small enough (as :func:`_confirm_static` does for one launch)."""
+    cx = r.counterexample
+    if cx is None or not cx.instance:
+        return r
+    try:
+        env = task.shape_env(cx.instance)
+        sizes = [math.prod(s.concrete_shape(env)) for s in task.tensors.values()]
+    except (TaskError, ValueError):
+        return r
+    if max(sizes, default=0) > _SIMULABLE_ELEMENTS:
+        return r
+    rep, _ = run_instance(task, modules, env, 0)
+    if r.obligation.kind.failure_kind not in rep.kinds():
+        return r
+    replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
+    return dataclasses.replace(
+        r, counterexample=dataclasses.replace(cx, kind=CounterexampleKind.CONFIRMED, replay=replay)
     )
 
 
