@@ -214,12 +214,17 @@ def _run_launches(
         runs.diagnoses.extend(_in_launch(d, label) for d in result.diagnoses)
         for name, log in result.writers.items():
             runs.writers.setdefault(name, []).append((label, log))
-            wrote = result.written.get(name, log.site.reshape(result.buffers[name].shape) >= 0)
-            if not initialised[name] or name in runs.written:
-                runs.written[name] = wrote | runs.written[name] if name in runs.written else wrote
+            if initialised[name] and name not in runs.written:
+                continue  # started defined (an input, zeros): which elements were written does not matter
+            # The simulator's byte-exact mask where the buffer started empty; else the elements stored to.
+            wrote = result.written.get(name)
+            if wrote is None:
+                wrote = log.site.reshape(result.buffers[name].shape) >= 0
+            runs.written[name] = wrote | runs.written[name] if name in runs.written else wrote
         for name, data in result.buffers.items():
             state[name] = data
-            initialised[name] = initialised[name] or bool(runs.written.get(name, torch.ones(1)).any())
+            if name in runs.written and bool(runs.written[name].any()):
+                initialised[name] = True
         if result.aborted:
             runs.aborted = True
             break
