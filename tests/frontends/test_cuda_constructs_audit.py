@@ -731,3 +731,43 @@ def test_a_union_constructed_from_a_wider_integer_takes_the_integer_constructor(
     r = cuda.run(src, "k", block=4, buffers={"bits": packed.to(torch.uint32), "out": ("f32", 4)})
     assert r.ok, r.diagnoses
     assert torch.equal(r.buffers["out"], values.float())
+
+
+# -- __constant__ arrays the host writes (the CUDA samples' convolutionSeparable) ----------------------
+
+CONVOLUTION_ROWS = """
+#define KERNEL_RADIUS 2
+#define KERNEL_LENGTH (2 * KERNEL_RADIUS + 1)
+__constant__ float c_Kernel[KERNEL_LENGTH];
+
+extern "C" void setConvolutionKernel(float *h_Kernel) {
+    cudaMemcpyToSymbol(c_Kernel, h_Kernel, KERNEL_LENGTH * sizeof(float));
+}
+
+__global__ void convolutionRowsKernel(float *d_Dst, float *d_Src, int imageW) {
+    int x = threadIdx.x;
+    float sum = 0;
+    for (int j = -KERNEL_RADIUS; j <= KERNEL_RADIUS; j++) {
+        int xs = min(max(x + j, 0), imageW - 1);
+        sum += c_Kernel[KERNEL_RADIUS - j] * d_Src[blockIdx.x * imageW + xs];
+    }
+    d_Dst[blockIdx.x * imageW + x] = sum;
+}
+"""
+
+
+def test_constant_memory_the_host_writes_is_a_read_only_kernel_input(cuda: Cuda) -> None:
+    src = torch.randint(-8, 8, (2, 16)).float()
+    weights = torch.tensor([1.0, 2.0, 4.0, 2.0, 1.0])
+    r = cuda.run(
+        CONVOLUTION_ROWS,
+        "convolutionRowsKernel",
+        block=16,
+        grid=2,
+        buffers={"d_Dst": ("f32", 32), "d_Src": src.flatten(), "c_Kernel": weights},
+        scalars={"imageW": 16},
+    )
+    assert r.ok, r.diagnoses
+    padded = torch.cat([src[:, :1], src[:, :1], src, src[:, -1:], src[:, -1:]], dim=1)
+    want = sum(weights[2 - j] * padded[:, 2 + j : 18 + j] for j in range(-2, 3))
+    assert torch.equal(r.buffers["d_Dst"].reshape(2, 16), want)

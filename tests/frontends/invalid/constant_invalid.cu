@@ -1,3 +1,4 @@
-// expect: 3:38: error: unsupported __constant__ memory without an initialiser (larkc needs its value): coeffs
+// expect: 3:35: error: unsupported __constant__ memory the host writes, in a device function: coeffs
 __constant__ float coeffs[16];
-__global__ void k(float* a) { a[0] = coeffs[0]; }
+__device__ float first() { return coeffs[0]; }
+__global__ void k(float* a) { a[0] = first(); }

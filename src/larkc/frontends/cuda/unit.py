@@ -142,6 +142,9 @@ class FileScopeVariable:
     type_node: ts.Node
     declarator: ts.Node  # the init_declarator (or plain declarator) of the variable
     node: ts.Node  # the whole declaration
+    #: a `__constant__` array the host writes (`cudaMemcpyToSymbol`) or leaves without an initialiser: its
+    #: contents are an input of each kernel that reads it (a read-only buffer parameter of its name)
+    host_written: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -629,12 +632,11 @@ class TranslationUnit:
         short = name.rpartition("::")[2]
         if shared:
             self.file_memory[name] = FileScopeVariable(name, True, type_node, d, node)
-        elif init is None:
-            what = "__constant__ memory without an initialiser (larkc needs its value)"
-            self.unsupported_globals[short] = (what, node)
-        elif re.search(rb"cudaMemcpyToSymbol(Async)?\s*\(\s*" + re.escape(short.encode()) + rb"\b", self.source):
-            # the host overwrites the initial contents before a launch: they are not what kernels read
-            self.unsupported_globals[short] = ("__constant__ memory written by cudaMemcpyToSymbol", node)
+        elif init is None or re.search(
+            rb"cudaMemcpyToSymbol(Async)?\s*\(\s*" + re.escape(short.encode()) + rb"\b", self.source
+        ):
+            # the host sets the contents before a launch (an initialiser is not what kernels then read)
+            self.file_memory[name] = FileScopeVariable(name, False, type_node, d, node, host_written=True)
         else:
             self.file_memory[name] = FileScopeVariable(name, False, type_node, d, node)
 

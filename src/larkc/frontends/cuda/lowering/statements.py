@@ -21,7 +21,7 @@ from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import Binding, Val, VarLV, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
-from larkc.frontends.cuda.unit import ObjectStruct, UnionInfo
+from larkc.frontends.cuda.unit import FileScopeVariable, ObjectStruct, UnionInfo
 from larkc.ir.nodes import (
     Alloc,
     Assign,
@@ -107,6 +107,10 @@ class Statements(Conversions):
             self.used.add("this")
         members = self.object_member_params(span)
         params = [*members, *params]
+        body = node.child_by_field_name("body")
+        assert body is not None
+        inputs = self.constant_inputs(body)
+        params += inputs
         max_threads = None
         for c in node.named_children:
             if c.type == "launch_bounds":
@@ -116,8 +120,6 @@ class Statements(Conversions):
                     if not isinstance(v, int) or v <= 0:
                         raise self.unsupported("__launch_bounds__ argument", c)
                     max_threads = v
-        body = node.child_by_field_name("body")
-        assert body is not None
         with self.buffer() as prologue:
             self.file_scope_memory(body)
         with self.scope():
@@ -129,6 +131,8 @@ class Statements(Conversions):
                 self.scopes[0][gname] = Binding("group", gname, U32, None, group)
             for sname, fields in self.struct_params.items():
                 self.scopes[0][sname] = Binding("struct", sname, VOID, fields=fields)
+            for p in inputs:  # `c_Kernel[i]`: a read of the kernel's input of that name
+                self.scopes[0][p.name] = Binding("var", p.name, p.type, readonly=True)
             for p in members:  # `data` in a member function of an object struct: `this.data`, read only
                 self.scopes[0][p.name.removeprefix("this.")] = Binding("var", p.name, p.type, readonly=True)
             stmts = prologue + self.compound(body, new_scope=False)
@@ -255,17 +259,52 @@ class Statements(Conversions):
             return []
         return params
 
+    def used_file_memory(self, body: ts.Node) -> list[tuple[FileScopeVariable, re.Match[bytes]]]:
+        """The file-scope ``__constant__``/``__shared__`` variables ``body`` names, with a use of each."""
+        text = body.text or b""
+        out = []
+        for key, var in self.tu.file_memory.items():
+            short = key.rpartition("::")[2]
+            use = re.search(rb"\b" + re.escape(short.encode()) + rb"\b", text)
+            if use is not None and self.tu.find(short, body, {key}) == key:
+                out.append((var, use))
+        return out
+
+    def constant_inputs(self, body: ts.Node) -> list[Param]:
+        """The host-written ``__constant__`` arrays a kernel reads, as read-only global buffer parameters
+        named after them (``c_Kernel``: what ``cudaMemcpyToSymbol`` put there is the task's to give)."""
+        params = []
+        for var, use in self.used_file_memory(body):
+            if not var.host_written:
+                continue
+            at = body.descendant_for_byte_range(body.start_byte + use.start(), body.start_byte + use.end()) or body
+            if not self.is_kernel:
+                raise self.unsupported("__constant__ memory the host writes, in a device function", at)
+            inner = (
+                var.declarator.child_by_field_name("declarator")
+                if var.declarator.type == "init_declarator"
+                else var.declarator
+            )
+            assert inner is not None
+            ctype, name_node, _ = self.apply_declarator(self.resolve_type(var.type_node, var.node), True, inner)
+            if not isinstance(ctype, CArray) or len(ctype.dims) != 1:
+                raise self.unsupported("__constant__ memory the host writes that is not a one-dimensional array", at)
+            name = node_text(name_node)
+            if name in self.used:
+                raise self.type_error(f"parameter {name} hides the __constant__ array of that name", at)
+            self.used.add(name)
+            params.append(Param(name, PointerType(ctype.elem, AddressSpace.GLOBAL, True), False, self.span(var.node)))
+        return params
+
     def file_scope_memory(self, body: ts.Node) -> None:
         """Declare the file-scope ``__constant__`` and ``__shared__`` variables ``body`` names, in the function's
         outermost scope: a ``__constant__`` one as a per-thread copy of its initialiser (it is read-only, so
         each thread reading its own copy reads the same values), a ``__shared__`` one as the kernel's own
         (a device function cannot share it with its kernel, so it is rejected there)."""
-        text = body.text or b""
-        for key, var in self.tu.file_memory.items():
-            short = key.rpartition("::")[2]
-            use = re.search(rb"\b" + re.escape(short.encode()) + rb"\b", text)
-            if use is None or self.tu.find(short, body, {key}) != key:
-                continue
+        for var, use in self.used_file_memory(body):
+            short = var.name.rpartition("::")[2]
+            if var.host_written:
+                continue  # a kernel parameter (constant_inputs)
             if var.shared and not self.is_kernel:
                 at = body.descendant_for_byte_range(body.start_byte + use.start(), body.start_byte + use.end())
                 raise self.unsupported("file-scope __shared__ variable in a device function", at or body)
