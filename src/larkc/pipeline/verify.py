@@ -276,8 +276,6 @@ def _inexact_scalars(
     reaches it as its binary64 rounding, which differs from the reference's exact constant: a proof or a
     refutation of equivalence from it would be about another kernel argument. Safety obligations keep
     their results (they are decided with the value the kernel is given)."""
-    from larkc.provers import Scope
-
     inexact = [
         f"{p.name} = {b.text} = {b.value(dict(env)).approx!r}"
         for p in f.params
@@ -289,10 +287,21 @@ def _inexact_scalars(
         f"the scalar argument {'; '.join(inexact)} is irrational at this instance: the symbolic engine "
         f"takes rational scalars only, so equivalence is not decided here"
     )
+    return _equivalence_unknown(results, env, reason, keep_refuted=False)
+
+
+def _equivalence_unknown(
+    results: Sequence[ObligationResult], env: Mapping[str, int], reason: str, *, keep_refuted: bool
+) -> list[ObligationResult]:
+    """``results`` with the equivalence results of this instance UNKNOWN for ``reason``: every one, or with
+    ``keep_refuted`` the proofs only (a refutation about the outputs stands)."""
+    from larkc.provers import Scope
+
     launch = " ".join(r.scope.launches[0] for r in results[:1] if r.scope.launches)
+    unknown = {Status.PROVED} if keep_refuted else set(Status)
     return [
         ObligationResult(r.obligation, Status.UNKNOWN, Scope.bounded([dict(env)], [launch]), "pipeline", reason)
-        if r.obligation.kind is ObligationKind.EQUIVALENCE
+        if r.obligation.kind is ObligationKind.EQUIVALENCE and r.status in unknown
         else r
         for r in results
     ]
@@ -390,19 +399,11 @@ def _input_writes(
     result is UNKNOWN with the reason rather than a proof."""
     if not written:
         return list(results)
-    from larkc.provers import Scope
-
     reason = (
         f"the kernel writes input(s) the task does not declare in-place ({', '.join(written)} changes): "
         f"input-write, which larkc run reports and larkc verify has no obligation for yet"
     )
-    launch = " ".join(r.scope.launches[0] for r in results[:1] if r.scope.launches)
-    return [
-        ObligationResult(r.obligation, Status.UNKNOWN, Scope.bounded([dict(env)], [launch]), "pipeline", reason)
-        if r.obligation.kind is ObligationKind.EQUIVALENCE and r.status is Status.PROVED
-        else r
-        for r in results
-    ]
+    return _equivalence_unknown(results, env, reason, keep_refuted=True)
 
 
 def symbolic_args(task: Task, f: Function, env: Mapping[str, int]) -> dict[str, SymbolicArg]:
