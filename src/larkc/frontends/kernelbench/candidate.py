@@ -35,7 +35,7 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class CudaText:
     """A CUDA source string and where its first character stands in the file (1-based line and column),
-    when it is a literal whose characters are the file's (no escapes): then line ``k`` of the text is
+    when it is a literal whose lines are the file's (no escaped newlines): then line ``k`` of the text is
     line ``line + k - 1`` of the file."""
 
     text: str
@@ -138,13 +138,14 @@ class _Module:
         raise _unsupported(self.path, "CUDA source (not a string literal or a variable holding one)", node, self.source)
 
     def literal(self, node: ast.Constant, text: str) -> CudaText:
-        """``text`` with its position if the literal's characters between the quotes are exactly ``text``."""
+        """``text`` with its position if its lines are the lines of the literal between the quotes (escape
+        sequences within a line, such as ``"\\n"`` in a ``printf``, shift columns on that line only)."""
         segment = ast.get_source_segment(self.source, node, padded=False) or ""
         prefix_len = len(segment) - len(segment.lstrip("rRbBuUfF"))
         quotes = segment[prefix_len : prefix_len + 3]
         q = 3 if quotes in ('"""', "'''") else 1
         body = segment[prefix_len + q : len(segment) - q]
-        if body == text:
+        if body.count("\n") == text.count("\n"):  # escapes only within lines (printf's "\\n"): lines agree
             return CudaText(text, node.lineno, node.col_offset + prefix_len + q + 1)
         return CudaText(text, None, None)
 

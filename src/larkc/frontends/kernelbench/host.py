@@ -89,7 +89,16 @@ _TORCH_DTYPES = {
     "kUInt8": "u8",
     "kChar": "i8",
     "kInt8": "i8",
+    # at::ScalarType::Float, ...
+    "Float": "f32",
+    "Double": "f64",
+    "Half": "f16",
+    "BFloat16": "bf16",
+    "Int": "i32",
+    "Long": "i64",
 }
+#: The C++ name of each element type, for ``scalar_t`` in a dispatch macro's body.
+_CXX_NAME = {"f32": "float", "f64": "double", "f16": "at::Half", "bf16": "at::BFloat16", "i32": "int", "i64": "int64_t"}
 _SIZEOF = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i32": 4, "i64": 8, "bool": 1, "u8": 1, "i8": 1}
 _INT_TYPES = frozenset(
     {"int", "unsigned", "unsigned int", "long", "long long", "int64_t", "int32_t", "size_t", "uint32_t", "uint64_t"}
@@ -273,6 +282,28 @@ def _arith(op: ArithOp, a: ShapeExpr, b: ShapeExpr) -> ShapeExpr:
     return ShapeArith(op, a, b)
 
 
+def _positive(e: ShapeExpr) -> bool:
+    """Whether ``e`` is at least 1 for every size (symbols are; sums, products, cdiv, max of such are)."""
+    match e:
+        case ShapeNum(value):
+            return value >= 1
+        case ShapeSym():
+            return True
+        case ShapeArith(ArithOp.ADD | ArithOp.MUL, lhs, rhs):
+            return _positive(lhs) and _positive(rhs)
+        case ShapeCall("cdiv", (a, _)) | ShapeCall("max", (a, *_)):
+            return _positive(a)
+        case _:
+            return False
+
+
+def _compare_positive(op: str, a: ShapeExpr, b: ShapeExpr) -> bool | None:
+    """``a op b`` where it follows from ``a`` being a positive size and ``b`` 0 (``if (n == 0) return``)."""
+    if b != ShapeNum(0) or not _positive(a):
+        return None
+    return {"==": False, "<=": False, "<": False, "!=": True, ">": True, ">=": True}.get(op)
+
+
 def _product(dims: Sequence[ShapeExpr]) -> ShapeExpr:
     out: ShapeExpr = ShapeNum(1)
     for d in dims:
@@ -370,6 +401,7 @@ class _Evaluator:
         self.result = HostResult()
         self.done = False
         self.prefix = ""
+        self.aliases: dict[str, str] = {}  # type names bound by a dispatch macro (scalar_t -> float)
 
     def unsupported(self, what: str, node: ts.Node) -> LarkcError:
         return UnsupportedError(what, node_text(node), self.span(node), stage=Stage.FRONTEND)
@@ -474,8 +506,38 @@ class _Evaluator:
                 return
             if name.split("::")[-1] in _NO_EFFECT:
                 return
+            if name.startswith("AT_DISPATCH_"):
+                self.dispatch(e)
+                return
             raise self.unsupported("call in host code", e)
         raise self.unsupported("statement in host code", e)
+
+    def dispatch(self, e: ts.Node) -> None:
+        """``AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "name", [&] { ... })``: the lambda's body with
+        ``scalar_t`` the C++ type of the dispatched dtype."""
+        args_node = e.child_by_field_name("arguments")
+        args = args_node.named_children if args_node is not None else []
+        body = args[-1] if args else None
+        while body is not None and body.type == "parenthesized_expression" and body.named_children:
+            body = body.named_children[0]
+        if len(args) < 3 or body is None or body.type != "lambda_expression":
+            raise self.unsupported("dispatch macro", e)
+        d = self.expr(args[0])
+        if not isinstance(d, _Dtype) or d.dtype is None or d.dtype not in _CXX_NAME:
+            raise self.unsupported("dispatch on this type", args[0])
+        block = body.child_by_field_name("body")
+        assert block is not None
+        saved = dict(self.aliases)
+        self.aliases["scalar_t"] = _CXX_NAME[d.dtype]
+        try:
+            self.block(block)
+        finally:
+            self.aliases = saved
+
+    def cxx_type(self, node: ts.Node) -> str:
+        """The normalised text of a type, with the dispatch macros' ``scalar_t`` replaced by its type."""
+        text = " ".join(node_text(node).split())
+        return self.aliases.get(text, text)
 
     def check(self, cond: ts.Node) -> None:
         v = self.expr(cond)
@@ -538,7 +600,7 @@ class _Evaluator:
 
     def template_arg(self, a: ts.Node) -> str | int:
         if a.type == "type_descriptor":
-            return " ".join(node_text(a).split())
+            return self.cxx_type(a)
         v = self.expr(a)
         if isinstance(v, _Int) and isinstance(v.expr, ShapeNum):
             return v.expr.value
@@ -594,6 +656,8 @@ class _Evaluator:
                     return self.env[name]
                 if kernel_parameters(self.root, name) is not None:
                     return _Opaque("kernel")  # a kernel as a value: launching it is an error
+                if name == "cudaSuccess":
+                    return _Opaque("cudaSuccess")
                 raise self.unsupported("name in host code", e)
             case "qualified_identifier":
                 last = node_text(e).split("::")[-1]
@@ -628,7 +692,7 @@ class _Evaluator:
                 return self.expr(branch)
             case "sizeof_expression":
                 t = e.child_by_field_name("type")
-                dtype = _CXX_TYPES.get(" ".join(node_text(t).split()))
+                dtype = _CXX_TYPES.get(self.cxx_type(t)) if t is not None else None
                 if dtype is None:
                     raise self.unsupported("sizeof in host code", e)
                 return _Int(ShapeNum(_SIZEOF[dtype]))
@@ -636,7 +700,7 @@ class _Evaluator:
                 t = e.child_by_field_name("type")
                 value = e.child_by_field_name("value")
                 assert t is not None and value is not None
-                return self.cast(" ".join(node_text(t).split()), self.expr(value), e)
+                return self.cast(self.cxx_type(t), self.expr(value), e)
             case "initializer_list":
                 return _List(tuple(self.expr(c) for c in e.named_children))
             case "call_expression":
@@ -682,6 +746,9 @@ class _Evaluator:
         raise self.unsupported("index that is not a constant", e)
 
     def cast(self, type_text: str, v: _Value, e: ts.Node) -> _Value:
+        for alias, actual in self.aliases.items():  # (scalar_t*) p
+            type_text = " ".join(actual if w == alias else w for w in type_text.replace("*", " * ").split())
+        type_text = type_text.replace(" *", "*")
         base = type_text.replace("const ", "").replace(" ", "")
         if base.endswith("*"):
             elem = _CXX_TYPES.get(type_text.replace("const", "").replace("*", "").strip())
@@ -701,6 +768,9 @@ class _Evaluator:
             return self.logical(op, a, b, e)
         if isinstance(a, _Dtype) and isinstance(b, _Dtype) and op in ("==", "!="):
             return _Bool((a.dtype == b.dtype) == (op == "=="))
+        statuses = {v.what for v in (a, b) if isinstance(v, _Opaque)}
+        if statuses == {"status", "cudaSuccess"} and op in ("==", "!="):
+            return _Bool(op == "==")  # a launch that succeeds (the model larkc verifies)
         if isinstance(a, _Float) or isinstance(b, _Float):
             return self.float_binary(op, a, b, e)
         if not (isinstance(a, _Int) and isinstance(b, _Int)):
@@ -716,6 +786,9 @@ class _Evaluator:
                 x, y = a.expr.value, b.expr.value
                 results = {"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}
                 return _Bool(results[op])
+            known = _compare_positive(op, a.expr, b.expr)
+            if known is not None:
+                return _Bool(known)
             return _Cond(ShapeCmp(compare[op], a.expr, b.expr))
         raise self.unsupported("operator in host code", e)
 
@@ -805,6 +878,10 @@ class _Evaluator:
             return self.cast(" ".join(node_text(targ.named_children[0]).split()), self.expr(args[0]), e)
         if short in ("getCurrentCUDAStream", "getDefaultCUDAStream"):
             return _Opaque("stream")
+        if short in ("cudaGetLastError", "cudaDeviceSynchronize", "cudaPeekAtLastError"):
+            return _Opaque("status")  # larkc models launches that succeed: the status is cudaSuccess
+        if short == "device" and name.startswith(("torch::", "at::")):
+            return _Dtype(None)  # torch::device(torch::kCUDA): options of no particular dtype yet
         if short in ("TensorOptions", "dtype") and name.startswith(("torch::", "at::")):
             if short == "dtype" and len(args) == 1:
                 d = self.expr(args[0])
@@ -825,6 +902,8 @@ class _Evaluator:
                 if isinstance(d, _Dtype):
                     return d
             raise self.unsupported("tensor option", e)
+        if isinstance(recv, _Opaque) and recv.what == "device" and method in ("is_cuda", "is_contiguous"):
+            return _Bool(True)
         if not isinstance(recv, HostTensor):
             raise self.unsupported("method call in host code", e)
         t = recv
@@ -843,11 +922,11 @@ class _Evaluator:
                 return _List(tuple(_Int(d) for d in t.shape))
             case "data_ptr" | "data":
                 if targs:
-                    elem = _CXX_TYPES.get(" ".join(node_text(targs[0]).split()))
+                    elem = _CXX_TYPES.get(self.cxx_type(targs[0]))
                     if elem is None:
                         raise self.unsupported("element type", targs[0])
                     if elem != t.dtype:
-                        raise self.error(f"data_ptr<{node_text(targs[0])}>() of a {t.dtype} tensor", e)
+                        raise self.error(f"data_ptr<{self.cxx_type(targs[0])}>() of a {t.dtype} tensor", e)
                     return _Ptr(t.name, elem)
                 return _Ptr(t.name, "void")
             case "options":
