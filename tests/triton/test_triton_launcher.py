@@ -91,3 +91,24 @@ def test_derive_expression_prefers_the_simplest_fit() -> None:
     assert derive_expression([4, 4, 16], insts, ["a", "b"]) == "next_pow2(a)"
     assert derive_expression([1, 1, 3], insts, ["a", "b"], [4]) == "cdiv(a, 4)"
     assert derive_expression([999, 1, 2], insts, ["a", "b"]) is None
+
+
+def test_an_autotuned_launch_is_derived_without_its_configuration_constexprs() -> None:
+    instances = [{"r": 3, "d": 48}, {"r": 5, "d": 100}, {"r": 2, "d": 64}]
+    d = derive_launch(
+        _launcher("row_sum_autotune", "row_sum"), lambda i: {"x": torch.randn(i["r"], i["d"])}, ["r", "d"], instances
+    )
+    assert d.kernel == "row_sum_kernel" and d.grid == ("r",)
+    assert d.sizes == {"stride": "d", "n_cols": "d"}  # BLOCK_N: each configuration; EVEN_N: the heuristic
+
+
+def test_a_grid_that_depends_on_the_autotune_configuration_is_an_error() -> None:
+    kernel = _module(EXAMPLES / "row_sum_autotune" / "kernel.py").row_sum_kernel
+
+    def launcher(x: torch.Tensor) -> torch.Tensor:
+        out = torch.empty(x.shape[0])
+        kernel[lambda meta: (x.shape[0] * meta["BLOCK_N"],)](x, out, x.stride(0), x.shape[1])
+        return out
+
+    with pytest.raises(LarkcError, match="depends on the autotune configuration"):
+        derive_launch(launcher, lambda i: {"x": torch.randn(i["r"], 8)}, ["r"], [{"r": 2}, {"r": 3}])

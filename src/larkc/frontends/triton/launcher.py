@@ -267,7 +267,7 @@ def derive_launch(
             if len(set(map(str, per))) != 1:
                 raise LarkcError(f"argument {name} differs between instances", stage=Stage.TASK)
             d.dtypes[name] = text
-    grids = [evaluate_grid(ln, {}) for _, _, ln in records]
+    grids = [_config_independent_grid(ln) for _, _, ln in records]
     rank = {len(g) for g in grids}
     if len(rank) != 1:
         raise LarkcError("the grid's rank differs between instances", stage=Stage.TASK)
@@ -279,6 +279,31 @@ def derive_launch(
         dims.append(expr)
     d.grid = tuple(dims)
     return d
+
+
+def _config_independent_grid(launch: CapturedLaunch) -> tuple[int, ...]:
+    """The launch's grid, the same for every ``@triton.autotune`` configuration of its kernel (a task's grid
+    cannot depend on a configuration yet: each configuration is a specialisation of one task)."""
+    from larkc.frontends.triton.config import autotune_configs
+    from larkc.frontends.triton.source import read_source
+
+    configs = [dict(c.constexprs) for c in autotune_configs(read_source(launch.source), launch.kernel)] or [{}]
+    grids = []
+    for c in configs:
+        try:
+            grids.append(evaluate_grid(launch, c))
+        except KeyError as e:  # the grid function reads a constexpr that neither the launch nor the config gives
+            raise LarkcError(
+                f"the grid of {launch.kernel} reads {e}, which no configuration gives", stage=Stage.TASK
+            ) from None
+    if any(g != grids[0] for g in grids):
+        raise LarkcError(
+            f"the grid of {launch.kernel} depends on the autotune configuration ({grids[0]} and "
+            f"{next(g for g in grids if g != grids[0])}): not supported yet (a task has one grid for every "
+            "configuration)",
+            stage=Stage.TASK,
+        )
+    return grids[0]
 
 
 def _tensor_role(
@@ -390,16 +415,9 @@ def task_from_launcher(
             out[k] = t.to(dt)
         return out
 
+    # An autotuned kernel: its configurations' constexprs need no binding (each is a specialisation of the
+    # task); derive_launch refuses a grid that depends on them.
     d = derive_launch(fn, make, symbols, instances)
-    from larkc.frontends.triton.config import autotune_configs
-    from larkc.frontends.triton.source import read_source
-
-    if autotune_configs(read_source(d.source), d.kernel):
-        raise LarkcError(
-            f"{d.kernel} is autotuned: tasks from launchers of autotuned kernels are not supported yet "
-            "(write the task with the grid for each configuration)",
-            stage=Stage.TASK,
-        )
     outputs = {k: (shape, str(dtype).removeprefix("torch.")) for k, (shape, dtype) in sorted(d.output_shapes.items())}
     scratch = {k: (shape, str(dtype).removeprefix("torch.")) for k, (shape, dtype) in d.scratch_shapes.items()}
     bindings: dict[str, Any] = {**d.tensors, **d.sizes, **d.scalars}
