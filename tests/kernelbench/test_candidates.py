@@ -244,3 +244,12 @@ def test_verify_batch_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsy
         ("wrong_unwritten.py", "FAILED"),
         (str(INVALID / "host_helper_call.py"), "ERROR"),
     ]
+
+
+def test_emit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    relu, frob = CORPUS / "l1_relu", CORPUS / "l1_frobenius_norm"
+    assert main(["emit", str(relu / "model_new.py"), "--reference", str(relu / "model.py"), "-o", str(tmp_path)]) == 0
+    assert (tmp_path / "lakefile.toml").is_file()
+    out = tmp_path / "frob"
+    assert main(["emit", str(frob / "model_new.py"), "--reference", str(frob / "model.py"), "-o", str(out)]) == 2
+    assert "2 launches (sum_squares_kernel, normalize_kernel)" in capsys.readouterr().err

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from larkc.cli import EXIT_OK, EXIT_VERDICT, add_task_arguments, task_from_args
+from larkc.errors import LarkcError, Stage
 
 __all__ = ["register"]
 
@@ -38,6 +39,13 @@ def _command(args: argparse.Namespace) -> int:
     from larkc.pipeline.emit import check_project, emit_task, write_project
 
     task = task_from_args(args)
+    if len(task.launches) > 1:  # the Lean lowering states one kernel's theorems
+        kernels = ", ".join(x.kernel for x in task.launches)
+        raise LarkcError(
+            f"larkc emit: task {task.name} has {len(task.launches)} launches ({kernels}); "
+            "the Lean lowering of several launches is not supported yet",
+            stage=Stage.CLI,
+        )
     out = Path(args.output)
     project = emit_task(task, out)
     paths = write_project(project, out)
