@@ -200,3 +200,17 @@ def test_verify_does_not_prove_equivalence_of_a_kernel_writing_its_input() -> No
     assert eq.obligation.kind is ObligationKind.EQUIVALENCE and eq.status is Status.UNKNOWN
     assert "the kernel writes input(s) the task does not declare in-place (x[0] changes)" in eq.detail
     assert report.verdict is Verdict.UNKNOWN
+
+
+def test_a_computed_scalar_binds_only_float_parameters(tmp_path: Path) -> None:
+    task = load_task(PIPELINES / "scale_by_rsqrt_d")
+    bad = Task(
+        source=task.source, kernel=task.kernel, reference=task.reference, inputs=task.inputs, outputs=task.outputs,
+        bindings={**task.bindings, "n": ScalarExpr("rows * d")}, symbols=task.symbols, instances=task.instances,
+        grid=task.grid, block=task.block,
+    )  # fmt: skip
+    message = "kernel parameter n of type i32 is bound to the scalar expression 'rows \\* d'"
+    with pytest.raises(TaskError, match=message):
+        run_task(bad, seeds=1, write_replay=False)
+    with pytest.raises(TaskError, match=message):
+        larkc.verify(bad)

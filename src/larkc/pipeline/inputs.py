@@ -19,7 +19,7 @@ import torch
 from larkc.dtypes import torch_dtype
 from larkc.errors import TaskError
 from larkc.ir.nodes import Cast, CastKind, Const, Decl, Function, Module, Param
-from larkc.ir.types import U64, PointerType, VoidType, scalar_of
+from larkc.ir.types import U64, PointerType, ScalarType, VoidType, scalar_of
 from larkc.ir.verify import verify_module
 from larkc.semantics import GlobalBuffer, KernelArg
 from larkc.tasks import (
@@ -34,7 +34,15 @@ from larkc.tasks import (
     resolve_kernel,
 )
 
-__all__ = ["bind_null_pointers", "check_pointee", "init_of", "kernel_args", "kernel_function", "make_inputs"]
+__all__ = [
+    "bind_null_pointers",
+    "check_float_param",
+    "check_pointee",
+    "init_of",
+    "kernel_args",
+    "kernel_function",
+    "make_inputs",
+]
 
 
 def make_inputs(task: Task, env: Mapping[str, int], seed: int) -> dict[str, torch.Tensor]:
@@ -109,6 +117,7 @@ def kernel_args(
             case ScalarArg():
                 args[p.name] = b.value
             case ScalarExpr():
+                check_float_param(task, p, b)
                 args[p.name] = b.value(dict(env)).approx
             case NullArg():
                 raise TaskError(
@@ -163,3 +172,13 @@ def bind_null_pointers(task: Task, module: Module, f: Function, launch: int = 0)
     new = Module(tuple(g if h is f else h for h in module.functions), module.span)
     verify_module(new)
     return new, g
+
+
+def check_float_param(task: Task, p: Param, b: ScalarExpr) -> None:
+    """A computed scalar binds a floating-point parameter (an integer one takes a shape expression)."""
+    if not (isinstance(p.type, ScalarType) and p.type.is_float):
+        raise TaskError(
+            f"task {task.name}: kernel parameter {p.name} of type {p.type} is bound to the scalar expression "
+            f"{b.text!r}: bind a float parameter (an integer one takes a shape expression)",
+            p.span,
+        )

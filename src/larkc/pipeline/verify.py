@@ -31,7 +31,7 @@ from larkc.errors import TaskError
 from larkc.frontends import parse_task, specialised_per_instance
 from larkc.ir.nodes import Function, Module
 from larkc.ir.types import ScalarType
-from larkc.pipeline.inputs import bind_null_pointers, check_pointee, init_of, kernel_function
+from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import VerifyReport
 from larkc.pipeline.run import run_instance
@@ -100,6 +100,9 @@ def verify_task(
     if module is None:
         module = parse_task(task)
     module, f = bind_null_pointers(task, module, kernel_function(task, module))
+    for p in f.params:
+        if isinstance(b := task.binding(p.name), ScalarExpr):
+            check_float_param(task, p, b)  # before the parametric prover reads the bindings
     graph = None
     if task.reference is not None:
         from larkc.pipeline.compare import functional_reference
@@ -424,6 +427,7 @@ def symbolic_args(task: Task, f: Function, env: Mapping[str, int]) -> dict[str, 
                 v = b.value
                 args[p.name] = Fraction(v) if isinstance(v, float) else v
             case ScalarExpr():
+                check_float_param(task, p, b)
                 # Exact where rational; else the binary64 value the kernel is given (see _inexact_scalars).
                 value = b.value(dict(env))
                 args[p.name] = value.exact if value.exact is not None else Fraction(value.approx)
