@@ -3,6 +3,7 @@ what they cannot do yet."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -163,3 +164,25 @@ def test_parse_of_several_launches_holds_every_kernel_once() -> None:
     assert [f.name for f in module.functions] == ["block_sum", "block_partial_sums", "sum_partials"]
     with pytest.raises(LarkcError, match="has 2 launches: change them with launches="):
         larkc.parse(PIPELINES / "two_pass_sum", template_args=["float"])
+
+
+def test_a_triton_kernel_launched_twice_with_other_constexprs() -> None:
+    # x + y, then (x + y) + y with another BLOCK: one kernel, two specialisations, one buffer between them.
+    source = Path(__file__).resolve().parents[2] / "examples" / "triton" / "vector_add" / "kernel.py"
+    # (The second launch covers all of out only if it is lowered with its own BLOCK, not the first's.)
+    first = {"x_ptr": "x", "y_ptr": "y", "out_ptr": "mid", "n_elements": "n", "BLOCK": 64}
+    second = {"x_ptr": "mid", "y_ptr": "y", "out_ptr": "out", "n_elements": "n", "BLOCK": 256}
+    task = Task(
+        source=source,
+        launches=(
+            KernelLaunch(kernel="add_kernel", grid=["cdiv(n, 64)"], block=[1], bindings=first),
+            KernelLaunch(kernel="add_kernel", grid=["cdiv(n, 256)"], block=[1], bindings=second),
+        ),
+        reference=lambda x, y: x + 2 * y,
+        inputs={"x": "f32[n]", "y": "f32[n]"}, outputs={"out": "f32[n]"}, scratch={"mid": "f32[n]"},
+        symbols=["n"], instances=[{"n": 1}, {"n": 300}],
+    )  # fmt: skip
+    report = run_task(task, seeds=1, write_replay=False)
+    assert report.ok, report.render()
+    wrong = dataclasses.replace(task, reference=lambda x, y: x + y)
+    assert run_task(wrong, seeds=1, write_replay=False).kinds() == {"mismatch"}
