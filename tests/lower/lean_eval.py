@@ -302,6 +302,12 @@ class Parser:
         if t.text == "TState":
             self.i += 1
             return "S"
+        if t.text == "Loc":
+            self.i += 1
+            return _LOC
+        if t.text == "Larkc.Block.Blk":
+            self.i += 1
+            return ("F", ["N"], self.typ_atom())
         if t.text == "List":
             self.i += 1
             inner = self.typ_atom()
@@ -776,6 +782,99 @@ def _float(x: Any) -> float:
     return float(x)
 
 
+# Blocks (``Larkc.Block``): functions of the row-major index, memoised (each element computed once)
+
+
+def _memo(f: Callable[[int], Any]) -> Callable[[int], Any]:
+    cache: dict[int, Any] = {}
+
+    def g(i: int) -> Any:
+        v = cache.get(i, _MISSING)
+        if v is _MISSING:
+            v = cache[i] = f(i)
+        return v
+
+    return g
+
+
+def _b_arange(start: int) -> Callable[[int], Any]:
+    return lambda i: start + i
+
+
+def _b_splat(v: Any) -> Callable[[int], Any]:
+    return lambda i: v
+
+
+def _b_map(f: Callable, *xs: Callable[[int], Any]) -> Callable[[int], Any]:
+    return _memo(lambda i: f(*(x(i) for x in xs)))
+
+
+def _b_bcast(n: int, inner: int, x: Callable[[int], Any]) -> Callable[[int], Any]:
+    return lambda i: x(i // (n * inner) * inner + i % inner)
+
+
+def _b_reindex(f: Callable[[int], int], x: Callable[[int], Any]) -> Callable[[int], Any]:
+    return lambda i: x(f(i))
+
+
+def _b_along(n: int, inner: int, x: Callable[[int], Any], o: int, r: int) -> Any:
+    return x(o // inner * (n * inner) + r * inner + o % inner)
+
+
+def _b_pos(n: int, inner: int, o: int) -> int:
+    return o // inner % n if inner and n else 0
+
+
+def _b_line_at(n: int, inner: int, x: Callable[[int], Any], o: int, r: int) -> Any:
+    return x(o // (n * inner) * (n * inner) + r * inner + o % inner)
+
+
+def _b_fold(op: str, values: list) -> Any:
+    acc = values[0]
+    for v in values[1:]:
+        acc = {"sum": lambda a, b: a + b, "prod": lambda a, b: a * b, "max": max, "min": min}[op](acc, v)
+    return acc
+
+
+def _b_reduce(op: str, n: int, inner: int, x: Callable[[int], Any]) -> Callable[[int], Any]:
+    return _memo(lambda o: _b_fold(op, [_b_along(n, inner, x, o, r) for r in range(n)]))
+
+
+def _b_scan(op: str, reverse: bool, n: int, inner: int, x: Callable[[int], Any]) -> Callable[[int], Any]:
+    def at(o: int) -> Any:
+        p = _b_pos(n, inner, o)
+        rs = range(p, n) if reverse else range(p + 1)
+        return _b_fold(op, [_b_line_at(n, inner, x, o, r) for r in rs])
+
+    return _memo(at)
+
+
+def _b_dot(k: int, n: int, a: Callable[[int], float], b: Callable[[int], float]) -> Callable[[int], float]:
+    return _memo(lambda o: sum((a(o // n * k + j) * b(j * n + o % n) for j in range(k)), 0.0))
+
+
+def _b_globs(buf: int, off: Callable[[int], int]) -> Callable[[int], tuple]:
+    return lambda i: ("glob", buf, off(i))
+
+
+def _b_load(s: TS, mask: Callable, loc: Callable, other: Callable) -> Callable[[int], float]:
+    return _memo(lambda i: _get(s, loc(i)) if mask(i) else other(i))
+
+
+def _b_each(op: Callable, s: TS, n: int, mask: Callable, loc: Callable, v: Callable | None = None) -> TS:
+    for i in range(n):
+        if mask(i):
+            s = op(s, loc(i)) if v is None else op(s, loc(i), v(i))
+    return s
+
+
+def _foldl(f: Callable, init: Any, xs: list) -> Any:
+    acc = init
+    for x in xs:
+        acc = f(acc, x)
+    return acc
+
+
 _RUNTIME = {name: obj for name, obj in globals().items() if name.startswith("_") and callable(obj)}
 _RUNTIME.update({"math": math, "LeanEvalError": LeanEvalError})
 
@@ -805,6 +904,40 @@ _FUNS: dict[str, tuple[list[Any], Any, str]] = {
     "Larkc.Cuda.rsqrt": (["R"], "R", "_rsqrt({0})"),
     "Larkc.Cuda.fma": (["R", "R", "R"], "R", "({0} * {1} + {2})"),
     "Larkc.nextPow2": (["N"], "N", "_next_pow2({0})"),
+    "Larkc.Block.arange": (["Z"], ("F", ["N"], "Z"), "_b_arange({0})"),
+    "Larkc.Block.dot": (
+        ["N", "N", ("F", ["N"], "R"), ("F", ["N"], "R")],
+        ("F", ["N"], "R"),
+        "_b_dot({0}, {1}, {2}, {3})",
+    ),
+    "Larkc.Block.globs": (["N", ("F", ["N"], "Z")], ("F", ["N"], _LOC), "_b_globs({0}, {1})"),
+    "Larkc.Block.load": (
+        ["S", ("F", ["N"], "P"), ("F", ["N"], _LOC), ("F", ["N"], "R")],
+        ("F", ["N"], "R"),
+        "_b_load({0}, {1}, {2}, {3})",
+    ),
+    "Larkc.Block.noteAll": (
+        ["S", "N", ("F", ["N"], "P"), ("F", ["N"], _LOC)],
+        "S",
+        "_b_each(_note, {0}, {1}, {2}, {3})",
+    ),
+    "Larkc.Block.putAll": (
+        ["S", "N", ("F", ["N"], "P"), ("F", ["N"], _LOC), ("F", ["N"], "R")],
+        "S",
+        "_b_each(_put, {0}, {1}, {2}, {3}, {4})",
+    ),
+    "Larkc.Block.addAll": (
+        ["S", "N", ("F", ["N"], "P"), ("F", ["N"], _LOC), ("F", ["N"], "R")],
+        "S",
+        "_b_each(_add, {0}, {1}, {2}, {3}, {4})",
+    ),
+    "Larkc.Block.amaxAll": (
+        ["S", "N", ("F", ["N"], "P"), ("F", ["N"], _LOC), ("F", ["N"], "R")],
+        "S",
+        "_b_each(_amax, {0}, {1}, {2}, {3}, {4})",
+    ),
+    "Larkc.Block.pos": (["N", "N", "N"], "N", "_b_pos({0}, {1}, {2})"),
+    "List.range": (["N"], "LN", "list(range({0}))"),
     "Nat.xor": (["N", "N"], "N", "({0} ^ {1})"),
     "Real.exp": (["R"], "R", "_exp({0})"),
     "Real.log": (["R"], "R", "_log({0})"),
@@ -1120,8 +1253,75 @@ class Compiler:
             raise self.err(node, f"{name} not applied")
         raise self.err(node, f"unknown identifier {name}")
 
+    def apply(self, node: Node, code: str, t: Any, args: list[Node], want: Any, env: dict) -> tuple[str, Any]:
+        """``code`` (of function type ``t``) applied to ``args``."""
+        if not (isinstance(t, tuple) and t[0] == "F" and len(t[1]) == len(args)):
+            raise self.err(node, f"{_tshow(t)} applied to {len(args)} arguments")
+        codes = [self.arg(a, pt, env) for a, pt in zip(args, t[1], strict=True)]
+        return self.coerce(node, f"{code}({', '.join(codes)})", t[2], want), (t[2] if want is None else want)
+
+    def block_app(self, node: Node, name: str, args: list[Node], want: Any, env: dict) -> tuple[str, Any]:
+        """The polymorphic functions of ``Larkc.Block`` (the element type comes from the arguments or the
+        expected type), ``List.foldl``, and a block applied to an index (one argument past the arity)."""
+        arity = _BLOCK_POLY.get(name, 3)
+        if len(args) > arity:
+            code, t = self.block_app(node, name, args[:arity], None, env)
+            return self.apply(node, code, t, args[arity:], want, env)
+        if len(args) != arity:
+            raise self.err(node, f"{name} takes {arity} arguments, given {len(args)}")
+        elem = want[2] if isinstance(want, tuple) and want[0] == "F" and want[1] == ["N"] else None
+        short = name.rsplit(".", 1)[-1]
+        if name == "List.foldl":
+            init, sigma = self.compile(args[1], want, env)
+            if sigma is None:
+                raise self.err(node, "foldl of unknown type")
+            f = self.arg(args[0], ("F", [sigma, "N"], sigma), env)
+            xs = self.arg(args[2], "LN", env)
+            return f"_foldl({f}, {init}, {xs})", sigma
+        if short == "splat":
+            v, t = self.compile(args[0], elem, env)
+            if t is None:
+                v, t = self.compile(args[0], "N", env)
+            return f"_b_splat({v})", ("F", ["N"], t)
+        if short.startswith("map"):
+            codes, elems = [], []
+            for a in args[1:]:
+                c, t = self.compile(a, None, env)
+                if not (isinstance(t, tuple) and t[0] == "F" and t[1] == ["N"]):
+                    raise self.err(a, f"{name} of {_tshow(t)}")
+                codes.append(c)
+                elems.append(t[2])
+            f, ft = self.compile(args[0], ("F", elems, elem), env)
+            return f"_b_map({f}, {', '.join(codes)})", ("F", ["N"], ft[2])
+        if short in ("along", "lineAt"):
+            n, inner = self.arg(args[0], "N", env), self.arg(args[1], "N", env)
+            x, t = self.compile(args[2], ("F", ["N"], want) if want is not None else None, env)
+            o, r = self.arg(args[3], "N", env), self.arg(args[4], "N", env)
+            fn = "_b_along" if short == "along" else "_b_line_at"
+            return f"{fn}({n}, {inner}, {x}, {o}, {r})", t[2]
+        if short == "reindex":
+            f = self.arg(args[0], ("F", ["N"], "N"), env)
+            x, t = self.compile(args[1], want, env)
+            return f"_b_reindex({f}, {x})", t
+        n, inner = self.arg(args[0], "N", env), self.arg(args[1], "N", env)
+        x, t = self.compile(args[2], want, env)
+        if short == "bcast":
+            return f"_b_bcast({n}, {inner}, {x})", t
+        if short.startswith("reduce"):
+            return f"_b_reduce({short[6:].lower()!r}, {n}, {inner}, {x})", t
+        rev = short.endswith("Rev")
+        op = short[4:].removesuffix("Rev").lower()
+        return f"_b_scan({op!r}, {rev}, {n}, {inner}, {x})", t
+
     def app(self, node: Node, want: Any, env: dict) -> tuple[str, Any]:
         head, args = node.args
+        if head.kind == "fun":  # a lambda applied (a combine fold's element function)
+            binders = head.args[0]
+            code, t = self.compile(head, ("F", [bt for _, bt in binders], None), env)
+            return self.apply(node, code, t, args, want, env)
+        if head.kind == "app":  # a block applied to an index: ((Larkc.Block.reduceSum n 1 x) 0)
+            code, t = self.compile(head, None, env)
+            return self.apply(node, code, t, args, want, env)
         if head.kind != "var":
             raise self.err(node, "application of a non-constant")
         name: str = head.args[0]
@@ -1149,6 +1349,14 @@ class Compiler:
                 raise self.err(node, "abs takes 1 argument")
             alpha = want or self.leaf_type(args[0], env) or "N"
             return f"abs({self.arg(args[0], alpha, env)})", alpha
+        if head.kind == "var" and (name in _BLOCK_POLY or name == "List.foldl"):
+            return self.block_app(node, name, args, want, env)
+        if name in _FUNS and isinstance(_FUNS[name][1], tuple) and len(args) > len(_FUNS[name][0]):
+            # a block applied to an index: element `i` of the block the first arguments build
+            k = len(_FUNS[name][0])
+            inner = Node("app", [head, args[:k]], node.line)
+            code, t = self.compile(inner, None, env)
+            return self.apply(node, code, t, args[k:], want, env)
         if name in _FUNS:
             ptypes, rt, tpl = _FUNS[name]
             if len(args) != len(ptypes):
@@ -1250,9 +1458,9 @@ class Compiler:
             pys.append(py)
         fn = self.name("fun")
         self.emit(f"def {fn}({', '.join(pys)}):")
-        code, _ = self.compile_in_block(body, rt, env)
+        code, t = self.compile_in_block(body, rt, env)
         self.emit(f"    return {code}")
-        return fn, want
+        return fn, ("F", ptypes, rt if rt is not None else t)
 
     def definition(self, d: Def) -> str:
         env = {}
@@ -1267,6 +1475,21 @@ class Compiler:
         code = self.coerce(d.body, code, t, d.ret)
         head = f"def D_{d.name}({', '.join(pys)}):"
         return "\n".join([head, *self.lines, f"    return {code}"])
+
+
+#: The polymorphic functions of ``Larkc.Block`` and their arities (see ``Compiler.block_app``).
+_BLOCK_POLY = {
+    **{f"Larkc.Block.{f}": 1 for f in ("splat",)},
+    "Larkc.Block.map": 2,
+    "Larkc.Block.map2": 3,
+    "Larkc.Block.map3": 4,
+    "Larkc.Block.bcast": 3,
+    "Larkc.Block.reindex": 2,
+    "Larkc.Block.along": 5,
+    "Larkc.Block.lineAt": 5,
+    **{f"Larkc.Block.reduce{op}": 3 for op in ("Sum", "Prod", "Max", "Min")},
+    **{f"Larkc.Block.scan{op}{rev}": 3 for op in ("Sum", "Prod", "Max", "Min") for rev in ("", "Rev")},
+}
 
 
 def _partial(fn: Callable, *first: Any) -> Callable:

@@ -197,8 +197,8 @@ BLOCK_RULES: Mapping[type, str] = {
     Dot: "(Larkc.Block.dot {k} {n} {a} {b})",  # plus `acc` with Block.map2
     # a left fold of the combine function's body (`let`s over the accumulator tuple `cacc`), element 0
     # of the result for a scalar
-    Combine: "(fun (el0 : ℕ) => ((List.range {count}).foldl "
-    "(fun (cacc : {acc_type}) (ck : ℕ) => {step}) {init}){proj})",
+    Combine: "(fun (el0 : ℕ) => (List.foldl (fun (cacc : {acc_type}) (ck : ℕ) => {step}) {init} "
+    "(List.range {count})){proj})",
 }
 
 #: The ``Larkc.Block`` scan of each operator, forward and with ``reverse``.
