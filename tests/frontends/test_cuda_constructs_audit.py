@@ -771,3 +771,51 @@ def test_constant_memory_the_host_writes_is_a_read_only_kernel_input(cuda: Cuda)
     padded = torch.cat([src[:, :1], src[:, :1], src, src[:, -1:], src[:, -1:]], dim=1)
     want = sum(weights[2 - j] * padded[:, 2 + j : 18 + j] for j in range(-2, 3))
     assert torch.equal(r.buffers["d_Dst"].reshape(2, 16), want)
+
+
+# -- __device__ variables (the CUDA samples' threadFenceReduction) ------------------------------------
+
+BLOCK_SUMS = """
+__device__ unsigned int blocksDone = 0;
+__device__ float total;
+
+__global__ void reduceBlocks(const float* g_idata, unsigned int n) {
+    __shared__ float sdata[32];
+    unsigned int tid = threadIdx.x;
+    unsigned int i = blockIdx.x * blockDim.x + tid;
+    sdata[tid] = i < n ? g_idata[i] : 0.f;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0) {
+        atomicAdd(&total, sdata[0]);
+        atomicInc(&blocksDone, gridDim.x * 2);
+    }
+}
+"""
+
+
+def test_device_variables_are_buffers_every_block_shares(cuda: Cuda) -> None:
+    x = torch.randint(-4, 4, (128,)).float()
+    r = cuda.run(
+        BLOCK_SUMS,
+        "reduceBlocks",
+        block=32,
+        grid=4,
+        buffers={
+            "g_idata": x,
+            "total": torch.tensor([0.5]),
+            "blocksDone": torch.ones(1, dtype=torch.int64).to(torch.uint32),
+        },
+        scalars={"n": 128},
+    )
+    assert r.ok, r.diagnoses
+    assert r.buffers["total"].tolist() == [float(x.sum()) + 0.5]
+    assert r.buffers["blocksDone"].tolist() == [5]
+
+
+def test_a_device_variable_in_a_device_function_is_a_located_error(cuda: Cuda) -> None:
+    src = "__device__ int counter;\n__device__ void bump() { counter += 1; }\n__global__ void k(float* o) { bump(); }\n"
+    assert cuda.error(src) == "2:26: error: unsupported __device__ variable, in a device function: counter"

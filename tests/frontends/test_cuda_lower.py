@@ -385,7 +385,7 @@ def test_null_pointers_and_pointer_truth_values() -> None:
 def test_globals_are_rejected_only_where_device_code_uses_them() -> None:
     src = "extern int host_counter;\n__device__ float g;\n__global__ void k(float* a) { a[0] = 1.f; }\n"
     assert [f.name for f in lower(src).functions] == ["k"]
-    assert "unsupported global variable: g" in error("__device__ float g;\n__global__ void k(float* a) { a[0] = g; }")
+    assert "unsupported global variable: g" in error("float g;\n__global__ void k(float* a) { a[0] = g; }")
 
 
 def test_namespaces_extern_c_and_qualified_names() -> None:

@@ -1,3 +1,3 @@
 // expect: 3:38: error: unsupported global variable: g
-__device__ float g;
+float g;
 __global__ void k(float* a) { a[0] = g; }

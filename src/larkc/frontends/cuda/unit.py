@@ -145,6 +145,9 @@ class FileScopeVariable:
     #: a `__constant__` array the host writes (`cudaMemcpyToSymbol`) or leaves without an initialiser: its
     #: contents are an input of each kernel that reads it (a read-only buffer parameter of its name)
     host_written: bool = False
+    #: a `__device__` variable: global memory every block shares, whose contents at a launch (the
+    #: initialiser only before the first) are an input of each kernel that uses it (a buffer parameter)
+    device: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -605,6 +608,15 @@ class TranslationUnit:
             name = _declared_name(d)
             if name is not None and type_node is not None and ({"__constant__", "__shared__"} & specs):
                 self._collect_memory_variable(ns + name, "__shared__" in specs, type_node, d, node)
+                continue
+            if (
+                name is not None
+                and type_node is not None
+                and "__device__" in specs
+                and not ({"const", "constexpr"} & specs)
+            ):
+                # `__device__ unsigned int retirementCount = 0;`: device memory every block shares
+                self.file_memory[ns + name] = FileScopeVariable(ns + name, False, type_node, d, node, device=True)
                 continue
             what = "global variable"
             if d.type == "init_declarator" and ({"const", "constexpr"} & specs) and type_node is not None:

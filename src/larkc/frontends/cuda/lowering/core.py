@@ -66,6 +66,7 @@ class LoweringCore(abc.ABC):
         self.is_kernel = fd.kind is FunctionKind.KERNEL
         self.group_params: dict[str, Group] = {}  # cooperative group parameters of this instance
         self.array_params: dict[str, CArray] = {}  # `float x[][N]` parameters, by name
+        self.device_scalars: dict[str, Type] = {}  # `__device__` scalars used by a kernel: its parameters
         self.struct_params: dict[str, dict[str, VarLV]] = {}  # parameter structs of pointers: member -> parameter
 
     def span(self, node: ts.Node) -> Span:

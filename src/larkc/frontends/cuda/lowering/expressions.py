@@ -254,7 +254,7 @@ class Expressions(Conversions):
                 raise self.unsupported("use of an object other than its members and member functions", node)
             if b.kind == "shared_scalar":
                 assert not isinstance(b.ctype, CArray)
-                ptr = VarRef(b.ir_name, PointerType(b.ctype, AddressSpace.SHARED), span)
+                ptr = VarRef(b.ir_name, PointerType(b.ctype, b.space), span)
                 return self.read(MemLV(ptr, b.ctype, False), node)
             if b.kind == "const":
                 assert isinstance(b.ctype, ScalarType) and b.value is not None
@@ -363,7 +363,7 @@ class Expressions(Conversions):
                 return VarLV(b.ir_name, b.ctype, b.readonly)
             if b is not None and b.kind == "shared_scalar":
                 assert not isinstance(b.ctype, CArray)
-                return MemLV(VarRef(b.ir_name, PointerType(b.ctype, AddressSpace.SHARED), span), b.ctype, False)
+                return MemLV(VarRef(b.ir_name, PointerType(b.ctype, b.space), span), b.ctype, False)
             if b is None:
                 member = self.member(name, node)
                 if member is not None:

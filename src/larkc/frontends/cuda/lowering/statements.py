@@ -132,7 +132,11 @@ class Statements(Conversions):
             for sname, fields in self.struct_params.items():
                 self.scopes[0][sname] = Binding("struct", sname, VOID, fields=fields)
             for p in inputs:  # `c_Kernel[i]`: a read of the kernel's input of that name
-                self.scopes[0][p.name] = Binding("var", p.name, p.type, readonly=True)
+                scalar_t = self.device_scalars.get(p.name)
+                if scalar_t is not None:  # `retirementCount`: the one element of its buffer
+                    self.scopes[0][p.name] = Binding("shared_scalar", p.name, scalar_t, space=AddressSpace.GLOBAL)
+                else:
+                    self.scopes[0][p.name] = Binding("var", p.name, p.type, readonly=True)
             for p in members:  # `data` in a member function of an object struct: `this.data`, read only
                 self.scopes[0][p.name.removeprefix("this.")] = Binding("var", p.name, p.type, readonly=True)
             stmts = prologue + self.compound(body, new_scope=False)
@@ -271,29 +275,35 @@ class Statements(Conversions):
         return out
 
     def constant_inputs(self, body: ts.Node) -> list[Param]:
-        """The host-written ``__constant__`` arrays a kernel reads, as read-only global buffer parameters
-        named after them (``c_Kernel``: what ``cudaMemcpyToSymbol`` put there is the task's to give)."""
+        """The host-written ``__constant__`` arrays and the ``__device__`` variables a kernel uses, as global
+        buffer parameters named after them (``c_Kernel``: what ``cudaMemcpyToSymbol`` put there is the
+        task's to give; a ``__device__`` scalar is a buffer of one element), read-only for ``__constant__``."""
         params = []
         for var, use in self.used_file_memory(body):
-            if not var.host_written:
+            if not var.host_written and not var.device:
                 continue
+            what = "__device__ variable" if var.device else "__constant__ memory the host writes"
             at = body.descendant_for_byte_range(body.start_byte + use.start(), body.start_byte + use.end()) or body
             if not self.is_kernel:
-                raise self.unsupported("__constant__ memory the host writes, in a device function", at)
-            inner = (
-                var.declarator.child_by_field_name("declarator")
-                if var.declarator.type == "init_declarator"
-                else var.declarator
-            )
+                raise self.unsupported(f"{what}, in a device function", at)
+            d = var.declarator
+            inner = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
             assert inner is not None
-            ctype, name_node, _ = self.apply_declarator(self.resolve_type(var.type_node, var.node), True, inner)
-            if not isinstance(ctype, CArray) or len(ctype.dims) != 1:
-                raise self.unsupported("__constant__ memory the host writes that is not a one-dimensional array", at)
+            base = self.resolve_type(var.type_node, var.node)
+            ctype, name_node, by_ref = self.apply_declarator(base, not var.device, inner)
+            scalar = var.device and isinstance(ctype, ScalarType | VectorType) and not by_ref
+            if not scalar and (not isinstance(ctype, CArray) or len(ctype.dims) != 1):
+                raise self.unsupported(f"{what} that is not a scalar or a one-dimensional array", at)
             name = node_text(name_node)
             if name in self.used:
-                raise self.type_error(f"parameter {name} hides the __constant__ array of that name", at)
+                raise self.type_error(f"parameter {name} hides the file-scope variable of that name", at)
             self.used.add(name)
-            params.append(Param(name, PointerType(ctype.elem, AddressSpace.GLOBAL, True), False, self.span(var.node)))
+            elem = ctype.elem if isinstance(ctype, CArray) else ctype
+            assert not isinstance(elem, CArray)
+            pt = PointerType(elem, AddressSpace.GLOBAL, not var.device)
+            params.append(Param(name, pt, False, self.span(var.node)))
+            if scalar:
+                self.device_scalars[name] = elem
         return params
 
     def file_scope_memory(self, body: ts.Node) -> None:
@@ -303,7 +313,7 @@ class Statements(Conversions):
         (a device function cannot share it with its kernel, so it is rejected there)."""
         for var, use in self.used_file_memory(body):
             short = var.name.rpartition("::")[2]
-            if var.host_written:
+            if var.host_written or var.device:
                 continue  # a kernel parameter (constant_inputs)
             if var.shared and not self.is_kernel:
                 at = body.descendant_for_byte_range(body.start_byte + use.start(), body.start_byte + use.end())

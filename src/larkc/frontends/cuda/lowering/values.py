@@ -82,6 +82,8 @@ class Binding:
     pun: tuple[VarLV, Type] | None = None
     #: a local object of a struct with members of different types ("object"): its members are ``fields``
     object: ObjectStruct | None = None
+    #: where a "shared_scalar" lives: a `__shared__` scalar, or a `__device__` one (a kernel parameter)
+    space: AddressSpace = AddressSpace.SHARED
 
 
 VOID_PTR = PointerType(VOID, AddressSpace.GENERIC)
