@@ -16,8 +16,13 @@ The shape is static and lives in the generated code, which passes the sizes each
 * `bcast n inner` stretches one axis of size 1 to `n`, `inner` being the product of the sizes after it
   (a broadcast over several axes is a composition);
 * `reduceSum n inner` (and `Prod`, `Max`, `Min`) folds the axis of size `n` away, `along` naming the
-  `r`-th element along it; `dot k n` is the matrix product of an `m × k` and a `k × n` block;
-* elementwise operations are `map`, `map2` and `map3` of the scalar operation.
+  `r`-th element along it; `scanSum n inner` (and the others, `…Rev` from the end) keeps the axis,
+  `lineAt` naming the elements of an element's line; `dot k n` is the matrix product of an `m × k`
+  and a `k × n` block; `reindex f` moves elements (a permutation of the axes);
+* elementwise operations are `map`, `map2` and `map3` of the scalar operation;
+* a reduction or scan with a user's combine function (`tl.reduce`, `tl.associative_scan`) is generated
+  in place as a `List.foldl` of the function's body over `along`/`lineAt`, in the order the simulator
+  and Triton's interpreter use (a left fold from the first element).
 
 Indices past a block's size carry values no generated code reads. Memory is accessed through blocks
 of locations (`globs`): a masked load (`load`) reads the enabled elements and takes `other` elsewhere,
@@ -140,33 +145,33 @@ masked-off one takes `other` (and touches no memory). -/
 def load (s : TState) (mask : Blk Prop) (loc : Blk Loc) (other : Blk ℝ) : Blk ℝ :=
   fun i => if mask i then s.get (loc i) else other i
 
-/-- Record the reads of the enabled elements `is` (a fold of `TState.note`). -/
-def noteList (s : TState) (is : List ℕ) (mask : Blk Prop) (loc : Blk Loc) : TState :=
-  is.foldl (fun (acc : TState) (i : ℕ) => if mask i then acc.note (loc i) else acc) s
+/-- Record the reads of the enabled elements `ids` (a fold of `TState.note`). -/
+def noteList (s : TState) (ids : List ℕ) (mask : Blk Prop) (loc : Blk Loc) : TState :=
+  ids.foldl (fun (acc : TState) (i : ℕ) => if mask i then acc.note (loc i) else acc) s
 
 /-- Record the reads of a masked load of `n` elements. -/
 def noteAll (s : TState) (n : ℕ) (mask : Blk Prop) (loc : Blk Loc) : TState :=
   noteList s (List.range n) mask loc
 
-/-- Store the enabled elements `is` of `v`, in order (a fold of `TState.put`). -/
-def putList (s : TState) (is : List ℕ) (mask : Blk Prop) (loc : Blk Loc) (v : Blk ℝ) : TState :=
-  is.foldl (fun (acc : TState) (i : ℕ) => if mask i then acc.put (loc i) (v i) else acc) s
+/-- Store the enabled elements `ids` of `v`, in order (a fold of `TState.put`). -/
+def putList (s : TState) (ids : List ℕ) (mask : Blk Prop) (loc : Blk Loc) (v : Blk ℝ) : TState :=
+  ids.foldl (fun (acc : TState) (i : ℕ) => if mask i then acc.put (loc i) (v i) else acc) s
 
 /-- A masked store of `n` elements. -/
 def putAll (s : TState) (n : ℕ) (mask : Blk Prop) (loc : Blk Loc) (v : Blk ℝ) : TState :=
   putList s (List.range n) mask loc v
 
-/-- Atomic additions of the enabled elements `is` of `v` (a fold of `TState.add`). -/
-def addList (s : TState) (is : List ℕ) (mask : Blk Prop) (loc : Blk Loc) (v : Blk ℝ) : TState :=
-  is.foldl (fun (acc : TState) (i : ℕ) => if mask i then acc.add (loc i) (v i) else acc) s
+/-- Atomic additions of the enabled elements `ids` of `v` (a fold of `TState.add`). -/
+def addList (s : TState) (ids : List ℕ) (mask : Blk Prop) (loc : Blk Loc) (v : Blk ℝ) : TState :=
+  ids.foldl (fun (acc : TState) (i : ℕ) => if mask i then acc.add (loc i) (v i) else acc) s
 
 /-- A masked `tl.atomic_add` of `n` elements whose old values are not used. -/
 def addAll (s : TState) (n : ℕ) (mask : Blk Prop) (loc : Blk Loc) (v : Blk ℝ) : TState :=
   addList s (List.range n) mask loc v
 
-/-- Atomic maxima of the enabled elements `is` of `v` (a fold of `TState.amax`). -/
-def amaxList (s : TState) (is : List ℕ) (mask : Blk Prop) (loc : Blk Loc) (v : Blk ℝ) : TState :=
-  is.foldl (fun (acc : TState) (i : ℕ) => if mask i then acc.amax (loc i) (v i) else acc) s
+/-- Atomic maxima of the enabled elements `ids` of `v` (a fold of `TState.amax`). -/
+def amaxList (s : TState) (ids : List ℕ) (mask : Blk Prop) (loc : Blk Loc) (v : Blk ℝ) : TState :=
+  ids.foldl (fun (acc : TState) (i : ℕ) => if mask i then acc.amax (loc i) (v i) else acc) s
 
 /-- A masked `tl.atomic_max` of `n` elements whose old values are not used. -/
 def amaxAll (s : TState) (n : ℕ) (mask : Blk Prop) (loc : Blk Loc) (v : Blk ℝ) : TState :=
@@ -200,30 +205,30 @@ theorem load_apply (s : TState) (mask : Blk Prop) (loc : Blk Loc) (other : Blk �
 
 theorem noteList_nil (s : TState) (mask : Blk Prop) (loc : Blk Loc) : noteList s [] mask loc = s := rfl
 
-theorem noteList_cons (s : TState) (i : ℕ) (is : List ℕ) (mask : Blk Prop) (loc : Blk Loc) :
-    noteList s (i :: is) mask loc = noteList (if mask i then s.note (loc i) else s) is mask loc := rfl
+theorem noteList_cons (s : TState) (i : ℕ) (ids : List ℕ) (mask : Blk Prop) (loc : Blk Loc) :
+    noteList s (i :: ids) mask loc = noteList (if mask i then s.note (loc i) else s) ids mask loc := rfl
 
 theorem putList_nil (s : TState) (mask : Blk Prop) (loc : Blk Loc) (v : Blk ℝ) :
     putList s [] mask loc v = s := rfl
 
-theorem putList_cons (s : TState) (i : ℕ) (is : List ℕ) (mask : Blk Prop) (loc : Blk Loc) (v : Blk ℝ) :
-    putList s (i :: is) mask loc v = putList (if mask i then s.put (loc i) (v i) else s) is mask loc v := rfl
+theorem putList_cons (s : TState) (i : ℕ) (ids : List ℕ) (mask : Blk Prop) (loc : Blk Loc) (v : Blk ℝ) :
+    putList s (i :: ids) mask loc v = putList (if mask i then s.put (loc i) (v i) else s) ids mask loc v := rfl
 
 /-- Recording reads changes nothing the thread sees. -/
-theorem noteList_view (s : TState) (is : List ℕ) (mask : Blk Prop) (loc : Blk Loc) :
-    (noteList s is mask loc).view = s.view := by
-  induction is generalizing s with
+theorem noteList_view (s : TState) (ids : List ℕ) (mask : Blk Prop) (loc : Blk Loc) :
+    (noteList s ids mask loc).view = s.view := by
+  induction ids generalizing s with
   | nil => rfl
-  | cons i is ih =>
+  | cons i ids ih =>
     rw [noteList_cons, ih]
     split_ifs <;> rfl
 
 /-- Recording reads writes nothing. -/
-theorem noteList_wrote (s : TState) (is : List ℕ) (mask : Blk Prop) (loc : Blk Loc) :
-    (noteList s is mask loc).wrote = s.wrote := by
-  induction is generalizing s with
+theorem noteList_wrote (s : TState) (ids : List ℕ) (mask : Blk Prop) (loc : Blk Loc) :
+    (noteList s ids mask loc).wrote = s.wrote := by
+  induction ids generalizing s with
   | nil => rfl
-  | cons i is ih =>
+  | cons i ids ih =>
     rw [noteList_cons, ih]
     split_ifs <;> rfl
 
