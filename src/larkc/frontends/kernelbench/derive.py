@@ -41,7 +41,7 @@ __all__ = [
 
 #: The most elements any tensor of a derived shape instance has: the problem's shape is scaled down
 #: to this so that ``larkc run`` and ``larkc verify`` take seconds.
-MAX_ELEMENTS = 4096
+MAX_ELEMENTS = 1024
 #: The least a size is scaled down to (a batch of 16 rows stays several rows).
 _FLOOR = 4
 
