@@ -614,6 +614,38 @@ def _expand_dims(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValu
     return Tensor(Reshape(x.expr, BlockType(elem_of(x.type), tuple(shape)), span))
 
 
+@_handler("unsqueeze")
+def _unsqueeze(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("unsqueeze", ["x", "dim"], pos, kws, span)
+    x, dim = a["x"], a["dim"]
+    assert x is not None and dim is not None  # required parameters
+    return _expand_dims(lw, [x, dim], {}, span)
+
+
+@_handler("squeeze")
+def _squeeze(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("squeeze", ["x", "dim"], pos, kws, span)
+    x = _tensor(lw, a["x"], "x", span)
+    shape = shape_of(x.type)
+    d = _axis(a["dim"], len(shape), span)
+    if d is None or shape[d] != 1:
+        raise TypeCheckError(f"tl.squeeze needs a dimension of size 1, got dim {d} of shape {list(shape)}", span)
+    rest = shape[:d] + shape[d + 1 :]
+    if not rest:
+        raise UnsupportedError("squeeze to a scalar", "", span)
+    return Tensor(Reshape(x.expr, BlockType(elem_of(x.type), rest), span))
+
+
+@_handler("ravel")
+def _ravel(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    a = _bind("ravel", ["x", "can_reorder="], pos, kws, span)
+    x = _tensor(lw, a["x"], "x", span)
+    shape = shape_of(x.type)
+    if len(shape) <= 1:
+        return x
+    return Tensor(Reshape(x.expr, BlockType(elem_of(x.type), (math.prod(shape),)), span))
+
+
 @_handler("broadcast_to")
 def _broadcast_to(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
     kws = dict(kws)
@@ -804,6 +836,32 @@ def _reduce_with(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValu
     if keep:
         outs = [_kept(o, shape, axis, span) for o in outs]
     return TupleValue(tuple(outs)) if was_tuple else outs[0]
+
+
+def _operator_reduction(name: str, op: BinaryOp) -> Handler:
+    """``tl.xor_sum``/``tl.reduce_or`` (integers): ``tl.reduce`` with ``a ^ b`` / ``a | b``."""
+
+    def handler(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+        params = ["input", "axis=", "keep_dims="] if name == "xor_sum" else ["input", "axis", "keep_dims="]
+        a = _bind(name, params, pos, kws, span)
+        (x,), _ = _combine_operands(lw, a["input"], f"input of tl.{name}", span)
+        elem = _scalar_elem(x, f"input of tl.{name}", span)
+        if not elem.is_int:
+            raise TypeCheckError(f"tl.{name} is only supported for integers, got {dtype_name(elem)}", span)
+        shape = shape_of(x.type)
+        axis = _axis(a["axis"], len(shape), span)
+        keep = bool(_const(a["keep_dims"], "keep_dims", span)) if a["keep_dims"] is not None else False
+        func = lw.operator_function(op, elem, span)
+        if axis is None:
+            x = Tensor(Reshape(x.expr, BlockType(elem, (math.prod(shape),)), span)) if len(shape) > 1 else x
+        (out,) = _combined(CombineKind.REDUCE, func, [x], 0 if axis is None else axis, False, span)
+        return _kept(out, shape, axis, span) if keep else out
+
+    return handler
+
+
+HANDLERS["xor_sum"] = _operator_reduction("xor_sum", BinaryOp.BITXOR)
+HANDLERS["reduce_or"] = _operator_reduction("reduce_or", BinaryOp.BITOR)
 
 
 @_handler("associative_scan")

@@ -782,14 +782,24 @@ class KernelLowering:
         """A combine function keeping the first (``a = a``) or the last (``a = b``) element: reducing a
         dimension of size 2 with it selects one half (``tl.split``)."""
         which = "first" if first else "last"
-        key = (f"pick.{which}", (elem,))
+        b = VarRef("b", elem, span)
+        return self._made_combiner(f"pick.{which}", elem, () if first else (Assign("a", b, span),), span)
+
+    def operator_function(self, op: BinaryOp, elem: ScalarType, span: Span) -> str:
+        """A combine function ``a = a <op> b`` (``tl.xor_sum``, ``tl.reduce_or``: Triton's ``_xor_combine``,
+        ``_or_combine``)."""
+        a, b = VarRef("a", elem, span), VarRef("b", elem, span)
+        return self._made_combiner(op.name.lower(), elem, (Assign("a", Binary(op, a, b, elem, span), span),), span)
+
+    def _made_combiner(self, base: str, elem: ScalarType, body: tuple[Stmt, ...], span: Span) -> str:
+        """The combine function ``base<elem>(&a, b)`` with ``body``, made once."""
+        key = (base, (elem,))
         made = self._combiners.get(key)
         if made is not None:
             return made
-        name = f"pick.{which}<{dtype_name(elem)}>"
-        a, b = Param("a", elem, True, span), Param("b", elem, False, span)
-        body: tuple[Stmt, ...] = () if first else (Assign("a", VarRef("b", elem, span), span),)
-        self.functions.append(Function(name, FunctionKind.DEVICE, Level.BLOCK, (a, b), VOID, body, span=span))
+        name = f"{base}<{dtype_name(elem)}>"
+        params = (Param("a", elem, True, span), Param("b", elem, False, span))
+        self.functions.append(Function(name, FunctionKind.DEVICE, Level.BLOCK, params, VOID, body, span=span))
         self._combiners[key] = name
         return name
 
