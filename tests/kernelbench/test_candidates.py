@@ -230,6 +230,15 @@ def test_verify_many_and_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     again = list(larkc.verify_many(files, problem / "model.py", cache_dir=tmp_path))
     assert [(r.status, r.cached) for r in again] == [("FAILED", True), ("ERROR", True)]
     assert again[0].report == first[0].report
+    assert first[0].refuted_by == "verify" and "mismatch" in first[0].kinds
+
+
+def test_verify_many_refutes_by_simulation(tmp_path: Path) -> None:
+    """Where the provers leave a candidate unknown (several launches), the simulator's diagnosis fails it."""
+    problem = CORPUS / "l1_frobenius_norm"
+    (wrong,) = larkc.verify_many([problem / "wrong_zeros.py"], problem / "model.py", cache_dir="")
+    assert (wrong.status, wrong.exit_code, wrong.refuted_by, wrong.kinds) == ("FAILED", 1, "run", ("mismatch",))
+    assert wrong.report is not None and wrong.report["verdict"] == "UNKNOWN"
 
 
 def test_verify_batch_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -60,15 +60,18 @@ def candidate_task(model_new: str | Path, reference: str | Path) -> Task:
 # -- batch mode ------------------------------------------------------------------------------------
 
 #: Bumped when what a cached result means changes (its JSON, or what the derivation gives).
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 
 
 @dataclass(frozen=True)
 class CandidateResult:
     """The outcome of verifying one candidate: ``status`` is ``VERIFIED``, ``FAILED``, ``UNKNOWN`` or
     ``ERROR`` (the candidate could not be derived or read: ``error`` holds the located message);
-    ``exit_code`` is what ``larkc verify`` on it alone exits with; ``report`` the verify report's JSON;
-    ``cached`` whether it came from the result cache."""
+    ``exit_code`` 0, 1, 4 or 2 accordingly; ``refuted_by`` says what found a failure: ``verify`` (a
+    refuted obligation) or ``run`` (where the provers left the verdict unknown, the simulator's
+    diagnosis, as ``larkc run`` reports it: a race, an out-of-bounds access, outputs differing beyond the
+    tolerances, ...); ``kinds`` the failure words; ``report`` the verify report's JSON; ``cached``
+    whether it came from the result cache."""
 
     candidate: str
     status: str
@@ -77,12 +80,16 @@ class CandidateResult:
     report: dict[str, Any] | None = None
     error: str | None = None
     cached: bool = False
+    refuted_by: str | None = None
+    kinds: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "candidate": self.candidate,
             "status": self.status,
             "exit_code": self.exit_code,
+            "refuted_by": self.refuted_by,
+            "kinds": list(self.kinds),
             "seconds": round(self.seconds, 3),
             "cached": self.cached,
             "error": self.error,
@@ -134,8 +141,9 @@ def verify_many(
     """
     from larkc.errors import LarkcError
     from larkc.frontends.kernelbench import cache_root
+    from larkc.pipeline.run import run_task
     from larkc.pipeline.verify import verify_task
-    from larkc.provers import Budget
+    from larkc.provers import Budget, Verdict
 
     ref = Path(reference)
     folder = None if cache_dir == "" else (Path(cache_dir) if cache_dir is not None else cache_root() / "results")
@@ -147,16 +155,35 @@ def verify_many(
         if hit is not None and hit.is_file():
             data = json.loads(hit.read_text(encoding="utf-8"))
             yield CandidateResult(
-                str(c), data["status"], data["exit_code"], data["seconds"], data["report"], data["error"], cached=True
+                str(c),
+                data["status"],
+                data["exit_code"],
+                data["seconds"],
+                data["report"],
+                data["error"],
+                cached=True,
+                refuted_by=data["refuted_by"],
+                kinds=tuple(data["kinds"]),
             )
             continue
         try:
             task = candidate_task(path, ref)
             if progress is not None:
-                progress(f"{c}: verifying {task.kernel}")
+                progress(f"{c}: verifying {', '.join(x.kernel for x in task.launches)}")
             report = verify_task(task, budget=Budget(seconds=seconds))
+            status, code, by, kinds = report.verdict.value, report.exit_code, "verify", sorted(report.kinds())
+            if report.verdict is Verdict.UNKNOWN:  # what the provers leave open, the simulator may refute
+                run = run_task(task, write_replay=False)
+                if not run.ok:
+                    status, code, by, kinds = Verdict.FAILED.value, 1, "run", sorted(run.kinds())
             result = CandidateResult(
-                str(c), report.verdict.value, report.exit_code, time.monotonic() - start, report.to_json()
+                str(c),
+                status,
+                code,
+                time.monotonic() - start,
+                report.to_json(),
+                refuted_by=by if status == Verdict.FAILED.value else None,
+                kinds=tuple(kinds),
             )
         except LarkcError as e:
             result = CandidateResult(str(c), "ERROR", 2, time.monotonic() - start, error=e.render())
