@@ -262,3 +262,16 @@ def test_emit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "frob"
     assert main(["emit", str(frob / "model_new.py"), "--reference", str(frob / "model.py"), "-o", str(out)]) == 2
     assert "2 launches (sum_squares_kernel, normalize_kernel)" in capsys.readouterr().err
+
+
+def test_host_int_overflow(tmp_path: Path) -> None:
+    """A 32-bit host integer that cannot hold a size at the problem's shape is an error at its declaration."""
+    host = (
+        "torch::Tensor f(torch::Tensor x) {\n    auto y = torch::empty_like(x);\n"
+        "    int n = x.numel() * 1048576;\n"
+        "    k<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);\n    return y;\n}\n"
+    )
+    with pytest.raises(
+        LarkcError, match=r"int rows \* cols \* 1048576 overflows at the problem's shape \(8589934592\)"
+    ):
+        larkc.candidate_task(_candidate(tmp_path, host), _problem(tmp_path))

@@ -230,6 +230,12 @@ def derive_task(
         )
         for p, dims in zip(tensors, symbols, strict=True)
     }
+    given = {
+        s: v
+        for p, dims in zip(tensors, symbols, strict=True)
+        for s, v in zip(dims, p.shape or (), strict=True)
+        if isinstance(s, str)
+    }
     result = HostResult()
     returned: list[HostTensor] = []
     fn: ts.Node | None = None
@@ -243,7 +249,8 @@ def derive_task(
             )
         fn, params = found
         arguments = _host_arguments(c, candidate.params, [p.name for p in problem], params, host_inputs, returned, i)
-        one = evaluate_host(tree.root_node, fn, span, arguments, prefix=f"c{i}_" if len(candidate.calls) > 1 else "")
+        prefix = f"c{i}_" if len(candidate.calls) > 1 else ""
+        one = evaluate_host(tree.root_node, fn, span, arguments, prefix=prefix, given=given)
         result.launches += one.launches
         result.allocated.update(one.allocated)
         result.constraints += one.constraints
@@ -257,12 +264,6 @@ def derive_task(
         _write(target, text)
         single = (ShapeNum(1),)
         result.launches.append(HostLaunch(_NO_LAUNCH, (), single, single, ShapeNum(0), {}, span(fn)))
-    given = {
-        s: v
-        for p, dims in zip(tensors, symbols, strict=True)
-        for s, v in zip(dims, p.shape or (), strict=True)
-        if isinstance(s, str)
-    }
     task = _task(path, ref_path, target, host_inputs, result, given, span, fn)
     return DerivedCandidate(task, path, target, aligned, given)
 

@@ -22,7 +22,7 @@ else (a loop, a branch on sizes, a call of another host function, a kernel chose
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -41,6 +41,7 @@ from larkc.tasks.shape_expr import (
     ShapeExpr,
     ShapeNum,
     ShapeSym,
+    evaluate,
 )
 
 __all__ = [
@@ -104,6 +105,7 @@ _INT_TYPES = frozenset(
     {"int", "unsigned", "unsigned int", "long", "long long", "int64_t", "int32_t", "size_t", "uint32_t", "uint64_t"}
 )
 _FLOAT_TYPES = frozenset({"float", "double"})
+_INT32_TYPES = frozenset({"int", "unsigned", "unsigned int", "int32_t", "uint32_t"})
 #: Calls that do not change what the wrapper computes (error checks, synchronisation, streams).
 _NO_EFFECT = frozenset(
     {
@@ -402,6 +404,7 @@ class _Evaluator:
         self.done = False
         self.prefix = ""
         self.aliases: dict[str, str] = {}  # type names bound by a dispatch macro (scalar_t -> float)
+        self.given: Mapping[str, int] | None = None  # the problem's sizes
 
     def unsupported(self, what: str, node: ts.Node) -> LarkcError:
         return UnsupportedError(what, node_text(node), self.span(node), stage=Stage.FRONTEND)
@@ -479,6 +482,13 @@ class _Evaluator:
     def convert(self, v: _Value, type_text: str, node: ts.Node) -> _Value:
         if type_text in _INT_TYPES and isinstance(v, _Float):
             return _Int(ShapeNum(int(v.value)))
+        if type_text in _INT32_TYPES and isinstance(v, _Int) and self.given is not None:
+            # host integers are exact shape expressions: a 32-bit one must hold its value at every size
+            # allowed, that is up to the problem's (the derived constraints bound every size by it)
+            lo, hi = (0, 2**32) if type_text.startswith(("unsigned", "uint")) else (-(2**31), 2**31)
+            value = int(evaluate(v.expr, dict(self.given)))
+            if not lo <= value < hi:
+                raise self.error(f"{type_text} {show(v.expr)} overflows at the problem's shape ({value})", node)
         if type_text in _FLOAT_TYPES and isinstance(v, _Int):
             if not isinstance(v.expr, ShapeNum):
                 raise self.unsupported("floating-point value computed from sizes", node)
@@ -1019,12 +1029,15 @@ def evaluate_host(
     span: Callable[[ts.Node], Span],
     arguments: dict[str, HostTensor | float | int | bool],
     prefix: str = "",
+    given: Mapping[str, int] | None = None,
 ) -> HostResult:
     """Run host function ``function`` (a definition under ``root``) abstractly on ``arguments`` (its
     parameters by name: task tensors or constants) and return what it launches, allocates (named
-    ``<prefix>out<k>``) and returns; ``span`` locates a syntax node in the user's file."""
+    ``<prefix>out<k>``) and returns; ``span`` locates a syntax node in the user's file. With ``given``
+    (the problem's sizes), a 32-bit host integer whose value there does not fit is an error."""
     ev = _Evaluator(root, span, arguments)
     ev.prefix = prefix
+    ev.given = given
     body = function.child_by_field_name("body")
     if body is None:
         raise ev.unsupported("host function without a body", function)
