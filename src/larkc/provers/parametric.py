@@ -25,9 +25,11 @@ UNKNOWN with the possible violation as its reason. ``docs/provers.md`` has the l
 
 from __future__ import annotations
 
+import ast
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import z3
 
@@ -180,6 +182,27 @@ class _Finding:
     best: int | None = None  # the least sum of the symbols of a refutation so far
 
 
+def _decorators(source: object, kernel: str) -> set[str]:
+    """The names of the decorators of Python function ``kernel`` in file ``source`` (``heuristics`` for
+    ``@triton.heuristics({...})``); empty when the file is not Python or cannot be read. The provers do
+    not import the Triton frontend: this is the one fact of the source they need (which specialisation
+    conditions the IR does not carry)."""
+    try:
+        tree = ast.parse(Path(str(source)).read_text())
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == kernel:
+            for d in node.decorator_list:
+                target = d.func if isinstance(d, ast.Call) else d
+                if isinstance(target, ast.Attribute):
+                    names.add(target.attr)
+                elif isinstance(target, ast.Name):
+                    names.add(target.id)
+    return names
+
+
 def _casts_away_const(module: Module) -> bool:
     """Whether some function makes a writable pointer out of a const pointer or an integer."""
     for f in module.functions:
@@ -214,10 +237,11 @@ class _Analysis:
         self.block_level = fn.level is not Level.THREAD
         self.spec: list[Z] = []  # the sizes of this specialisation (block-level kernels)
         self.spec_text: list[str] = []
+        self.spec_held_back = ""  # why no model refutes (a specialisation whose conditions are unknown)
         self.budget = budget
         self.deadline = deadline
         self.reg = Registry()
-        self.world = World(task, self.reg, fn.max_threads)
+        self.world = World(task, self.reg, fn.max_threads, programs=fn.level is not Level.THREAD)
         base = [*self.world.facts, *self.world.launch_facts]
         self.base_session = Session(base, budget.solver_ms, deadline)
         self.param_sites: list[tuple[Site, str]] = []
@@ -309,12 +333,26 @@ class _Analysis:
 
     def _specialisation(self, fn: Function, instance: Mapping[str, int] | None) -> None:
         """The facts that select the sizes a block-level kernel's IR is the specialisation of: every
-        constexpr bound to a shape expression has its value at ``instance``."""
+        constexpr bound to a shape expression has its value at ``instance``. Constexprs that
+        ``@triton.heuristics`` compute from the arguments have no such fact: models then never refute
+        (``spec_held_back``), and the scope says which specialisation was proved."""
         params = {p.name for p in fn.params}
+        inst = instance if instance is not None else (self.task.instances[0] if self.task.instances else None)
+        decorators = _decorators(self.task.source, fn.name.split("<")[0]) | _decorators(
+            self.task.source, self.task.kernel
+        )
+        at = ", ".join(f"{k}={v}" for k, v in (inst or {}).items())
+        if "heuristics" in decorators:
+            self.spec_text.append(f"the @triton.heuristics constexprs as at {at} (this specialisation)")
+            self.spec_held_back = (
+                "the kernel's @triton.heuristics constexprs are fixed at their values for this specialisation"
+                f" ({at}): at these sizes Triton may run another one"
+            )
+        if "autotune" in decorators:
+            self.spec_text.append("the first @triton.autotune configuration (this specialisation)")
         for name, b in self.task.bindings.items():
             if name in params or not isinstance(b, ShapeArg) or not free_symbols(b.expr):
                 continue
-            inst = instance if instance is not None else (self.task.instances[0] if self.task.instances else None)
             if inst is None:
                 raise LarkcError(f"constexpr {name} depends on the sizes and no instance says which specialisation")
             value = int(evaluate(b.expr, self.task.shape_env(inst)))
@@ -542,6 +580,7 @@ class _Analysis:
         if out.answer is Answer.UNKNOWN:
             f.doubts.append(f"{where}: {out.reason}")
             return
+        held_back = held_back or self.spec_held_back
         inexact = self._exact(base)
         if inexact or held_back:
             why = f"the model involves {', '.join(inexact)}" if inexact else held_back

@@ -298,7 +298,7 @@ class World:
     ``scope`` is the text of the constraints, ``launch_text`` of the launch assumption.
     """
 
-    def __init__(self, task: Task, reg: Registry, max_threads: int | None) -> None:
+    def __init__(self, task: Task, reg: Registry, max_threads: int | None, programs: bool = False) -> None:
         self.task = task
         self.reg = reg
         self.facts: list[Z] = []
@@ -338,11 +338,17 @@ class World:
         lf.append(self.block[0] * self.block[1] * self.block[2] <= self.max_threads)
         self.launch_facts = lf
         bound = "__launch_bounds__ " if max_threads and max_threads < MAX_BLOCK_THREADS else ""
-        self.launch_text = (
-            f"the launch is valid for CUDA: 1 <= blockDim.x * blockDim.y * blockDim.z <= {self.max_threads}"
-            f" ({bound}limit), gridDim.x <= 2^31 - 1, gridDim.y, gridDim.z <= 65535 (larger launches fail"
-            " before the kernel runs)"
-        )
+        if programs:  # a block-level (Triton) kernel: the grid's limits are CUDA's, blocks are programs
+            self.launch_text = (
+                "the launch is valid: the grid has at most 2^31 - 1 programs along axis 0 and 65535 along axes"
+                " 1 and 2 (larger grids fail before the kernel runs)"
+            )
+        else:
+            self.launch_text = (
+                f"the launch is valid for CUDA: 1 <= blockDim.x * blockDim.y * blockDim.z <= {self.max_threads}"
+                f" ({bound}limit), gridDim.x <= 2^31 - 1, gridDim.y, gridDim.z <= 65535 (larger launches fail"
+                " before the kernel runs)"
+            )
 
     def _dims(self, dims: tuple[ShapeExpr, ...]) -> tuple[Z, Z, Z]:
         vals = [self.int(d) for d in dims] + [z3.IntVal(1)] * (3 - len(dims))

@@ -512,7 +512,8 @@ class _Interp(Interpreter):
             return c
         if d_el.is_float:
             if not is_sym(v):
-                return self.dom.lift(v, s_el)
+                # a concrete bool converts to the number 0 or 1 (``mask.to(tl.float32)``), not a truth value
+                return self.dom.lift(v.to(torch.int64), I64) if s_el.is_bool else self.dom.lift(v, s_el)
             return self.dom.from_bool(v) if s_el.is_bool else v
         # integer <-> integer / bool, symbolic
         if d_el.is_bool:
