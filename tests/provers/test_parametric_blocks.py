@@ -180,3 +180,18 @@ def test_a_size_dependent_constexpr_narrows_the_scope_to_its_specialisation(tmp_
     assert "next_pow2(d) = 32 (constexpr BLOCK of this specialisation)" in r.scope.constraints
     # an i32 size argument: larger sizes are another specialisation, not an overflow of this one
     assert any("(Triton passes stride as i32 at these sizes)" in c for c in res[OVERFLOW].scope.constraints)
+
+
+def test_heuristic_constexprs_never_refute(tmp_path: Path) -> None:
+    # the IR is one specialisation of a kernel whose EVEN constexpr @triton.heuristics computes from the
+    # sizes: an unmasked tile is wrong only where Triton would run the other specialisation
+    (tmp_path / "k.py").write_text(
+        "import triton\n\n\n@triton.heuristics({'EVEN': lambda a: a['n'] % 64 == 0})\n@triton.jit\n"
+        "def k(x, y, n, EVEN: tl.constexpr):\n    pass\n"
+    )
+    res = prove(tmp_path, VECTOR.replace("%s", ""), **VECTOR_TASK)
+    r = res[BOUNDS]
+    assert r.status is Status.UNKNOWN, r.detail
+    assert "@triton.heuristics" in r.detail
+    assert any("@triton.heuristics constexprs as at n=100" in c for c in r.scope.constraints)
+    assert res[RACE].status is Status.PROVED  # proofs hold for every size of this specialisation
