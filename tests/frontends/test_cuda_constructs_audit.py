@@ -819,3 +819,86 @@ def test_device_variables_are_buffers_every_block_shares(cuda: Cuda) -> None:
 def test_a_device_variable_in_a_device_function_is_a_located_error(cuda: Cuda) -> None:
     src = "__device__ int counter;\n__device__ void bump() { counter += 1; }\n__global__ void k(float* o) { bump(); }\n"
     assert cuda.error(src) == "2:26: error: unsupported __device__ variable, in a device function: counter"
+
+
+# -- cub's BlockReduce and BlockScan --------------------------------------------------------------
+
+CUB_ROWS = """
+#include <cub/cub.cuh>
+__global__ void row_stats(const float* x, float* sums, float* maxima, int* prefix, int* totals, int n) {
+    typedef cub::BlockReduce<float, 64> BlockReduce;
+    using BlockScan = cub::BlockScan<int, 64>;
+    __shared__ typename BlockReduce::TempStorage temp_storage;
+    __shared__ typename BlockScan::TempStorage scan_storage;
+    int row = blockIdx.x;
+    float v = threadIdx.x < n ? x[row * n + threadIdx.x] : 0.f;
+    float s = BlockReduce(temp_storage).Sum(v);
+    __syncthreads();
+    float m = BlockReduce(temp_storage).Reduce(v, cub::Max(), n);
+    int flag = v > 0.f ? 1 : 0;
+    int before;
+    BlockScan(scan_storage).ExclusiveSum(flag, before);
+    __syncthreads();
+    int upto;
+    BlockScan(scan_storage).InclusiveSum(flag, upto);
+    if (threadIdx.x == 0) {
+        sums[row] = s;
+        maxima[row] = m;
+    }
+    if (threadIdx.x < n) prefix[row * n + threadIdx.x] = before;
+    if (threadIdx.x == 63) totals[row] = upto;
+}
+"""
+
+
+def test_cub_block_reduce_and_scan_by_their_documented_semantics(cuda: Cuda) -> None:
+    n = 50
+    x = torch.randint(-8, 8, (3, n)).float()
+    r = cuda.run(
+        CUB_ROWS,
+        "row_stats",
+        block=64,
+        grid=3,
+        buffers={
+            "x": x.flatten(),
+            "sums": ("f32", 3),
+            "maxima": ("f32", 3),
+            "prefix": ("i32", 3 * n),
+            "totals": ("i32", 3),
+        },
+        scalars={"n": n},
+    )
+    assert r.ok, r.diagnoses
+    assert r.buffers["sums"].tolist() == x.sum(dim=1).tolist()
+    assert r.buffers["maxima"].tolist() == x.max(dim=1).values.tolist()
+    flags = (x > 0).to(torch.int32)
+    assert r.buffers["prefix"].reshape(3, n).tolist() == (torch.cumsum(flags, dim=1) - flags).tolist()
+    assert r.buffers["totals"].tolist() == flags.sum(dim=1).tolist()
+
+
+def _one_row(threads: int) -> dict[str, torch.Tensor | tuple[str, int]]:
+    return {
+        "x": torch.ones(threads),
+        "sums": ("f32", 1),
+        "maxima": ("f32", 1),
+        "prefix": ("i32", threads),
+        "totals": ("i32", 1),
+    }
+
+
+def test_reusing_cub_storage_without_a_barrier_is_a_race(cuda: Cuda) -> None:
+    first = "    float s = BlockReduce(temp_storage).Sum(v);\n"
+    src = CUB_ROWS.replace(first + "    __syncthreads();\n", first)
+    r = cuda.run(src, "row_stats", block=64, buffers=_one_row(64), scalars={"n": 64})
+    assert [d.kind.value for d in r.diagnoses] == ["race"] and r.diagnoses[0].buffer == "temp_storage"
+
+
+def test_a_cub_block_size_other_than_the_launch_is_an_assertion(cuda: Cuda) -> None:
+    r = cuda.run(CUB_ROWS, "row_stats", block=32, buffers=_one_row(32), scalars={"n": 32})
+    assert r.diagnoses and r.diagnoses[0].kind.value == "assert"
+
+
+def test_other_cub_collectives_are_located_errors(cuda: Cuda) -> None:
+    src = "#include <cub/cub.cuh>\n__global__ void k(float* o) {\n    typedef cub::WarpReduce<float> WarpReduce;\n}\n"
+    want = "3:13: error: unsupported cub::WarpReduce (larkc models cub::BlockReduce and cub::BlockScan)"
+    assert cuda.error(src) == want + ": cub::WarpReduce<float>"

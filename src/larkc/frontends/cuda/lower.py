@@ -30,6 +30,7 @@ The work is split by concern over the modules of :mod:`larkc.frontends.cuda.lowe
 ``lowering.overloads``      overload resolution, template argument deduction, default arguments
 ``lowering.builtin_calls``  the device library (intrinsics, math, atomics, shuffles) as a table by name
 ``lowering.cooperative``    cooperative groups: thread blocks, tiles, their methods, ``cg::reduce``
+``lowering.cub``            cub's ``BlockReduce`` and ``BlockScan`` by their documented semantics
 ==========================  ===============================================================================
 """
 
@@ -39,6 +40,7 @@ from larkc.frontends.cuda.lowering.builtin_calls import BuiltinCalls
 from larkc.frontends.cuda.lowering.calls import Calls
 from larkc.frontends.cuda.lowering.cooperative import CooperativeGroups
 from larkc.frontends.cuda.lowering.core import IllTypedLowering
+from larkc.frontends.cuda.lowering.cub import CubCollectives
 from larkc.frontends.cuda.lowering.expressions import Expressions
 from larkc.frontends.cuda.lowering.overloads import Overloads
 from larkc.frontends.cuda.lowering.statements import Statements
@@ -46,7 +48,7 @@ from larkc.frontends.cuda.lowering.statements import Statements
 __all__ = ["FunctionLowering", "IllTypedLowering"]
 
 
-class FunctionLowering(Statements, Expressions, Calls, Overloads, BuiltinCalls, CooperativeGroups):
+class FunctionLowering(Statements, Expressions, Calls, Overloads, BuiltinCalls, CooperativeGroups, CubCollectives):
     """Lowers one function body (a kernel or a device function instance) to IR.
 
     Construct it with the translation unit, the function's definition, its template environment and its

@@ -144,6 +144,9 @@ class Calls(Conversions):
                     method_targs.append(self.tu.template_argument(a, self.env, node, consts))
                 field = field.child_by_field_name("name")
             method = node_text(field)
+            cub = self.cub_collective_of(obj) if obj is not None else None
+            if cub is not None:  # `BlockReduce(temp_storage).Sum(v)`
+                return self.cub_method(cub[0], cub[1], method, arg_nodes, node, want_value)
             holder = self.lookup(node_text(obj)) if obj is not None and obj.type == "identifier" else None
             if holder is not None and holder.object is not None and holder.fields is not None:
                 if method_targs:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import abc
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import tree_sitter as ts
 
@@ -29,9 +30,12 @@ from larkc.frontends.cuda.unit import (
     UnionInfo,
     is_type_arg,
 )
-from larkc.ir.nodes import Decl, Expr, Function, FunctionKind, Module, Param, ShuffleKind, Stmt
+from larkc.ir.nodes import Decl, Expr, Function, FunctionKind, Module, Param, ShuffleKind, Stmt, VarRef
 from larkc.ir.types import VOID, Type, VectorType
 from larkc.ir.verify import verify_function
+
+if TYPE_CHECKING:
+    from larkc.frontends.cuda.lowering.cub import CubCollective
 
 
 class IllTypedLowering(RuntimeError):
@@ -67,6 +71,7 @@ class LoweringCore(abc.ABC):
         self.group_params: dict[str, Group] = {}  # cooperative group parameters of this instance
         self.array_params: dict[str, CArray] = {}  # `float x[][N]` parameters, by name
         self.device_scalars: dict[str, Type] = {}  # `__device__` scalars used by a kernel: its parameters
+        self.cub_types: dict[str, CubCollective] = {}  # `typedef cub::BlockReduce<float, 256> BlockReduce;`
         self.struct_params: dict[str, dict[str, VarLV]] = {}  # parameter structs of pointers: member -> parameter
 
     def span(self, node: ts.Node) -> Span:
@@ -232,6 +237,32 @@ class LoweringCore(abc.ABC):
         want_value: bool,
     ) -> Val | None:
         """Emit the call (defined in ``lowering.overloads``)."""
+
+    # cub.py
+
+    @abc.abstractmethod
+    def cub_typedef(self, name: str, type_node: ts.Node, node: ts.Node) -> bool:
+        """``typedef cub::BlockReduce<float, 256> BlockReduce;``: remember the collective; whether it was one."""
+
+    @abc.abstractmethod
+    def cub_storage(self, type_node: ts.Node, node: ts.Node) -> bool:
+        """``__shared__ typename BlockReduce::TempStorage temp;``: declare it; whether the declaration was one."""
+
+    @abc.abstractmethod
+    def cub_collective_of(self, node: ts.Node) -> tuple[CubCollective, VarRef] | None:
+        """``BlockReduce(temp_storage)``: the collective and its storage, ``None`` for anything else."""
+
+    @abc.abstractmethod
+    def cub_method(
+        self,
+        collective: CubCollective,
+        storage: VarRef,
+        method: str,
+        arg_nodes: Sequence[ts.Node],
+        node: ts.Node,
+        want_value: bool,
+    ) -> Val | None:
+        """A method of a cub collective on its storage."""
 
     @abc.abstractmethod
     def identifier(self, node: ts.Node) -> Val:

@@ -539,7 +539,9 @@ class Statements(Conversions):
                 name = node_text(node.child_by_field_name("name"))
                 type_node = node.child_by_field_name("type")
                 assert type_node is not None
-                self.env = {**self.env, name: self.resolve_type(type_node, node)}
+                descriptor = type_node.child_by_field_name("type") if type_node.type == "type_descriptor" else None
+                if not self.cub_typedef(name, descriptor or type_node, node):
+                    self.env = {**self.env, name: self.resolve_type(type_node, node)}
             case "static_assert_declaration" | "namespace_alias_definition" | "using_declaration":
                 pass  # namespace aliases and using directives are looked up through TranslationUnit.find
             case "switch_statement":
@@ -558,6 +560,9 @@ class Statements(Conversions):
     def local_typedef(self, node: ts.Node) -> None:
         type_node = node.child_by_field_name("type")
         assert type_node is not None
+        names = node.children_by_field_name("declarator")
+        if len(names) == 1 and self.cub_typedef(node_text(names[0]), type_node, node):
+            return
         base = self.resolve_type(type_node, node)
         for d in node.children_by_field_name("declarator"):
             if d.type not in ("type_identifier", "identifier"):
@@ -604,6 +609,8 @@ class Statements(Conversions):
         if "__constant__" in specs:
             raise self.unsupported("__constant__ memory", node)
         is_auto = type_node.type == "placeholder_type_specifier"
+        if type_node.type in ("dependent_type", "qualified_identifier") and self.cub_storage(type_node, node):
+            return
         obj = None if is_auto else self.tu.object_struct(type_node, self.env)
         if obj is not None:
             self.declare_objects(obj, node)

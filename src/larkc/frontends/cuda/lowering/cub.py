@@ -1,0 +1,228 @@
+"""cub's block collectives, modelled by their documented semantics: ``cub::BlockReduce`` and ``cub::BlockScan``.
+
+A kernel names a collective through a local ``typedef`` (or ``using``) of ``cub::BlockReduce<T, BLOCK>``
+(``cub::BlockScan<T, BLOCK>``), declares its ``__shared__ typename C::TempStorage``, and calls a method
+on ``C(temp_storage)``. The model, per call:
+
+* every thread stores its input into the temporary storage (a shared array of ``BLOCK`` values of ``T``;
+  only the first ``num_valid`` threads for ``Sum(v, num_valid)``), then the block meets at a barrier;
+* ``Sum``/``Reduce`` (with ``cub::Sum()``, ``cub::Max()``, ``cub::Min()``): thread 0 combines the stored
+  values in thread order; cub defines the result in thread 0 only: larkc gives the other threads their
+  own input (so a kernel that uses the result elsewhere computes a wrong value, found by comparison
+  with the reference, not by an ``uninit`` finding);
+* ``InclusiveSum(in, out)``/``ExclusiveSum(in, out)``: each thread sums the values of the threads before it
+  (and its own), the exclusive sum of thread 0 being 0.
+
+Reusing the storage needs a ``__syncthreads()`` first (cub's documented requirement): without it, the next
+call's stores race with this call's reads, which the simulator reports. The block size must equal
+``BLOCK`` (cub's precondition), an assertion of the lowered code. Floating-point results are combined in
+thread order: cub's own order (a tree) can round differently. ``BLOCK_DIM_Y``/``Z`` arguments, the
+algorithm argument, ``WarpReduce``, ``BlockLoad``/``BlockStore`` and other methods are a located error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import tree_sitter as ts
+
+from larkc.frontends.cuda.ctypes import CArray
+from larkc.frontends.cuda.lowering.conversions import Conversions
+from larkc.frontends.cuda.lowering.cooperative import linear_thread_index
+from larkc.frontends.cuda.lowering.values import Val
+from larkc.frontends.cuda.syntax import node_text
+from larkc.ir.nodes import (
+    Alloc,
+    Assert,
+    Assign,
+    Barrier,
+    BarrierScope,
+    Binary,
+    BinaryOp,
+    Builtin,
+    BuiltinReg,
+    Const,
+    Decl,
+    Dim,
+    Expr,
+    For,
+    If,
+    Load,
+    PtrAdd,
+    Store,
+    VarRef,
+)
+from larkc.ir.types import BOOL, I32, U32, AddressSpace, PointerType, ScalarType
+
+__all__ = ["CubCollective", "CubCollectives"]
+
+#: cub's collectives larkc models, by their name in ``cub::``.
+_MODELLED = ("BlockReduce", "BlockScan")
+#: ``cub::Sum()`` and friends: the operator each names.
+_OPERATORS = {"Sum": "+", "Max": "max", "Min": "min"}
+
+
+@dataclass(frozen=True, slots=True)
+class CubCollective:
+    """``cub::BlockReduce<float, 256>``: which collective, its value type and its block size."""
+
+    kind: str  # "BlockReduce" | "BlockScan"
+    elem: ScalarType
+    threads: int
+
+
+class CubCollectives(Conversions):
+    """Typedefs of cub collectives, their ``TempStorage``, and their methods."""
+
+    def cub_type(self, type_node: ts.Node, node: ts.Node) -> CubCollective | None:
+        """The collective ``cub::BlockReduce<T, N>`` names, ``None`` if the type is not one of cub's."""
+        text = "".join(node_text(type_node).split()).removeprefix("::")
+        if not text.startswith("cub::") or type_node.type != "qualified_identifier":
+            return None
+        name = type_node.child_by_field_name("name")
+        if name is None or name.type != "template_type":
+            raise self.unsupported("cub type", type_node)
+        kind = node_text(name.child_by_field_name("name"))
+        args_node = name.child_by_field_name("arguments")
+        args = [a for a in args_node.named_children if a.type != "comment"] if args_node is not None else []
+        if kind not in _MODELLED:
+            raise self.unsupported(f"cub::{kind} (larkc models cub::BlockReduce and cub::BlockScan)", type_node)
+        if len(args) != 2:
+            raise self.unsupported(f"cub::{kind} with other than a value type and a block size", type_node)
+        elem, threads = (self.tu.template_argument(a, self.env, node, self.const_scope()) for a in args)
+        if not isinstance(elem, ScalarType) or elem.is_bool:
+            raise self.unsupported(f"cub::{kind} of a value that is not a number", args[0])
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads <= 0:
+            raise self.unsupported(f"cub::{kind} block size that is not a positive constant", args[1])
+        return CubCollective(kind, elem, threads)
+
+    def cub_typedef(self, name: str, type_node: ts.Node, node: ts.Node) -> bool:
+        """``typedef cub::BlockReduce<float, 256> BlockReduce;``: remember the collective; whether it was one."""
+        collective = self.cub_type(type_node, node)
+        if collective is None:
+            return False
+        self.cub_types[name] = collective
+        return True
+
+    def cub_storage(self, type_node: ts.Node, node: ts.Node) -> bool:
+        """``__shared__ typename BlockReduce::TempStorage temp;``: a shared array of the block's values;
+        whether the declaration was one."""
+        inner = type_node.named_children[0] if type_node.type == "dependent_type" and type_node.named_children else None
+        target = inner if inner is not None else type_node
+        scope = target.child_by_field_name("scope") if target.type == "qualified_identifier" else None
+        member = target.child_by_field_name("name") if target.type == "qualified_identifier" else None
+        collective = self.cub_types.get(node_text(scope)) if scope is not None else None
+        if collective is None or member is None:
+            return False
+        if node_text(member) != "TempStorage":
+            raise self.unsupported(f"cub::{collective.kind} member type", type_node)
+        specs = {node_text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")}
+        for d in node.children_by_field_name("declarator"):
+            if d.type != "identifier" or "__shared__" not in specs:
+                raise self.unsupported("TempStorage other than one __shared__ variable", d)
+            arr = CArray(collective.elem, (collective.threads,), AddressSpace.SHARED)
+            ir_name = self.declare(node_text(d), "alloc", arr, d)
+            self.emit(Alloc(ir_name, collective.elem, collective.threads, AddressSpace.SHARED, self.span(d)))
+        return True
+
+    def cub_collective_of(self, node: ts.Node) -> tuple[CubCollective, VarRef] | None:
+        """``BlockReduce(temp_storage)``: the collective and its storage, ``None`` for anything else."""
+        if node.type != "call_expression":
+            return None
+        fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        collective = self.cub_types.get(node_text(fn)) if fn is not None and fn.type == "identifier" else None
+        if collective is None or args is None:
+            return None
+        storage = [a for a in args.named_children if a.type != "comment"]
+        bound = self.lookup(node_text(storage[0])) if len(storage) == 1 and storage[0].type == "identifier" else None
+        if (
+            bound is None
+            or bound.kind != "alloc"
+            or bound.ctype != CArray(collective.elem, (collective.threads,), AddressSpace.SHARED)
+        ):
+            raise self.unsupported(f"cub::{collective.kind} constructed from other than its TempStorage", node)
+        return collective, VarRef(bound.ir_name, PointerType(collective.elem, AddressSpace.SHARED), self.span(node))
+
+    def cub_method(
+        self,
+        collective: CubCollective,
+        storage: VarRef,
+        method: str,
+        arg_nodes: Sequence[ts.Node],
+        node: ts.Node,
+        want_value: bool,
+    ) -> Val | None:
+        """A method of a cub collective on its storage (the module docstring says what each does)."""
+        span = self.span(node)
+        t = collective.elem
+        reduce = collective.kind == "BlockReduce"
+        if reduce and method == "Sum" and len(arg_nodes) in (1, 2):
+            op, count_node = "+", (arg_nodes[1] if len(arg_nodes) == 2 else None)
+        elif reduce and method == "Reduce" and len(arg_nodes) in (2, 3):
+            op, count_node = self.cub_operator(arg_nodes[1]), (arg_nodes[2] if len(arg_nodes) == 3 else None)
+        elif not reduce and method in ("InclusiveSum", "ExclusiveSum") and len(arg_nodes) == 2:
+            op, count_node = "+", None
+        else:
+            raise self.unsupported(f"cub::{collective.kind} method {method} with {len(arg_nodes)} arguments", node)
+        value = self.convert(self.rvalue(arg_nodes[0]), t, arg_nodes[0]).expr
+        count = Const(collective.threads, I32, span)
+        count_e: Expr = count
+        if count_node is not None:
+            count_e = self.convert(self.rvalue(count_node), I32, count_node).expr
+        tid = self.tmp(I32, node)
+        dims = [Builtin(BuiltinReg.BLOCK_DIM, d, U32, span) for d in (Dim.X, Dim.Y, Dim.Z)]
+        size = Binary(BinaryOp.MUL, Binary(BinaryOp.MUL, dims[0], dims[1], U32, span), dims[2], U32, span)
+        self.emit(Assert(Binary(BinaryOp.EQ, size, Const(collective.threads, U32, span), BOOL, span), span))
+        self.emit(Assign(tid, self.cast_scalar(linear_thread_index(span), U32, I32, span), span))
+        tid_e = VarRef(tid, I32, span)
+        mine = PtrAdd(storage, tid_e, storage.type, span)
+        store = Store(mine, value, None, span)
+        valid = Binary(BinaryOp.LT, tid_e, count_e, BOOL, span)
+        self.emit(If(valid, (store,), (), span) if count_node is not None else store)
+        self.emit(Barrier(BarrierScope.BLOCK, None, span))
+        result = self.tmp(t, node)
+        if reduce:
+            first = Binary(BinaryOp.EQ, tid_e, Const(0, I32, span), BOOL, span)
+            with self.buffer() as body:
+                self.emit(Load(result, storage, None, None, span))
+                self.cub_fold(result, storage, Const(1, I32, span), count_e, op, t, node)
+            # elsewhere cub leaves it undefined; larkc gives the thread's own input, so that the usual
+            # `float s = BlockReduce(temp).Sum(v);` in every thread is not an uninitialised read
+            self.emit(If(first, tuple(body), (Assign(result, value, span),), span))
+            return Val(VarRef(result, t, span), t)
+        self.emit(Assign(result, Const(0.0 if t.is_float else 0, t, span), span))
+        end: Expr = tid_e if method == "ExclusiveSum" else Binary(BinaryOp.ADD, tid_e, Const(1, I32, span), I32, span)
+        self.cub_fold(result, storage, Const(0, I32, span), end, op, t, node)
+        out = self.lvalue(arg_nodes[1])
+        if isinstance(out, Val):
+            raise self.unsupported("cub scan output that is not a variable or memory", arg_nodes[1])
+        self.write(out, self.convert(Val(VarRef(result, t, span), t), out.type, arg_nodes[1]), arg_nodes[1])
+        return None if not want_value else self.no_value(method, node)
+
+    def cub_fold(
+        self, acc: str, storage: VarRef, start: Expr, end: Expr, op: str, t: ScalarType, node: ts.Node
+    ) -> None:
+        """``for (i = start; i < end; i++) acc = acc op storage[i];``"""
+        span = self.span(node)
+        i = self.fresh("cub.i")
+        item = self.tmp(t, node)
+        current, loaded = VarRef(acc, t, span), VarRef(item, t, span)
+        if op in ("max", "min"):
+            combined: Expr = Binary(BinaryOp.MAX if op == "max" else BinaryOp.MIN, current, loaded, t, span)
+        else:  # `+` with C's promotions (a sum of shorts is an int, stored back as a short)
+            combined = self.convert(self.apply_binary(op, Val(current, t), Val(loaded, t), node), t, node).expr
+        i_ref = VarRef(i, I32, span)
+        body = (Load(item, PtrAdd(storage, i_ref, storage.type, span), None, None, span), Assign(acc, combined, span))
+        step = (Assign(i, Binary(BinaryOp.ADD, i_ref, Const(1, I32, span), I32, span), span),)
+        init = (Decl(i, I32, start, span),)
+        self.emit(For(init, Binary(BinaryOp.LT, i_ref, end, BOOL, span), step, body, None, span))
+
+    def cub_operator(self, node: ts.Node) -> str:
+        """``cub::Sum()``, ``cub::Max()``, ``cub::Min()`` (also with ``{}``): the operator each is."""
+        named = node.child_by_field_name("function" if node.type == "call_expression" else "type")
+        text = "".join(node_text(named).split()).removeprefix("::") if named is not None else ""
+        op = _OPERATORS.get(text.removeprefix("cub::")) if text.startswith("cub::") else None
+        if op is None:
+            raise self.unsupported("cub reduction operator (cub::Sum(), cub::Max(), cub::Min())", node)
+        return op
