@@ -64,10 +64,13 @@ structure TState where
   maxed : Set Loc
   /-- The largest value the thread has offered to each location in `maxed`. -/
   mx : Loc → ℝ
+  /-- Every assertion the thread has checked in this phase held (a failing one traps the launch). -/
+  ok : Prop
 
 /-- The state a thread starts a phase in: it sees `m` and has touched nothing. -/
 def TState.init (m : Mem) : TState :=
-  { view := m, wrote := ∅, read := ∅, atom := ∅, adds := fun _ => 0, maxed := ∅, mx := fun _ => 0 }
+  { view := m, wrote := ∅, read := ∅, atom := ∅, adds := fun _ => 0, maxed := ∅, mx := fun _ => 0,
+    ok := True }
 
 /-- The value the thread sees at `l` (pair it with `TState.note` to record the read). -/
 def TState.get (s : TState) (l : Loc) : ℝ := s.view l
@@ -92,6 +95,12 @@ def TState.amax (s : TState) (l : Loc) (v : ℝ) : TState :=
     atom := insert l s.atom,
     maxed := insert l s.maxed,
     mx := Function.update s.mx l (if l ∈ s.maxed then max (s.mx l) v else v) }
+
+/-- The thread checks the assertion `c` (`assert(c)`, a Triton `tl.device_assert`, a tensor descriptor's
+alignment check): the run stays the same, and `ok` records whether `c` held. The `asserts` theorem of
+a kernel with assertions says every check holds, so the launch does not trap. -/
+def TState.check (s : TState) (c : Prop) : TState :=
+  { s with ok := s.ok ∧ c }
 
 /-- One phase: the threads taking part and the code each runs. -/
 structure Phase where
@@ -200,6 +209,10 @@ def Phase.InBounds (p : Phase) (m : Mem) (valid : Loc → Prop) : Prop :=
     (∀ l ∈ (p.final m x.1 x.2).wrote, valid l) ∧
     (∀ l ∈ (p.final m x.1 x.2).atom, valid l)
 
+/-- Every thread of `p` run from `m` passes every assertion it checks. -/
+def Phase.AssertsHold (p : Phase) (m : Mem) : Prop :=
+  ∀ x ∈ p.threads, (p.final m x.1 x.2).ok
+
 /-- Run phases one after another. -/
 def runAll (ps : List Phase) (m : Mem) : Mem :=
   ps.foldl (fun (acc : Mem) (p : Phase) => p.run acc) m
@@ -224,6 +237,11 @@ def RaceFreeRun : List Phase → Mem → Prop
 def InBoundsRun (valid : Loc → Prop) : List Phase → Mem → Prop
   | [], _ => True
   | p :: ps, m => p.InBounds m valid ∧ InBoundsRun valid ps (p.run m)
+
+/-- Every phase of `ps`, run from the memory its predecessors leave, passes its assertions. -/
+def AssertsRun : List Phase → Mem → Prop
+  | [], _ => True
+  | p :: ps, m => p.AssertsHold m ∧ AssertsRun ps (p.run m)
 
 /-- Race freedom of `a ++ b` is race freedom of `a`, then of `b` from where `a` leaves memory. -/
 theorem raceFreeRun_append (a b : List Phase) (m : Mem) :

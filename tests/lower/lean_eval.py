@@ -621,6 +621,11 @@ def _amax(s: TS, loc: tuple, v: float) -> TS:
     return _extend(s, ("m", loc, v))
 
 
+def _check(s: TS, ok: bool) -> TS:
+    """``TState.check``: an assertion, recorded with its outcome (``ok`` stays true while all hold)."""
+    return _extend(s, ("c", ("assert",), bool(ok)))
+
+
 class _Counters:
     nat_truncations = 0
 
@@ -963,6 +968,7 @@ _METHODS = {  # TState methods: name -> (parameter types after s, result, templa
     "put": ([_LOC, "R"], "S", "_put({s}, {0}, {1})"),
     "add": ([_LOC, "R"], "S", "_add({s}, {0}, {1})"),
     "amax": ([_LOC, "R"], "S", "_amax({s}, {0}, {1})"),
+    "check": (["P"], "S", "_check({s}, {0})"),
 }
 _ARITH = {"+", "-", "*", "/", "%"}
 _REL = {"=", "≠", "<", "≤", ">", "≥"}
@@ -1522,6 +1528,7 @@ class Report:
     races: list[tuple[int, tuple, str]] = field(default_factory=list)  # (phase, location, kind)
     nat_truncations: int = 0
     out_of_bounds: list[tuple[int, tuple, str]] = field(default_factory=list)  # (phase, location, access)
+    assert_failures: list[tuple[int, tuple]] = field(default_factory=list)  # (phase, thread): `ok` false
     source: str = ""
 
 
@@ -1578,6 +1585,10 @@ def run_kernel_report(
             mine_atom: set = set()
             mine_read: set = set()
             for e in s.entries():
+                if e[0] == "c":
+                    if not e[2] and len(rep.assert_failures) < max_races:
+                        rep.assert_failures.append((k, bt))
+                    continue
                 if glob_sizes is not None and e[1][0] == "glob":
                     loc = e[1]
                     if not (0 <= loc[2] < glob_sizes.get(loc[1], 0)) and len(rep.out_of_bounds) < max_races:

@@ -32,7 +32,6 @@ TRITON = sorted(f"triton/{p.parent.name}" for p in (ROOT / "examples" / "triton"
 TRITON_GOLDEN = {"triton/vector_add", "triton/softmax", "triton/matmul", "triton/welford"}
 
 NOT_YET = {
-    "triton/matmul_descriptor": "unsupported assert in Lean lowering",
     # a heuristic (EVEN_N) depends on the shapes in a way no constexpr binding states
     "triton/row_sum_autotune": "specialisation depends on the shapes beyond its constexpr bindings",
     "triton/row_sum_autotune_bug_even": "specialisation depends on the shapes beyond its constexpr bindings",

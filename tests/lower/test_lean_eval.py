@@ -115,6 +115,8 @@ def _check_instance(task: Any, module: Any, f: Any, text: str, env: dict[str, in
     problems = []
     if ("race" in kinds) != bool(report.races):
         problems.append(f"[{where}] simulator diagnoses {sorted(kinds)}, Lean footprint conflicts {report.races[:3]}")
+    if report.assert_failures and not kinds:
+        problems.append(f"[{where}] Lean assertions fail where the simulator's hold: {report.assert_failures[:3]}")
     if bool(report.out_of_bounds) and "oob" not in kinds:
         problems.append(f"[{where}] Lean touches global locations out of bounds: {report.out_of_bounds[:3]}")
     if kinds:

@@ -238,6 +238,7 @@ class KernelLean:
     globals: tuple[tuple[str, int], ...]
     shared: tuple[tuple[str, int, str], ...]
     registers: tuple[tuple[str, int], ...]
+    asserts: bool = False  # the kernel checks assertions (`TState.check`): emit states they hold
 
 
 def _unsupported(what: str, span: Span, text: str) -> UnsupportedError:
@@ -1002,7 +1003,9 @@ class _Lowerer:
                 self.for_(s, ind, out)
             case Fence():
                 pass
-            case While() | DoWhile() | Break() | Continue() | Return() | Assert():
+            case Assert(c):
+                out.append(f"{ind}let s := s.check {self.expr(c)}")
+            case While() | DoWhile() | Break() | Continue() | Return():
                 raise _unsupported(f"{type(s).__name__.lower()} in Lean lowering", s.span, type(s).__name__)
             case Barrier() | Shuffle() | Vote() | Call():
                 raise AssertionError(f"{type(s).__name__} inside a phase")
@@ -1434,4 +1437,5 @@ def lower_kernel(
     )
     globals_ = tuple((b.name, b.number) for b in low.buffers.values() if b.kind == "glob")
     regs = tuple(sorted(low.registers.items(), key=lambda kv: kv[1]))
-    return KernelLean("\n\n".join(defs) + "\n", low.sentinel, globals_, tuple(low.shared), regs)
+    asserts = any(isinstance(s, Assert) for s in walk_stmts(form.kernel.body))
+    return KernelLean("\n\n".join(defs) + "\n", low.sentinel, globals_, tuple(low.shared), regs, asserts)

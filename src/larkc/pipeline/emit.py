@@ -238,6 +238,7 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
         "block_doc": " x ".join(str(d) for d in task.launch.block),
         "threads_doc": "the",
         "block_level": f.level is Level.BLOCK,
+        "asserts": kernel.asserts,
         "configs": _autotune_note(task),
         "pins": [f"`{name} = {v}`" for name, _, v in pins],
         "uncovered": [
