@@ -134,7 +134,7 @@ def test_derived_chain() -> None:
     problem = CORPUS / "l2_gemm_divide_sum"
     task = larkc.candidate_task(problem / "model_new.py", problem / "model.py")
     assert [x.kernel for x in task.launches] == ["matmul_kernel", "divide_row_sum_kernel"]
-    assert list(task.scratch) == ["scratch0"] and list(task.outputs) == ["out"]
+    assert list(task.scratch) == ["C"] and list(task.outputs) == ["out"]  # named as the host code names it
     assert task.launches[0].bindings["C"] == task.launches[1].bindings["x"]
     assert [str(d) for d in task.outputs["out"].shape] == ["batch_size", "1"]
 

@@ -253,6 +253,7 @@ def derive_task(
         one = evaluate_host(tree.root_node, fn, span, arguments, prefix=prefix, given=given)
         result.launches += one.launches
         result.allocated.update(one.allocated)
+        result.variables.update(one.variables)
         result.constraints += one.constraints
         if len(one.returned) != 1 and i < len(candidate.calls) - 1:
             raise UnsupportedError("call returning several tensors before the last call", c.function, c.span)
@@ -330,9 +331,13 @@ def _task(
         raise LarkcError("the host function returns one tensor twice", span(fn), stage=Stage.FRONTEND)
     for i, t in enumerate(result.returned):
         names[t.name] = "out" if len(returned) == 1 else f"out{i}"
+    taken = {*inputs, *names.values()}
     for k in result.allocated:
-        if k not in names:
-            names[k] = f"scratch{len(names) - len(returned)}"
+        if k not in names:  # scratch: named as the host code names it where that is free
+            var = result.variables.get(k, "")
+            name = var if var.isidentifier() and var not in taken and var not in given else f"scratch{len(names)}"
+            names[k] = name
+            taken.add(name)
     outputs: dict[str, object] = {}
     for t in result.returned:
         init = result.allocated[t.name][1]
@@ -435,10 +440,12 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
 
     given = ", ".join(f"{s}={v}" for s, v in derived.given.items())
     lines = [
-        f'"""Derived by `larkc task` from {rel(derived.model_new)} and {rel(str(t.reference))}; edit freely.',
+        f'"""Derived by `larkc task` from {rel(derived.model_new)}',
+        f"against {rel(str(t.reference))}; edit freely.",
         "",
-        f"The problem's shape is {given}; the instances are it scaled down to what simulates in seconds and",
-        "shapes around it. The CUDA file's line numbers are those of the candidate file."
+        f"The problem's shape is {given};",
+        "the instances are it scaled down to what simulates in seconds, and shapes around it.",
+        "The CUDA file's line numbers are those of the candidate file."
         if derived.aligned
         else "The CUDA file holds the extension's CUDA source.",
         '"""',
@@ -483,7 +490,9 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
     lines += [
         f"    symbols={list(t.symbols)!r},",
         f"    constraints={[show(c) for c in t.constraints]!r},",
-        f"    instances={[dict(i) for i in t.instances]!r},",
+        "    instances=[",
+        *(f"        {dict(i)!r}," for i in t.instances),
+        "    ],",
         ")",
         "",
     ]

@@ -217,6 +217,7 @@ class HostResult:
     allocated: dict[str, tuple[HostTensor, Literal["zeros", "empty"]]] = field(default_factory=dict)
     returned: list[HostTensor] = field(default_factory=list)
     constraints: list[ShapeExpr] = field(default_factory=list)
+    variables: dict[str, str] = field(default_factory=dict)  # allocated tensor -> the C++ variable naming it
 
 
 # -- printing shape expressions ----------------------------------------------------------------------
@@ -478,6 +479,8 @@ class _Evaluator:
                 if type_text == "dim3":
                     v = self.as_dim3(v, value)
             self.env[node_text(name_node)] = self.convert(v, type_text.removeprefix("const ").strip(), value)
+            if isinstance(v, HostTensor) and v.name in self.result.allocated:
+                self.result.variables.setdefault(v.name, node_text(name_node))
 
     def convert(self, v: _Value, type_text: str, node: ts.Node) -> _Value:
         if type_text in _INT_TYPES and isinstance(v, _Float):
