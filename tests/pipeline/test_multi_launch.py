@@ -186,3 +186,28 @@ def test_a_triton_kernel_launched_twice_with_other_constexprs() -> None:
     assert report.ok, report.render()
     wrong = dataclasses.replace(task, reference=lambda x, y: x + y)
     assert run_task(wrong, seeds=1, write_replay=False).kinds() == {"mismatch"}
+
+
+def test_memory_takes_a_buffer_initialised_in_part(tmp_path: Path) -> None:
+    # What a launch after one that wrote buf[0:50] should see (Memory.add_global with a mask): reads of
+    # buf[50:] are uninit. larkc run passes it once GlobalBuffer.initialised takes a mask.
+    import torch
+
+    from larkc.frontends import parse_task
+    from larkc.ir.types import F32
+    from larkc.semantics import GlobalBuffer, LaunchConfig, simulate
+
+    task = _fill_then("copy", tmp_path, first="")
+    module = parse_task(task.launch_task(0))
+    data = torch.arange(100, dtype=torch.float32)
+    mask = torch.arange(100) < 50
+    args = {
+        "buf": GlobalBuffer("buf", data, F32, mask),  # type: ignore[arg-type]  # the annotation says bool
+        "out": GlobalBuffer("out", torch.zeros(100), F32, False),
+        "n": 100,
+    }
+    result = simulate(module, "copy", LaunchConfig((2, 1, 1), (64, 1, 1), 0), args)
+    (uninit,) = result.diagnoses
+    assert uninit.kind.value == "uninit" and uninit.buffer == "buf" and uninit.index == 50 and uninit.count == 50
+    assert result.buffers["out"][:50].tolist() == data[:50].tolist()
+    assert result.written["buf"].tolist() == mask.tolist()  # nothing wrote buf: what was initialised stays so

@@ -278,19 +278,46 @@ class Memory:
         return rid
 
     def add_global(
-        self, name: str, tensor: torch.Tensor, elem: ScalarType, *, initialised: bool, read_only: bool
+        self, name: str, tensor: torch.Tensor, elem: ScalarType, *, initialised: bool | torch.Tensor, read_only: bool
     ) -> Region:
-        """A kernel buffer holding ``tensor``'s bytes (``initialised=False``: it starts "empty")."""
+        """A kernel buffer holding ``tensor``'s bytes.
+
+        ``initialised``: ``True`` (defined contents), ``False`` (it starts "empty": reading an element
+        before writing it is ``uninit``) or a bool mask of ``tensor``'s shape saying which elements hold
+        defined values, the others starting empty (a buffer an earlier launch wrote in part).
+        """
         flat = dense(tensor.detach()).reshape(-1)
         raw = flat.view(torch.uint8) if flat.numel() else torch.zeros(0, dtype=torch.uint8)
+        mask: torch.Tensor | None = None
+        if isinstance(initialised, torch.Tensor):
+            mask = initialised.detach().reshape(-1).to(torch.bool)
+            if mask.numel() != flat.numel() or raw.numel() != flat.numel() * elem.size:
+                from larkc.errors import SimulationError
+
+                raise SimulationError(
+                    f"the initialised mask of buffer {name} does not match its {flat.numel()} elements"
+                )
+            if bool(mask.all()):
+                mask = None
+                initialised = True
+            elif not bool(mask.any()):
+                mask = None
+                initialised = False
+        full = mask is None and bool(initialised)
         region = Region(
             id=self.new_id(), name=name, kind=RegionKind.GLOBAL, elem=elem, elem_size=elem.size,
-            nbytes=raw.numel(), copies=1, shape=tuple(tensor.shape), track_init=not initialised,
+            nbytes=raw.numel(), copies=1, shape=tuple(tensor.shape), track_init=not full,
             read_only=read_only,
         )  # fmt: skip
-        self._add(region, fill=0 if initialised else _EMPTY_BYTE)
-        if initialised:
+        self._add(region, fill=0 if full else _EMPTY_BYTE)
+        if full:
             region.data[: raw.numel()] = raw
+        elif mask is not None:
+            # A new region's granule is its element: the mask is its initialisation state as it stands.
+            assert region.init is not None and region.granule == elem.size
+            data = region.data[: raw.numel()].view(-1, elem.size)
+            data[mask] = raw.view(-1, elem.size)[mask]
+            region.init[: mask.numel()] = mask
         return region
 
     def add_array(self, name: str, kind: RegionKind, elem: ScalarType, elem_size: int, nbytes: int) -> Region:
