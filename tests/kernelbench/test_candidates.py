@@ -275,3 +275,17 @@ def test_host_int_overflow(tmp_path: Path) -> None:
         LarkcError, match=r"int rows \* cols \* 1048576 overflows at the problem's shape \(8589934592\)"
     ):
         larkc.candidate_task(_candidate(tmp_path, host), _problem(tmp_path))
+
+
+def test_positional_load_inline(tmp_path: Path) -> None:
+    host = (
+        "torch::Tensor f(torch::Tensor x) {\n    auto y = torch::empty_like(x);\n"
+        "    k<<<(x.numel() + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());\n"
+        "    return y;\n}\n"
+    )
+    path = _candidate(tmp_path, host)
+    path.write_text(
+        path.read_text().replace('load_inline(name="e", cpp_sources="", cuda_sources=src,', 'load_inline("e", "", src,')
+    )
+    task = larkc.candidate_task(path, _problem(tmp_path))
+    assert task.kernel == "k" and [str(g) for g in task.grid] == ["cdiv((rows * cols), 256)"]

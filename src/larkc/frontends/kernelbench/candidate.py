@@ -179,6 +179,9 @@ class _Module:
 
 def _load_inline(module: _Module, name: str, call: ast.Call) -> Extension:
     kw = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    for position, key in enumerate(("name", "cpp_sources", "cuda_sources")):  # torch's order, in every version
+        if position < len(call.args):
+            kw.setdefault(key, call.args[position])
     if "cuda_sources" not in kw:
         raise _unsupported(module.path, "load_inline without cuda_sources", call, module.source)
     if "functions" not in kw:
