@@ -398,47 +398,17 @@ class Task:
         set_(self, "inputs", {k: TensorSpec.of(v, f"input {k!r}") for k, v in (inputs or {}).items()})
         set_(self, "outputs", {k: TensorSpec.of(v, f"output {k!r}") for k, v in (outputs or {}).items()})
         set_(self, "scratch", {k: TensorSpec.of(v, f"scratch {k!r}") for k, v in (scratch or {}).items()})
-        # dataclasses.replace passes the stored form back: the empty single-launch fields of a task of
-        # several launches (kernel "", grid ()) are not a second form, and _launches is what it stored.
-        single = {
-            "kernel": kernel or None,
-            "grid": grid if grid != () else None,
-            "block": block if block != () else None,
-            "shared_bytes": shared_bytes,
-            "bindings": bindings or None,
-            "template_args": template_args or None,
-        }
-        # shared_bytes 0 is also what a task of several launches stores: not a second form
-        given = [k for k, v in single.items() if v is not None and not (k == "shared_bytes" and v in (0, ShapeNum(0)))]
-        if launches is not None and given:
-            raise TaskError(
-                f"task {name or source}: give either launches=(KernelLaunch(...), ...) or the one launch's "
-                f"{', '.join(given)}, not both"
-            )
-        if launches is None and _launches and given:
-            raise TaskError(
-                f"task {name or source} has {len(_launches)} launches: change them with launches=..., "
-                f"not {', '.join(given)}"
-            )
-        if launches is None and not given and _launches:
-            launches = tuple(_launches)
-        if launches is None:
-            if kernel is None or grid is None or block is None:
-                missing = [k for k in ("kernel", "grid", "block") if single[k] is None]
-                raise TaskError(
-                    f"task {name or source}: no {', '.join(missing)} (or launches=(KernelLaunch(...), ...))"
-                )
-            launches = (
-                KernelLaunch(
-                    kernel=kernel, grid=grid, block=block, shared_bytes=shared_bytes or 0, bindings=bindings,
-                    template_args=template_args or (),
-                ),
-            )  # fmt: skip
-        if isinstance(launches, KernelLaunch) or not isinstance(launches, Sequence):
-            raise TaskError(f"task {name or source}: launches must be a sequence of KernelLaunch, got {launches!r}")
-        bad = [x for x in launches if not isinstance(x, KernelLaunch)]
-        if bad or not launches:
-            raise TaskError(f"task {name or source}: launches must be one or more KernelLaunch(...), got {bad or '()'}")
+        launches = _launch_form(
+            f"task {name or source}",
+            launches,
+            _launches,
+            kernel=kernel,
+            grid=grid,
+            block=block,
+            shared_bytes=shared_bytes,
+            bindings=bindings,
+            template_args=template_args,
+        )
         resolved = tuple(
             dataclasses.replace(x, bindings={k: self._binding(k, v) for k, v in x.bindings.items()}) for x in launches
         )
@@ -641,6 +611,56 @@ class Task:
             env = self.shape_env(inst)
             for _what, e in scalars:
                 e.value(env)  # a division by zero or a negative square root is an error of the task
+
+
+def _launch_form(
+    what: str,
+    launches: Sequence[KernelLaunch] | None,
+    stored: Sequence[KernelLaunch],
+    *,
+    kernel: str | None,
+    grid: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int | None,
+    block: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int | None,
+    shared_bytes: ShapeExpr | str | int | None,
+    bindings: Mapping[str, BindingValue] | None,
+    template_args: Mapping[str, str | int] | Sequence[str | int] | None,
+) -> Sequence[KernelLaunch]:
+    """The launches of a task from the arguments of :class:`Task`: ``launches=``, or the one launch's
+    fields, or (from ``dataclasses.replace``) the launches a task of several ``stored``."""
+    # dataclasses.replace passes the stored form back: the empty single-launch fields of a task of several
+    # launches (kernel "", grid (), shared_bytes 0) are not a second form.
+    single = {
+        "kernel": kernel or None,
+        "grid": grid if grid != () else None,
+        "block": block if block != () else None,
+        "shared_bytes": shared_bytes if shared_bytes not in (0, ShapeNum(0)) else None,
+        "bindings": bindings or None,
+        "template_args": template_args or None,
+    }
+    given = [k for k, v in single.items() if v is not None]
+    if launches is not None and given:
+        raise TaskError(
+            f"{what}: give either launches=(KernelLaunch(...), ...) or the one launch's {', '.join(given)}, not both"
+        )
+    if launches is not None:
+        if isinstance(launches, KernelLaunch) or not isinstance(launches, Sequence):
+            raise TaskError(f"{what}: launches must be a sequence of KernelLaunch, got {launches!r}")
+        bad = [x for x in launches if not isinstance(x, KernelLaunch)]
+        if bad or not launches:
+            raise TaskError(f"{what}: launches must be one or more KernelLaunch(...), got {bad or '()'}")
+        return launches
+    if stored:
+        if given:
+            raise TaskError(f"{what} has {len(stored)} launches: change them with launches=..., not {', '.join(given)}")
+        return stored
+    if kernel is None or grid is None or block is None:
+        missing = [k for k in ("kernel", "grid", "block") if single[k] is None]
+        raise TaskError(f"{what}: no {', '.join(missing)} (nor launches=(KernelLaunch(...), ...))")
+    one = KernelLaunch(
+        kernel=kernel, grid=grid, block=block, shared_bytes=shared_bytes or 0, bindings=bindings,
+        template_args=template_args or (),
+    )  # fmt: skip
+    return (one,)
 
 
 def load_task(path: str | Path) -> Task:
