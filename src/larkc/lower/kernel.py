@@ -19,7 +19,6 @@ operator lacks an entry: ``None`` marks one the lowering rejects with a located 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -92,7 +91,7 @@ from larkc.ir.phases import (
     unrolled_values,
     walk_exprs,
 )
-from larkc.ir.types import BOOL, AddressSpace, BlockType, PointerType, ScalarType, Type, VectorType, size_of
+from larkc.ir.types import AddressSpace, BlockType, PointerType, ScalarType, Type, VectorType, size_of
 from larkc.ir.walk import walk_stmts
 from larkc.lower.spec import lean_real
 
@@ -822,9 +821,8 @@ class _Lowerer:
 
     def scalar_masked(self, s: Load | Store | Atomic, ind: str, out: list[str]) -> None:
         """A load, store or atomic through one pointer under a mask (block level): nothing happens where
-        the mask is false, and a load takes ``other`` (0 without one)."""
-        assert s.mask is not None
-        m = self.expr(s.mask)
+        the mask is false, and a load takes ``other`` (0 without one). An atomic may have no mask."""
+        m = self.expr(s.mask) if s.mask is not None else None
         loc = self.loc(s.ptr)
         t = _pointee(s.ptr.type)
         c = _cls(t, s.span)
@@ -844,7 +842,8 @@ class _Lowerer:
                 fn = {AtomicOp.ADD: "add", AtomicOp.MAX: "amax"}.get(op)
                 if fn is None or s.compare is not None or (op is AtomicOp.ADD and c != "real"):
                     raise _unsupported("atomic in Lean lowering", s.span, f"{op.value} (add of floats, max)")
-                out.append(f"{ind}let s := if {m} then s.{fn} {loc} {v} else s")
+                update = f"s.{fn} {loc} {v}"
+                out.append(f"{ind}let s := {update}" if m is None else f"{ind}let s := if {m} then {update} else s")
             case _:
                 assert_never(s)
 
@@ -942,10 +941,8 @@ class _Lowerer:
                 self.unused_result(s)
                 if isinstance(ptr.type, BlockType):
                     self.block_stmt(s, ind, out)
-                elif s.mask is not None:
-                    self.scalar_masked(s, ind, out)
                 else:
-                    self.scalar_masked(dataclasses.replace(s, mask=Const(True, BOOL, s.span)), ind, out)
+                    self.scalar_masked(s, ind, out)
             case Load(dst, ptr, mask, _):
                 if mask is not None:
                     raise _unsupported("masked load in Lean lowering", s.span, dst)
