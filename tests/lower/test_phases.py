@@ -148,3 +148,15 @@ def test_early_return_before_a_barrier_guards_later_phases() -> None:
     phases = list(iter_phases(form.items))
     assert len(phases) == 2
     assert any(g for piece in phases[1].pieces for g in piece.guards), "the phase after the barrier is not guarded"
+
+
+def test_block_level_kernel_is_one_phase_without_barriers() -> None:
+    """A Triton program is one thread of the phase form: one phase, its debug barriers dropped."""
+    task = load_task(CASES / "triton_scale_max" / "task.py")
+    module = parse_task(task)
+    f = kernel_function(task, module)
+    assert any(isinstance(s, Barrier) for s in walk_stmts(f.body))
+    form = phase_form(module, f, _constant_block(task))
+    (phase,) = iter_phases(form.items)
+    assert phase.ends.value == "end" and not form.carried
+    assert not any(isinstance(s, Barrier) for piece in phase.pieces for s in walk_stmts(piece.stmts))
