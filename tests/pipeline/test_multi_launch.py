@@ -211,3 +211,32 @@ def test_memory_takes_a_buffer_initialised_in_part(tmp_path: Path) -> None:
     assert uninit.kind.value == "uninit" and uninit.buffer == "buf" and uninit.index == 50 and uninit.count == 50
     assert result.buffers["out"][:50].tolist() == data[:50].tolist()
     assert result.written["buf"].tolist() == mask.tolist()  # nothing wrote buf: what was initialised stays so
+
+
+def test_replay_files_of_several_launches_check_every_launch(tmp_path: Path) -> None:
+    task = _fill_then("bad_index", tmp_path)
+    report = run_task(task, seeds=1, replay_dir=tmp_path / "replay")
+    path = report.instances[0].replay
+    assert path is not None
+    with pytest.raises(LarkcError, match="records a task without a task file"):
+        load_replay(path)  # a task of several launches built in Python has no command line to rebuild it
+    folder = tmp_path / "task"
+    folder.mkdir()
+    (folder / "k.cu").write_text(_KERNELS)
+    text = """from larkc.tasks import KernelLaunch, Task
+task = Task(
+    source="k.cu",
+    launches=(
+        KernelLaunch(kernel="fill", grid=["cdiv(n, 64)"], block=[64], bindings={"upto": "n"}),
+        KernelLaunch(kernel="bad_index", grid=["cdiv(n, BLOCK)"], block=[64]),
+    ),
+    outputs={"out": "f32[n]"}, scratch={"buf": "f32[n]"}, symbols=["n"], instances=[{"n": 100}],
+)
+"""
+    (folder / "task.py").write_text(text.replace("BLOCK", "64"))
+    report = run_task(load_task(folder), seeds=1, replay_dir=tmp_path / "replay")
+    replay = load_replay(report.instances[0].replay)  # type: ignore[arg-type]
+    assert len(replay.task.launches) == 2 and replay.instance == {"n": 100}
+    (folder / "task.py").write_text(text.replace("BLOCK", "32"))  # the second launch's grid changes
+    with pytest.raises(LarkcError, match=r"the task now launches .* the replay file recorded .*: it has changed"):
+        load_replay(report.instances[0].replay)  # type: ignore[arg-type]
