@@ -289,3 +289,20 @@ def test_positional_load_inline(tmp_path: Path) -> None:
     )
     task = larkc.candidate_task(path, _problem(tmp_path))
     assert task.kernel == "k" and [str(g) for g in task.grid] == ["cdiv((rows * cols), 256)"]
+
+
+def test_replay_of_a_candidate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A failing run's replay file finds the derived task again (it is written as a task file in the cache)."""
+    monkeypatch.setenv("LARKC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(CORPUS / "l1_relu")
+    replays = tmp_path / "replays"
+    assert (
+        main(["run", "wrong_unwritten.py", "--reference", "model.py", "--seeds", "1", "--replay-dir", str(replays)])
+        == 1
+    )
+    capsys.readouterr()
+    replay = sorted(replays.glob("*.json"))[0]
+    assert main(["run", "--replay", str(replay)]) == 1
+    assert "never written" in capsys.readouterr().out

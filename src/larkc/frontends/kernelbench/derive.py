@@ -27,7 +27,7 @@ from larkc.frontends.cuda.preprocess import preprocess
 from larkc.frontends.kernelbench.candidate import CallResult, CudaText, ForwardCall, input_dim_names, read_model_new
 from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
 from larkc.ir.types import ScalarType
-from larkc.tasks import BufferArg, KernelLaunch, ScalarArg, ShapeArg, Task, TensorSpec, parse_dtype
+from larkc.tasks import BufferArg, KernelLaunch, ScalarArg, ShapeArg, Task, TensorSpec, load_task, parse_dtype
 from larkc.tasks.shape_expr import ShapeCmp, ShapeExpr, ShapeNum, ShapeSym, evaluate
 
 __all__ = [
@@ -185,9 +185,10 @@ def derive_task(
     """The task verifying ``model_new``'s ``ModelNew`` against the problem file ``reference``.
 
     ``problem`` describes what the problem's ``get_inputs()`` returns, ``init_args`` its
-    ``get_init_inputs()``. The CUDA text is written to ``cuda_file`` (by default a file of larkc's cache,
-    ``$LARKC_CACHE_DIR`` or ``~/.cache/larkc``). Raises a located :class:`LarkcError` for what cannot be
-    derived.
+    ``get_init_inputs()``. The CUDA text is written to ``cuda_file``; by default to a file of larkc's
+    cache (``$LARKC_CACHE_DIR`` or ``~/.cache/larkc``), beside the task written as a task file, from
+    which the returned task is loaded (so that replay files of its runs can name it). Raises a located
+    :class:`LarkcError` for what cannot be derived.
     """
     path = Path(model_new)
     ref_path = Path(reference)
@@ -199,7 +200,7 @@ def derive_task(
         if other.extension != call.extension:
             raise UnsupportedError("call of a second load_inline extension", other.function, other.span)
     text, aligned = _cuda_file_text(call.extension.cuda)
-    digest = hashlib.sha256(f"{path.resolve()}\0{text}".encode()).hexdigest()[:16]
+    digest = hashlib.sha256(f"{path.resolve()}\0{ref_path.resolve()}\0{text}".encode()).hexdigest()[:16]
     target = Path(cuda_file) if cuda_file is not None else cache_root() / "kernelbench" / digest / f"{path.stem}.cu"
     _write(target, text)
     file_name = str(path) if aligned else str(target)
@@ -266,7 +267,14 @@ def derive_task(
         single = (ShapeNum(1),)
         result.launches.append(HostLaunch(_NO_LAUNCH, (), single, single, ShapeNum(0), {}, span(fn)))
     task = _task(path, ref_path, target, host_inputs, result, given, span, fn)
-    return DerivedCandidate(task, path, target, aligned, given)
+    derived = DerivedCandidate(task, path, target, aligned, given)
+    if cuda_file is None:
+        # the task as a task file beside the CUDA file, and the task loaded from it: a replay file of a
+        # failing run names it, so that `larkc run --replay` finds the task again
+        task_file = target.parent / "task.py"
+        _write(task_file, task_file_text(derived, task_file))
+        derived.task = load_task(task_file)
+    return derived
 
 
 def _host_arguments(
