@@ -15,6 +15,7 @@ from larkc.ir import verify_module
 from larkc.ir.nodes import Module
 from larkc.ir.types import BF16, F32
 from larkc.semantics import GlobalBuffer, KernelArg, LaunchConfig, simulate
+from larkc.tasks import parse_dtype
 
 
 @pytest.fixture
@@ -902,3 +903,25 @@ def test_other_cub_collectives_are_located_errors(cuda: Cuda) -> None:
     src = "#include <cub/cub.cuh>\n__global__ void k(float* o) {\n    typedef cub::WarpReduce<float> WarpReduce;\n}\n"
     want = "3:13: error: unsupported cub::WarpReduce (larkc models cub::BlockReduce and cub::BlockScan)"
     assert cuda.error(src) == want + ": cub::WarpReduce<float>"
+
+
+def test_a_two_dimensional_constant_table_and_zero_initialised_vector_arrays(cuda: Cuda) -> None:
+    src = """
+    #include <cuda_fp16.h>
+    __constant__ unsigned int c_Table[3][8];
+    __global__ void k(float* out) {
+        unsigned int* dimBase = &c_Table[threadIdx.y][0];
+        half2 acc[2][2] = {};
+        acc[1][1] = __floats2half2_rn(1.f, 2.f);
+        out[threadIdx.y * 8 + threadIdx.x] = dimBase[threadIdx.x] + __low2float(acc[0][1]) + __high2float(acc[1][1]);
+    }
+    """
+    table = torch.arange(24, dtype=torch.int64).to(torch.uint32)
+    module = cuda.lower(src)
+    args: dict[str, KernelArg] = {
+        "out": GlobalBuffer("out", torch.zeros(24), F32),
+        "c_Table": GlobalBuffer("c_Table", table, parse_dtype("u32")),
+    }
+    r = simulate(module, "k", LaunchConfig((1, 1, 1), (8, 3, 1), 0), args)
+    assert r.ok, r.diagnoses
+    assert r.buffers["out"].tolist() == [float(i) + 2.0 for i in range(24)]

@@ -135,7 +135,7 @@ class Statements(Conversions):
                 scalar_t = self.device_scalars.get(p.name)
                 if scalar_t is not None:  # `retirementCount`: the one element of its buffer
                     self.scopes[0][p.name] = Binding("shared_scalar", p.name, scalar_t, space=AddressSpace.GLOBAL)
-                else:
+                elif p.name not in self.array_params:  # (rows of a 2-D array are bound like 2-D parameters)
                     self.scopes[0][p.name] = Binding("var", p.name, p.type, readonly=True)
             for p in members:  # `data` in a member function of an object struct: `this.data`, read only
                 self.scopes[0][p.name.removeprefix("this.")] = Binding("var", p.name, p.type, readonly=True)
@@ -277,7 +277,7 @@ class Statements(Conversions):
     def constant_inputs(self, body: ts.Node) -> list[Param]:
         """The host-written ``__constant__`` arrays and the ``__device__`` variables a kernel uses, as global
         buffer parameters named after them (``c_Kernel``: what ``cudaMemcpyToSymbol`` put there is the
-        task's to give; a ``__device__`` scalar is a buffer of one element), read-only for ``__constant__``."""
+        task's to give; a ``__device__`` scalar is a buffer of one element)."""
         params = []
         for var, use in self.used_file_memory(body):
             if not var.host_written and not var.device:
@@ -292,18 +292,22 @@ class Statements(Conversions):
             base = self.resolve_type(var.type_node, var.node)
             ctype, name_node, by_ref = self.apply_declarator(base, not var.device, inner)
             scalar = var.device and isinstance(ctype, ScalarType | VectorType) and not by_ref
-            if not scalar and (not isinstance(ctype, CArray) or len(ctype.dims) != 1):
-                raise self.unsupported(f"{what} that is not a scalar or a one-dimensional array", at)
+            if not scalar and not isinstance(ctype, CArray):
+                shapes = "a scalar or an array" if var.device else "an array"
+                raise self.unsupported(f"{what} that is not {shapes}", at)
             name = node_text(name_node)
             if name in self.used:
                 raise self.type_error(f"parameter {name} hides the file-scope variable of that name", at)
             self.used.add(name)
             elem = ctype.elem if isinstance(ctype, CArray) else ctype
             assert not isinstance(elem, CArray)
-            pt = PointerType(elem, AddressSpace.GLOBAL, not var.device)
+            # not const-qualified, as in C++ (`unsigned int* p = &c_Table[y][0];`; nvcc rejects device writes)
+            pt = PointerType(elem, AddressSpace.GLOBAL)
             params.append(Param(name, pt, False, self.span(var.node)))
             if scalar:
                 self.device_scalars[name] = elem
+            elif isinstance(ctype, CArray) and len(ctype.dims) > 1:  # `c_Table[D][R]`: a pointer to rows of R
+                self.array_params[name] = CArray(elem, (None, *ctype.dims[1:]), AddressSpace.GLOBAL, pt.const)
         return params
 
     def file_scope_memory(self, body: ts.Node) -> None:
@@ -812,9 +816,8 @@ class Statements(Conversions):
             ptr = VarRef(ir_name, arr.pointer, self.span(node))
             values = [self.rvalue(i) for i in items]
             # C zero-fills the elements without an initializer.
-            zero = (
-                Val(zero_value(ctype.elem, self.span(init)), ctype.elem) if isinstance(ctype.elem, ScalarType) else None
-            )
+            elem = ctype.elem
+            zero = Val(zero_value(elem, self.span(init)), elem) if isinstance(elem, ScalarType | VectorType) else None
             for k in range(count):
                 if k < len(values):
                     v = self.convert(values[k], ctype.elem, init)
