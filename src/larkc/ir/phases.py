@@ -31,6 +31,9 @@ Construction:
    (``_Builder.rotated``). Anything else with a synchronisation inside is unsupported, with its
    location.
 
+A block-level (Triton) kernel has nothing to cut: it is one phase, every program a thread of its own
+(:func:`_block_phase_form`).
+
 A variable is *rematerialisable* when it is defined once, by a declaration with an initialiser over
 constants, parameters, launch registers and rematerialisable variables: its value is the same
 wherever it is recomputed, so later phases (and guards) may recompute it instead of keeping it in a

@@ -13,8 +13,17 @@ array's) and an element offset in ``ℤ``; loads and stores are ``TState.get``/`
 phase that uses them; other variables live across phases in ``Loc.reg`` locations (numbered in
 :attr:`KernelLean.registers`). A warp exchange reads the source lane's register.
 
+Block-level (Triton) kernels are one phase whose threads are the programs (``launch G 1``). Their
+block values are ``Larkc.Block.Blk`` functions of the row-major index (``lean/Larkc/Block.lean``):
+block expressions follow :data:`BLOCK_RULES` (reductions :data:`REDUCE_RULES`, scans
+:data:`SCAN_RULES`), elementwise operations are their scalar rule lifted with ``Block.map``/``map2``/
+``map3``, a block of pointers is a block of offsets into one buffer, and masked loads, stores and
+atomics through it are ``Block.load``/``noteAll``/``putAll``/``addAll``/``amaxAll``. Assertions (both
+levels) are ``TState.check``.
+
 Per-op rules: :data:`BINARY_RULES`, :data:`UNARY_RULES`, :data:`MATH_RULES` (a test fails when an IR
-operator lacks an entry: ``None`` marks one the lowering rejects with a located error).
+operator lacks an entry: ``None`` marks one the lowering rejects with a located error), and the block
+tables above (a test fails when a block expression lacks one).
 """
 
 from __future__ import annotations
