@@ -81,8 +81,14 @@ INSTANCES: dict[str, list[dict[str, int]]] = {
 }
 
 
+#: Examples whose verification takes more than 20 s on the 2-core development machine.
+SLOW = ("matmul", "matmul_descriptor", "matmul_from_launcher")
+
+
 def _param(name: str) -> object:
     marks = [pytest.mark.triton] if name.endswith("_from_launcher") else []
+    if name in SLOW:
+        marks.append(pytest.mark.slow)
     return pytest.param(name, marks=marks, id=name)
 
 
@@ -113,7 +119,7 @@ BUGS = [n for n in NAMES if "_bug_" in n]
 
 
 def test_the_lists_name_examples() -> None:
-    for table in (OFFSET_BOUNDS, MAY_BE_UNKNOWN, INSTANCES, NOT_YET_CAUGHT):
+    for table in (OFFSET_BOUNDS, MAY_BE_UNKNOWN, INSTANCES, NOT_YET_CAUGHT, SLOW):
         assert set(table) <= set(NAMES), set(table) - set(NAMES)
     assert set(REFUTED_AS_WRITTEN) <= set(OFFSET_BOUNDS)
     assert "row_bias_bug_offset_overflow" in BUGS and "row_bias_overflow_free" in CORRECT
