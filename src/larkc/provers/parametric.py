@@ -349,7 +349,7 @@ class _Analysis:
                 f" ({at}): at these sizes Triton may run another one"
             )
         if "autotune" in decorators:
-            self.spec_text.append("the first @triton.autotune configuration (this specialisation)")
+            self.spec_text.append("the @triton.autotune configuration of this module (one specialisation)")
         for name, b in self.task.bindings.items():
             if name in params or not isinstance(b, ShapeArg) or not free_symbols(b.expr):
                 continue
