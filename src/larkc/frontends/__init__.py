@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from larkc.errors import LarkcError, Stage
+from larkc.errors import LarkcError, Stage, TaskError
 from larkc.frontends.cuda import parse_cuda
-from larkc.ir.nodes import Module
+from larkc.ir.nodes import Function, Module
 from larkc.ir.verify import verify_module
 from larkc.tasks import Task
 
-__all__ = ["kernel_names", "parse_cuda", "parse_source", "parse_task", "specialised_per_instance"]
+if TYPE_CHECKING:
+    from larkc.frontends.triton.values import ConstValue
+
+__all__ = ["kernel_names", "parse_cuda", "parse_source", "parse_task", "specialised_per_instance", "task_configs"]
 
 
 def _check(module: Module) -> Module:
@@ -54,14 +58,29 @@ def parse_source(
     return _check(module)
 
 
-def parse_task(task: Task, instance: Mapping[str, int] | None = None) -> Module:
+def parse_task(
+    task: Task, instance: Mapping[str, int] | None = None, config: Mapping[str, ConstValue] | None = None
+) -> Module:
     """The IR of the kernel a task verifies (with the task's template arguments, defines and include
-    directories). A Triton kernel is specialised for one shape instance (``instance``, by default the
-    task's first): see :func:`specialised_per_instance`."""
+    directories); of a task of several launches, one module holding every launch's kernel (and the device
+    functions they call, once each).
+
+    A Triton kernel is specialised for one shape instance (``instance``, by default the task's first: see
+    :func:`specialised_per_instance`) and one ``@triton.autotune`` configuration (``config``, one of
+    :func:`task_configs`; by default the first).
+    """
+    if len(task.launches) > 1:
+        if config is not None:
+            raise TaskError(f"task {task.name}: an autotune configuration is one launch's: parse launch_task(k)")
+        functions: dict[str, Function] = {}
+        for k in range(len(task.launches)):
+            for f in parse_task(task.launch_task(k), instance).functions:
+                functions.setdefault(f.name, f)  # a device function both kernels call is one function
+        return _check(Module(tuple(functions.values())))
     if task.language == "triton":
         from larkc.frontends.triton.task import parse_triton_task
 
-        return _check(parse_triton_task(task, instance))
+        return _check(parse_triton_task(task, instance, config))
     return parse_source(
         task.source,
         kernel=task.kernel,
@@ -69,6 +88,17 @@ def parse_task(task: Task, instance: Mapping[str, int] | None = None) -> Module:
         defines=task.defines,
         include_dirs=task.include_dirs,
     )
+
+
+def task_configs(task: Task) -> list[dict[str, ConstValue]]:
+    """The ``@triton.autotune`` configurations of a task of one launch (their constexpr values): each is
+    a specialisation of the kernel that the task must hold for. ``[{}]`` for a kernel that is not
+    autotuned (and any CUDA kernel)."""
+    if task.language != "triton":
+        return [{}]
+    from larkc.frontends.triton.task import specialisations
+
+    return list(specialisations(task))
 
 
 def specialised_per_instance(task: Task) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from larkc.errors import ReferenceError_, TaskError
-from larkc.ir.nodes import Function, Module
+from larkc.ir.nodes import Module
 from larkc.tasks import Task, load_task
 
 if TYPE_CHECKING:
@@ -52,7 +52,6 @@ def parse(
     added to its defines.
     """
     from larkc.frontends import parse_task
-    from larkc.ir import verify_module
 
     task = as_task(task_or_path)
     if template_args is not None:
@@ -60,15 +59,7 @@ def parse(
         task = dataclasses.replace(task, template_args=targs)
     if defines:
         task = dataclasses.replace(task, defines={**task.defines, **defines})
-    if len(task.launches) == 1:
-        return parse_task(task)
-    functions: dict[str, Function] = {}
-    for k in range(len(task.launches)):
-        for f in parse_task(task.launch_task(k)).functions:
-            functions.setdefault(f.name, f)  # a device function both kernels call is one function
-    module = Module(tuple(functions.values()))
-    verify_module(module)
-    return module
+    return parse_task(task)
 
 
 def trace(task_or_path: TaskOrPath, *, shapes: Mapping[str, int] | None = None) -> SpecGraph:

@@ -77,6 +77,8 @@ def write_replay_file(task: Task, rep: InstanceReport, folder: Path) -> Path:
         record["launches"] = [launch_json(x) for x in rep.launches]
     if rep.inputs:
         record["inputs"] = inputs_json(rep.inputs)
+    if rep.config:
+        record["config"] = rep.config  # the autotune configuration that failed (a replay runs every one)
     folder.mkdir(parents=True, exist_ok=True)
     shape = "-".join(f"{k}{v}" for k, v in rep.shape.items()) or "launch"
     # Tasks of one name (two command-line tasks of one kernel file, task files in different folders) get
@@ -85,6 +87,8 @@ def write_replay_file(task: Task, rep: InstanceReport, folder: Path) -> Path:
     if rep.distribution != "normal":
         identity["distribution"] = rep.distribution
     identity["inputs"] = record.get("inputs")
+    if rep.config:
+        identity["config"] = rep.config
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]
     inputs = "" if rep.distribution == "normal" else f"-{rep.distribution}"
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{task.name}-{shape}-seed{rep.seed}{inputs}-{digest}")

@@ -122,6 +122,8 @@ class InstanceReport:
     input_writes: tuple[InputWrite, ...] = ()
     #: every launch in order, for a task of several (``launch`` is the first)
     launches: tuple[LaunchConfig, ...] = ()
+    #: the ``@triton.autotune`` configuration the kernel was lowered for (``""``: not autotuned)
+    config: str = ""
 
     @property
     def ok(self) -> bool:
@@ -156,6 +158,8 @@ class InstanceReport:
             out["inputs"] = inputs_json(self.inputs)
         if self.launches:
             out["launches"] = [launch_json(x) for x in self.launches]
+        if self.config:
+            out["config"] = self.config
         return out
 
 
@@ -191,7 +195,8 @@ class RunReport:
             shape = ", ".join(f"{k}={v}" for k, v in inst.shape.items()) or "(no symbols)"
             inputs = f", {inst.distribution} inputs" if inst.distribution != "normal" else ""
             tried = f" ({inst.tried} input sets tried)" if inst.tried > 1 else ""
-            lines.append(f"== {self.task} {shape}: {inst.launch_text()}, seed {inst.seed}{inputs}{tried}")
+            config = f", autotune configuration {inst.config}" if inst.config else ""
+            lines.append(f"== {self.task} {shape}{config}: {inst.launch_text()}, seed {inst.seed}{inputs}{tried}")
             lines.extend(d.render() for d in inst.diagnoses)
             lines.extend(w.render() for w in inst.input_writes)
             lines.extend(o.render() for o in inst.outputs)
@@ -276,8 +281,8 @@ class VerifyReport:
 
     def render(self) -> list[str]:
         """The human-readable report: one line per obligation, then the verdict with its evidence."""
-        n = len(self.instances)
-        shapes = "; ".join(_shape_text(env) for env, _, _ in self.instances)
+        unique = dict.fromkeys(_shape_text(env) for env, _, _ in self.instances)  # once per autotune config
+        n, shapes = len(unique), "; ".join(unique)
         lines = [f"== verify {self.task}: {n} instance{'s' if n != 1 else ''} ({shapes}), {self.seconds:.1f} s"]
         width = max((len(r.obligation.name) for r in self.results), default=0)
         for r in self.results:

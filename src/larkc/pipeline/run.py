@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,7 +20,8 @@ from typing import assert_never
 import torch
 
 from larkc.errors import TaskError
-from larkc.frontends import parse_task, specialised_per_instance
+from larkc.frontends import parse_task, specialised_per_instance, task_configs
+from larkc.frontends.triton.values import ConstValue
 from larkc.ir.nodes import Function, Module
 from larkc.pipeline.compare import compare_output, reference_outputs
 from larkc.pipeline.inputs import bind_null_pointers, init_of, kernel_args, kernel_function, make_inputs
@@ -29,7 +31,10 @@ from larkc.semantics import Diagnosis, DiagnosisKind, KernelArg, LaunchConfig, S
 from larkc.semantics.interpreter import StepLimitExceeded, WriteLog
 from larkc.tasks import Task
 
-__all__ = ["DEFAULT_SEEDS", "InputDistribution", "run_instance", "run_task"]
+__all__ = ["DEFAULT_SEEDS", "Configs", "InputDistribution", "LaunchModules", "config_label", "run_instance", "run_task"]
+
+#: One autotune configuration per launch (constexpr values by name; empty for a kernel not autotuned).
+Configs = tuple[Mapping[str, ConstValue], ...]
 
 
 class InputDistribution(enum.Enum):
@@ -105,6 +110,7 @@ def run_instance(
     inputs: Mapping[str, Mapping[int, float]] | None = None,
     strict: bool = False,
     distribution: InputDistribution = InputDistribution.NORMAL,
+    config: str = "",
 ) -> tuple[InstanceReport, SimResult]:
     """Simulate and compare one shape instance of ``task`` (no replay file).
 
@@ -113,7 +119,8 @@ def run_instance(
     drawn with ``seed`` and transformed by ``distribution``; ``inputs`` sets chosen input elements (tensor
     name to ``{flat index: value}``) over them: the witness of a counterexample. The reference runs on
     the inputs as drawn, whatever the kernel does to them. ``strict``: warnings (``race (same value)``)
-    fail the instance. Returns the report and the simulation of the last launch that ran.
+    fail the instance. ``config`` names the autotune configuration ``module`` was lowered for (see
+    :func:`config_label`), for the report. Returns the report and the simulation of the last launch that ran.
     """
     env = task.shape_env(instance)
     n = len(task.launches)
@@ -163,7 +170,7 @@ def run_instance(
     report = InstanceReport(
         dict(env), seed, runs.configs[0], tuple(diagnoses), tuple(outputs), runs.seconds, inputs=overrides,
         strict=strict, distribution=distribution.value, input_writes=tuple(_input_writes(task, runs)),
-        launches=tuple(runs.configs) if n > 1 else (),
+        launches=tuple(runs.configs) if n > 1 else (), config=config,
     )  # fmt: skip
     return report, runs.last
 
@@ -361,8 +368,11 @@ def run_task(
     ``strict`` makes warnings (``race (same value)``) fail an instance.
     """
     parsed = LaunchModules(task)
+    configs: list[Configs | None] = [None]
     if module is None:
-        parsed.modules(None)  # a kernel that does not parse is bad input before any instance runs
+        configs = list(parsed.configs())
+        for cfg in configs:
+            parsed.modules(None, cfg)  # a kernel that does not parse is bad input before any instance runs
     chosen = list(instances) if instances is not None else list(task.instances)
     reports: list[InstanceReport] = []
     if seeds < 1 or not distributions:
@@ -375,25 +385,30 @@ def run_task(
     # size), the first on the others, so that the default run stays about as fast as one seed was.
     smallest = min(range(len(chosen)), key=lambda i: (_threads(task, chosen[i]), i), default=0)
     for k, inst in enumerate(chosen):
-        tries: list[InstanceReport] = []
-        mods = [module] * len(task.launches) if module is not None else parsed.modules(inst)
-        for s, d in every_set if k == smallest else every_set[:1]:
-            rep, _ = run_instance(task, mods, inst, s, limits=limits, inputs=inputs, strict=strict, distribution=d)
-            tries.append(rep)
-            if not rep.ok:
-                break
-        rep = dataclasses.replace(tries[-1] if not tries[-1].ok else tries[0], tried=len(tries))
-        if not rep.ok and write_replay:
-            path = write_replay_file(task, rep, replay_dir or default_replay_dir())
-            rep = dataclasses.replace(rep, replay=path)
-        reports.append(rep)
+        for cfg in configs:  # every autotune configuration is a specialisation the task must hold for
+            tries: list[InstanceReport] = []
+            mods = [module] * len(task.launches) if module is not None else parsed.modules(inst, cfg)
+            label = config_label(task, cfg) if cfg is not None else ""
+            for s, d in every_set if k == smallest else every_set[:1]:
+                rep, _ = run_instance(
+                    task, mods, inst, s, limits=limits, inputs=inputs, strict=strict, distribution=d, config=label
+                )
+                tries.append(rep)
+                if not rep.ok:
+                    break
+            rep = dataclasses.replace(tries[-1] if not tries[-1].ok else tries[0], tried=len(tries))
+            if not rep.ok and write_replay:
+                path = write_replay_file(task, rep, replay_dir or default_replay_dir())
+                rep = dataclasses.replace(rep, replay=path)
+            reports.append(rep)
     return RunReport(task.name, task.expected_failure, tuple(reports), strict=strict)
 
 
 class LaunchModules:
     """The IR of each launch's kernel, parsed once per kernel (and template arguments) of the task.
 
-    A Triton kernel whose specialisation depends on the shapes is lowered for each instance.
+    A Triton kernel whose specialisation depends on the shapes is lowered for each instance, and an
+    autotuned one for each of its ``@triton.autotune`` configurations (:meth:`configs`).
     """
 
     def __init__(self, task: Task) -> None:
@@ -402,16 +417,35 @@ class LaunchModules:
         self.per_instance = [specialised_per_instance(v) for v in self.views]
         self._cache: dict[tuple[object, ...], Module] = {}
 
-    def modules(self, instance: Mapping[str, int] | None) -> list[Module]:
-        """One module per launch, for ``instance`` (``None``: the task's first)."""
+    def configs(self) -> list[Configs]:
+        """Every combination of the launches' autotune configurations (one configuration per launch; a
+        single ``({},)``-like entry when no kernel is autotuned): each is a specialisation to check."""
+        return [tuple(c) for c in itertools.product(*(task_configs(v) for v in self.views))]
+
+    def modules(self, instance: Mapping[str, int] | None, config: Configs | None = None) -> list[Module]:
+        """One module per launch, for ``instance`` (``None``: the task's first) and ``config`` (one autotune
+        configuration per launch; ``None``: each launch's first)."""
         out = []
-        for view, per in zip(self.views, self.per_instance, strict=True):
+        for k, (view, per) in enumerate(zip(self.views, self.per_instance, strict=True)):
             x = view.launches[0]
+            cfg = config[k] if config is not None else None
             # Triton constexprs come from the bindings: one module per kernel, arguments and bindings.
-            key = (x.kernel, repr(x.template_args), repr(x.bindings), repr(instance) if per else "")
+            key = (x.kernel, repr(x.template_args), repr(x.bindings), repr(instance) if per else "", repr(cfg))
             mod = self._cache.get(key)
             if mod is None:
-                mod = parse_task(view, instance) if per else parse_task(view)
+                mod = parse_task(view, instance if per else None, cfg)
                 self._cache[key] = mod
             out.append(mod)
         return out
+
+
+def config_label(task: Task, config: Configs) -> str:
+    """How reports name an autotune configuration: ``BLOCK_N=32`` (``launch 2 (kernel k): BLOCK_N=32``
+    for a task of several launches); ``""`` when no launch is autotuned."""
+    parts = []
+    for k, c in enumerate(config):
+        if c:
+            values = ", ".join(f"{name}={value!r}" for name, value in c.items())
+            label = task.launch_label(k)
+            parts.append(f"{label}: {values}" if label else values)
+    return "; ".join(parts)

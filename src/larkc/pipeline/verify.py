@@ -28,13 +28,14 @@ from fractions import Fraction
 from pathlib import Path
 
 from larkc.errors import TaskError
-from larkc.frontends import parse_task, specialised_per_instance
+from larkc.frontends import parse_task, specialised_per_instance, task_configs
+from larkc.frontends.triton.values import ConstValue
 from larkc.ir.nodes import Function, Module
 from larkc.ir.types import ScalarType
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import VerifyReport
-from larkc.pipeline.run import run_instance
+from larkc.pipeline.run import config_label, run_instance
 from larkc.provers import (
     Assumption,
     AssumptionKind,
@@ -96,13 +97,6 @@ def verify_task(
     say = progress or (lambda _line: None)
     if len(task.launches) > 1:
         return _several_launches(task, instances, budget, say, replay_dir, start)
-    per_instance = module is None and specialised_per_instance(task)
-    if module is None:
-        module = parse_task(task)
-    module, f = bind_null_pointers(task, module, kernel_function(task, module))
-    for p in f.params:
-        if isinstance(b := task.binding(p.name), ScalarExpr):
-            check_float_param(task, p, b)  # before the parametric prover reads the bindings
     graph = None
     if task.reference is not None:
         from larkc.pipeline.compare import functional_reference
@@ -111,34 +105,26 @@ def verify_task(
         graph = trace_task(functional_reference(task))
     obligations = obligations_of(task)
     chosen = [task.shape_env(i) for i in (instances if instances is not None else task.instances)]
-    per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
+    # Every @triton.autotune configuration is a specialisation the task must hold for.
+    configs: list[Mapping[str, ConstValue] | None] = [None] if module is not None else list(task_configs(task))
+    raw: list[tuple[str, dict[Obligation, list[ObligationResult]]]] = []
     runs: list[tuple[dict[str, int], str, float]] = []
-    # Parametric first: safety and overflow for every size, where the kernel's indexing allows it.
-    parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
-    say(f"parametric proof of {', '.join(ob.name for ob in parametric_obs)} (z3, all sizes)")
-    for r in prove_parametric(module, f.name, task, parametric_obs, budget):
-        per_ob[r.obligation].append(_confirm_static(task, module, r, replay_dir))
-    bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
-    for k, env in enumerate(chosen):
-        shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
-        say(f"instance {k + 1}/{len(chosen)} ({shape}): symbolic execution")
-        t0 = time.perf_counter()
-        # A Triton kernel whose specialisation depends on the shapes is lowered for each instance.
-        mod, fn = (module, f) if not per_instance else _specialised(task, env)
-        with tm.gc_paused():  # terms die by reference counting; collections would rescan them all
-            facts, clobbered = _instance_facts(task, mod, fn, graph, env, budget)
-            say(f"instance {k + 1}/{len(chosen)}: deciding {len(bounded_obs)} obligations")
-            results = prove_instance(facts, bounded_obs, budget)
-            results = _inexact_scalars(task, fn, env, _input_writes(clobbered, env, results))
-            results = [_confirm(task, mod, r, env, replay_dir) for r in results]
-            launch = facts.launch
-            del facts
-        runs.append((env, launch, time.perf_counter() - t0))
-        for r in results:
-            per_ob[r.obligation].append(r)
-        if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
-            break  # a refutation decides the verdict; later instances would only repeat it
-    combined = tuple(combine(per_ob[ob]) if per_ob[ob] else _not_run(ob) for ob in obligations)
+    for cfg in configs:
+        label = config_label(task, (cfg,)) if cfg else ""
+        if label:
+            say(f"autotune configuration {label}")
+        per_ob, cfg_runs = _verify_specialisation(
+            task, module, cfg, label, graph, obligations, chosen, budget, say, replay_dir
+        )
+        raw.append((label, per_ob))
+        runs += [
+            (env, f"{launch}, autotune configuration {label}" if label else launch, t) for env, launch, t in cfg_runs
+        ]
+    if len(raw) == 1:
+        per_ob = raw[0][1]
+        combined = tuple(combine(per_ob[ob]) if per_ob[ob] else _not_run(ob) for ob in obligations)
+    else:
+        combined = tuple(_across_configs(ob, [(label, per_ob[ob]) for label, per_ob in raw]) for ob in obligations)
     return VerifyReport(
         task=task.name,
         expected_failure=task.expected_failure,
@@ -149,6 +135,118 @@ def verify_task(
     )
 
 
+def _verify_specialisation(
+    task: Task,
+    module: Module | None,
+    config: Mapping[str, ConstValue] | None,
+    label: str,
+    graph: object | None,
+    obligations: Sequence[Obligation],
+    chosen: Sequence[dict[str, int]],
+    budget: Budget,
+    say: Progress,
+    replay_dir: Path | None,
+) -> tuple[dict[Obligation, list[ObligationResult]], list[tuple[dict[str, int], str, float]]]:
+    """The results of every prover on every obligation for one autotune configuration (``None``: the
+    kernel as given, or its only specialisation; ``label`` names it), not yet combined; and the
+    instances run."""
+    per_instance = module is None and specialised_per_instance(task)
+    if module is None:
+        module = parse_task(task, None, config)
+    module, f = bind_null_pointers(task, module, kernel_function(task, module))
+    for p in f.params:
+        if isinstance(b := task.binding(p.name), ScalarExpr):
+            check_float_param(task, p, b)  # before the parametric prover reads the bindings
+    per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
+    runs: list[tuple[dict[str, int], str, float]] = []
+    # Parametric first: safety and overflow for every size, where the kernel's indexing allows it.
+    parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
+    say(f"parametric proof of {', '.join(ob.name for ob in parametric_obs)} (z3, all sizes)")
+    for r in prove_parametric(module, f.name, task, parametric_obs, budget):
+        per_ob[r.obligation].append(_confirm_static(task, module, r, replay_dir, label))
+    bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
+    for k, env in enumerate(chosen):
+        shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
+        say(f"instance {k + 1}/{len(chosen)} ({shape}): symbolic execution")
+        t0 = time.perf_counter()
+        # A Triton kernel whose specialisation depends on the shapes is lowered for each instance.
+        mod, fn = (module, f) if not per_instance else _specialised(task, env, config)
+        with tm.gc_paused():  # terms die by reference counting; collections would rescan them all
+            facts, clobbered = _instance_facts(task, mod, fn, graph, env, budget)
+            say(f"instance {k + 1}/{len(chosen)}: deciding {len(bounded_obs)} obligations")
+            results = prove_instance(facts, bounded_obs, budget)
+            results = _inexact_scalars(task, fn, env, _input_writes(clobbered, env, results))
+            results = [_confirm(task, mod, r, env, replay_dir, label) for r in results]
+            launch = facts.launch
+            del facts
+        runs.append((env, launch, time.perf_counter() - t0))
+        for r in results:
+            per_ob[r.obligation].append(r)
+        if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
+            break  # a refutation decides the verdict; later instances would only repeat it
+    return per_ob, runs
+
+
+#: How the parametric prover names the specialisation it was given (see ``_across_configs``).
+_FIRST_CONFIG = "the first @triton.autotune configuration (this specialisation)"
+
+
+def _across_configs(ob: Obligation, per_config: Sequence[tuple[str, list[ObligationResult]]]) -> ObligationResult:
+    """One result for ``ob`` from the results of every autotune configuration (each named by its label).
+
+    A refutation in any configuration refutes (its detail names the configuration). The obligation is
+    proved only for what every configuration proved: for all sizes when each has a parametric proof
+    (under the conditions of all of them), else for the shape instances that each proved bounded.
+    Anything less is UNKNOWN with every configuration's reason.
+    """
+    from larkc.provers import Scope, ScopeKind
+
+    combined = [(label, combine(rs) if rs else _not_run(ob)) for label, rs in per_config]
+    for label, r in combined:
+        if r.status is Status.REFUTED and r.counterexample is not None:
+            where = f"{r.counterexample.launch}, " if r.counterexample.launch else ""
+            cx = dataclasses.replace(r.counterexample, launch=f"{where}autotune configuration {label}")
+            return dataclasses.replace(r, detail=f"autotune configuration {label}: {r.detail}", counterexample=cx)
+    labels = "; ".join(label for label, _ in combined)
+    every = f"every @triton.autotune configuration ({labels})"
+    if any(r.status is not Status.PROVED for _, r in combined):
+        why = "; ".join(
+            f"autotune configuration {label}: {r.detail or 'unknown'}"
+            for label, r in combined
+            if r.status is not Status.PROVED
+        )
+        first = combined[0][1]
+        return ObligationResult(ob, Status.UNKNOWN, first.scope, "pipeline", why)
+    proofs = [r for _, r in combined]
+    details = "; ".join(f"autotune configuration {label}: {r.detail}" for label, r in combined if r.detail)
+    assumptions = tuple({a: None for r in proofs for a in r.assumptions})
+    seconds = sum(r.seconds for r in proofs)
+    prover = "+".join(dict.fromkeys(r.prover for r in proofs))
+    if all(r.scope.kind is ScopeKind.PARAMETRIC for r in proofs):
+        constraints = [every]
+        for r in proofs:
+            constraints += [c for c in r.scope.constraints if c != _FIRST_CONFIG and c not in constraints]
+        symbols = list(dict.fromkeys(s for r in proofs for s in r.scope.symbols))
+        scope = Scope.parametric(symbols, constraints)
+        return ObligationResult(ob, Status.PROVED, scope, prover, details, assumptions, None, seconds)
+    # Some configuration holds for its instances only: the instances every configuration proved.
+    proved_at: list[list[tuple[dict[str, int], str]]] = []
+    for _, rs in per_config:
+        pairs = []
+        for r in rs:
+            if r.status is Status.PROVED and r.scope.kind is ScopeKind.BOUNDED:
+                pairs += [(dict(i), x) for i, x in zip(r.scope.instances, r.scope.launches, strict=True)]
+        proved_at.append(pairs)
+    common = [(i, x) for i, x in proved_at[0] if all(any(i == j for j, _ in other) for other in proved_at[1:])]
+    unique = list({repr(i): (i, x) for i, x in common}.values())
+    if not unique:
+        why = f"no shape instance is proved for {every}: {details}"
+        return ObligationResult(ob, Status.UNKNOWN, proofs[0].scope, "pipeline", why)
+    scope = Scope.bounded([i for i, _ in unique], [f"{x}, every autotune configuration" for _, x in unique])
+    detail = f"for {every}; {details}"
+    return ObligationResult(ob, Status.PROVED, scope, prover, detail, assumptions, None, seconds)
+
+
 #: The obligations the parametric prover decides for all sizes (the bounded prover for its instances).
 PARAMETRIC_KINDS = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW)
 
@@ -156,8 +254,10 @@ PARAMETRIC_KINDS = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.B
 _SIMULABLE_ELEMENTS = 1 << 22
 
 
-def _specialised(task: Task, env: Mapping[str, int]) -> tuple[Module, Function]:
-    module = parse_task(task, env)
+def _specialised(
+    task: Task, env: Mapping[str, int], config: Mapping[str, ConstValue] | None
+) -> tuple[Module, Function]:
+    module = parse_task(task, env, config)
     return bind_null_pointers(task, module, kernel_function(task, module))
 
 
@@ -310,7 +410,9 @@ def _equivalence_unknown(
     ]
 
 
-def _confirm_static(task: Task, module: Module, r: ObligationResult, replay_dir: Path | None) -> ObligationResult:
+def _confirm_static(
+    task: Task, module: Module, r: ObligationResult, replay_dir: Path | None, config: str = ""
+) -> ObligationResult:
     """Run a parametric refutation's sizes through the simulator when they are small enough."""
     cx = r.counterexample
     if r.status is not Status.REFUTED or cx is None or not cx.instance:
@@ -322,7 +424,7 @@ def _confirm_static(task: Task, module: Module, r: ObligationResult, replay_dir:
         return r
     if max(sizes, default=0) > _SIMULABLE_ELEMENTS:
         return r  # sizes no simulator can allocate: the solver's model is the evidence
-    return _confirm(task, module, r, env, replay_dir)
+    return _confirm(task, module, r, env, replay_dir, config)
 
 
 def _not_run(ob: Obligation) -> ObligationResult:
@@ -572,14 +674,15 @@ def _show(q: Fraction) -> str:
 
 
 def _confirm(
-    task: Task, module: Module, r: ObligationResult, env: Mapping[str, int], replay_dir: Path | None
+    task: Task, module: Module, r: ObligationResult, env: Mapping[str, int], replay_dir: Path | None, config: str = ""
 ) -> ObligationResult:
-    """Run a refutation's witness through the simulator and the reference; attach a replay file."""
+    """Run a refutation's witness through the simulator and the reference (``module``: the kernel lowered
+    for the autotune configuration ``config``); attach a replay file."""
     if r.status is not Status.REFUTED or r.counterexample is None:
         return r
     cx = r.counterexample
     inputs = {t: dict(v) for t, v in cx.inputs.items() if t in task.inputs}
-    rep, _ = run_instance(task, module, env, 0, inputs=inputs)
+    rep, _ = run_instance(task, module, env, 0, inputs=inputs, config=config)
     word = r.obligation.kind.failure_kind
     seen = word in rep.kinds()
     replay: str | None = None

@@ -141,7 +141,10 @@ def parse_triton_task(
 
 
 def instance_independent(task: Task, instances: Sequence[Mapping[str, int]]) -> bool:
-    """Whether every instance specialises the kernel the same way (one module serves them all)."""
-    config = specialisations(task)[0]  # the configuration parse_triton_task lowers by default
-    seen = {repr(triton_arguments(task, i, config)[:2]) for i in instances}
-    return len(seen) == 1
+    """Whether every instance specialises the kernel the same way (one module serves them all), under
+    each autotune configuration (a heuristic may read a configuration's constexprs)."""
+    for config in specialisations(task):
+        seen = {repr(triton_arguments(task, i, config)[:2]) for i in instances}
+        if len(seen) > 1:
+            return False
+    return True

@@ -1,0 +1,69 @@
+"""Every ``@triton.autotune`` configuration is a specialisation ``larkc run`` and ``larkc verify`` check.
+
+row_sum_autotune_bug_even is correct for its first configuration (BLOCK_N = 16) and reads past the end of
+48-element rows for the other two: checking the first one only would miss it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from larkc.frontends import parse_task, task_configs
+from larkc.pipeline.run import LaunchModules, config_label, run_task
+from larkc.pipeline.verify import verify_task
+from larkc.provers import Status, Verdict
+from larkc.tasks import Task, load_task
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "triton"
+
+
+def _task(name: str) -> Task:
+    return load_task(EXAMPLES / name / "task.py")
+
+
+def test_task_configs_are_the_autotune_configurations() -> None:
+    task = _task("row_sum_autotune_bug_even")
+    configs = task_configs(task)
+    assert [c["BLOCK_N"] for c in configs] == [16, 32, 64]
+    assert task_configs(_task("softmax")) == [{}]
+    # each configuration is its own module: the unrolled block size differs
+    texts = {repr(parse_task(task, None, c)) for c in configs}
+    assert len(texts) == 3
+    assert [config_label(task, (c,)) for c in configs] == ["BLOCK_N=16", "BLOCK_N=32", "BLOCK_N=64"]
+    assert len(LaunchModules(task).configs()) == 3
+
+
+def test_run_checks_every_configuration(tmp_path: Path) -> None:
+    report = run_task(_task("row_sum_autotune_bug_even"), seeds=1, replay_dir=tmp_path)
+    assert not report.ok and "oob" in report.kinds()
+    failed = {i.config for i in report.instances if not i.ok}
+    assert failed == {"BLOCK_N=32", "BLOCK_N=64"}, failed
+    assert all(i.ok for i in report.instances if i.config == "BLOCK_N=16")
+    text = report.render()
+    assert "autotune configuration BLOCK_N=32" in text and "the task expects oob: found" in text
+    assert all(i.to_json()["config"] for i in report.instances)
+
+
+def test_run_passes_every_configuration_of_the_correct_kernel(tmp_path: Path) -> None:
+    report = run_task(_task("row_sum_autotune"), seeds=1, replay_dir=tmp_path)
+    assert report.ok, report.render()
+    assert sorted({i.config for i in report.instances}) == ["BLOCK_N=16", "BLOCK_N=32", "BLOCK_N=64"]
+    assert len(report.instances) == 3 * len(_task("row_sum_autotune").instances)
+
+
+def test_verify_refutes_in_a_later_configuration(tmp_path: Path) -> None:
+    report = verify_task(_task("row_sum_autotune_bug_even"), replay_dir=tmp_path)
+    assert report.verdict is Verdict.FAILED and "oob" in report.kinds()
+    bounds = next(r for r in report.results if r.obligation.name == "bounds")
+    assert bounds.status is Status.REFUTED and bounds.counterexample is not None
+    assert "autotune configuration BLOCK_N=" in bounds.counterexample.launch
+    assert "BLOCK_N=16" not in bounds.counterexample.launch  # the first configuration is correct
+
+
+def test_verify_proves_for_every_configuration(tmp_path: Path) -> None:
+    report = verify_task(_task("row_sum_autotune"), replay_dir=tmp_path)
+    assert report.verdict is Verdict.VERIFIED, "\n".join(report.render())
+    for r in report.results:
+        scope = r.scope.describe()
+        assert "every" in scope and "autotune configuration" in scope, (r.obligation.name, scope)
+        assert "the first @triton.autotune configuration" not in scope
