@@ -66,4 +66,4 @@ def test_verify_proves_for_every_configuration(tmp_path: Path) -> None:
     for r in report.results:
         scope = r.scope.describe()
         assert "every" in scope and "autotune configuration" in scope, (r.obligation.name, scope)
-        assert "the first @triton.autotune configuration" not in scope
+        assert "of this module" not in scope

@@ -187,8 +187,8 @@ def _verify_specialisation(
     return per_ob, runs
 
 
-#: How the parametric prover names the specialisation it was given (see ``_across_configs``).
-_FIRST_CONFIG = "the first @triton.autotune configuration (this specialisation)"
+#: How the parametric prover names the autotune configuration it was given (``_across_configs`` replaces it).
+_ONE_CONFIG = "the @triton.autotune configuration of this module (one specialisation)"
 
 
 def _across_configs(ob: Obligation, per_config: Sequence[tuple[str, list[ObligationResult]]]) -> ObligationResult:
@@ -225,7 +225,7 @@ def _across_configs(ob: Obligation, per_config: Sequence[tuple[str, list[Obligat
     if all(r.scope.kind is ScopeKind.PARAMETRIC for r in proofs):
         constraints = [every]
         for r in proofs:
-            constraints += [c for c in r.scope.constraints if c != _FIRST_CONFIG and c not in constraints]
+            constraints += [c for c in r.scope.constraints if c != _ONE_CONFIG and c not in constraints]
         symbols = list(dict.fromkeys(s for r in proofs for s in r.scope.symbols))
         scope = Scope.parametric(symbols, constraints)
         return ObligationResult(ob, Status.PROVED, scope, prover, details, assumptions, None, seconds)
