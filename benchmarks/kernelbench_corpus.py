@@ -6,8 +6,10 @@ and the time per candidate (issue 11 item 5).
 Every ``examples/kernelbench/<problem>/`` holds ``model.py``, a correct ``model_new.py`` and wrong or
 cheating ``wrong_*.py`` candidates. Each problem's candidates go through :func:`larkc.verify_many` in this
 one process (batch mode, the result cache off), with every shape instance the derivation gives. A
-correct candidate should be VERIFIED (UNKNOWN is honest: say why), a wrong one FAILED; anything else is
-listed. Time per candidate is wall clock, deriving the task included.
+correct candidate should be VERIFIED (UNKNOWN is honest: the table says why), a wrong one FAILED (the table
+says with which failure words, and whether a prover refuted it or, where the provers left it unknown, the
+simulator). Time per candidate is wall clock on this machine, deriving the task included; the commit is
+the one checked out when the run started.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ def main() -> int:
     import larkc
 
     rows: list[tuple[str, str, str, float, str]] = []
+    git = ["git", "rev-parse", "--short", "HEAD"]
+    commit = subprocess.run(git, capture_output=True, text=True, cwd=ROOT, check=False).stdout.strip()
     start = time.monotonic()
     for problem in sorted(p for p in CORPUS.iterdir() if (p / "model.py").is_file()):
         if args.only and problem.name not in args.only:
@@ -48,23 +52,23 @@ def main() -> int:
                 why = "; ".join(sorted(details))[:100]
             elif r.status == "ERROR":
                 why = (r.error or "").splitlines()[0][:100]
+            elif r.status == "FAILED":
+                why = f"{', '.join(r.kinds)} (by larkc {r.refuted_by})"
             rows.append((f"{problem.name}/{f.name}", expected, r.status, r.seconds, why))
             print(f"{problem.name}/{f.name}: {r.status} ({r.seconds:.1f} s) {why}", file=sys.stderr, flush=True)
     total = time.monotonic() - start
-    table = render(rows, total, args.seconds)
+    table = render(rows, total, args.seconds, commit)
     print(table)
     if args.out is not None:
         args.out.write_text(table + "\n", encoding="utf-8")
     return 0
 
 
-def render(rows: list[tuple[str, str, str, float, str]], total: float, seconds: float) -> str:
-    git = ["git", "rev-parse", "--short", "HEAD"]
-    commit = subprocess.run(git, capture_output=True, text=True, cwd=ROOT, check=False).stdout.strip()
+def render(rows: list[tuple[str, str, str, float, str]], total: float, seconds: float, commit: str) -> str:
     out = [
         f"# larkc verify on examples/kernelbench ({datetime.date.today()}, commit {commit}, --seconds {seconds:g})",
         "",
-        "| candidate | expected | larkc verify | seconds | why (unknown or error) |",
+        "| candidate | expected | larkc verify | seconds | failure kinds, or why unknown |",
         "|---|---|---|---|---|",
     ]
     out += [f"| {c} | {e} | {s} | {t:.1f} | {w} |" for c, e, s, t, w in rows]
