@@ -96,12 +96,13 @@ def kernel_args(
     env: Mapping[str, int],
     *,
     launch: int = 0,
-    initialised: Mapping[str, bool] | None = None,
+    initialised: Mapping[str, bool | torch.Tensor] | None = None,
 ) -> dict[str, KernelArg]:
     """The argument of every kernel parameter of launch ``launch``, from the task's bindings.
 
     ``initialised`` says which buffers hold defined contents (default: those whose ``init`` is not
-    ``empty``); a later launch of a task passes what the earlier ones wrote.
+    ``empty``), per buffer or per element (a bool mask of its shape); a later launch of a task passes
+    what the earlier ones wrote.
     """
     args: dict[str, KernelArg] = {}
     for p in f.params:

@@ -196,13 +196,14 @@ def _run_launches(
 ) -> _Launches:  # fmt: skip
     """Simulate the task's launches in order; each starts from the buffers the previous one left.
 
-    A buffer any earlier launch wrote is initialised for the next (a launch boundary synchronises
-    everything). The simulator's initialisation state is per buffer, so a buffer an earlier launch wrote
-    only in part is carried as initialised: its unwritten elements hold the "empty" fill (NaN for floats),
-    which reaches the outputs, rather than an ``uninit`` diagnosis.
+    What the earlier launches wrote is initialised for the next (a launch boundary synchronises
+    everything): a buffer that started empty is passed with the mask of the elements some launch wrote,
+    so an element no launch wrote is still an ``uninit`` read in a later launch.
     """
     state = dict(tensors)
-    initialised = {name: init_of(task, name, spec) != "empty" for name, spec in task.tensors.items()}
+    initialised: dict[str, bool | torch.Tensor] = {
+        name: init_of(task, name, spec) != "empty" for name, spec in task.tensors.items()
+    }
     runs: _Launches | None = None
     for k, mod in enumerate(modules):
         view = task.launch_task(k)
@@ -221,7 +222,7 @@ def _run_launches(
         runs.diagnoses.extend(_in_launch(d, label) for d in result.diagnoses)
         for name, log in result.writers.items():
             runs.writers.setdefault(name, []).append((label, log))
-            if initialised[name] and name not in runs.written:
+            if initialised[name] is True and name not in runs.written:
                 continue  # started defined (an input, zeros): which elements were written does not matter
             # The simulator's byte-exact mask where the buffer started empty; else the elements stored to.
             wrote = result.written.get(name)
@@ -230,8 +231,8 @@ def _run_launches(
             runs.written[name] = wrote | runs.written[name] if name in runs.written else wrote
         for name, data in result.buffers.items():
             state[name] = data
-            if name in runs.written and bool(runs.written[name].any()):
-                initialised[name] = True
+            if name in runs.written:
+                initialised[name] = runs.written[name].reshape(data.shape)  # the elements some launch wrote
         if result.aborted:
             runs.aborted = True
             break

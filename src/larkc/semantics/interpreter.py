@@ -167,13 +167,15 @@ class GlobalBuffer:
     """A kernel buffer: its name (in diagnoses), its contents, and its element type.
 
     ``initialised=False`` marks a buffer whose contents are unspecified before the launch (a task's
-    ``empty`` outputs): reading an element before writing it is ``uninit``.
+    ``empty`` outputs): reading an element before writing it is ``uninit``. A bool tensor of ``data``'s
+    shape says which elements hold defined values, the others starting empty (a buffer an earlier launch
+    wrote in part).
     """
 
     name: str
     data: torch.Tensor
     dtype: ScalarType
-    initialised: bool = True
+    initialised: bool | torch.Tensor = True
 
 
 KernelArg = GlobalBuffer | bool | int | float
