@@ -29,6 +29,12 @@ WRONG = sorted(CORPUS.glob("*/wrong_*.py"))
 VERIFY_CLI = ("l1_relu", "l1_softmax")
 
 
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Derived CUDA and task files go to a temporary cache, not the user's."""
+    monkeypatch.setenv("LARKC_CACHE_DIR", str(tmp_path_factory.mktemp("larkc-cache")))
+
+
 def _expected(path: Path, key: str) -> str:
     first = path.read_text(encoding="utf-8").split("\n", 1)[0]
     m = re.fullmatch(rf"# {key}: (.*)", first)
