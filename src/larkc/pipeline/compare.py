@@ -6,8 +6,12 @@ The float64 result is the yardstick; the kernel's output ``y`` agrees with it wh
 
     |y - ref64| <= atol * scale + rtol * |ref64| + 8 * |ref_task_dtype - ref64|
 
-``scale`` is ``max(1, rms(ref64))`` (the magnitude of the output, so that sums that happen to be near
-zero are judged against the size of what was summed), ``atol``/``rtol`` depend on the output dtype
+``scale`` is ``rms(ref64)`` over its finite elements, floored at the smallest normal number of the
+output dtype (the magnitude of the output, so that elements that happen to be near zero are judged
+against the size of the output as a whole; the floor only keeps an all-zero reference from asking for
+exact zeros). It is the output's own scale, not at least 1: with a floor of 1, an all-zero (or constant)
+kernel passed for every problem whose true outputs are below about ``atol`` (``x * 1e-7``, a softmax over
+a very long row). ``atol``/``rtol`` depend on the output dtype
 (float32: 1e-5, half: 2e-3, bfloat16: 1.6e-2, i.e. about two units in the last place of a rounded
 result) and the last term allows the kernel as much rounding error as PyTorch's own computation at
 the task's precision makes, with a safety factor (reductions of long rows). ``task.tolerance`` can
@@ -38,7 +42,7 @@ __all__ = ["Tolerance", "compare_output", "functional_reference", "reference_out
 
 @dataclass(frozen=True, slots=True)
 class Tolerance:
-    """Absolute (times the output's scale) and relative tolerance of one output."""
+    """Absolute (times the output's scale, its root mean square) and relative tolerance of one output."""
 
     atol: float
     rtol: float
@@ -190,7 +194,9 @@ def compare_output(
         r64 = r.to(torch.float64)
         tol = tolerance_for(task, spec.dtype)
         finite = torch.isfinite(r64)
-        scale = max(1.0, float(r64[finite].pow(2).mean().sqrt())) if bool(finite.any()) else 1.0
+        floor = torch.finfo(torch_dtype(spec.dtype)).tiny if spec.dtype.is_float else 1.0
+        rms = float(r64[finite].pow(2).mean().sqrt()) if bool(finite.any()) else 0.0
+        scale = max(floor, rms)
         allowed = tol.atol * scale + tol.rtol * r64.abs()
         if wide is not None:
             lo64 = low.reshape(-1).to(torch.float64)
