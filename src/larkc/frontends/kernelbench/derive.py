@@ -10,6 +10,7 @@ the problem's shape, small enough to simulate, including sizes that are no multi
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import os
@@ -26,6 +27,7 @@ from larkc.errors import LarkcError, SourceCache, Span, Stage, UnsupportedError
 from larkc.frontends.cuda.preprocess import preprocess
 from larkc.frontends.kernelbench.candidate import CallResult, CudaText, ForwardCall, input_dim_names, read_model_new
 from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
+from larkc.frontends.kernelbench.triton_candidate import is_triton_candidate, triton_candidate_task
 from larkc.ir.types import ScalarType
 from larkc.tasks import BufferArg, KernelLaunch, ScalarArg, ShapeArg, Task, TensorSpec, load_task, parse_dtype
 from larkc.tasks.shape_expr import ShapeCmp, ShapeExpr, ShapeNum, ShapeSym, evaluate
@@ -192,6 +194,12 @@ def derive_task(
     """
     path = Path(model_new)
     ref_path = Path(reference)
+    try:
+        source_text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise LarkcError(f"cannot read {path}: {e}", stage=Stage.FRONTEND) from None
+    if is_triton_candidate(source_text):
+        return _triton(path, ref_path, problem, init_args)
     candidate = read_model_new(path, init_args)
     if not candidate.calls:
         raise LarkcError("ModelNew.forward calls no CUDA function", stage=Stage.FRONTEND)
@@ -274,6 +282,36 @@ def derive_task(
         task_file = target.parent / "task.py"
         _write(task_file, task_file_text(derived, task_file))
         derived.task = load_task(task_file)
+    return derived
+
+
+def _triton(
+    path: Path, reference: Path, problem: Sequence[ProblemInput], init_args: Sequence[object]
+) -> DerivedCandidate:
+    """The task of a Triton candidate (:mod:`.triton_candidate`), with the shapes of a CUDA one."""
+    symbols = _symbol_names(problem, reference)
+    tensors = [p for p in problem if p.shape is not None]
+    if len(tensors) != len(problem):
+        raise LarkcError("get_inputs() returns a non-tensor value: not supported yet", stage=Stage.FRONTEND)
+    given = {
+        s: v
+        for p, dims in zip(tensors, symbols, strict=True)
+        for s, v in zip(dims, p.shape or (), strict=True)
+        if isinstance(s, str)
+    }
+    shapes = [tuple(ShapeNum(d) if isinstance(d, int) else ShapeSym(d) for d in dims) for dims in symbols]
+    instances = _instances(given, shapes, [])
+    inputs = {
+        p.name: f"{p.dtype or 'f32'}[{', '.join(str(d) for d in dims)}]"
+        for p, dims in zip(tensors, symbols, strict=True)
+    }
+    bounds = [f"{s} <= {max([v, *(i[s] for i in instances)])}" for s, v in given.items()]
+    task = triton_candidate_task(path, reference, inputs, list(given), instances, bounds, init_args)
+    derived = DerivedCandidate(task, path, path, True, given)
+    digest = hashlib.sha256(f"{path.resolve()}\0{reference.resolve()}".encode()).hexdigest()[:16]
+    task_file = cache_root() / "kernelbench" / digest / "task.py"
+    _write(task_file, task_file_text(derived, task_file))
+    derived.task = dataclasses.replace(load_task(task_file), source=path)  # named as given, for diagnoses
     return derived
 
 
@@ -453,7 +491,9 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
         "",
         f"The problem's shape is {given};",
         "the instances are it scaled down to what simulates in seconds, and shapes around it.",
-        "The CUDA file's line numbers are those of the candidate file."
+        "The kernel is the candidate's Triton kernel."
+        if t.language == "triton"
+        else "The CUDA file's line numbers are those of the candidate file."
         if derived.aligned
         else "The CUDA file holds the extension's CUDA source.",
         '"""',
@@ -477,7 +517,8 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
     def launch_lines(x: KernelLaunch, indent: str) -> list[str]:
         out = [f"{indent}kernel={x.kernel!r},"]
         if x.template_args:
-            out.append(f"{indent}template_args={tuple(x.template_args)!r},")
+            targs = dict(x.template_args) if isinstance(x.template_args, Mapping) else tuple(x.template_args)
+            out.append(f"{indent}template_args={targs!r},")
         out.append(f"{indent}bindings={{")
         out += [f"{indent}    {k!r}: {binding(b)}," for k, b in x.bindings.items()]
         out += [
