@@ -925,3 +925,25 @@ def test_a_two_dimensional_constant_table_and_zero_initialised_vector_arrays(cud
     r = simulate(module, "k", LaunchConfig((1, 1, 1), (8, 3, 1), 0), args)
     assert r.ok, r.diagnoses
     assert r.buffers["out"].tolist() == [float(i) + 2.0 for i in range(24)]
+
+
+def test_atomic_add_of_a_half_pair_adds_each_half_atomically(cuda: Cuda) -> None:
+    src = """
+    #include <cuda_fp16.h>
+    __global__ void accumulate(half2* c, const half2* parts, half2* olds) {
+        half2 old = atomicAdd(c + threadIdx.x % 2, parts[threadIdx.x]);
+        if (threadIdx.x == 0) olds[0] = old;
+        atomicAdd(c + 2, parts[threadIdx.x]);
+    }
+    """
+    parts = torch.randint(-4, 4, (8, 2)).to(torch.float16)
+    r = cuda.run(
+        src,
+        "accumulate",
+        block=8,
+        buffers={"c": torch.zeros(6, dtype=torch.float16), "parts": parts.flatten(), "olds": ("f16", 2)},
+    )
+    assert r.ok, r.diagnoses
+    c = r.buffers["c"].reshape(3, 2).float()
+    assert torch.equal(c[0], parts[0::2].float().sum(dim=0)) and torch.equal(c[1], parts[1::2].float().sum(dim=0))
+    assert torch.equal(c[2], parts.float().sum(dim=0))

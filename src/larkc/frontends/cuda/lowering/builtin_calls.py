@@ -41,6 +41,7 @@ from larkc.ir.nodes import (
     MakeVector,
     MathCall,
     MathFn,
+    PtrAdd,
     Shuffle,
     ShuffleKind,
     Unary,
@@ -49,6 +50,7 @@ from larkc.ir.nodes import (
     VoteKind,
 )
 from larkc.ir.types import (
+    BF16,
     BOOL,
     F16,
     F32,
@@ -621,6 +623,9 @@ class BuiltinCalls(Conversions):
         op = _ATOMICS[name]
         self.expect_args(name, arg_nodes, (3,) if op is AtomicOp.CAS else (2,), node)
         pv = self.decay(self.rvalue(arg_nodes[0]))
+        pair = pv.ctype.pointee if isinstance(pv.ctype, PointerType) else None
+        if op is AtomicOp.ADD and isinstance(pair, VectorType) and pair.lanes == 2 and pair.elem in (F16, BF16):
+            return self.atomic_add_pair(pv, pair, arg_nodes, node, want_value)
         if not isinstance(pv.ctype, PointerType) or not isinstance(pv.ctype.pointee, ScalarType):
             raise self.type_error(f"{name} needs a pointer to a scalar, got {pv.ctype}", arg_nodes[0])
         if pv.ctype.const:
@@ -641,6 +646,29 @@ class BuiltinCalls(Conversions):
         if dst is None:
             return None
         return Val(VarRef(dst, t, span), t)
+
+    def atomic_add_pair(
+        self, pv: Val, pair: VectorType, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool
+    ) -> Val | None:
+        """``atomicAdd(half2* p, half2 v)``: as CUDA documents it, atomic for each of the two halves
+        separately (not for the pair as one access): an atomic add per lane; the old value is the pair of
+        the old lanes."""
+        span = self.span(node)
+        assert isinstance(pv.ctype, PointerType)
+        if pv.ctype.const:
+            raise self.type_error("atomicAdd through a pointer to const", arg_nodes[0])
+        val = self.convert(self.rvalue(arg_nodes[1]), pair, arg_nodes[1]).expr
+        lane_ptr_t = PointerType(pair.elem, pv.ctype.space)
+        lanes = Cast(pv.expr, lane_ptr_t, CastKind.BITCAST, span)
+        olds: list[Expr] = []
+        for k in (0, 1):
+            dst = self.tmp(pair.elem, node) if want_value else None
+            at = PtrAdd(lanes, Const(k, I32, span), lane_ptr_t, span)
+            part = Extract(val, Const(k, I32, span), pair.elem, span)
+            self.emit(Atomic(dst, AtomicOp.ADD, at, part, None, None, span))
+            if dst is not None:
+                olds.append(VarRef(dst, pair.elem, span))
+        return Val(MakeVector(tuple(olds), pair, span), pair) if want_value else None
 
     def memcpy(self, arg_nodes: Sequence[ts.Node], node: ts.Node) -> None:
         """``memcpy(&a, &b, sizeof(a))`` between two whole values of equal size: a reinterpretation."""
