@@ -50,5 +50,8 @@ def _command(args: argparse.Namespace) -> int:
     cuda = out.parent / f"{Path(args.target).stem}.cu"
     derived = derive_candidate(args.target, args.reference, cuda_file=cuda)
     out.write_text(task_file_text(derived, out), encoding="utf-8")
-    print(f"wrote {out} and {cuda}")
+    if derived.task.language == "triton":  # the kernel stays in the candidate file
+        print(f"wrote {out}")
+    else:
+        print(f"wrote {out} and {cuda}")
     return EXIT_OK
