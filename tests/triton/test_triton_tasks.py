@@ -4,15 +4,18 @@ expected diagnosis."""
 
 from __future__ import annotations
 
+import dataclasses
 from functools import cache
 from pathlib import Path
 
 import pytest
+import torch
 
 from larkc.errors import TaskError
 from larkc.frontends.triton.task import parse_triton_task, specialisations, triton_arguments
-from larkc.pipeline.run import run_instance
-from larkc.tasks import Task, load_task
+from larkc.pipeline.run import run_instance, run_task
+from larkc.pipeline.verify import verify_task
+from larkc.tasks import ScalarExpr, Task, load_task
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "triton"
 TASKS = sorted(p.parent.name for p in EXAMPLES.glob("*/task.py"))
@@ -90,8 +93,6 @@ def test_arguments_are_specialised_per_instance() -> None:
 def test_a_constexpr_without_a_binding_is_an_error(tmp_path: Path) -> None:
     task = _task("vector_add")
     bindings = {k: v for k, v in task.bindings.items() if k != "BLOCK"}
-    import dataclasses
-
     bad = dataclasses.replace(task, bindings=bindings)
     with pytest.raises(TaskError, match="constexpr parameter BLOCK of add_kernel has no binding"):
         parse_triton_task(bad)
@@ -120,3 +121,65 @@ def test_larkc_run_specialises_each_instance(capsys: pytest.CaptureFixture[str])
     assert main(["run", str(EXAMPLES / "vector_add_bug_no_mask"), "--seeds", "1"]) == 1
     assert main(["parse", str(EXAMPLES / "softmax")]) == 0
     assert "level block" in capsys.readouterr().out
+
+
+_OPTIONAL_BIAS = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_bias(x_ptr, b_ptr, out_ptr, scale, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    if b_ptr is not None:
+        x += tl.load(b_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, x * scale, mask=m)
+
+
+@triton.jit
+def scale_only(x_ptr, out_ptr, scale, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * scale, mask=m)
+"""
+
+
+def _scaled(tmp_path: Path, kernel: str, scale: str = "sqrt(4) / 16") -> Task:
+    """y = x / 8; ``scale_bias`` with its bias pointer bound to None."""
+    src = tmp_path / "scale_bias.py"
+    src.write_text(_OPTIONAL_BIAS)
+
+    def reference(x: torch.Tensor) -> torch.Tensor:
+        return x / 8
+
+    bias = {"b_ptr": None} if kernel == "scale_bias" else {}
+    return Task(
+        source=src, kernel=kernel, reference=reference, inputs={"x": "f32[n]"}, outputs={"out": "f32[n]"},
+        bindings={"x_ptr": "x", "out_ptr": "out", **bias, "scale": ScalarExpr(scale), "BLOCK": 64},
+        symbols=["n"], instances=[{"n": 100}, {"n": 64}], grid=["cdiv(n, 64)"], block=[1],
+    )  # fmt: skip
+
+
+def test_a_scalar_expression_is_a_float_argument(tmp_path: Path) -> None:
+    task = _scaled(tmp_path, "scale_only")
+    types, values, scalars = triton_arguments(task, {"n": 100})
+    assert str(types["scale"]) == "f32" and scalars["scale"] == 0.125 and "scale" not in values
+    assert run_task(task, seeds=1, write_replay=False).ok
+    wrong = dataclasses.replace(task, bindings={**task.bindings, "scale": ScalarExpr("sqrt(4) / 8")})
+    assert run_task(wrong, seeds=1, write_replay=False).kinds() == {"mismatch"}
+    # larkc verify takes the exact value where it is rational (sqrt(4) / 16 = 1/8), as for CUDA
+    report = verify_task(task, instances=[{"n": 64}], replay_dir=tmp_path)
+    assert report.verdict.name == "VERIFIED", report.render()
+
+
+def test_a_pointer_bound_to_none_is_the_constexpr_none(tmp_path: Path) -> None:
+    task = _scaled(tmp_path, "scale_bias")
+    types, values, _ = triton_arguments(task, {"n": 100})
+    assert values["b_ptr"] is None and "b_ptr" not in types
+    (f,) = parse_triton_task(task).functions
+    assert [p.name for p in f.params] == ["x_ptr", "out_ptr", "scale", "n"]  # the bias branch is gone
+    assert run_task(task, seeds=1, write_replay=False).ok
+    report = verify_task(task, instances=[{"n": 64}], replay_dir=tmp_path)
+    assert report.verdict.name == "VERIFIED", report.render()

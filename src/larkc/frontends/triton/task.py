@@ -4,7 +4,10 @@ A Triton task is a :class:`~larkc.tasks.Task` whose ``source`` is the kernel's `
 ``grid`` is the launch grid (``block`` is ignored: a program is one unit). Each parameter of the
 ``@triton.jit`` function binds as for CUDA kernels (a tensor, a shape expression, a scalar), and so does
 each ``tl.constexpr`` parameter: an integer or shape expression (``"next_pow2(d)"``), a float or bool
-scalar; a dtype-valued constexpr is given in ``template_args`` (``{"DTYPE": "float16"}``). A constexpr
+scalar. A :class:`~larkc.tasks.ScalarExpr` is a float (``f32``, as Triton types a Python float), and a
+parameter bound to ``None`` (:class:`~larkc.tasks.NullArg`) is the constexpr ``None``, as Triton
+specialises a ``None`` argument (``if bias_ptr is not None:`` is decided when lowering); a dtype-valued
+constexpr is given in ``template_args`` (``{"DTYPE": "float16"}``). A constexpr
 of an ``@triton.autotune`` configuration or computed by ``@triton.heuristics`` needs no binding: every
 configuration is a specialisation (:func:`specialisations`).
 
@@ -26,7 +29,7 @@ from larkc.frontends.triton.source import SourceFile, read_source
 from larkc.frontends.triton.values import DTYPES, ConstValue, DType
 from larkc.ir.nodes import Module
 from larkc.ir.types import BOOL, F32, I32, I64, AddressSpace, PointerType, Type
-from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, evaluate
+from larkc.tasks import BufferArg, NullArg, ScalarArg, ScalarExpr, ShapeArg, Task, evaluate
 
 __all__ = ["parse_triton_task", "specialisations", "triton_arguments"]
 
@@ -91,6 +94,13 @@ def triton_arguments(
                 else:
                     types[p] = F32
                 scalars[p] = value
+            case ScalarExpr():
+                # A Python float at launch: f32 (the engines take its value from the binding, exact where
+                # rational in larkc verify, as for CUDA).
+                types[p] = F32
+                scalars[p] = b.value(env).approx
+            case NullArg():
+                values[p] = None  # Triton specialises a None argument as the constexpr None
             case None:
                 raise TaskError(f"task {task.name}: parameter {p} of {task.kernel} has no binding")
     computed = set(heuristic_names(src, task.kernel))
@@ -109,6 +119,10 @@ def triton_arguments(
                 values[p] = int(evaluate(expr, env))
             case ScalarArg(value):
                 values[p] = value
+            case ScalarExpr():
+                values[p] = b.value(env).approx  # the Python float the host passes
+            case NullArg():
+                values[p] = None
             case BufferArg():
                 raise TaskError(f"task {task.name}: constexpr parameter {p} cannot be a tensor")
             case None if p in computed:
