@@ -176,6 +176,16 @@ def test_parse_of_several_launches_holds_every_kernel_once() -> None:
         larkc.parse(PIPELINES / "two_pass_sum", template_args=["float"])
 
 
+def test_the_frontends_parse_a_task_of_several_launches_per_launch() -> None:
+    from larkc.frontends import parse_task
+
+    task = load_task(PIPELINES / "two_pass_sum" / "task.py")
+    module = parse_task(task)  # not "invalid kernel name ''": each launch's kernel, once
+    assert [f.name for f in module.functions] == ["block_sum", "block_partial_sums", "sum_partials"]
+    with pytest.raises(LarkcError, match="an autotune configuration is one launch's"):
+        parse_task(task, None, {"BLOCK": 64})
+
+
 def test_a_triton_kernel_launched_twice_with_other_constexprs() -> None:
     # x + y, then (x + y) + y with another BLOCK: one kernel, two specialisations, one buffer between them.
     source = Path(__file__).resolve().parents[2] / "examples" / "triton" / "vector_add" / "kernel.py"
