@@ -1,9 +1,10 @@
-"""The example corpus (examples/cuda/*/task.py) is well formed.
+"""The example corpus (examples/cuda/*/task.py and examples/pipelines/*/task.py) is well formed.
 
 Every task loads, names a kernel that exists in its source with a binding for each parameter, has
 launches that fit a GPU block for every shape instance, and a reference that, run on random inputs of
 the first instance's shapes, returns tensors of the declared output shapes and dtypes. Seeded-bug
 examples (folders named ``<example>_bug_<what>``) say which failure they expect; correct ones do not.
+The pipelines (several launches, in-place tensors, null pointers) are checked launch by launch.
 """
 
 from __future__ import annotations
@@ -22,12 +23,18 @@ import torch
 from torch import nn
 
 from larkc import BufferArg, Task, load_task
-from larkc.tasks import FAILURE_KINDS, TensorSpec
+from larkc.pipeline.compare import task_outputs
+from larkc.tasks import FAILURE_KINDS, NullArg, TensorSpec
 from larkc.tasks.shape_expr import ShapeSym
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "cuda"
 TASK_DIRS = sorted(p.parent for p in EXAMPLES.glob("*/task.py"))
 IDS = [p.name for p in TASK_DIRS]
+PIPELINES = Path(__file__).resolve().parents[2] / "examples" / "pipelines"
+PIPELINE_DIRS = sorted(p.parent for p in PIPELINES.glob("*/task.py"))
+PIPELINE_IDS = [p.name for p in PIPELINE_DIRS]
+ALL_DIRS = TASK_DIRS + PIPELINE_DIRS
+ALL_IDS = IDS + [f"pipelines/{name}" for name in PIPELINE_IDS]
 
 #: Kernel families the corpus must cover, one folder each.
 REQUIRED = {
@@ -56,6 +63,8 @@ MAX_THREADS_PER_BLOCK = 1024
 MAX_DYNAMIC_SHARED_BYTES = 48 * 1024
 #: A simulator runs every instance, so the largest tensor of an instance stays small (elements).
 MAX_INSTANCE_ELEMENTS = 64 * 1024
+#: A pipeline may need more (two_pass_sum: more partial sums than one block of its second pass holds).
+MAX_PIPELINE_ELEMENTS = 128 * 1024
 #: Every task has a tiny instance: no tensor above this many elements.
 TINY_ELEMENTS = 256
 
@@ -220,27 +229,31 @@ def test_task_is_consistent_with_its_kernel(example: Path) -> None:
         assert re.search(rf"#\s*(ifdef|ifndef|if|elif)\b.*\b{define}\b", source), f"{define} is not tested"
 
 
-@pytest.mark.parametrize("example", TASK_DIRS, ids=IDS)
+@pytest.mark.parametrize("example", ALL_DIRS, ids=ALL_IDS)
 def test_instances_have_valid_launches_and_moderate_sizes(example: Path) -> None:
     task = load_task(example)
+    most = MAX_PIPELINE_ELEMENTS if example.parent == PIPELINES else MAX_INSTANCE_ELEMENTS
     smallest = math.inf
     for instance in task.instances:
         env = task.shape_env(instance)
-        grid, block, shared_bytes = task.launch.concrete(env)
-        assert min(grid) >= 1 and min(block) >= 1, f"{instance}: empty launch {grid} {block}"
-        assert math.prod(block) <= MAX_THREADS_PER_BLOCK, f"{instance}: block {block} too large"
-        assert 0 <= shared_bytes <= MAX_DYNAMIC_SHARED_BYTES
+        for k in range(len(task.launches)):
+            grid, block, shared_bytes = task.launch_task(k).launch.concrete(env)
+            where = f"{instance}, {task.launch_label(k) or 'the launch'}"
+            assert min(grid) >= 1 and min(block) >= 1, f"{where}: empty launch {grid} {block}"
+            assert math.prod(block) <= MAX_THREADS_PER_BLOCK, f"{where}: block {block} too large"
+            assert 0 <= shared_bytes <= MAX_DYNAMIC_SHARED_BYTES
         sizes = [math.prod(spec.concrete_shape(env)) for spec in task.tensors.values()]
         assert min(sizes) >= 1
-        assert max(sizes) <= MAX_INSTANCE_ELEMENTS, f"{instance}: {max(sizes)} elements is too many to simulate"
+        assert max(sizes) <= most, f"{instance}: {max(sizes)} elements is too many to simulate"
         smallest = min(smallest, max(sizes))
     assert smallest <= TINY_ELEMENTS, "every task needs one tiny instance"
 
 
-@pytest.mark.parametrize("example", TASK_DIRS, ids=IDS)
+@pytest.mark.parametrize("example", ALL_DIRS, ids=ALL_IDS)
 def test_reference_returns_the_declared_outputs(example: Path) -> None:
     """On random inputs of every instance (the first is the tiny one; the others catch transposed or
-    swapped dimensions that coincide when sizes are 1)."""
+    swapped dimensions that coincide when sizes are 1). The declared outputs are what the reference
+    returns, or leaves in an in-place argument; only in-place inputs may change."""
     task = load_task(example)
     if task.reference is None:
         pytest.skip("reference-free task")
@@ -252,8 +265,7 @@ def test_reference_returns_the_declared_outputs(example: Path) -> None:
         inputs = random_inputs(task, env)
         before = [t.clone() for t in inputs]
         with torch.no_grad():
-            results = as_tuple(fn(*inputs))
-        assert len(results) == len(task.outputs)
+            results = task_outputs(task, inputs, fn(*inputs))
         for (name, spec), result in zip(task.outputs.items(), results, strict=True):
             where = f"{instance}, output {name}"
             assert isinstance(result, torch.Tensor), f"{where} is a {type(result).__name__}"
@@ -261,7 +273,7 @@ def test_reference_returns_the_declared_outputs(example: Path) -> None:
             assert result.dtype == TORCH_DTYPES[str(spec.dtype)], f"{where}: dtype {result.dtype}"
             assert torch.isfinite(result.float()).all(), f"{where} is not finite on random inputs"
         for name, old, new in zip(task.inputs, before, inputs, strict=True):
-            assert torch.equal(old, new), f"the reference modified its input {name}"
+            assert name in task.inplace or torch.equal(old, new), f"the reference modified its input {name}"
 
 
 def kernelbench_tasks() -> Sequence[Path]:
@@ -318,3 +330,51 @@ def test_tensor_spec_forms_used_by_the_corpus() -> None:
     spec = load_task(EXAMPLES / "dot_product").outputs["out"]
     assert spec == TensorSpec.of((("1",), "f32", "zeros"), "out")
     assert spec.init == "zeros"
+
+
+# ---------------------------------------------------------------------------------------------------
+# The pipelines: several launches, in-place tensors, null pointers
+
+
+def test_the_pipelines_corpus() -> None:
+    tasks = [load_task(p) for p in PIPELINE_DIRS]
+    assert len(tasks) >= 5
+    assert any(len(t.launches) > 1 for t in tasks) and any(t.inplace for t in tasks)
+    assert any(
+        isinstance(t.binding(p, k), NullArg) for t in tasks for k, x in enumerate(t.launches) for p in x.bindings
+    )
+
+
+@pytest.mark.parametrize("example", PIPELINE_DIRS, ids=PIPELINE_IDS)
+def test_pipeline_is_consistent_with_its_kernels(example: Path) -> None:
+    task = load_task(example)
+    assert task.name == example.name and task.task_file == example / "task.py"
+    assert task.language == "cuda" and task.source.is_file()
+    assert task.outputs
+    source = task.source.read_text(encoding="utf-8")
+    bound_tensors = set()
+    for k in range(len(task.launches)):
+        view = task.launch_task(k)
+        template_params, params = kernel_signature(source, view.kernel)
+        args = view.template_args
+        assert (list(args) if isinstance(args, Mapping) else len(args)) == (
+            template_params if isinstance(args, Mapping) else len(template_params)
+        )
+        for name, is_pointer in params:
+            binding = view.binding(name)
+            where = f"{task.launch_label(k) or 'the launch'}: kernel parameter {name}"
+            assert binding is not None, f"{where} has no binding"
+            assert isinstance(binding, BufferArg | NullArg) == is_pointer, f"{where} bound to {binding}"
+            if isinstance(binding, BufferArg):
+                bound_tensors.add(binding.name)
+    assert bound_tensors == set(task.tensors), "every tensor is passed to some launch, and only those"
+
+
+@pytest.mark.parametrize("example", PIPELINE_DIRS, ids=PIPELINE_IDS)
+def test_pipeline_seeded_bugs_declare_their_failure(example: Path) -> None:
+    task = load_task(example)
+    if "_bug_" not in example.name:
+        assert task.expected_failure is None
+        return
+    assert task.expected_failure in FAILURE_KINDS
+    assert "BUG:" in task.source.read_text(encoding="utf-8"), "mark the seeded mistake with a `// BUG: ...` comment"
