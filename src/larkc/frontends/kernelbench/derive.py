@@ -29,7 +29,17 @@ from larkc.frontends.kernelbench.candidate import CallResult, CudaText, ForwardC
 from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
 from larkc.frontends.kernelbench.triton_candidate import is_triton_candidate, triton_candidate_task
 from larkc.ir.types import ScalarType
-from larkc.tasks import BufferArg, KernelLaunch, ScalarArg, ShapeArg, Task, TensorSpec, load_task, parse_dtype
+from larkc.tasks import (
+    BufferArg,
+    KernelLaunch,
+    ScalarArg,
+    ScalarExpr,
+    ShapeArg,
+    Task,
+    TensorSpec,
+    load_task,
+    parse_dtype,
+)
 from larkc.tasks.shape_expr import ShapeCmp, ShapeExpr, ShapeNum, ShapeSym, evaluate
 
 __all__ = [
@@ -432,7 +442,7 @@ def _task(
 
 
 def _kernel_launch(launch: HostLaunch, names: Mapping[str, str]) -> KernelLaunch:
-    bindings: dict[str, BufferArg | ShapeArg | ScalarArg] = {}
+    bindings: dict[str, BufferArg | ShapeArg | ScalarArg | ScalarExpr] = {}
     for param, (kind, value) in launch.arguments.items():
         match kind:
             case "tensor":
@@ -442,6 +452,8 @@ def _kernel_launch(launch: HostLaunch, names: Mapping[str, str]) -> KernelLaunch
                 bindings[param] = ShapeArg(show(value))  # type: ignore[arg-type]
             case "scalar":
                 bindings[param] = ScalarArg(value)  # type: ignore[arg-type]
+            case "scalar_expr":
+                bindings[param] = ScalarExpr(value)  # type: ignore[arg-type]
     return KernelLaunch(
         kernel=launch.kernel,
         template_args=launch.template_args,
@@ -481,6 +493,8 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
                 return f"ShapeArg({show(expr)!r})"
             case ScalarArg(value):
                 return f"ScalarArg({value!r})"
+            case ScalarExpr(text=text):
+                return f"ScalarExpr({text!r})"
             case _:  # a derived task binds buffers, sizes and constants only
                 raise LarkcError(f"cannot write binding {b!r} to a task file", stage=Stage.TASK)
 
@@ -500,7 +514,7 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
         "",
         "from larkc.tasks import BufferArg, "
         + ("KernelLaunch, " if len(t.launches) > 1 else "")
-        + "ScalarArg, ShapeArg, Task",
+        + "ScalarArg, ScalarExpr, ShapeArg, Task",
         "",
         "task = Task(",
         f"    name={t.name!r},",

@@ -22,6 +22,7 @@ else (a loop, a branch on sizes, a call of another host function, a kernel chose
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -146,6 +147,13 @@ class _Float:
 
 
 @dataclass(frozen=True, slots=True)
+class _FloatExpr:
+    """A float computed from sizes (``1.0f / sqrtf(d)``), as a task scalar expression (Python syntax)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class _Bool:
     value: bool
 
@@ -185,11 +193,14 @@ class _Opaque:
     what: str
 
 
-_Value = HostTensor | _Int | _Float | _Bool | _Cond | _Dim3 | _Ptr | _Dtype | _List | _Opaque
+_Value = HostTensor | _Int | _Float | _FloatExpr | _Bool | _Cond | _Dim3 | _Ptr | _Dtype | _List | _Opaque
 
 #: How a kernel argument binds: a tensor's name, a shape expression, or a constant.
 HostArgument = (
-    tuple[Literal["tensor"], str] | tuple[Literal["shape"], ShapeExpr] | tuple[Literal["scalar"], float | bool]
+    tuple[Literal["tensor"], str]
+    | tuple[Literal["shape"], ShapeExpr]
+    | tuple[Literal["scalar"], float | bool]
+    | tuple[Literal["scalar_expr"], str]
 )
 
 
@@ -283,6 +294,30 @@ def _arith(op: ArithOp, a: ShapeExpr, b: ShapeExpr) -> ShapeExpr:
     ):
         return ShapeCall("cdiv", (a.lhs, b))
     return ShapeArith(op, a, b)
+
+
+#: Math functions of host code over floats: their name in task scalar expressions and their value.
+_MATH: dict[str, tuple[str, Callable[[float], float]]] = {
+    "sqrtf": ("sqrt", math.sqrt),
+    "sqrt": ("sqrt", math.sqrt),
+    "rsqrtf": ("rsqrt", lambda x: 1 / math.sqrt(x)),
+    "rsqrt": ("rsqrt", lambda x: 1 / math.sqrt(x)),
+    "expf": ("exp", math.exp),
+    "exp": ("exp", math.exp),
+    "logf": ("log", math.log),
+    "log": ("log", math.log),
+}
+
+
+def _plain(e: ShapeExpr) -> bool:
+    """Whether ``e`` uses only ``+ - *`` (so that it reads the same as a task scalar expression)."""
+    match e:
+        case ShapeNum() | ShapeSym():
+            return True
+        case ShapeArith(ArithOp.ADD | ArithOp.SUB | ArithOp.MUL, lhs, rhs):
+            return _plain(lhs) and _plain(rhs)
+        case _:
+            return False
 
 
 def _positive(e: ShapeExpr) -> bool:
@@ -494,8 +529,10 @@ class _Evaluator:
                 raise self.error(f"{type_text} {show(v.expr)} overflows at the problem's shape ({value})", node)
         if type_text in _FLOAT_TYPES and isinstance(v, _Int):
             if not isinstance(v.expr, ShapeNum):
-                raise self.unsupported("floating-point value computed from sizes", node)
+                return self.float_expr(v, node)
             return _Float(float(v.expr.value))
+        if type_text in _INT_TYPES and isinstance(v, _FloatExpr):
+            raise self.unsupported("integer computed from a floating-point value of sizes", node)
         return v
 
     def effect(self, e: ts.Node) -> None:
@@ -632,6 +669,8 @@ class _Evaluator:
                 return ("scalar", value)
             case _Bool(value):
                 return ("scalar", value)
+            case _FloatExpr(text):
+                return ("scalar_expr", text)
             case _:
                 raise self.unsupported("kernel argument", a)
 
@@ -784,7 +823,7 @@ class _Evaluator:
         statuses = {v.what for v in (a, b) if isinstance(v, _Opaque)}
         if statuses == {"status", "cudaSuccess"} and op in ("==", "!="):
             return _Bool(op == "==")  # a launch that succeeds (the model larkc verifies)
-        if isinstance(a, _Float) or isinstance(b, _Float):
+        if isinstance(a, _Float | _FloatExpr) or isinstance(b, _Float | _FloatExpr):
             return self.float_binary(op, a, b, e)
         if not (isinstance(a, _Int) and isinstance(b, _Int)):
             raise self.unsupported("operands in host code", e)
@@ -821,7 +860,36 @@ class _Evaluator:
             return _Cond(ShapeBool(BoolOp.AND if op == "&&" else BoolOp.OR, (a.expr, b.expr)))
         raise self.unsupported("condition in host code", e)
 
+    def math(self, fn: str, v: _Value, e: ts.Node) -> _Value:
+        """``sqrtf(x)`` and friends: folded on a constant, a scalar expression on sizes."""
+        name, f = _MATH[fn]
+        constant = v.value if isinstance(v, _Float) else None
+        if isinstance(v, _Int) and isinstance(v.expr, ShapeNum):
+            constant = float(v.expr.value)
+        if constant is not None:
+            try:
+                return _Float(f(constant))
+            except (ValueError, ZeroDivisionError, OverflowError):
+                raise self.unsupported(f"{fn} of {constant}", e) from None
+        return _FloatExpr(f"{name}({self.float_expr(v, e).text})")
+
+    def float_expr(self, v: _Value, e: ts.Node) -> _FloatExpr:
+        """``v`` as a scalar expression: sizes built with ``+ - *`` (integer division has no counterpart)."""
+        match v:
+            case _FloatExpr():
+                return v
+            case _Float(value):
+                return _FloatExpr(repr(value))
+            case _Int(expr) if _plain(expr):
+                return _FloatExpr(show(expr))
+        raise self.unsupported("floating-point value computed from sizes", e)
+
     def float_binary(self, op: str, a: _Value, b: _Value, e: ts.Node) -> _Value:
+        if any(isinstance(v, _FloatExpr) or (isinstance(v, _Int) and not isinstance(v.expr, ShapeNum)) for v in (a, b)):
+            if op not in ("+", "-", "*", "/"):
+                raise self.unsupported("floating-point operation on sizes in host code", e)
+            return _FloatExpr(f"({self.float_expr(a, e).text}) {op} ({self.float_expr(b, e).text})")
+
         def num(v: _Value) -> float:
             if isinstance(v, _Float):
                 return v.value
@@ -883,6 +951,8 @@ class _Evaluator:
                     for v, a in zip(vals, args, strict=True)
                 ]
                 return _Float(min(fl) if short == "min" else max(fl))
+        if short in _MATH and len(args) == 1:
+            return self.math(short, self.expr(args[0]), args[0])
         if short == "dim3":
             return self.dim3(args, e)
         if short in ("static_cast", "reinterpret_cast") and fn.type == "template_function" and len(args) == 1:
