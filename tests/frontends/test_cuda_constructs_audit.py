@@ -947,3 +947,75 @@ def test_atomic_add_of_a_half_pair_adds_each_half_atomically(cuda: Cuda) -> None
     c = r.buffers["c"].reshape(3, 2).float()
     assert torch.equal(c[0], parts[0::2].float().sum(dim=0)) and torch.equal(c[1], parts[1::2].float().sum(dim=0))
     assert torch.equal(c[2], parts.float().sum(dim=0))
+
+
+# -- the address of a local passed to a pointer parameter (llm.c's encoder.cuh) -------------------------
+
+STOCHASTIC_ROUNDING = """
+#include <cuda_bf16.h>
+template <class T> struct alignas(16) Packed128 {
+    __device__ T& operator[](int index) { return payload[index]; }
+    static constexpr const int size = sizeof(int4) / sizeof(T);
+    T payload[size];
+};
+__device__ __forceinline__ void stochastic_rounding(float in, __nv_bfloat16 *out, unsigned int seed) {
+    unsigned int float_bits = __float_as_uint(in);
+    unsigned int rounded_bits = float_bits & 0x0000FFFF;
+    float_bits = (rounded_bits > (seed & 0xFFFF)) ? (float_bits | 0xFFFF) : (float_bits & ~0xFFFF);
+    *out = __float2bfloat16_rn(__uint_as_float(float_bits));
+}
+__device__ __forceinline__ void stochastic_rounding(float in, float *out, unsigned int seed) {
+    out[0] = in;
+}
+__global__ void wte_backward(__nv_bfloat16* dwte, const float* accum, float* plain, unsigned int seed) {
+    Packed128<__nv_bfloat16> packed_in_out;
+    for (int k = 0; k < 8; k++) packed_in_out[k] = dwte[threadIdx.x * 8 + k];
+    for (int k = 0; k < 8; k++) {
+        stochastic_rounding(accum[k] + (float)packed_in_out[k], &packed_in_out[k], seed + k);
+    }
+    for (int k = 0; k < 8; k++) dwte[threadIdx.x * 8 + k] = packed_in_out[k];
+    float f = 0.f;
+    stochastic_rounding(accum[0] * 2.f, &f, seed);
+    plain[threadIdx.x] = f;
+}
+"""
+
+
+def _stochastic_round(x: float, seed: int) -> float:
+    bits = int(torch.tensor([x], dtype=torch.float32).view(torch.int32).item()) & 0xFFFFFFFF
+    bits = (bits | 0xFFFF) if (bits & 0xFFFF) > (seed & 0xFFFF) else (bits & ~0xFFFF & 0xFFFFFFFF)
+    as_float = torch.tensor([bits], dtype=torch.int64).to(torch.int32).view(torch.float32)
+    return float(as_float.to(torch.bfloat16).item())
+
+
+def test_the_address_of_a_local_for_a_pointer_parameter_is_the_local_itself(cuda: Cuda) -> None:
+    dwte = torch.randn(16).to(torch.bfloat16)
+    accum = torch.randn(8)
+    seed = 0x1234
+    r = cuda.run(
+        STOCHASTIC_ROUNDING,
+        "wte_backward",
+        block=2,
+        buffers={"dwte": dwte.clone(), "accum": accum, "plain": ("f32", 2)},
+        scalars={"seed": seed},
+    )
+    assert r.ok, r.diagnoses
+    for t in range(2):
+        for k in range(8):
+            want = _stochastic_round(float(accum[k]) + float(dwte[t * 8 + k]), seed + k)
+            assert float(r.buffers["dwte"][t * 8 + k]) == want
+    assert r.buffers["plain"].tolist() == [float(accum[0] * 2)] * 2
+
+
+def test_a_pointer_parameter_given_a_local_and_moved_is_a_located_error(cuda: Cuda) -> None:
+    src = (
+        "__device__ void next(float* p) { p++; *p = 1.f; }\n"
+        "__global__ void k(float* o) {\n"
+        "    float f = 0.f;\n"
+        "    next(&f);\n"
+        "    o[0] = f;\n"
+        "}\n"
+    )
+    assert cuda.error(src).startswith(
+        "1:32: error: unsupported pointer parameter given the address of a local and changed"
+    )

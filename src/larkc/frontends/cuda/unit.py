@@ -121,6 +121,11 @@ class FunctionDef:
     object_owner: ObjectStruct | None = None
 
 
+#: Prefix of the environment entries that mark a function instance's pointer parameter (by its IR index)
+#: as given the address of a caller's local (``stochastic_rounding(x, &packed[k], seed)``).
+LOCAL_POINTER = "&local:"
+
+
 @dataclass(frozen=True, slots=True)
 class ObjectStruct:
     """A struct whose members have different types, pointers among them (exllamav2's ``MatrixView_half``:
@@ -1372,6 +1377,9 @@ class TranslationUnit:
         groups = {k.removeprefix(GROUP_PARAM): v for k, v in env.items() if k.startswith(GROUP_PARAM)}
         if groups:  # one instance per group passed (a group is a compile-time value)
             ir_name += "[" + ", ".join(f"{k}={v}" for k, v in groups.items()) + "]"
+        local = sorted(int(k.removeprefix(LOCAL_POINTER)) for k in env if k.startswith(LOCAL_POINTER))
+        if local:  # pointer parameters given the address of a local: an instance taking the local itself
+            ir_name += "[" + ", ".join(f"&local {i}" for i in local) + "]"
         done = self.lowered.get(ir_name)
         if done is not None:
             return done

@@ -71,6 +71,7 @@ class LoweringCore(abc.ABC):
         self.group_params: dict[str, Group] = {}  # cooperative group parameters of this instance
         self.array_params: dict[str, CArray] = {}  # `float x[][N]` parameters, by name
         self.device_scalars: dict[str, Type] = {}  # `__device__` scalars used by a kernel: its parameters
+        self.local_pointer_params: dict[str, Type] = {}  # pointer parameters given a caller's local: pointee
         self.cub_types: dict[str, CubCollective] = {}  # `typedef cub::BlockReduce<float, 256> BlockReduce;`
         self.struct_params: dict[str, dict[str, VarLV]] = {}  # parameter structs of pointers: member -> parameter
 

@@ -8,7 +8,7 @@ last). A cooperative group argument selects the callee's instance instead of bei
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from typing import TypeVar
 
 import tree_sitter as ts
@@ -19,9 +19,9 @@ from larkc.frontends.cuda.ctypes import CArray, CType
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
-from larkc.frontends.cuda.lowering.values import LValue, MemLV, Val, VarLV, declared_identifier
+from larkc.frontends.cuda.lowering.values import LaneLV, LValue, MemLV, PunLV, Val, VarLV, declared_identifier
 from larkc.frontends.cuda.syntax import node_text, type_words
-from larkc.frontends.cuda.unit import FunctionDef, TemplateArg, TemplateEnv
+from larkc.frontends.cuda.unit import LOCAL_POINTER, FunctionDef, TemplateArg, TemplateEnv
 from larkc.ir.nodes import (
     Alloc,
     Assign,
@@ -127,14 +127,20 @@ class Overloads(Conversions):
             arg_nodes = [a for a in arg_nodes if not self.tu.is_tag_value(a)]
         # Arguments stay lvalues until the overload is chosen: by-reference parameters bind to them.
         args_lv: list[LValue | Val] = []
-        for a in arg_nodes:
+        local_pointers: set[int] = set()
+        for i, a in enumerate(arg_nodes):
+            place = self.local_place_of_address(a)
+            if place is not None:  # `&packed[k]` for a pointer parameter: the caller's local itself
+                args_lv.append(place)
+                local_pointers.add(i)
+                continue
             lv = self.lvalue(a)
             args_lv.append(self.decay(lv) if isinstance(lv, Val) else lv)
         arg_types = [lv.ctype if isinstance(lv, Val) else lv.type for lv in args_lv]
         viable: list[tuple[int, FunctionDef, TemplateEnv, list[LValue | Val]]] = []
         reasons: list[LarkcError] = []
         for fd in candidates:
-            candidate = self.candidate(name, fd, targs, args_lv, group_args, node)
+            candidate = self.candidate(name, fd, targs, args_lv, group_args, node, local_pointers)
             if isinstance(candidate, LarkcError):
                 reasons.append(candidate)
                 continue
@@ -249,6 +255,29 @@ class Overloads(Conversions):
                     pass
         return True
 
+    def local_place_of_address(self, node: ts.Node) -> LValue | None:
+        """The local ``&x``, ``&v[k]`` or ``&v.x`` points at, for ``x``/``v`` a local scalar or vector
+        variable (not an array, whose elements are memory); ``None`` for any other expression."""
+        if node.type != "pointer_expression" or node_text(node.child_by_field_name("operator")) != "&":
+            return None
+        inner = node.child_by_field_name("argument")
+        base = inner
+        while base is not None and base.type in (
+            "subscript_expression",
+            "field_expression",
+            "parenthesized_expression",
+        ):
+            base = (
+                base.child_by_field_name("argument")
+                if base.type != "parenthesized_expression"
+                else base.named_children[0]
+            )
+        bound = self.lookup(node_text(base)) if base is not None and base.type == "identifier" else None
+        if inner is None or bound is None or bound.kind != "var" or isinstance(bound.ctype, CArray):
+            return None
+        place = self.lvalue(inner)
+        return place if isinstance(place, VarLV | LaneLV | PunLV) else None
+
     def least_qualified_binding(
         self, tied: Sequence[tuple[int, FunctionDef, TemplateEnv, list[LValue | Val]]], node: ts.Node
     ) -> tuple[int, FunctionDef, TemplateEnv, list[LValue | Val]] | None:
@@ -295,10 +324,15 @@ class Overloads(Conversions):
         args: list[LValue | Val],
         group_args: Mapping[int, Group],
         node: ts.Node,
+        local_pointers: Set[int] = frozenset(),
     ) -> tuple[TemplateEnv, list[Param], list[LValue | Val]] | LarkcError:
         """The instance of overload ``fd`` a call with ``args`` would use (its template environment, its
-        parameters, the arguments with the defaults added), or why ``fd`` cannot be called so."""
+        parameters, the arguments with the defaults added), or why ``fd`` cannot be called so; the
+        arguments at ``local_pointers`` are the address of a caller's local (their pointer parameters
+        take the local itself)."""
         env: TemplateEnv = {}
+        if local_pointers and fd.template is not None:
+            return self.unsupported("address of a local passed to a function template", node)
         if fd.template is not None:
             named = self.deduce(fd, targs, args, node)
             if isinstance(named, LarkcError):
@@ -313,7 +347,7 @@ class Overloads(Conversions):
         groups = self.group_bindings(fd, group_args, node)
         if isinstance(groups, LarkcError):
             return groups
-        env = {**env, **groups}
+        env = {**env, **groups, **{f"{LOCAL_POINTER}{i}": True for i in local_pointers}}
         params = _reason(lambda: self.tu.signature(fd, env))
         if isinstance(params, LarkcError):
             return params

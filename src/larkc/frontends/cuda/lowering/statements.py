@@ -21,7 +21,7 @@ from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import Binding, Val, VarLV, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
-from larkc.frontends.cuda.unit import FileScopeVariable, ObjectStruct, UnionInfo
+from larkc.frontends.cuda.unit import LOCAL_POINTER, FileScopeVariable, ObjectStruct, UnionInfo
 from larkc.ir.nodes import (
     Alloc,
     Assign,
@@ -126,6 +126,13 @@ class Statements(Conversions):
             for p in params:
                 array = self.array_params.get(p.name)
                 binding = Binding("var", p.name, p.type) if array is None else Binding("alloc", p.name, array)
+                local = self.local_pointer_params.get(p.name)
+                if local is not None:
+                    if not self.never_assigned(p.name, body):
+                        raise self.unsupported("pointer parameter given the address of a local and changed", body)
+                    binding = Binding(
+                        "pun", p.name, PointerType(local, AddressSpace.LOCAL), pun=(VarLV(p.name, local), local)
+                    )
                 self.scopes[0][p.name] = binding
             for gname, group in self.group_params.items():
                 self.scopes[0][gname] = Binding("group", gname, U32, None, group)
@@ -402,6 +409,12 @@ class Statements(Conversions):
                 raise self.unsupported("reference parameter of this type", p)
             if isinstance(t, VoidType):
                 raise self.type_error("parameter of type void", p)
+            local = self.env.get(f"{LOCAL_POINTER}{len(params)}")
+            if local and isinstance(t, PointerType) and isinstance(t.pointee, ScalarType | VectorType):
+                # given the address of a caller's local: the local itself, by reference; `*p` and `p[0]`
+                # are views of it (a pointer that never changes), any other use is a located error
+                self.local_pointer_params[name] = t.pointee
+                t, by_ref = t.pointee, True
             params.append(Param(name, t, by_ref, self.span(p)))
         return params
 
@@ -699,7 +712,14 @@ class Statements(Conversions):
         block = decl.parent if decl is not None else None
         if decl is None or block is None:
             return False
-        pending = [c for c in block.named_children if c.start_byte >= decl.end_byte]
+        return self.unchanged_in(name, [c for c in block.named_children if c.start_byte >= decl.end_byte])
+
+    def never_assigned(self, name: str, body: ts.Node) -> bool:
+        """Whether nothing in ``body`` assigns, increments or takes the address of a variable named ``name``."""
+        return self.unchanged_in(name, [body])
+
+    def unchanged_in(self, name: str, nodes: list[ts.Node]) -> bool:
+        pending = list(nodes)
         while pending:
             n = pending.pop()
             target = None
