@@ -68,9 +68,12 @@ from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, Region, RegionKind
 from larkc.provers.zworld import Answer, Registry, Session, World, Z, log2_text, model_int, shape_text
 from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, evaluate, free_symbols, resolve_kernel
 
-__all__ = ["PROVER_NAME", "ParametricProver", "prove_parametric"]
+__all__ = ["AUTOTUNE_SCOPE", "PROVER_NAME", "ParametricProver", "prove_parametric"]
 
 PROVER_NAME = "parametric-z3"
+#: The scope constraint of an autotuned kernel's result: the configuration its module was lowered with
+#: (the pipeline, which runs every configuration, replaces it by the list of them).
+AUTOTUNE_SCOPE = "the @triton.autotune configuration of this module (one specialisation)"
 HANDLED = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW)
 #: Steps of the search for the smallest witness (each one solver call of at most MINIMIZE_MS).
 MINIMIZE_STEPS = 40
@@ -349,7 +352,7 @@ class _Analysis:
                 f" ({at}): at these sizes Triton may run another one"
             )
         if "autotune" in decorators:
-            self.spec_text.append("the @triton.autotune configuration of this module (one specialisation)")
+            self.spec_text.append(AUTOTUNE_SCOPE)
         for name, b in self.task.bindings.items():
             if name in params or not isinstance(b, ShapeArg) or not free_symbols(b.expr):
                 continue
