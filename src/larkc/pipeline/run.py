@@ -31,7 +31,16 @@ from larkc.semantics import Diagnosis, DiagnosisKind, KernelArg, LaunchConfig, S
 from larkc.semantics.interpreter import StepLimitExceeded, WriteLog
 from larkc.tasks import Task
 
-__all__ = ["DEFAULT_SEEDS", "Configs", "InputDistribution", "LaunchModules", "config_label", "run_instance", "run_task"]
+__all__ = [
+    "DEFAULT_SEEDS",
+    "Configs",
+    "InputDistribution",
+    "LaunchModules",
+    "config_label",
+    "config_values",
+    "run_instance",
+    "run_task",
+]
 
 #: One autotune configuration per launch (constexpr values by name; empty for a kernel not autotuned).
 Configs = tuple[Mapping[str, ConstValue], ...]
@@ -446,7 +455,12 @@ def config_label(task: Task, config: Configs) -> str:
     parts = []
     for k, c in enumerate(config):
         if c:
-            values = ", ".join(f"{name}={value!r}" for name, value in c.items())
+            values = config_values(c)
             label = task.launch_label(k)
             parts.append(f"{label}: {values}" if label else values)
     return "; ".join(parts)
+
+
+def config_values(config: Mapping[str, ConstValue]) -> str:
+    """One autotune configuration's constexprs: ``BLOCK_N=32, num_stages=2``."""
+    return ", ".join(f"{name}={value!r}" for name, value in config.items())

@@ -279,11 +279,11 @@ def _several_launches(
     initialised reads, defined operations and assertions depend on what the earlier launches left in the
     buffers, which the symbolic engine cannot yet start a launch from: UNKNOWN, with that reason.
     """
-    from larkc.pipeline.run import LaunchModules
+    from larkc.pipeline.run import LaunchModules, config_values
     from larkc.provers import Scope
 
     chosen = [task.shape_env(i) for i in (instances if instances is not None else task.instances)]
-    modules = LaunchModules(task).modules(None)
+    parsed = LaunchModules(task)
     kernels = ", ".join(x.kernel for x in task.launches)
     reason = (
         f"{len(task.launches)} launches ({kernels}): the symbolic engine cannot yet start a launch from "
@@ -292,14 +292,18 @@ def _several_launches(
     obligations = obligations_of(task)
     parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
     per_launch: dict[Obligation, list[tuple[str, ObligationResult]]] = {ob: [] for ob in parametric_obs}
-    bound: list[Module] = []
-    for k, mod in enumerate(modules):
-        view = _without_written_ranges(task.launch_task(k), k)
-        mod_k, f_k = bind_null_pointers(view, mod, kernel_function(view, mod))
-        bound.append(mod_k)
-        say(f"{task.launch_label(k)}: parametric proof of {', '.join(ob.name for ob in parametric_obs)}")
-        for r in prove_parametric(mod_k, f_k.name, view, parametric_obs, budget):
-            per_launch[r.obligation].append((task.launch_label(k), r))
+    refuting: dict[int, list[Module]] = {}  # per refutation (its id), the sequence it is confirmed on
+    for cfg in parsed.configs():  # every combination of the launches' autotune configurations
+        bound: list[Module] = []
+        for k, mod in enumerate(parsed.modules(None, cfg)):
+            view = _without_written_ranges(task.launch_task(k), k)
+            mod_k, f_k = bind_null_pointers(view, mod, kernel_function(view, mod))
+            bound.append(mod_k)
+            label = task.launch_label(k) + (f" (autotune configuration {config_values(cfg[k])})" if cfg[k] else "")
+            say(f"{label}: parametric proof of {', '.join(ob.name for ob in parametric_obs)}")
+            for r in prove_parametric(mod_k, f_k.name, view, parametric_obs, budget):
+                per_launch[r.obligation].append((label, r))
+                refuting[id(r)] = bound
     results: list[ObligationResult] = []
     for ob in obligations:
         if ob not in per_launch:
@@ -308,12 +312,18 @@ def _several_launches(
         launch_results = per_launch[ob]
         refuted = next((r for _, r in launch_results if r.status is Status.REFUTED), None)
         if refuted is not None:
-            results.append(_confirm_sequence(task, bound, refuted, chosen, replay_dir))
+            results.append(_confirm_sequence(task, refuting[id(refuted)], refuted, chosen, replay_dir))
         elif all(r.status is Status.PROVED for _, r in launch_results):
             first = launch_results[0][1]
             detail = "; ".join(f"{label}: {r.detail}" for label, r in launch_results)
             assumptions = {a: None for _, r in launch_results for a in r.assumptions}
-            results.append(dataclasses.replace(first, detail=detail, assumptions=tuple(assumptions)))
+            scope = first.scope
+            if len(parsed.configs()) > 1:  # proved under each combination of autotune configurations
+                every = "every combination of the launches' @triton.autotune configurations"
+                scope = dataclasses.replace(
+                    scope, constraints=(every, *(c for c in scope.constraints if c != _ONE_CONFIG))
+                )
+            results.append(dataclasses.replace(first, scope=scope, detail=detail, assumptions=tuple(assumptions)))
         else:
             why = "; ".join(f"{label}: {r.detail}" for label, r in launch_results if r.status is not Status.PROVED)
             scope = launch_results[0][1].scope
