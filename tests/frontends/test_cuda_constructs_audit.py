@@ -1019,3 +1019,41 @@ def test_a_pointer_parameter_given_a_local_and_moved_is_a_located_error(cuda: Cu
     assert cuda.error(src).startswith(
         "1:32: error: unsupported pointer parameter given the address of a local and changed"
     )
+
+
+# -- unions with array members ------------------------------------------------------------------------
+
+UNION_ARRAYS = """
+#include <cuda_fp16.h>
+union Pack {
+    float4 v;
+    float f[4];
+    unsigned int u[4];
+};
+__global__ void scale_lanes(float4* x, unsigned int* signs) {
+    Pack p;
+    p.v = x[threadIdx.x];
+    for (int i = 0; i < 4; i++) p.f[i] *= (float)(i + 1);
+    p.f[threadIdx.x % 4] += 0.5f;
+    signs[threadIdx.x] = p.u[0] >> 31;
+    x[threadIdx.x] = p.v;
+}
+"""
+
+
+def test_union_array_members_are_lanes_of_the_unions_bits(cuda: Cuda) -> None:
+    x = torch.randn(4, 4)
+    r = cuda.run(UNION_ARRAYS, "scale_lanes", block=4, buffers={"x": x.flatten(), "signs": ("u32", 4)})
+    assert r.ok, r.diagnoses
+    want = x * torch.tensor([1.0, 2.0, 3.0, 4.0])
+    for t in range(4):
+        want[t, t % 4] += 0.5
+    assert torch.equal(r.buffers["x"].reshape(4, 4), want)
+    assert r.buffers["signs"].tolist() == [int(v < 0) for v in want[:, 0].tolist()]
+
+
+def test_a_union_array_of_vectors_is_a_located_error(cuda: Cuda) -> None:
+    src = "union U {\n    float4 v;\n    half2 h[4];\n};\n__global__ void k(float* o) { U u; o[0] = 0.f; }\n"
+    assert cuda.error(src).startswith(
+        "3:5: error: unsupported union member (a scalar, a vector or an array of scalars): half2 h[4];"
+    )

@@ -17,7 +17,7 @@ import tree_sitter as ts
 
 from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
 from larkc.frontends.cuda.constants import fold_constant
-from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, UNSUPPORTED_TYPES, StructInfo
+from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, UNSUPPORTED_TYPES, StructInfo, vector
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.syntax import misread_comma, node_text, type_words
 from larkc.ir.nodes import Function, FunctionKind, Module, Param
@@ -711,9 +711,19 @@ class TranslationUnit:
                 raise UnsupportedError("union member", node_text(f), self.span(f))
             ftype = self.resolve_type(ftype_node, {}, f)
             for d in declarators:
-                if not isinstance(ftype, ScalarType | VectorType) or d.type != "field_identifier":
-                    raise UnsupportedError("union member (a scalar or vector)", node_text(f), self.span(f))
-                members[node_text(d)] = ftype
+                member_t: Type = ftype
+                if d.type == "array_declarator" and isinstance(ftype, ScalarType):
+                    # `float f[4]`: an array member, viewed as a vector of its elements (`u.f[i]` is a lane)
+                    size_node, inner = d.child_by_field_name("size"), d.child_by_field_name("declarator")
+                    count = fold_constant(self, size_node, {}, {}) if size_node is not None else None
+                    if not isinstance(count, int) or isinstance(count, bool) or count < 2 or inner is None:
+                        raise UnsupportedError("union array member size", node_text(f), self.span(f))
+                    member_t, d = vector(ftype, count), inner
+                if not isinstance(member_t, ScalarType | VectorType) or d.type != "field_identifier":
+                    raise UnsupportedError(
+                        "union member (a scalar, a vector or an array of scalars)", node_text(f), self.span(f)
+                    )
+                members[node_text(d)] = member_t
         if not members:
             raise UnsupportedError("empty union", node_text(node).split("{")[0], self.span(where))
         storage = next(iter(members.values()))

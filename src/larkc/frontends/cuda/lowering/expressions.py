@@ -21,6 +21,7 @@ from larkc.frontends.cuda.lowering.values import (
     LaneLV,
     LValue,
     MemLV,
+    PunLaneLV,
     PunLV,
     Val,
     VarLV,
@@ -319,6 +320,9 @@ class Expressions(Conversions):
                 return Val(Extract(VarRef(var.name, var.type, span), index, t, span), t)
             case PunLV(var, t):
                 return Val(Cast(VarRef(var.name, var.type, span), t, CastKind.BITCAST, span), t)
+            case PunLaneLV(var, view, index, t):
+                bits = Cast(VarRef(var.name, var.type, span), view, CastKind.BITCAST, span)
+                return Val(Extract(bits, index, t, span), t)
             case _:
                 raise AssertionError(lv)
 
@@ -346,6 +350,11 @@ class Expressions(Conversions):
             case PunLV(var, t):
                 self.emit(Assign(var.name, Cast(v.expr, var.type, CastKind.BITCAST, span), span))
                 return Val(Cast(VarRef(var.name, var.type, span), t, CastKind.BITCAST, span), t)
+            case PunLaneLV(var, view, index, t):
+                bits = Cast(VarRef(var.name, var.type, span), view, CastKind.BITCAST, span)
+                updated = Insert(bits, index, v.expr, view, span)
+                self.emit(Assign(var.name, Cast(updated, var.type, CastKind.BITCAST, span), span))
+                return self.read(lv, node)
             case _:
                 raise AssertionError(lv)
 
@@ -380,7 +389,7 @@ class Expressions(Conversions):
             if pun is not None:  # `reinterpret_cast<float*>(&v)[i]`
                 return self.pun_place(pun[0], pun[1], idx_nodes[0], node)
             base = self.lvalue(base_node)
-            if isinstance(base, LaneLV | MemLV | VarLV | PunLV):
+            if isinstance(base, LaneLV | MemLV | VarLV | PunLV | PunLaneLV):
                 base_val = self.read(base, base_node)
             else:
                 base_val = base
@@ -531,6 +540,8 @@ class Expressions(Conversions):
         idx_e = self.cast_scalar(idx_e, idx_t, I32, self.span(idx_node))
         if isinstance(base, VarLV):
             return LaneLV(base, idx_e, vt.elem)
+        if isinstance(base, PunLV) and isinstance(base.type, VectorType):  # `u.f[i]`, `float f[4]` in a union
+            return PunLaneLV(base.var, base.type, idx_e, vt.elem)
         return Val(Extract(base_val.expr, idx_e, vt.elem, self.span(node)), vt.elem)
 
     def field(self, node: ts.Node, *, reading: bool = False) -> LValue | Val:
@@ -561,7 +572,7 @@ class Expressions(Conversions):
             lane_lv = self.memory_lane(base, base.type, fname, node)
             if lane_lv is not None:
                 return lane_lv
-        base_val = self.read(base, arg) if isinstance(base, VarLV | MemLV | LaneLV | PunLV) else base
+        base_val = self.read(base, arg) if isinstance(base, VarLV | MemLV | LaneLV | PunLV | PunLaneLV) else base
         vt = base_val.ctype
         union = self.tu.union_member(vt, fname) if isinstance(vt, ScalarType | VectorType) else None
         if union is not None:  # a union member: the union's bits reinterpreted
@@ -814,7 +825,7 @@ class Expressions(Conversions):
         left = node.child_by_field_name("left")
         assert left is not None
         lv = self.lvalue(left)
-        if not isinstance(lv, VarLV | MemLV | LaneLV | PunLV):
+        if not isinstance(lv, VarLV | MemLV | LaneLV | PunLV | PunLaneLV):
             if isinstance(lv, Val) and isinstance(lv.expr, VarRef) and isinstance(lv.ctype, CArray):
                 raise self.type_error("assignment to an array", node)
             raise self.type_error("assignment to something that is not a variable or memory", left)
@@ -842,7 +853,7 @@ class Expressions(Conversions):
         assert arg is not None
         span = self.span(node)
         lv = self.lvalue(arg)
-        if not isinstance(lv, VarLV | MemLV | LaneLV | PunLV):
+        if not isinstance(lv, VarLV | MemLV | LaneLV | PunLV | PunLaneLV):
             raise self.type_error(f"operand of {op} is not assignable", arg)
         t = lv.type
         old = self.read(lv, arg)

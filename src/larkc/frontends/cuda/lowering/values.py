@@ -2,7 +2,8 @@
 
 An rvalue is a pure IR expression with its C type (an array keeps its dimensions until it decays); an
 lvalue is a local variable (:class:`VarLV`), memory (:class:`MemLV`), one lane of a vector variable
-(:class:`LaneLV`) or a member of a union variable (:class:`PunLV`). Reads and writes of an lvalue are
+(:class:`LaneLV`), a member of a union variable (:class:`PunLV`) or an element of a union's array member
+(:class:`PunLaneLV`). Reads and writes of an lvalue are
 emitted by ``Expressions.read``/``write``.
 """
 
@@ -61,7 +62,18 @@ class PunLV:
     type: ScalarType | VectorType
 
 
-LValue = VarLV | MemLV | LaneLV | PunLV
+@dataclass(frozen=True, slots=True)
+class PunLaneLV:
+    """Element ``index`` of an array member of a union variable (``u.f[i]`` with ``float f[4]``): a lane of
+    the variable's bits viewed as the vector ``view``."""
+
+    var: VarLV
+    view: VectorType
+    index: Expr
+    type: ScalarType
+
+
+LValue = VarLV | MemLV | LaneLV | PunLV | PunLaneLV
 
 
 @dataclass(slots=True)
