@@ -6,9 +6,14 @@ row_sum_autotune_bug_even is correct for its first configuration (BLOCK_N = 16) 
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import pytest
+
+from larkc.errors import TaskError
 from larkc.frontends import parse_task, task_configs
+from larkc.pipeline.replay import load_replay
 from larkc.pipeline.run import LaunchModules, config_label, run_task
 from larkc.pipeline.verify import verify_task
 from larkc.provers import Status, Verdict
@@ -99,3 +104,67 @@ def test_a_task_of_several_launches_checks_every_combination(tmp_path: Path) -> 
     for r in proved.results:
         if r.status is Status.PROVED:
             assert "every combination" in r.scope.describe(), r.scope.describe()
+
+
+_SCALE = """
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})], key=["n"])
+@triton.jit
+def double(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    MASK
+"""
+
+
+def _double(tmp_path: Path, masked: bool) -> Task:
+    """y = 2x over programs of BLOCK elements: the grid, cdiv(n, BLOCK), depends on the configuration."""
+    body = (
+        "tl.store(y_ptr + offs, 2.0 * tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)"
+        if masked
+        else "tl.store(y_ptr + offs, 2.0 * tl.load(x_ptr + offs))"
+    )
+    (tmp_path / "double.py").write_text(_SCALE.replace("MASK", body))
+    (tmp_path / "task.py").write_text(_DOUBLE_TASK)
+    return load_task(tmp_path / "task.py")
+
+
+_DOUBLE_TASK = """
+from larkc import Task
+
+task = Task(
+    source="double.py", kernel="double", reference=lambda x: 2.0 * x, inputs={"x": "f32[n]"},
+    outputs={"y": "f32[n]"}, bindings={"x_ptr": "x", "y_ptr": "y"}, symbols=["n"],
+    instances=[{"n": 96}, {"n": 128}], grid=["cdiv(n, BLOCK)"], block=[1],
+)
+"""
+
+
+def test_a_grid_may_name_the_configuration_constexprs(tmp_path: Path) -> None:
+    task = _double(tmp_path, masked=True)
+    report = run_task(task, seeds=1, replay_dir=tmp_path)
+    assert report.ok, report.render()
+    grids = {(i.config, i.launch.grid[0]) for i in report.instances if i.shape == {"n": 96}}
+    assert grids == {("BLOCK=32", 3), ("BLOCK=64", 2)}
+    assert verify_task(task, replay_dir=tmp_path).verdict is Verdict.VERIFIED
+
+
+def test_an_unmasked_kernel_fails_for_the_configuration_that_overruns(tmp_path: Path) -> None:
+    task = _double(tmp_path, masked=False)
+    report = run_task(task, seeds=1, replay_dir=tmp_path)
+    failed = [i for i in report.instances if not i.ok]
+    assert [(i.shape, i.config) for i in failed] == [({"n": 96}, "BLOCK=64")], report.render()
+    assert "oob" in failed[0].kinds()
+    assert failed[0].replay is not None
+    replay = load_replay(failed[0].replay)  # the launch recorded with BLOCK = 64 is the one computed again
+    assert replay.instance == {"n": 96}
+    verified = verify_task(task, replay_dir=tmp_path)
+    assert verified.verdict is Verdict.FAILED and "oob" in verified.kinds()
+
+
+def test_a_grid_name_no_configuration_gives_is_an_error(tmp_path: Path) -> None:
+    task = dataclasses.replace(_double(tmp_path, masked=True), grid=["cdiv(n, BLOCKS)"])
+    with pytest.raises(TaskError, match="BLOCKS, neither a symbol nor an integer constexpr"):
+        run_task(task, seeds=1, replay_dir=tmp_path)

@@ -79,6 +79,7 @@ def write_replay_file(task: Task, rep: InstanceReport, folder: Path) -> Path:
         record["inputs"] = inputs_json(rep.inputs)
     if rep.config:
         record["config"] = rep.config  # the autotune configuration that failed (a replay runs every one)
+        record["config_values"] = [dict(c) for c in rep.config_values]  # what its launch was computed with
     folder.mkdir(parents=True, exist_ok=True)
     shape = "-".join(f"{k}{v}" for k, v in rep.shape.items()) or "launch"
     # Tasks of one name (two command-line tasks of one kernel file, task files in different folders) get
@@ -137,10 +138,17 @@ def load_replay(path: Path) -> Replay:
         inputs = {str(t): {int(i): float(v) for i, v in vals.items()} for t, vals in record.get("inputs", {}).items()}
     except (KeyError, TypeError, ValueError) as e:
         raise TaskError(f"malformed replay file {path}: {e}") from None
+    # The recorded launch was computed with the failing autotune configuration's constexprs (a Triton grid
+    # may name them); the replay itself runs every configuration.
+    values = record.get("config_values") or [{} for _ in task.launches]
+    try:
+        checked = task.with_launch_constants(values)
+    except (TypeError, AttributeError) as e:
+        raise TaskError(f"malformed replay file {path}: {e}") from None
     if record.get("launches") is not None or len(task.launches) > 1:
-        check_launches_match(task, instance, record.get("launches"))
+        check_launches_match(checked, instance, record.get("launches"))
     else:
-        check_launch_matches(task, instance, record.get("launch"))
+        check_launch_matches(checked, instance, record.get("launch"))
     return Replay(task, instance, seed, inputs, distribution)
 
 

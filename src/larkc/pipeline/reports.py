@@ -124,6 +124,8 @@ class InstanceReport:
     launches: tuple[LaunchConfig, ...] = ()
     #: the ``@triton.autotune`` configuration the kernel was lowered for (``""``: not autotuned)
     config: str = ""
+    #: its constexpr values, one mapping per launch (for the replay file; empty when not autotuned)
+    config_values: tuple[Mapping[str, object], ...] = ()
 
     @property
     def ok(self) -> bool:

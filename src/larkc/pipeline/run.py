@@ -119,7 +119,7 @@ def run_instance(
     inputs: Mapping[str, Mapping[int, float]] | None = None,
     strict: bool = False,
     distribution: InputDistribution = InputDistribution.NORMAL,
-    config: str = "",
+    config: Configs | None = None,
 ) -> tuple[InstanceReport, SimResult]:
     """Simulate and compare one shape instance of ``task`` (no replay file).
 
@@ -128,11 +128,13 @@ def run_instance(
     drawn with ``seed`` and transformed by ``distribution``; ``inputs`` sets chosen input elements (tensor
     name to ``{flat index: value}``) over them: the witness of a counterexample. The reference runs on
     the inputs as drawn, whatever the kernel does to them. ``strict``: warnings (``race (same value)``)
-    fail the instance. ``config`` names the autotune configuration ``module`` was lowered for (see
-    :func:`config_label`), for the report. Returns the report and the simulation of the last launch that ran.
+    fail the instance. ``config`` is the autotune configuration (one per launch) ``module`` was lowered for:
+    its integer constexprs complete the launch's grid (:meth:`~larkc.tasks.Task.with_launch_constants`),
+    and the report names it. Returns the report and the simulation of the last launch that ran.
     """
     env = task.shape_env(instance)
     n = len(task.launches)
+    task = task.with_launch_constants(config if config is not None else tuple({} for _ in task.launches))
     modules = [module] * n if isinstance(module, Module) else list(module)
     if len(modules) != n:
         raise TaskError(f"task {task.name}: {len(modules)} module(s) for {n} launch(es)")
@@ -179,7 +181,8 @@ def run_instance(
     report = InstanceReport(
         dict(env), seed, runs.configs[0], tuple(diagnoses), tuple(outputs), runs.seconds, inputs=overrides,
         strict=strict, distribution=distribution.value, input_writes=tuple(_input_writes(task, runs)),
-        launches=tuple(runs.configs) if n > 1 else (), config=config,
+        launches=tuple(runs.configs) if n > 1 else (), config=config_label(task, config) if config else "",
+        config_values=tuple(dict(c) for c in config) if config and any(config) else (),
     )  # fmt: skip
     return report, runs.last
 
@@ -393,15 +396,15 @@ def run_task(
     every_set = [(s, d) for d in chosen_distributions for s in range(seed, seed + seeds)]
     # Every input set on the instance of fewest threads (the cheapest: data-dependent bugs rarely need
     # size), the first on the others, so that the default run stays about as fast as one seed was.
-    smallest = min(range(len(chosen)), key=lambda i: (_threads(task, chosen[i]), i), default=0)
+    sizing = task.with_launch_constants(configs[0] or tuple({} for _ in task.launches))  # grids of the first
+    smallest = min(range(len(chosen)), key=lambda i: (_threads(sizing, chosen[i]), i), default=0)
     for k, inst in enumerate(chosen):
         for cfg in configs:  # every autotune configuration is a specialisation the task must hold for
             tries: list[InstanceReport] = []
             mods = [module] * len(task.launches) if module is not None else parsed.modules(inst, cfg)
-            label = config_label(task, cfg) if cfg is not None else ""
             for s, d in every_set if k == smallest else every_set[:1]:
                 rep, _ = run_instance(
-                    task, mods, inst, s, limits=limits, inputs=inputs, strict=strict, distribution=d, config=label
+                    task, mods, inst, s, limits=limits, inputs=inputs, strict=strict, distribution=d, config=cfg
                 )
                 tries.append(rep)
                 if not rep.ok:

@@ -35,7 +35,7 @@ from larkc.ir.types import ScalarType
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import VerifyReport
-from larkc.pipeline.run import config_label, run_instance
+from larkc.pipeline.run import Configs, config_label, run_instance
 from larkc.provers import (
     Assumption,
     AssumptionKind,
@@ -151,6 +151,8 @@ def _verify_specialisation(
     kernel as given, or its only specialisation; ``label`` names it), not yet combined; and the
     instances run."""
     per_instance = module is None and specialised_per_instance(task)
+    cfgs = (config,) if config else None
+    task = task.with_launch_constants((config or {},))  # a Triton grid may name the configuration's constexprs
     if module is None:
         module = parse_task(task, None, config)
     module, f = bind_null_pointers(task, module, kernel_function(task, module))
@@ -163,7 +165,7 @@ def _verify_specialisation(
     parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
     say(f"parametric proof of {', '.join(ob.name for ob in parametric_obs)} (z3, all sizes)")
     for r in prove_parametric(module, f.name, task, parametric_obs, budget):
-        per_ob[r.obligation].append(_confirm_static(task, module, r, replay_dir, label))
+        per_ob[r.obligation].append(_confirm_static(task, module, r, replay_dir, cfgs))
     bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
     for k, env in enumerate(chosen):
         shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
@@ -176,7 +178,7 @@ def _verify_specialisation(
             say(f"instance {k + 1}/{len(chosen)}: deciding {len(bounded_obs)} obligations")
             results = prove_instance(facts, bounded_obs, budget)
             results = _inexact_scalars(task, fn, env, _input_writes(clobbered, env, results))
-            results = [_confirm(task, mod, r, env, replay_dir, label) for r in results]
+            results = [_confirm(task, mod, r, env, replay_dir, cfgs) for r in results]
             launch = facts.launch
             del facts
         runs.append((env, launch, time.perf_counter() - t0))
@@ -292,18 +294,19 @@ def _several_launches(
     obligations = obligations_of(task)
     parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
     per_launch: dict[Obligation, list[tuple[str, ObligationResult]]] = {ob: [] for ob in parametric_obs}
-    refuting: dict[int, list[Module]] = {}  # per refutation (its id), the sequence it is confirmed on
+    refuting: dict[int, tuple[list[Module], Configs]] = {}  # per refutation (its id): where to confirm it
     for cfg in parsed.configs():  # every combination of the launches' autotune configurations
         bound: list[Module] = []
+        configured = task.with_launch_constants(cfg)  # a Triton grid may name the configuration's constexprs
         for k, mod in enumerate(parsed.modules(None, cfg)):
-            view = _without_written_ranges(task.launch_task(k), k)
+            view = _without_written_ranges(configured.launch_task(k), k)
             mod_k, f_k = bind_null_pointers(view, mod, kernel_function(view, mod))
             bound.append(mod_k)
             label = task.launch_label(k) + (f" (autotune configuration {config_values(cfg[k])})" if cfg[k] else "")
             say(f"{label}: parametric proof of {', '.join(ob.name for ob in parametric_obs)}")
             for r in prove_parametric(mod_k, f_k.name, view, parametric_obs, budget):
                 per_launch[r.obligation].append((label, r))
-                refuting[id(r)] = bound
+                refuting[id(r)] = (bound, cfg)
     results: list[ObligationResult] = []
     for ob in obligations:
         if ob not in per_launch:
@@ -312,7 +315,8 @@ def _several_launches(
         launch_results = per_launch[ob]
         refuted = next((r for _, r in launch_results if r.status is Status.REFUTED), None)
         if refuted is not None:
-            results.append(_confirm_sequence(task, refuting[id(refuted)], refuted, chosen, replay_dir))
+            bound_of, cfg_of = refuting[id(refuted)]
+            results.append(_confirm_sequence(task, bound_of, refuted, chosen, replay_dir, cfg_of))
         elif all(r.status is Status.PROVED for _, r in launch_results):
             first = launch_results[0][1]
             detail = "; ".join(f"{label}: {r.detail}" for label, r in launch_results)
@@ -358,9 +362,10 @@ def _confirm_sequence(
     r: ObligationResult,
     chosen: Sequence[Mapping[str, int]],
     replay_dir: Path | None,
+    config: Configs | None = None,
 ) -> ObligationResult:
     """A parametric refutation of one launch, run through the whole sequence at its sizes when they are
-    small enough (as :func:`_confirm_static` does for one launch)."""
+    small enough (as :func:`_confirm_static` does for one launch), under the autotune ``config``."""
     cx = r.counterexample
     if cx is None or not cx.instance:
         return r
@@ -371,7 +376,7 @@ def _confirm_sequence(
         return r
     if max(sizes, default=0) > _SIMULABLE_ELEMENTS:
         return r
-    rep, _ = run_instance(task, modules, env, 0)
+    rep, _ = run_instance(task, modules, env, 0, config=config)
     if r.obligation.kind.failure_kind not in rep.kinds():
         return r
     replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
@@ -421,7 +426,7 @@ def _equivalence_unknown(
 
 
 def _confirm_static(
-    task: Task, module: Module, r: ObligationResult, replay_dir: Path | None, config: str = ""
+    task: Task, module: Module, r: ObligationResult, replay_dir: Path | None, config: Configs | None = None
 ) -> ObligationResult:
     """Run a parametric refutation's sizes through the simulator when they are small enough."""
     cx = r.counterexample
@@ -684,7 +689,12 @@ def _show(q: Fraction) -> str:
 
 
 def _confirm(
-    task: Task, module: Module, r: ObligationResult, env: Mapping[str, int], replay_dir: Path | None, config: str = ""
+    task: Task,
+    module: Module,
+    r: ObligationResult,
+    env: Mapping[str, int],
+    replay_dir: Path | None,
+    config: Configs | None = None,
 ) -> ObligationResult:
     """Run a refutation's witness through the simulator and the reference (``module``: the kernel lowered
     for the autotune configuration ``config``); attach a replay file."""

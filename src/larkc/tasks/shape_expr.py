@@ -12,6 +12,7 @@ and ``next_pow2(a)`` (the least power of two >= a, as ``triton.next_power_of_2``
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import assert_never
@@ -38,6 +39,7 @@ __all__ = [
     "next_pow2",
     "parse_shape_expr",
     "shape_expr",
+    "substitute",
 ]
 
 
@@ -297,5 +299,27 @@ def free_symbols(e: ShapeExpr) -> frozenset[str]:
             return out
         case ShapeNot(operand):
             return free_symbols(operand)
+        case _:
+            assert_never(e)
+
+
+def substitute(e: ShapeExpr, values: Mapping[str, int]) -> ShapeExpr:
+    """``e`` with each symbol named in ``values`` replaced by its number (an autotune configuration's
+    constexprs in a Triton task's grid)."""
+    match e:
+        case ShapeNum():
+            return e
+        case ShapeSym(name):
+            return ShapeNum(values[name]) if name in values else e
+        case ShapeArith(op, lhs, rhs):
+            return ShapeArith(op, substitute(lhs, values), substitute(rhs, values))
+        case ShapeCmp(op, lhs, rhs):
+            return ShapeCmp(op, substitute(lhs, values), substitute(rhs, values))
+        case ShapeCall(fn, args):
+            return ShapeCall(fn, tuple(substitute(a, values) for a in args))
+        case ShapeBool(op, args):
+            return ShapeBool(op, tuple(substitute(a, values) for a in args))
+        case ShapeNot(operand):
+            return ShapeNot(substitute(operand, values))
         case _:
             assert_never(e)

@@ -40,7 +40,7 @@ from larkc.ir.types import (
 )
 from larkc.tasks.kernel_name import KernelName
 from larkc.tasks.scalar_expr import ScalarExpr
-from larkc.tasks.shape_expr import ShapeExpr, ShapeNum, evaluate, free_symbols, shape_expr
+from larkc.tasks.shape_expr import ShapeExpr, ShapeNum, evaluate, free_symbols, shape_expr, substitute
 
 __all__ = [
     "DEFAULT_MAX_TENSOR_BYTES",
@@ -539,6 +539,36 @@ class Task:
                 raise TaskError(f"task {self.name}: shape instance {env} leaves tensor {tname!r} no values {bounds}")
         return env
 
+    def with_launch_constants(self, values: Sequence[Mapping[str, object]]) -> Task:
+        """The task with the integer constants ``values[k]`` (an autotune configuration's constexprs, one
+        mapping per launch) put into launch ``k``'s grid, block and shared bytes.
+
+        A Triton task's grid may name a configuration's constexprs (``cdiv(n, BLOCK)``); every other name
+        in a launch must be a symbol, which is checked here (a CUDA task's launches were checked when it
+        was constructed).
+        """
+        if len(values) != len(self.launches):
+            raise TaskError(f"task {self.name}: {len(values)} configuration(s) for {len(self.launches)} launch(es)")
+        out: list[KernelLaunch] = []
+        for k, (x, given) in enumerate(zip(self.launches, values, strict=True)):
+            ints = {n: v for n, v in given.items() if isinstance(v, int) and not isinstance(v, bool)}
+            grid = tuple(substitute(d, ints) for d in x.grid)
+            block = tuple(substitute(d, ints) for d in x.block)
+            shared = substitute(x.shared_bytes, ints)
+            for e in (*grid, *block, shared):
+                unknown = free_symbols(e) - set(self.symbols)
+                if unknown:
+                    where = f"{self.launch_label(k)}: " if len(self.launches) > 1 else ""
+                    raise TaskError(
+                        f"task {self.name}: {where}the launch uses {', '.join(sorted(unknown))}, neither a symbol "
+                        f"nor an integer constexpr of the autotune configuration {dict(given)}"
+                    )
+            out.append(dataclasses.replace(x, grid=grid, block=block, shared_bytes=shared))
+        if not self._launches:
+            (x,) = out
+            return dataclasses.replace(self, grid=x.grid, block=x.block, shared_bytes=x.shared_bytes)
+        return dataclasses.replace(self, _launches=tuple(out))
+
     def with_instances(self, instances: Sequence[Mapping[str, int]]) -> Task:
         """The same task with other concrete shape instances."""
         new = dataclasses.replace(self, instances=tuple(dict(i) for i in instances))
@@ -584,9 +614,10 @@ class Task:
         scalars: list[tuple[str, ScalarExpr]] = []
         for k, x in enumerate(self.launches):
             label = f"{self.launch_label(k)}: " if len(self.launches) > 1 else ""
-            exprs += [(f"{label}grid", d) for d in x.grid]
-            exprs += [(f"{label}block", d) for d in x.block]
-            exprs += [(f"{label}shared_bytes", x.shared_bytes)]
+            if self.language == "cuda":  # a Triton grid may name autotune constexprs: with_launch_constants
+                exprs += [(f"{label}grid", d) for d in x.grid]
+                exprs += [(f"{label}block", d) for d in x.block]
+                exprs += [(f"{label}shared_bytes", x.shared_bytes)]
             for pname, b in x.bindings.items():
                 if isinstance(b, ShapeArg):
                     exprs.append((f"{label}binding of {pname!r}", b.expr))
