@@ -3,13 +3,14 @@ and the time per candidate (issue 11 item 5).
 
     .venv/bin/python benchmarks/kernelbench_corpus.py [--seconds 60] [--out benchmarks/results/kernelbench-corpus.txt]
 
-Every ``examples/kernelbench/<problem>/`` holds ``model.py``, a correct ``model_new.py`` and wrong or
-cheating ``wrong_*.py`` candidates. Each problem's candidates go through :func:`larkc.verify_many` in this
-one process (batch mode, the result cache off), with every shape instance the derivation gives. A
-correct candidate should be VERIFIED (UNKNOWN is honest: the table says why), a wrong one FAILED (the table
-says with which failure words, and whether a prover refuted it or, where the provers left it unknown, the
-simulator). Time per candidate is wall clock on this machine, deriving the task included; the commit is
-the one checked out when the run started.
+Every ``examples/kernelbench/<problem>/`` holds ``model.py``, a correct ``model_new.py`` (and maybe other
+correct ones, ``model_new_*.py``: a Triton one) and wrong or cheating ``wrong_*.py`` candidates. Each
+problem's candidates go through :func:`larkc.verify_many` in this one process (batch mode, the result
+cache off), with every shape instance the derivation gives. A correct candidate should be VERIFIED
+(UNKNOWN is honest: the table says why), a wrong one FAILED (the table says with which failure words,
+and whether a prover refuted it or, where the provers left it unknown, the simulator). Time per
+candidate is wall clock on this machine, deriving the task included; the commit is the one checked out
+when the run started.
 """
 
 from __future__ import annotations
@@ -42,10 +43,10 @@ def main() -> int:
     for problem in sorted(p for p in CORPUS.iterdir() if (p / "model.py").is_file()):
         if args.only and problem.name not in args.only:
             continue
-        files = [problem / "model_new.py", *sorted(problem.glob("wrong_*.py"))]
+        files = [problem / "model_new.py", *sorted(problem.glob("model_new_*.py")), *sorted(problem.glob("wrong_*.py"))]
         results = larkc.verify_many(files, problem / "model.py", seconds=args.seconds, cache_dir="")
         for f, r in zip(files, results, strict=True):
-            expected = "VERIFIED" if f.name == "model_new.py" else "FAILED"
+            expected = "FAILED" if f.name.startswith("wrong_") else "VERIFIED"
             why = ""
             if r.status == "UNKNOWN" and r.report is not None:
                 details = {o["detail"] for o in r.report["obligations"] if o["status"] == "unknown"}
