@@ -22,7 +22,7 @@ task = Task(
         "BLOCK": 64,
     },
     symbols=["r", "v"],
-    constraints=["v <= 262144"],
+    constraints=["v <= 262144", "r * v <= 2147483647"],
     instances=[{"r": 4, "v": 150}, {"r": 2, "v": 64}, {"r": 3, "v": 1}],
     grid=["r"],
     block=[1],

@@ -30,7 +30,7 @@ task = Task(
         "BLOCK": 64,
     },
     symbols=["m", "n"],
-    constraints=["n <= 65536", "m <= 65536"],
+    constraints=["n <= 65536", "m * n <= 2147483647"],
     instances=[{"m": 3, "n": 70}, {"m": 2, "n": 64}, {"m": 4, "n": 200}],
     grid=["m"],
     block=[1],

@@ -33,7 +33,7 @@ task = Task(
         "BLOCK": 64,
     },
     symbols=["m", "n", "p"],
-    constraints=["n <= p"],
+    constraints=["n <= p", "m * p <= 2147483647"],
     instances=[{"m": 3, "n": 70, "p": 80}],
     grid=["m"],
     block=[1],

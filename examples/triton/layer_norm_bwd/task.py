@@ -34,7 +34,7 @@ task = Task(
         "BLOCK": "next_pow2(n)",
     },
     symbols=["m", "n"],
-    constraints=["n <= 4096"],
+    constraints=["n <= 4096", "m * n <= 2147483647"],
     instances=[{"m": 3, "n": 70}, {"m": 5, "n": 64}, {"m": 1, "n": 1}],
     grid=["m"],
     block=[1],

@@ -25,7 +25,8 @@ task = Task(
         "BLOCK_K": 16,
     },
     symbols=["m", "n", "k"],
-    constraints=["k % 8 == 0", "n % 8 == 0"],  # 16-byte aligned rows, as tensor descriptors need
+    # 16-byte aligned rows, as tensor descriptors need; sizes whose int32 loop bound k + BLOCK_K does not wrap
+    constraints=["k % 8 == 0", "n % 8 == 0", "m <= 8192", "n <= 8192", "k <= 8192"],
     instances=[{"m": 40, "n": 56, "k": 40}, {"m": 32, "n": 32, "k": 16}, {"m": 7, "n": 8, "k": 24}],
     grid=["cdiv(m, 32)", "cdiv(n, 32)"],
     block=[1],

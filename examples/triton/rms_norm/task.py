@@ -26,7 +26,7 @@ task = Task(
         "BLOCK": "next_pow2(n)",
     },
     symbols=["m", "n"],
-    constraints=["n <= 8192"],
+    constraints=["n <= 8192", "m * n <= 2147483647"],
     instances=[{"m": 5, "n": 100}, {"m": 2, "n": 128}, {"m": 3, "n": 33}],
     grid=["m"],
     block=[1],

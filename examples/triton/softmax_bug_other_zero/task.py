@@ -24,7 +24,7 @@ task = Task(
         "BLOCK": 64,
     },
     symbols=["r", "d"],
-    constraints=["d <= 64"],
+    constraints=["d <= 64", "r * d <= 2147483647"],
     instances=[{"r": 3, "d": 50}],
     grid=["r"],
     block=[1],

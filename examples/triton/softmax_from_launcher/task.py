@@ -15,6 +15,6 @@ task = task_from_launcher(
     reference=reference,
     inputs={"x": "f32[r, d]"},
     symbols=["r", "d"],
-    constraints=["d <= 4096"],
+    constraints=["d <= 4096", "r <= 65536"],
     instances=[{"r": 3, "d": 50}, {"r": 5, "d": 100}, {"r": 2, "d": 129}, {"r": 4, "d": 64}],
 )
