@@ -326,3 +326,31 @@ def test_triton_candidate(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captur
     assert main(["run", "wrong_triton_no_mask.py", "--reference", "model.py", "--seeds", "1"]) == 1
     out = capsys.readouterr().out
     assert "oob: wrong_triton_no_mask.py:16:9: read of 4 bytes (f32)" in out
+
+
+def test_host_idioms(tmp_path: Path) -> None:
+    """File-level constexpr, negative size indices, sizes()[i], torch::dtype(...).device(...), const dim3 from
+    dim3(...), a stream argument, launch checks, a list of CUDA sources, forward's x = x.contiguous()."""
+    src = (
+        "#include <torch/extension.h>\n#include <ATen/cuda/CUDAContext.h>\nconstexpr int BLOCK = 128;\n"
+        "__global__ void k(const float* x, float* y, int64_t n) {\n"
+        "    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;\n    if (i < n) y[i] = fmaxf(x[i], 0.0f);\n}\n"
+        "torch::Tensor f(torch::Tensor x) {\n"
+        '    TORCH_CHECK(x.scalar_type() == torch::kFloat, "float only");\n'
+        "    const auto n = x.size(-1) * x.sizes()[0];\n"
+        "    auto y = torch::empty({x.size(0), x.size(1)}, torch::dtype(torch::kFloat32).device(x.device()));\n"
+        "    const dim3 grid = dim3((n + BLOCK - 1) / BLOCK);\n"
+        "    k<<<grid, BLOCK, 0, at::cuda::getCurrentCUDAStream()>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);\n"
+        "    C10_CUDA_KERNEL_LAUNCH_CHECK();\n    return y;\n}\n"
+    )
+    path = tmp_path / "model_new.py"
+    path.write_text(
+        "import torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n"
+        f"src = {src!r}\n"
+        'ext = load_inline(name="e", cpp_sources="", cuda_sources=[src], functions=["f"], with_cuda=True)\n'
+        "class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.ext = ext\n"
+        "    def forward(self, x):\n        x = x.contiguous()\n        out = self.ext.f(x)\n        return out\n"
+    )
+    task = larkc.candidate_task(path, _problem(tmp_path))
+    assert [str(g) for g in task.grid] == ["cdiv((cols * rows), 128)"] and [str(b) for b in task.block] == ["128"]
+    assert larkc.run(task).ok

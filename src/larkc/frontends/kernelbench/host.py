@@ -562,6 +562,34 @@ class _Evaluator:
             raise self.unsupported("call in host code", e)
         raise self.unsupported("statement in host code", e)
 
+    def file_constants(self, root: ts.Node) -> None:
+        """File-level constants (``constexpr int BLOCK = 256;``, ``const float EPS = 1e-5f;``) the host
+        function may use; the function's parameters hide them. Device variables and anything that does
+        not evaluate are left out (a use of them is then an error at the use)."""
+        for node in root.named_children:
+            if node.type in ("namespace_definition", "linkage_specification"):
+                body = node.child_by_field_name("body")
+                if body is not None:
+                    self.file_constants(body)
+                continue
+            if node.type != "declaration":
+                continue
+            words = {node_text(c) for c in node.children}
+            if words & {"__device__", "__constant__", "__shared__", "extern", "__managed__"}:
+                continue
+            type_text = " ".join(node_text(node.child_by_field_name("type")).split())
+            for d in node.children_by_field_name("declarator"):
+                name_node = d.child_by_field_name("declarator") if d.type == "init_declarator" else None
+                value = d.child_by_field_name("value") if d.type == "init_declarator" else None
+                if name_node is None or value is None or name_node.type != "identifier":
+                    continue
+                if node_text(name_node) in self.env or value.type in ("argument_list", "initializer_list"):
+                    continue
+                try:
+                    self.env[node_text(name_node)] = self.convert(self.expr(value), type_text, value)
+                except LarkcError:
+                    continue
+
     def dispatch(self, e: ts.Node) -> None:
         """``AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "name", [&] { ... })``: the lambda's body with
         ``scalar_t`` the C++ type of the dispatched dtype."""
@@ -1111,6 +1139,7 @@ def evaluate_host(
     ev = _Evaluator(root, span, arguments)
     ev.prefix = prefix
     ev.given = given
+    ev.file_constants(root)
     body = function.child_by_field_name("body")
     if body is None:
         raise ev.unsupported("host function without a body", function)
