@@ -900,9 +900,9 @@ def test_a_cub_block_size_other_than_the_launch_is_an_assertion(cuda: Cuda) -> N
 
 
 def test_other_cub_collectives_are_located_errors(cuda: Cuda) -> None:
-    src = "#include <cub/cub.cuh>\n__global__ void k(float* o) {\n    typedef cub::WarpReduce<float> WarpReduce;\n}\n"
-    want = "3:13: error: unsupported cub::WarpReduce (larkc models cub::BlockReduce and cub::BlockScan)"
-    assert cuda.error(src) == want + ": cub::WarpReduce<float>"
+    src = "#include <cub/cub.cuh>\n__global__ void k(float* o) {\n    typedef cub::BlockLoad<float, 128, 4> L;\n}\n"
+    want = "3:13: error: unsupported cub::BlockLoad (larkc models BlockReduce, BlockScan and WarpReduce)"
+    assert cuda.error(src) == want + ": cub::BlockLoad<float, 128, 4>"
 
 
 def test_a_two_dimensional_constant_table_and_zero_initialised_vector_arrays(cuda: Cuda) -> None:
@@ -1057,3 +1057,31 @@ def test_a_union_array_of_vectors_is_a_located_error(cuda: Cuda) -> None:
     assert cuda.error(src).startswith(
         "3:5: error: unsupported union member (a scalar, a vector or an array of scalars): half2 h[4];"
     )
+
+
+CUB_WARPS = """
+#include <cub/cub.cuh>
+__global__ void warp_sums(const int* x, int* sums, int* maxima) {
+    typedef cub::WarpReduce<int> WarpReduce;
+    __shared__ typename WarpReduce::TempStorage temp_storage[2];
+    int warp_id = threadIdx.x / 32;
+    int v = x[threadIdx.x];
+    int s = WarpReduce(temp_storage[warp_id]).Sum(v);
+    int m = WarpReduce(temp_storage[warp_id]).Reduce(v, cub::Max());
+    if (threadIdx.x % 32 == 0) {
+        sums[warp_id] = s;
+        maxima[warp_id] = m;
+    }
+}
+"""
+
+
+def test_cub_warp_reduce_by_its_documented_semantics(cuda: Cuda) -> None:
+    x = torch.randint(-50, 50, (64,), dtype=torch.int32)
+    buffers = {"x": x, "sums": ("i32", 2), "maxima": ("i32", 2)}
+    r = cuda.run(CUB_WARPS, "warp_sums", block=64, buffers=buffers)
+    assert r.ok, r.diagnoses
+    assert r.buffers["sums"].tolist() == x.reshape(2, 32).sum(dim=1).tolist()
+    assert r.buffers["maxima"].tolist() == x.reshape(2, 32).max(dim=1).values.tolist()
+    partial = cuda.run(CUB_WARPS, "warp_sums", block=48, buffers={**buffers, "x": x[:48].clone()})
+    assert not partial.ok  # cub requires every lane of the warp: the shuffles read lanes that do not exist

@@ -72,6 +72,7 @@ class LoweringCore(abc.ABC):
         self.array_params: dict[str, CArray] = {}  # `float x[][N]` parameters, by name
         self.device_scalars: dict[str, Type] = {}  # `__device__` scalars used by a kernel: its parameters
         self.local_pointer_params: dict[str, Type] = {}  # pointer parameters given a caller's local: pointee
+        self.warp_storages: set[str] = set()  # `WarpReduce::TempStorage` names (placeholders: the model shuffles)
         self.cub_types: dict[str, CubCollective] = {}  # `typedef cub::BlockReduce<float, 256> BlockReduce;`
         self.struct_params: dict[str, dict[str, VarLV]] = {}  # parameter structs of pointers: member -> parameter
 

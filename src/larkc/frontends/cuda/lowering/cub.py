@@ -1,4 +1,4 @@
-"""cub's block collectives, modelled by their documented semantics: ``cub::BlockReduce`` and ``cub::BlockScan``.
+"""cub's collectives, modelled by their documented semantics: ``BlockReduce``, ``BlockScan``, ``WarpReduce``.
 
 A kernel names a collective through a local ``typedef`` (or ``using``) of ``cub::BlockReduce<T, BLOCK>``
 (``cub::BlockScan<T, BLOCK>``), declares its ``__shared__ typename C::TempStorage``, and calls a method
@@ -11,13 +11,17 @@ on ``C(temp_storage)``. The model, per call:
   own input (so a kernel that uses the result elsewhere computes a wrong value, found by comparison
   with the reference, not by an ``uninit`` finding);
 * ``InclusiveSum(in, out)``/``ExclusiveSum(in, out)``: each thread sums the values of the threads before it
-  (and its own), the exclusive sum of thread 0 being 0.
+  (and its own), the exclusive sum of thread 0 being 0;
+* ``cub::WarpReduce<T>`` (``TempStorage`` one per warp, unused by the model): ``Sum(v)``/``Reduce(v, op)``
+  combine the warp's 32 lanes by xor shuffles (all lanes must take part); lane 0 gets the result, the
+  other lanes their own input.
 
 Reusing the storage needs a ``__syncthreads()`` first (cub's documented requirement): without it, the next
 call's stores race with this call's reads, which the simulator reports. The block size must equal
 ``BLOCK`` (cub's precondition), an assertion of the lowered code. Floating-point results are combined in
 thread order: cub's own order (a tree) can round differently. ``BLOCK_DIM_Y``/``Z`` arguments, the
-algorithm argument, ``WarpReduce``, ``BlockLoad``/``BlockStore`` and other methods are a located error.
+algorithm argument, logical warps of other than 32 lanes, ``BlockLoad``/``BlockStore`` and other methods
+are a located error.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import tree_sitter as ts
 from larkc.frontends.cuda.ctypes import CArray
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.cooperative import linear_thread_index
-from larkc.frontends.cuda.lowering.values import Val
+from larkc.frontends.cuda.lowering.values import FULL_MASK, Val
 from larkc.frontends.cuda.syntax import node_text
 from larkc.ir.nodes import (
     Alloc,
@@ -50,6 +54,7 @@ from larkc.ir.nodes import (
     If,
     Load,
     PtrAdd,
+    Select,
     Store,
     VarRef,
 )
@@ -58,7 +63,7 @@ from larkc.ir.types import BOOL, I32, U32, AddressSpace, PointerType, ScalarType
 __all__ = ["CubCollective", "CubCollectives"]
 
 #: cub's collectives larkc models, by their name in ``cub::``.
-_MODELLED = ("BlockReduce", "BlockScan")
+_MODELLED = ("BlockReduce", "BlockScan", "WarpReduce")
 #: ``cub::Sum()`` and friends: the operator each names.
 _OPERATORS = {"Sum": "+", "Max": "max", "Min": "min"}
 
@@ -87,10 +92,19 @@ class CubCollectives(Conversions):
         args_node = name.child_by_field_name("arguments")
         args = [a for a in args_node.named_children if a.type != "comment"] if args_node is not None else []
         if kind not in _MODELLED:
-            raise self.unsupported(f"cub::{kind} (larkc models cub::BlockReduce and cub::BlockScan)", type_node)
-        if len(args) != 2:
+            raise self.unsupported(f"cub::{kind} (larkc models BlockReduce, BlockScan and WarpReduce)", type_node)
+        if kind == "WarpReduce" and len(args) == 2:
+            lanes = self.tu.template_argument(args[1], self.env, node, self.const_scope())
+            if lanes != 32:
+                raise self.unsupported("cub::WarpReduce over a logical warp of other than 32 lanes", args[1])
+            args = args[:1]
+        if kind == "WarpReduce" and len(args) == 1:
+            elem = self.tu.template_argument(args[0], self.env, node, self.const_scope())
+            threads: object = 32  # a warp's lanes
+        elif len(args) != 2:
             raise self.unsupported(f"cub::{kind} with other than a value type and a block size", type_node)
-        elem, threads = (self.tu.template_argument(a, self.env, node, self.const_scope()) for a in args)
+        else:
+            elem, threads = (self.tu.template_argument(a, self.env, node, self.const_scope()) for a in args)
         if not isinstance(elem, ScalarType) or elem.is_bool:
             raise self.unsupported(f"cub::{kind} of a value that is not a number", args[0])
         if not isinstance(threads, int) or isinstance(threads, bool) or threads <= 0:
@@ -119,8 +133,18 @@ class CubCollectives(Conversions):
             raise self.unsupported(f"cub::{collective.kind} member type", type_node)
         specs = {node_text(c) for c in node.named_children if c.type in ("storage_class_specifier", "type_qualifier")}
         for d in node.children_by_field_name("declarator"):
+            if collective.kind == "WarpReduce" and d.type == "array_declarator" and "__shared__" in specs:
+                # `TempStorage temp[WARPS]`: one per warp; the model (shuffles) does not use it
+                inner = d.child_by_field_name("declarator")
+                if inner is None or inner.type != "identifier":
+                    raise self.unsupported("TempStorage declarator", d)
+                self.warp_storages.add(self.declare(node_text(inner), "const", I32, d, 0))
+                continue
             if d.type != "identifier" or "__shared__" not in specs:
                 raise self.unsupported("TempStorage other than one __shared__ variable", d)
+            if collective.kind == "WarpReduce":
+                self.warp_storages.add(self.declare(node_text(d), "const", I32, d, 0))
+                continue
             arr = CArray(collective.elem, (collective.threads,), AddressSpace.SHARED)
             ir_name = self.declare(node_text(d), "alloc", arr, d)
             self.emit(Alloc(ir_name, collective.elem, collective.threads, AddressSpace.SHARED, self.span(d)))
@@ -135,6 +159,14 @@ class CubCollectives(Conversions):
         if collective is None or args is None:
             return None
         storage = [a for a in args.named_children if a.type != "comment"]
+        if collective.kind == "WarpReduce":
+            target = storage[0] if len(storage) == 1 else None
+            if target is not None and target.type == "subscript_expression":
+                target = target.child_by_field_name("argument")  # `temp[warp_id]`
+            held = self.lookup(node_text(target)) if target is not None and target.type == "identifier" else None
+            if held is None or held.ir_name not in self.warp_storages:
+                raise self.unsupported("cub::WarpReduce constructed from other than its TempStorage", node)
+            return collective, VarRef(held.ir_name, I32, self.span(node))
         bound = self.lookup(node_text(storage[0])) if len(storage) == 1 and storage[0].type == "identifier" else None
         if (
             bound is None
@@ -156,6 +188,8 @@ class CubCollectives(Conversions):
         """A method of a cub collective on its storage (the module docstring says what each does)."""
         span = self.span(node)
         t = collective.elem
+        if collective.kind == "WarpReduce":
+            return self.warp_reduce_method(collective, method, arg_nodes, node)
         reduce = collective.kind == "BlockReduce"
         if reduce and method == "Sum" and len(arg_nodes) in (1, 2):
             op, count_node = "+", (arg_nodes[1] if len(arg_nodes) == 2 else None)
@@ -199,6 +233,31 @@ class CubCollectives(Conversions):
             raise self.unsupported("cub scan output that is not a variable or memory", arg_nodes[1])
         self.write(out, self.convert(Val(VarRef(result, t, span), t), out.type, arg_nodes[1]), arg_nodes[1])
         return None if not want_value else self.no_value(method, node)
+
+    def warp_reduce_method(
+        self, collective: CubCollective, method: str, arg_nodes: Sequence[ts.Node], node: ts.Node
+    ) -> Val:
+        """``WarpReduce(temp).Sum(v)`` / ``.Reduce(v, op)``: the warp's 32 lanes combined by a butterfly of
+        shuffles (every lane must take part, as cub requires); the value is lane 0's (cub defines it there
+        only; larkc gives the other lanes their own input, as for ``BlockReduce``)."""
+        span = self.span(node)
+        t = collective.elem
+        if method == "Sum" and len(arg_nodes) == 1:
+            op = "+"
+        elif method == "Reduce" and len(arg_nodes) == 2:
+            op = self.cub_operator(arg_nodes[1])
+        else:
+            raise self.unsupported(f"cub::WarpReduce method {method} with {len(arg_nodes)} arguments", node)
+        own = self.tmp(t, node)
+        self.emit(Assign(own, self.convert(self.rvalue(arg_nodes[0]), t, arg_nodes[0]).expr, span))
+        mine = Val(VarRef(own, t, span), t)
+        operand = self.shuffle_operand(mine, "WarpReduce", node)
+        assert not isinstance(operand.ctype, CArray)  # shuffle operands are scalars or half pairs
+        total = self.butterfly(operand, operand.ctype, op, Const(FULL_MASK, U32, span), 32, node)
+        lane = Binary(BinaryOp.REM, linear_thread_index(span), Const(32, U32, span), U32, span)
+        first = Binary(BinaryOp.EQ, lane, Const(0, U32, span), BOOL, span)
+        value = self.convert(total, t, node).expr
+        return Val(Select(first, value, VarRef(own, t, span), t, span), t)
 
     def cub_fold(
         self, acc: str, storage: VarRef, start: Expr, end: Expr, op: str, t: ScalarType, node: ts.Node
