@@ -17,10 +17,12 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from larkc.errors import LarkcError, SourceCache, Span, Stage, UnsupportedError
 
 __all__ = [
+    "Allocation",
     "CallResult",
     "CudaText",
     "Extension",
@@ -61,13 +63,23 @@ class CallResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Allocation:
+    """A tensor forward allocates and passes to the extension to fill (``out = torch.empty_like(x)``):
+    its local name, the forward parameter it is shaped like, and how it starts."""
+
+    name: str
+    like: str
+    init: Literal["empty", "zeros"]
+
+
+@dataclass(frozen=True, slots=True)
 class ForwardCall:
     """``self.ext.fn(a, b, self.alpha)`` in ``ModelNew.forward``: the extension, the function, and each
     argument as the forward parameter it passes (by index) or a constant."""
 
     extension: Extension
     function: str
-    arguments: tuple[int | float | bool | str | CallResult, ...]  # str: a forward parameter's name
+    arguments: tuple[int | float | bool | str | CallResult | Allocation, ...]  # str: a forward parameter
     span: Span
 
 
@@ -80,6 +92,7 @@ class ModelNewFile:
     path: Path
     params: list[str] = field(default_factory=list)
     calls: list[ForwardCall] = field(default_factory=list)
+    returns: Allocation | None = None  # forward returns a tensor it allocated (and an extension filled)
 
 
 def _span(path: Path, node: ast.AST) -> Span:
@@ -290,9 +303,21 @@ def _read_forward(
     path, source = module.path, module.source
     locals_: dict[str, str] = {p: p for p in out.params}  # local name -> the forward parameter it is
     results: dict[str, int] = {}  # local name -> the call whose result it holds
+    allocations: dict[str, Allocation] = {}  # local name -> a tensor forward allocated
     body = [s for s in forward.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
 
-    def argument(a: ast.expr) -> int | float | bool | str | CallResult:
+    def allocation(name: str, e: ast.expr) -> Allocation | None:
+        if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and len(e.args) == 1):
+            return None
+        owner, fn = e.func.value, e.func.attr
+        if not (isinstance(owner, ast.Name) and owner.id == "torch" and fn in ("empty_like", "zeros_like")):
+            return None
+        like = e.args[0]
+        if not (isinstance(like, ast.Name) and like.id in locals_) or e.keywords:
+            return None
+        return Allocation(name, locals_[like.id], "zeros" if fn == "zeros_like" else "empty")
+
+    def argument(a: ast.expr) -> int | float | bool | str | CallResult | Allocation:
         while isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr in ("contiguous", "cuda"):
             if a.args or a.keywords:
                 break
@@ -302,6 +327,8 @@ def _read_forward(
                 return locals_[name]
             case ast.Name(id=name) if name in results:
                 return CallResult(results[name])
+            case ast.Name(id=name) if name in allocations:
+                return allocations[name]
             case ast.Attribute(value=ast.Name(id="self"), attr=attr) if attr in attributes:
                 v = attributes[attr]
                 if isinstance(v, int | float | bool):
@@ -336,6 +363,12 @@ def _read_forward(
                 results[name] = len(out.calls) - 1
                 locals_.pop(name, None)
                 continue
+            alloc = allocation(name, stmt.value)
+            if alloc is not None:
+                allocations[name] = alloc
+                locals_.pop(name, None)
+                results.pop(name, None)
+                continue
             try:
                 src = argument(stmt.value)
             except LarkcError:
@@ -346,10 +379,24 @@ def _read_forward(
                 locals_[name] = src
                 results.pop(name, None)
                 continue
+            if isinstance(src, Allocation):
+                allocations[name] = src
+                continue
             if isinstance(src, CallResult):
                 results[name] = src.index
                 locals_.pop(name, None)
                 continue
+        if isinstance(stmt, ast.Expr):  # self.ext.f(x, out): fills a tensor forward allocated
+            call = extension_call(stmt.value)
+            if call is not None:
+                out.calls.append(call)
+                continue
+        if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) and stmt.value.id in allocations:
+            alloc = allocations[stmt.value.id]
+            if not any(alloc in c.arguments for c in out.calls):
+                raise _unsupported(path, "return of a tensor no CUDA call is given", stmt, source)
+            out.returns = alloc
+            return
         if isinstance(stmt, ast.Return) and stmt.value is not None:
             call = extension_call(stmt.value)
             if call is not None:

@@ -25,7 +25,14 @@ import tree_sitter_cuda
 
 from larkc.errors import LarkcError, SourceCache, Span, Stage, UnsupportedError
 from larkc.frontends.cuda.preprocess import preprocess
-from larkc.frontends.kernelbench.candidate import CallResult, CudaText, ForwardCall, input_dim_names, read_model_new
+from larkc.frontends.kernelbench.candidate import (
+    Allocation,
+    CallResult,
+    CudaText,
+    ForwardCall,
+    input_dim_names,
+    read_model_new,
+)
 from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
 from larkc.frontends.kernelbench.triton_candidate import is_triton_candidate, triton_candidate_task
 from larkc.ir.types import ScalarType
@@ -257,6 +264,15 @@ def derive_task(
     }
     result = HostResult()
     returned: list[HostTensor] = []
+    allocated: dict[str, HostTensor] = {}  # tensors forward allocates, by local name
+    for c in candidate.calls:
+        for a in c.arguments:
+            if isinstance(a, Allocation) and a.name not in allocated:
+                index = list(candidate.params).index(a.like)
+                like = host_inputs[[p.name for p in problem][index]]
+                allocated[a.name] = HostTensor(f"forward_{a.name}", like.shape, like.dtype)
+                result.allocated[f"forward_{a.name}"] = (allocated[a.name], a.init)
+                result.variables[f"forward_{a.name}"] = a.name
     fn: ts.Node | None = None
     for i, c in enumerate(candidate.calls):
         found = host_function(tree.root_node, c.function)
@@ -267,17 +283,22 @@ def derive_task(
                 stage=Stage.FRONTEND,
             )
         fn, params = found
-        arguments = _host_arguments(c, candidate.params, [p.name for p in problem], params, host_inputs, returned, i)
+        arguments = _host_arguments(
+            c, candidate.params, [p.name for p in problem], params, host_inputs, returned, i, allocated
+        )
         prefix = f"c{i}_" if len(candidate.calls) > 1 else ""
-        one = evaluate_host(tree.root_node, fn, span, arguments, prefix=prefix, given=given)
+        owned = frozenset(t.name for t in allocated.values())
+        one = evaluate_host(tree.root_node, fn, span, arguments, prefix=prefix, given=given, owned=owned)
         result.launches += one.launches
         result.allocated.update(one.allocated)
         result.variables.update(one.variables)
         result.constraints += one.constraints
-        if len(one.returned) != 1 and i < len(candidate.calls) - 1:
+        if len(one.returned) != 1 and i < len(candidate.calls) - 1 and candidate.returns is None:
             raise UnsupportedError("call returning several tensors before the last call", c.function, c.span)
         returned = one.returned
-    result.returned = returned
+    result.returned = [allocated[candidate.returns.name]] if candidate.returns is not None else returned
+    if not result.returned:
+        raise LarkcError("ModelNew.forward returns no tensor a CUDA call computed", call.span, stage=Stage.FRONTEND)
     assert fn is not None
     if not result.launches:  # returns what it allocated, unwritten: an empty kernel stands for the launch
         text += f"\n\n// written by larkc: {call.function} launches no kernel\n__global__ void {_NO_LAUNCH}() {{}}\n"
@@ -333,6 +354,7 @@ def _host_arguments(
     inputs: Mapping[str, HostTensor],
     previous: Sequence[HostTensor],
     index: int,
+    allocated: Mapping[str, HostTensor],
 ) -> dict[str, HostTensor | float | int | bool]:
     """The host function's parameters by name: forward's tensors as the problem's inputs, results of
     earlier calls (``previous``: the result of call ``index - 1``) and constants."""
@@ -345,6 +367,13 @@ def _host_arguments(
     out: dict[str, HostTensor | float | int | bool] = {}
     for (pname, ptype, _node), arg in zip(params, call.arguments, strict=True):
         base = ptype.replace("const ", "").replace("&", "").strip()
+        if isinstance(arg, Allocation):
+            if base not in _TENSOR_TYPES:
+                raise LarkcError(
+                    f"a tensor passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND
+                )
+            out[pname] = allocated[arg.name]
+            continue
         if isinstance(arg, str | CallResult) and base not in _TENSOR_TYPES:
             raise LarkcError(f"a tensor passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND)
         if isinstance(arg, CallResult):

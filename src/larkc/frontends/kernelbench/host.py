@@ -441,6 +441,7 @@ class _Evaluator:
         self.prefix = ""
         self.aliases: dict[str, str] = {}  # type names bound by a dispatch macro (scalar_t -> float)
         self.given: Mapping[str, int] | None = None  # the problem's sizes
+        self.owned: frozenset[str] = frozenset()  # tensors the caller allocated for this function to fill
 
     def unsupported(self, what: str, node: ts.Node) -> LarkcError:
         return UnsupportedError(what, node_text(node), self.span(node), stage=Stage.FRONTEND)
@@ -470,7 +471,7 @@ class _Evaluator:
                 e = s.named_children[0] if s.named_children else None
                 if e is not None:
                     self.returns(e)
-                self.done = True
+                self.done = True  # a void function's `return;` too
             case "compound_statement":
                 self.block(s)
             case "if_statement":
@@ -635,7 +636,7 @@ class _Evaluator:
         for item in items:
             if not isinstance(item, HostTensor):
                 raise self.unsupported("return value of a host function (expected tensors)", e)
-            if item.name not in self.result.allocated:
+            if item.name not in self.result.allocated and item.name not in self.owned:
                 raise self.unsupported("return of an input tensor (in-place results)", e)
             self.result.returned.append(item)
 
@@ -1131,19 +1132,23 @@ def evaluate_host(
     arguments: dict[str, HostTensor | float | int | bool],
     prefix: str = "",
     given: Mapping[str, int] | None = None,
+    owned: frozenset[str] = frozenset(),
 ) -> HostResult:
     """Run host function ``function`` (a definition under ``root``) abstractly on ``arguments`` (its
     parameters by name: task tensors or constants) and return what it launches, allocates (named
     ``<prefix>out<k>``) and returns; ``span`` locates a syntax node in the user's file. With ``given``
-    (the problem's sizes), a 32-bit host integer whose value there does not fit is an error."""
+    (the problem's sizes), a 32-bit host integer whose value there does not fit is an error. ``owned``
+    names the tensor arguments the caller allocated for the function to fill, which it may return."""
     ev = _Evaluator(root, span, arguments)
     ev.prefix = prefix
     ev.given = given
+    ev.owned = owned
     ev.file_constants(root)
     body = function.child_by_field_name("body")
     if body is None:
         raise ev.unsupported("host function without a body", function)
     ev.block(body)
-    if not ev.done:
+    void = node_text(function.child_by_field_name("type")) == "void"
+    if not ev.done and not void:
         raise ev.error("the host function returns no tensor", function)
     return ev.result
