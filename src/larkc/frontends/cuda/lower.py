@@ -30,7 +30,7 @@ The work is split by concern over the modules of :mod:`larkc.frontends.cuda.lowe
 ``lowering.overloads``      overload resolution, template argument deduction, default arguments
 ``lowering.builtin_calls``  the device library (intrinsics, math, atomics, shuffles) as a table by name
 ``lowering.cooperative``    cooperative groups: thread blocks, tiles, their methods, ``cg::reduce``
-``lowering.cub``            cub's ``BlockReduce`` and ``BlockScan`` by their documented semantics
+``lowering.cub``            cub's block and warp collectives by their documented semantics
 ==========================  ===============================================================================
 """
 

@@ -1,4 +1,4 @@
-"""cub's collectives, modelled by their documented semantics: ``BlockReduce``, ``BlockScan``, ``WarpReduce``.
+"""cub's collectives by their documented semantics: BlockReduce, BlockScan, WarpReduce, BlockLoad, BlockStore.
 
 A kernel names a collective through a local ``typedef`` (or ``using``) of ``cub::BlockReduce<T, BLOCK>``
 (``cub::BlockScan<T, BLOCK>``), declares its ``__shared__ typename C::TempStorage``, and calls a method
@@ -14,14 +14,17 @@ on ``C(temp_storage)``. The model, per call:
   (and its own), the exclusive sum of thread 0 being 0;
 * ``cub::WarpReduce<T>`` (``TempStorage`` one per warp, unused by the model): ``Sum(v)``/``Reduce(v, op)``
   combine the warp's 32 lanes by xor shuffles (all lanes must take part); lane 0 gets the result, the
-  other lanes their own input.
+  other lanes their own input;
+* ``cub::BlockLoad<T, BLOCK, ITEMS>``/``cub::BlockStore`` with a direct algorithm: ``Load(ptr, items[,
+  valid[, default]])`` and ``Store(ptr, items[, valid])`` move thread ``t``'s ``items[k]`` from or to
+  ``ptr[t * ITEMS + k]`` (the blocked arrangement), only below ``valid`` when given.
 
 Reusing the storage needs a ``__syncthreads()`` first (cub's documented requirement): without it, the next
 call's stores race with this call's reads, which the simulator reports. The block size must equal
 ``BLOCK`` (cub's precondition), an assertion of the lowered code. Floating-point results are combined in
 thread order: cub's own order (a tree) can round differently. ``BLOCK_DIM_Y``/``Z`` arguments, the
-algorithm argument, logical warps of other than 32 lanes, ``BlockLoad``/``BlockStore`` and other methods
-are a located error.
+algorithm argument of the reductions and scans, the transposing load/store algorithms, logical warps of
+other than 32 lanes, other collectives and other methods are a located error.
 """
 
 from __future__ import annotations
@@ -63,7 +66,10 @@ from larkc.ir.types import BOOL, I32, U32, AddressSpace, PointerType, ScalarType
 __all__ = ["CubCollective", "CubCollectives"]
 
 #: cub's collectives larkc models, by their name in ``cub::``.
-_MODELLED = ("BlockReduce", "BlockScan", "WarpReduce")
+_MODELLED = ("BlockReduce", "BlockScan", "WarpReduce", "BlockLoad", "BlockStore")
+#: The ``BlockLoad``/``BlockStore`` algorithms that move each thread's items straight from or to memory (the
+#: transposing ones also give the blocked arrangement, but through shared memory and barriers of their own).
+_DIRECT = ("BLOCK_LOAD_DIRECT", "BLOCK_LOAD_VECTORIZE", "BLOCK_STORE_DIRECT", "BLOCK_STORE_VECTORIZE")
 #: ``cub::Sum()`` and friends: the operator each names.
 _OPERATORS = {"Sum": "+", "Max": "max", "Min": "min"}
 
@@ -72,9 +78,10 @@ _OPERATORS = {"Sum": "+", "Max": "max", "Min": "min"}
 class CubCollective:
     """``cub::BlockReduce<float, 256>``: which collective, its value type and its block size."""
 
-    kind: str  # "BlockReduce" | "BlockScan"
+    kind: str  # "BlockReduce" | "BlockScan" | "WarpReduce" | "BlockLoad" | "BlockStore"
     elem: ScalarType
     threads: int
+    items: int = 1  # items per thread (BlockLoad, BlockStore)
 
 
 class CubCollectives(Conversions):
@@ -92,12 +99,21 @@ class CubCollectives(Conversions):
         args_node = name.child_by_field_name("arguments")
         args = [a for a in args_node.named_children if a.type != "comment"] if args_node is not None else []
         if kind not in _MODELLED:
-            raise self.unsupported(f"cub::{kind} (larkc models BlockReduce, BlockScan and WarpReduce)", type_node)
+            modelled = "BlockReduce, BlockScan, WarpReduce, BlockLoad, BlockStore"
+            raise self.unsupported(f"cub::{kind} (larkc models {modelled})", type_node)
         if kind == "WarpReduce" and len(args) == 2:
             lanes = self.tu.template_argument(args[1], self.env, node, self.const_scope())
             if lanes != 32:
                 raise self.unsupported("cub::WarpReduce over a logical warp of other than 32 lanes", args[1])
             args = args[:1]
+        items: object = 1
+        if kind in ("BlockLoad", "BlockStore") and len(args) in (3, 4):
+            if len(args) == 4 and "".join(node_text(args[3]).split()).removeprefix("cub::") not in _DIRECT:
+                raise self.unsupported(f"cub::{kind} algorithm (larkc models the direct ones)", args[3])
+            items = self.tu.template_argument(args[2], self.env, node, self.const_scope())
+            if not isinstance(items, int) or isinstance(items, bool) or items <= 0:
+                raise self.unsupported(f"cub::{kind} items per thread that is not a positive constant", args[2])
+            args = args[:2]
         if kind == "WarpReduce" and len(args) == 1:
             elem = self.tu.template_argument(args[0], self.env, node, self.const_scope())
             threads: object = 32  # a warp's lanes
@@ -109,7 +125,8 @@ class CubCollectives(Conversions):
             raise self.unsupported(f"cub::{kind} of a value that is not a number", args[0])
         if not isinstance(threads, int) or isinstance(threads, bool) or threads <= 0:
             raise self.unsupported(f"cub::{kind} block size that is not a positive constant", args[1])
-        return CubCollective(kind, elem, threads)
+        assert isinstance(items, int)
+        return CubCollective(kind, elem, threads, items)
 
     def cub_typedef(self, name: str, type_node: ts.Node, node: ts.Node) -> bool:
         """``typedef cub::BlockReduce<float, 256> BlockReduce;``: remember the collective; whether it was one."""
@@ -142,7 +159,7 @@ class CubCollectives(Conversions):
                 continue
             if d.type != "identifier" or "__shared__" not in specs:
                 raise self.unsupported("TempStorage other than one __shared__ variable", d)
-            if collective.kind == "WarpReduce":
+            if collective.kind in ("WarpReduce", "BlockLoad", "BlockStore"):  # (the direct algorithms use none)
                 self.warp_storages.add(self.declare(node_text(d), "const", I32, d, 0))
                 continue
             arr = CArray(collective.elem, (collective.threads,), AddressSpace.SHARED)
@@ -159,13 +176,13 @@ class CubCollectives(Conversions):
         if collective is None or args is None:
             return None
         storage = [a for a in args.named_children if a.type != "comment"]
-        if collective.kind == "WarpReduce":
+        if collective.kind in ("WarpReduce", "BlockLoad", "BlockStore"):
             target = storage[0] if len(storage) == 1 else None
             if target is not None and target.type == "subscript_expression":
                 target = target.child_by_field_name("argument")  # `temp[warp_id]`
             held = self.lookup(node_text(target)) if target is not None and target.type == "identifier" else None
             if held is None or held.ir_name not in self.warp_storages:
-                raise self.unsupported("cub::WarpReduce constructed from other than its TempStorage", node)
+                raise self.unsupported(f"cub::{collective.kind} constructed from other than its TempStorage", node)
             return collective, VarRef(held.ir_name, I32, self.span(node))
         bound = self.lookup(node_text(storage[0])) if len(storage) == 1 and storage[0].type == "identifier" else None
         if (
@@ -190,6 +207,9 @@ class CubCollectives(Conversions):
         t = collective.elem
         if collective.kind == "WarpReduce":
             return self.warp_reduce_method(collective, method, arg_nodes, node)
+        if collective.kind in ("BlockLoad", "BlockStore"):
+            self.block_move(collective, method, arg_nodes, node)
+            return None if not want_value else self.no_value(method, node)
         reduce = collective.kind == "BlockReduce"
         if reduce and method == "Sum" and len(arg_nodes) in (1, 2):
             op, count_node = "+", (arg_nodes[1] if len(arg_nodes) == 2 else None)
@@ -258,6 +278,50 @@ class CubCollectives(Conversions):
         first = Binary(BinaryOp.EQ, lane, Const(0, U32, span), BOOL, span)
         value = self.convert(total, t, node).expr
         return Val(Select(first, value, VarRef(own, t, span), t, span), t)
+
+    def block_move(self, collective: CubCollective, method: str, arg_nodes: Sequence[ts.Node], node: ts.Node) -> None:
+        """``BlockLoad(temp).Load(ptr, items[, valid[, default]])`` / ``BlockStore(temp).Store(ptr, items[,
+        valid])``: the blocked arrangement, thread ``t``'s ``items[k]`` being ``ptr[t * ITEMS + k]``; with
+        ``valid`` only the elements below it are read or written (a load leaves the others as they were,
+        or sets them to ``default``)."""
+        span = self.span(node)
+        t = collective.elem
+        load = collective.kind == "BlockLoad"
+        arity = (2, 3, 4) if load else (2, 3)
+        if method != ("Load" if load else "Store") or len(arg_nodes) not in arity:
+            raise self.unsupported(f"cub::{collective.kind} method {method} with {len(arg_nodes)} arguments", node)
+        block = self.decay(self.rvalue(arg_nodes[0]))
+        items = self.decay(self.rvalue(arg_nodes[1]))
+        for what, v, at in (("block pointer", block, arg_nodes[0]), ("items", items, arg_nodes[1])):
+            if not isinstance(v.ctype, PointerType) or v.ctype.pointee != t:
+                raise self.type_error(f"cub::{collective.kind} {what} of type {v.ctype}, not a {t} pointer", at)
+        assert isinstance(block.ctype, PointerType) and isinstance(items.ctype, PointerType)
+        valid = self.convert(self.rvalue(arg_nodes[2]), I32, arg_nodes[2]).expr if len(arg_nodes) > 2 else None
+        default = self.convert(self.rvalue(arg_nodes[3]), t, arg_nodes[3]).expr if len(arg_nodes) > 3 else None
+        dims = [Builtin(BuiltinReg.BLOCK_DIM, d, U32, span) for d in (Dim.X, Dim.Y, Dim.Z)]
+        size = Binary(BinaryOp.MUL, Binary(BinaryOp.MUL, dims[0], dims[1], U32, span), dims[2], U32, span)
+        self.emit(Assert(Binary(BinaryOp.EQ, size, Const(collective.threads, U32, span), BOOL, span), span))
+        tid = self.tmp(I32, node)
+        self.emit(Assign(tid, self.cast_scalar(linear_thread_index(span), U32, I32, span), span))
+        for k in range(collective.items):
+            offset = Binary(
+                BinaryOp.ADD,
+                Binary(BinaryOp.MUL, VarRef(tid, I32, span), Const(collective.items, I32, span), I32, span),
+                Const(k, I32, span),
+                I32,
+                span,
+            )
+            at_block = PtrAdd(block.expr, offset, block.ctype, span)
+            at_item = PtrAdd(items.expr, Const(k, I32, span), items.ctype, span)
+            moved = self.tmp(t, node)
+            src, dst = (at_block, at_item) if load else (at_item, at_block)
+            move = (Load(moved, src, None, None, span), Store(dst, VarRef(moved, t, span), None, span))
+            if valid is None:
+                for m in move:
+                    self.emit(m)
+                continue
+            otherwise = (Store(at_item, default, None, span),) if default is not None else ()
+            self.emit(If(Binary(BinaryOp.LT, offset, valid, BOOL, span), move, otherwise, span))
 
     def cub_fold(
         self, acc: str, storage: VarRef, start: Expr, end: Expr, op: str, t: ScalarType, node: ts.Node
