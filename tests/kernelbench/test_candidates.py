@@ -354,3 +354,22 @@ def test_host_idioms(tmp_path: Path) -> None:
     task = larkc.candidate_task(path, _problem(tmp_path))
     assert [str(g) for g in task.grid] == ["cdiv((cols * rows), 128)"] and [str(b) for b in task.block] == ["128"]
     assert larkc.run(task).ok
+
+
+def test_views_in_forward(tmp_path: Path) -> None:
+    """forward passes x.view(-1) (a 1-D view of the input) and returns the result .view_as(x)."""
+    host = (
+        "torch::Tensor f(torch::Tensor x) {\n    TORCH_CHECK(x.dim() == 1);\n    auto y = torch::empty_like(x);\n"
+        "    k<<<(x.size(0) + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.size(0));\n"
+        "    return y;\n}\n"
+    )
+    kernel = (
+        "__global__ void k(const float* x, float* y, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = fmaxf(x[i], 0.0f);\n}\n"
+    )
+    path = _candidate(tmp_path, host, kernel)
+    path.write_text(path.read_text().replace("return ext.f(x)", "return ext.f(x.view(-1)).view_as(x)"))
+    task = larkc.candidate_task(path, _problem(tmp_path))
+    assert [str(d) for d in task.outputs["out"].shape] == ["rows", "cols"]
+    assert [str(g) for g in task.grid] == ["cdiv((rows * cols), 256)"]
+    assert larkc.run(task).ok

@@ -28,6 +28,7 @@ __all__ = [
     "Extension",
     "ForwardCall",
     "ModelNewFile",
+    "View",
     "init_input_values",
     "input_dim_names",
     "read_model_new",
@@ -73,13 +74,22 @@ class Allocation:
 
 
 @dataclass(frozen=True, slots=True)
+class View:
+    """A forward parameter seen with another shape (``x.view(-1)``, ``x.reshape(x.size(0), -1)``,
+    ``x.flatten()``): each dimension an integer, ``-1``, or ``("size", k)`` (the parameter's size ``k``)."""
+
+    param: str
+    dims: tuple[int | tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ForwardCall:
     """``self.ext.fn(a, b, self.alpha)`` in ``ModelNew.forward``: the extension, the function, and each
     argument as the forward parameter it passes (by index) or a constant."""
 
     extension: Extension
     function: str
-    arguments: tuple[int | float | bool | str | CallResult | Allocation, ...]  # str: a forward parameter
+    arguments: tuple[int | float | bool | str | CallResult | Allocation | View, ...]  # str: a forward parameter
     span: Span
 
 
@@ -93,6 +103,7 @@ class ModelNewFile:
     params: list[str] = field(default_factory=list)
     calls: list[ForwardCall] = field(default_factory=list)
     returns: Allocation | None = None  # forward returns a tensor it allocated (and an extension filled)
+    result_like: str | None = None  # forward returns the result seen with this parameter's shape (view_as)
 
 
 def _span(path: Path, node: ast.AST) -> Span:
@@ -317,11 +328,64 @@ def _read_forward(
             return None
         return Allocation(name, locals_[like.id], "zeros" if fn == "zeros_like" else "empty")
 
-    def argument(a: ast.expr) -> int | float | bool | str | CallResult | Allocation:
+    def view(a: ast.expr) -> View | None:
+        """``p.view(...)``, ``p.reshape(...)``, ``p.flatten()`` of a forward parameter ``p``."""
+        if not (isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and not a.keywords):
+            return None
+        owner, method = a.func.value, a.func.attr
+        if not (isinstance(owner, ast.Name) and owner.id in locals_ and method in ("view", "reshape", "flatten")):
+            return None
+        if method == "flatten":
+            return View(locals_[owner.id], (-1,)) if not a.args else None
+        items = list(a.args[0].elts) if len(a.args) == 1 and isinstance(a.args[0], ast.Tuple | ast.List) else a.args
+        dims: list[int | tuple[str, int]] = []
+        for d in items:
+            match d:
+                case ast.Call(func=ast.Attribute(value=ast.Name(id=q), attr="size"), args=[ast.Constant(value=int(k))]):
+                    if q != owner.id:
+                        return None
+                    dims.append(("size", k))
+                case ast.Subscript(
+                    value=ast.Attribute(value=ast.Name(id=q), attr="shape"), slice=ast.Constant(value=int(k))
+                ):
+                    if q != owner.id:
+                        return None
+                    dims.append(("size", k))
+                case _:
+                    try:
+                        v = module.constant(d)
+                    except LarkcError:
+                        return None
+                    if not isinstance(v, int) or isinstance(v, bool):
+                        return None
+                    dims.append(v)
+        return View(locals_[owner.id], tuple(dims))
+
+    def shaped_like(e: ast.expr) -> tuple[ast.expr, str] | None:
+        """``r.view_as(p)``, ``r.view(p.shape)``, ``r.reshape(p.shape)``: ``r`` and the forward parameter ``p``."""
+        if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and len(e.args) == 1):
+            return None
+        a, method = e.args[0], e.func.attr
+        if method == "view_as" and isinstance(a, ast.Name) and a.id in locals_:
+            return e.func.value, locals_[a.id]
+        if (
+            method in ("view", "reshape")
+            and isinstance(a, ast.Attribute)
+            and a.attr == "shape"
+            and isinstance(a.value, ast.Name)
+            and a.value.id in locals_
+        ):
+            return e.func.value, locals_[a.value.id]
+        return None
+
+    def argument(a: ast.expr) -> int | float | bool | str | CallResult | Allocation | View:
         while isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr in ("contiguous", "cuda"):
             if a.args or a.keywords:
                 break
             a = a.func.value
+        seen = view(a)
+        if seen is not None:
+            return seen
         match a:
             case ast.Name(id=name) if name in locals_:
                 return locals_[name]
@@ -398,6 +462,11 @@ def _read_forward(
             out.returns = alloc
             return
         if isinstance(stmt, ast.Return) and stmt.value is not None:
+            like = shaped_like(stmt.value)
+            if like is not None:
+                stmt = ast.Return(value=like[0], lineno=stmt.lineno, col_offset=stmt.col_offset)
+                out.result_like = like[1]
+            assert stmt.value is not None
             call = extension_call(stmt.value)
             if call is not None:
                 out.calls.append(call)

@@ -30,6 +30,7 @@ from larkc.frontends.kernelbench.candidate import (
     CallResult,
     CudaText,
     ForwardCall,
+    View,
     input_dim_names,
     read_model_new,
 )
@@ -47,7 +48,7 @@ from larkc.tasks import (
     load_task,
     parse_dtype,
 )
-from larkc.tasks.shape_expr import ShapeCmp, ShapeExpr, ShapeNum, ShapeSym, evaluate
+from larkc.tasks.shape_expr import ArithOp, ShapeArith, ShapeCmp, ShapeExpr, ShapeNum, ShapeSym, evaluate
 
 __all__ = [
     "MAX_ELEMENTS",
@@ -299,6 +300,12 @@ def derive_task(
     result.returned = [allocated[candidate.returns.name]] if candidate.returns is not None else returned
     if not result.returned:
         raise LarkcError("ModelNew.forward returns no tensor a CUDA call computed", call.span, stage=Stage.FRONTEND)
+    if candidate.result_like is not None:  # r.view_as(x): the result with the input's shape
+        like = host_inputs[[p.name for p in problem][list(candidate.params).index(candidate.result_like)]]
+        if len(result.returned) != 1:
+            raise LarkcError("view_as of several results", call.span, stage=Stage.FRONTEND)
+        r = result.returned[0]
+        result.returned = [HostTensor(r.name, like.shape, r.dtype)]
     assert fn is not None
     if not result.launches:  # returns what it allocated, unwritten: an empty kernel stands for the launch
         text += f"\n\n// written by larkc: {call.function} launches no kernel\n__global__ void {_NO_LAUNCH}() {{}}\n"
@@ -346,6 +353,32 @@ def _triton(
     return derived
 
 
+def _view(t: HostTensor, v: View, call: ForwardCall) -> HostTensor:
+    """The input tensor ``t`` seen with the shape of ``v`` (the same contiguous buffer)."""
+    dims: list[ShapeExpr | None] = []
+    for d in v.dims:
+        if isinstance(d, tuple):
+            k = d[1] % len(t.shape) if -len(t.shape) <= d[1] < len(t.shape) else None
+            if k is None:
+                raise LarkcError(f"size({d[1]}) of a tensor of rank {len(t.shape)}", call.span, stage=Stage.FRONTEND)
+            dims.append(t.shape[k])
+        else:
+            dims.append(None if d == -1 else ShapeNum(d))
+    if dims.count(None) > 1:
+        raise UnsupportedError("view with several -1", str(v.dims), call.span)
+    if None in dims:
+        known: ShapeExpr = ShapeNum(1)
+        for given_dim in dims:
+            if given_dim is not None:
+                known = ShapeArith(ArithOp.MUL, known, given_dim) if known != ShapeNum(1) else given_dim
+        total: ShapeExpr = t.shape[0] if t.shape else ShapeNum(1)
+        for size in t.shape[1:]:
+            total = ShapeArith(ArithOp.MUL, total, size)
+        rest = total if known == ShapeNum(1) else ShapeArith(ArithOp.FLOORDIV, total, known)
+        dims = [rest if x is None else x for x in dims]
+    return HostTensor(t.name, tuple(d for d in dims if d is not None), t.dtype)
+
+
 def _host_arguments(
     call: ForwardCall,
     forward_params: Sequence[str],
@@ -367,6 +400,13 @@ def _host_arguments(
     out: dict[str, HostTensor | float | int | bool] = {}
     for (pname, ptype, _node), arg in zip(params, call.arguments, strict=True):
         base = ptype.replace("const ", "").replace("&", "").strip()
+        if isinstance(arg, View):
+            if base not in _TENSOR_TYPES:
+                raise LarkcError(
+                    f"a tensor passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND
+                )
+            out[pname] = _view(inputs[input_names[list(forward_params).index(arg.param)]], arg, call)
+            continue
         if isinstance(arg, Allocation):
             if base not in _TENSOR_TYPES:
                 raise LarkcError(
