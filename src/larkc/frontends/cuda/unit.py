@@ -234,6 +234,9 @@ class TranslationUnit:
         self.enum_types: set[str] = set()  # enum names: their values are int
         # explicit specializations of struct templates: (argument list, definition) by template name
         self.struct_specializations: dict[str, list[tuple[ts.Node | None, StructDef]]] = {}
+        #: `template <size_t N> struct vec_t<half, N> {...}`: each partial specialization's argument list and
+        #: template parameter names, by the struct's name (larkc does not instantiate them; see struct_type)
+        self.partial_specializations: dict[str, list[tuple[ts.Node, frozenset[str]]]] = {}
         self.structs: dict[str, StructDef] = {}
         self.out_of_class: dict[str, list[OutOfClassMethod]] = {}  # member functions defined outside, by struct
         self.member_templates: dict[int, tuple[TemplateParam, ...]] = {}  # by the definition's start byte
@@ -585,7 +588,14 @@ class TranslationUnit:
                 key = self.find(base, node, self.structs) or ns + base
                 args = name_node.child_by_field_name("arguments")
                 self.struct_specializations.setdefault(key, []).append((args, StructDef(key, node, None)))
-            return  # (partial specializations are used only through traits, which larkc folds itself)
+            elif template is not None and name_node.child_by_field_name("arguments") is not None:
+                base = node_text(name_node.child_by_field_name("name"))
+                key = self.find(base, node, self.structs) or ns + base
+                params = frozenset(p.name for p in template)
+                args_node = name_node.child_by_field_name("arguments")
+                assert args_node is not None
+                self.partial_specializations.setdefault(key, []).append((args_node, params))
+            return
         name = ns + node_text(name_node)
         self.structs[name] = StructDef(name, node, template, template_error)
 
@@ -1035,6 +1045,8 @@ class TranslationUnit:
             raise UnsupportedError("struct type", name, self.span(where))
         env: TemplateEnv = {}
         special = self._struct_specialization(name, targs)
+        if special is None:
+            self._check_partial_specializations(name, targs, where)
         if special is not None:
             sd = special  # `template <> struct vec_t<float, 4> {...}`
         elif sd.template_error is not None:
@@ -1125,6 +1137,35 @@ class TranslationUnit:
         self.struct_infos[key] = info
         self.vector_fields.setdefault(vt, []).append(info)
         return vt
+
+    def _check_partial_specializations(self, name: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> None:
+        """Raise where a partial specialization of ``name`` may be the definition C++ uses for ``targs``
+        (larkc would otherwise lay out the primary template): one whose arguments are the instance's or
+        template parameters. One with an argument that differs, or names an fp8 type, cannot apply; one
+        with another pattern (``T*``) is counted as applying (the error errs towards unsupported)."""
+        for args_node, params in self.partial_specializations.get(name, ()):
+            if _names_unmodelled_type(args_node):
+                continue
+            args = [a for a in args_node.named_children if a.type != "comment"]
+            if len(args) != len(targs):
+                continue
+            applies = True
+            for a, t in zip(args, targs, strict=True):
+                words = "".join(node_text(a).split())
+                if words in params:
+                    continue  # a parameter of the partial specialization: matches anything
+                if any(p in re.findall(r"\w+", words) for p in params):
+                    break  # a pattern over its parameters (`T*`): taken as applying
+                if self.template_argument(a, {}, a) != t:
+                    applies = False
+                    break
+            if applies:
+                raise UnsupportedError(
+                    "partial specialization of a struct template (larkc lays out only the primary template and"
+                    " explicit specializations)",
+                    f"{name}<{node_text(args_node).strip('<>')}>",
+                    self.span(where),
+                )
 
     def _struct_specialization(self, name: str, targs: tuple[TemplateArg, ...]) -> StructDef | None:
         """The explicit specialization ``template <> struct name<targs> {...}`` of the file, if any."""
