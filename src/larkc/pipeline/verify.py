@@ -114,7 +114,7 @@ def verify_task(
         if label:
             say(f"autotune configuration {label}")
         per_ob, cfg_runs = _verify_specialisation(
-            task, module, cfg, label, graph, obligations, chosen, budget, say, replay_dir
+            task, module, cfg, graph, obligations, chosen, budget, say, replay_dir
         )
         raw.append((label, per_ob))
         runs += [
@@ -139,7 +139,6 @@ def _verify_specialisation(
     task: Task,
     module: Module | None,
     config: Mapping[str, ConstValue] | None,
-    label: str,
     graph: object | None,
     obligations: Sequence[Obligation],
     chosen: Sequence[dict[str, int]],
@@ -148,8 +147,7 @@ def _verify_specialisation(
     replay_dir: Path | None,
 ) -> tuple[dict[Obligation, list[ObligationResult]], list[tuple[dict[str, int], str, float]]]:
     """The results of every prover on every obligation for one autotune configuration (``None``: the
-    kernel as given, or its only specialisation; ``label`` names it), not yet combined; and the
-    instances run."""
+    kernel as given, or its only specialisation), not yet combined; and the instances run."""
     per_instance = module is None and specialised_per_instance(task)
     cfgs = (config,) if config else None
     task = task.with_launch_constants((config or {},))  # a Triton grid may name the configuration's constexprs
