@@ -1237,6 +1237,7 @@ class TranslationUnit:
         if sd.template is not None:
             args = type_node.child_by_field_name("arguments") if type_node.type == "template_type" else None
             targs = [self.template_argument(a, env, type_node) for a in (args.named_children if args else [])]
+            self._check_partial_specializations(key, tuple(targs), type_node)
             env = self.bind_template(sd.template, targs, {}, type_node, f"struct {key}")
         members: dict[str, Type] = {}
         for f in body.named_children:
