@@ -1232,7 +1232,7 @@ class TranslationUnit:
         key = self.find(type_words(name_node) if name_node is not None else "", type_node, self.structs)
         sd = self.structs.get(key) if key is not None else None
         body = sd.node.child_by_field_name("body") if sd is not None else None
-        if sd is None or body is None or sd.template_error is not None:
+        if key is None or sd is None or body is None or sd.template_error is not None:
             return None
         if sd.template is not None:
             args = type_node.child_by_field_name("arguments") if type_node.type == "template_type" else None
