@@ -49,7 +49,7 @@ from larkc.provers import (
     verdict,
 )
 from larkc.provers.bounded import Finding, InstanceFacts, prove_instance
-from larkc.provers.parametric import prove_parametric
+from larkc.provers.parametric import AUTOTUNE_SCOPE, prove_parametric
 from larkc.semantics import LaunchConfig
 from larkc.semantics.symexec import SymbolicArg, SymbolicBuffer, SymbolicRun, execute_symbolic
 from larkc.symbolic import terms as tm
@@ -187,10 +187,6 @@ def _verify_specialisation(
     return per_ob, runs
 
 
-#: How the parametric prover names the autotune configuration it was given (``_across_configs`` replaces it).
-_ONE_CONFIG = "the @triton.autotune configuration of this module (one specialisation)"
-
-
 def _across_configs(ob: Obligation, per_config: Sequence[tuple[str, list[ObligationResult]]]) -> ObligationResult:
     """One result for ``ob`` from the results of every autotune configuration (each named by its label).
 
@@ -225,7 +221,7 @@ def _across_configs(ob: Obligation, per_config: Sequence[tuple[str, list[Obligat
     if all(r.scope.kind is ScopeKind.PARAMETRIC for r in proofs):
         constraints = [every]
         for r in proofs:
-            constraints += [c for c in r.scope.constraints if c != _ONE_CONFIG and c not in constraints]
+            constraints += [c for c in r.scope.constraints if c != AUTOTUNE_SCOPE and c not in constraints]
         symbols = list(dict.fromkeys(s for r in proofs for s in r.scope.symbols))
         scope = Scope.parametric(symbols, constraints)
         return ObligationResult(ob, Status.PROVED, scope, prover, details, assumptions, None, seconds)
@@ -323,7 +319,7 @@ def _several_launches(
             if len(parsed.configs()) > 1:  # proved under each combination of autotune configurations
                 every = "every combination of the launches' @triton.autotune configurations"
                 scope = dataclasses.replace(
-                    scope, constraints=(every, *(c for c in scope.constraints if c != _ONE_CONFIG))
+                    scope, constraints=(every, *(c for c in scope.constraints if c != AUTOTUNE_SCOPE))
                 )
             results.append(dataclasses.replace(first, scope=scope, detail=detail, assumptions=tuple(assumptions)))
         else:
