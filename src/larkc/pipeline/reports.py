@@ -207,15 +207,18 @@ class RunReport:
         n = len(self.instances)
         failed = [i for i in self.instances if not i.ok]
         warned = sum(len(i.warnings()) for i in self.instances)
+        # an autotuned kernel runs each instance under each configuration: count the pairs
+        noun = "instance" if not any(i.config for i in self.instances) else "(instance, autotune configuration) pair"
+        nouns = f"{noun}{'s' if n != 1 else ''}"
         if not failed:
-            verdict = f"ok: {n} instance{'s' if n != 1 else ''}, no diagnosis"
+            verdict = f"ok: {n} {nouns}, no diagnosis"
             if warned:
-                verdict = f"ok: {n} instance{'s' if n != 1 else ''}, {warned} warning{'s' if warned != 1 else ''}"
+                verdict = f"ok: {n} {nouns}, {warned} warning{'s' if warned != 1 else ''}"
             if self.expected_failure is not None:
                 verdict += f"; the task expects {self.expected_failure}: NOT found"
         else:
             kinds = ", ".join(sorted(self.kinds()))
-            verdict = f"FAILED: {len(failed)} of {n} instance{'s' if n != 1 else ''} ({kinds})"
+            verdict = f"FAILED: {len(failed)} of {n} {nouns} ({kinds})"
             if self.expected_failure is not None:
                 caught = "found" if self.expected_failure in self.kinds() else "NOT found"
                 verdict += f"; the task expects {self.expected_failure}: {caught}"
