@@ -10,7 +10,7 @@ def reference(x: torch.Tensor) -> torch.Tensor:
 # BLOCK_N comes from each @triton.autotune configuration and EVEN_N from the heuristic: no binding.
 # Seeded bug: EVEN_N tests n_cols % 16, so BLOCK_N = 32 and 64 load unmasked past the end of 48-element rows.
 # The first configuration (BLOCK_N = 16) is correct: only checking every configuration finds it
-# (tests/triton/test_triton_tasks.py does; `larkc run` checks the first one until the pipeline iterates them).
+# (`larkc run` and `larkc verify` check every configuration and name the failing ones).
 task = Task(
     expected_failure="oob",
     source="kernel.py",
