@@ -72,6 +72,7 @@ __all__ = [
     "MakeVector",
     "MathCall",
     "MathFn",
+    "MemoryOrder",
     "Module",
     "Param",
     "Permute",
@@ -263,6 +264,15 @@ class AtomicOp(enum.Enum):
     XOR = "xor"
     INC = "inc"  # unsigned wrap-around increment: `old >= value ? 0 : old + 1` (CUDA atomicInc)
     DEC = "dec"  # unsigned wrap-around decrement: `old == 0 || old > value ? value : old - 1` (atomicDec)
+
+
+class MemoryOrder(enum.Enum):
+    """The memory ordering of an :class:`Atomic` towards other programs (C++/PTX semantics)."""
+
+    RELAXED = "relaxed"  # atomic, orders nothing (CUDA's atomicAdd..., Triton's sem="relaxed")
+    ACQUIRE = "acquire"  # later accesses of the program follow the release whose value it reads
+    RELEASE = "release"  # earlier accesses of the program precede an acquire that reads its value
+    ACQ_REL = "acq_rel"  # both (Triton's default for every atomic)
 
 
 class Level(enum.Enum):
@@ -711,7 +721,11 @@ class Vote:
 
 @dataclass(frozen=True, slots=True)
 class Atomic:
-    """An atomic read-modify-write of ``*ptr``; ``dst`` (if given) receives the old value."""
+    """An atomic read-modify-write of ``*ptr``; ``dst`` (if given) receives the old value.
+
+    ``order`` says what it orders between programs (after ``span`` so that positional constructions
+    keep their meaning; relaxed by default, as CUDA's atomics are).
+    """
 
     dst: str | None
     op: AtomicOp
@@ -720,6 +734,7 @@ class Atomic:
     compare: Expr | None = None
     mask: Expr | None = None
     span: Span = _span()
+    order: MemoryOrder = MemoryOrder.RELAXED
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,6 +70,7 @@ from larkc.ir.nodes import (
     MakeVector,
     MathCall,
     MathFn,
+    MemoryOrder,
     Module,
     Param,
     Permute,
@@ -110,7 +111,7 @@ from larkc.ir.verify import builtin_type, expected_type
 __all__ = ["parse_module"]
 
 _Node = Tree[Token] | Token
-_K = TypeVar("_K", BarrierScope, FenceScope, ShuffleKind, VoteKind, AtomicOp)
+_K = TypeVar("_K", BarrierScope, FenceScope, ShuffleKind, VoteKind, AtomicOp, MemoryOrder)
 _E = TypeVar("_E", Unary, Binary, Select, MathCall, PtrAdd, Insert, Reduce, Combine)
 _B = TypeVar("_B", Arange, Splat, Broadcast, Reshape, Permute, Scan, Dot)
 
@@ -459,10 +460,15 @@ class _Builder:
             case "atomic":
                 dst, op_tok, ptr, value, compare, mask = ch
                 assert isinstance(op_tok, Token)
-                op = self.kind(op_tok, AtomicOp, "atomic operation")
+                op_text, _, order_text = str(op_tok).removeprefix("atomic.").partition(".")
+                op = self.kind(op_tok.update(value=f"atomic.{op_text}"), AtomicOp, "atomic operation")
+                order = MemoryOrder.RELAXED
+                if order_text:
+                    order = self.kind(op_tok.update(value=f"order.{order_text}"), MemoryOrder, "memory order")
                 dst_name = None if dst is None else self.name(dst)
                 ptr_e, value_e = self.expr(ptr), self.expr(value)
-                return Atomic(dst_name, op, ptr_e, value_e, self.opt(compare), self.opt(mask), span)
+                c, m = self.opt(compare), self.opt(mask)
+                return Atomic(dst_name, op, ptr_e, value_e, c, m, span, order)
             case "call":
                 dst, func, *args = ch
                 dst_name = None if dst is None else self.name(dst)

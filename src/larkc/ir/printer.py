@@ -57,6 +57,7 @@ from larkc.ir.nodes import (
     Load,
     MakeVector,
     MathCall,
+    MemoryOrder,
     Module,
     Permute,
     PtrAdd,
@@ -310,7 +311,8 @@ def _simple(s: Stmt, indent: int) -> str:
             dst = "" if s.dst is None else f"{format_var(s.dst)} = "
             compare = "" if s.compare is None else f", compare {print_expr(s.compare)}"
             value = print_expr(s.value)
-            return f"{dst}atomic.{s.op.value} [{print_expr(s.ptr)}], {value}{compare}{_mask(s.mask)}"
+            order = "" if s.order is MemoryOrder.RELAXED else f".{s.order.value}"
+            return f"{dst}atomic.{s.op.value}{order} [{print_expr(s.ptr)}], {value}{compare}{_mask(s.mask)}"
         case Call():
             dst = "" if s.dst is None else f"{format_var(s.dst)} = "
             return f"{dst}call {format_func(s.func)}({_exprs(s.args)})"
