@@ -29,6 +29,8 @@ TORCH_DTYPES: dict[str, torch.dtype] = {
     "bf16": torch.bfloat16,
     "f32": torch.float32,
     "f64": torch.float64,
+    "f8e4m3": torch.float8_e4m3fn,
+    "f8e5m2": torch.float8_e5m2,
 }
 _FROM_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
 
@@ -39,7 +41,7 @@ def torch_dtype(t: ScalarType) -> torch.dtype:
 
 
 def scalar_type_of(dtype: torch.dtype) -> ScalarType:
-    """The larkc scalar type of a torch dtype; raises :class:`ReferenceError_` for others (complex, fp8).
+    """The larkc scalar type of a torch dtype; raises :class:`ReferenceError_` for others (complex, fnuz fp8).
 
     Torch tensors reach larkc from references, hence the error kind.
     """

@@ -583,9 +583,12 @@ def test_fp8_specializations_do_not_stop_the_ones_a_kernel_uses(cuda: Cuda, tmp_
     r = simulate(module, "fill_kernel", LaunchConfig((1, 1, 1), (4, 1, 1), 0), args)
     assert r.ok, r.diagnoses
     assert r.buffers["out"].tolist() == [3.0] * 8
-    with pytest.raises(LarkcError) as info:
-        parse_source(path, kernel="fp8_kernel")
-    assert "34:9: error: unsupported fp8 type" in str(info.value)
+    fp8 = parse_source(path, kernel="fp8_kernel")  # the fp8 specialization itself is modelled too
+    verify_module(fp8)
+    r = simulate(
+        fp8, "fp8_kernel", LaunchConfig((1, 1, 1), (1, 1, 1), 0), {"out": GlobalBuffer("out", torch.ones(1), F32)}
+    )
+    assert r.ok and r.buffers["out"].tolist() == [0.0], r.diagnoses
 
 
 # -- exllamav2's matrix_view.cuh: structs with members of different types as local objects ----------

@@ -17,6 +17,8 @@ from typing import assert_never
 __all__ = [
     "BF16",
     "BOOL",
+    "F8E4M3",
+    "F8E5M2",
     "F16",
     "F32",
     "F64",
@@ -58,6 +60,8 @@ class ScalarKind(enum.Enum):
     BF16 = "bf16"  # bfloat16 (`__nv_bfloat16`): 8 exponent bits, 7 mantissa bits
     F32 = "f32"  # IEEE binary32 (`float`)
     F64 = "f64"  # IEEE binary64 (`double`)
+    F8E4M3 = "f8e4m3"  # OCP fp8 E4M3 (`__nv_fp8_e4m3`, torch `float8_e4m3fn`): no infinities, max 448
+    F8E5M2 = "f8e5m2"  # OCP fp8 E5M2 (`__nv_fp8_e5m2`, torch `float8_e5m2`): IEEE-like, max 57344
 
 
 _BITS = {
@@ -74,7 +78,14 @@ _BITS = {
     ScalarKind.BF16: 16,
     ScalarKind.F32: 32,
     ScalarKind.F64: 64,
+    ScalarKind.F8E4M3: 8,
+    ScalarKind.F8E5M2: 8,
 }
+
+
+_FLOAT_KINDS = frozenset(
+    (ScalarKind.F16, ScalarKind.BF16, ScalarKind.F32, ScalarKind.F64, ScalarKind.F8E4M3, ScalarKind.F8E5M2)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +110,12 @@ class ScalarType:
 
     @property
     def is_float(self) -> bool:
-        return self.kind in (ScalarKind.F16, ScalarKind.BF16, ScalarKind.F32, ScalarKind.F64)
+        return self.kind in _FLOAT_KINDS
+
+    @property
+    def is_fp8(self) -> bool:
+        """One of the 8-bit float formats: a storage type, converted to ``f32`` for arithmetic."""
+        return self.kind in (ScalarKind.F8E4M3, ScalarKind.F8E5M2)
 
     @property
     def is_int(self) -> bool:
@@ -131,6 +147,8 @@ F16 = ScalarType(ScalarKind.F16)
 BF16 = ScalarType(ScalarKind.BF16)
 F32 = ScalarType(ScalarKind.F32)
 F64 = ScalarType(ScalarKind.F64)
+F8E4M3 = ScalarType(ScalarKind.F8E4M3)
+F8E5M2 = ScalarType(ScalarKind.F8E5M2)
 
 SCALARS: dict[str, ScalarType] = {k.value: ScalarType(k) for k in ScalarKind}
 

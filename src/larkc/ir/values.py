@@ -2,6 +2,10 @@
 
 Used to fold conversions of literals in the frontends and to check constants in the verifier: every
 float value is rounded to nearest, ties to even; integer conversions wrap modulo 2^bits.
+
+The fp8 formats (``f8e4m3``, ``f8e5m2``) convert as CUDA's constructors ``__nv_fp8_e4m3(x)`` and
+``__nv_fp8_e5m2(x)`` do (``__nv_cvt_*_to_fp8`` with ``__NV_SATFINITE``): to nearest even, and a value
+beyond the largest finite one (448, 57344), infinities included, saturates to it; NaN stays NaN.
 """
 
 from __future__ import annotations
@@ -10,9 +14,12 @@ import math
 import struct
 from fractions import Fraction
 
-from larkc.ir.types import BF16, F16, F32, F64, ScalarType
+from larkc.ir.types import BF16, F8E4M3, F8E5M2, F16, F32, F64, ScalarType
 
-__all__ = ["convert_value", "is_representable", "round_float", "round_fraction", "wrap_int"]
+__all__ = ["FP8_MAX", "convert_value", "is_representable", "round_float", "round_fraction", "wrap_int"]
+
+#: The largest finite value of each fp8 format (the saturation bound of a conversion).
+FP8_MAX: dict[ScalarType, float] = {F8E4M3: 448.0, F8E5M2: 57344.0}
 
 
 def wrap_int(value: int, t: ScalarType) -> int:
@@ -26,6 +33,10 @@ def wrap_int(value: int, t: ScalarType) -> int:
 
 def round_float(value: float, t: ScalarType) -> float:
     """``value`` rounded to the nearest value of float type ``t`` (ties to even; overflow to infinity)."""
+    if t.is_fp8:
+        if not math.isfinite(value):
+            return _saturate_fp8(value, t)
+        return math.copysign(_round_fp8(Fraction(value), t), value)  # (keeps the sign of a zero)
     if math.isnan(value) or math.isinf(value) or t == F64:
         return float(value)
     if t == F32:
@@ -86,7 +97,25 @@ def is_representable(value: bool | int | float, t: ScalarType) -> bool:
     return math.isnan(value) or round_float(value, t) == value
 
 
-_FORMATS = {F32: (24, -126, 127), F16: (11, -14, 15), BF16: (8, -126, 127)}
+def _saturate_fp8(value: float, t: ScalarType) -> float:
+    """NaN, or an infinity saturated to the largest finite fp8 value of its sign."""
+    return value if math.isnan(value) else math.copysign(FP8_MAX[t], value)
+
+
+def _round_fp8(q: Fraction, t: ScalarType) -> float:
+    """The exact rational ``q`` rounded to fp8 format ``t``, saturating (``__NV_SATFINITE``)."""
+    sign = -1.0 if q < 0 else 1.0
+    return sign * min(float(_round_unbounded(q, t)), FP8_MAX[t])
+
+
+# (significand bits including the implicit one, least normal exponent, greatest exponent)
+_FORMATS = {
+    F32: (24, -126, 127),
+    F16: (11, -14, 15),
+    BF16: (8, -126, 127),
+    F8E4M3: (4, -6, 8),
+    F8E5M2: (3, -14, 15),
+}
 
 
 def round_fraction(q: Fraction, t: ScalarType) -> float:
@@ -101,17 +130,23 @@ def round_fraction(q: Fraction, t: ScalarType) -> float:
             return float(q)  # correctly rounded by Python
         except OverflowError:
             return sign * math.inf
-    bits, emin, emax = _FORMATS[t]
+    if t.is_fp8:
+        return _round_fp8(q, t)
+    value = _round_unbounded(q, t)
+    if abs(value) >= Fraction(2) ** (_FORMATS[t][2] + 1):
+        return sign * math.inf
+    return sign * float(value)
+
+
+def _round_unbounded(q: Fraction, t: ScalarType) -> Fraction:
+    """``|q|`` rounded to ``t``'s precision and least exponent, ignoring its greatest exponent."""
+    bits, emin, _ = _FORMATS[t]
     if q == 0:
-        return 0.0
+        return Fraction(0)
     a = abs(q)
     e = a.numerator.bit_length() - a.denominator.bit_length()
     if Fraction(2) ** e > a:
         e -= 1
     e = max(e, emin)  # subnormal values share the least exponent
     scale = Fraction(2) ** (bits - 1 - e)
-    n = round(a * scale)  # round() of a Fraction rounds half to even
-    value = n / scale
-    if value >= Fraction(2) ** (emax + 1):
-        return sign * math.inf
-    return sign * float(value)
+    return round(a * scale) / scale  # round() of a Fraction rounds half to even

@@ -17,6 +17,11 @@ Register representation (what :func:`reg_dtype` returns):
   two bits (double rounding is innocuous). Where an operation would round twice otherwise (f64 to
   f16/bf16 conversion, fused multiply-add), the intermediate is rounded to odd first.
 
+* ``f8e4m3`` and ``f8e5m2`` are ``torch.float32`` holding a value of the fp8 format exactly (torch's
+  float8 types have almost no CPU kernels). Every conversion to them rounds once to nearest even and
+  saturates as CUDA's ``__NV_SATFINITE`` does (:func:`round_fp8`); CUDA has no fp8 arithmetic, and the
+  IR's (which no frontend emits) is the f32 result rounded to the fp8 type the same way.
+
 Memory representation (:func:`mem_dtype`): the torch type of the same width whose bytes are the C
 object representation (``u32`` is stored as the int32 of the same bits).
 
@@ -43,6 +48,8 @@ from larkc.ir.nodes import BinaryOp, MathFn, UnaryOp
 from larkc.ir.types import (
     BF16,
     BOOL,
+    F8E4M3,
+    F8E5M2,
     F16,
     F32,
     F64,
@@ -57,7 +64,7 @@ from larkc.ir.types import (
     ScalarKind,
     ScalarType,
 )
-from larkc.ir.values import round_fraction
+from larkc.ir.values import FP8_MAX, round_fraction
 
 __all__ = [
     "MATH_RULES",
@@ -74,6 +81,7 @@ __all__ = [
     "mem_dtype",
     "poison",
     "reg_dtype",
+    "round_fp8",
     "scalar_tensor",
     "to_mem",
     "wrap",
@@ -136,6 +144,8 @@ def reg_dtype(t: ScalarType) -> torch.dtype:
             return torch.float32
         case ScalarKind.F64:
             return torch.float64
+        case ScalarKind.F8E4M3 | ScalarKind.F8E5M2:
+            return torch.float32  # holding an fp8 value exactly
         case _:
             assert_never(t.kind)
 
@@ -154,6 +164,8 @@ _MEM_DTYPES: dict[ScalarKind, torch.dtype] = {
     ScalarKind.BF16: torch.bfloat16,
     ScalarKind.F32: torch.float32,
     ScalarKind.F64: torch.float64,
+    ScalarKind.F8E4M3: torch.float8_e4m3fn,
+    ScalarKind.F8E5M2: torch.float8_e5m2,
 }
 
 
@@ -203,7 +215,7 @@ def from_mem(m: torch.Tensor, t: ScalarType) -> torch.Tensor:
         if t.is_unsigned and t.bits < 64:
             v = v & ((1 << t.bits) - 1)
         return v
-    return m
+    return m.to(torch.float32) if t.is_fp8 else m
 
 
 def scalar_tensor(value: bool | int | float, t: ScalarType) -> torch.Tensor:
@@ -335,6 +347,8 @@ def apply_binary(
     op: BinaryOp, a: torch.Tensor, b: torch.Tensor, t: ScalarType, ub: UndefinedOps | None = None
 ) -> torch.Tensor:
     """``a op b`` for operands whose scalar element type is ``t`` (comparisons return bool)."""
+    if t.is_fp8 and op in (BinaryOp.ADD, BinaryOp.SUB, BinaryOp.MUL, BinaryOp.DIV):
+        return round_fp8(apply_binary(op, a, b, F32, ub), t)  # f32 has more than twice fp8's precision
     match op:
         case BinaryOp.ADD | BinaryOp.SUB | BinaryOp.MUL if t.is_int:
             result = a + b if op is BinaryOp.ADD else a - b if op is BinaryOp.SUB else a * b
@@ -443,6 +457,28 @@ def _narrow_from_f64(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return _round_to_odd_f32(x).to(dtype)
 
 
+#: Magnitudes at which a conversion to fp8 overflows (CUDA's ``FP8_OVERFLOW_THRESHOLD``: the largest
+#: finite value plus half an ulp; a tie there rounds up for e5m2, down to even for e4m3).
+_FP8_OVERFLOW: dict[ScalarKind, tuple[float, bool]] = {
+    ScalarKind.F8E4M3: (464.0, False),  # overflows above 464
+    ScalarKind.F8E5M2: (61440.0, True),  # overflows at 61440 and above
+}
+
+
+def round_fp8(x: torch.Tensor, t: ScalarType) -> torch.Tensor:
+    """Float registers ``x`` rounded once to fp8 type ``t`` (to nearest even) as float32 registers.
+
+    As CUDA's ``__nv_cvt_*_to_fp8(x, __NV_SATFINITE, ...)`` (the fp8 constructors): a magnitude beyond
+    the largest finite value, infinity included, saturates to it; NaN stays NaN. A float64 argument is
+    rounded to float32 *to odd* first, so that torch's float32-to-fp8 rounding is the only one.
+    """
+    x32 = _round_to_odd_f32(x) if x.dtype == torch.float64 else x.to(torch.float32)
+    limit, inclusive = _FP8_OVERFLOW[t.kind]
+    over = x32.abs() >= limit if inclusive else x32.abs() > limit
+    rounded = x32.to(_MEM_DTYPES[t.kind]).to(torch.float32)
+    return torch.where(over, torch.copysign(torch.full_like(x32, FP8_MAX[t]), x32), rounded)
+
+
 def _round_to_odd_f32(x: torch.Tensor) -> torch.Tensor:
     """float64 ``x`` rounded to float32 toward zero, with the last bit set when the rounding was inexact."""
     f = x.to(torch.float32)
@@ -526,12 +562,19 @@ def convert_value(v: torch.Tensor, src: ScalarType, dst: ScalarType, ub: Undefin
             return wrap(v, dst)
         return _float_to_int(v, dst, ub)
     # float destination
+    if src.is_int and dst.is_fp8:
+        # Exact in float64 below 2^53; any larger magnitude saturates fp8 either way.
+        return round_fp8(_int_to_float(v, src, F64), dst)
     if src.is_int:
         return _int_to_float(v, src, dst)
     target = reg_dtype(dst)
+    if dst.is_fp8:
+        return round_fp8(v, dst)
     if src == F64:
         return _narrow_from_f64(v, target)
-    return v.to(target)  # widening is exact; f32 -> f16/bf16 and f16 <-> bf16 (via f32) round once
+    # Widening is exact (an fp8 value is exact in every other float type); f32 -> f16/bf16 and
+    # f16 <-> bf16 (via f32) round once.
+    return v.to(target)
 
 
 def bitcast_value(v: torch.Tensor, src: ScalarType, src_lanes: int, dst: ScalarType, dst_lanes: int) -> torch.Tensor:
@@ -733,8 +776,11 @@ def apply_math(fn: MathFn, args: list[torch.Tensor], t: ScalarType, ub: Undefine
     """The intrinsic ``fn`` on arguments of scalar element type ``t`` (see :data:`MATH_RULES`)."""
     if len(args) > 1:
         args = list(broadcast(*args))
+    if t.is_fp8:
+        out = MATH_RULES[fn](args, F32, ub)  # computed in f32, rounded once more to fp8
+        return round_fp8(out, t) if out.dtype == torch.float32 else out
     return MATH_RULES[fn](args, t, ub)
 
 
 #: Every scalar type, for tests that sweep them.
-ALL_SCALARS = (BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64)
+ALL_SCALARS = (BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, F8E4M3, F8E5M2)

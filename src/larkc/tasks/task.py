@@ -24,6 +24,8 @@ from larkc.errors import LarkcError, TaskError
 from larkc.ir.types import (
     BF16,
     BOOL,
+    F8E4M3,
+    F8E5M2,
     F16,
     F32,
     F64,
@@ -78,6 +80,8 @@ _DTYPE_NAMES: dict[str, ScalarType] = {
     "half": F16,
     "float16": F16,
     "bfloat16": BF16,
+    "float8_e4m3fn": F8E4M3,
+    "float8_e5m2": F8E5M2,
     "int": I32,
     "int32": I32,
     "int64": I64,

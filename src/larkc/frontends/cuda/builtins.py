@@ -24,6 +24,9 @@ __all__ = [
     "COMPARE_FUNCTIONS",
     "CONSTANTS",
     "CONVERSIONS",
+    "FP8_FORMATS",
+    "FP8_SATURATION",
+    "FP8_SOURCES",
     "MATH_FUNCTIONS",
     "PAIR_FUNCTIONS",
     "UNARY_FUNCTIONS",
@@ -266,6 +269,19 @@ PAIR_FUNCTIONS: dict[str, tuple[str, ScalarType | None]] = {
     "__float22bfloat162_rn": ("from_f2", BF16),
 }
 
+#: cuda_fp8.h's conversions of one value to fp8 bits, by the type of the value they take.
+FP8_SOURCES: dict[str, ScalarType] = {
+    "__nv_cvt_float_to_fp8": F32,
+    "__nv_cvt_double_to_fp8": F64,
+    "__nv_cvt_halfraw_to_fp8": F16,
+    "__nv_cvt_bfloat16raw_to_fp8": BF16,
+}
+
+#: cuda_fp8.h's enumerators: whether a conversion saturates (``__nv_saturation_t``), whether the
+#: format is E5M2 rather than E4M3 (``__nv_fp8_interpretation_t``).
+FP8_SATURATION: dict[str, bool] = {"__NV_SATFINITE": True, "__NV_NOSAT": False}
+FP8_FORMATS: dict[str, bool] = {"__NV_E5M2": True, "__NV_E4M3": False}
+
 _FLT_MAX = float.fromhex("0x1.fffffep+127")
 
 #: Named constants of CUDA's headers: name -> (type, value).
@@ -298,6 +314,11 @@ CONSTANTS: dict[str, tuple[ScalarType, float | int]] = {
     "LLONG_MAX": (I64, 2**63 - 1),
     "LLONG_MIN": (I64, -(2**63)),
     "ULLONG_MAX": (U64, 2**64 - 1),
+    # cuda_fp8.h's enumerators (`__nv_saturation_t`, `__nv_fp8_interpretation_t`)
+    "__NV_NOSAT": (I32, 0),
+    "__NV_SATFINITE": (I32, 1),
+    "__NV_E4M3": (I32, 0),
+    "__NV_E5M2": (I32, 1),
     "INT8_MAX": (I32, 127),
     "INT8_MIN": (I32, -128),
     "UINT8_MAX": (I32, 255),

@@ -14,6 +14,8 @@ import tree_sitter as ts
 from larkc.ir.types import (
     BF16,
     BOOL,
+    F8E4M3,
+    F8E5M2,
     F16,
     F32,
     F64,
@@ -101,7 +103,10 @@ BUILTIN_TYPES: dict[str, Type] = {
     "__half2": vector(F16, 2),
     "nv_bfloat162": vector(BF16, 2),
     "__nv_bfloat162": vector(BF16, 2),
-    # the fp8 storage typedefs of cuda_fp8.h are plain unsigned integers holding the bits
+    # cuda_fp8.h's fp8 classes (saturating constructors, conversions back to float and half); its
+    # storage typedefs are plain unsigned integers holding the bits
+    "__nv_fp8_e4m3": F8E4M3,
+    "__nv_fp8_e5m2": F8E5M2,
     "__nv_fp8_storage_t": U8,
     "__nv_fp8x2_storage_t": U16,
     "__nv_fp8x4_storage_t": U32,
@@ -109,8 +114,8 @@ BUILTIN_TYPES: dict[str, Type] = {
 
 #: Type names CUDA code uses that larkc knows but cannot model, and what the error calls them.
 UNSUPPORTED_TYPES: dict[str, str] = {
-    f"__nv_fp8{lanes}_{fmt}": "fp8 type (the IR has no 8-bit floats; __nv_fp8_storage_t bits are supported)"
-    for lanes in ("", "x2", "x4")
+    f"__nv_fp8{lanes}_{fmt}": "packed fp8 type (__nv_fp8_e4m3, __nv_fp8_e5m2 and their storage bits are supported)"
+    for lanes in ("x2", "x4")
     for fmt in ("e4m3", "e5m2")
 }
 for _name, _elem in (
@@ -129,8 +134,9 @@ for _name, _elem in (
 ):
     for _lanes in (1, 2, 3, 4):
         BUILTIN_TYPES[f"{_name}{_lanes}"] = vector(_elem, _lanes)
-# PyTorch's half types (c10::Half and c10::BFloat16 convert to and from float like __half)
-for _name, _t in (("Half", F16), ("BFloat16", BF16)):
+# PyTorch's half and fp8 types (c10::Half, c10::BFloat16, c10::Float8_e4m3fn convert to and from float
+# like __half; c10's fp8 conversions saturate, as torch's and cuda_fp8.h's e4m3 constructor do)
+for _name, _t in (("Half", F16), ("BFloat16", BF16), ("Float8_e4m3fn", F8E4M3)):
     for _ns in ("c10::", "at::", "::c10::", "::at::"):
         BUILTIN_TYPES[_ns + _name] = _t
 for _q in ("std::", "::"):

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import tree_sitter as ts
 
+from larkc.errors import Span
 from larkc.frontends.cuda import builtins as lib
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, integer_promote, vector
@@ -42,6 +43,7 @@ from larkc.ir.nodes import (
     MathCall,
     MathFn,
     PtrAdd,
+    Select,
     Shuffle,
     ShuffleKind,
     Unary,
@@ -52,11 +54,14 @@ from larkc.ir.nodes import (
 from larkc.ir.types import (
     BF16,
     BOOL,
+    F8E4M3,
+    F8E5M2,
     F16,
     F32,
     F64,
     I32,
     I64,
+    U8,
     U16,
     U32,
     U64,
@@ -383,6 +388,57 @@ class BuiltinCalls(Conversions):
         e = self.convert(self.rvalue(arg_nodes[0]), F32, node).expr
         lo = Binary(BinaryOp.MAX, e, Const(0.0, F32, span), F32, span)
         return Val(Binary(BinaryOp.MIN, lo, Const(1.0, F32, span), F32, span), F32)
+
+    def fp8_conversion(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """cuda_fp8.h's conversions to and from fp8 bits (``__nv_fp8_storage_t``, a byte):
+        ``__nv_cvt_float_to_fp8(x, saturate, fmt)`` (likewise ``double``, ``halfraw``, ``bfloat16raw``),
+        ``__nv_cvt_float2_to_fp8x2(xy, saturate, fmt)`` (two bytes, ``x`` in the low one) and
+        ``__nv_cvt_fp8_to_halfraw(bits, fmt)`` (the exact half value). ``saturate`` and ``fmt`` must be
+        the constants ``__NV_SATFINITE``/``__NV_NOSAT`` and ``__NV_E4M3``/``__NV_E5M2``."""
+        span = self.span(node)
+        if name == "__nv_cvt_fp8_to_halfraw":
+            self.expect_args(name, arg_nodes, (2,), node)
+            fmt = self.fp8_format(arg_nodes[1])
+            bits = self.convert(self.rvalue(arg_nodes[0]), U8, node).expr
+            return Val(Cast(Cast(bits, fmt, CastKind.BITCAST, span), F16, CastKind.CONVERT, span), F16)
+        self.expect_args(name, arg_nodes, (3,), node)
+        saturate = self.enum_constant(arg_nodes[1], lib.FP8_SATURATION, "__NV_SATFINITE or __NV_NOSAT")
+        fmt = self.fp8_format(arg_nodes[2])
+        v = self.rvalue(arg_nodes[0])
+        if name == "__nv_cvt_float2_to_fp8x2":
+            pair = self.convert(v, vector(F32, 2), node).expr
+            lo, hi = (
+                self.fp8_bits(Extract(pair, Const(lane, I32, span), F32, span), F32, fmt, saturate, span)
+                for lane in (0, 1)
+            )
+            wide = (Cast(b, U16, CastKind.CONVERT, span) for b in (lo, hi))
+            lo16, hi16 = wide
+            shifted = Binary(BinaryOp.SHL, hi16, Const(8, U16, span), U16, span)
+            return Val(Binary(BinaryOp.BITOR, shifted, lo16, U16, span), U16)
+        src = lib.FP8_SOURCES[name]
+        return Val(self.fp8_bits(self.convert(v, src, node).expr, src, fmt, saturate, span), U8)
+
+    def fp8_bits(self, x: Expr, src: ScalarType, fmt: ScalarType, saturate: bool, span: Span) -> Expr:
+        """The fp8 bits of float ``x``: rounded to nearest even; beyond the largest finite value
+        (infinity included) saturated, or without ``saturate`` NaN (e4m3) or infinity (e5m2), signed."""
+        bits: Expr = Cast(Cast(x, fmt, CastKind.CONVERT, span), U8, CastKind.BITCAST, span)  # (saturates)
+        if saturate:
+            return bits
+        limit, op, special = (464.0, BinaryOp.GT, 0x7F) if fmt == F8E4M3 else (61440.0, BinaryOp.GE, 0x7C)
+        over = Binary(op, MathCall(MathFn.ABS, (x,), src, False, span), Const(limit, src, span), BOOL, span)
+        negative = MathCall(MathFn.SIGNBIT, (x,), BOOL, False, span)
+        signed = Select(negative, Const(special | 0x80, U8, span), Const(special, U8, span), U8, span)
+        return Select(over, signed, bits, U8, span)
+
+    def fp8_format(self, arg: ts.Node) -> ScalarType:
+        return F8E5M2 if self.enum_constant(arg, lib.FP8_FORMATS, "__NV_E4M3 or __NV_E5M2") else F8E4M3
+
+    def enum_constant(self, arg: ts.Node, names: dict[str, bool], what: str) -> bool:
+        """The value of an enumerator of cuda_fp8.h named by ``arg`` (which must name one of ``names``)."""
+        text = node_text(arg).removeprefix("::")
+        if text not in names:
+            raise self.unsupported(f"argument other than {what}", arg)
+        return names[text]
 
     def reciprocal(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """``__frcp_rn(x)``, ``__drcp_rn(x)``, ``hrcp(h)``, ``h2rcp(h2)``: ``1 / x`` (lane by lane), rounded to
@@ -729,6 +785,7 @@ _INTRINSICS = _table(
     (["__saturatef"], BuiltinCalls.saturate),
     (["__mul24", "__umul24", "__mulhi", "__umulhi"], BuiltinCalls.integer_multiply),
     (["__frcp_rn", "__drcp_rn", "hrcp", "h2rcp"], BuiltinCalls.reciprocal),
+    ([*lib.FP8_SOURCES, "__nv_cvt_float2_to_fp8x2", "__nv_cvt_fp8_to_halfraw"], BuiltinCalls.fp8_conversion),
     (["__builtin_assume_aligned"], BuiltinCalls.assume_aligned),
     (["sincosf", "sincos", "__sincosf"], BuiltinCalls.unsupported_call),
     (

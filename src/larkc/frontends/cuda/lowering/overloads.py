@@ -437,7 +437,7 @@ class Overloads(Conversions):
                 return None
             return 0 if src.const == dst.const else 1
         if isinstance(src, ScalarType) and isinstance(dst, ScalarType):
-            if src.kind.value in ("f16", "bf16") or dst.kind.value in ("f16", "bf16"):
+            if src.kind.value in ("f16", "bf16") or dst.kind.value in ("f16", "bf16") or src.is_fp8 or dst.is_fp8:
                 return 3
             if (src.is_int or src.is_bool) and dst == I32 and src.bits < 32:
                 return 1
