@@ -251,6 +251,27 @@ def _row_sum_atomic(n: int) -> Launch:
     return Launch("row_sum_atomic", "total_sum_kernel", grid, make, {"BLOCK": 128}, rtol=1e-4, atol=1e-4, reference=ref)
 
 
+def _locked_col_sum(rows: int, cols: int) -> Launch:
+    block = 1 << (cols - 1).bit_length()
+
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {
+            "x_ptr": _randn(g, rows, cols),
+            "out_ptr": torch.zeros(cols),
+            "lock_ptr": torch.zeros(1, dtype=torch.int32),
+            "count_ptr": torch.zeros(1, dtype=torch.int32),
+            "n_rows": rows,
+            "n_cols": cols,
+        }
+
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        return {"out_ptr": _t(a, "x_ptr").double().sum(dim=0).float()}
+
+    grid = ((rows + 3) // 4,)
+    consts = {"ROWS": 4, "BLOCK": block}
+    return Launch("locked_col_sum", "locked_col_sum_kernel", grid, make, consts, rtol=1e-4, atol=1e-4, reference=ref)
+
+
 def _argmax(rows: int, cols: int) -> Launch:
     def make(g: G) -> dict[str, torch.Tensor | int | float]:
         x = torch.randint(-5, 5, (rows, cols), generator=g).float()  # ties: the first index wins
@@ -331,6 +352,7 @@ CASES: dict[str, tuple[Launch, tuple[str, ...]]] = {
     "matmul-40x48x40": (_matmul(40, 48, 40), ("c_ptr",)),
     "matmul_descriptor-40x56x40": (_matmul_descriptor(40, 56, 40), ("c_ptr",)),
     "row_sum_atomic-1000": (_row_sum_atomic(1000), ("out_ptr",)),
+    "locked_col_sum-10x20": (_locked_col_sum(10, 20), ("out_ptr",)),
     "argmax-6x50": (_argmax(6, 50), ("out_ptr",)),
     "cumsum-4x50": (_cumsum(4, 50), ("out_ptr",)),
     "linear_scan-3x20": (_linear_scan(3, 20), ("h_ptr",)),

@@ -24,6 +24,13 @@ lanes of a warp.
 **Warps** are 32 consecutive threads of a block (``threadIdx.x`` fastest). A shuffle reads the value
 its source lane holds at the shuffle; reading an inactive lane or one outside the mask is ``uninit``,
 and a lane named by the mask that is alive but does not take part is ``divergence``.
+
+**Spin locks between programs.** A block-level (Triton) kernel with a loop that executes an atomic
+(:func:`spins`: ``while tl.atomic_cas(lock, 0, 1) == 1: pass``) cannot run in lock-step: the program
+holding the lock would only release it after every program left the loop. Its programs run one at a
+time instead, in program-id order, each to its end (the schedule of Triton's interpreter), and the race
+check orders their accesses by the happens-before of their atomics' memory orders
+(:class:`~larkc.semantics.memory.ProgramClocks`) rather than not at all.
 """
 
 from __future__ import annotations
@@ -110,7 +117,7 @@ from larkc.ir.types import (
 from larkc.ir.walk import operands, stmt_exprs, sub_exprs, walk_stmts
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog, Dim3
 from larkc.semantics.geometry import WARP_SIZE, LaunchConfig, ThreadSpace, format_dim3
-from larkc.semantics.memory import Memory, Region, RegionKind, Site, encode_pointer
+from larkc.semantics.memory import Memory, ProgramClocks, Region, RegionKind, Site, encode_pointer
 from larkc.semantics.numerics import (
     UndefinedOps,
     UndefinedReason,
@@ -333,6 +340,8 @@ class Interpreter:
         self._site_ids: dict[tuple[int, str], int] = {}
         self._calls: list[tuple[str, Span]] = []  # the device functions being executed and their call sites
         self.mem = Memory(self.space, self.log, self.sites)
+        if self.level is Level.BLOCK and spins(module):
+            self.mem.clocks = ProgramClocks.start(n)
         self.full = torch.ones(n, dtype=torch.bool)
         self.none = torch.zeros(n, dtype=torch.bool)
         self.exited = self.none
@@ -358,7 +367,14 @@ class Interpreter:
         frame = self._frame(self.kernel, args)
         self._frames.append(frame)
         try:
-            self._stmts(self.kernel.body, self.full)
+            if self.mem.clocks is None:
+                self._stmts(self.kernel.body, self.full)
+            else:
+                for p in range(self.n):  # one program at a time, in program-id order
+                    self.mem.clocks.program = p
+                    one = self.none.clone()
+                    one[p] = True
+                    self._stmts(self.kernel.body, one)
         except _Abort:
             self.aborted = True
         finally:
@@ -744,9 +760,14 @@ class Interpreter:
             running = nxt
             if running is not mask and not bool(running.any()):
                 return done
+        schedule = (
+            "; the programs run one at a time in program-id order, so a program waiting for a later one waits forever"
+            if self.mem.clocks is not None
+            else ""
+        )
         raise StepLimitExceeded(
             f"loop did not terminate after {self.limits.max_loop_iterations} iterations "
-            f"(a spin-wait on another block, or an infinite loop)",
+            f"(a spin-wait on another block, or an infinite loop{schedule})",
             span,
             bound=self.limits.max_loop_iterations,
         )
@@ -878,7 +899,9 @@ class Interpreter:
         value = operand(s.value)
         compare = operand(s.compare) if s.compare is not None else None
         self._report_ub(ub, s.span)
-        old = self.mem.atomic(s.op, vt, threads, ptrs, value, compare, self._site(s, f"atomic.{s.op.value}"))
+        site = self._site(s, f"atomic.{s.op.value}")
+        old = self.mem.atomic(s.op, vt, threads, ptrs, value, compare, site)
+        self.mem.synchronise(ptrs, s.order)
         if s.dst is not None:
             dst_t = frame.types[s.dst]
             if enabled is not None:
@@ -1428,6 +1451,19 @@ def _evaluated_operands(e: Expr) -> tuple[Expr, ...]:
 
 # --------------------------------------------------------------------------------------------------
 # The entry point
+
+
+def spins(module: Module) -> bool:
+    """Whether a loop of the module executes an atomic (a spin-wait on a lock or flag, e.g.
+    ``while tl.atomic_cas(lock, 0, 1) == 1``): then the programs of a block-level kernel run one at a
+    time with happens-before between them (see the module docstring)."""
+    for f in module.functions:
+        for s in walk_stmts(f.body):
+            if isinstance(s, For | While | DoWhile):
+                inner = s.body if not isinstance(s, For) else (*s.body, *s.step)
+                if any(isinstance(x, Atomic) for x in walk_stmts(inner)):
+                    return True
+    return False
 
 
 def casts_away_const(module: Module) -> bool:

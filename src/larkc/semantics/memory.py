@@ -23,6 +23,14 @@ in CUDA.
   and lanes of a warp are consecutive numbers, so this says whether another thread, another warp or
   another block is involved) with the barrier phase, plus the same summary over the whole launch for
   conflicts between blocks. Atomics do not conflict with atomics.
+* Between the programs of a block-level kernel run one at a time (:class:`ProgramClocks`, a kernel with
+  a spin lock), accesses are ordered by happens-before instead: each program has a vector clock; an
+  atomic with release order stores the program's clock with the location (joined with what earlier
+  releases stored there: a read-modify-write continues a release sequence), and then advances the
+  program's own clock; one with acquire order joins what is stored with the location into the program's
+  clock; a plain store to the location ends the release sequence (forgets what is stored). Each
+  granule keeps, per access kind, the clock of each program's latest access; an access conflicts with
+  another program's access unless that access's clock is within the accessing program's clock.
 
 Shadow state is kept per *granule*: the element size of the region's type, refined to smaller
 granules on the first access of a smaller type (so two threads writing the two halves of a ``half2``
@@ -34,14 +42,14 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import assert_never
 
 import torch
 
 from larkc.errors import Span
-from larkc.ir.nodes import AtomicOp, BinaryOp
+from larkc.ir.nodes import AtomicOp, BinaryOp, MemoryOrder
 from larkc.ir.types import ScalarType
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog
 from larkc.semantics.geometry import ThreadSpace
@@ -52,6 +60,7 @@ __all__ = [
     "REGION_SHIFT",
     "AccessKind",
     "Memory",
+    "ProgramClocks",
     "Region",
     "RegionKind",
     "Site",
@@ -169,6 +178,9 @@ class Region:
     #: per element (of ``elem_size`` bytes), the site and thread of the last store or atomic to it (-1:
     #: none); kept only for the buffers :meth:`Memory.track_writers` names (a run's outputs)
     writers: tuple[torch.Tensor, torch.Tensor] | None = None
+    #: per access kind, ``[granules, programs]``: the clock of each program's latest access (0: none);
+    #: kept only when the launch has :class:`ProgramClocks`
+    clocks: dict[AccessKind, torch.Tensor] = field(default_factory=dict)
 
     @property
     def space_name(self) -> str:
@@ -201,6 +213,8 @@ class Region:
             self.init = self.init.repeat_interleave(factor)
         for k, s in list(self.shadows.items()):
             self.shadows[k] = s.refined(factor)
+        for k, c in list(self.clocks.items()):
+            self.clocks[k] = c.repeat_interleave(factor, dim=0)
         self.scratch = None
 
     def index_text(self, byte_offset: int) -> str:
@@ -221,6 +235,52 @@ class Region:
     def describe_size(self) -> str:
         n = self.nbytes // self.elem_size
         return f"{n} element{'s' if n != 1 else ''} of {self.elem}"
+
+
+@dataclass(eq=False, slots=True)
+class ProgramClocks:
+    """Happens-before between the programs of a block-level launch run one program at a time.
+
+    ``vc[p]`` is program ``p``'s vector clock (``vc[p, p]`` its own time, starting at 1);
+    ``released`` maps a location (region id, byte address) to the clock its release sequence carries;
+    ``program`` is the program running now.
+    """
+
+    vc: torch.Tensor
+    program: int = 0
+    released: dict[tuple[int, int], torch.Tensor] = field(default_factory=dict)
+
+    @staticmethod
+    def start(programs: int) -> ProgramClocks:
+        return ProgramClocks(torch.eye(programs, dtype=torch.int32))
+
+    def synchronise(self, region: Region, bases: torch.Tensor, order: MemoryOrder) -> None:
+        """The effect of atomics of the running program with ``order`` at byte addresses ``bases``."""
+        match order:
+            case MemoryOrder.RELAXED:
+                return
+            case MemoryOrder.ACQUIRE | MemoryOrder.RELEASE | MemoryOrder.ACQ_REL:
+                pass
+            case _:
+                assert_never(order)
+        p = self.program
+        acquire = order in (MemoryOrder.ACQUIRE, MemoryOrder.ACQ_REL)
+        release = order in (MemoryOrder.RELEASE, MemoryOrder.ACQ_REL)
+        for b in bases.tolist():
+            key = (region.id, int(b))
+            stored = self.released.get(key)
+            if acquire and stored is not None:
+                self.vc[p] = torch.maximum(self.vc[p], stored)
+            if release:
+                self.released[key] = self.vc[p].clone() if stored is None else torch.maximum(stored, self.vc[p])
+        if release:
+            self.vc[p, p] += 1
+
+    def overwritten(self, region: Region, bases: torch.Tensor) -> None:
+        """A plain store at ``bases``: it ends the release sequences there."""
+        if self.released:
+            for b in bases.tolist():
+                self.released.pop((region.id, int(b)), None)
 
 
 @dataclass(slots=True)
@@ -251,6 +311,9 @@ class Memory:
         self.phases = torch.zeros(space.num_blocks, dtype=torch.int32)
         self.warp_phases = torch.zeros(space.num_warps, dtype=torch.int32)
         self._next_id = 1
+        #: happens-before between programs run one at a time (a block-level kernel with a spin lock);
+        #: ``None``: different blocks never synchronise
+        self.clocks: ProgramClocks | None = None
         #: report write-write races whose writes store the same bits as ``race (same value)`` (else ``race``)
         self.same_value = False
 
@@ -411,6 +474,8 @@ class Memory:
             self._check(r, AccessKind.WRITE, vt.size * width, align, site, written=new if self.same_value else None)
             view = r.region.data.view(mem_dtype(vt))
             view[eidx] = new
+            if self.clocks is not None and r.region.kind is RegionKind.GLOBAL:
+                self.clocks.overwritten(r.region, r.base)
             if r.region.writers is not None:
                 self._record_writers(r, vt.size * width, site)
 
@@ -436,6 +501,19 @@ class Memory:
             if r.region.writers is not None:
                 self._record_writers(r, vt.size, site)
         return old
+
+    def synchronise(self, ptrs: torch.Tensor, order: MemoryOrder) -> None:
+        """The happens-before effect of the running program's atomics with ``order`` at ``ptrs`` (after
+        :meth:`atomic`; accesses outside every global buffer, already reported, synchronise nothing)."""
+        if self.clocks is None:
+            return
+        region_ids, offsets = decode_pointer(ptrs)
+        for rid in torch.unique(region_ids).tolist():
+            region = self.regions.get(int(rid))
+            if region is None or region.kind is not RegionKind.GLOBAL:
+                continue
+            off = offsets[region_ids == rid]
+            self.clocks.synchronise(region, off[(off >= 0) & (off < region.nbytes)], order)
 
     # -- resolution and bounds -------------------------------------------------------------------------
 
@@ -648,7 +726,9 @@ class Memory:
                 other_t = torch.where(lo != t32, lo, hi)
             if bool(conflict.any()):
                 report(conflict, other, other_t, sh.stmt[gi], across=False)
-            if cross:
+            if cross and self.clocks is not None:
+                self._unordered(region, other, gi, sh.xstmt[gi], report)
+            elif cross:
                 xlo, xhi = sh.xlo[gi], sh.xhi[gi]
                 xnon = xhi >= 0
                 if bool(xnon.any()):
@@ -705,10 +785,38 @@ class Memory:
         sh.phase[gi] = bp
         sh.wphase[gi] = wp
         sh.stmt[gi] = site
+        if cross and self.clocks is not None:
+            c = region.clocks.get(kind)
+            if c is None:
+                c = torch.zeros((region.num_granules, self.space.num_blocks), dtype=torch.int32)
+                region.clocks[kind] = c
+            p = self.clocks.program
+            c[gi, p] = self.clocks.vc[p, p]
         if cross:
             sh.xlo.scatter_reduce_(0, gi, t32, reduce="amin")
             sh.xhi.scatter_reduce_(0, gi, t32, reduce="amax")
             sh.xstmt[gi] = site
+
+    def _unordered(
+        self,
+        region: Region,
+        other: AccessKind,
+        gi: torch.Tensor,
+        other_sites: torch.Tensor,
+        report: Callable[..., None],
+    ) -> None:
+        """Report accesses of the running program that no happens-before orders after another program's
+        latest access of kind ``other`` to the same granule."""
+        assert self.clocks is not None
+        c = region.clocks.get(other)
+        if c is None:
+            return
+        p = self.clocks.program
+        later = c[gi] > self.clocks.vc[p][None, :]
+        later[:, p] = False
+        conflict = later.any(dim=1)
+        if bool(conflict.any()):
+            report(conflict, other, later.to(torch.int32).argmax(dim=1), other_sites, across=True)
 
     # -- reporting -------------------------------------------------------------------------------------
 
@@ -734,7 +842,10 @@ class Memory:
         if where is not None and where.line > 0:
             same_file = here is not None and here.file == where.file
             at = f" at line {where.line}:{where.col}" if same_file else f" at {where.location()}"
-        if across:
+        if across and self.clocks is not None:
+            other_who = self.space.describe(other_t)
+            why = " (no atomic release and acquire order them)"
+        elif across:
             other_who = self.space.describe(other_t)
             why = " (different blocks never synchronise)"
         else:

@@ -4,9 +4,9 @@ arguments (already evaluated) and the call's span.
 
 Each handler binds its arguments against Triton's parameter names (:func:`_bind`), so calls by position
 and by keyword both work and an unknown keyword is an error. Hints that do not change values
-(``cache_modifier``, ``eviction_policy``, ``volatile``, ``tl.multiple_of``, ``tl.max_contiguous``,
-atomics' ``sem`` and ``scope``) are accepted and ignored; the simulator checks what the program does
-without them.
+(``cache_modifier``, ``eviction_policy``, ``volatile``, ``tl.multiple_of``, ``tl.max_contiguous``) are
+accepted and ignored; the simulator checks what the program does without them. An atomic's ``sem`` and
+``scope`` become its memory order (:func:`_memory_order`).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from larkc.ir.nodes import (
     Load,
     MathCall,
     MathFn,
+    MemoryOrder,
     Permute,
     Reduce,
     ReduceOp,
@@ -310,6 +311,27 @@ _ATOMICS = {
 }
 
 
+_SEMS = {
+    "relaxed": MemoryOrder.RELAXED,
+    "acquire": MemoryOrder.ACQUIRE,
+    "release": MemoryOrder.RELEASE,
+    "acq_rel": MemoryOrder.ACQ_REL,
+}
+
+
+def _memory_order(sem: AnyValue | None, scope: AnyValue | None, span: Span) -> MemoryOrder:
+    """The order of an atomic between programs: Triton's ``sem`` (default ``acq_rel``); with
+    ``scope="cta"`` it orders nothing between programs (each program is a CTA), so it is relaxed."""
+    sem_v = None if sem is None else _const(sem, "sem", span)
+    scope_v = None if scope is None else _const(scope, "scope", span)
+    if sem_v is not None and sem_v not in _SEMS:
+        raise UnsupportedError("memory semantic", repr(sem_v), span)
+    if scope_v not in (None, "gpu", "sys", "cta"):
+        raise UnsupportedError("memory scope", repr(scope_v), span)
+    order = MemoryOrder.ACQ_REL if sem_v is None else _SEMS[str(sem_v)]
+    return MemoryOrder.RELAXED if scope_v == "cta" else order
+
+
 def _atomic(name: str) -> Handler:
     op = _ATOMICS[name]
 
@@ -333,7 +355,9 @@ def _atomic(name: str) -> Handler:
         t = with_elem(elem, shape)
         dst = lw.fresh("old")
         lw.emit(Decl(dst, t, None, span))
-        lw.emit(Atomic(dst, op, p.expr, val.expr, cmp.expr if cmp else None, m.expr if m else None, span))
+        order = _memory_order(a.get("sem"), a.get("scope"), span)
+        c_e, m_e = (cmp.expr if cmp else None), (m.expr if m else None)
+        lw.emit(Atomic(dst, op, p.expr, val.expr, c_e, m_e, span, order))
         from larkc.ir.nodes import VarRef
 
         return Tensor(VarRef(dst, t, span))
