@@ -95,11 +95,27 @@ def test_verify_wrong_cli(name: str, monkeypatch: pytest.MonkeyPatch, capsys: py
     assert "FAILED" in capsys.readouterr().out
 
 
-@pytest.mark.xfail(strict=True, reason="larkc verify has no input-write obligation yet (larkc run reports it)")
 def test_verify_refutes_input_write() -> None:
     wrong = CORPUS / "l1_relu" / "wrong_writes_input.py"
     task = larkc.candidate_task(wrong, wrong.parent / "model.py")
-    assert larkc.verify(task, instances=[task.instances[-1]]).exit_code == 1
+    report = larkc.verify(task, instances=[task.instances[-1]])
+    assert report.exit_code == 1 and report.kinds() == {"input-write"}, "\n".join(report.render())
+    (inputs,) = [r for r in report.results if r.counterexample is not None]
+    assert inputs.counterexample is not None and inputs.counterexample.tensor == "x"
+    assert inputs.counterexample.span is not None and inputs.counterexample.span.line == 16  # the store into x
+
+
+def test_verify_refutes_a_candidate_that_launches_nothing() -> None:
+    """A host function returning an unwritten ``empty_like`` runs as an empty launch: every output element
+    keeps the ``empty`` buffer's undefined contents, which refutes equivalence (as for a kernel that
+    writes nothing), confirmed by ``larkc run``."""
+    wrong = CORPUS / "l1_tanh" / "wrong_no_launch.py"
+    task = larkc.candidate_task(wrong, wrong.parent / "model.py")
+    report = larkc.verify(task, instances=[task.instances[-1]])
+    assert report.exit_code == 1 and report.kinds() == {"mismatch"}, "\n".join(report.render())
+    (eq,) = [r for r in report.results if r.counterexample is not None]
+    assert eq.counterexample is not None and "never written" in eq.counterexample.message
+    assert eq.counterexample.kind.value == "confirmed" and eq.counterexample.tensor == "out"
 
 
 @pytest.mark.parametrize("case", sorted(INVALID.glob("*.py")), ids=lambda p: p.stem)

@@ -12,7 +12,7 @@ from larkc.errors import ReferenceError_, TaskError, UnsupportedError
 from larkc.pipeline.api import emit
 from larkc.pipeline.compare import functional_reference, task_outputs
 from larkc.pipeline.run import run_task
-from larkc.provers import ObligationKind, Status, Verdict
+from larkc.provers import CounterexampleKind, ObligationKind, Status, Verdict
 from larkc.tasks import ScalarExpr, Task, load_task
 
 PIPELINES = Path(__file__).resolve().parents[2] / "examples" / "pipelines"
@@ -193,13 +193,27 @@ def test_emit_refuses_what_the_lowering_does_not_model(name: str, message: str, 
         emit(PIPELINES / name, tmp_path / "out")
 
 
-def test_verify_does_not_prove_equivalence_of_a_kernel_writing_its_input() -> None:
+def test_verify_refutes_a_kernel_writing_its_input(tmp_path: Path) -> None:
     task = load_task(PIPELINES / "vector_add_bug_writes_input").with_instances([{"n": 300}])
-    report = larkc.verify(task)
-    eq = report.results[0]
-    assert eq.obligation.kind is ObligationKind.EQUIVALENCE and eq.status is Status.UNKNOWN
-    assert "the kernel writes input(s) the task does not declare in-place (x[0] changes)" in eq.detail
-    assert report.verdict is Verdict.UNKNOWN
+    report = larkc.verify(task, replay_dir=tmp_path)
+    eq, inputs = report.results[:2]
+    # out = x + y is right on the inputs as they were: the write into x is the obligation of its own
+    assert eq.obligation.kind is ObligationKind.EQUIVALENCE and eq.status is Status.PROVED, report.render()
+    assert inputs.obligation.kind is ObligationKind.INPUTS and inputs.status is Status.REFUTED
+    cx = inputs.counterexample
+    assert cx is not None and cx.kind is CounterexampleKind.CONFIRMED and cx.replay is not None
+    assert cx.tensor == "x" and cx.element == (0,) and cx.kernel_value != cx.reference_value
+    assert cx.message.startswith("the kernel changes input x[0], which the task does not declare in-place")
+    assert cx.span is not None and cx.span.line == 9 and "the store at" in cx.message  # x[i] = x[i] + y[i]
+    assert report.verdict is Verdict.FAILED and report.kinds() == {"input-write"} == {task.expected_failure}
+    assert report.to_json()["obligations"][1]["counterexample"]["tensor"] == "x"
+
+
+def test_verify_proves_inputs_unchanged_and_keeps_inplace_tensors_out_of_it() -> None:
+    report = larkc.verify(load_task(PIPELINES / "axpy_inplace").with_instances([{"n": 300}]))
+    inputs = next(r for r in report.results if r.obligation.kind is ObligationKind.INPUTS)
+    # y is in-place: the kernel may write it, only x is checked
+    assert inputs.status is Status.PROVED and inputs.detail == "every element of x ends as it started (never changed)"
 
 
 def test_a_computed_scalar_binds_only_float_parameters(tmp_path: Path) -> None:

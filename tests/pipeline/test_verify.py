@@ -59,12 +59,21 @@ def test_a_literal_of_a_named_constant_is_read_as_it() -> None:
 def test_obligations_of_a_task_with_and_without_reference() -> None:
     task = load_task(EXAMPLES / "vector_add")
     kinds = [o.kind for o in obligations_of(task)]
-    assert kinds[0] is ObligationKind.EQUIVALENCE and ObligationKind.OVERFLOW in kinds and len(kinds) == 8
+    assert kinds[:2] == [ObligationKind.EQUIVALENCE, ObligationKind.INPUTS] and ObligationKind.OVERFLOW in kinds
+    assert sorted(k.value for k in kinds) == sorted(k.value for k in ObligationKind)  # every kind once
     safety = command_line_task(
         EXAMPLES / "vector_add" / "kernel.cu", "vector_add", grid=["4"], block=["256"],
         buffers=["x=f32[1000]", "y=f32[1000]", "out=f32[1000]"], scalars=["n=1000"],
     )  # fmt: skip
-    assert ObligationKind.EQUIVALENCE not in [o.kind for o in obligations_of(safety)]
+    safety_kinds = [o.kind for o in obligations_of(safety)]
+    assert ObligationKind.EQUIVALENCE not in safety_kinds and ObligationKind.INPUTS not in safety_kinds
+    assert len(safety_kinds) == len(ObligationKind) - 2
+
+
+def test_a_failed_verdict_can_order_every_obligation_kind() -> None:
+    from larkc.pipeline.reports import _ROOT_CAUSE_ORDER
+
+    assert sorted(_ROOT_CAUSE_ORDER) == sorted(k.value for k in ObligationKind)
 
 
 def test_vector_add_is_verified_with_scopes_and_assumptions(tmp_path: Path) -> None:

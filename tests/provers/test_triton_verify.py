@@ -24,7 +24,13 @@ from larkc.tasks import Task, load_task, parse_shape_expr
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "triton"
 NAMES = sorted(p.parent.name for p in EXAMPLES.glob("*/task.py"))
-BOUNDED_KINDS = (ObligationKind.EQUIVALENCE, ObligationKind.INIT, ObligationKind.DEFINED, ObligationKind.ASSERT)
+BOUNDED_KINDS = (
+    ObligationKind.EQUIVALENCE,
+    ObligationKind.INPUTS,
+    ObligationKind.INIT,
+    ObligationKind.DEFINED,
+    ObligationKind.ASSERT,
+)
 
 #: Correct examples whose kernels compute row offsets in int32 (``row * stride``, as Triton computes them
 #: when the launch passes small integers), with the constraint their task carries that keeps the offsets

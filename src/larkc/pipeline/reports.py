@@ -358,8 +358,9 @@ class VerifyReport:
 
 
 #: Which refutation a FAILED verdict shows first: causes before their consequences (an overflowing index
-#: before the out-of-bounds access it makes, a race before the wrong output it leaves).
-_ROOT_CAUSE_ORDER = ("overflow", "barrier", "race", "bounds", "init", "defined", "assert", "equivalence")
+#: before the out-of-bounds access it makes, a race before the wrong output it leaves, an input overwritten
+#: before an output computed from what it was overwritten with).
+_ROOT_CAUSE_ORDER = ("overflow", "barrier", "race", "bounds", "init", "defined", "assert", "inputs", "equivalence")
 
 _EVIDENCE = {
     "confirmed": "confirmed by the simulator at the task's dtypes",

@@ -1,8 +1,8 @@
 """``larkc verify``: prove a task's obligations, or refute them with a counterexample.
 
-For a task, :func:`verify_task` builds the obligations (equivalence of every output when the task has a
-reference; bounds, races, barrier uniformity, initialised reads, defined operations, assertions and
-integer overflow always) and asks the provers:
+For a task, :func:`verify_task` builds the obligations (equivalence of every output, and inputs left
+unchanged, when the task has a reference; bounds, races, barrier uniformity, initialised reads, defined
+operations, assertions and integer overflow always) and asks the provers:
 
 1. **Bounded, per shape instance** (:mod:`larkc.provers.bounded`): the kernel is executed symbolically
    on the instance (:func:`larkc.semantics.symexec.execute_symbolic`, the simulator's own statement
@@ -34,12 +34,13 @@ from larkc.ir.nodes import Function, Module
 from larkc.ir.types import ScalarType
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
-from larkc.pipeline.reports import VerifyReport
+from larkc.pipeline.reports import InputWrite, VerifyReport
 from larkc.pipeline.run import Configs, config_label, run_instance
 from larkc.provers import (
     Assumption,
     AssumptionKind,
     Budget,
+    Counterexample,
     CounterexampleKind,
     Obligation,
     ObligationKind,
@@ -65,8 +66,13 @@ Progress = Callable[[str], None]
 
 
 def obligations_of(task: Task) -> list[Obligation]:
-    """Equivalence of every output (when the task has a reference), then the safety properties."""
-    obs = [Obligation(ObligationKind.EQUIVALENCE, name) for name in task.outputs] if task.reference else []
+    """Equivalence of every output and inputs left unchanged (when the task has a reference: only then are
+    its tensors inputs the caller still holds, as for ``larkc run``'s ``input-write``), then the safety
+    properties."""
+    obs = []
+    if task.reference:
+        obs = [Obligation(ObligationKind.EQUIVALENCE, name) for name in task.outputs]
+        obs.append(Obligation(ObligationKind.INPUTS))
     obs += [
         Obligation(kind)
         for kind in (
@@ -172,10 +178,10 @@ def _verify_specialisation(
         # A Triton kernel whose specialisation depends on the shapes is lowered for each instance.
         mod, fn = (module, f) if not per_instance else _specialised(task, env, config)
         with tm.gc_paused():  # terms die by reference counting; collections would rescan them all
-            facts, clobbered = _instance_facts(task, mod, fn, graph, env, budget)
+            facts = _instance_facts(task, mod, fn, graph, env, budget)
             say(f"instance {k + 1}/{len(chosen)}: deciding {len(bounded_obs)} obligations")
             results = prove_instance(facts, bounded_obs, budget)
-            results = _inexact_scalars(task, fn, env, _input_writes(clobbered, env, results))
+            results = _inexact_scalars(task, fn, env, results)
             results = [_confirm(task, mod, r, env, replay_dir, cfgs) for r in results]
             launch = facts.launch
             del facts
@@ -399,21 +405,19 @@ def _inexact_scalars(
         f"the scalar argument {'; '.join(inexact)} is irrational at this instance: the symbolic engine "
         f"takes rational scalars only, so equivalence is not decided here"
     )
-    return _equivalence_unknown(results, env, reason, keep_refuted=False)
+    return _equivalence_unknown(results, env, reason)
 
 
 def _equivalence_unknown(
-    results: Sequence[ObligationResult], env: Mapping[str, int], reason: str, *, keep_refuted: bool
+    results: Sequence[ObligationResult], env: Mapping[str, int], reason: str
 ) -> list[ObligationResult]:
-    """``results`` with the equivalence results of this instance UNKNOWN for ``reason``: every one, or with
-    ``keep_refuted`` the proofs only (a refutation about the outputs stands)."""
+    """``results`` with the equivalence results of this instance UNKNOWN for ``reason``."""
     from larkc.provers import Scope
 
     launch = " ".join(r.scope.launches[0] for r in results[:1] if r.scope.launches)
-    unknown = {Status.PROVED} if keep_refuted else set(Status)
     return [
         ObligationResult(r.obligation, Status.UNKNOWN, Scope.bounded([dict(env)], [launch]), "pipeline", reason)
-        if r.obligation.kind is ObligationKind.EQUIVALENCE and r.status in unknown
+        if r.obligation.kind is ObligationKind.EQUIVALENCE
         else r
         for r in results
     ]
@@ -453,8 +457,9 @@ def _instance_facts(
     graph: object | None,
     env: dict[str, int],
     budget: Budget,
-) -> tuple[InstanceFacts, list[str]]:
-    """The facts of one symbolic run, and the inputs (not in-place) it changed (see :func:`_written_inputs`)."""
+) -> InstanceFacts:
+    """The facts of one symbolic run of ``f`` on the instance ``env``, with the spec's terms when the task
+    has a reference (``graph``)."""
     grid, block, shared = task.launch.concrete(env)
     launch = LaunchConfig(grid, block, shared)
     args = symbolic_args(task, f, env)
@@ -479,45 +484,45 @@ def _instance_facts(
             seconds=budget.seconds,
             max_terms=budget.term_size,
         )
-    facts = _facts(task, env, run, spec_terms, ranges)
-    return dataclasses.replace(facts, side_conditions=conditions.conditions), _written_inputs(task, run)
+    passed = {a.name for a in args.values() if isinstance(a, SymbolicBuffer)}
+    facts = _facts(task, env, run, spec_terms, ranges, passed)
+    return dataclasses.replace(facts, side_conditions=conditions.conditions)
 
 
-def _written_inputs(task: Task, run: SymbolicRun) -> list[str]:
-    """``x[i]`` for each input the kernel changed that is not in-place (its first changed element).
+def _initial_contents(task: Task, name: str, env: Mapping[str, int]) -> tuple[Term | str, ...]:
+    """The elements tensor ``name`` holds before the launch, as the symbolic run starts it: an input element
+    the symbol ``elem(x, i)`` (a bool one ``elem(x, i) != 0``), zeros, or ``"undef"`` (an ``empty`` buffer)."""
+    spec = task.tensors[name]
+    n = math.prod(spec.concrete_shape(dict(env)))
+    init = init_of(task, name, spec)
+    if init == "random":
+        if spec.dtype.is_bool:
+            return tuple(tm.compare("!=", tm.elem(name, i), tm.ZERO) for i in range(n))
+        return tuple(tm.elem(name, i) for i in range(n))
+    if init == "zeros":
+        return (tm.FALSE if spec.dtype.is_bool else tm.ZERO,) * n
+    return ("undef",) * n
 
-    An input element starts as the symbol ``elem(x, i)`` (a bool one as ``elem(x, i) != 0``); one that
-    ends as another term was written with another value. Only a task with a reference has inputs in
-    that sense (as for ``larkc run``'s ``input-write``)."""
-    if task.reference is None:
-        return []
-    found = []
-    for name, spec in task.inputs.items():
+
+def _kept_inputs(
+    task: Task, env: Mapping[str, int], run: SymbolicRun
+) -> tuple[dict[str, tuple[Term, ...]], dict[str, tuple[Term | str, ...]]]:
+    """The inputs the kernel must leave unchanged, as the run started and ended them: for a task with a
+    reference (as for ``larkc run``'s ``input-write``), each input not in-place that the kernel is passed.
+    Empty when the run stopped (its memory says nothing then)."""
+    before: dict[str, tuple[Term, ...]] = {}
+    after: dict[str, tuple[Term | str, ...]] = {}
+    if task.reference is None or run.unsupported is not None:
+        return before, after
+    for name in task.inputs:
         if name in task.inplace or name not in run.buffers:
             continue
-        for i, v in enumerate(run.buffers[name]):
-            start: Term = tm.compare("!=", tm.elem(name, i), tm.ZERO) if spec.dtype.is_bool else tm.elem(name, i)
-            if v != start:
-                found.append(f"{name}[{i}]")
-                break
-    return found
-
-
-def _input_writes(
-    written: Sequence[str], env: Mapping[str, int], results: Sequence[ObligationResult]
-) -> list[ObligationResult]:
-    """Equivalence is not claimed for an instance where the kernel changes an input that is not in-place.
-
-    Its outputs may agree with the reference on the inputs as they were, but the kernel breaks the task's
-    contract (``input-write`` in ``larkc run``), which no obligation of ``larkc verify`` states yet: the
-    result is UNKNOWN with the reason rather than a proof."""
-    if not written:
-        return list(results)
-    reason = (
-        f"the kernel writes input(s) the task does not declare in-place ({', '.join(written)} changes): "
-        f"input-write, which larkc run reports and larkc verify has no obligation for yet"
-    )
-    return _equivalence_unknown(results, env, reason, keep_refuted=True)
+        start = _initial_contents(task, name, env)
+        before[name] = tuple(t for t in start if not isinstance(t, str))
+        after[name] = run.buffers[name]
+        if len(before[name]) != len(start):  # an input declared empty: no start value to keep
+            del before[name], after[name]
+    return before, after
 
 
 def symbolic_args(task: Task, f: Function, env: Mapping[str, int]) -> dict[str, SymbolicArg]:
@@ -582,7 +587,11 @@ def _facts(
     run: SymbolicRun,
     spec_terms: dict[str, tuple[Term, ...]] | None,
     ranges: Mapping[str, tuple[int, int]],
+    passed: set[str],
 ) -> InstanceFacts:
+    """The facts of ``run`` for the provers. An output the kernel is not passed (``passed``: the buffers it
+    is) keeps what it held before the launch: the empty kernel standing for a host function that launches
+    none leaves its outputs unwritten."""
     findings = tuple(Finding(d.kind.value, d.render(), d.span) for d in run.diagnoses)
     unsupported = None
     if run.unsupported is not None:
@@ -591,6 +600,10 @@ def _facts(
     for name, (lo, hi) in ranges.items():
         assumptions.append(Assumption(AssumptionKind.TASK, f"every element of {name} is in [{lo}, {hi}]"))
     shapes = {name: spec.concrete_shape(dict(env)) for name, spec in task.tensors.items()}
+    outputs = {name: run.buffers[name] for name in task.outputs if name in run.buffers}
+    if run.unsupported is None:
+        outputs.update({name: _initial_contents(task, name, env) for name in task.outputs if name not in passed})
+    before, after = _kept_inputs(task, env, run)
     return InstanceFacts(
         instance=dict(env),
         launch=str(run.launch),
@@ -600,7 +613,7 @@ def _facts(
         unsupported=unsupported,
         opaque=tuple(run.opaque),
         assumptions=tuple(assumptions),
-        kernel_outputs={name: run.buffers[name] for name in task.outputs if name in run.buffers},
+        kernel_outputs=outputs,
         spec_outputs=spec_terms,
         output_shapes={name: shapes[name] for name in task.outputs},
         input_sizes={name: math.prod(shapes[name]) for name in task.inputs},
@@ -608,6 +621,9 @@ def _facts(
         int_ranges=dict(ranges),
         aborted=run.aborted,
         unknowns=run.unknowns > 0,
+        inputs_before=before,
+        inputs_after=after,
+        input_shapes={name: shapes[name] for name in before},
     )
 
 
@@ -704,7 +720,20 @@ def _confirm(
         replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
     if seen:
         cx = dataclasses.replace(cx, kind=CounterexampleKind.CONFIRMED, replay=replay)
+        if r.obligation.kind is ObligationKind.INPUTS:
+            cx = _with_store(cx, rep.input_writes)
     elif r.obligation.kind is ObligationKind.EQUIVALENCE:
         note = " (under exact arithmetic; at the task's dtypes the simulator's output is within tolerance)"
         cx = dataclasses.replace(cx, kind=CounterexampleKind.EXACT, message=cx.message + note)
     return dataclasses.replace(r, counterexample=cx)
+
+
+def _with_store(cx: Counterexample, writes: Sequence[InputWrite]) -> Counterexample:
+    """A confirmed input change with the store ``larkc run`` saw write that input (its location, the element
+    it wrote first and the thread that wrote it)."""
+    w = next((w for w in writes if w.tensor == cx.tensor), None)
+    if w is None or w.span is None or not w.span.line:
+        return cx
+    element = f"{w.tensor}[{', '.join(str(i) for i in w.index)}]"
+    note = f"; larkc run: the store at {w.span.location()} writes {element} ({w.who}{w.where})"
+    return dataclasses.replace(cx, message=cx.message + note, span=w.span)

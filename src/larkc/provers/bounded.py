@@ -12,6 +12,12 @@ instance and launch:
   refutes; nothing found leaves the element UNKNOWN. An element that depends on memory never written
   (or a variable never assigned) refutes; one that depends on a value the executor could not model
   (*opaque*) is UNKNOWN.
+* **Inputs left unchanged** (tasks with a reference): every element of every input the task does not
+  declare in-place must end as the symbol it started as. Stores never go through a data-dependent
+  address and an if-converted arm never stores (:mod:`larkc.semantics.symexec`), so a run that reached
+  the end of the launch knows every input element's final term: an identical term proves the element,
+  another term is decided against the start as an output element against the spec (a difference found
+  refutes). A run with a race leaves it UNKNOWN (the final contents depend on the order of the accesses).
 * **Safety** (bounds, races, barriers, initialised reads, defined operations, assertions): the run's
   checks saw every access of the launch when control flow and addresses were concrete, or a superset of
   them when data-dependent branches were if-converted; so no finding proves the obligation for the
@@ -27,12 +33,12 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from larkc.errors import Span
 from larkc.ir.types import ScalarType
 from larkc.provers.congruence import AtomMatcher, DerivedUnfolder, ExtremaSimplifier
 from larkc.provers.core import (
-    KIND_OF_FAILURE,
     Assumption,
     AssumptionKind,
     Budget,
@@ -77,7 +83,10 @@ class InstanceFacts:
     ``"+inf"``, ``"-inf"``, ``"nan"``); ``spec_outputs`` the spec's terms (``None`` for a safety-only
     task); ``input_sizes``/``input_dtypes`` describe the input tensors the terms read (for witnesses);
     ``int_ranges`` the inclusive ranges of integer inputs. ``exhaustive`` says control flow and addresses
-    were concrete; ``unsupported`` is the reason the run stopped, if it did.
+    were concrete; ``unsupported`` is the reason the run stopped, if it did. ``inputs_before`` and
+    ``inputs_after`` hold the elements of each input the kernel must leave unchanged (for a task with a
+    reference: those not in-place that the kernel is passed) as the run started and ended them, and
+    ``input_shapes`` their shapes.
     """
 
     instance: Mapping[str, int]
@@ -97,6 +106,9 @@ class InstanceFacts:
     aborted: bool = False
     side_conditions: tuple[SideCondition, ...] = ()  # recorded while the terms were built
     unknowns: bool = True  # False: the run made no opaque or undefined value (no term can hold one)
+    inputs_before: Mapping[str, Sequence[Term]] = field(default_factory=dict)
+    inputs_after: Mapping[str, Sequence[Term | str]] = field(default_factory=dict)
+    input_shapes: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,14 +247,26 @@ def prove_instance(facts: InstanceFacts, obligations: Sequence[Obligation], budg
     out: list[ObligationResult] = []
     for ob in obligations:
         start = time.perf_counter()
-        if ob.kind is ObligationKind.EQUIVALENCE:
-            r = _equivalence(facts, ob, budget)
-        elif ob.kind is ObligationKind.OVERFLOW:
-            r = ObligationResult(
-                ob, Status.UNKNOWN, _scope(facts), PROVER, "integer overflow is decided by the parametric prover"
-            )
-        else:
-            r = _safety(facts, ob)
+        match ob.kind:
+            case ObligationKind.EQUIVALENCE:
+                r = _equivalence(facts, ob, budget)
+            case ObligationKind.INPUTS:
+                r = _inputs(facts, ob, budget)
+            case ObligationKind.OVERFLOW:
+                r = ObligationResult(
+                    ob, Status.UNKNOWN, _scope(facts), PROVER, "integer overflow is decided by the parametric prover"
+                )
+            case (
+                ObligationKind.BOUNDS
+                | ObligationKind.RACE
+                | ObligationKind.BARRIER
+                | ObligationKind.INIT
+                | ObligationKind.DEFINED
+                | ObligationKind.ASSERT
+            ):
+                r = _safety(facts, ob)
+            case _:
+                assert_never(ob.kind)
         out.append(_timed(r, time.perf_counter() - start))
     return out
 
@@ -255,6 +279,20 @@ def _timed(r: ObligationResult, seconds: float) -> ObligationResult:
 
 _MODEL = Assumption(AssumptionKind.MODEL, "distinct tensors of the task are distinct buffers (no aliasing)")
 _EXACT = Assumption(AssumptionKind.MODEL, "exact real arithmetic (rounding and float format conversions not modelled)")
+
+
+def _stopped(facts: InstanceFacts, ob: Obligation) -> ObligationResult | None:
+    """UNKNOWN when the run did not reach the end of the launch (an unsupported construct, a budget, a
+    barrier divergence): its memory then says nothing about the kernel's; ``None`` when it did."""
+    if facts.unsupported is not None:
+        reason, span = facts.unsupported
+        where = f" at {span.location()}" if span is not None and span.line > 0 else ""
+        why = f"symbolic execution stopped{where}: {reason}"
+    elif facts.aborted:
+        why = "the launch stopped early (barrier divergence)"
+    else:
+        return None
+    return ObligationResult(ob, Status.UNKNOWN, _scope(facts), PROVER, why)
 
 
 def _safety(facts: InstanceFacts, ob: Obligation) -> ObligationResult:
@@ -271,12 +309,8 @@ def _safety(facts: InstanceFacts, ob: Obligation) -> ObligationResult:
             ob, Status.UNKNOWN, scope, PROVER,
             f"possible {word} on a data-dependent path (needs confirmation on concrete inputs): {first.text}",
         )  # fmt: skip
-    if facts.unsupported is not None:
-        reason, span = facts.unsupported
-        where = f" at {span.location()}" if span is not None and span.line > 0 else ""
-        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, f"symbolic execution stopped{where}: {reason}")
-    if facts.aborted:
-        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, "the launch stopped early (barrier divergence)")
+    if (stopped := _stopped(facts, ob)) is not None:
+        return stopped
     how = (
         "every access checked: control flow and addresses do not depend on input data"
         if facts.exhaustive
@@ -290,12 +324,8 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
     name = ob.subject
     if facts.spec_outputs is None:
         return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, "the task has no reference")
-    if facts.unsupported is not None:
-        reason, span = facts.unsupported
-        where = f" at {span.location()}" if span is not None and span.line > 0 else ""
-        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, f"symbolic execution stopped{where}: {reason}")
-    if facts.aborted:
-        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, "the launch stopped early (barrier divergence)")
+    if (stopped := _stopped(facts, ob)) is not None:
+        return stopped
     kernel = facts.kernel_outputs.get(name)
     spec = facts.spec_outputs.get(name)
     if kernel is None or spec is None or len(kernel) != len(spec):
@@ -328,7 +358,7 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
                 unknowns=unknowns,
             )
             if v.equal is False:
-                return _refuted(facts, ob, i, k, s, v)
+                return _refuted(facts, ob, (name, facts.output_shapes.get(name, ())), i, k, s, v)
             if v.equal is None:
                 unknown.append((i, v.how))
                 continue
@@ -373,43 +403,75 @@ def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _refuted(
-    facts: InstanceFacts, ob: Obligation, i: int, k: Term | str, s: Term, v: ElementVerdict
+    facts: InstanceFacts,
+    ob: Obligation,
+    where: tuple[str, tuple[int, ...]],
+    i: int,
+    k: Term | str,
+    s: Term,
+    v: ElementVerdict,
 ) -> ObligationResult:
-    name = ob.subject
-    idx = _unravel(i, facts.output_shapes.get(name, ()))
+    """The refutation of ``ob`` at element ``i`` of tensor ``where`` (its name and shape): for equivalence an
+    output element ``k`` that is not the spec's ``s``; for inputs an input element ``k`` that is not the
+    symbol ``s`` it started as (the counterexample's two values are then its value after and before)."""
+    name, shape = where
+    idx = _unravel(i, shape)
     inputs: dict[str, dict[int, float]] = {}
     kv: float | None = None
     sv: float | None = None
+    values = ""
     if v.witness is not None:
         terms: list[Term] = [s] if isinstance(k, str) else [k, s]
         inputs = v.witness.relevant(terms)
         kv, sv = v.witness.kernel_value, v.witness.reference_value
-        values = f": kernel {kv:.9g}, reference {sv:.9g}"
+    if ob.kind is ObligationKind.INPUTS:
+        if kv is not None and sv is not None:
+            values = f": {kv:.9g} after the launch, {sv:.9g} before"
+        what = f"input {name}{list(idx)}, which the task does not declare in-place"
+        message = f"the kernel changes {what} ({v.how}){values}"
     else:
-        values = ""
-    message = f"{name}{list(idx)} {v.how}{values}"
+        if kv is not None and sv is not None:
+            values = f": kernel {kv:.9g}, reference {sv:.9g}"
+        message = f"{name}{list(idx)} {v.how}{values}"
     cx = Counterexample(
-        CounterexampleKind.EXACT, message, dict(facts.instance), facts.launch, None, idx, kv, sv, inputs
+        CounterexampleKind.EXACT, message, dict(facts.instance), facts.launch, None, idx, kv, sv, inputs, tensor=name
     )
     return ObligationResult(ob, Status.REFUTED, _scope(facts), PROVER, v.how, (), cx)
 
 
-def safety_obligations(has_reference_outputs: Sequence[str]) -> list[Obligation]:
-    """The obligations of a task: equivalence per output (if any), then the safety properties."""
-    obs = [Obligation(ObligationKind.EQUIVALENCE, name) for name in has_reference_outputs]
-    for kind in (
-        ObligationKind.BOUNDS,
-        ObligationKind.RACE,
-        ObligationKind.BARRIER,
-        ObligationKind.INIT,
-        ObligationKind.DEFINED,
-        ObligationKind.ASSERT,
-        ObligationKind.OVERFLOW,
-    ):
-        obs.append(Obligation(kind))
-    return obs
-
-
-def kind_of(word: str) -> ObligationKind | None:
-    """The obligation a diagnosis word refutes."""
-    return KIND_OF_FAILURE.get(word)
+def _inputs(facts: InstanceFacts, ob: Obligation, budget: Budget) -> ObligationResult:
+    """Every input the kernel must leave unchanged ends as it started (see the module docstring)."""
+    scope = _scope(facts)
+    if (stopped := _stopped(facts, ob)) is not None:
+        return stopped
+    races = [f for f in facts.findings if f.kind == ObligationKind.RACE.failure_kind]
+    if races:
+        why = f"the launch races ({races[0].text}): what memory holds after it depends on the order of the accesses"
+        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, why)
+    deadline = time.perf_counter() + budget.seconds
+    unknown: list[str] = []
+    exact = False  # some element proved equal to its start only under exact arithmetic
+    for name, after in facts.inputs_after.items():
+        before = facts.inputs_before[name]
+        shape = facts.input_shapes.get(name, (len(before),))
+        for i, (a, b) in enumerate(zip(after, before, strict=True)):
+            if a is b:
+                continue
+            if time.perf_counter() > deadline:
+                unknown.append(f"time budget of {budget.seconds:g} s exhausted at {name}{list(_unravel(i, shape))}")
+                break
+            v = decide_equal(a, b, facts, deadline=deadline, solver_ms=budget.solver_ms, work=budget.term_size)
+            if v.equal is False:
+                return _refuted(facts, ob, (name, shape), i, a, b, v)
+            if v.equal is None:
+                unknown.append(f"{name}{list(_unravel(i, shape))} is rewritten: {v.how}")
+            exact = True
+    if unknown:
+        more = f" (and {len(unknown) - 1} more element(s))" if len(unknown) > 1 else ""
+        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, unknown[0] + more)
+    names = ", ".join(facts.inputs_after)
+    if not names:
+        return ObligationResult(ob, Status.PROVED, scope, PROVER, "the kernel is passed no input it must not change")
+    how = "rewritten with equal values" if exact else "never changed"
+    detail = f"every element of {names} ends as it started ({how})"
+    return ObligationResult(ob, Status.PROVED, scope, PROVER, detail, (_EXACT, _MODEL) if exact else (_MODEL,))

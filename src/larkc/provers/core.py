@@ -2,8 +2,8 @@
 
 A verification problem (a kernel, its task and, unless the task is safety-only, the reference's spec)
 is split into :class:`Obligation` values, one per property to establish: functional equivalence of
-each output, in-bounds accesses, race freedom, barrier uniformity, initialised reads, defined
-operations, assertions, and integer overflow freedom. A prover backend (the built-in symbolic engine,
+each output, inputs left unchanged, in-bounds accesses, race freedom, barrier uniformity, initialised
+reads, defined operations, assertions, and integer overflow freedom. A prover backend (the built-in symbolic engine,
 the parametric z3 engine, later a Lean tactic portfolio or an LLM agent) takes obligations and returns
 one :class:`ObligationResult` each:
 
@@ -51,6 +51,7 @@ class ObligationKind(enum.Enum):
     """A property of the kernel to establish. The value is the word reports use."""
 
     EQUIVALENCE = "equivalence"  # an output equals the reference's output under exact arithmetic
+    INPUTS = "inputs"  # every input the task does not declare in-place ends as it started (tasks with a reference)
     BOUNDS = "bounds"  # every load, store and atomic is inside its buffer and aligned
     RACE = "race"  # no two unsynchronised conflicting accesses, within a block or across blocks
     BARRIER = "barrier"  # every barrier is reached by all live threads of its block (warp) together
@@ -67,6 +68,7 @@ class ObligationKind(enum.Enum):
 
 _FAILURE_WORD = {
     ObligationKind.EQUIVALENCE: "mismatch",
+    ObligationKind.INPUTS: "input-write",
     ObligationKind.BOUNDS: "oob",
     ObligationKind.RACE: "race",
     ObligationKind.BARRIER: "divergence",
@@ -200,7 +202,9 @@ class Counterexample:
     ``instance`` gives the symbol values, ``launch`` the launch text, ``message`` the one-line
     description (the element and the two values, the two racing accesses, the overflowing
     expression), ``inputs`` the input values that matter (tensor name to ``{flat index: value}``),
-    ``replay`` the path of a replay file that ``larkc run --replay`` runs.
+    ``replay`` the path of a replay file that ``larkc run --replay`` runs. ``tensor`` names the tensor
+    ``element`` is of: the output that differs, or the input that changes (its two values are then the
+    element's value after and before the launch).
     """
 
     kind: CounterexampleKind
@@ -213,6 +217,7 @@ class Counterexample:
     reference_value: float | None = None
     inputs: Mapping[str, Mapping[int, float]] = field(default_factory=dict)
     replay: str | None = None
+    tensor: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -221,6 +226,7 @@ class Counterexample:
             "instance": dict(self.instance),
             "launch": self.launch,
             "location": self.span.location() if self.span else None,
+            "tensor": self.tensor or None,
             "element": list(self.element) if self.element is not None else None,
             "kernel_value": self.kernel_value,
             "reference_value": self.reference_value,
