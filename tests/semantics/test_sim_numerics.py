@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 import struct
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from larkc.ir import values as exact
 from larkc.ir.nodes import BinaryOp, MathFn, UnaryOp
-from larkc.ir.types import BF16, BOOL, F16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, ScalarType
+from larkc.ir.types import BF16, BOOL, F8E4M3, F8E5M2, F16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, ScalarType
 from larkc.semantics.numerics import (
     ALL_SCALARS,
     MATH_RULES,
@@ -385,3 +386,63 @@ def test_bool_operations() -> None:
     assert apply_unary(UnaryOp.NOT, a, BOOL).tolist() == [False, False, True]
     assert convert_value(a, BOOL, F32).tolist() == [1.0, 1.0, 0.0]
     assert convert_value(reg([0.0, math.nan, -2.0], F32), F32, BOOL).tolist() == [False, True, True]
+
+
+# --------------------------------------------------------------------------------------------------
+# fp8: every bit pattern, and conversions from wider floats against the exact saturating rule
+
+
+@pytest.mark.parametrize("t", [F8E4M3, F8E5M2], ids=str)
+def test_every_fp8_bit_pattern_loads_exactly_and_stores_back(t: ScalarType) -> None:
+    patterns = torch.arange(256, dtype=torch.int64).to(torch.uint8)
+    r = from_mem(patterns.view(mem_dtype(t)), t)
+    assert r.dtype == reg_dtype(t) == torch.float32
+    torch.testing.assert_close(r, patterns.view(mem_dtype(t)).to(torch.float32), rtol=0, atol=0, equal_nan=True)
+    finite = ~r.isnan()
+    assert torch.equal(to_mem(r, t).view(torch.uint8)[finite], patterns[finite])
+    for v in r[finite].tolist():
+        assert exact.is_representable(v, t) and (exact.round_float(v, t) == v or math.isinf(v))
+    assert exact.is_representable(math.inf, t) == (t == F8E5M2)
+
+
+def fp8_neighbourhood(t: ScalarType) -> list[float]:
+    """Every fp8 value, the midpoints between neighbours and values just beside them (ties and near-ties)."""
+    grid = sorted(
+        {v for v in from_mem(torch.arange(256).to(torch.uint8).view(mem_dtype(t)), t).tolist() if not math.isnan(v)}
+    )
+    out = list(grid)
+    for a, b in itertools.pairwise(grid):
+        mid = (a + b) / 2
+        out += [mid, math.nextafter(mid, math.inf), math.nextafter(mid, -math.inf)]
+    return [*out, 1e30, -1e300, math.inf, -math.inf, math.nan, 464.0, 61440.0, math.nextafter(61440.0, 0.0)]
+
+
+@pytest.mark.parametrize("src", [F64, F32, F16, BF16], ids=str)
+@pytest.mark.parametrize("t", [F8E4M3, F8E5M2], ids=str)
+def test_conversions_to_fp8_round_once_and_saturate(src: ScalarType, t: ScalarType) -> None:
+    values = [exact.round_float(v, src) for v in fp8_neighbourhood(t)]
+    got = convert_value(reg(values, src), src, t).tolist()
+    for v, g in zip(values, got, strict=True):
+        want = exact.round_float(v, t)
+        assert (math.isnan(g) and math.isnan(want)) or (g == want and math.copysign(1, g) == math.copysign(1, want)), (
+            v,
+            g,
+            want,
+        )
+        if t == F8E4M3 and src != F64 and math.isfinite(v):
+            # e4m3 from f32 or narrower: torch's conversion saturates too, and agrees (from f64 torch
+            # rounds twice, through f32, and misses near-ties such as nextafter(-432, 0))
+            assert g == float(torch.tensor([v], dtype=torch.float32).to(torch.float8_e4m3fn).float()[0])
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, width=64))
+@settings(max_examples=300, deadline=None)
+def test_f64_to_fp8_is_correctly_rounded(v: float) -> None:
+    for t in (F8E4M3, F8E5M2):
+        assert convert_value(reg([v], F64), F64, t).item() == exact.round_float(v, t)
+
+
+def test_fp8_arithmetic_rounds_the_f32_result_and_saturates() -> None:
+    a, b = reg([448.0, 1.0, 3.0], F8E4M3), reg([448.0, 0.0625, 0.5], F8E4M3)
+    assert apply_binary(BinaryOp.ADD, a, b, F8E4M3).tolist() == [448.0, 1.0, 3.5]
+    assert apply_math(MathFn.SQRT, [reg([2.0], F8E4M3)], F8E4M3).tolist() == [1.375]  # sqrt(2) = 1.414...

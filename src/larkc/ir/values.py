@@ -94,6 +94,8 @@ def is_representable(value: bool | int | float, t: ScalarType) -> bool:
         return isinstance(value, int) and wrap_int(value, t) == value
     if not isinstance(value, float):
         return False
+    if math.isinf(value):
+        return t != F8E4M3  # e4m3 has no infinities (a conversion to e5m2 saturates, but e5m2 has them)
     return math.isnan(value) or round_float(value, t) == value
 
 
@@ -105,7 +107,7 @@ def _saturate_fp8(value: float, t: ScalarType) -> float:
 def _round_fp8(q: Fraction, t: ScalarType) -> float:
     """The exact rational ``q`` rounded to fp8 format ``t``, saturating (``__NV_SATFINITE``)."""
     sign = -1.0 if q < 0 else 1.0
-    return sign * min(float(_round_unbounded(q, t)), FP8_MAX[t])
+    return sign * float(min(_round_unbounded(q, t), Fraction(FP8_MAX[t])))  # (may exceed a double)
 
 
 # (significand bits including the implicit one, least normal exponent, greatest exponent)
