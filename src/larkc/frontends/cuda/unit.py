@@ -1534,6 +1534,7 @@ def _c_type_name(t: Type) -> str:
     names = {"f32": "float", "f64": "double", "f16": "half", "bf16": "__nv_bfloat16", "i32": "int"}
     names |= {"u32": "unsigned", "i64": "int64_t", "u64": "uint64_t", "bool": "bool", "i8": "int8_t"}
     names |= {"u8": "uint8_t", "i16": "int16_t", "u16": "uint16_t"}
+    names |= {"f8e4m3": "__nv_fp8_e4m3", "f8e5m2": "__nv_fp8_e5m2"}
     if isinstance(t, ScalarType):
         return names[str(t)]
     return str(t)
