@@ -16,10 +16,15 @@ from fractions import Fraction
 
 from larkc.ir.types import BF16, F8E4M3, F8E5M2, F16, F32, F64, ScalarType
 
-__all__ = ["FP8_MAX", "convert_value", "is_representable", "round_float", "round_fraction", "wrap_int"]
+__all__ = ["FP8_MAX", "FP8_OVERFLOW", "convert_value", "is_representable", "round_float", "round_fraction", "wrap_int"]
 
 #: The largest finite value of each fp8 format (the saturation bound of a conversion).
 FP8_MAX: dict[ScalarType, float] = {F8E4M3: 448.0, F8E5M2: 57344.0}
+
+#: Where a conversion to each fp8 format overflows (CUDA's ``FP8_OVERFLOW_THRESHOLD``): the largest
+#: finite value plus half an ulp, and whether that tie itself overflows (it rounds up to even for e5m2,
+#: down to even, 448, for e4m3).
+FP8_OVERFLOW: dict[ScalarType, tuple[float, bool]] = {F8E4M3: (464.0, False), F8E5M2: (61440.0, True)}
 
 
 def wrap_int(value: int, t: ScalarType) -> int:

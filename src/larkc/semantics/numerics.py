@@ -64,7 +64,7 @@ from larkc.ir.types import (
     ScalarKind,
     ScalarType,
 )
-from larkc.ir.values import FP8_MAX, round_fraction
+from larkc.ir.values import FP8_MAX, FP8_OVERFLOW, round_fraction
 
 __all__ = [
     "MATH_RULES",
@@ -457,14 +457,6 @@ def _narrow_from_f64(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return _round_to_odd_f32(x).to(dtype)
 
 
-#: Magnitudes at which a conversion to fp8 overflows (CUDA's ``FP8_OVERFLOW_THRESHOLD``: the largest
-#: finite value plus half an ulp; a tie there rounds up for e5m2, down to even for e4m3).
-_FP8_OVERFLOW: dict[ScalarKind, tuple[float, bool]] = {
-    ScalarKind.F8E4M3: (464.0, False),  # overflows above 464
-    ScalarKind.F8E5M2: (61440.0, True),  # overflows at 61440 and above
-}
-
-
 def round_fp8(x: torch.Tensor, t: ScalarType) -> torch.Tensor:
     """Float registers ``x`` rounded once to fp8 type ``t`` (to nearest even) as float32 registers.
 
@@ -473,7 +465,7 @@ def round_fp8(x: torch.Tensor, t: ScalarType) -> torch.Tensor:
     rounded to float32 *to odd* first, so that torch's float32-to-fp8 rounding is the only one.
     """
     x32 = _round_to_odd_f32(x) if x.dtype == torch.float64 else x.to(torch.float32)
-    limit, inclusive = _FP8_OVERFLOW[t.kind]
+    limit, inclusive = FP8_OVERFLOW[t]
     over = x32.abs() >= limit if inclusive else x32.abs() > limit
     rounded = x32.to(_MEM_DTYPES[t.kind]).to(torch.float32)
     return torch.where(over, torch.copysign(torch.full_like(x32, FP8_MAX[t]), x32), rounded)

@@ -72,6 +72,7 @@ from larkc.ir.types import (
     VoidType,
     size_of,
 )
+from larkc.ir.values import FP8_OVERFLOW
 
 _SHUFFLES = {
     "__shfl_sync": ShuffleKind.IDX,
@@ -424,7 +425,9 @@ class BuiltinCalls(Conversions):
         bits: Expr = Cast(Cast(x, fmt, CastKind.CONVERT, span), U8, CastKind.BITCAST, span)  # (saturates)
         if saturate:
             return bits
-        limit, op, special = (464.0, BinaryOp.GT, 0x7F) if fmt == F8E4M3 else (61440.0, BinaryOp.GE, 0x7C)
+        limit, inclusive = FP8_OVERFLOW[fmt]
+        op = BinaryOp.GE if inclusive else BinaryOp.GT
+        special = 0x7F if fmt == F8E4M3 else 0x7C  # NaN for e4m3 (it has no infinities), infinity for e5m2
         over = Binary(op, MathCall(MathFn.ABS, (x,), src, False, span), Const(limit, src, span), BOOL, span)
         negative = MathCall(MathFn.SIGNBIT, (x,), BOOL, False, span)
         signed = Select(negative, Const(special | 0x80, U8, span), Const(special, U8, span), U8, span)
