@@ -194,3 +194,25 @@ def test_fp8_types_round_trip_through_the_ir_text(cuda: Cuda) -> None:
 )
 def test_task_dtype_names(name: str, t: object) -> None:
     assert parse_dtype(name) == t
+
+
+# -- 5. c10's fp8 operators: fp8 op fp8 computes in float and rounds back ------------------------------
+
+C10_ARITH = """
+__global__ void c10_axpy(const c10::Float8_e4m3fn* x, const c10::Float8_e4m3fn* y, c10::Float8_e4m3fn* out,
+                         float* wide) {
+    int i = threadIdx.x;
+    out[i] = x[i] + y[i];
+    wide[i] = x[i] * 0.5f + y[i];
+}
+"""
+
+
+def test_c10_fp8_sum_rounds_to_fp8_and_a_float_operand_widens(cuda: Cuda) -> None:
+    x = torch.tensor([1.0, 448.0, 16.0, -2.0], dtype=torch.float32).to(torch.float8_e4m3fn)
+    y = torch.tensor([0.0625, 448.0, 1.0, 0.125], dtype=torch.float32).to(torch.float8_e4m3fn)
+    r = cuda.run(C10_ARITH, "c10_axpy", block=4, buffers={"x": x, "y": y, "out": ("f8e4m3", 4), "wide": ("f32", 4)})
+    assert r.ok, r.diagnoses
+    assert bits(r.buffers["out"]) == bits((x.float() + y.float()).to(torch.float8_e4m3fn))
+    assert r.buffers["out"].float().tolist() == [1.0, 448.0, 16.0, -1.875]  # 1 + 1/16 ties to 1; 16 + 1 to 16
+    assert r.buffers["wide"].tolist() == (x.float() * 0.5 + y.float()).tolist()
