@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from larkc.errors import LarkcError
+from larkc.errors import LarkcError, SimulationError
+from larkc.frontends import parse_source
 from larkc.frontends.triton import parse_triton
 from larkc.ir import parse_module, verify_module
 from larkc.ir.nodes import Atomic, MemoryOrder, Module
@@ -16,7 +17,7 @@ from larkc.ir.printer import print_module
 from larkc.ir.types import F32, I32, AddressSpace, PointerType
 from larkc.ir.walk import walk_stmts
 from larkc.semantics import GlobalBuffer, LaunchConfig, SimLimits, simulate
-from larkc.semantics.interpreter import StepLimitExceeded
+from larkc.semantics.interpreter import Interpreter, StepLimitExceeded, spins
 
 #: A counter incremented under a lock; ``{acquire}`` and ``{release}`` are replaced by each case.
 KERNEL = """
@@ -109,3 +110,23 @@ def test_an_unknown_order_in_the_ir_text_is_a_syntax_error() -> None:
     with pytest.raises(LarkcError) as info:
         parse_module(text, file="k.ir")
     assert str(info.value).startswith("k.ir:2:3: error: unknown memory order")
+
+
+def test_too_many_clocks_is_an_error_not_a_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("larkc.semantics.memory._MAX_CLOCK_CELLS", 3)
+    with pytest.raises(SimulationError, match="happens-before between 4 programs"):
+        _run(_module(tmp_path, f"{UPDATE}\n{RELEASE}"))
+
+
+def test_cuda_atomics_are_relaxed_and_cuda_kernels_keep_lock_step(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        "__global__ void k(int *lock) { while (atomicCAS(lock, 0, 1) == 1) {} atomicExch(lock, 0); }\n",
+        encoding="utf-8",
+    )
+    module = parse_source(path)
+    orders = {s.order for f in module.functions for s in walk_stmts(f.body) if isinstance(s, Atomic)}
+    assert orders == {MemoryOrder.RELAXED}
+    assert spins(module)
+    launch = LaunchConfig((2, 1, 1), (32, 1, 1))
+    assert Interpreter(module, module.functions[0], launch, SimLimits()).mem.clocks is None

@@ -48,7 +48,7 @@ from typing import assert_never
 
 import torch
 
-from larkc.errors import Span
+from larkc.errors import SimulationError, Span
 from larkc.ir.nodes import AtomicOp, BinaryOp, MemoryOrder
 from larkc.ir.types import ScalarType
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog
@@ -75,6 +75,8 @@ _PAD = 16  # region copies are padded to a multiple of 16 bytes, so every scalar
 _EMPTY_BYTE = 0xFF  # what an "empty" buffer holds: NaN for every float type, -1 for integers
 
 _INT_MAX = 2**31 - 1
+#: the most clock entries (locations x programs) one access kind of one buffer may keep (256 MiB)
+_MAX_CLOCK_CELLS = 1 << 26
 
 
 def encode_pointer(region: int, offset: int) -> int:
@@ -788,6 +790,13 @@ class Memory:
         if cross and self.clocks is not None:
             c = region.clocks.get(kind)
             if c is None:
+                cells = region.num_granules * self.space.num_blocks
+                if cells > _MAX_CLOCK_CELLS:
+                    raise SimulationError(
+                        f"happens-before between {self.space.num_blocks} programs on buffer {region.name} "
+                        f"({region.num_granules} locations) needs {cells} clocks, more than the limit of "
+                        f"{_MAX_CLOCK_CELLS}: simulate a smaller instance"
+                    )
                 c = torch.zeros((region.num_granules, self.space.num_blocks), dtype=torch.int32)
                 region.clocks[kind] = c
             p = self.clocks.program
