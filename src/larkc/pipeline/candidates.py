@@ -60,7 +60,7 @@ def candidate_task(model_new: str | Path, reference: str | Path) -> Task:
 # -- batch mode ------------------------------------------------------------------------------------
 
 #: Bumped when what a cached result means changes (its JSON, or what the derivation gives).
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3  # 3: the inputs obligation and the counterexample's tensor in the report
 
 
 @dataclass(frozen=True)
