@@ -1141,7 +1141,7 @@ class TranslationUnit:
     def _check_partial_specializations(self, name: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> None:
         """Raise where a partial specialization of ``name`` may be the definition C++ uses for ``targs``
         (larkc would otherwise lay out the primary template): one whose arguments are the instance's or
-        template parameters. One with an argument that differs, or names an fp8 type, cannot apply; one
+        template parameters. One with an argument that differs, or names a packed fp8 type, cannot apply; one
         with another pattern (``T*``) is counted as applying (the error errs towards unsupported)."""
         for args_node, params in self.partial_specializations.get(name, ()):
             if _names_unmodelled_type(args_node):
@@ -1171,7 +1171,7 @@ class TranslationUnit:
         """The explicit specialization ``template <> struct name<targs> {...}`` of the file, if any."""
         for args_node, spec in self.struct_specializations.get(name, ()):
             if args_node is not None and _names_unmodelled_type(args_node):
-                continue  # `vec_t<__nv_fp8_e4m3, 1>`: no argument list larkc resolves equals it
+                continue  # `vec_t<__nv_fp8x2_e4m3, 1>`: no argument list larkc resolves equals it
             spec_args = tuple(self.template_argument(a, {}, a) for a in args_node.named_children) if args_node else ()
             if targs and spec_args == targs:
                 return spec
@@ -1187,7 +1187,7 @@ class TranslationUnit:
             if not args:
                 return None if specialized else {}  # a member of a struct that is not a template
             if m.scope_args is not None and _names_unmodelled_type(m.scope_args):
-                return None  # `vec_t<__nv_fp8_e4m3, 1>::fill`: never the instance larkc lays out
+                return None  # `vec_t<__nv_fp8x2_e4m3, 1>::fill`: never the instance larkc lays out
             folded = tuple(self.template_argument(a, {}, a) for a in args)
             return {} if specialized and folded == targs else None
         if specialized:
@@ -1485,7 +1485,7 @@ class TranslationUnit:
         for spec in self.specializations.get(name, ()):
             assert spec.specialization is not None
             if _names_unmodelled_type(spec.specialization):
-                continue  # `f<__nv_fp8_e4m3>`: no argument list larkc resolves equals it
+                continue  # `f<__nv_fp8x2_e4m3>`: no argument list larkc resolves equals it
             spec_args = tuple(self.template_argument(a, {}, a) for a in spec.specialization.named_children)
             if spec_args == args:
                 return spec
@@ -1497,7 +1497,7 @@ class TranslationUnit:
 
 
 def _names_unmodelled_type(args: ts.Node) -> bool:
-    """Whether a template argument list names a type larkc knows but cannot model (an fp8 type): an explicit
+    """Whether a template argument list names a type larkc knows but cannot model (a packed fp8 type): an explicit
     specialization for it is never the one a call with resolved arguments asks for."""
     return any(
         n.type in ("type_identifier", "identifier") and node_text(n) in UNSUPPORTED_TYPES for n in _descendants(args)
