@@ -216,3 +216,34 @@ def test_c10_fp8_sum_rounds_to_fp8_and_a_float_operand_widens(cuda: Cuda) -> Non
     assert bits(r.buffers["out"]) == bits((x.float() + y.float()).to(torch.float8_e4m3fn))
     assert r.buffers["out"].float().tolist() == [1.0, 448.0, 16.0, -1.875]  # 1 + 1/16 ties to 1; 16 + 1 to 16
     assert r.buffers["wide"].tolist() == (x.float() * 0.5 + y.float()).tolist()
+
+
+def test_specializations_for_packed_fp8_do_not_stop_other_instances(cuda: Cuda) -> None:
+    src = """
+#include <cuda_fp8.h>
+template <typename float_t, size_t vec_size>
+struct vec_t {
+  __device__ void fill(float_t val);
+};
+template <>
+struct vec_t<__nv_fp8x2_e4m3, 1> {
+  __nv_fp8x2_storage_t data;
+  __device__ void fill(__nv_fp8x2_e4m3 val);
+};
+__device__ void vec_t<__nv_fp8x2_e4m3, 1>::fill(__nv_fp8x2_e4m3 val) { }
+template <>
+struct vec_t<__nv_fp8_e4m3, 2> {
+  __nv_fp8_e4m3 data[2];
+  __device__ void fill(__nv_fp8_e4m3 val);
+};
+__device__ void vec_t<__nv_fp8_e4m3, 2>::fill(__nv_fp8_e4m3 val) { data[0] = val; data[1] = val; }
+__global__ void fill_kernel(__nv_fp8_e4m3* out, float v) {
+  vec_t<__nv_fp8_e4m3, 2> x;
+  x.fill(__nv_fp8_e4m3(v));
+  out[2 * threadIdx.x] = x.data[0];
+  out[2 * threadIdx.x + 1] = x.data[1];
+}
+"""
+    r = cuda.run(src, "fill_kernel", block=2, buffers={"out": ("f8e4m3", 4)}, scalars={"v": 300.0})
+    assert r.ok, r.diagnoses
+    assert r.buffers["out"].float().tolist() == [288.0] * 4  # 300 rounds to 288 (spacing 32 above 256)
