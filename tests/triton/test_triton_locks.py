@@ -127,6 +127,27 @@ def test_cuda_atomics_are_relaxed_and_cuda_kernels_keep_lock_step(tmp_path: Path
     module = parse_source(path)
     orders = {s.order for f in module.functions for s in walk_stmts(f.body) if isinstance(s, Atomic)}
     assert orders == {MemoryOrder.RELAXED}
-    assert spins(module)
+    text = (
+        "kernel @k(%lock: ptr<global i32>) level thread {\n  while true {\n    let %old: i32;\n"
+        "    %old = atomic.cas [%lock], 1:i32, compare 0:i32;\n    break;\n  }\n}\n"
+    )
+    module = parse_module(text, file="k.ir")
+    verify_module(module)
+    assert spins(module)  # a spin loop, but CUDA threads run in lock-step without happens-before
     launch = LaunchConfig((2, 1, 1), (32, 1, 1))
     assert Interpreter(module, module.functions[0], launch, SimLimits()).mem.clocks is None
+
+
+def test_atomics_in_a_for_loop_keep_the_lock_step_schedule(tmp_path: Path) -> None:
+    path = tmp_path / "split.py"
+    path.write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(lock_ptr, acc_ptr):\n"
+        "    for i in range(3):\n        tl.atomic_add(acc_ptr, 1.0)\n",
+        encoding="utf-8",
+    )
+    params = {"lock_ptr": PointerType(I32, AddressSpace.GLOBAL), "acc_ptr": PointerType(F32, AddressSpace.GLOBAL)}
+    module = parse_triton(path, kernel="k", params=params, constexprs={})
+    assert not spins(module)
+    kinds, acc, _ = _run(module)
+    assert kinds == set() and acc == 12.0
+    assert spins(_module(tmp_path, f"{UPDATE}\n{RELEASE}"))

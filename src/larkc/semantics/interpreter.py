@@ -25,8 +25,8 @@ lanes of a warp.
 its source lane holds at the shuffle; reading an inactive lane or one outside the mask is ``uninit``,
 and a lane named by the mask that is alive but does not take part is ``divergence``.
 
-**Spin locks between programs.** A block-level (Triton) kernel with a loop that executes an atomic
-(:func:`spins`: ``while tl.atomic_cas(lock, 0, 1) == 1: pass``) cannot run in lock-step: the program
+**Spin locks between programs.** A block-level (Triton) kernel with a ``while`` loop that executes an
+atomic (:func:`spins`: ``while tl.atomic_cas(lock, 0, 1) == 1: pass``) cannot run in lock-step: the program
 holding the lock would only release it after every program left the loop. Its programs run one at a
 time instead, in program-id order, each to its end (the schedule of Triton's interpreter), and the race
 check orders their accesses by the happens-before of their atomics' memory orders
@@ -1454,15 +1454,15 @@ def _evaluated_operands(e: Expr) -> tuple[Expr, ...]:
 
 
 def spins(module: Module) -> bool:
-    """Whether a loop of the module executes an atomic (a spin-wait on a lock or flag, e.g.
-    ``while tl.atomic_cas(lock, 0, 1) == 1``): then the programs of a block-level kernel run one at a
-    time with happens-before between them (see the module docstring)."""
+    """Whether a ``while`` (or ``do``-``while``) loop of the module executes an atomic: a spin-wait on a
+    lock or flag, e.g. ``while tl.atomic_cas(lock, 0, 1) == 1``. Then the programs of a block-level
+    kernel run one at a time with happens-before between them (see the module docstring). A ``for``
+    loop (Triton's ``range``: a bounded count) with atomics, e.g. split-K's ``tl.atomic_add`` per
+    tile, cannot wait for another program and keeps the lock-step schedule."""
     for f in module.functions:
         for s in walk_stmts(f.body):
-            if isinstance(s, For | While | DoWhile):
-                inner = s.body if not isinstance(s, For) else (*s.body, *s.step)
-                if any(isinstance(x, Atomic) for x in walk_stmts(inner)):
-                    return True
+            if isinstance(s, While | DoWhile) and any(isinstance(x, Atomic) for x in walk_stmts(s.body)):
+                return True
     return False
 
 
