@@ -113,9 +113,9 @@ def test_an_unknown_order_in_the_ir_text_is_a_syntax_error() -> None:
 
 
 def test_too_many_clocks_is_an_error_not_a_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("larkc.semantics.memory._MAX_CLOCK_CELLS", 3)
-    with pytest.raises(SimulationError, match="happens-before between 4 programs"):
-        _run(_module(tmp_path, f"{UPDATE}\n{RELEASE}"))
+    monkeypatch.setattr("larkc.semantics.memory._MAX_CLOCK_CELLS", 5)  # 2 programs: 4 clocks
+    with pytest.raises(SimulationError, match="happens-before between 2 programs on buffer lock"):
+        _run(_module(tmp_path, f"{UPDATE}\n{RELEASE}"), programs=2)
 
 
 def test_cuda_atomics_are_relaxed_and_cuda_kernels_keep_lock_step(tmp_path: Path) -> None:
@@ -151,3 +151,9 @@ def test_atomics_in_a_for_loop_keep_the_lock_step_schedule(tmp_path: Path) -> No
     kinds, acc, _ = _run(module)
     assert kinds == set() and acc == 12.0
     assert spins(_module(tmp_path, f"{UPDATE}\n{RELEASE}"))
+
+
+def test_too_many_programs_for_the_clocks_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("larkc.semantics.memory._MAX_CLOCK_CELLS", 15)
+    with pytest.raises(SimulationError, match="happens-before between 4 programs needs 16 clocks"):
+        _run(_module(tmp_path, f"{UPDATE}\n{RELEASE}"))

@@ -254,6 +254,11 @@ class ProgramClocks:
 
     @staticmethod
     def start(programs: int) -> ProgramClocks:
+        if programs * programs > _MAX_CLOCK_CELLS:
+            raise SimulationError(
+                f"happens-before between {programs} programs needs {programs * programs} clocks, more than "
+                f"the limit of {_MAX_CLOCK_CELLS}: simulate a smaller instance"
+            )
         return ProgramClocks(torch.eye(programs, dtype=torch.int32))
 
     def synchronise(self, region: Region, bases: torch.Tensor, order: MemoryOrder) -> None:
