@@ -74,7 +74,7 @@ from larkc.ir.nodes import (
     Vote,
     While,
 )
-from larkc.ir.types import BF16, BOOL, I64, U64, PointerType, ScalarType, Type, size_of
+from larkc.ir.types import BOOL, I64, U64, PointerType, ScalarType, Type, size_of
 from larkc.ir.walk import walk_stmts
 from larkc.semantics.diagnostics import Diagnosis
 from larkc.semantics.geometry import LaunchConfig
@@ -692,9 +692,7 @@ def _one(i: int) -> torch.Tensor:
 
 
 def _float_dtype(t: ScalarType) -> torch.dtype:
-    if t == BF16:
-        return torch.bfloat16
-    return {16: torch.float16, 32: torch.float32, 64: torch.float64}[t.bits]
+    return mem_dtype(t)
 
 
 def _pointee_size(t: Type) -> int:

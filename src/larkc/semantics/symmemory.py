@@ -22,16 +22,34 @@ import numpy as np
 import torch
 
 from larkc.ir.nodes import AtomicOp
-from larkc.ir.types import BF16, BOOL, F16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, ScalarType
+from larkc.ir.types import (
+    BF16,
+    BOOL,
+    F8E4M3,
+    F8E5M2,
+    F16,
+    F32,
+    F64,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    ScalarType,
+)
 from larkc.semantics.diagnostics import DiagnosisLog
 from larkc.semantics.geometry import ThreadSpace
 from larkc.semantics.memory import AccessKind, Memory, Region, Site
+from larkc.semantics.numerics import mem_dtype
 from larkc.semantics.symvalues import ID_DTYPE, UNDEF, SymbolicDomain
 from larkc.symbolic import terms as tm
 
 __all__ = ["SCALAR_CODES", "AtomicCombine", "SymbolicMemory"]
 
-SCALAR_CODES: tuple[ScalarType, ...] = (BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64)
+SCALAR_CODES: tuple[ScalarType, ...] = (BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, F8E4M3, F8E5M2)
 _CODE = {t: i + 1 for i, t in enumerate(SCALAR_CODES)}
 _INNER = -1
 
@@ -122,6 +140,8 @@ class SymbolicMemory(Memory):
                 continue
             if t == BF16:
                 value = np.frombuffer(b"\0\0" + raw, dtype=np.float32)[0]
+            elif t in _FP8:  # numpy has no fp8: torch reads the byte
+                value = torch.frombuffer(bytearray(raw), dtype=mem_dtype(t)).float()[0].item()
             else:
                 value = np.frombuffer(raw, dtype=_NUMPY[t])[0]
             if t.is_float:
@@ -254,8 +274,17 @@ _NUMPY = {
 }
 
 
+_FP8 = (F8E4M3, F8E5M2)
+
+
 def _to_bytes(value: Fraction | bool, t: ScalarType) -> bytes:
     """The object representation of a constant of type ``t`` (bf16: the top half of the f32 bits)."""
+    if t in _FP8:  # numpy has no fp8: torch converts, and the value must survive the round trip
+        f = float(value)
+        byte = torch.tensor([f], dtype=torch.float32).to(mem_dtype(t))
+        if float(byte.float()[0]) != f:
+            raise ValueError(f"{value} is not a {t} value")
+        return bytes(byte.view(torch.uint8).tolist())
     if t.is_float:
         f = float(value)
         holder = np.float32 if t == BF16 else _NUMPY[t]

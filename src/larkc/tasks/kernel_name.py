@@ -45,6 +45,8 @@ _SCALAR_SPELLINGS: Final = {
     "bf16": "nv_bfloat16 __nv_bfloat16 c10::BFloat16 at::BFloat16",
     "f32": "float",
     "f64": "double",
+    "f8e4m3": "__nv_fp8_e4m3 c10::Float8_e4m3fn at::Float8_e4m3fn",
+    "f8e5m2": "__nv_fp8_e5m2",
 }
 _SCALAR_OF: Final = {spelling: t for t, spellings in _SCALAR_SPELLINGS.items() for spelling in spellings.split()}
 
