@@ -118,14 +118,21 @@ def _instances(name: str) -> Sequence[Mapping[str, int]] | None:
 
 #: Seeded bugs ``larkc verify`` does not catch yet, with the reason. Each must not be FAILED; remove the
 #: entry when it is (the test fails then, to keep this list honest).
-NOT_YET_CAUGHT: dict[str, str] = {}
+NOT_YET_CAUGHT: dict[str, str] = {
+    "locked_col_sum_bug_lock_race": "symbolic execution stops at the spin loop and the parametric prover has no"
+    " happens-before through atomics (larkc run catches the race)",
+}
+
+#: Correct examples with a spin lock between programs: never refuted, UNKNOWN (the symbolic run stops at
+#: the spin loop, a branch on data around a control transfer; race freedom needs happens-before).
+SPIN_LOCKS = {"locked_col_sum": "a spin lock between programs"}
 
 CORRECT = [n for n in NAMES if "_bug_" not in n]
 BUGS = [n for n in NAMES if "_bug_" in n]
 
 
 def test_the_lists_name_examples() -> None:
-    for table in (INT32_OFFSETS, MAY_BE_UNKNOWN, INSTANCES, NOT_YET_CAUGHT, SLOW):
+    for table in (INT32_OFFSETS, MAY_BE_UNKNOWN, INSTANCES, NOT_YET_CAUGHT, SLOW, SPIN_LOCKS):
         assert set(table) <= set(NAMES), set(table) - set(NAMES)
     assert set(REFUTED_AS_WRITTEN) <= set(INT32_OFFSETS)
     assert "row_bias_bug_offset_overflow" in BUGS and "row_bias_overflow_free" in CORRECT
@@ -139,6 +146,9 @@ def test_correct_example_verifies(name: str, tmp_path: Path) -> None:
     report = verify_task(task, instances=_instances(name), budget=budget, replay_dir=tmp_path)
     refuted = [f"{r.obligation.name}: {r.detail}" for r in report.results if r.status is Status.REFUTED]
     assert not refuted, "a correct example must never be refuted:\n" + "\n".join(refuted)
+    if name in SPIN_LOCKS:
+        assert report.verdict is Verdict.UNKNOWN, "\n".join(report.render())
+        return
     open_ = [r for r in report.results if r.status is not Status.PROVED]
     for r in open_:
         assert r.obligation.kind not in BOUNDED_KINDS, f"{r.obligation.name}: {r.detail}"

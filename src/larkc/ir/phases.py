@@ -900,6 +900,11 @@ def _block_phase_form(module: Module, kernel: Function) -> PhaseForm:
     dropped. Calls are inlined and early returns clear :data:`LIVE`, as at thread level.
     """
     body = _Inliner(module).stmts(kernel.body, 0)
+    for s in walk_stmts(body):
+        if isinstance(s, While | DoWhile) and any(isinstance(t, Atomic) for t in walk_stmts(s.body)):
+            # programs that wait for each other (a spin lock): their meaning is the simulator's schedule
+            # and happens-before through atomics, which one phase of independent programs does not state
+            raise _unsupported("spin loop", s.span, "a while loop around an atomic (programs waiting for each other)")
     body = _drop_barriers(body)
     body = _early_exits(body, kernel.span)
     inlined = dataclasses.replace(kernel, body=body)
