@@ -69,6 +69,7 @@ from larkc.ir.nodes import (
     MakeVector,
     MathCall,
     MathFn,
+    MemoryOrder,
     Module,
     Param,
     Permute,
@@ -671,7 +672,8 @@ class _Gen:
             mask = self.mask(ptr)
         dst = self.dst(value, out) if self.coin() else None
         compare = self.expr(value) if op is AtomicOp.CAS else None
-        return Atomic(dst, op, self.expr(ptr), self.expr(value), compare, mask)
+        order = self.pick(tuple(MemoryOrder)) if self.level is Level.BLOCK else MemoryOrder.RELAXED
+        return Atomic(dst, op, self.expr(ptr), self.expr(value), compare, mask, order=order)
 
     def shuffle(self, out: list[Stmt]) -> Shuffle:
         t = self.pick(_SHUFFLABLE)
