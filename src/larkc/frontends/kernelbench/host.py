@@ -73,6 +73,10 @@ _CXX_TYPES = {
     "bool": "bool",
     "uint8_t": "u8",
     "int8_t": "i8",
+    "__nv_fp8_e4m3": "f8e4m3",
+    "at::Float8_e4m3fn": "f8e4m3",
+    "c10::Float8_e4m3fn": "f8e4m3",
+    "__nv_fp8_e5m2": "f8e5m2",
 }
 _TORCH_DTYPES = {
     "kFloat": "f32",
@@ -91,6 +95,8 @@ _TORCH_DTYPES = {
     "kUInt8": "u8",
     "kChar": "i8",
     "kInt8": "i8",
+    "kFloat8_e4m3fn": "f8e4m3",
+    "kFloat8_e5m2": "f8e5m2",
     # at::ScalarType::Float, ...
     "Float": "f32",
     "Double": "f64",
@@ -98,10 +104,24 @@ _TORCH_DTYPES = {
     "BFloat16": "bf16",
     "Int": "i32",
     "Long": "i64",
+    "Float8_e4m3fn": "f8e4m3",
+    "Float8_e5m2": "f8e5m2",
 }
 #: The C++ name of each element type, for ``scalar_t`` in a dispatch macro's body.
 _CXX_NAME = {"f32": "float", "f64": "double", "f16": "at::Half", "bf16": "at::BFloat16", "i32": "int", "i64": "int64_t"}
-_SIZEOF = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i32": 4, "i64": 8, "bool": 1, "u8": 1, "i8": 1}
+_SIZEOF = {
+    "f32": 4,
+    "f64": 8,
+    "f16": 2,
+    "bf16": 2,
+    "i32": 4,
+    "i64": 8,
+    "bool": 1,
+    "u8": 1,
+    "i8": 1,
+    "f8e4m3": 1,
+    "f8e5m2": 1,
+}
 _INT_TYPES = frozenset(
     {"int", "unsigned", "unsigned int", "long", "long long", "int64_t", "int32_t", "size_t", "uint32_t", "uint64_t"}
 )
