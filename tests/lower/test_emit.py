@@ -32,10 +32,6 @@ TRITON = sorted(f"triton/{p.parent.name}" for p in (ROOT / "examples" / "triton"
 TRITON_GOLDEN = {"triton/vector_add", "triton/softmax", "triton/matmul", "triton/welford"}
 
 NOT_YET = {
-    # a heuristic (EVEN_N) depends on the shapes in a way no constexpr binding states
-    "triton/row_sum_autotune": "specialisation depends on the shapes beyond its constexpr bindings",
-    "triton/row_sum_autotune_bug_even": "specialisation depends on the shapes beyond its constexpr bindings",
-    "triton/row_sum_autotune_from_launcher": "specialisation depends on the shapes beyond its constexpr bindings",
     # programs waiting for each other through a spin lock: the phase form has no happens-before
     "triton/locked_col_sum": "spin loop",
     "triton/locked_col_sum_bug_lock_race": "spin loop",

@@ -6,9 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from larkc.errors import LarkcError
-from larkc.frontends.triton.config import apply_heuristics, autotune_configs, heuristic_names
+from larkc.errors import LarkcError, UnsupportedError
+from larkc.frontends.triton.config import (
+    apply_heuristics,
+    autotune_configs,
+    heuristic_names,
+    heuristic_shape_exprs,
+)
 from larkc.frontends.triton.source import read_source
+from larkc.tasks.shape_expr import ShapeNum, evaluate, parse_shape_expr
 
 SOURCE = """
 import triton
@@ -37,6 +43,20 @@ def plain(x):
 @triton.autotune(configs=[triton.Config(make_config())], key=[])
 @triton.jit
 def dynamic(x):
+    pass
+
+
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0 and not args["m"] < 2 * args["n"],
+                    "CHUNKS": lambda args: triton.cdiv(args["n"], args["BLOCK"]) + min(args["m"], 4) // 2,
+                    "WIDE": lambda a: a["EVEN"] or 1 <= a["CHUNKS"] < 8})
+@triton.jit
+def shaped(x, n, m, BLOCK: tl.constexpr, EVEN: tl.constexpr, CHUNKS: tl.constexpr, WIDE: tl.constexpr):
+    pass
+
+
+@triton.heuristics({"EVEN": lambda args: args["n"] % 16 == 0, "ODD": lambda args: args["x"] is None})
+@triton.jit
+def untranslatable(x, n, EVEN: tl.constexpr, ODD: tl.constexpr):
     pass
 """
 
@@ -70,3 +90,35 @@ def test_heuristics_see_the_arguments_and_earlier_heuristics(tmp_path: Path) -> 
 def test_a_config_computed_by_a_function_is_a_located_error(tmp_path: Path) -> None:
     with pytest.raises(LarkcError, match=r"k.py:25:41: error: unsupported expression in a Triton decorator"):
         autotune_configs(_src(tmp_path), "dynamic")
+
+
+def test_heuristics_translate_to_shape_expressions(tmp_path: Path) -> None:
+    # args["n"] and args["m"] are bound to shape expressions, BLOCK is a configuration's constexpr; a later
+    # heuristic sees the earlier ones' expressions
+    src = _src(tmp_path)
+    bound = {"n": parse_shape_expr("d"), "m": parse_shape_expr("r * d"), "BLOCK": ShapeNum(64)}
+    exprs = heuristic_shape_exprs(src, "shaped", bound)
+    assert list(exprs) == ["EVEN", "CHUNKS", "WIDE"]
+    assert exprs["EVEN"] == parse_shape_expr("d % 64 == 0 and not r * d < 2 * d")
+    assert exprs["CHUNKS"] == parse_shape_expr("cdiv(d, 64) + min(r * d, 4) // 2")
+    even, chunks = exprs["EVEN"], exprs["CHUNKS"]
+    assert str(exprs["WIDE"]) == f"({even} or ((1 <= {chunks}) and ({chunks} < 8)))"
+    # the expressions agree with what the heuristics compute at run time
+    for r in (1, 2, 3):
+        for d in (1, 63, 64, 128, 500, 512):
+            run = apply_heuristics(src, "shaped", {"n": d, "m": r * d, "BLOCK": 64})
+            for name, e in exprs.items():
+                assert evaluate(e, {"r": r, "d": d}) == run[name], (name, r, d)
+
+
+def test_a_heuristic_outside_the_shape_language_is_a_located_error(tmp_path: Path) -> None:
+    src = _src(tmp_path)
+    bound = {"n": parse_shape_expr("d"), "BLOCK": ShapeNum(64)}
+    # a conditional expression (k's LAST) and an identity test of an argument are not shape expressions
+    with pytest.raises(UnsupportedError, match=r"k.py:14:42: error: unsupported heuristic for larkc emit"):
+        heuristic_shape_exprs(src, "k", bound)
+    with pytest.raises(UnsupportedError, match=r"k.py:39:83: error: unsupported heuristic for larkc emit \(outside"):
+        heuristic_shape_exprs(src, "untranslatable", bound)
+    # nor is an argument bound to no shape expression
+    with pytest.raises(UnsupportedError, match=r"m is not bound to a shape expression"):
+        heuristic_shape_exprs(src, "shaped", bound)

@@ -28,14 +28,18 @@ from larkc._resources import data_dir
 from larkc.errors import TaskError
 from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task
 from larkc.tasks.shape_expr import (
+    ArithOp,
     BoolOp,
     ShapeArith,
     ShapeBool,
     ShapeCall,
+    ShapeCmp,
     ShapeExpr,
+    ShapeNot,
     ShapeNum,
     ShapeSym,
     evaluate,
+    free_symbols,
 )
 
 __all__ = ["EmittedProject", "LeanCheck", "check_project", "emit_task", "write_project"]
@@ -174,9 +178,7 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
     else:
         constraints = "True"
     pins = _specialisation_pins(task)
-    constraints = " ∧ ".join(
-        [*(f"1 ≤ {s}" for s in symbols), constraints, *(f"({lean_shape(e)} = {v})" for _, e, v in pins)]
-    )
+    constraints = " ∧ ".join([*(f"1 ≤ {s}" for s in symbols), constraints, *(_pin_prop(e, v) for _, e, v in pins)])
     covered = [inst for inst in task.instances if all(evaluate(e, dict(inst)) == v for _, e, v in pins)]
     instances: list[dict[str, object]] = []
     for k, inst in enumerate(covered):
@@ -240,7 +242,7 @@ def emit_task(task: Task, out_dir: Path | None = None) -> EmittedProject:
         "block_level": f.level is Level.BLOCK,
         "asserts": kernel.asserts,
         "configs": _autotune_note(task),
-        "pins": [f"`{name} = {v}`" for name, _, v in pins],
+        "pins": [_pin_doc(name, e, v) for name, e, v in pins],
         "uncovered": [
             ", ".join(f"{k} = {int(v)}" for k, v in inst.items() if k in symbols)
             for inst in task.instances
@@ -278,32 +280,99 @@ _PINNED_TACTIC = (
 )
 
 
-def _specialisation_pins(task: Task) -> list[tuple[str, ShapeExpr, int]]:
-    """For a Triton kernel specialised per shape instance (:func:`~larkc.frontends.specialised_per_instance`):
-    each shape-dependent constexpr with the value of the task's first instance, whose specialisation is
-    the one emitted (``(name, shape expression, value)``). The theorems are stated for the sizes where
-    these hold, since the kernel differs elsewhere. Empty for every other task."""
+def _specialisation_pins(task: Task) -> list[tuple[str, ShapeExpr, int | bool]]:
+    """For a Triton kernel specialised by the shapes: each shape-dependent constexpr with the value of the
+    task's first instance, whose specialisation is the one emitted (``(name, shape expression, value)``;
+    a heuristic's condition with its boolean value). A bound constexpr is pinned when the instances
+    specialise the kernel differently (:func:`~larkc.frontends.specialised_per_instance`), a heuristic
+    that reads the shapes always (its lambda translated by
+    :func:`~larkc.frontends.triton.config.heuristic_shape_exprs`, or a located error). The theorems are
+    stated for the sizes where these hold, since the kernel differs elsewhere. Empty for other tasks."""
     from larkc.frontends import specialised_per_instance
     from larkc.frontends.triton.task import specialisations, triton_arguments
 
-    if not specialised_per_instance(task):
+    if task.language != "triton":
         return []
     config = specialisations(task)[0]
     _, values, _ = triton_arguments(task, task.instances[0], config)
-    pins: list[tuple[str, ShapeExpr, int]] = []
-    for name, value in sorted(values.items()):
-        b = task.binding(name)
-        if isinstance(b, ShapeArg) and isinstance(value, int) and _has_symbol(b.expr):
-            pins.append((name, b.expr, value))
+    pins: list[tuple[str, ShapeExpr, int | bool]] = []
+    if specialised_per_instance(task):
+        for name, value in sorted(values.items()):
+            b = task.binding(name)
+            if isinstance(b, ShapeArg) and isinstance(value, int) and _has_symbol(b.expr):
+                pins.append((name, b.expr, value))
+    for name, e in _heuristic_exprs(task, config).items():
+        if free_symbols(e):
+            value = values[name]
+            if not isinstance(value, int):
+                raise TaskError(f"task {task.name}: heuristic {name} gave {value!r}, not an integer or a boolean")
+            pins.append((name, e, value))
     first = repr(values)
     for inst in task.instances:
         pinned = all(evaluate(e, dict(inst)) == v for _, e, v in pins)
         if pinned and repr(triton_arguments(task, inst, config)[1]) != first:
             raise TaskError(
                 f"task {task.name}: the kernel's specialisation depends on the shapes beyond its constexpr "
-                "bindings (heuristics): `larkc emit` cannot state one theorem for it"
+                "bindings and heuristics: `larkc emit` cannot state one theorem for it"
             )
     return pins
+
+
+def _heuristic_exprs(task: Task, config: Mapping[str, object]) -> dict[str, ShapeExpr]:
+    """The kernel's ``@triton.heuristics`` as shape expressions over the task's symbols, for the emitted
+    configuration: ``args[name]`` of an argument bound to a shape expression is that expression, of an
+    integer constexpr of the configuration or an integer scalar binding its number."""
+    from larkc.frontends.triton.config import heuristic_shape_exprs
+    from larkc.frontends.triton.source import read_source
+
+    bound: dict[str, ShapeExpr] = {}
+    for name, value in config.items():
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            bound[name] = ShapeNum(value)
+    for name, b in task.bindings.items():
+        match b:
+            case ShapeArg(expr):
+                bound[name] = expr
+            case ScalarArg(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                bound[name] = ShapeNum(value)
+            case _:
+                pass
+    exprs = heuristic_shape_exprs(read_source(task.source), task.kernel, bound)
+    for name, e in exprs.items():
+        if free_symbols(e) and _has_subtraction(e):
+            raise TaskError(
+                f"task {task.name}: heuristic {name} ({e}) subtracts, which the emitted ℕ statement "
+                "truncates at zero where Python goes negative: `larkc emit` cannot state it"
+            )
+    return exprs
+
+
+def _pin_prop(e: ShapeExpr, value: int | bool) -> str:
+    """The Lean ``Prop`` that pins a constexpr: ``e = value``, or a heuristic's condition (negated when
+    the emitted specialisation has it false)."""
+    from larkc.lower.shapes import lean_shape, lean_shape_prop
+
+    if isinstance(e, ShapeCmp | ShapeBool | ShapeNot):
+        return lean_shape_prop(e) if value else f"(¬{lean_shape_prop(e)})"
+    return f"({lean_shape(e)} = {value})"
+
+
+def _pin_doc(name: str, e: ShapeExpr, value: int | bool) -> str:
+    if isinstance(e, ShapeCmp | ShapeBool | ShapeNot):
+        return f"`{name} = {bool(value)}` (`{_pin_prop(e, value)}`)"
+    return f"`{name} = {value}`"
+
+
+def _has_subtraction(e: ShapeExpr) -> bool:
+    match e:
+        case ShapeArith(op, lhs, rhs) | ShapeCmp(op, lhs, rhs):
+            return op == ArithOp.SUB or _has_subtraction(lhs) or _has_subtraction(rhs)
+        case ShapeCall(_, args) | ShapeBool(_, args):
+            return any(_has_subtraction(a) for a in args)
+        case ShapeNot(operand):
+            return _has_subtraction(operand)
+        case _:
+            return False
 
 
 def _autotune_note(task: Task) -> str:

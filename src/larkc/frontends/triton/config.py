@@ -6,6 +6,11 @@ arguments (``lambda args: args["N"] % args["BLOCK"] == 0``): :func:`apply_heuris
 given argument values. Both are read from the decorators' source with a small evaluator over literals,
 lists, dicts, comprehensions over literal lists, arithmetic, comparisons, ``args[...]``, ``min``/``max``
 and ``triton.next_power_of_2``/``triton.cdiv``; anything else is a located error.
+
+:func:`heuristic_shape_exprs` translates each heuristic into a shape expression over a task's symbols
+(``larkc emit`` states the specialisation it emits with them), when the lambda is built from ``args[...]``
+of arguments bound to shape expressions, integer literals, ``+ - * // %``, comparisons,
+``and``/``or``/``not``, ``min``/``max``, ``triton.cdiv`` and ``triton.next_power_of_2``.
 """
 
 from __future__ import annotations
@@ -18,9 +23,21 @@ from typing import Any
 
 from larkc.errors import LarkcError, Span, UnsupportedError
 from larkc.frontends.triton.source import SourceFile, span_of
-from larkc.tasks.shape_expr import next_pow2
+from larkc.tasks.shape_expr import (
+    ArithOp,
+    BoolOp,
+    CmpOp,
+    ShapeArith,
+    ShapeBool,
+    ShapeCall,
+    ShapeCmp,
+    ShapeExpr,
+    ShapeNot,
+    ShapeNum,
+    next_pow2,
+)
 
-__all__ = ["AutotuneConfig", "apply_heuristics", "autotune_configs", "heuristic_names"]
+__all__ = ["AutotuneConfig", "apply_heuristics", "autotune_configs", "heuristic_names", "heuristic_shape_exprs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +127,14 @@ class _Evaluator:
             case ast.BoolOp(op=op, values=values):
                 vals = [self.eval(v) for v in values]
                 return all(vals) if isinstance(op, ast.And) else any(vals)
-            case ast.Compare(left=left, ops=[op], comparators=[right]) if type(op) in _CMPOPS:
-                return _CMPOPS[type(op)](self.eval(left), self.eval(right))
+            case ast.Compare(left=left, ops=ops, comparators=rights) if all(type(o) in _CMPOPS for o in ops):
+                a = self.eval(left)
+                for o, r in zip(ops, rights, strict=True):  # a chain stops at its first false link
+                    b = self.eval(r)
+                    if not _CMPOPS[type(o)](a, b):
+                        return False
+                    a = b
+                return True
             case ast.IfExp(test=test, body=body, orelse=orelse):
                 return self.eval(body) if self.eval(test) else self.eval(orelse)
             case ast.Subscript(value=value, slice=index):
@@ -207,3 +230,102 @@ def apply_heuristics(src: SourceFile, kernel: str, args: Mapping[str, object]) -
         ev = _Evaluator(src, {fn.args.args[0].arg: values})
         values[name] = ev.eval(fn.body)
     return values
+
+
+_SHAPE_ARITH: dict[type[ast.operator], ArithOp] = {
+    ast.Add: ArithOp.ADD,
+    ast.Sub: ArithOp.SUB,
+    ast.Mult: ArithOp.MUL,
+    ast.FloorDiv: ArithOp.FLOORDIV,
+    ast.Mod: ArithOp.MOD,
+}
+_SHAPE_CMP: dict[type[ast.cmpop], CmpOp] = {
+    ast.Eq: CmpOp.EQ,
+    ast.NotEq: CmpOp.NE,
+    ast.Lt: CmpOp.LT,
+    ast.LtE: CmpOp.LE,
+    ast.Gt: CmpOp.GT,
+    ast.GtE: CmpOp.GE,
+}
+_SHAPE_CALLS = {
+    "min": "min",
+    "max": "max",
+    "triton.cdiv": "cdiv",
+    "cdiv": "cdiv",
+    "triton.next_power_of_2": "next_pow2",
+    "next_power_of_2": "next_pow2",
+}
+
+
+def _is_condition(e: ShapeExpr) -> bool:
+    return isinstance(e, ShapeCmp | ShapeBool | ShapeNot)
+
+
+class _Translator:
+    """A heuristic's body as a shape expression; ``bound`` gives ``args[name]``'s expression."""
+
+    def __init__(self, src: SourceFile, args: str, bound: Mapping[str, ShapeExpr]) -> None:
+        self.src = src
+        self.args = args
+        self.bound = bound
+
+    def fail(self, node: ast.AST, why: str) -> LarkcError:
+        return UnsupportedError(f"heuristic for larkc emit ({why})", ast.unparse(node), span_of(node, self.src.file))
+
+    def size(self, e: ast.expr) -> ShapeExpr:
+        out = self.expr(e)
+        if _is_condition(out):
+            raise self.fail(e, "a condition where a number is expected")
+        return out
+
+    def condition(self, e: ast.expr) -> ShapeExpr:
+        out = self.expr(e)
+        if not _is_condition(out):
+            raise self.fail(e, "a number where a condition is expected")
+        return out
+
+    def expr(self, e: ast.expr) -> ShapeExpr:
+        match e:
+            case ast.Constant(value=bool()):
+                raise self.fail(e, "a boolean literal")
+            case ast.Constant(value=int(v)) if v >= 0:
+                return ShapeNum(v)
+            case ast.Subscript(value=ast.Name(id=name), slice=ast.Constant(value=str(key))) if name == self.args:
+                if key not in self.bound:
+                    raise self.fail(e, f"{key} is not bound to a shape expression")
+                return self.bound[key]
+            case ast.BinOp(left=left, op=op, right=right) if type(op) in _SHAPE_ARITH:
+                return ShapeArith(_SHAPE_ARITH[type(op)], self.size(left), self.size(right))
+            case ast.Compare(left=left, ops=ops, comparators=rights) if all(type(o) in _SHAPE_CMP for o in ops):
+                terms = [self.size(left), *(self.size(r) for r in rights)]
+                cmps = tuple(
+                    ShapeCmp(_SHAPE_CMP[type(o)], a, b) for o, a, b in zip(ops, terms, terms[1:], strict=False)
+                )
+                return cmps[0] if len(cmps) == 1 else ShapeBool(BoolOp.AND, cmps)
+            case ast.BoolOp(op=op, values=values):
+                return ShapeBool(
+                    BoolOp.AND if isinstance(op, ast.And) else BoolOp.OR, tuple(self.condition(v) for v in values)
+                )
+            case ast.UnaryOp(op=ast.Not(), operand=operand):
+                return ShapeNot(self.condition(operand))
+            case ast.Call(func=func, args=args, keywords=[]) if ast.unparse(func) in _SHAPE_CALLS:
+                fn = _SHAPE_CALLS[ast.unparse(func)]
+                arity = {"cdiv": 2, "next_pow2": 1}.get(fn)
+                if (arity is not None and len(args) != arity) or not args:
+                    raise self.fail(e, "wrong number of arguments")
+                return ShapeCall(fn, tuple(self.size(a) for a in args))
+            case _:
+                raise self.fail(e, "outside the shape language")
+
+
+def heuristic_shape_exprs(src: SourceFile, kernel: str, bound: Mapping[str, ShapeExpr]) -> dict[str, ShapeExpr]:
+    """Each heuristic of ``kernel`` as a shape expression (a condition for a boolean one), in Triton's
+    order: ``bound`` maps the arguments bound to shape expressions and the configuration's constexprs
+    (as numbers) to their expressions, and a later heuristic sees the earlier ones' expressions. A lambda
+    outside that language is a located :class:`UnsupportedError`."""
+    names = dict(bound)
+    out: dict[str, ShapeExpr] = {}
+    for name, fn in _heuristics(src, kernel):
+        e = _Translator(src, fn.args.args[0].arg, names).expr(fn.body)
+        out[name] = names[name] = e
+    return out
