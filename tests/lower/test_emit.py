@@ -19,7 +19,7 @@ from larkc.ir import nodes
 from larkc.ir.nodes import BinaryOp, MathFn, ReduceOp, UnaryOp
 from larkc.lower.kernel import BINARY_RULES, BLOCK_RULES, MATH_RULES, REDUCE_RULES, SCAN_RULES, UNARY_RULES
 from larkc.pipeline.emit import HEADER, emit_task, write_project
-from larkc.tasks import load_task
+from larkc.tasks import Task, load_task
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "cuda"
@@ -175,3 +175,47 @@ def test_cli_emit_bad_input_writes_nothing(tmp_path: Path, capsys: pytest.Captur
     assert main(args) == 2
     assert "needs a reference" in capsys.readouterr().err
     assert not out.exists()
+
+
+def _row_sum_autotune(tmp_path: Path, heuristic: str, instances: list[dict[str, int]]) -> Task:
+    """examples/triton/row_sum_autotune with another EVEN_N heuristic and other instances."""
+    src = (ROOT / "examples" / "triton" / "row_sum_autotune" / "kernel.py").read_text(encoding="utf-8")
+    old = 'args["n_cols"] % args["BLOCK_N"] == 0'
+    assert old in src
+    path = tmp_path / "kernel.py"
+    path.write_text(src.replace(old, heuristic), encoding="utf-8")
+    base = load_task(_task_path("triton/row_sum_autotune"))
+    return Task(
+        source=str(path),
+        kernel="row_sum_kernel",
+        reference=base.reference,
+        inputs={"x": "f32[r, d]"},
+        outputs={"s": "f32[r]"},
+        bindings={"x_ptr": "x", "out_ptr": "s", "stride": "d", "n_cols": "d"},
+        symbols=["r", "d"],
+        constraints=["d <= 4096", "r <= 65536"],
+        instances=instances,
+        grid=["r"],
+        block=[1],
+    )
+
+
+def test_emit_pins_a_heuristic_false_at_the_first_instance(tmp_path: Path) -> None:
+    # EVEN_N is false at d = 50: the project is about the masked specialisation, for the d it covers
+    task = _row_sum_autotune(tmp_path, 'args["n_cols"] % args["BLOCK_N"] == 0', [{"r": 4, "d": 50}, {"r": 3, "d": 48}])
+    theorems = dict(emit_task(task, tmp_path / "out").files)["RowSumKernel/Theorems.lean"]
+    assert "1 ≤ r ∧ 1 ≤ d ∧ ((d ≤ 4096) ∧ (r ≤ 65536)) ∧ (¬((d % 16) = 0))\n" in theorems
+    assert "`EVEN_N = False` (`(¬((d % 16) = 0))`)" in theorems and "(r = 3, d = 48) launch another" in theorems
+
+
+@pytest.mark.parametrize(
+    ("heuristic", "error"),
+    [
+        ('args["n_cols"] & 15 == 0', r"kernel.py:17:\d+: error: unsupported heuristic for larkc emit"),
+        ('(args["n_cols"] - 1) % 16 == 15', r"heuristic EVEN_N .* subtracts"),
+    ],
+)
+def test_emit_of_a_heuristic_it_cannot_state_is_an_error(tmp_path: Path, heuristic: str, error: str) -> None:
+    task = _row_sum_autotune(tmp_path, heuristic, [{"r": 3, "d": 48}, {"r": 4, "d": 50}])
+    with pytest.raises(LarkcError, match=error):
+        emit_task(task, tmp_path / "out")
