@@ -219,3 +219,13 @@ def test_emit_of_a_heuristic_it_cannot_state_is_an_error(tmp_path: Path, heurist
     task = _row_sum_autotune(tmp_path, heuristic, [{"r": 3, "d": 48}, {"r": 4, "d": 50}])
     with pytest.raises(LarkcError, match=error):
         emit_task(task, tmp_path / "out")
+
+
+def test_emit_pins_a_bound_constexpr_even_where_every_instance_agrees(tmp_path: Path) -> None:
+    # softmax's BLOCK = next_pow2(d) is 64 at every instance here, but not at other sizes: the theorems
+    # must still be stated only for the sizes where it is 64
+    base = load_task(_task_path("triton/softmax"))
+    task = base.with_instances([{"r": 3, "d": 50}, {"r": 2, "d": 64}])
+    theorems = dict(emit_task(task, tmp_path / "out").files)
+    text = next(v for k, v in theorems.items() if k.endswith("Theorems.lean"))
+    assert "Larkc.nextPow2 d = 64" in text or "nextPow2 d) = 64" in text, text[:2000]

@@ -283,12 +283,11 @@ _PINNED_TACTIC = (
 def _specialisation_pins(task: Task) -> list[tuple[str, ShapeExpr, int | bool]]:
     """For a Triton kernel specialised by the shapes: each shape-dependent constexpr with the value of the
     task's first instance, whose specialisation is the one emitted (``(name, shape expression, value)``;
-    a heuristic's condition with its boolean value). A bound constexpr is pinned when the instances
-    specialise the kernel differently (:func:`~larkc.frontends.specialised_per_instance`), a heuristic
-    that reads the shapes always (its lambda translated by
+    a heuristic's condition with its boolean value). A constexpr bound to a shape expression of the
+    symbols is always pinned (also when every instance of the task agrees on it: other sizes do not), a
+    heuristic that reads the shapes too (its lambda translated by
     :func:`~larkc.frontends.triton.config.heuristic_shape_exprs`, or a located error). The theorems are
     stated for the sizes where these hold, since the kernel differs elsewhere. Empty for other tasks."""
-    from larkc.frontends import specialised_per_instance
     from larkc.frontends.triton.task import specialisations, triton_arguments
 
     if task.language != "triton":
@@ -296,11 +295,10 @@ def _specialisation_pins(task: Task) -> list[tuple[str, ShapeExpr, int | bool]]:
     config = specialisations(task)[0]
     _, values, _ = triton_arguments(task, task.instances[0], config)
     pins: list[tuple[str, ShapeExpr, int | bool]] = []
-    if specialised_per_instance(task):
-        for name, value in sorted(values.items()):
-            b = task.binding(name)
-            if isinstance(b, ShapeArg) and isinstance(value, int) and _has_symbol(b.expr):
-                pins.append((name, b.expr, value))
+    for name, value in sorted(values.items()):
+        b = task.binding(name)
+        if isinstance(b, ShapeArg) and isinstance(value, int) and _has_symbol(b.expr):
+            pins.append((name, b.expr, value))  # even where every instance agrees: other sizes differ
     for name, e in _heuristic_exprs(task, config).items():
         if free_symbols(e):
             value = values[name]
