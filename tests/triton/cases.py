@@ -251,6 +251,30 @@ def _row_sum_atomic(n: int) -> Launch:
     return Launch("row_sum_atomic", "total_sum_kernel", grid, make, {"BLOCK": 128}, rtol=1e-4, atol=1e-4, reference=ref)
 
 
+def _row_bias(rows: int, cols: int, example: str = "row_bias_overflow_free") -> Launch:
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        x, b = _randn(g, rows, cols), _randn(g, cols)
+        return {"x_ptr": x, "b_ptr": b, "out_ptr": torch.zeros(rows, cols), "n_cols": cols, "stride": cols}
+
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        return {"out_ptr": _t(a, "x_ptr").double() + _t(a, "b_ptr").double()}
+
+    return Launch(example, "row_bias_kernel", (rows,), make, {"BLOCK": 32}, reference=ref)
+
+
+def _row_sum_autotune(rows: int, cols: int, block_n: int) -> Launch:
+    """One @triton.autotune configuration of row_sum_autotune, its heuristic evaluated as Triton does."""
+
+    def make(g: G) -> dict[str, torch.Tensor | int | float]:
+        return {"x_ptr": _randn(g, rows, cols), "out_ptr": torch.zeros(rows), "stride": cols, "n_cols": cols}
+
+    def ref(a: Args) -> dict[str, torch.Tensor]:
+        return {"out_ptr": _t(a, "x_ptr").double().sum(dim=1)}
+
+    constexprs = {"BLOCK_N": block_n, "EVEN_N": cols % block_n == 0}
+    return Launch("row_sum_autotune", "row_sum_kernel", (rows,), make, constexprs, rtol=1e-5, atol=1e-5, reference=ref)
+
+
 def _locked_col_sum(rows: int, cols: int) -> Launch:
     block = 1 << (cols - 1).bit_length()
 
@@ -358,6 +382,10 @@ CASES: dict[str, tuple[Launch, tuple[str, ...]]] = {
     "linear_scan-3x20": (_linear_scan(3, 20), ("h_ptr",)),
     "welford-5x50": (_welford(5, 50), ("mean_ptr", "var_ptr")),
     "transpose-20x13": (_transpose(20, 13), ("y_ptr",)),
+    "row_bias_overflow_free-5x70": (_row_bias(5, 70), ("out_ptr",)),
+    **{f"row_sum_autotune-4x48-BLOCK_N{b}": (_row_sum_autotune(4, 48, b), ("out_ptr",)) for b in (16, 32, 64)},
+    # the int32 offset wraps only once rows * stride >= 2^31 (larkc verify refutes it): equal here
+    "row_bias_bug_offset_overflow-5x70": (_row_bias(5, 70, "row_bias_bug_offset_overflow"), ("out_ptr",)),
 }
 
 #: Seeded bugs whose outputs differ from the reference (Triton's interpreter computes the same wrong
