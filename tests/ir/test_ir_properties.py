@@ -8,7 +8,7 @@ import copy
 import enum
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from larkc.errors import LarkcError, TypeCheckError
@@ -152,10 +152,18 @@ def test_generator_covers_every_node_class() -> None:
     }
     seen: set[type] = set()
 
-    @settings(max_examples=400, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
-    @given(modules())
-    def collect(m: Module) -> None:
-        seen.update(node_classes(m))
+    # rounds of 400 examples, each from its own fixed seed, until every class was drawn: a rare node
+    # (Dot, Combine) missed by one stream of draws (which shifts when the generator draws more) is
+    # found by the next; a class no round draws fails the test
+    for k in range(5):
 
-    collect()
+        @seed(k)
+        @settings(max_examples=400, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+        @given(modules())
+        def collect(m: Module) -> None:
+            seen.update(node_classes(m))
+
+        collect()
+        if all_classes <= seen:
+            break
     assert all_classes - seen == set()
