@@ -185,6 +185,14 @@ class TaskError(LarkcError):
     stage = Stage.TASK
 
 
+class PreconditionError(TaskError):
+    """The task's inputs (sizes, scalars, launch, data) violate a precondition of the kernel (an IR
+    ``Assume``, GPUVerify's ``__requires``): bad input, outside the kernel's contract, never a verdict
+    against the kernel. Its span is the precondition's."""
+
+    stage = Stage.SEMANTICS
+
+
 class ReferenceError_(LarkcError):  # noqa: N801 - trailing underscore avoids the builtin ReferenceError
     """A PyTorch reference that cannot be traced into the spec IR."""
 

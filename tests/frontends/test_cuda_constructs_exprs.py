@@ -408,11 +408,7 @@ def test_an_invariant_outside_a_loop_body_is_rejected(cuda: Cuda) -> None:
     )
 
 
-@pytest.mark.parametrize("name", ["__requires", "__ensures"])
-def test_pre_and_postconditions_are_a_located_unsupported_error(cuda: Cuda, name: str) -> None:
-    src = f"__global__ void k(int* a, int n) {{\n    {name}(n > 0);\n    a[0] = n;\n}}\n"
-    what = "preconditions" if name == "__requires" else "postconditions"
-    assert cuda.error(src) == f"2:5: error: unsupported {name} ({what} are not in the IR yet): {name}(n > 0)"
+# (``__requires``/``__ensures`` and the functions used in them: tests/frontends/test_cuda_contracts.py)
 
 
 # -- 3. comma expressions ---------------------------------------------------------------------------------

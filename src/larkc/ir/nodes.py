@@ -37,6 +37,7 @@ __all__ = [
     "Arange",
     "Assert",
     "Assign",
+    "Assume",
     "Atomic",
     "AtomicOp",
     "Barrier",
@@ -696,6 +697,20 @@ class Assert:
 
 
 @dataclass(frozen=True, slots=True)
+class Assume:
+    """A precondition (GPUVerify's ``__requires`` of a kernel): the verdict is about the executions in
+    which ``cond`` holds at this point.
+
+    Not an obligation but a hypothesis: the provers add it to the path condition, the simulator checks
+    it on its concrete inputs and reports a violated one as inputs outside the kernel's contract (bad
+    input, never a verdict against the kernel), and every verdict lists it among its assumptions.
+    """
+
+    cond: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Shuffle:
     """``dst = __shfl_<kind>_sync(mask, value, lane_or_delta, width)``."""
 
@@ -763,6 +778,7 @@ Stmt = (
     | Barrier
     | Fence
     | Assert
+    | Assume
     | Shuffle
     | Vote
     | Atomic

@@ -35,6 +35,7 @@ from larkc.ir.nodes import (
     Arange,
     Assert,
     Assign,
+    Assume,
     Atomic,
     AtomicOp,
     Barrier,
@@ -446,6 +447,8 @@ class _Builder:
                 return Fence(self.kind(ch[0], FenceScope, "fence"), span)
             case "assert_stmt":
                 return Assert(self.expr(ch[0]), span)
+            case "assume_stmt":
+                return Assume(self.expr(ch[0]), span)
             case "shuffle":
                 dst, kind_tok, mask, value, lane, width = ch
                 assert isinstance(kind_tok, Token)

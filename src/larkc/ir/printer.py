@@ -32,6 +32,7 @@ from larkc.ir.nodes import (
     Arange,
     Assert,
     Assign,
+    Assume,
     Atomic,
     Barrier,
     Binary,
@@ -251,6 +252,7 @@ def _compound(s: Stmt, indent: int) -> str | None:
             | Barrier()
             | Fence()
             | Assert()
+            | Assume()
             | Shuffle()
             | Vote()
             | Atomic()
@@ -302,6 +304,8 @@ def _simple(s: Stmt, indent: int) -> str:
             return f"fence.{s.scope.value}"
         case Assert():
             return f"assert {print_expr(s.cond)}"
+        case Assume():
+            return f"assume {print_expr(s.cond)}"
         case Shuffle():
             args = _exprs((s.mask, s.value, s.lane, s.width))
             return f"{format_var(s.dst)} = shfl.{s.kind.value}({args})"

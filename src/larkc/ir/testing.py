@@ -34,6 +34,7 @@ from larkc.ir.nodes import (
     Arange,
     Assert,
     Assign,
+    Assume,
     Atomic,
     AtomicOp,
     Barrier,
@@ -587,6 +588,7 @@ class _Gen:
             lambda out: Barrier(BarrierScope.BLOCK),
             lambda out: Fence(self.pick(tuple(FenceScope))),
             lambda out: Assert(self.expr(BOOL)),
+            lambda out: Assume(self.expr(BOOL)),
         ]
         if self.level is Level.THREAD:
             kinds += [self.alloc, self.shuffle, self.vote, self.warp_barrier]

@@ -34,6 +34,7 @@ from larkc.ir.nodes import (
     Arange,
     Assert,
     Assign,
+    Assume,
     Atomic,
     AtomicOp,
     Barrier,
@@ -974,6 +975,8 @@ class _FunctionVerifier:
                 pass  # every scope is valid at both levels
             case Assert():
                 self._cond(s.cond, "assert")
+            case Assume():
+                self._cond(s.cond, "assume")
             case Shuffle():
                 what = f"shfl.{s.kind.value}"
                 _need_level(self.level, Level.THREAD, what, s.span)

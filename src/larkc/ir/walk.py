@@ -15,6 +15,7 @@ from larkc.ir.nodes import (
     Arange,
     Assert,
     Assign,
+    Assume,
     Atomic,
     Barrier,
     Binary,
@@ -168,7 +169,7 @@ def stmt_exprs(s: Stmt) -> Iterator[Expr]:
             roots = (value,)
         case Barrier(_, mask):
             roots = (mask,)
-        case Assert(cond):
+        case Assert(cond) | Assume(cond):
             roots = (cond,)
         case Shuffle(_, _, mask, value, lane, width):
             roots = (mask, value, lane, width)

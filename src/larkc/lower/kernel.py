@@ -39,6 +39,7 @@ from larkc.ir.nodes import (
     Arange,
     Assert,
     Assign,
+    Assume,
     Atomic,
     AtomicOp,
     Barrier,
@@ -251,6 +252,12 @@ class KernelLean:
 
 def _unsupported(what: str, span: Span, text: str) -> UnsupportedError:
     return UnsupportedError(what, text, span, stage=Stage.LOWER)
+
+
+def _precondition(s: Assume) -> UnsupportedError:
+    """A kernel precondition: the theorems would have to state it as a hypothesis, which the lowering
+    does not do yet; emitting them without it would claim more than ``larkc verify`` proves."""
+    return _unsupported("precondition (__requires) in Lean lowering", s.span, "a theorem would need it as a hypothesis")
 
 
 def _cls(t: Type, span: Span) -> str:
@@ -1011,6 +1018,8 @@ class _Lowerer:
                 pass
             case Assert(c):
                 out.append(f"{ind}let s := s.check {self.expr(c)}")
+            case Assume():
+                raise _precondition(s)
             case While() | DoWhile() | Break() | Continue() | Return():
                 raise _unsupported(f"{type(s).__name__.lower()} in Lean lowering", s.span, type(s).__name__)
             case Barrier() | Shuffle() | Vote() | Call():
@@ -1433,6 +1442,9 @@ def lower_kernel(
     shape symbols); ``grid`` and ``block`` are the launch dimensions as Lean ``ℕ`` terms, and
     ``dynamic_shared`` the launch's dynamic shared memory in bytes (``extern __shared__`` arrays).
     """
+    for s in walk_stmts(form.kernel.body):
+        if isinstance(s, Assume):
+            raise _precondition(s)  # before anything is lowered: no theorem is stated without it
     low = _Lowerer(form, symbols, scalars, grid, block, dynamic_shared)
     defs: list[str] = []
     kernel = low.items(form.items, [], [], defs)

@@ -25,6 +25,7 @@ from larkc.frontends.triton.values import ConstValue
 from larkc.ir.nodes import Function, Module
 from larkc.pipeline.compare import compare_output, reference_outputs
 from larkc.pipeline.inputs import bind_null_pointers, init_of, kernel_args, kernel_function, make_inputs
+from larkc.pipeline.preconditions import noting_instance
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import InputWrite, InstanceReport, OutputReport, RunReport
 from larkc.semantics import Diagnosis, DiagnosisKind, KernelArg, LaunchConfig, SimLimits, SimResult, simulate
@@ -149,7 +150,8 @@ def run_instance(
             if not 0 <= i < flat.numel():
                 raise TaskError(f"task {task.name}: explicit value for {name}[{i}], past its {flat.numel()} elements")
             flat[i] = v
-    runs = _run_launches(task, modules, tensors, env, limits)
+    with noting_instance(task.name, env, f", seed {seed}"):
+        runs = _run_launches(task, modules, tensors, env, limits)
     diagnoses = list(runs.diagnoses)
     f = runs.kernels[-1]
     outputs: list[OutputReport] = []

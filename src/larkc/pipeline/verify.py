@@ -27,12 +27,19 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 
-from larkc.errors import TaskError
+from larkc.errors import PreconditionError, TaskError
 from larkc.frontends import parse_task, specialised_per_instance, task_configs
 from larkc.frontends.triton.values import ConstValue
 from larkc.ir.nodes import Function, Module
 from larkc.ir.types import ScalarType
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
+from larkc.pipeline.preconditions import (
+    noting_instance,
+    outside_contract,
+    preconditions,
+    unsimulated,
+    with_preconditions,
+)
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import InputWrite, VerifyReport
 from larkc.pipeline.run import Configs, config_label, run_instance
@@ -178,7 +185,8 @@ def _verify_specialisation(
         # A Triton kernel whose specialisation depends on the shapes is lowered for each instance.
         mod, fn = (module, f) if not per_instance else _specialised(task, env, config)
         with tm.gc_paused():  # terms die by reference counting; collections would rescan them all
-            facts = _instance_facts(task, mod, fn, graph, env, budget)
+            with noting_instance(task.name, env):
+                facts = _instance_facts(task, mod, fn, graph, env, budget)
             say(f"instance {k + 1}/{len(chosen)}: deciding {len(bounded_obs)} obligations")
             results = prove_instance(facts, bounded_obs, budget)
             results = _inexact_scalars(task, fn, env, results)
@@ -190,7 +198,8 @@ def _verify_specialisation(
             per_ob[r.obligation].append(r)
         if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
             break  # a refutation decides the verdict; later instances would only repeat it
-    return per_ob, runs
+    pres = preconditions(module, f)
+    return {ob: with_preconditions(rs, pres) for ob, rs in per_ob.items()}, runs
 
 
 def _across_configs(ob: Obligation, per_config: Sequence[tuple[str, list[ObligationResult]]]) -> ObligationResult:
@@ -304,7 +313,8 @@ def _several_launches(
             bound.append(mod_k)
             label = task.launch_label(k) + (f" (autotune configuration {config_values(cfg[k])})" if cfg[k] else "")
             say(f"{label}: parametric proof of {', '.join(ob.name for ob in parametric_obs)}")
-            for r in prove_parametric(mod_k, f_k.name, view, parametric_obs, budget):
+            pres = preconditions(mod_k, f_k)
+            for r in with_preconditions(list(prove_parametric(mod_k, f_k.name, view, parametric_obs, budget)), pres):
                 per_launch[r.obligation].append((label, r))
                 refuting[id(r)] = (bound, cfg)
     results: list[ObligationResult] = []
@@ -356,6 +366,14 @@ def _without_written_ranges(view: Task, index: int) -> Task:
     )
 
 
+def _unsimulated_launches(task: Task, modules: Sequence[Module], r: ObligationResult) -> ObligationResult:
+    """A refutation of one launch of a sequence that the simulator did not reproduce: UNKNOWN when a
+    launch's kernel has a precondition that may differ between threads (:func:`unsimulated`)."""
+    for k, mod in enumerate(modules):
+        r = unsimulated(r, mod, kernel_function(task, mod, k))
+    return r
+
+
 def _confirm_sequence(
     task: Task,
     modules: Sequence[Module],
@@ -375,10 +393,13 @@ def _confirm_sequence(
     except (TaskError, ValueError):
         return r
     if max(sizes, default=0) > _SIMULABLE_ELEMENTS:
-        return r
-    rep, _ = run_instance(task, modules, env, 0, config=config)
+        return _unsimulated_launches(task, modules, r)
+    try:
+        rep, _ = run_instance(task, modules, env, 0, config=config)
+    except PreconditionError as e:
+        return outside_contract(r, e)
     if r.obligation.kind.failure_kind not in rep.kinds():
-        return r
+        return _unsimulated_launches(task, modules, r)
     replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
     return dataclasses.replace(
         r, counterexample=dataclasses.replace(cx, kind=CounterexampleKind.CONFIRMED, replay=replay)
@@ -436,8 +457,13 @@ def _confirm_static(
     except (TaskError, ValueError):
         return r
     if max(sizes, default=0) > _SIMULABLE_ELEMENTS:
-        return r  # sizes no simulator can allocate: the solver's model is the evidence
-    return _confirm(task, module, r, env, replay_dir, config)
+        # sizes no simulator can allocate: the solver's model is the evidence (if it is for every thread)
+        return unsimulated(r, module, kernel_function(task, module))
+    confirmed = _confirm(task, module, r, env, replay_dir, config)
+    cx = confirmed.counterexample
+    if cx is not None and cx.kind is not CounterexampleKind.CONFIRMED:
+        return unsimulated(confirmed, module, kernel_function(task, module))
+    return confirmed
 
 
 def _not_run(ob: Obligation) -> ObligationResult:
@@ -712,7 +738,10 @@ def _confirm(
         return r
     cx = r.counterexample
     inputs = {t: dict(v) for t, v in cx.inputs.items() if t in task.inputs}
-    rep, _ = run_instance(task, module, env, 0, inputs=inputs, config=config)
+    try:
+        rep, _ = run_instance(task, module, env, 0, inputs=inputs, config=config)
+    except PreconditionError as e:
+        return outside_contract(r, e)
     word = r.obligation.kind.failure_kind
     seen = word in rep.kinds()
     replay: str | None = None

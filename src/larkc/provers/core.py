@@ -172,6 +172,8 @@ class AssumptionKind(enum.Enum):
     NUMERIC = "numeric"  # a float-specific step (a literal read as a named constant, a sentinel max start)
     NONZERO = "nonzero"  # a divisor taken to be nonzero without a proof from sign facts
     TRUSTED = "trusted"  # a component trusted without a check (the frontend's reading of the source)
+    PRECONDITION = "precondition"  # a precondition of the kernel (GPUVerify's __requires): the verdict is
+    # about the executions that satisfy it
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,7 @@ from larkc.ir.nodes import (
     Arange,
     Assert,
     Assign,
+    Assume,
     Atomic,
     Barrier,
     BarrierScope,
@@ -638,6 +639,12 @@ class Executor:
                 st = st.copy()
                 st.pc = (*st.pc, c)
                 return st
+            case Assume(cond):
+                # a precondition: every later record of this thread holds under it (only for the threads
+                # a check pairs: a weaker hypothesis than every thread's, so proofs stay sound)
+                st = st.copy()
+                st.pc = (*st.pc, self.cond_of(self.eval(cond, st), st))
+                return st
             case Shuffle(dst, _, mask, value, lane, width):
                 for x in (value, lane, width):
                     self.eval(x, st)
@@ -995,7 +1002,9 @@ class Executor:
             for n in self.assigned_names(stmts)
             if n not in declared_inside and self.key(n) in st.env and _tracked(st.env[self.key(n)])
         ]
-        exits_inside = any(isinstance(s, Break | Return | Assert) for s in _walk(body)) or self._calls_trap(body)
+        exits_inside = any(isinstance(s, Break | Return | Assert | Assume) for s in _walk(body)) or self._calls_trap(
+            body
+        )
         # With a break (or a do-while) the trip count and the values at exit are not summarised.
         simple_exit = not do_first and not any(isinstance(s, Break) for s in _walk(body))
         k = self.reg.int_var("k", VarLevel.ITER, exact=False, lo=0, what=f"iteration of the loop at {where}")
@@ -1145,7 +1154,7 @@ class Executor:
                 f = self.module.function(s.func)
                 if f is None:
                     return True
-                if any(isinstance(x, Assert) for x in _walk(f.body)) or self._calls_trap(f.body, depth + 1):
+                if any(isinstance(x, Assert | Assume) for x in _walk(f.body)) or self._calls_trap(f.body, depth + 1):
                     return True
         return False
 

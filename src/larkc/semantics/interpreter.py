@@ -43,12 +43,13 @@ from typing import assert_never
 
 import torch
 
-from larkc.errors import LarkcError, LimitExceeded, SimulationError, Span
+from larkc.errors import LarkcError, LimitExceeded, PreconditionError, SimulationError, Span
 from larkc.ir.nodes import (
     Alloc,
     Arange,
     Assert,
     Assign,
+    Assume,
     Atomic,
     Barrier,
     BarrierScope,
@@ -701,6 +702,15 @@ class Interpreter:
                     self._live_per_block = None
                     self._live_bits = None
                     return self._narrow(mask, cond)
+                return mask
+            case Assume():
+                ub = UndefinedOps(mask)
+                cond = self._concrete(self._eval(s.cond, ub), "precondition", s.cond.span, mask)
+                self._report_ub(ub, s.span)
+                violated = mask & ~cond
+                if bool(violated.any()):
+                    idx = violated.expand(self.n) if violated.shape[0] != self.n else violated
+                    raise precondition_violated(s, self.space.describe(int(idx.nonzero()[0])))
                 return mask
             case Shuffle():
                 self._shuffle(s, frame, mask)
@@ -1596,4 +1606,13 @@ def simulate(
             for name, r in regions.items()
             if r.writers is not None
         },
+    )
+
+
+def precondition_violated(s: Assume, who: str) -> PreconditionError:
+    """The error for inputs under which the precondition ``s`` is false (in ``who``, a thread or program)."""
+    return PreconditionError(
+        f"the task's inputs violate this precondition of the kernel (false in {who}): they are outside the "
+        "kernel's contract, so there is nothing to verify or run",
+        s.span,
     )

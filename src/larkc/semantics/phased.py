@@ -29,6 +29,7 @@ from larkc.ir.nodes import (
     Arange,
     Assert,
     Assign,
+    Assume,
     Atomic,
     AtomicOp,
     Barrier,
@@ -85,6 +86,7 @@ from larkc.semantics.interpreter import (
     combine_step,
     combine_values,
     param_register,
+    precondition_violated,
     scan_values,
 )
 from larkc.semantics.memory import wrapping_step
@@ -472,6 +474,9 @@ class _Executor:
                     self.out.errors.append(
                         f"{s.span.location()}: assertion fails in thread {th.tid} of block {th.block}"
                     )
+            case Assume(c):
+                if not self.truth(th, c):
+                    raise precondition_violated(s, f"thread {th.tid} of block {th.block}")
             case Atomic():
                 self.atomic(th, s)
             case Barrier() | Shuffle() | Vote() | Call():

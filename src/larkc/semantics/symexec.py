@@ -40,6 +40,7 @@ from larkc.errors import LimitExceeded, Span
 from larkc.ir.nodes import (
     Alloc,
     Assert,
+    Assume,
     Atomic,
     AtomicOp,
     Barrier,
@@ -358,6 +359,8 @@ class _Interp(Interpreter):
                     return "an allocation"
                 case Assert():
                     return "an assertion"
+                case Assume():
+                    return "a precondition"
                 case For() | While() | DoWhile():
                     return "a loop"
                 case Call():

@@ -18,7 +18,7 @@ from larkc.errors import Span
 from larkc.frontends.cuda import builtins as lib
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, integer_promote, vector
-from larkc.frontends.cuda.lowering.conversions import Conversions
+from larkc.frontends.cuda.lowering.contracts import RETURN_VALUES, UNMODELLED, Contracts
 from larkc.frontends.cuda.lowering.cooperative import linear_thread_index
 from larkc.frontends.cuda.lowering.values import FULL_MASK, LValue, MemLV, Val, VarLV
 from larkc.frontends.cuda.syntax import node_text
@@ -136,12 +136,10 @@ _UNSUPPORTED = {
     "__sincosf": "__sincosf (use sinf and cosf)",
     **{n: f"call of {n}" for n in ("__brkpt", "malloc", "free", "clock", "clock64")},
     "__activemask": "__activemask",
-    "__requires": "__requires (preconditions are not in the IR yet)",
-    "__ensures": "__ensures (postconditions are not in the IR yet)",
 }
 
 
-class BuiltinCalls(Conversions):
+class BuiltinCalls(Contracts):
     """The device library: a handler per function, looked up by name."""
 
     def builtin_call(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
@@ -807,7 +805,14 @@ _C_LIBRARY = _table(
     (["printf"], BuiltinCalls.ignored_call),
     (["asm"], BuiltinCalls.inline_asm),  # `asm` is a keyword: the expression lowering passes asm statements here
     (
-        ["__brkpt", "malloc", "free", "clock", "clock64", "__activemask", "__requires", "__ensures"],
+        ["__brkpt", "malloc", "free", "clock", "clock64", "__activemask"],
         BuiltinCalls.unsupported_call,
     ),
+    # GPUVerify's contracts (lowering/contracts.py)
+    (["__requires"], BuiltinCalls.requires),
+    (["__ensures"], BuiltinCalls.ensures),
+    (RETURN_VALUES, BuiltinCalls.return_value),
+    (["__implies"], BuiltinCalls.implies),
+    (["__enabled"], BuiltinCalls.enabled),
+    (UNMODELLED, BuiltinCalls.unmodelled),
 )

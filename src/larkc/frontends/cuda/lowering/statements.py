@@ -17,7 +17,7 @@ from larkc.errors import Span
 from larkc.frontends.cuda.constants import fold_constant, parse_number
 from larkc.frontends.cuda.ctypes import CArray, CType
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
-from larkc.frontends.cuda.lowering.conversions import Conversions
+from larkc.frontends.cuda.lowering.contracts import Contracts
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import Binding, Val, VarLV, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
@@ -66,7 +66,7 @@ from larkc.ir.types import (
 from larkc.ir.values import convert_value
 
 
-class Statements(Conversions):
+class Statements(Contracts):
     """A function's signature, its declarations and its statements."""
 
     def lower(self) -> Function:
@@ -147,6 +147,8 @@ class Statements(Conversions):
             for p in members:  # `data` in a member function of an object struct: `this.data`, read only
                 self.scopes[0][p.name.removeprefix("this.")] = Binding("var", p.name, p.type, readonly=True)
             stmts = prologue + self.compound(body, new_scope=False)
+            if self.ret == VOID:  # falling off the end of a void function returns: its __ensures hold there
+                stmts += self.postconditions(None)
         kind = FunctionKind.KERNEL if self.is_kernel else FunctionKind.DEVICE
         fn = Function(self.ir_name, kind, Level.THREAD, tuple(params), ret, tuple(stmts), max_threads, span)
         self.check_typed(fn)
@@ -1006,9 +1008,16 @@ class Statements(Conversions):
         if value_node is None:
             if self.ret != VOID:
                 raise self.type_error("return without a value in a function returning a value", node)
+            self.out.extend(self.postconditions(None))
             self.emit(Return(None, self.span(node)))
             return
         if self.ret == VOID:
             raise self.type_error("return with a value in a void function", node)
         v = self.convert(self.rvalue(value_node), self.ret, value_node)
+        if any(node_text(c.child_by_field_name("function")) == "__ensures" for c in self.contract_calls()):
+            if not isinstance(v.expr, VarRef | Const):  # each postcondition reads the value returned
+                name = self.tmp(self.ret, node)
+                self.emit(Assign(name, v.expr, self.span(node)))
+                v = Val(VarRef(name, self.ret, self.span(node)), v.ctype)
+            self.out.extend(self.postconditions(v))
         self.emit(Return(v.expr, self.span(node)))
