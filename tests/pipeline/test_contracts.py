@@ -1,0 +1,160 @@
+"""GPUVerify's contracts end to end: a kernel's ``__requires`` as a precondition that verdicts list and
+``larkc run`` enforces on the task's inputs, ``__ensures`` as assertions, and what ``larkc emit`` does."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from larkc.cli import main
+from larkc.frontends import parse_source
+from larkc.pipeline.preconditions import preconditions, thread_dependent, unsimulated
+from larkc.provers import (
+    Counterexample,
+    CounterexampleKind,
+    Obligation,
+    ObligationKind,
+    ObligationResult,
+    Scope,
+    Status,
+)
+
+CONTRACTS = Path(__file__).resolve().parent / "contracts"
+TILE = CONTRACTS / "tile_copy"
+INDEX = CONTRACTS / "bounded_index"
+
+
+def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def variant(src: Path, tmp_path: Path, edits: dict[str, tuple[str, str]]) -> Path:
+    """A copy of the task folder ``src`` with ``edits`` (file name -> (old, new)) applied."""
+    dst = tmp_path / src.name
+    shutil.copytree(src, dst)
+    for name, (old, new) in edits.items():
+        text = (dst / name).read_text(encoding="utf-8")
+        assert old in text
+        (dst / name).write_text(text.replace(old, new), encoding="utf-8")
+    return dst
+
+
+def test_a_kernel_safe_only_under_its_precondition_verifies_and_lists_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    report = tmp_path / "report.json"
+    code, out, _ = cli(["verify", str(TILE), "--replay-dir", str(tmp_path), "--json", str(report)], capsys)
+    assert code == 0, out
+    assert "VERIFIED" in out
+    assert "bounds            PROVED   parametric" in out  # for every block size the precondition allows
+    line = next(x for x in out.splitlines() if "[precondition]" in x)
+    assert "__requires(blockDim.x <= 64)" in line and "kernel.cu:4:5" in line
+    data = json.loads(report.read_text(encoding="utf-8"))
+    pres = [a for a in data["assumptions"] if a["kind"] == "precondition"]
+    assert len(pres) == 1 and pres[0]["location"].endswith("kernel.cu:4:5")
+
+
+def test_without_the_precondition_the_same_kernel_is_refuted(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    task = variant(TILE, tmp_path, {"kernel.cu": ("    __requires(blockDim.x <= 64);\n", "")})
+    code, out, _ = cli(["verify", str(task), "--replay-dir", str(tmp_path)], capsys)
+    assert code == 1
+    assert "FAILED: bounds" in out and "element 64 of shared tile" in out
+    assert "confirmed by the simulator" in out and "[precondition]" not in out
+
+
+@pytest.mark.parametrize("command", ["run", "verify"])
+def test_a_task_violating_the_precondition_is_bad_input_located_at_it(
+    command: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    old = 'instances=[{"n": 100, "b": 64}, {"n": 70, "b": 32}]'
+    task = variant(TILE, tmp_path, {"task.py": (old, 'instances=[{"n": 100, "b": 128}]')})
+    code, out, err = cli([command, str(task), "--replay-dir", str(tmp_path)], capsys)
+    assert code == 2 and "Traceback" not in err
+    first = err.splitlines()[0]
+    assert first.endswith(
+        "kernel.cu:4:5: error: the task's inputs violate this precondition of the kernel (false in block (0,0,0) "
+        "thread (0,0,0)): they are outside the kernel's contract, so there is nothing to verify or run"
+    )
+    assert "note: task tile_copy, instance n=100, b=128" in err
+    assert "FAILED" not in out
+
+
+def test_run_accepts_the_instances_that_satisfy_the_precondition(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = cli(["run", str(TILE), "--replay-dir", str(tmp_path)], capsys)
+    assert code == 0, out
+
+
+def test_a_postcondition_that_holds_verifies(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = cli(["verify", str(INDEX), "--replay-dir", str(tmp_path)], capsys)
+    assert code == 0, out
+    assert "assert            PROVED" in out
+
+
+def test_a_postcondition_that_fails_is_reported_by_run_and_verify(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    task = variant(INDEX, tmp_path, {"task.py": ('defines={"BOUND": "n"}', 'defines={"BOUND": "n - 1"}')})
+    code, out, _ = cli(["run", str(task), "--replay-dir", str(tmp_path)], capsys)
+    assert code == 1
+    assert "assert" in out and "kernel.cu:5:5" in out  # the __ensures that fails, for the last element
+    code, out, _ = cli(["verify", str(task), "--replay-dir", str(tmp_path)], capsys)
+    assert code == 1
+    assert "FAILED: assert" in out and "kernel.cu:5:5" in out
+
+
+def test_emit_rejects_a_precondition_rather_than_state_theorems_without_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = cli(["emit", str(TILE), "-o", str(tmp_path / "lean")], capsys)
+    assert code == 2
+    assert "kernel.cu:4:5: error: unsupported precondition (__requires) in Lean lowering" in err.splitlines()[0]
+
+
+# --------------------------------------------------------------------------------------------------
+# Refutations the simulator cannot check against every thread's precondition
+
+
+def _source(tmp_path: Path, requires: str) -> Path:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        f"__global__ void k(float* out, int n) {{\n    __requires({requires});\n    out[threadIdx.x] = 1.0f;\n}}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("requires", "dependent"),
+    [("n >= 4 && blockDim.x <= 64", False), ("gridDim.x == 1", False), ("threadIdx.x < n", True)],
+)
+def test_preconditions_that_may_differ_between_threads_are_told_apart(
+    tmp_path: Path, requires: str, dependent: bool
+) -> None:
+    module = parse_source(_source(tmp_path, requires))
+    f = module.kernels[0]
+    pres = preconditions(module, f)
+    assert len(pres) == 1
+    assert (thread_dependent(pres, f) is not None) == dependent
+
+
+@pytest.mark.parametrize(("requires", "status"), [("n >= 4", Status.REFUTED), ("threadIdx.x < n", Status.UNKNOWN)])
+def test_an_unsimulated_refutation_stands_only_when_every_thread_shares_the_precondition(
+    tmp_path: Path, requires: str, status: Status
+) -> None:
+    module = parse_source(_source(tmp_path, requires))
+    ob = Obligation(ObligationKind.BOUNDS)
+    cx = Counterexample(kind=CounterexampleKind.STATIC, message="out of bounds", instance={"n": 1 << 40})
+    refuted = ObligationResult(ob, Status.REFUTED, Scope.bounded([], []), "parametric-z3", "model", (), cx)
+    result = unsimulated(refuted, module, module.kernels[0])
+    assert result.status is status
+    if status is Status.UNKNOWN:
+        assert "k.cu:2:5 depends on the thread" in result.detail
