@@ -13,9 +13,11 @@ import enum
 import math
 import typing
 
+import pytest
 import torch
 from sim_helpers import Sim
 
+from larkc.errors import PreconditionError
 from larkc.frontends.cuda import parse_cuda
 from larkc.ir import nodes as n
 from larkc.ir import parse_module
@@ -180,6 +182,7 @@ kernel @scans(%x: ptr<global const f32>, %out: ptr<global f32>, %iout: ptr<globa
 
 ASSERT = """
 kernel @checked(%io: ptr<global i32>, %limit: i32) level thread {
+  assume (%limit <= 8:i32);
   let %t: i32 = convert<i32>(threadIdx.x);
   assert (%t < %limit);
   store [ptradd(%io, %t)], %t;
@@ -314,8 +317,15 @@ def test_assertions_trap_the_threads_that_fail_them(sim: Sim) -> None:
     failing = sim.run(sim.ir(ASSERT), "checked", block=4, buffers={"io": ("i32", 4)}, scalars={"limit": 2})
     assert sim.kinds(failing) == {"assert"}
     (d,) = failing.diagnoses
-    assert d.span.line == 4 and d.thread == (2, 0, 0)
+    assert d.span.line == 5 and d.thread == (2, 0, 0)
     assert failing.buffers["io"].tolist()[:2] == [0, 1]  # the threads whose assertion held went on
+
+
+def test_a_false_precondition_is_bad_input_not_a_diagnosis(sim: Sim) -> None:
+    with pytest.raises(PreconditionError) as info:
+        sim.run(sim.ir(ASSERT), "checked", block=4, buffers={"io": ("i32", 4)}, scalars={"limit": 9})
+    assert info.value.span is not None and info.value.span.line == 3
+    assert "false in block (0,0,0) thread (0,0,0)" in info.value.message
 
 
 def test_cuda_assert_and_trap_lower_to_assertions(sim: Sim) -> None:
