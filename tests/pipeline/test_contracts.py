@@ -8,9 +8,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+import torch
 
 from larkc.cli import main
-from larkc.frontends import parse_source
+from larkc.errors import PreconditionError
+from larkc.frontends import parse_source, parse_task
+from larkc.ir.phases import phase_form
+from larkc.pipeline.inputs import kernel_args, kernel_function, make_inputs
 from larkc.pipeline.preconditions import preconditions, thread_dependent, unsimulated
 from larkc.provers import (
     Counterexample,
@@ -21,6 +25,9 @@ from larkc.provers import (
     Scope,
     Status,
 )
+from larkc.semantics import LaunchConfig, simulate
+from larkc.semantics.phased import run_phase_form
+from larkc.tasks import load_task
 
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
 TILE = CONTRACTS / "tile_copy"
@@ -158,3 +165,57 @@ def test_an_unsimulated_refutation_stands_only_when_every_thread_shares_the_prec
     assert result.status is status
     if status is Status.UNKNOWN:
         assert "k.cu:2:5 depends on the thread" in result.detail
+
+
+# --------------------------------------------------------------------------------------------------
+# The phase form (what the Lean model runs) and symbolic execution see the precondition too
+
+
+@pytest.mark.parametrize(("instance", "holds"), [({"n": 100, "b": 64}, True), ({"n": 100, "b": 128}, False)])
+def test_the_phase_form_checks_the_precondition_as_the_simulator_does(instance: dict[str, int], holds: bool) -> None:
+    task = load_task(TILE / "task.py")
+    module = parse_task(task)
+    f = kernel_function(task, module)
+    form = phase_form(module, f, [None])
+    env = task.shape_env(instance)
+    grid, block, shared = task.launch.concrete(env)
+    args = kernel_args(task, f, make_inputs(task, env, 0), env)
+    if not holds:
+        for runner in (
+            lambda: simulate(module, f.name, LaunchConfig(grid, block, shared), args),
+            lambda: run_phase_form(form, grid, block, args, shared),
+        ):
+            with pytest.raises(PreconditionError) as info:
+                runner()
+            assert info.value.span is not None and info.value.span.line == 4
+        return
+    sim = simulate(module, f.name, LaunchConfig(grid, block, shared), args)
+    got = run_phase_form(form, grid, block, args, shared)
+    assert not sim.diagnoses and not got.races
+    assert torch.equal(got.buffers["out"], sim.buffers["out"])
+
+
+def test_a_precondition_on_input_data_leaves_the_instance_unknown(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Symbolic execution cannot assume a fact about input data: the obligations it decides are unknown
+    on that instance, never proved without the hypothesis or refuted outside it."""
+    kernel = (
+        "__global__ void positive_copy(const float* x, float* out, int n) {\n"
+        "    __requires(x[0] > 0.0f);\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) {\n        out[i] = x[i];\n    }\n}\n"
+    )
+    task = tmp_path / "positive_copy"
+    task.mkdir()
+    (task / "kernel.cu").write_text(kernel, encoding="utf-8")
+    (task / "task.py").write_text(
+        (INDEX / "task.py")
+        .read_text(encoding="utf-8")
+        .replace('name="bounded_index"', 'name="positive_copy"')
+        .replace('kernel="copy_clamped"', 'kernel="positive_copy"'),
+        encoding="utf-8",
+    )
+    code, out, _ = cli(["verify", str(task), "--replay-dir", str(tmp_path)], capsys)
+    assert code == 4, out
+    assert "equivalence(out)  UNKNOWN" in out and "the precondition depends on input data" in out
