@@ -404,7 +404,8 @@ def test_an_invariant_outside_a_loop_body_is_rejected(cuda: Cuda) -> None:
     src = "__global__ void k(int* a) {\n    __invariant(a != 0);\n}\n"
     assert (
         cuda.error(src)
-        == "2:5: error: unsupported __invariant other than as a statement of a loop body: __invariant(a != 0)"
+        == "2:5: error: unsupported __invariant other than as a statement of a loop body or in its condition: "
+        "__invariant(a != 0)"
     )
 
 

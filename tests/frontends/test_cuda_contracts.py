@@ -173,6 +173,46 @@ __global__ void k(int* a, const int* b, int n) {
         cuda.run(src, "k", block=1, buffers={"a": ("i32", 1), "b": torch.zeros(1, dtype=torch.int32)}, scalars={"n": 1})
 
 
+# -- loop invariants in the loop's condition (GPUVerify's usual form) --------------------------------------
+
+DOUBLING = """
+__global__ void doubling(int* out, int limit) {
+    int d = 1;
+    while (__invariant(d == 1 | d == 2 | d == 4 | d == 8 | d == 16 | d == 32 | d == 64), d < limit) {
+        d <<= 1;
+    }
+    out[threadIdx.x] = d;
+}
+"""
+
+
+def test_an_invariant_in_a_loop_condition_is_checked_at_every_evaluation_of_it(cuda: Cuda) -> None:
+    text = print_module(cuda.lower(DOUBLING))
+    assert text.count("assert ") == 1 and "for (;;) {\n    assert " in text  # before the exit test
+    r = cuda.run(DOUBLING, "doubling", block=2, buffers={"out": ("i32", 2)}, scalars={"limit": 64})
+    assert r.ok and r.buffers["out"].tolist() == [64, 64]
+    # limit 100: d = 128 fails the invariant at the condition evaluation that would leave the loop
+    r = cuda.run(DOUBLING, "doubling", block=2, buffers={"out": ("i32", 2)}, scalars={"limit": 100})
+    assert {d.kind.value for d in r.diagnoses} == {"assert"}
+    assert all(d.span is not None and d.span.line == 4 for d in r.diagnoses)
+
+
+def test_invariants_in_for_and_do_while_conditions(cuda: Cuda) -> None:
+    src = """
+__global__ void k(int* a, int x) {
+    for (int i = 0; __invariant(i >= 0), __invariant(i <= x), i < x; i++) {
+        a[i] = 1;
+    }
+    int d = 3;
+    do {
+        d--;
+    } while (__invariant(d >= 0), d > 0);
+}
+"""
+    assert print_module(cuda.lower(src)).count("assert ") == 3
+    assert cuda.run(src, "k", block=1, buffers={"a": ("i32", 4)}, scalars={"x": 4}).ok
+
+
 # -- located errors ------------------------------------------------------------------------------------------
 
 

@@ -18,7 +18,7 @@ from larkc.errors import Span
 from larkc.frontends.cuda import builtins as lib
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, integer_promote, vector
-from larkc.frontends.cuda.lowering.contracts import RETURN_VALUES, UNMODELLED, Contracts
+from larkc.frontends.cuda.lowering.contracts import RETURN_VALUES, UNMODELLED, Contracts, in_loop_condition
 from larkc.frontends.cuda.lowering.cooperative import linear_thread_index
 from larkc.frontends.cuda.lowering.values import FULL_MASK, LValue, MemLV, Val, VarLV
 from larkc.frontends.cuda.syntax import node_text
@@ -469,13 +469,16 @@ class BuiltinCalls(Contracts):
 
     def loop_invariant(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """GPUVerify's ``__invariant(c)`` as a statement of a loop body: an :class:`Assert` at that point,
-        so checked at the start of every iteration that runs (not when the loop exits)."""
+        so checked at the start of every iteration that runs (not when the loop exits); as the left operand
+        of a comma in the loop's condition (``while (__invariant(c), i < n)``, GPUVerify's usual form): an
+        :class:`Assert` each time the condition is evaluated, the last (failing) evaluation included."""
         statement = node.parent
         body = statement.parent if statement is not None else None
         loop = body.parent if body is not None else None
         loops = ("for_statement", "while_statement", "do_statement")
-        if statement is None or statement.type != "expression_statement" or loop is None or loop.type not in loops:
-            raise self.unsupported("__invariant other than as a statement of a loop body", node)
+        in_body = statement is not None and statement.type == "expression_statement" and loop is not None
+        if not (in_body and loop is not None and loop.type in loops) and not in_loop_condition(node):
+            raise self.unsupported("__invariant other than as a statement of a loop body or in its condition", node)
         return self.assert_call(name, arg_nodes, node, want_value)
 
     def trap(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:

@@ -211,3 +211,23 @@ def _identifiers(node: ts.Node) -> list[ts.Node]:
             out.append(n)
         pending.extend(reversed(n.named_children))
     return out
+
+
+def _same(a: ts.Node | None, b: ts.Node) -> bool:
+    return a is not None and (a.type, a.start_byte, a.end_byte) == (b.type, b.start_byte, b.end_byte)
+
+
+def in_loop_condition(node: ts.Node) -> bool:
+    """Whether the call ``node`` is the left operand of a comma expression of a loop's condition, GPUVerify's
+    way of stating a loop invariant (``while (__invariant(c), i < n)``, ``for (...; __invariant(c), i < n;
+    ...)``): evaluated, and so checked, each time the condition is."""
+    parent = node.parent
+    if parent is None or parent.type != "comma_expression" or not _same(parent.child_by_field_name("left"), node):
+        return False
+    child = parent
+    while (up := child.parent) is not None and up.type in ("comma_expression", "parenthesized_expression"):
+        child = up
+    if up is not None and up.type == "condition_clause":
+        child, up = up, up.parent
+    loops = ("for_statement", "while_statement", "do_statement")
+    return up is not None and up.type in loops and _same(up.child_by_field_name("condition"), child)
