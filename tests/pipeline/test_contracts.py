@@ -219,3 +219,16 @@ def test_a_precondition_on_input_data_leaves_the_instance_unknown(
     code, out, _ = cli(["verify", str(task), "--replay-dir", str(tmp_path)], capsys)
     assert code == 4, out
     assert "equivalence(out)  UNKNOWN" in out and "the precondition depends on input data" in out
+
+
+def test_a_race_the_preconditions_allow_is_refuted_at_a_value_they_allow(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The parametric prover finds x = 185 inside 0 <= x < 1000; a model outside the precondition (x = 2^31,
+    which the kernel receives as -2^31) is rejected by the simulator and leaves its obligation unknown."""
+    code, out, _ = cli(["verify", str(CONTRACTS / "value_causing_race"), "--replay-dir", str(tmp_path)], capsys)
+    assert code == 1
+    assert "FAILED: race" in out and "at x=185" in out and "confirmed by the simulator" in out
+    overflow = next(x for x in out.splitlines() if x.startswith("overflow"))
+    assert "UNKNOWN" in overflow and "is outside the kernel's precondition at" in overflow
+    assert "kernel.cu:4:5" in overflow

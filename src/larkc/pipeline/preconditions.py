@@ -110,9 +110,13 @@ def _leading(kernel: Function) -> list[Assume]:
 
 def outside_contract(r: ObligationResult, e: PreconditionError) -> ObligationResult:
     """A refutation whose counterexample, run through the simulator, violates a precondition: UNKNOWN
-    (the solver's model satisfied the preconditions of the threads it paired, not of every thread)."""
+    (the solver's model satisfied the preconditions of the threads it paired, not of every thread, or of
+    the values the task gives rather than those the kernel receives)."""
     where = _where(e.span) if e.span is not None else ""
-    why = f"a counterexample violates the kernel's precondition{where} in another thread ({r.detail})"
+    why = (
+        f"the counterexample ({r.detail}) is outside the kernel's precondition{where}: the simulator, which "
+        "checks it in every thread, rejects its inputs"
+    )
     return ObligationResult(r.obligation, Status.UNKNOWN, r.scope, r.prover, why, r.assumptions, None, r.seconds)
 
 
