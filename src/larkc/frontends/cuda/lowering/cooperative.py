@@ -72,21 +72,28 @@ class CooperativeGroups(Conversions):
         name = self.cg_name(fn)
         if name == "this_thread_block":
             return Group()
+        if name == "tiled_partition" and len(args.named_children) == 2:
+            # `cg::tiled_partition(block, 16)`: the same tiles as `tiled_partition<16>`, as a thread_group
+            return self.tiles_of(args.named_children[0], args.named_children[1])
         if inner is not None and inner.type == "template_function" and self.cg_name(fn) is not None:
             base = node_text(inner.child_by_field_name("name"))
             targs = inner.child_by_field_name("arguments")
             parent = args.named_children[0] if args.named_children else None
             if base == "tiled_partition" and targs is not None and parent is not None:
-                size = fold_constant(self.tu, targs.named_children[0], self.env, self.const_scope())
-                if not isinstance(size, int) or size not in (1, 2, 4, 8, 16, 32):
-                    raise self.unsupported("tiled_partition size (a power of two up to 32)", targs)
-                outer = self.group_of(parent)
-                if outer is None or not outer.is_block:
-                    raise self.unsupported("tiled_partition of something other than the thread block", parent)
-                return Group(size)
+                return self.tiles_of(parent, targs.named_children[0])
         if name is not None:
             raise self.unsupported("cooperative groups function", node)
         return None
+
+    def tiles_of(self, parent: ts.Node, size_node: ts.Node) -> Group:
+        """The tiles of ``tiled_partition(parent, size)`` (or ``tiled_partition<size>(parent)``)."""
+        size = fold_constant(self.tu, size_node, self.env, self.const_scope())
+        if not isinstance(size, int) or size not in (1, 2, 4, 8, 16, 32):
+            raise self.unsupported("tiled_partition size (a power of two up to 32)", size_node)
+        outer = self.group_of(parent)
+        if outer is None or not outer.is_block:
+            raise self.unsupported("tiled_partition of something other than the thread block", parent)
+        return Group(size)
 
     def tile_declaration(self, node: ts.Node) -> bool:
         """``cg::thread_block_tile<32> t = ...;``, which tree-sitter (not knowing the template) reads as
@@ -103,6 +110,11 @@ class CooperativeGroups(Conversions):
         if self.cg_name(name) != "thread_block_tile" or node_text(left.child_by_field_name("operator")) != "<":
             return False
         self.declare_group(target, right.child_by_field_name("right"), node)
+        size_node = left.child_by_field_name("right")
+        size = fold_constant(self.tu, size_node, self.env, self.const_scope()) if size_node is not None else None
+        group = self.lookup(node_text(target))
+        if group is not None and group.group is not None and group.group.tile != size:
+            raise self.type_error(f"a {group.group} group where the type is thread_block_tile<{size}>", node)
         return True
 
     def declares_groups(self, node: ts.Node) -> bool:
@@ -121,9 +133,32 @@ class CooperativeGroups(Conversions):
         self.scopes[-1][c_name] = Binding("group", c_name, U32, None, group)
 
     def is_group_type(self, type_node: ts.Node) -> bool:
-        """Whether a type node names a cooperative group (``thread_block``, ``thread_block_tile<N>``)."""
+        """Whether a type node names a cooperative group (``thread_block``, ``thread_block_tile<N>``, or
+        ``thread_group``, which holds either)."""
         name = self.cg_name(type_node)
-        return name is not None and (name == "thread_block" or name.startswith("thread_block_tile"))
+        return name is not None and (name in ("thread_block", "thread_group") or name.startswith("thread_block_tile"))
+
+    def check_group_type(self, type_node: ts.Node, group: Group, node: ts.Node) -> None:
+        """Reject a group bound to a variable or parameter whose type cannot hold it: a ``thread_block``
+        holds the block, a ``thread_block_tile<N>`` tiles of ``N`` threads, a ``thread_group`` either."""
+        name = "".join((self.cg_name(type_node) or "").split())
+        if name == "thread_group":
+            return
+        if name == "thread_block":
+            fits = group.is_block
+        else:
+            inner: ts.Node | None = type_node
+            while inner is not None and inner.type == "qualified_identifier":
+                inner = inner.child_by_field_name("name")
+            targs = inner.child_by_field_name("arguments") if inner is not None else None
+            size = (
+                fold_constant(self.tu, targs.named_children[0], self.env, self.const_scope())
+                if targs is not None and len(targs.named_children) == 1
+                else None
+            )
+            fits = size is not None and group.tile == size
+        if not fits:
+            raise self.type_error(f"a {group} group where the type is {node_text(type_node)}", node)
 
     def linear_tid(self, span: Span) -> Expr:
         return linear_thread_index(span)

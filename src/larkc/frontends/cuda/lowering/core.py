@@ -376,6 +376,10 @@ class LoweringCore(abc.ABC):
         """Whether a type node names a cooperative group (``thread_block``, ``thread_block_tile<N>``)."""
 
     @abc.abstractmethod
+    def check_group_type(self, type_node: ts.Node, group: Group, node: ts.Node) -> None:
+        """Reject a group bound to a variable or parameter whose type cannot hold it."""
+
+    @abc.abstractmethod
     def group_method(
         self, group: Group, method: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool
     ) -> Val | None:

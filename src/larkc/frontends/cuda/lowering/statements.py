@@ -374,6 +374,7 @@ class Statements(Conversions):
                     raise self.unsupported("cooperative group parameter", p)
                 bound = self.env.get(GROUP_PARAM + gname)
                 if isinstance(bound, Group):
+                    self.check_group_type(type_node, bound, p)
                     self.group_params[gname] = bound
                 continue
             if p.child_by_field_name("declarator") is None and self.tu.is_tag_type(type_node):
@@ -638,6 +639,9 @@ class Statements(Conversions):
                 if target is None or target.type != "identifier":
                     raise self.unsupported("cooperative group declaration", d)
                 self.declare_group(target, d.child_by_field_name("value"), d)
+                group = self.lookup(node_text(target))
+                if not is_auto and group is not None and group.group is not None:
+                    self.check_group_type(type_node, group.group, d)
             return
         base: Type | None = None if is_auto else self.resolve_type(type_node, node)
         const = "const" in specs or "constexpr" in specs
