@@ -204,6 +204,38 @@ class StructDef:
     template_error: LarkcError | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class PatternParam:
+    """A template parameter in the argument pattern of a partial specialization (``N`` in ``vec_t<half, N>``)."""
+
+    name: str
+
+
+#: The argument list of a struct template's definition, one item per argument: a parameter of the definition
+#: (which any argument matches) or a fixed argument (which only an equal one matches). The primary
+#: template's pattern is its parameters.
+Pattern = tuple[PatternParam | TemplateArg, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PartialSpecialization:
+    """``template <size_t N> struct vec_t<half, N> {...}``: the definition (its template is the partial
+    specialization's own parameters) and its argument list as written."""
+
+    definition: StructDef
+    args: ts.Node  # the template_argument_list `<half, N>`
+
+
+@dataclass(frozen=True, slots=True)
+class StructChoice:
+    """The definition C++ uses for one instance of a struct (see :meth:`TranslationUnit.struct_definition`)."""
+
+    definition: StructDef
+    env: TemplateEnv  # the definition's template parameters bound for the instance
+    explicit: bool  # an explicit specialization (`template <> struct vec_t<float, 1>`)
+    pattern: Pattern | None  # the primary template's or the partial specialization's; None when not a template
+
+
 #: Top-level nodes that do not affect device code.
 _IGNORED_TOP_LEVEL = (
     "preproc_call",
@@ -234,9 +266,9 @@ class TranslationUnit:
         self.enum_types: set[str] = set()  # enum names: their values are int
         # explicit specializations of struct templates: (argument list, definition) by template name
         self.struct_specializations: dict[str, list[tuple[ts.Node | None, StructDef]]] = {}
-        #: `template <size_t N> struct vec_t<half, N> {...}`: each partial specialization's argument list and
-        #: template parameter names, by the struct's name (larkc does not instantiate them; see struct_type)
-        self.partial_specializations: dict[str, list[tuple[ts.Node, frozenset[str]]]] = {}
+        #: `template <size_t N> struct vec_t<half, N> {...}`: the partial specializations of struct templates, by
+        #: the struct's name (chosen among by :meth:`struct_definition`)
+        self.partial_specializations: dict[str, list[PartialSpecialization]] = {}
         self.structs: dict[str, StructDef] = {}
         self.out_of_class: dict[str, list[OutOfClassMethod]] = {}  # member functions defined outside, by struct
         self.member_templates: dict[int, tuple[TemplateParam, ...]] = {}  # by the definition's start byte
@@ -583,18 +615,14 @@ class TranslationUnit:
         if name_node is None:
             raise UnsupportedError("anonymous struct", node_text(node), self.span(node))
         if name_node.type == "template_type":
-            if template == ():  # `template <> struct S<double> {...}`: an explicit specialization
-                base = node_text(name_node.child_by_field_name("name"))
-                key = self.find(base, node, self.structs) or ns + base
-                args = name_node.child_by_field_name("arguments")
-                self.struct_specializations.setdefault(key, []).append((args, StructDef(key, node, None)))
-            elif template is not None and name_node.child_by_field_name("arguments") is not None:
-                base = node_text(name_node.child_by_field_name("name"))
-                key = self.find(base, node, self.structs) or ns + base
-                params = frozenset(p.name for p in template)
-                args_node = name_node.child_by_field_name("arguments")
-                assert args_node is not None
-                self.partial_specializations.setdefault(key, []).append((args_node, params))
+            base = node_text(name_node.child_by_field_name("name"))
+            key = self.find(base, node, self.structs) or ns + base
+            args_node = name_node.child_by_field_name("arguments")
+            if template == () and template_error is None:  # `template <> struct S<double> {...}`: explicit
+                self.struct_specializations.setdefault(key, []).append((args_node, StructDef(key, node, None)))
+            elif template is not None and args_node is not None:  # `template <int N> struct S<half, N>`: partial
+                partial = PartialSpecialization(StructDef(key, node, template, template_error), args_node)
+                self.partial_specializations.setdefault(key, []).append(partial)
             return
         name = ns + node_text(name_node)
         self.structs[name] = StructDef(name, node, template, template_error)
@@ -1040,21 +1068,10 @@ class TranslationUnit:
         key = (name, targs)
         if key in self.struct_infos:
             return self.struct_infos[key].vector
-        sd = self.structs.get(name)
-        if sd is None:
+        if name not in self.structs:
             raise UnsupportedError("struct type", name, self.span(where))
-        env: TemplateEnv = {}
-        special = self._struct_specialization(name, targs)
-        if special is None:
-            self._check_partial_specializations(name, targs, where)
-        if special is not None:
-            sd = special  # `template <> struct vec_t<float, 4> {...}`
-        elif sd.template_error is not None:
-            raise sd.template_error
-        elif sd.template is not None:
-            env = self.bind_template(sd.template, list(targs), {}, where, f"struct {name}")
-        elif targs:
-            raise TypeCheckError(f"struct {name} is not a template", self.span(where), stage=Stage.FRONTEND)
+        choice = self.struct_definition(name, targs, where)
+        sd, env = choice.definition, choice.env
         body = sd.node.child_by_field_name("body")
         assert body is not None
         elem: ScalarType | None = None
@@ -1117,7 +1134,7 @@ class TranslationUnit:
                 lanes += count
         out_of_class_env: TemplateEnv = {}
         for m in self.out_of_class.get(name, ()):
-            bound = self._out_of_class_env(m, special is not None, targs)
+            bound = self._out_of_class_env(m, choice, targs)
             if bound is not None:
                 methods.setdefault(m.name, []).append(m.node)
                 out_of_class_env.update(bound)
@@ -1134,38 +1151,99 @@ class TranslationUnit:
         vt = VectorType(elem, lanes, align)
         method_env: dict[str, object] = {**out_of_class_env, **env, base_name: vt}  # the injected class name
         info = StructInfo(name, vt, fields, constants, methods, method_env)
+        for other in self.vector_fields.get(vt, []):
+            # lowering finds a struct's members by its layout and name: two instances of one template laid out
+            # alike must not differ in anything else (`Op<float, 1>` and `Op<float, 2>` with `if constexpr`)
+            if other.name == name and (other.fields, other.constants, other.methods, other.env) != (
+                fields,
+                constants,
+                methods,
+                method_env,
+            ):
+                raise UnsupportedError(
+                    "two instances of a struct template with one layout and different members or template"
+                    " arguments (larkc tells struct instances apart by their layout)",
+                    f"{name}<{', '.join(_targ_str(a) for a in targs)}>",
+                    self.span(where),
+                )
         self.struct_infos[key] = info
         self.vector_fields.setdefault(vt, []).append(info)
         return vt
 
-    def _check_partial_specializations(self, name: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> None:
-        """Raise where a partial specialization of ``name`` may be the definition C++ uses for ``targs``
-        (larkc would otherwise lay out the primary template): one whose arguments are the instance's or
-        template parameters. One with an argument that differs, or names a packed fp8 type, cannot apply; one
-        with another pattern (``T*``) is counted as applying (the error errs towards unsupported)."""
-        for args_node, params in self.partial_specializations.get(name, ()):
-            if _names_unmodelled_type(args_node):
+    def struct_definition(self, name: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> StructChoice:
+        """The definition of struct ``name`` that C++ uses for the instance ``targs`` (C++ [temp.spec.partial]):
+        an explicit specialization for exactly these arguments; else, among the partial specializations whose
+        pattern the arguments match, the one more specialized than every other (none such: ambiguous, a located
+        error); else the primary template. A partial specialization whose pattern larkc cannot match (``T*``)
+        is a located error wherever it may apply, never skipped in favour of another definition."""
+        sd = self.structs[name]
+        special = self._struct_specialization(name, targs)
+        if special is not None:  # `template <> struct vec_t<float, 4> {...}`
+            return StructChoice(special, {}, True, None)
+        if sd.template_error is not None:
+            raise sd.template_error
+        if sd.template is None:
+            if targs:
+                raise TypeCheckError(f"struct {name} is not a template", self.span(where), stage=Stage.FRONTEND)
+            return StructChoice(sd, {}, False, None)
+        env = self.bind_template(sd.template, list(targs), {}, where, f"struct {name}")
+        params = [p for p in sd.template if p.condition is None]
+        full = tuple(env[p.name] for p in params)  # with the primary template's defaults
+        if full != targs and (special := self._struct_specialization(name, full)) is not None:
+            return StructChoice(special, {}, True, None)
+        matches: list[tuple[PartialSpecialization, Pattern, TemplateEnv]] = []
+        for partial in self.partial_specializations.get(name, ()):
+            if _names_unmodelled_type(partial.args):
+                continue  # `vec_t<__nv_fp8x2_e4m3, N>`: no argument larkc resolves is that type
+            if partial.definition.template_error is not None:
+                if len(_template_args(partial.args)) == len(full):
+                    raise partial.definition.template_error  # its parameters are unreadable: it may apply
                 continue
-            args = [a for a in args_node.named_children if a.type != "comment"]
-            if len(args) != len(targs):
-                continue
-            applies = True
-            for a, t in zip(args, targs, strict=True):
-                words = "".join(node_text(a).split())
-                if words in params:
-                    continue  # a parameter of the partial specialization: matches anything
-                if any(p in re.findall(r"\w+", words) for p in params):
-                    break  # a pattern over its parameters (`T*`): taken as applying
-                if self.template_argument(a, {}, a) != t:
-                    applies = False
-                    break
-            if applies:
+            pattern = self._pattern(partial.args, partial.definition, where, name)
+            bound = _deduce(pattern, full)
+            if bound is not None:
+                matches.append((partial, pattern, bound))
+        if not matches:
+            return StructChoice(sd, env, False, tuple(PatternParam(p.name) for p in params))
+        best = [
+            m
+            for m in matches
+            if all(
+                _at_least_as_specialized(m[1], o[1]) and not _at_least_as_specialized(o[1], m[1])
+                for o in matches
+                if o is not m
+            )
+        ]
+        if len(best) != 1:
+            candidates = ", ".join(f"{name}<{_pattern_str(p)}>" for _, p, _ in matches)
+            raise TypeCheckError(
+                f"ambiguous partial specializations of {name}<{', '.join(_targ_str(a) for a in full)}>: {candidates}",
+                self.span(where),
+                stage=Stage.FRONTEND,
+            )
+        partial, pattern, bound = best[0]
+        return StructChoice(partial.definition, bound, False, pattern)
+
+    def _pattern(self, args: ts.Node, definition: StructDef, where: ts.Node, name: str) -> Pattern:
+        """The argument pattern ``args`` of a partial specialization (or of an out-of-class member's scope)
+        over the template parameters of ``definition``: a parameter named alone is a :class:`PatternParam`,
+        an argument naming none a fixed argument; any other use of a parameter (``T*``, ``N * 2``) is a
+        located error (C++ deduces through it; larkc does not)."""
+        params = {p.name for p in definition.template or ()}
+        out: list[PatternParam | TemplateArg] = []
+        for a in _template_args(args):
+            words = "".join(node_text(a).split())
+            if words in params:
+                out.append(PatternParam(words))
+            elif any(w in params for w in re.findall(r"\w+", words)):
                 raise UnsupportedError(
-                    "partial specialization of a struct template (larkc lays out only the primary template and"
-                    " explicit specializations)",
-                    f"{name}<{node_text(args_node).strip('<>')}>",
+                    "partial specialization argument pattern other than a parameter or a fixed argument",
+                    f"{name}<{node_text(args).strip('<>')}>",
                     self.span(where),
                 )
+            else:
+                out.append(self.template_argument(a, {}, a))
+        return tuple(out)
 
     def _struct_specialization(self, name: str, targs: tuple[TemplateArg, ...]) -> StructDef | None:
         """The explicit specialization ``template <> struct name<targs> {...}`` of the file, if any."""
@@ -1178,27 +1256,29 @@ class TranslationUnit:
         return None
 
     def _out_of_class_env(
-        self, m: OutOfClassMethod, specialized: bool, targs: tuple[TemplateArg, ...]
+        self, m: OutOfClassMethod, choice: StructChoice, targs: tuple[TemplateArg, ...]
     ) -> TemplateEnv | None:
-        """The template parameters of out-of-class member ``m`` bound for the struct instance ``targs``, or
-        ``None`` if ``m`` belongs to another instance (an explicit specialization's member, or the template's)."""
-        args = m.scope_args.named_children if m.scope_args is not None else []
+        """The template parameters of out-of-class member ``m`` bound for the struct instance ``targs`` laid out
+        from ``choice``, or ``None`` if ``m`` belongs to another definition of the struct (an explicit
+        specialization's, a partial specialization's, the primary template's). A templated member belongs to
+        the definition whose pattern its scope's arguments spell, up to the names of the parameters."""
+        args = _template_args(m.scope_args) if m.scope_args is not None else []
         if not m.template:  # `void vec_t<float, 4>::fill(float)`: only for those arguments
             if not args:
-                return None if specialized else {}  # a member of a struct that is not a template
+                return {} if choice.pattern is None and not choice.explicit else None  # a non-template struct's
             if m.scope_args is not None and _names_unmodelled_type(m.scope_args):
                 return None  # `vec_t<__nv_fp8x2_e4m3, 1>::fill`: never the instance larkc lays out
             folded = tuple(self.template_argument(a, {}, a) for a in args)
-            return {} if specialized and folded == targs else None
-        if specialized:
-            return None  # a member of the template, not of its explicit specialization
-        params = {p.name for p in m.template}
-        names = [node_text(a) for a in args]
-        if len(names) != len(targs) or any(n not in params for n in names):
-            raise UnsupportedError(
-                "out-of-class member of a partial specialization", node_text(m.scope_args), self.span(m.node)
-            )
-        return dict(zip(names, targs, strict=True))
+            return {} if choice.explicit and folded == targs else None
+        if choice.pattern is None or m.scope_args is None:
+            return None  # a member of a template, not of this explicit specialization
+        if _names_unmodelled_type(m.scope_args):
+            return None  # `template <size_t N> vec_t<__nv_fp8x2_e4m3, N>::fill`: of a definition never laid out
+        scope = self._pattern(m.scope_args, StructDef(choice.definition.name, m.node, m.template), m.node, m.name)
+        renaming = _renaming(scope, choice.pattern)
+        if renaming is None:
+            return None
+        return {mine: choice.env[theirs] for mine, theirs in renaming.items()}
 
     def _struct_constant(
         self,
@@ -1237,8 +1317,10 @@ class TranslationUnit:
         if sd.template is not None:
             args = type_node.child_by_field_name("arguments") if type_node.type == "template_type" else None
             targs = [self.template_argument(a, env, type_node) for a in (args.named_children if args else [])]
-            self._check_partial_specializations(key, tuple(targs), type_node)
-            env = self.bind_template(sd.template, targs, {}, type_node, f"struct {key}")
+            choice = self.struct_definition(key, tuple(targs), type_node)
+            env, body = choice.env, choice.definition.node.child_by_field_name("body")
+            if body is None:
+                return None
         members: dict[str, Type] = {}
         for f in body.named_children:
             ftype_node = f.child_by_field_name("type")
@@ -1271,6 +1353,12 @@ class TranslationUnit:
         members = self.pointer_struct(type_node, env)
         if members is None:
             return None
+        struct_env: dict[str, object] = {}
+        if sd.template is not None:
+            args = type_node.child_by_field_name("arguments")
+            targs = [self.template_argument(a, env, type_node) for a in (args.named_children if args else [])]
+            choice = self.struct_definition(key, tuple(targs), type_node)
+            sd, struct_env = choice.definition, dict(choice.env)
         body = sd.node.child_by_field_name("body")
         assert body is not None
         methods: dict[str, list[ts.Node]] = {}
@@ -1280,11 +1368,6 @@ class TranslationUnit:
                 methods.setdefault(method, []).append(f)
         if not methods:
             return None  # a plain struct of pointers (a kernel's parameter struct)
-        struct_env: dict[str, object] = {}
-        if sd.template is not None:
-            args = type_node.child_by_field_name("arguments") if type_node.type == "template_type" else None
-            targs = [self.template_argument(a, env, type_node) for a in (args.named_children if args else [])]
-            struct_env = dict(self.bind_template(sd.template, targs, {}, type_node, f"struct {key}"))
         return ObjectStruct(key, members, methods, struct_env)
 
     def struct_constant(self, t: object, member: str) -> tuple[ScalarType, bool | int | float] | None:
@@ -1454,16 +1537,8 @@ class TranslationUnit:
         This is how CUDA code such as the samples' ``SharedMemory<T>()`` hands out dynamic shared memory:
         a member-less struct whose only use is its conversion to a pointer.
         """
-        sd = self.structs[struct]
-        env: TemplateEnv = {}
-        special = self._struct_specialization(struct, targs)
-        if special is not None:
-            sd = special
-        else:
-            if sd.template_error is not None:
-                raise sd.template_error
-            if sd.template is not None:
-                env = self.bind_template(sd.template, list(targs), {}, where, f"struct {struct}")
+        choice = self.struct_definition(struct, targs, where)
+        sd, env = choice.definition, choice.env
         body = sd.node.child_by_field_name("body")
         operators = [
             m
@@ -1502,6 +1577,58 @@ def _names_unmodelled_type(args: ts.Node) -> bool:
     return any(
         n.type in ("type_identifier", "identifier") and node_text(n) in UNSUPPORTED_TYPES for n in _descendants(args)
     )
+
+
+def _template_args(args: ts.Node) -> list[ts.Node]:
+    return [a for a in args.named_children if a.type != "comment"]
+
+
+def _deduce(pattern: Pattern, targs: tuple[TemplateArg, ...]) -> TemplateEnv | None:
+    """The parameters of ``pattern`` bound so that it spells ``targs``, or ``None`` if it cannot."""
+    if len(pattern) != len(targs):
+        return None
+    env: TemplateEnv = {}
+    for item, arg in zip(pattern, targs, strict=True):
+        if isinstance(item, PatternParam):
+            if env.setdefault(item.name, arg) != arg:
+                return None  # `S<T, T>` for `S<float, int>`
+        elif item != arg:
+            return None
+    return env
+
+
+def _at_least_as_specialized(p: Pattern, q: Pattern) -> bool:
+    """Whether every argument list ``p`` matches, ``q`` matches too (C++'s partial ordering: ``q``'s parameters
+    deduced from ``p``'s pattern, ``p``'s parameters taken as unique values)."""
+    bound: dict[str, PatternParam | TemplateArg] = {}
+    for mine, theirs in zip(p, q, strict=True):
+        if isinstance(theirs, PatternParam):
+            if bound.setdefault(theirs.name, mine) != mine:
+                return False
+        elif isinstance(mine, PatternParam) or mine != theirs:
+            return False
+    return True
+
+
+def _renaming(p: Pattern, q: Pattern) -> dict[str, str] | None:
+    """The one-to-one renaming of ``p``'s parameters that makes it ``q``, or ``None`` if there is none."""
+    if len(p) != len(q):
+        return None
+    forward: dict[str, str] = {}
+    backward: dict[str, str] = {}
+    for mine, theirs in zip(p, q, strict=True):
+        if isinstance(mine, PatternParam) and isinstance(theirs, PatternParam):
+            if forward.setdefault(mine.name, theirs.name) != theirs.name:
+                return None
+            if backward.setdefault(theirs.name, mine.name) != mine.name:
+                return None
+        elif isinstance(mine, PatternParam) or isinstance(theirs, PatternParam) or mine != theirs:
+            return None
+    return forward
+
+
+def _pattern_str(p: Pattern) -> str:
+    return ", ".join(item.name if isinstance(item, PatternParam) else _targ_str(item) for item in p)
 
 
 def _descendants(node: ts.Node) -> Iterator[ts.Node]:
