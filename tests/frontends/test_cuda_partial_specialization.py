@@ -240,3 +240,22 @@ __global__ void k(float* out) {
     message = error(src)
     assert message.startswith("partial.cu:9:5: error: unsupported two instances of a struct template with one layout")
     assert message.splitlines()[0].endswith(": Op<2>")
+
+
+def test_static_assert_in_a_partial_specialization_is_checked_for_the_instance() -> None:
+    # flashinfer: `static_assert(vec_size % 8 == 0, "Invalid vector size");` in vec_t<half, vec_size>
+    src = """
+template <typename T, int N> struct Lanes { T v[N]; };
+template <int N> struct Lanes<float, N> {
+    static_assert(N % 2 == 0, "Invalid vector size");
+    float v[N];
+};
+__global__ void k(float* out) {
+    Lanes<float, SIZE> a;
+    a.v[0] = 1.0f;
+    out[0] = a.v[0];
+}
+"""
+    run(src.replace("SIZE", "4"), "k", {"out": (torch.zeros(1), F32)}, block=1)
+    message = error(src.replace("SIZE", "3"))
+    assert message.startswith("partial.cu:4:5: error: static assertion failed: N % 2 == 0")

@@ -1083,6 +1083,9 @@ class TranslationUnit:
         for f in body.named_children:
             if f.type in ("comment", "access_specifier"):
                 continue
+            if f.type == "static_assert_declaration":
+                self._struct_static_assert(f, env, constants)
+                continue
             if (
                 f.type in ("function_definition", "declaration", "field_declaration")
                 and f.child_by_field_name("declarator") is not None
@@ -1279,6 +1282,17 @@ class TranslationUnit:
         if renaming is None:
             return None
         return {mine: choice.env[theirs] for mine, theirs in renaming.items()}
+
+    def _struct_static_assert(
+        self, node: ts.Node, env: TemplateEnv, constants: Mapping[str, tuple[ScalarType, bool | int | float]]
+    ) -> None:
+        """``static_assert(vec_size % 8 == 0, "...")`` in a struct: a located error where it folds to false (nvcc
+        rejects the instance); it has no other effect, so one larkc cannot fold is ignored."""
+        cond = node.child_by_field_name("condition")
+        consts = {k: v for k, (_, v) in constants.items()}
+        folded = fold_constant(self, cond, env, consts) if cond is not None else None
+        if cond is not None and folded is not None and not folded:
+            raise TypeCheckError(f"static assertion failed: {node_text(cond)}", self.span(node), stage=Stage.FRONTEND)
 
     def _struct_constant(
         self,
