@@ -58,7 +58,6 @@ from larkc.ir.nodes import (
     Expr,
     Extract,
     Fence,
-    FenceScope,
     For,
     Function,
     FunctionKind,
@@ -70,6 +69,7 @@ from larkc.ir.nodes import (
     MathCall,
     MathFn,
     MemoryOrder,
+    MemScope,
     Module,
     Param,
     Permute,
@@ -585,7 +585,7 @@ class _Gen:
             self.store,
             self.atomic,
             lambda out: Barrier(BarrierScope.BLOCK),
-            lambda out: Fence(self.pick(tuple(FenceScope))),
+            lambda out: Fence(self.pick(tuple(MemScope))),
             lambda out: Assert(self.expr(BOOL)),
         ]
         if self.level is Level.THREAD:
@@ -673,7 +673,8 @@ class _Gen:
         dst = self.dst(value, out) if self.coin() else None
         compare = self.expr(value) if op is AtomicOp.CAS else None
         order = self.pick(tuple(MemoryOrder)) if self.level is Level.BLOCK else MemoryOrder.RELAXED
-        return Atomic(dst, op, self.expr(ptr), self.expr(value), compare, mask, order=order)
+        scope = self.pick(tuple(MemScope))
+        return Atomic(dst, op, self.expr(ptr), self.expr(value), compare, mask, order=order, scope=scope)
 
     def shuffle(self, out: list[Stmt]) -> Shuffle:
         t = self.pick(_SHUFFLABLE)
