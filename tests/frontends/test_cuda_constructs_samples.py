@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 from cuda_harness import Cuda
 
 
@@ -92,3 +93,98 @@ def test_a_dynamic_tile_size_is_a_located_error(cuda: Cuda) -> None:
         "}\n"
     )
     assert cuda.error(src) == "3:71: error: unsupported tiled_partition size (a power of two up to 32): n"
+
+
+# -- local lambdas (llm.c attention_backward.cu softmax_autoregressive_backward_kernel5) -----------------
+
+LAMBDAS = """
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+
+__global__ void weighted_rows(float* out, const float* in, int T) {
+    constexpr int U = 4;
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    float acc[U] = {};
+    float w[U];
+    for (int k = 0; k < U; ++k) w[k] = k + 1;
+    const float* row = in + blockIdx.x * T;
+    // by reference: the body reads and updates the enclosing arrays
+    auto step = [&](int j) {
+        float p = row[j];
+        for (int k = 0; k < U; ++k) {
+            acc[k] += p * w[k];
+        }
+    };
+    int j = warp.thread_rank();
+    for (; j < T; j += warp.size()) {
+        step(j);
+    }
+    // by value: the copy is made where the lambda is defined
+    int scale = 3;
+    auto scaled = [=](float v) -> float { return v * scale; };
+    scale = 5;
+    // mutable: the copy keeps its changes from one call to the next
+    int calls = 10;
+    auto count = [calls]() mutable { calls += 1; return calls; };
+    count();
+    int counted = count();
+    // explicit lists, a reference parameter, and a lambda called where it is defined
+    float bias = 0.5f;
+    auto add_bias = [&acc, bias](int k, float& total) { total += acc[k] + bias; };
+    float total = 0.0f;
+    for (int k = 0; k < U; ++k) add_bias(k, total);
+    int base = (blockIdx.x * 32 + threadIdx.x) * (U + 2);
+    for (int k = 0; k < U; ++k) out[base + k] = scaled(acc[k]);
+    out[base + U] = total;
+    [&] { out[base + U + 1] = counted + scale; }();
+}
+"""
+
+
+def test_lambdas_capture_by_reference_and_by_value(cuda: Cuda) -> None:
+    rows, t_len = 2, 40
+    x = torch.randn(rows, t_len)
+    r = cuda.run(
+        LAMBDAS,
+        "weighted_rows",
+        block=32,
+        grid=rows,
+        buffers={"out": ("f32", rows * 32 * 6), "in": x.flatten()},
+        scalars={"T": t_len},
+    )
+    assert r.ok, r.diagnoses
+    out = r.buffers["out"].reshape(rows, 32, 6).double()
+    for b in range(rows):
+        for lane in range(32):
+            s = float(x[b, lane::32].double().sum())
+            acc = [s * (k + 1) for k in range(4)]
+            want = [3 * a for a in acc] + [sum(acc) + 4 * 0.5, 12 + 5]
+            assert out[b, lane].tolist() == pytest.approx(want, rel=1e-5, abs=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        (
+            "auto f = [&](int i) { if (i > 0) return i; return 0; }; o[0] = f(n);",
+            "3:38: error: unsupported return other than as the last statement of a lambda: return i;",
+        ),
+        ("auto f = [n]() { return o[0]; }; o[1] = f();", "3:29: error: use of undeclared identifier o"),
+        (
+            "auto f = [=]() { return n; }; o[0] = f; ",
+            "3:42: error: unsupported use of a lambda other than calling it: f",
+        ),
+        ("auto f = [m = n]() { return m; }; o[0] = f();", "3:15: error: unsupported lambda capture: m = n"),
+        (
+            "float a[2] = {}; auto f = [a]() { return a[0]; }; o[0] = f();",
+            "3:32: error: unsupported capture by value of a (a copy of a local other than a variable): a",
+        ),
+        ("for (;;) { auto f = [&]() { break; }; f(); }", "3:33: error: unsupported break outside a loop: break;"),
+        ("auto f = [&](int k) { n += k; }; f(1.0f, 2);", "3:38: error: lambda takes 1 arguments, got 2"),
+        ("auto f = [=]() { n = 1; }; f();", "3:22: error: assignment to a const variable"),
+    ],
+)
+def test_lambda_constructs_outside_the_model_are_located_errors(cuda: Cuda, body: str, error: str) -> None:
+    src = "__global__ void k(float* o, int n) {\n    // a lambda\n    " + body + "\n}\n"
+    assert cuda.error(src) == error

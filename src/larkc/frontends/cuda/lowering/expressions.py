@@ -253,6 +253,8 @@ class Expressions(Conversions):
                 raise self.unsupported("use of a pointer to a local variable other than *p and p[i]", node)
             if b.kind == "object":
                 raise self.unsupported("use of an object other than its members and member functions", node)
+            if b.kind == "lambda":
+                raise self.unsupported("use of a lambda other than calling it", node)
             if b.kind == "shared_scalar":
                 assert not isinstance(b.ctype, CArray)
                 ptr = VarRef(b.ir_name, PointerType(b.ctype, b.space), span)
