@@ -886,8 +886,11 @@ class TranslationUnit:
                 prefix += node_text(inner.child_by_field_name("scope")) + "::"
                 inner = inner.child_by_field_name("name")
             if inner is not None and inner.type == "template_type":
-                trait = _ACCUMULATION_TRAITS.get(prefix + node_text(inner.child_by_field_name("name")))
+                qualified = "".join((prefix + node_text(inner.child_by_field_name("name"))).split()).removeprefix("::")
+                trait = _ACCUMULATION_TRAITS.get(qualified)
                 args = inner.child_by_field_name("arguments")
+                if qualified == "cuda::fast_mod_div" and args is not None:
+                    return self._fast_mod_div(args, env, ctx)
                 if trait is not None and args is not None and args.named_children:
                     arg = self.template_argument(args.named_children[0], env, ctx)
                     if isinstance(arg, ScalarType):
@@ -900,7 +903,10 @@ class TranslationUnit:
             if key is not None:
                 targs = tuple(self.template_argument(a, env, ctx) for a in args_node.named_children)
                 return self.struct_type(key, targs, type_node)
-            trait = _ACCUMULATION_TRAITS.get("".join(name.split()).removeprefix("::"))
+            qualified = "".join(name.split()).removeprefix("::")
+            if qualified == "cuda::fast_mod_div":
+                return self._fast_mod_div(args_node, env, ctx)
+            trait = _ACCUMULATION_TRAITS.get(qualified)
             if trait is not None and args_node.named_children:
                 arg = self.template_argument(args_node.named_children[0], env, ctx)
                 if isinstance(arg, ScalarType):
@@ -948,6 +954,27 @@ class TranslationUnit:
         if words == "void":
             return VOID
         raise UnsupportedError(UNSUPPORTED_TYPES.get(words, "type"), words, self.span(type_node))
+
+    def _fast_mod_div(self, args: ts.Node, env: TemplateEnv, ctx: ts.Node) -> ScalarType:
+        """libcu++'s ``cuda::fast_mod_div<T[, DivisorIsNeverOne]>`` (``<cuda/cmath>``): a divisor of type ``T``
+        with precomputed magic numbers, whose documented operations are exactly those of ``T`` holding the
+        divisor: ``n / d`` and ``n % d`` are the quotient and remainder (floor, for ``n >= 0`` and ``d > 0``),
+        ``T(d)`` the divisor. So it is modelled as ``T``, for unsigned ``T`` only: there every dividend of the
+        usual arithmetic conversions' common type is non-negative, and a zero divisor is the simulator's
+        division by zero. Signed ``T`` (whose negative dividends are outside the contract) is unsupported."""
+        targs = [self.template_argument(a, env, ctx) for a in _template_args(args)]
+        elem = targs[0] if targs else None
+        if (
+            not isinstance(elem, ScalarType)
+            or not elem.is_int
+            or elem.is_signed
+            or len(targs) > 2
+            or (len(targs) == 2 and (not isinstance(targs[1], int) or targs[1]))
+        ):
+            raise UnsupportedError(
+                "cuda::fast_mod_div other than of an unsigned integer type", node_text(args), self.span(args)
+            )
+        return elem
 
     def apply_abstract_declarator(self, base: Type, decl: ts.Node | None, const: bool, env: TemplateEnv) -> Type:
         """Apply ``*``/``&`` of an abstract declarator (as in ``reinterpret_cast<const float4*>``)."""
