@@ -902,7 +902,7 @@ class Interpreter:
         compare = operand(s.compare) if s.compare is not None else None
         self._report_ub(ub, s.span)
         site = self._site(s, f"atomic.{s.op.value}")
-        old = self.mem.atomic(s.op, vt, threads, ptrs, value, compare, site)
+        old = self.mem.atomic(s.op, vt, threads, ptrs, value, compare, site, s.scope)
         # A block-scoped atomic synchronises only its own block: another program never acquires its release.
         self.mem.synchronise(ptrs, MemoryOrder.RELAXED if s.scope is MemScope.BLOCK else s.order)
         if s.dst is not None:

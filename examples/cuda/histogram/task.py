@@ -1,0 +1,25 @@
+"""Histogram with a shared-memory histogram per block (block-scoped atomics) merged into the global
+one with device-scoped atomics."""
+
+import torch
+
+from larkc import Task, TensorSpec
+
+
+def reference(x: torch.Tensor) -> torch.Tensor:
+    return (x[:, None] == torch.arange(64)[None, :]).sum(0).to(torch.int32)
+
+
+task = Task(
+    name="histogram",
+    source="kernel.cu",
+    kernel="histogram",
+    reference=reference,
+    inputs={"x": "i32[n] in [0, 64)"},
+    outputs={"hist": TensorSpec.of((("64",), "i32", "zeros"), "output 'hist'")},
+    symbols=["n"],
+    constraints=["n <= 16777216"],
+    instances=[{"n": 1}, {"n": 300}, {"n": 2049}],
+    grid=["min(cdiv(n, 128), 4)"],
+    block=[128],
+)
