@@ -1347,8 +1347,10 @@ class TranslationUnit:
             constants[node_text(target)] = (ftype, convert_value(folded, src, ftype))
 
     def pointer_struct(self, type_node: ts.Node, env: TemplateEnv) -> dict[str, Type] | None:
-        """The members of the struct ``type_node`` names if it has pointer members (a kernel's parameter
-        struct, ``struct Params { const float* q; float* out; int n; }``), in order; ``None`` for any other type."""
+        """The members of the struct ``type_node`` names if it has pointer members or members of different types
+        (a kernel's parameter struct, ``struct Params { const float* q; float* out; int n; }``, flashinfer's
+        ``RopeQuantizeAppendPagedKVCacheParams { uint32_t nnz; size_t stride; float scale; }``), in order;
+        ``None`` for any other type."""
         name_node = type_node.child_by_field_name("name") if type_node.type == "template_type" else type_node
         key = self.find(type_words(name_node) if name_node is not None else "", type_node, self.structs)
         sd = self.structs.get(key) if key is not None else None
@@ -1380,7 +1382,9 @@ class TranslationUnit:
                 if t is None or d.type != "field_identifier":
                     return None
                 members[node_text(d)] = t
-        return members if any(isinstance(t, PointerType) for t in members.values()) else None
+        if any(isinstance(t, PointerType) for t in members.values()) or len(set(members.values())) > 1:
+            return members  # members of one scalar type are laid out as a vector instead (struct_type)
+        return None
 
     def object_struct(self, type_node: ts.Node, env: TemplateEnv) -> ObjectStruct | None:
         """The struct ``type_node`` names if it is one with pointer members whose other members are member
