@@ -188,3 +188,83 @@ def test_lambdas_capture_by_reference_and_by_value(cuda: Cuda) -> None:
 def test_lambda_constructs_outside_the_model_are_located_errors(cuda: Cuda, body: str, error: str) -> None:
     src = "__global__ void k(float* o, int n) {\n    // a lambda\n    " + body + "\n}\n"
     assert cuda.error(src) == error
+
+
+# -- brace lists as arguments and returned values, cg::reduce with a device function ----------------------
+# (llm.c softmax_forward.cu softmax_forward_online_kernel2)
+
+ONLINE_SOFTMAX = """
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+struct MaxSum {
+    float top;
+    float total;
+};
+
+__device__ MaxSum merge(MaxSum a, MaxSum b) {
+    bool a_first = a.top > b.top;
+    MaxSum hi = a_first ? a : b;
+    MaxSum lo = a_first ? b : a;
+    MaxSum out;
+    out.top = hi.top;
+    out.total = hi.total + lo.total * expf(lo.top - hi.top);
+    return out;
+}
+
+__device__ MaxSum empty() { return {-INFINITY, 0.0f}; }
+
+__global__ void online_softmax(float* out, const float* inp, int N, int C) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    int row = blockIdx.x * warp.meta_group_size() + warp.meta_group_rank();
+    if (row >= N) return;
+    const float* x = inp + row * C;
+    MaxSum part = empty();
+    for (int i = warp.thread_rank(); i < C; i += warp.size()) {
+        part = merge(part, { x[i], 1.0f });
+    }
+    MaxSum all = cg::reduce(warp, part, merge);
+    for (int i = warp.thread_rank(); i < C; i += warp.size()) {
+        out[row * C + i] = expf(x[i] - all.top) / all.total;
+    }
+}
+"""
+
+
+def test_brace_arguments_and_a_reduce_by_a_device_function(cuda: Cuda) -> None:
+    n, c = 4, 100
+    x = torch.randn(n, c) * 3
+    r = cuda.run(
+        ONLINE_SOFTMAX,
+        "online_softmax",
+        block=64,
+        grid=2,
+        buffers={"out": ("f32", n * c), "inp": x.flatten()},
+        scalars={"N": n, "C": c},
+    )
+    assert r.ok, r.diagnoses
+    torch.testing.assert_close(r.buffers["out"].reshape(n, c), torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
+
+
+def test_a_reduce_by_a_function_of_another_shape_is_a_located_error(cuda: Cuda) -> None:
+    src = (
+        "namespace cg = cooperative_groups;\n"
+        "__device__ float add3(float a, float b, float c) { return a + b + c; }\n"
+        "__global__ void k(float* o) {\n"
+        "    auto w = cg::tiled_partition<32>(cg::this_thread_block());\n"
+        "    o[0] = cg::reduce(w, o[1], add3);\n"
+        "}\n"
+    )
+    assert cuda.error(src) == "5:32: error: unsupported reduce operator function other than T f(T, T): add3"
+
+
+def test_a_brace_list_for_an_overloaded_function_stays_a_located_error(cuda: Cuda) -> None:
+    src = (
+        "struct P { float a; float b; };\n"
+        "__device__ float f(P p) { return p.a; }\n"
+        "__device__ float f(float2 p) { return p.y; }\n"
+        "__global__ void k(float* o) { o[0] = f({o[1], 2.0f}); }\n"
+    )
+    assert cuda.error(src) == "4:40: error: unsupported initializer list here: {o[1], 2.0f}"

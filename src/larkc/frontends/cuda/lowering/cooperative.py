@@ -21,6 +21,7 @@ from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.values import FULL_MASK, Binding, Val
 from larkc.frontends.cuda.syntax import node_text
 from larkc.ir.nodes import (
+    Assign,
     Barrier,
     BarrierScope,
     Binary,
@@ -30,12 +31,15 @@ from larkc.ir.nodes import (
     Const,
     Dim,
     Expr,
+    Extract,
+    Function,
+    MakeVector,
     ShuffleKind,
     VarRef,
     Vote,
     VoteKind,
 )
-from larkc.ir.types import I32, U32
+from larkc.ir.types import BF16, F16, I32, U32, VectorType
 
 
 class CooperativeGroups(Conversions):
@@ -249,12 +253,71 @@ class CooperativeGroups(Conversions):
         if group is None or group.tile is None:
             raise self.unsupported("reduce over something other than a thread_block_tile", arg_nodes[0])
         op_name = self.reduce_operator(arg_nodes[2])
+        user_op = self.reduce_function(arg_nodes[2]) if op_name is None else None
+        if user_op is not None:
+            return self.user_butterfly(user_op, self.rvalue(arg_nodes[1]), group.tile, arg_nodes[1], node)
         if op_name is None:
             raise self.unsupported("reduce operator (use cg::plus, cg::greater, cg::less, cg::bit_*)", arg_nodes[2])
         v = self.shuffle_operand(self.rvalue(arg_nodes[1]), "reduce", arg_nodes[1])
         vt = v.ctype
         assert not isinstance(vt, CArray)  # shuffle operands are scalars or half pairs
         return self.butterfly(v, vt, REDUCE_OPS[op_name], self.tile_mask(group.tile, span), group.tile, node)
+
+    def reduce_function(self, node: ts.Node) -> Function | None:
+        """``cg::reduce(tile, v, combine)`` with ``combine`` a device function ``T combine(T, T)`` (one
+        definition, not a template): its instance; ``None`` where ``node`` names no function."""
+        if node.type not in ("identifier", "qualified_identifier") or self.lookup(node_text(node)) is not None:
+            return None
+        key = self.tu.find("".join(node_text(node).split()), node, self.tu.functions)
+        defs = self.tu.functions[key] if key is not None else []
+        if not defs:
+            return None
+        if len(defs) != 1 or defs[0].template is not None or defs[0].owner is not None:
+            raise self.unsupported("reduce operator that is an overloaded, template or member function", node)
+        callee = self.tu.instantiate(defs[0], {}, node)
+        t = callee.ret
+        if len(callee.params) != 2 or any(p.by_ref or p.type != t for p in callee.params):
+            raise self.unsupported("reduce operator function other than T f(T, T)", node)
+        return callee
+
+    def user_butterfly(self, combine: Function, v: Val, size: int, value_node: ts.Node, node: ts.Node) -> Val:
+        """``cg::reduce`` with a device function: ``log2 size`` xor-shuffle steps, each lane combining its
+        value with its partner's by a call (``combine(mine, partner)``), the result left in every lane."""
+        span = self.span(node)
+        t = combine.ret
+        v = self.convert(v, t, value_node)
+        mask = self.tile_mask(size, span)
+        acc = self.tmp(t, node)
+        self.emit(Assign(acc, v.expr, span))
+        current = Val(VarRef(acc, t, span), t)
+        offset = size // 2
+        while offset >= 1:
+            partner = self.shuffle_value(current, mask, offset, size, value_node)
+            combined = self.emit_call(combine, [current.expr, partner.expr], [], combine.name, node, True)
+            assert combined is not None
+            self.emit(Assign(acc, combined.expr, span))
+            offset //= 2
+        return current
+
+    def shuffle_value(self, v: Val, mask: Expr, offset: int, width: int, node: ts.Node) -> Val:
+        """``v`` of the lane ``offset`` away by xor: a scalar whole, a struct (vector) lane by lane."""
+        span = self.span(node)
+        t = v.ctype
+        lane_delta = Const(offset, I32, span)
+        if isinstance(t, VectorType) and not (t.lanes == 2 and t.elem in (F16, BF16)):
+            lanes: list[Expr] = []
+            for k in range(t.lanes):
+                part = Val(Extract(v.expr, Const(k, I32, span), t.elem, span), t.elem)
+                moved = self.emit_shuffle(
+                    ShuffleKind.XOR, mask, self.shuffle_operand(part, "reduce", node), lane_delta, width, node
+                )
+                lanes.append(self.convert(moved, t.elem, node).expr)
+            return Val(MakeVector(tuple(lanes), t, span), t)
+        moved = self.emit_shuffle(
+            ShuffleKind.XOR, mask, self.shuffle_operand(v, "reduce", node), lane_delta, width, node
+        )
+        assert not isinstance(t, CArray)
+        return self.convert(moved, t, node)
 
     def reduce_operator(self, node: ts.Node) -> str | None:
         """``plus`` for the operator object ``cg::plus<T>()`` or ``cg::plus<T>{}`` (a key of ``REDUCE_OPS``)."""

@@ -220,6 +220,10 @@ class LoweringCore(abc.ABC):
         """Lower ``node`` as an rvalue; loads and side effects are emitted into the current buffer."""
 
     @abc.abstractmethod
+    def brace_value(self, t: Type, init: ts.Node) -> Val:
+        """A value of type ``t`` from a brace list (an argument, a returned value)."""
+
+    @abc.abstractmethod
     def sizeof_value(self, node: ts.Node) -> int:
         """``sizeof expr``: the size of the expression's type; the expression is not evaluated."""
 

@@ -187,7 +187,10 @@ class Expressions(Conversions):
                     raise self.unsupported("compound literal", node)
                 return self.construct(info, init.named_children, node)
             case "initializer_list":
-                raise self.unsupported("initializer list here", node)
+                wanted = self.brace_argument_type(node)
+                if wanted is None:
+                    raise self.unsupported("initializer list here", node)
+                return self.brace_value(wanted, node)
             case "string_literal" | "concatenated_string":
                 raise self.unsupported("string literal", node)
             case "null" | "nullptr":
@@ -623,6 +626,42 @@ class Expressions(Conversions):
         if fname in xyzw and xyzw[fname] < vt.lanes:
             return xyzw[fname], 1, False
         raise self.type_error(f"{vt} has no member {fname}", node)
+
+    def brace_argument_type(self, node: ts.Node) -> Type | None:
+        """``f(a, {x, 1.0f})``: the type of the by-value parameter a brace list is the argument for, where
+        the callee is one user function (not overloaded, not a template); ``None`` elsewhere."""
+        args = node.parent
+        call = args.parent if args is not None and args.type == "argument_list" else None
+        fn = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+        if args is None or fn is None or fn.type not in ("identifier", "qualified_identifier"):
+            return None
+        if self.lookup(node_text(fn)) is not None:
+            return None
+        key = self.tu.find("".join(node_text(fn).split()), fn, self.tu.functions)
+        defs = self.tu.functions[key] if key is not None else []
+        if len(defs) != 1 or defs[0].template is not None or defs[0].owner is not None:
+            return None
+        params = self.parameter_nodes(defs[0].node)
+        index = [a for a in args.named_children if a.type != "comment"].index(node)
+        p = params[index] if index < len(params) else None
+        type_node = p.child_by_field_name("type") if p is not None else None
+        declarator = p.child_by_field_name("declarator") if p is not None else None
+        if p is None or type_node is None or declarator is None or declarator.type != "identifier":
+            return None
+        if self.is_group_type(type_node):
+            return None
+        return self.tu.resolve_type(type_node, {}, p)
+
+    def brace_value(self, t: Type, init: ts.Node) -> Val:
+        """A value of type ``t`` from a brace list (an argument, a returned value): aggregate initialisation,
+        or the constructor of a struct that has one."""
+        infos = self.tu.vector_fields.get(t, []) if isinstance(t, VectorType) else []
+        constructed = [i for i in infos if i.name.rpartition("::")[2] in i.methods]
+        if constructed:
+            if len(infos) != 1:
+                raise self.unsupported(f"brace list for one of several structs laid out as {t}", init)
+            return self.construct(constructed[0], init.named_children, init)
+        return self.brace_init(t, init)
 
     def address_of(self, node: ts.Node) -> Val:
         arg = node.child_by_field_name("argument")

@@ -1018,7 +1018,10 @@ class Statements(Conversions):
             return
         if self.ret == VOID:
             raise self.type_error("return with a value in a void function", node)
-        v = self.convert(self.rvalue(value_node), self.ret, value_node)
+        if value_node.type == "initializer_list":  # `return {a, b};`: a value of the return type
+            v = self.brace_value(self.ret, value_node)
+        else:
+            v = self.convert(self.rvalue(value_node), self.ret, value_node)
         self.emit(Return(v.expr, self.span(node)))
 
     # -- local lambdas (see lowering.lambdas) ---------------------------------------------------------
