@@ -268,3 +268,63 @@ def test_a_brace_list_for_an_overloaded_function_stays_a_located_error(cuda: Cud
         "__global__ void k(float* o) { o[0] = f({o[1], 2.0f}); }\n"
     )
     assert cuda.error(src) == "4:40: error: unsupported initializer list here: {o[1], 2.0f}"
+
+
+# -- members that are several lanes of a struct (exllamav2 h_add.cu cuda_vector_add_int4_kernel) ---------
+
+HALF8 = """
+#include <cuda_fp16.h>
+typedef struct __align__(16) {
+    half2 lo;
+    half2 mid1;
+    half2 mid2;
+    half2 hi;
+} half_x8;
+
+__global__ void add_rows(half* __restrict__ dest, const half* __restrict__ source, int width, int height) {
+    int col = threadIdx.x * 8;
+    if (col >= width) return;
+    half_x8 a;
+    ((uint4*)&a)[0] = ((const uint4*)(source + col))[0];
+    for (int row = 0; row < height; ++row) {
+        half_x8* b_ptr = (half_x8*)(dest + row * width + col);
+        half_x8 b;
+        ((uint4*)&b)[0] = ((uint4*)b_ptr)[0];
+        b.lo = __hadd2(b.lo, a.lo);
+        b.mid1 = __hadd2(b.mid1, a.mid1);
+        b.mid2 += a.mid2;
+        b.hi = {__low2half(a.hi), __float2half(1.0f)};
+        ((uint4*)b_ptr)[0] = ((uint4*)&b)[0];
+    }
+}
+"""
+
+
+def test_vector_members_that_are_part_of_a_struct_are_read_and_assigned(cuda: Cuda) -> None:
+    width, height = 32, 3
+    src = torch.randn(width).half()
+    dst = torch.randn(height, width).half()
+    r = cuda.run(
+        HALF8,
+        "add_rows",
+        block=4,
+        buffers={"dest": dst.flatten(), "source": src},
+        scalars={"width": width, "height": height},
+    )
+    assert r.ok, r.diagnoses
+    want = (dst.float() + src.float()).half().reshape(height, width // 8, 8)
+    want[:, :, 6] = src.reshape(width // 8, 8)[:, 6]
+    want[:, :, 7] = 1.0
+    assert torch.equal(r.buffers["dest"].reshape(height, width // 8, 8), want)
+
+
+def test_an_element_of_an_array_member_that_is_part_of_a_struct_is_not_assigned(cuda: Cuda) -> None:
+    src = (
+        "struct Pair { float a[2]; float b[2]; };\n"
+        "__global__ void k(float* o) {\n"
+        "    Pair p = {};\n"
+        "    p.b[1] = o[0];\n"
+        "    o[1] = p.b[1];\n"
+        "}\n"
+    )
+    assert cuda.error(src) == "4:5: error: assignment to something that is not a variable or memory"
