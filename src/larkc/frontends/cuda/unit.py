@@ -272,6 +272,9 @@ class TranslationUnit:
         self.structs: dict[str, StructDef] = {}
         self.out_of_class: dict[str, list[OutOfClassMethod]] = {}  # member functions defined outside, by struct
         self.member_templates: dict[int, tuple[TemplateParam, ...]] = {}  # by the definition's start byte
+        #: the definition (by start byte) and template arguments of each struct used as an object, by its name
+        #: and member types (see object_struct)
+        self._object_instances: dict[tuple[str, tuple[Type, ...]], tuple[int, dict[str, object]]] = {}
         self.declared_functions: dict[str, ts.Node] = {}  # `__device__ float f(float);` prototypes
         self.file_memory: dict[str, FileScopeVariable] = {}  # file-scope __constant__/__shared__ variables
         self.unions: dict[str, ts.Node] = {}  # union_specifier nodes with a body, by qualified name
@@ -1349,8 +1352,8 @@ class TranslationUnit:
     def pointer_struct(self, type_node: ts.Node, env: TemplateEnv) -> dict[str, Type] | None:
         """The members of the struct ``type_node`` names if it has pointer members or members of different types
         (a kernel's parameter struct, ``struct Params { const float* q; float* out; int n; }``, flashinfer's
-        ``RopeQuantizeAppendPagedKVCacheParams { uint32_t nnz; size_t stride; float scale; }``), in order;
-        ``None`` for any other type."""
+        ``RopeQuantizeAppendPagedKVCacheParams { uint32_t nnz; size_t stride; float scale; }``), in order; no
+        members for a struct of member functions only; ``None`` for any other type."""
         name_node = type_node.child_by_field_name("name") if type_node.type == "template_type" else type_node
         key = self.find(type_words(name_node) if name_node is not None else "", type_node, self.structs)
         sd = self.structs.get(key) if key is not None else None
@@ -1384,6 +1387,8 @@ class TranslationUnit:
                 members[node_text(d)] = t
         if any(isinstance(t, PointerType) for t in members.values()) or len(set(members.values())) > 1:
             return members  # members of one scalar type are laid out as a vector instead (struct_type)
+        if not members and any(f.type == "function_definition" for f in body.named_children):
+            return members  # only member functions (the samples' `SharedMemory<T> smem; smem.getPointer()`)
         return None
 
     def object_struct(self, type_node: ts.Node, env: TemplateEnv) -> ObjectStruct | None:
@@ -1413,6 +1418,17 @@ class TranslationUnit:
                 methods.setdefault(method, []).append(f)
         if not methods:
             return None  # a plain struct of pointers (a kernel's parameter struct)
+        # an object's member functions are lowered once per struct name and member types: two instances that
+        # differ only in their definition or template arguments (`SharedMemory<float>` and `SharedMemory<int>`,
+        # member-less) would share one body, so the second is an error
+        instance = (sd.node.start_byte, struct_env)
+        seen = self._object_instances.setdefault((key, tuple(members.values())), instance)
+        if seen != instance:
+            raise UnsupportedError(
+                "two instances of a struct template with the same member types used as objects",
+                node_text(type_node),
+                self.span(type_node),
+            )
         return ObjectStruct(key, members, methods, struct_env)
 
     def struct_constant(self, t: object, member: str) -> tuple[ScalarType, bool | int | float] | None:
