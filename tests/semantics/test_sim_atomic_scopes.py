@@ -84,11 +84,14 @@ def test_block_scoped_atomics_on_shared_memory_never_race_between_blocks(sim: Si
     assert kinds == set() and count == 3 * 64
 
 
-def test_larkc_run_fails_the_histogram_merged_with_block_scoped_atomics(
+def test_larkc_run_fails_the_counts_merged_with_block_scoped_atomics(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    assert main(["run", str(EXAMPLES / "histogram"), "--replay-dir", str(tmp_path)]) == 0
+    assert main(["run", str(EXAMPLES / "channel_positive_count"), "--replay-dir", str(tmp_path)]) == 0
     capsys.readouterr()
-    assert main(["run", str(EXAMPLES / "histogram_bug_block_scope_global"), "--replay-dir", str(tmp_path)]) == 1
+    assert (
+        main(["run", str(EXAMPLES / "channel_positive_count_bug_block_scope_global"), "--replay-dir", str(tmp_path)])
+        == 1
+    )
     out = capsys.readouterr().out
-    assert "block-scoped atomic of global hist[" in out and "atomic only towards its own block" in out
+    assert "block-scoped atomic of global counts[" in out and "atomic only towards its own block" in out
