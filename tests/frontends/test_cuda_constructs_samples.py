@@ -163,6 +163,31 @@ def test_lambdas_capture_by_reference_and_by_value(cuda: Cuda) -> None:
             assert out[b, lane].tolist() == pytest.approx(want, rel=1e-5, abs=1e-5)
 
 
+NESTED_LAMBDAS = """
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+
+__global__ void nested(int* out) {
+    auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+    int x = 1;
+    // the inner lambda takes x by reference from the outer one, which copied it: it sees the copy
+    auto outer = [=]() {
+        auto inner = [&]() { return x * 10 + (int)warp.thread_rank(); };
+        return inner();
+    };
+    x = 2;
+    auto twice = [=](int v) { return outer() + v; };
+    out[threadIdx.x] = twice(x);
+}
+"""
+
+
+def test_nested_lambdas_copy_what_the_inner_ones_use(cuda: Cuda) -> None:
+    r = cuda.run(NESTED_LAMBDAS, "nested", block=32, buffers={"out": ("i32", 32)})
+    assert r.ok, r.diagnoses
+    assert r.buffers["out"].tolist() == [10 + lane + 2 for lane in range(32)]
+
+
 @pytest.mark.parametrize(
     ("body", "error"),
     [
@@ -183,6 +208,10 @@ def test_lambdas_capture_by_reference_and_by_value(cuda: Cuda) -> None:
         ("for (;;) { auto f = [&]() { break; }; f(); }", "3:33: error: unsupported break outside a loop: break;"),
         ("auto f = [&](int k) { n += k; }; f(1.0f, 2);", "3:38: error: lambda takes 1 arguments, got 2"),
         ("auto f = [=]() { n = 1; }; f();", "3:22: error: assignment to a const variable"),
+        (
+            "int c = 0; auto f = [c]() mutable { return ++c; }; auto g = [=]() { return f(); }; o[0] = g();",
+            "3:71: error: unsupported capture by value of f (a copy of a local other than a variable): { return f(); }",
+        ),
     ],
 )
 def test_lambda_constructs_outside_the_model_are_located_errors(cuda: Cuda, body: str, error: str) -> None:

@@ -36,6 +36,7 @@ class Lambda:
 
     node: ts.Node  # the lambda_expression
     scopes: tuple[Mapping[str, Binding], ...]  # innermost last, as ``LoweringCore.scopes``
+    mutable: bool  # its by-value copies change from call to call (a copy of it would need copies of them)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,25 +70,26 @@ def capture_list(spec: ts.Node) -> Captures:
     return Captures(default, tuple(by_ref), tuple(by_value), tuple(other))
 
 
-def _descendants(node: ts.Node) -> Iterator[ts.Node]:
-    """The nodes below ``node``, not entering nested lambdas (their names and returns are their own)."""
+def _descendants(node: ts.Node, *, nested: bool) -> Iterator[ts.Node]:
+    """The nodes below ``node``, entering nested lambdas only when ``nested``."""
     for c in node.children:
         yield c
-        if c.type != "lambda_expression":
-            yield from _descendants(c)
+        if nested or c.type != "lambda_expression":
+            yield from _descendants(c, nested=nested)
 
 
 def misplaced_returns(body: ts.Node) -> list[ts.Node]:
     """The ``return`` statements of a lambda body other than its last statement (the one inlining keeps)."""
     stmts = [c for c in body.named_children if c.type != "comment"]
     last = stmts[-1] if stmts and stmts[-1].type == "return_statement" else None
-    return [n for n in _descendants(body) if n.type == "return_statement" and n != last]
+    return [n for n in _descendants(body, nested=False) if n.type == "return_statement" and n != last]
 
 
 def free_identifiers(body: ts.Node) -> list[str]:
-    """The names a lambda body uses, in order of first use (a superset of what ``[=]`` captures)."""
+    """The names a lambda body uses, nested lambdas included (what they use by reference the body must
+    capture by copy), in order of first use: a superset of what ``[=]`` captures."""
     seen: dict[str, None] = {}
-    for n in _descendants(body):
+    for n in _descendants(body, nested=True):
         if n.type == "identifier":
             seen.setdefault(node_text(n), None)
     return list(seen)

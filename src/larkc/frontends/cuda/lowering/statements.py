@@ -1058,6 +1058,8 @@ class Statements(Conversions):
                 continue  # a name the body declares itself, or one that is not a variable
             if name in copies or not self.needs_capture(b):
                 continue
+            if b.kind in ("group", "pun") or (b.kind == "lambda" and not self.lambdas[b.ir_name].mutable):
+                continue  # a copy is the same value: a compile-time group or lambda, pointers that never change
             if b.kind != "var" or isinstance(b.ctype, CArray):
                 raise self.unsupported(f"capture by value of {name} (a copy of a local other than a variable)", where)
             ir_name = self.fresh(name)
@@ -1067,7 +1069,7 @@ class Statements(Conversions):
         for n in captures.by_reference:
             if node_text(n) not in visible:
                 raise self.type_error(f"capture of {node_text(n)}, which is not a local variable", n)
-        return Lambda(node, (visible, copies))
+        return Lambda(node, (visible, copies), mutable)
 
     def lambda_parts(self, node: ts.Node) -> list[ts.Node]:
         """The children of a lambda's declarator (parameters, specifiers, trailing return type)."""
