@@ -16,6 +16,8 @@ a group variable to a :class:`Group` and lowers each method to what it means:
 ``tile.shfl(v, i)``, ``shfl_up/down/xor``    the matching ``__shfl_*_sync`` with the tile's lanes, width ``S``
 ``tile.any/all/ballot(p)``                   the matching vote over the tile's lanes
 ``cg::reduce(tile, v, cg::plus<T>())``       ``log2 S`` butterfly steps; also ``cg::greater`` (max), ``cg::less`` (min)
+``cg::reduce(tile, v, f)``                   the same steps calling a device function ``T f(T, T)`` (a struct
+                                             ``T`` is shuffled lane by lane)
 ==========================================  ===================================================
 
 Everything else of the library (grid groups, ``coalesced_threads``, ``memcpy_async``) is rejected.
