@@ -84,6 +84,25 @@ def test_a_tile_of_another_size_is_a_type_error(cuda: Cuda) -> None:
     assert cuda.error(src) == "4:5: error: a tile16 group where the type is thread_block_tile<8>"
 
 
+TILE_TEMPLATE = """
+namespace cg = cooperative_groups;
+template <int N>
+__device__ int rank_plus(cg::thread_block_tile<N> g) { return g.thread_rank() + N; }
+__global__ void k(int* o) {
+    auto t = cg::tiled_partition<16>(cg::this_thread_block());
+    o[threadIdx.x] = rank_plus<SIZE>(t);
+}
+"""
+
+
+def test_a_tile_parameter_sized_by_a_template_argument(cuda: Cuda) -> None:
+    r = cuda.run(TILE_TEMPLATE.replace("SIZE", "16"), "k", block=32, buffers={"o": ("i32", 32)})
+    assert r.ok, r.diagnoses
+    assert r.buffers["o"].tolist() == [lane % 16 + 16 for lane in range(32)]
+    error = cuda.error(TILE_TEMPLATE.replace("SIZE", "8"))
+    assert error == "4:26: error: a tile16 group where the type is cg::thread_block_tile<N>"
+
+
 def test_a_dynamic_tile_size_is_a_located_error(cuda: Cuda) -> None:
     src = (
         "namespace cg = cooperative_groups;\n"

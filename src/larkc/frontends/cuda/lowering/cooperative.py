@@ -156,11 +156,11 @@ class CooperativeGroups(Conversions):
                 inner = inner.child_by_field_name("name")
             targs = inner.child_by_field_name("arguments") if inner is not None else None
             size = (
-                fold_constant(self.tu, targs.named_children[0], self.env, self.const_scope())
+                self.tu.template_argument(targs.named_children[0], self.env, node, self.const_scope())
                 if targs is not None and len(targs.named_children) == 1
                 else None
             )
-            fits = size is not None and group.tile == size
+            fits = isinstance(size, int) and group.tile == size
         if not fits:
             raise self.type_error(f"a {group} group where the type is {node_text(type_node)}", node)
 
