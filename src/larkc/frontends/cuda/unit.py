@@ -1227,7 +1227,7 @@ class TranslationUnit:
         matches: list[tuple[PartialSpecialization, Pattern, TemplateEnv]] = []
         for partial in self.partial_specializations.get(name, ()):
             if _names_unmodelled_type(partial.args):
-                continue  # `vec_t<__nv_fp8x2_e4m3, N>`: no argument larkc resolves is that type
+                continue  # `vec_t<__nv_fp4x2_e2m1, N>`: no argument larkc resolves is that type
             if partial.definition.template_error is not None:
                 if len(_template_args(partial.args)) == len(full):
                     raise partial.definition.template_error  # its parameters are unreadable: it may apply
@@ -1282,7 +1282,7 @@ class TranslationUnit:
         """The explicit specialization ``template <> struct name<targs> {...}`` of the file, if any."""
         for args_node, spec in self.struct_specializations.get(name, ()):
             if args_node is not None and _names_unmodelled_type(args_node):
-                continue  # `vec_t<__nv_fp8x2_e4m3, 1>`: no argument list larkc resolves equals it
+                continue  # `vec_t<__nv_fp4x2_e2m1, 1>`: no argument list larkc resolves equals it
             spec_args = tuple(self.template_argument(a, {}, a) for a in args_node.named_children) if args_node else ()
             if targs and spec_args == targs:
                 return spec
@@ -1300,13 +1300,13 @@ class TranslationUnit:
             if not args:
                 return {} if choice.pattern is None and not choice.explicit else None  # a non-template struct's
             if m.scope_args is not None and _names_unmodelled_type(m.scope_args):
-                return None  # `vec_t<__nv_fp8x2_e4m3, 1>::fill`: never the instance larkc lays out
+                return None  # `vec_t<__nv_fp4x2_e2m1, 1>::fill`: never the instance larkc lays out
             folded = tuple(self.template_argument(a, {}, a) for a in args)
             return {} if choice.explicit and folded == targs else None
         if choice.pattern is None or m.scope_args is None:
             return None  # a member of a template, not of this explicit specialization
         if _names_unmodelled_type(m.scope_args):
-            return None  # `template <size_t N> vec_t<__nv_fp8x2_e4m3, N>::fill`: of a definition never laid out
+            return None  # `template <size_t N> vec_t<__nv_fp4x2_e2m1, N>::fill`: of a definition never laid out
         scope = self._pattern(m.scope_args, StructDef(choice.definition.name, m.node, m.template), m.node, m.name)
         renaming = _renaming(scope, choice.pattern)
         if renaming is None:
@@ -1621,7 +1621,7 @@ class TranslationUnit:
         for spec in self.specializations.get(name, ()):
             assert spec.specialization is not None
             if _names_unmodelled_type(spec.specialization):
-                continue  # `f<__nv_fp8x2_e4m3>`: no argument list larkc resolves equals it
+                continue  # `f<__nv_fp4x2_e2m1>`: no argument list larkc resolves equals it
             spec_args = tuple(self.template_argument(a, {}, a) for a in spec.specialization.named_children)
             if spec_args == args:
                 return spec
@@ -1633,7 +1633,7 @@ class TranslationUnit:
 
 
 def _names_unmodelled_type(args: ts.Node) -> bool:
-    """Whether a template argument list names a type larkc knows but cannot model (a packed fp8 type): an explicit
+    """Whether a template argument list names a type larkc knows but cannot model (an fp4, fp6 or e8m0 type): a
     specialization for it is never the one a call with resolved arguments asks for."""
     return any(
         n.type in ("type_identifier", "identifier") and node_text(n) in UNSUPPORTED_TYPES for n in _descendants(args)

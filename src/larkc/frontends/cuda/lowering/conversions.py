@@ -11,7 +11,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from larkc.errors import Span
-from larkc.frontends.cuda.ctypes import CArray, arithmetic_result
+from larkc.frontends.cuda.ctypes import PACKED_FP8_CONVERSIONS, CArray, arithmetic_result
 from larkc.frontends.cuda.lowering.core import LoweringCore
 from larkc.frontends.cuda.lowering.values import Val, is_null_constant, null_pointer, zero_value
 from larkc.frontends.cuda.syntax import node_text
@@ -57,6 +57,8 @@ class Conversions(LoweringCore):
         if isinstance(t, ScalarType) and t.is_bool and isinstance(src, PointerType):
             return self.to_bool(v, node)
         if isinstance(t, VectorType) and isinstance(src, VectorType) and explicit and src.lanes == t.lanes:
+            if (t.elem.is_fp8 or src.elem.is_fp8) and (src.elem, t.elem, t.lanes) not in PACKED_FP8_CONVERSIONS:
+                raise self.type_error(f"cannot convert {src} to {t} (cuda_fp8.h has no such conversion)", node)
             return Val(Cast(v.expr, t, CastKind.CONVERT, span), t)
         if isinstance(t, VectorType) and isinstance(src, VectorType) and src.elem == t.elem and src.lanes == t.lanes:
             # A struct and a CUDA vector type of the same layout (Vec<float,4> and float4) are the same type.
