@@ -117,3 +117,11 @@ __global__ void k(float* out) {
     with pytest.raises(LarkcError) as info:
         parse_cuda(text=src.replace("vec_t<float, 1> v;", "vec_t<__nv_fp4x2_e2m1, 1> v;"), file="fp4.cu")
     assert "unsupported narrow float type" in str(info.value)
+
+
+def test_arithmetic_on_packed_fp8_values_is_a_located_error() -> None:
+    # cuda_fp8.h's packed classes have no operators: nvcc rejects `q[0] + q[1]`
+    src = "#include <cuda_fp8.h>\n__global__ void k(__nv_fp8x2_e4m3* q) {\n    q[0] = q[0] * q[1];\n}\n"
+    with pytest.raises(LarkcError) as info:
+        parse_cuda(text=src, file="op.cu")
+    assert str(info.value).splitlines()[0] == "op.cu:3:12: error: no operator * on f8e4m3x2 (cuda_fp8.h's packed types)"

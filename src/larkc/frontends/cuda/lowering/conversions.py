@@ -125,6 +125,8 @@ class Conversions(LoweringCore):
                 raise self.unsupported(f"call of user-defined operator{op_text}", node)
             if a.ctype == b.ctype:
                 assert isinstance(a.ctype, VectorType)
+                if a.ctype.elem.is_fp8:  # cuda_fp8.h's packed classes define no operators (nvcc rejects `p + q`)
+                    raise self.type_error(f"no operator {op_text} on {a.ctype} (cuda_fp8.h's packed types)", node)
                 return a.expr, b.expr, a.ctype
             raise self.type_error(f"operands of types {a.ctype} and {b.ctype}", node)
         if not isinstance(a.ctype, ScalarType) or not isinstance(b.ctype, ScalarType):
