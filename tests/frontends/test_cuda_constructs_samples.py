@@ -296,6 +296,35 @@ def test_brace_arguments_and_a_reduce_by_a_device_function(cuda: Cuda) -> None:
     torch.testing.assert_close(r.buffers["out"].reshape(n, c), torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
 
 
+TILE_REDUCE_BY_FUNCTION = """
+namespace cg = cooperative_groups;
+struct ArgMax { int value; int index; };
+__device__ ArgMax better(ArgMax a, ArgMax b) {
+    if (a.value != b.value) return a.value > b.value ? a : b;
+    return a.index < b.index ? a : b;
+}
+__global__ void argmax8(int* out, const int* in) {
+    auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+    int i = threadIdx.x;
+    ArgMax best = cg::reduce(tile, ArgMax{in[i], i}, better);
+    out[2 * i] = best.value;
+    out[2 * i + 1] = best.index;
+}
+"""
+
+
+def test_a_reduce_by_a_function_over_tiles_of_eight(cuda: Cuda) -> None:
+    x = torch.randint(0, 5, (32,), dtype=torch.int32)
+    r = cuda.run(TILE_REDUCE_BY_FUNCTION, "argmax8", block=32, buffers={"out": ("i32", 64), "in": x})
+    assert r.ok, r.diagnoses
+    want = []
+    for i in range(32):
+        tile = x[i // 8 * 8 : i // 8 * 8 + 8].tolist()
+        top = max(tile)
+        want += [top, i // 8 * 8 + tile.index(top)]
+    assert r.buffers["out"].tolist() == want
+
+
 def test_a_reduce_by_a_function_of_another_shape_is_a_located_error(cuda: Cuda) -> None:
     src = (
         "namespace cg = cooperative_groups;\n"
