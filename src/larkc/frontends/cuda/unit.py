@@ -614,6 +614,9 @@ class TranslationUnit:
         name_node = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
         if body is None:
+            if template and name_node is not None and name_node.type == "type_identifier":
+                # `template <typename T> struct num_elems;`: a primary template defined only by its specializations
+                self.structs.setdefault(ns + node_text(name_node), StructDef(ns + node_text(name_node), node, template))
             return  # a forward declaration
         if name_node is None:
             raise UnsupportedError("anonymous struct", node_text(node), self.span(node))
@@ -1237,7 +1240,8 @@ class TranslationUnit:
             if bound is not None:
                 matches.append((partial, pattern, bound))
         if not matches:
-            return StructChoice(sd, env, False, tuple(PatternParam(p.name) for p in params))
+            primary = StructChoice(sd, env, False, tuple(PatternParam(p.name) for p in params))
+            return self._defined(primary, name, full, where)
         best = [
             m
             for m in matches
@@ -1256,6 +1260,14 @@ class TranslationUnit:
             )
         partial, pattern, bound = best[0]
         return StructChoice(partial.definition, bound, False, pattern)
+
+    def _defined(self, choice: StructChoice, name: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> StructChoice:
+        """``choice`` if its definition has a body (a primary template may be only declared)."""
+        if choice.definition.node.child_by_field_name("body") is None:
+            instance = f"{name}<{', '.join(_targ_str(a) for a in targs)}>"
+            message = f"{instance} is declared but never defined (no specialization for these arguments)"
+            raise TypeCheckError(message, self.span(where), stage=Stage.FRONTEND)
+        return choice
 
     def _pattern(self, args: ts.Node, definition: StructDef, where: ts.Node, name: str) -> Pattern:
         """The argument pattern ``args`` of a partial specialization (or of an out-of-class member's scope)
@@ -1437,6 +1449,34 @@ class TranslationUnit:
             return None
         values = {i.constants[member] for i in self.vector_fields.get(t, []) if member in i.constants}
         return values.pop() if len(values) == 1 else None
+
+    def static_constant(
+        self, scope: ts.Node, member: str, env: TemplateEnv
+    ) -> tuple[ScalarType, bool | int | float] | None:
+        """``num_elems<T>::value``: the ``static constexpr`` member ``member`` of the struct ``scope`` names, read
+        from the definition the instance takes (explicit, partial or primary) without laying the struct out, as
+        a type trait has no data members. ``None`` if ``scope`` names no struct of the file, the member is not a
+        static constant, or the definition cannot be chosen (that error is the caller's to report)."""
+        name_node = scope.child_by_field_name("name") if scope.type == "template_type" else scope
+        args = scope.child_by_field_name("arguments") if scope.type == "template_type" else None
+        key = self.find(node_text(name_node), scope, self.structs) if name_node is not None else None
+        if key is None:
+            return None
+        constants: dict[str, tuple[ScalarType, bool | int | float]] = {}
+        try:
+            targs = tuple(self.template_argument(a, env, scope) for a in (_template_args(args) if args else []))
+            choice = self.struct_definition(key, targs, scope)
+            body = choice.definition.node.child_by_field_name("body")
+            for f in body.named_children if body is not None else []:
+                type_node = f.child_by_field_name("type")
+                specs = {node_text(c) for c in f.named_children if c.type == "storage_class_specifier"}
+                if f.type == "field_declaration" and "static" in specs and type_node is not None:
+                    self._struct_constant(f, self.resolve_type(type_node, choice.env, f), choice.env, constants)
+                if member in constants:
+                    return constants[member]
+        except LarkcError:
+            return None
+        return None
 
     def struct_info(self, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> StructInfo | None:
         """The struct a type node names (``Pack<float>``, a typedef of it, ``Pack`` in its methods)."""
