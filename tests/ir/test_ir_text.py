@@ -46,6 +46,8 @@ from larkc.ir.nodes import (
     MakeVector,
     MathCall,
     MathFn,
+    MemoryOrder,
+    MemScope,
     Module,
     Param,
     PtrAdd,
@@ -229,6 +231,7 @@ STMTS: list[tuple[Stmt, str]] = [
     (Barrier(BarrierScope.BLOCK), "barrier.block;"),
     (Barrier(BarrierScope.WARP, Const(3, U32)), "barrier.warp(3:u32);"),
     (Fence(FenceScope.DEVICE), "fence.device;"),
+    (Fence(MemScope.SYSTEM), "fence.system;"),
     (
         Shuffle("t", ShuffleKind.DOWN, Const(1, U32), ONE, Const(1, I32), Const(32, I32)),
         "%t = shfl.down(1:u32, 1.0:f32, 1:i32, 32:i32);",
@@ -237,6 +240,11 @@ STMTS: list[tuple[Stmt, str]] = [
     (Atomic(None, AtomicOp.ADD, X, ONE), "atomic.add [%x], 1.0:f32;"),
     (Atomic("o", AtomicOp.CAS, X, ONE, ONE), "%o = atomic.cas [%x], 1.0:f32, compare 1.0:f32;"),
     (Atomic(None, AtomicOp.MAX, X, ONE, mask=TRUE), "atomic.max [%x], 1.0:f32, mask true;"),
+    (Atomic(None, AtomicOp.ADD, X, ONE, scope=MemScope.BLOCK), "atomic.add.block [%x], 1.0:f32;"),
+    (
+        Atomic(None, AtomicOp.EXCH, X, ONE, order=MemoryOrder.RELEASE, scope=MemScope.SYSTEM),
+        "atomic.exch.release.system [%x], 1.0:f32;",
+    ),
     (Call(None, "f<1>", (N, ONE)), 'call @"f<1>"(%n, 1.0:f32);'),
     (Call("r", "g", ()), "%r = call @g();"),
     (If(TRUE, (Break(),)), "if true {\n  break;\n}"),
@@ -260,6 +268,18 @@ STMTS: list[tuple[Stmt, str]] = [
 @pytest.mark.parametrize(("stmt", "text"), STMTS, ids=[t.split("\n")[0] for _, t in STMTS])
 def test_statements(stmt: Stmt, text: str) -> None:
     assert print_stmt(stmt) == text
+
+
+@pytest.mark.parametrize(
+    ("order", "scope"), [(o, s) for o in MemoryOrder for s in MemScope], ids=lambda m: str(m.value)
+)
+def test_atomic_order_and_scope_parse_back(order: MemoryOrder, scope: MemScope) -> None:
+    suffix = ("" if order is MemoryOrder.RELAXED else f".{order.value}") + (
+        "" if scope is MemScope.DEVICE else f".{scope.value}"
+    )
+    stmt_a, stmt_f = parse_body(f"atomic.add{suffix} [%x], 1.0:f32;", f"fence.{scope.value};", params=PARAMS[T])
+    assert isinstance(stmt_a, Atomic) and (stmt_a.order, stmt_a.scope) == (order, scope)
+    assert stmt_f == Fence(scope)
 
 
 def test_nested_statements_are_indented() -> None:
@@ -355,6 +375,8 @@ SYNTAX_ERRORS = [
     (kernel_text("barrier.grid;"), "k.ir:2:3: error: unknown barrier 'barrier.grid'"),
     (kernel_text("%x = vote.some(1:u32, true);"), "k.ir:2:8: error: unknown vote 'vote.some'"),
     (kernel_text("atomic.nand [%x], 1:i32;"), "k.ir:2:3: error: unknown atomic operation 'atomic.nand'"),
+    (kernel_text("atomic.add.relaxed.warp [%x], 1:i32;"), "k.ir:2:3: error: unknown memory scope 'scope.warp'"),
+    (kernel_text("atomic.add.block.relaxed [%x], 1:i32;"), "k.ir:2:3: error: unknown memory scope"),
     (kernel_text("let %x: f32 = frobnicate(1.0:f32);"), "k.ir:2:17: error: unknown operation 'frobnicate'"),
     (kernel_text("let %x: f32 = sqrt.fast(1.0:f32);"), "k.ir:2:17: error: unknown operation 'sqrt.fast'"),
     (kernel_text("let %x: f32 = reduce.avg<0>(%b);"), "k.ir:2:17: error: unknown reduction 'reduce.avg'"),

@@ -73,6 +73,7 @@ __all__ = [
     "MakeVector",
     "MathCall",
     "MathFn",
+    "MemScope",
     "MemoryOrder",
     "Module",
     "Param",
@@ -235,9 +236,20 @@ class BarrierScope(enum.Enum):
     WARP = "warp"  # __syncwarp(mask): the lanes named by the mask
 
 
-class FenceScope(enum.Enum):
-    BLOCK = "block"  # __threadfence_block()
-    DEVICE = "device"  # __threadfence()
+class MemScope(enum.Enum):
+    """The threads a fence or an atomic synchronises with (PTX's ``.cta``/``.gpu``/``.sys`` scopes).
+
+    Two atomics to one location are atomic towards each other only if each one's scope includes the
+    other's thread (PTX's *morally strong*): a block-scoped atomic from another block is a plain access.
+    """
+
+    BLOCK = "block"  # the thread's block: __threadfence_block(), atomicAdd_block, Triton scope="cta"
+    DEVICE = "device"  # the launch's device: __threadfence(), atomicAdd, Triton scope="gpu" (the default)
+    SYSTEM = "system"  # the device, the host and peer devices: __threadfence_system(), atomicAdd_system
+
+
+#: the scope of a :class:`Fence` (one enum with the scopes of atomics)
+FenceScope = MemScope
 
 
 class ShuffleKind(enum.Enum):
@@ -739,7 +751,8 @@ class Atomic:
     """An atomic read-modify-write of ``*ptr``; ``dst`` (if given) receives the old value.
 
     ``order`` says what it orders between programs (after ``span`` so that positional constructions
-    keep their meaning; relaxed by default, as CUDA's atomics are).
+    keep their meaning; relaxed by default, as CUDA's atomics are); ``scope`` which threads it is
+    atomic towards and synchronises with (device by default, as CUDA's ``atomicAdd`` is).
     """
 
     dst: str | None
@@ -750,6 +763,7 @@ class Atomic:
     mask: Expr | None = None
     span: Span = _span()
     order: MemoryOrder = MemoryOrder.RELAXED
+    scope: MemScope = MemScope.DEVICE
 
 
 @dataclass(frozen=True, slots=True)

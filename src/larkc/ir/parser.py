@@ -60,7 +60,6 @@ from larkc.ir.nodes import (
     Expr,
     Extract,
     Fence,
-    FenceScope,
     For,
     Function,
     FunctionKind,
@@ -72,6 +71,7 @@ from larkc.ir.nodes import (
     MathCall,
     MathFn,
     MemoryOrder,
+    MemScope,
     Module,
     Param,
     Permute,
@@ -112,7 +112,7 @@ from larkc.ir.verify import builtin_type, expected_type
 __all__ = ["parse_module"]
 
 _Node = Tree[Token] | Token
-_K = TypeVar("_K", BarrierScope, FenceScope, ShuffleKind, VoteKind, AtomicOp, MemoryOrder)
+_K = TypeVar("_K", BarrierScope, MemScope, ShuffleKind, VoteKind, AtomicOp, MemoryOrder)
 _E = TypeVar("_E", Unary, Binary, Select, MathCall, PtrAdd, Insert, Reduce, Combine)
 _B = TypeVar("_B", Arange, Splat, Broadcast, Reshape, Permute, Scan, Dot)
 
@@ -444,7 +444,7 @@ class _Builder:
                 return Barrier(self.kind(scope_tok, BarrierScope, "barrier"), self.opt(mask), span)
             case "fence":
                 assert isinstance(ch[0], Token)
-                return Fence(self.kind(ch[0], FenceScope, "fence"), span)
+                return Fence(self.kind(ch[0], MemScope, "fence"), span)
             case "assert_stmt":
                 return Assert(self.expr(ch[0]), span)
             case "assume_stmt":
@@ -463,15 +463,17 @@ class _Builder:
             case "atomic":
                 dst, op_tok, ptr, value, compare, mask = ch
                 assert isinstance(op_tok, Token)
-                op_text, _, order_text = str(op_tok).removeprefix("atomic.").partition(".")
+                op_text, *suffixes = str(op_tok).removeprefix("atomic.").split(".")
                 op = self.kind(op_tok.update(value=f"atomic.{op_text}"), AtomicOp, "atomic operation")
-                order = MemoryOrder.RELAXED
-                if order_text:
-                    order = self.kind(op_tok.update(value=f"order.{order_text}"), MemoryOrder, "memory order")
+                order, scope = MemoryOrder.RELAXED, MemScope.DEVICE
+                if suffixes and (len(suffixes) == 2 or suffixes[0] in {m.value for m in MemScope}):
+                    scope = self.kind(op_tok.update(value=f"scope.{suffixes.pop()}"), MemScope, "memory scope")
+                if suffixes:
+                    order = self.kind(op_tok.update(value=f"order.{suffixes[0]}"), MemoryOrder, "memory order")
                 dst_name = None if dst is None else self.name(dst)
                 ptr_e, value_e = self.expr(ptr), self.expr(value)
                 c, m = self.opt(compare), self.opt(mask)
-                return Atomic(dst_name, op, ptr_e, value_e, c, m, span, order)
+                return Atomic(dst_name, op, ptr_e, value_e, c, m, span, order, scope)
             case "call":
                 dst, func, *args = ch
                 dst_name = None if dst is None else self.name(dst)

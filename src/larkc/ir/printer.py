@@ -59,6 +59,7 @@ from larkc.ir.nodes import (
     MakeVector,
     MathCall,
     MemoryOrder,
+    MemScope,
     Module,
     Permute,
     PtrAdd,
@@ -316,7 +317,8 @@ def _simple(s: Stmt, indent: int) -> str:
             compare = "" if s.compare is None else f", compare {print_expr(s.compare)}"
             value = print_expr(s.value)
             order = "" if s.order is MemoryOrder.RELAXED else f".{s.order.value}"
-            return f"{dst}atomic.{s.op.value}{order} [{print_expr(s.ptr)}], {value}{compare}{_mask(s.mask)}"
+            scope = "" if s.scope is MemScope.DEVICE else f".{s.scope.value}"
+            return f"{dst}atomic.{s.op.value}{order}{scope} [{print_expr(s.ptr)}], {value}{compare}{_mask(s.mask)}"
         case Call():
             dst = "" if s.dst is None else f"{format_var(s.dst)} = "
             return f"{dst}call {format_func(s.func)}({_exprs(s.args)})"

@@ -59,7 +59,6 @@ from larkc.ir.nodes import (
     Expr,
     Extract,
     Fence,
-    FenceScope,
     For,
     Function,
     FunctionKind,
@@ -71,6 +70,7 @@ from larkc.ir.nodes import (
     MathCall,
     MathFn,
     MemoryOrder,
+    MemScope,
     Module,
     Param,
     Permute,
@@ -586,7 +586,7 @@ class _Gen:
             self.store,
             self.atomic,
             lambda out: Barrier(BarrierScope.BLOCK),
-            lambda out: Fence(self.pick(tuple(FenceScope))),
+            lambda out: Fence(self.pick(tuple(MemScope))),
             lambda out: Assert(self.expr(BOOL)),
             lambda out: Assume(self.expr(BOOL)),
         ]
@@ -675,7 +675,8 @@ class _Gen:
         dst = self.dst(value, out) if self.coin() else None
         compare = self.expr(value) if op is AtomicOp.CAS else None
         order = self.pick(tuple(MemoryOrder)) if self.level is Level.BLOCK else MemoryOrder.RELAXED
-        return Atomic(dst, op, self.expr(ptr), self.expr(value), compare, mask, order=order)
+        scope = self.pick(tuple(MemScope))
+        return Atomic(dst, op, self.expr(ptr), self.expr(value), compare, mask, order=order, scope=scope)
 
     def shuffle(self, out: list[Stmt]) -> Shuffle:
         t = self.pick(_SHUFFLABLE)

@@ -70,6 +70,7 @@ from larkc.ir.nodes import (
     MakeVector,
     MathCall,
     MathFn,
+    MemScope,
     Permute,
     PtrAdd,
     Reduce,
@@ -258,6 +259,17 @@ def _precondition(s: Assume) -> UnsupportedError:
     """A kernel precondition: the theorems would have to state it as a hypothesis, which the lowering
     does not do yet; emitting them without it would claim more than ``larkc verify`` proves."""
     return _unsupported("precondition (__requires) in Lean lowering", s.span, "a theorem would need it as a hypothesis")
+
+
+def _device_scope(s: Atomic) -> None:
+    """The Lean model's atomics are atomic towards every thread (``Phase.RaceFree`` never counts two atomic
+    updates as a conflict): an atomic of a narrower scope (``atomicAdd_block``, Triton's ``scope="cta"``),
+    which races with atomics of other blocks, is rejected rather than given a race-freedom theorem that
+    could be false. On shared memory, which only the block's own threads reach, the block scope is the
+    device scope."""
+    pointer = s.ptr.type.elem if isinstance(s.ptr.type, BlockType) else s.ptr.type
+    if s.scope is MemScope.BLOCK and not (isinstance(pointer, PointerType) and pointer.space is AddressSpace.SHARED):
+        raise _unsupported("block-scoped atomic in Lean lowering", s.span, f"atomic.{s.op.value}.{s.scope.value}")
 
 
 def _cls(t: Type, span: Span) -> str:
@@ -954,6 +966,7 @@ class _Lowerer:
             case Store(mask=mask) if mask is not None and self.block_level:
                 self.scalar_masked(s, ind, out)
             case Atomic(ptr=ptr) if self.block_level:
+                _device_scope(s)
                 self.unused_result(s)
                 if isinstance(ptr.type, BlockType):
                     self.block_stmt(s, ind, out)
@@ -992,6 +1005,7 @@ class _Lowerer:
                     raise _unsupported("store of this type in Lean lowering", s.span, str(value.type))
                 out.append(f"{ind}let s := s.put {self.loc(ptr)} {v}")
             case Atomic(dst, op, ptr, value):
+                _device_scope(s)
                 if dst is not None:
                     raise _unsupported("atomic whose old value is used in Lean lowering", s.span, op.value)
                 float_view = _float_bits_max(op, ptr, value)

@@ -656,12 +656,17 @@ class _Analysis:
             for b in accs[i:]:
                 if f.refuted:
                     break  # one counterexample refutes the obligation
-                if a.region != b.region or not _conflict(a.kind, b.kind):
+                if a.region != b.region:
+                    continue
+                within = _conflict(a.kind, b.kind, across=False)
+                across = a.region.kind is RegionKind.GLOBAL and _conflict(a.kind, b.kind, across=True)
+                if not (within or across):
                     continue
                 order += 1
                 f.checked += 1
-                self._race_same_block(f, order, a, b, barrier_ok, has_warp_sync)
-                if a.region.kind is RegionKind.GLOBAL and not f.refuted:
+                if within:
+                    self._race_same_block(f, order, a, b, barrier_ok, has_warp_sync)
+                if across and not f.refuted:
                     self._race_cross_block(f, order, a, b)
         if self.trace.count_unreliable:
             f.doubts.extend(self.trace.count_unreliable)
@@ -780,11 +785,16 @@ class _Analysis:
             *facts,
         ]
 
+        why = (
+            "a block-scoped atomic is atomic only towards its own block"
+            if AccessKind.BLOCK_ATOMIC in (a.kind, b.kind) and AccessKind.READ not in (a.kind, b.kind)
+            else f"{self._units} never synchronise"
+        )
+
         def message(model: Z, inst_: dict[str, int]) -> str:
             return (
                 f"race on {a.region.name}: {_access_text(a)} by {self._thread(model, 'A', pa)} and "
-                f"{_access_text(b)} by {self._thread(model, 'B', pb)} ({self._units} never synchronise) at"
-                f" {self._inst_text(inst_)}"
+                f"{_access_text(b)} by {self._thread(model, 'B', pb)} ({why}) at {self._inst_text(inst_)}"
             )
 
         where = f"{_pair_text(a, b)} in two blocks"
@@ -931,10 +941,17 @@ def _progression(count: Z) -> tuple[int, int] | None:
     return a, b - a
 
 
-def _conflict(a: AccessKind, b: AccessKind) -> bool:
+def _conflict(a: AccessKind, b: AccessKind, *, across: bool) -> bool:
+    """Whether accesses of kinds ``a`` and ``b`` by two threads conflict (of two blocks: ``across``).
+
+    Atomics are atomic towards each other when each one's scope includes the other's thread (PTX's
+    morally strong): a block-scoped atomic is a plain access to an atomic of another block.
+    """
     if AccessKind.WRITE in (a, b):
         return True
-    return {a, b} == {AccessKind.ATOMIC, AccessKind.READ}
+    if AccessKind.READ in (a, b):
+        return a is not b
+    return across and AccessKind.BLOCK_ATOMIC in (a, b)
 
 
 def _performed(a: Access, off: Z) -> Z:

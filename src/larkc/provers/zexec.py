@@ -83,6 +83,7 @@ from larkc.ir.nodes import (
     MakeVector,
     MathCall,
     MathFn,
+    MemScope,
     Module,
     Permute,
     PtrAdd,
@@ -170,7 +171,8 @@ ALL_SAFETY = frozenset({ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKi
 class AccessKind(enum.Enum):
     READ = "read"
     WRITE = "write"
-    ATOMIC = "atomic"
+    ATOMIC = "atomic"  # of device or system scope
+    BLOCK_ATOMIC = "block-scoped atomic"  # atomic only towards the threads of its own block
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -600,7 +602,8 @@ class Executor:
                 t = self._pointee(ptr)
                 on, _ = self.masked(st, mask)
                 if not on.dead:
-                    self.access(on, AccessKind.ATOMIC, p, t, s)
+                    kind = AccessKind.BLOCK_ATOMIC if s.scope is MemScope.BLOCK else AccessKind.ATOMIC
+                    self.access(on, kind, p, t, s)
                 if dst is None:
                     return st
                 st = st.copy()

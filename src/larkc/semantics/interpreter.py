@@ -81,6 +81,8 @@ from larkc.ir.nodes import (
     Load,
     MakeVector,
     MathCall,
+    MemoryOrder,
+    MemScope,
     Module,
     Permute,
     PtrAdd,
@@ -910,8 +912,9 @@ class Interpreter:
         compare = operand(s.compare) if s.compare is not None else None
         self._report_ub(ub, s.span)
         site = self._site(s, f"atomic.{s.op.value}")
-        old = self.mem.atomic(s.op, vt, threads, ptrs, value, compare, site)
-        self.mem.synchronise(ptrs, s.order)
+        old = self.mem.atomic(s.op, vt, threads, ptrs, value, compare, site, s.scope)
+        # A block-scoped atomic synchronises only its own block: another program never acquires its release.
+        self.mem.synchronise(ptrs, MemoryOrder.RELAXED if s.scope is MemScope.BLOCK else s.order)
         if s.dst is not None:
             dst_t = frame.types[s.dst]
             if enabled is not None:

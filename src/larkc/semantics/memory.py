@@ -22,7 +22,9 @@ in CUDA.
   atomic) since the last synchronisation by their least and greatest thread number (threads of a block
   and lanes of a warp are consecutive numbers, so this says whether another thread, another warp or
   another block is involved) with the barrier phase, plus the same summary over the whole launch for
-  conflicts between blocks. Atomics do not conflict with atomics.
+  conflicts between blocks. Atomics do not conflict with atomics, except that a block-scoped atomic
+  (``atomicAdd_block``, Triton's ``scope="cta"``) is atomic only towards the threads of its own block: with
+  an atomic of another block to the same location it conflicts as a plain access would.
 * Between the programs of a block-level kernel run one at a time (:class:`ProgramClocks`, a kernel with
   a spin lock), accesses are ordered by happens-before instead: each program has a vector clock; an
   atomic with release order stores the program's clock with the location (joined with what earlier
@@ -49,7 +51,7 @@ from typing import assert_never
 import torch
 
 from larkc.errors import SimulationError, Span
-from larkc.ir.nodes import AtomicOp, BinaryOp, MemoryOrder
+from larkc.ir.nodes import AtomicOp, BinaryOp, MemoryOrder, MemScope
 from larkc.ir.types import ScalarType
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog
 from larkc.semantics.geometry import ThreadSpace
@@ -103,14 +105,24 @@ class AccessKind(enum.Enum):
 
     READ = "read"  # a plain load
     WRITE = "write"  # a plain store
-    ATOMIC = "atomic"  # an atomic read-modify-write
+    ATOMIC = "atomic"  # an atomic read-modify-write of device (or system) scope
+    BLOCK_ATOMIC = "block-scoped atomic"  # an atomic read-modify-write atomic only towards its own block
 
 
 #: Which earlier access kinds an access of each kind conflicts with.
 _CONFLICTS = {
-    AccessKind.READ: (AccessKind.WRITE, AccessKind.ATOMIC),
-    AccessKind.WRITE: (AccessKind.READ, AccessKind.WRITE, AccessKind.ATOMIC),
-    AccessKind.ATOMIC: (AccessKind.READ, AccessKind.WRITE),
+    AccessKind.READ: (AccessKind.WRITE, AccessKind.ATOMIC, AccessKind.BLOCK_ATOMIC),
+    AccessKind.WRITE: (AccessKind.READ, AccessKind.WRITE, AccessKind.ATOMIC, AccessKind.BLOCK_ATOMIC),
+    AccessKind.ATOMIC: (AccessKind.READ, AccessKind.WRITE, AccessKind.BLOCK_ATOMIC),
+    AccessKind.BLOCK_ATOMIC: (AccessKind.READ, AccessKind.WRITE, AccessKind.ATOMIC, AccessKind.BLOCK_ATOMIC),
+}
+
+#: Pairs of kinds that conflict only between blocks: two atomics are atomic towards each other when each
+#: one's scope includes the other's thread (PTX's "morally strong"); a block scope includes its block only.
+_ACROSS_ONLY = {
+    (AccessKind.ATOMIC, AccessKind.BLOCK_ATOMIC),
+    (AccessKind.BLOCK_ATOMIC, AccessKind.ATOMIC),
+    (AccessKind.BLOCK_ATOMIC, AccessKind.BLOCK_ATOMIC),
 }
 
 
@@ -495,13 +507,15 @@ class Memory:
         values: torch.Tensor,
         compare: torch.Tensor | None,
         site: int,
+        scope: MemScope = MemScope.DEVICE,
     ) -> torch.Tensor:
         """Atomic read-modify-writes in thread order; returns the old value each thread saw."""
         n = threads.numel()
         old = torch.zeros(n, dtype=values.dtype)
-        for r in self._resolve(threads, ptrs, vt, 0, vt.size, site, AccessKind.ATOMIC):
+        kind = AccessKind.BLOCK_ATOMIC if scope is MemScope.BLOCK else AccessKind.ATOMIC
+        for r in self._resolve(threads, ptrs, vt, 0, vt.size, site, kind):
             eidx = self._elem_index(r, vt, 1).reshape(-1)
-            self._check(r, AccessKind.ATOMIC, vt.size, vt.size, site)
+            self._check(r, kind, vt.size, vt.size, site)
             view = r.region.data.view(mem_dtype(vt))
             cmp = compare[r.sel] if compare is not None else None
             old[r.sel] = _atomic_rmw(view, eidx, values[r.sel], cmp, op, vt)
@@ -722,7 +736,7 @@ class Memory:
             nonempty = hi >= 0
             conflict = torch.zeros_like(nonempty)
             other_t = lo
-            if bool(nonempty.any()):
+            if (kind, other) not in _ACROSS_ONLY and bool(nonempty.any()):
                 lo_c = torch.where(nonempty, lo, 0)
                 hi_c = torch.where(nonempty, hi, 0)
                 blo, bhi = space.block_of(lo_c), space.block_of(hi_c)
@@ -744,6 +758,9 @@ class Memory:
                     xconf = xnon & ((bxlo != blk) | (bxhi != blk))
                     if bool(xconf.any()):
                         report(xconf, other, torch.where(bxlo != blk, xlo, xhi), sh.xstmt[gi], across=True)
+        # Block-scoped atomics of different blocks to one granule in this very statement.
+        if kind is AccessKind.BLOCK_ATOMIC and cross and th.numel() > 1:
+            self._split_block_atomics(region, gi, t32, blk, rows, offsets, site)
         # Plain writes by different threads in this very statement.
         if kind is AccessKind.WRITE and th.numel() > 1:
             if region.scratch is None:
@@ -811,6 +828,33 @@ class Memory:
             sh.xhi.scatter_reduce_(0, gi, t32, reduce="amax")
             sh.xstmt[gi] = site
 
+    def _split_block_atomics(
+        self,
+        region: Region,
+        gi: torch.Tensor,
+        t32: torch.Tensor,
+        blk: torch.Tensor,
+        rows: torch.Tensor,
+        offsets: torch.Tensor,
+        site: int,
+    ) -> None:
+        """Report the granules that block-scoped atomics of one statement from several blocks update."""
+        n = region.num_granules
+
+        def reduce(v: torch.Tensor, start: int, how: str) -> torch.Tensor:
+            return torch.full((n,), start, dtype=torch.int32).scatter_reduce_(0, gi, v, reduce=how)[gi]
+
+        bmin, bmax = reduce(blk, _INT_MAX, "amin"), reduce(blk, -1, "amax")
+        split = bmin != bmax
+        if bool(split.any()):
+            # Threads are numbered block by block: the least thread is in the least block.
+            others = torch.where(blk != bmin, reduce(t32, _INT_MAX, "amin"), reduce(t32, -1, "amax"))
+            i = int(split.nonzero()[0])
+            self._report_race(
+                region, AccessKind.BLOCK_ATOMIC, AccessKind.BLOCK_ATOMIC, int(t32[i]), int(others[i]), site,
+                int(offsets[int(rows[i])]), site, int(split.sum()), across_blocks=True,
+            )  # fmt: skip
+
     def _unordered(
         self,
         region: Region,
@@ -856,7 +900,10 @@ class Memory:
         if where is not None and where.line > 0:
             same_file = here is not None and here.file == where.file
             at = f" at line {where.line}:{where.col}" if same_file else f" at {where.location()}"
-        if across and self.clocks is not None:
+        if across and AccessKind.BLOCK_ATOMIC in (kind, other):
+            other_who = self.space.describe(other_t)
+            why = " (a block-scoped atomic is atomic only towards its own block)"
+        elif across and self.clocks is not None:
             other_who = self.space.describe(other_t)
             why = " (no atomic release and acquire order them)"
         elif across:

@@ -5,7 +5,9 @@ phase *sequentially* on the memory from before the phase plus its own writes, as
 ``Larkc.Phase.run`` does; the phase's writes are then merged, and two threads that conflict (one writes
 bytes the other reads or writes; a location updated atomically and accessed plainly by another
 thread) are reported as a race, and so are conflicts between blocks over the whole run (barriers do
-not order blocks: ``Larkc.RaceFreeAcrossBlocksRun``). Atomics update memory at once, in thread order, and the phase
+not order blocks: ``Larkc.RaceFreeAcrossBlocksRun``; besides, a block-scoped atomic conflicts with an
+atomic of another block to the same bytes, which the Lean model does not state: ``larkc emit`` rejects
+block-scoped atomics on global memory). Atomics update memory at once, in thread order, and the phase
 keeps their result. A warp exchange reads each lane's source value as it stood at the end of the
 previous phase. Registers stay with their thread across phases (the Lean lowering keeps them in
 ``Loc.reg`` locations or recomputes them; that choice does not change values).
@@ -58,6 +60,7 @@ from larkc.ir.nodes import (
     Load,
     MakeVector,
     MathCall,
+    MemScope,
     Permute,
     PtrAdd,
     Reduce,
@@ -146,6 +149,7 @@ class _Thread:
     overlay: dict[tuple[Any, int], int] = field(default_factory=dict)
     reads: set[tuple[Any, int]] = field(default_factory=set)
     atoms: set[tuple[Any, int]] = field(default_factory=set)
+    block_atoms: set[tuple[Any, int]] = field(default_factory=set)  # the atoms updated by block-scoped atomics
 
 
 def _elem(t: Type) -> ScalarType:
@@ -181,7 +185,8 @@ class _Executor:
     ):
         self.form = form
         self.shared_bytes = shared_bytes
-        self.block_footprint: dict[int, tuple[set[Any], set[Any], set[Any]]] = {}
+        #: per block, on global memory: bytes written, read, updated atomically, updated by block-scoped atomics
+        self.block_footprint: dict[int, tuple[set[Any], set[Any], set[Any], set[Any]]] = {}
         self.grid = tuple(grid) + (1,) * (3 - len(grid))
         self.block = tuple(block) + (1,) * (3 - len(block))
         self.mem: dict[Any, bytearray] = {}
@@ -575,6 +580,8 @@ class _Executor:
         buf[off : off + n] = _bytes_of(to_mem(new.reshape(-1), el))
         for i in range(n):
             th.atoms.add((key, off + i))
+            if s.scope is MemScope.BLOCK:
+                th.block_atoms.add((key, off + i))
         return old
 
     # -- phases -----------------------------------------------------------------------------------------
@@ -604,7 +611,7 @@ class _Executor:
             self.exchange(ph)
             return
         for th in self.threads:
-            th.overlay, th.reads, th.atoms = {}, set(), set()
+            th.overlay, th.reads, th.atoms, th.block_atoms = {}, set(), set(), set()
             if th.exited:
                 continue
             try:
@@ -618,10 +625,11 @@ class _Executor:
     def merge(self, ph: Phase) -> None:
         for th in self.threads:
             # the run-long footprint of each block on global memory (barriers do not order blocks)
-            fp = self.block_footprint.setdefault(th.block, (set(), set(), set()))
+            fp = self.block_footprint.setdefault(th.block, (set(), set(), set(), set()))
             fp[0].update(k for k in th.overlay if k[0][0] == "glob")
             fp[1].update(k for k in th.reads if k[0][0] == "glob")
             fp[2].update(k for k in th.atoms if k[0][0] == "glob")
+            fp[3].update(k for k in th.block_atoms if k[0][0] == "glob")
         writer: dict[tuple[Any, int], _Thread] = {}
         for th in self.threads:
             for k in th.overlay:
@@ -714,24 +722,35 @@ class _Executor:
     def across_blocks(self) -> None:
         """Conflicts between blocks over the whole run, as ``Larkc.RaceFreeAcrossBlocksRun`` states them."""
         owner: dict[tuple[Any, int], int] = {}
-        for b, (writes, _, _) in sorted(self.block_footprint.items()):
+        for b, (writes, _, _, _) in sorted(self.block_footprint.items()):
             for k in writes:
                 if owner.setdefault(k, b) != b:
                     self._block_race(k, owner[k], b, "both write")
-        for b, (_, reads, atoms) in sorted(self.block_footprint.items()):
+        for b, (_, reads, atoms, _) in sorted(self.block_footprint.items()):
             for k in sorted(reads | atoms, key=repr):
                 w = owner.get(k)
                 if w is not None and w != b:
                     self._block_race(k, w, b, "one writes what the other reads or updates atomically")
         atom_owner: dict[tuple[Any, int], int] = {}
-        for b, (_, _, atoms) in sorted(self.block_footprint.items()):
+        for b, (_, _, atoms, _) in sorted(self.block_footprint.items()):
             for k in atoms:
                 atom_owner.setdefault(k, b)
-        for b, (_, reads, _) in sorted(self.block_footprint.items()):
+        for b, (_, reads, _, _) in sorted(self.block_footprint.items()):
             for k in reads:
                 a = atom_owner.get(k)
                 if a is not None and a != b:
                     self._block_race(k, a, b, "one reads what the other updates atomically")
+        # A block-scoped atomic is atomic only towards its own block: with another block's atomic, a race.
+        atom_blocks: dict[tuple[Any, int], set[int]] = {}
+        for b, (_, _, atoms, _) in sorted(self.block_footprint.items()):
+            for k in atoms:
+                atom_blocks.setdefault(k, set()).add(b)
+        for b, (_, _, _, block_atoms) in sorted(self.block_footprint.items()):
+            for k in sorted(block_atoms, key=repr):
+                others = atom_blocks[k] - {b}
+                if others:
+                    why = "one updates with a block-scoped atomic what the other updates atomically"
+                    self._block_race(k, min(others), b, why)
 
     def _block_race(self, k: tuple[Any, int], a: int, b: int, why: str) -> None:
         if len(self.out.races) < 20:

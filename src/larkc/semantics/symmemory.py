@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from larkc.ir.nodes import AtomicOp
+from larkc.ir.nodes import AtomicOp, MemScope
 from larkc.ir.types import (
     BF16,
     BOOL,
@@ -228,14 +228,16 @@ class SymbolicMemory(Memory):
         values: torch.Tensor,
         compare: torch.Tensor | None,
         site: int,
+        scope: MemScope = MemScope.DEVICE,
     ) -> torch.Tensor:
         """Atomics one after the other in thread order (the simulator's order); returns the old ids."""
         n = threads.numel()
         old = torch.zeros(n, dtype=ID_DTYPE)
         v_ids = self.domain.lift(values, vt).reshape(-1)
         c_ids = self.domain.lift(compare, vt).reshape(-1) if compare is not None else None
-        for r in self._resolve(threads, ptrs, vt, 0, vt.size, site, AccessKind.ATOMIC):
-            self._check(r, AccessKind.ATOMIC, vt.size, vt.size, site)
+        kind = AccessKind.BLOCK_ATOMIC if scope is MemScope.BLOCK else AccessKind.ATOMIC
+        for r in self._resolve(threads, ptrs, vt, 0, vt.size, site, kind):
+            self._check(r, kind, vt.size, vt.size, site)
             self.written.add(r.region.id)
             slots = r.base
             sel = r.sel

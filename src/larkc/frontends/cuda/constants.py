@@ -118,7 +118,10 @@ def fold_constant(
         scope = node.child_by_field_name("scope")  # `S::size`: a static constexpr member of a struct
         info = tu.struct_info(scope, env, node) if scope is not None else None
         member = node_text(node.child_by_field_name("name"))
-        return info.constants[member][1] if info is not None and member in info.constants else None
+        if info is not None and member in info.constants:
+            return info.constants[member][1]
+        static = tu.static_constant(scope, member, env) if scope is not None else None  # `num_elems<T>::value`
+        return static[1] if static is not None else None
     if t == "call_expression":
         return _fold_constexpr_call(tu, node, env, consts)
     if t == "cast_expression":

@@ -36,6 +36,7 @@ from larkc.ir.types import (
 
 __all__ = [
     "BUILTIN_TYPES",
+    "PACKED_FP8_CONVERSIONS",
     "UNSUPPORTED_TYPES",
     "CArray",
     "CType",
@@ -110,13 +111,43 @@ BUILTIN_TYPES: dict[str, Type] = {
     "__nv_fp8_storage_t": U8,
     "__nv_fp8x2_storage_t": U16,
     "__nv_fp8x4_storage_t": U32,
+    # cuda_fp8.h's packed classes: vectors of the fp8 values, of the size and alignment of their storage
+    # (constructed from float2/float4, double2/4, __half2, __nv_bfloat162 lane by lane as the scalar
+    # constructors do, saturating; converted back to float2/float4 and __half2 exactly)
+    "__nv_fp8x2_e4m3": vector(F8E4M3, 2),
+    "__nv_fp8x4_e4m3": vector(F8E4M3, 4),
+    "__nv_fp8x2_e5m2": vector(F8E5M2, 2),
+    "__nv_fp8x4_e5m2": vector(F8E5M2, 4),
 }
+
+#: The explicit conversions cuda_fp8.h's packed classes define, as (source element, target element, lanes): the
+#: constructors ``__nv_fp8x2_e4m3(float2 | double2 | __half2 | __nv_bfloat162)`` and
+#: ``__nv_fp8x4_e4m3(float4 | double4)``, and the conversions back ``operator float2()``, ``operator
+#: __half2_raw()``, ``operator float4()`` (likewise for e5m2); each lane converts as the scalar classes do.
+PACKED_FP8_CONVERSIONS: frozenset[tuple[ScalarType, ScalarType, int]] = frozenset(
+    [(src, fp8, 2) for fp8 in (F8E4M3, F8E5M2) for src in (F32, F64, F16, BF16)]
+    + [(fp8, dst, 2) for fp8 in (F8E4M3, F8E5M2) for dst in (F32, F16)]
+    + [(src, fp8, 4) for fp8 in (F8E4M3, F8E5M2) for src in (F32, F64)]
+    + [(fp8, F32, 4) for fp8 in (F8E4M3, F8E5M2)]
+)
 
 #: Type names CUDA code uses that larkc knows but cannot model, and what the error calls them.
 UNSUPPORTED_TYPES: dict[str, str] = {
-    f"__nv_fp8{lanes}_{fmt}": "packed fp8 type (__nv_fp8_e4m3, __nv_fp8_e5m2 and their storage bits are supported)"
-    for lanes in ("x2", "x4")
-    for fmt in ("e4m3", "e5m2")
+    name: "narrow float type (the fp8 types __nv_fp8_e4m3, __nv_fp8_e5m2 and their packed forms are supported)"
+    for name in (
+        "__nv_fp8_e8m0",
+        "__nv_fp8x2_e8m0",
+        "__nv_fp8x4_e8m0",
+        "__nv_fp4_e2m1",
+        "__nv_fp4x2_e2m1",
+        "__nv_fp4x4_e2m1",
+        "__nv_fp6_e2m3",
+        "__nv_fp6_e3m2",
+        "__nv_fp6x2_e2m3",
+        "__nv_fp6x2_e3m2",
+        "__nv_fp6x4_e2m3",
+        "__nv_fp6x4_e3m2",
+    )
 }
 for _name, _elem in (
     ("char", I8),

@@ -7,6 +7,8 @@ a group variable to a :class:`Group` and lowers each method to what it means:
 ==========================================  ===================================================
 ``cg::this_thread_block()``                  the block (size ``blockDim.x * blockDim.y * blockDim.z``)
 ``cg::tiled_partition<S>(block)``            consecutive tiles of ``S`` threads (``S`` a power of two <= 32)
+``cg::tiled_partition(block, S)``            the same tiles (``S`` a constant), as a ``thread_group``
+``cg::thread_group g``                       a variable or parameter holding the block or a tile
 ``g.thread_rank()``                          linear thread index in the block, modulo ``S`` for a tile
 ``g.size()`` / ``num_threads()``             the block size, or ``S``
 ``tile.meta_group_rank()`` / ``_size()``     the tile's index in the block / the number of tiles
@@ -14,6 +16,8 @@ a group variable to a :class:`Group` and lowers each method to what it means:
 ``tile.shfl(v, i)``, ``shfl_up/down/xor``    the matching ``__shfl_*_sync`` with the tile's lanes, width ``S``
 ``tile.any/all/ballot(p)``                   the matching vote over the tile's lanes
 ``cg::reduce(tile, v, cg::plus<T>())``       ``log2 S`` butterfly steps; also ``cg::greater`` (max), ``cg::less`` (min)
+``cg::reduce(tile, v, f)``                   the same steps calling a device function ``T f(T, T)`` (a struct
+                                             ``T`` is shuffled lane by lane)
 ==========================================  ===================================================
 
 Everything else of the library (grid groups, ``coalesced_threads``, ``memcpy_async``) is rejected.

@@ -204,6 +204,38 @@ class StructDef:
     template_error: LarkcError | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class PatternParam:
+    """A template parameter in the argument pattern of a partial specialization (``N`` in ``vec_t<half, N>``)."""
+
+    name: str
+
+
+#: The argument list of a struct template's definition, one item per argument: a parameter of the definition
+#: (which any argument matches) or a fixed argument (which only an equal one matches). The primary
+#: template's pattern is its parameters.
+Pattern = tuple[PatternParam | TemplateArg, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PartialSpecialization:
+    """``template <size_t N> struct vec_t<half, N> {...}``: the definition (its template is the partial
+    specialization's own parameters) and its argument list as written."""
+
+    definition: StructDef
+    args: ts.Node  # the template_argument_list `<half, N>`
+
+
+@dataclass(frozen=True, slots=True)
+class StructChoice:
+    """The definition C++ uses for one instance of a struct (see :meth:`TranslationUnit.struct_definition`)."""
+
+    definition: StructDef
+    env: TemplateEnv  # the definition's template parameters bound for the instance
+    explicit: bool  # an explicit specialization (`template <> struct vec_t<float, 1>`)
+    pattern: Pattern | None  # the primary template's or the partial specialization's; None when not a template
+
+
 #: Top-level nodes that do not affect device code.
 _IGNORED_TOP_LEVEL = (
     "preproc_call",
@@ -234,12 +266,15 @@ class TranslationUnit:
         self.enum_types: set[str] = set()  # enum names: their values are int
         # explicit specializations of struct templates: (argument list, definition) by template name
         self.struct_specializations: dict[str, list[tuple[ts.Node | None, StructDef]]] = {}
-        #: `template <size_t N> struct vec_t<half, N> {...}`: each partial specialization's argument list and
-        #: template parameter names, by the struct's name (larkc does not instantiate them; see struct_type)
-        self.partial_specializations: dict[str, list[tuple[ts.Node, frozenset[str]]]] = {}
+        #: `template <size_t N> struct vec_t<half, N> {...}`: the partial specializations of struct templates, by
+        #: the struct's name (chosen among by :meth:`struct_definition`)
+        self.partial_specializations: dict[str, list[PartialSpecialization]] = {}
         self.structs: dict[str, StructDef] = {}
         self.out_of_class: dict[str, list[OutOfClassMethod]] = {}  # member functions defined outside, by struct
         self.member_templates: dict[int, tuple[TemplateParam, ...]] = {}  # by the definition's start byte
+        #: the definition (by start byte) and template arguments of each struct used as an object, by its name
+        #: and member types (see object_struct)
+        self._object_instances: dict[tuple[str, tuple[Type, ...]], tuple[int, dict[str, object]]] = {}
         self.declared_functions: dict[str, ts.Node] = {}  # `__device__ float f(float);` prototypes
         self.file_memory: dict[str, FileScopeVariable] = {}  # file-scope __constant__/__shared__ variables
         self.unions: dict[str, ts.Node] = {}  # union_specifier nodes with a body, by qualified name
@@ -579,22 +614,21 @@ class TranslationUnit:
         name_node = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
         if body is None:
+            if template and name_node is not None and name_node.type == "type_identifier":
+                # `template <typename T> struct num_elems;`: a primary template defined only by its specializations
+                self.structs.setdefault(ns + node_text(name_node), StructDef(ns + node_text(name_node), node, template))
             return  # a forward declaration
         if name_node is None:
             raise UnsupportedError("anonymous struct", node_text(node), self.span(node))
         if name_node.type == "template_type":
-            if template == ():  # `template <> struct S<double> {...}`: an explicit specialization
-                base = node_text(name_node.child_by_field_name("name"))
-                key = self.find(base, node, self.structs) or ns + base
-                args = name_node.child_by_field_name("arguments")
-                self.struct_specializations.setdefault(key, []).append((args, StructDef(key, node, None)))
-            elif template is not None and name_node.child_by_field_name("arguments") is not None:
-                base = node_text(name_node.child_by_field_name("name"))
-                key = self.find(base, node, self.structs) or ns + base
-                params = frozenset(p.name for p in template)
-                args_node = name_node.child_by_field_name("arguments")
-                assert args_node is not None
-                self.partial_specializations.setdefault(key, []).append((args_node, params))
+            base = node_text(name_node.child_by_field_name("name"))
+            key = self.find(base, node, self.structs) or ns + base
+            args_node = name_node.child_by_field_name("arguments")
+            if template == () and template_error is None:  # `template <> struct S<double> {...}`: explicit
+                self.struct_specializations.setdefault(key, []).append((args_node, StructDef(key, node, None)))
+            elif template is not None and args_node is not None:  # `template <int N> struct S<half, N>`: partial
+                partial = PartialSpecialization(StructDef(key, node, template, template_error), args_node)
+                self.partial_specializations.setdefault(key, []).append(partial)
             return
         name = ns + node_text(name_node)
         self.structs[name] = StructDef(name, node, template, template_error)
@@ -858,8 +892,11 @@ class TranslationUnit:
                 prefix += node_text(inner.child_by_field_name("scope")) + "::"
                 inner = inner.child_by_field_name("name")
             if inner is not None and inner.type == "template_type":
-                trait = _ACCUMULATION_TRAITS.get(prefix + node_text(inner.child_by_field_name("name")))
+                qualified = "".join((prefix + node_text(inner.child_by_field_name("name"))).split()).removeprefix("::")
+                trait = _ACCUMULATION_TRAITS.get(qualified)
                 args = inner.child_by_field_name("arguments")
+                if qualified == "cuda::fast_mod_div" and args is not None:
+                    return self._fast_mod_div(args, env, ctx)
                 if trait is not None and args is not None and args.named_children:
                     arg = self.template_argument(args.named_children[0], env, ctx)
                     if isinstance(arg, ScalarType):
@@ -872,7 +909,10 @@ class TranslationUnit:
             if key is not None:
                 targs = tuple(self.template_argument(a, env, ctx) for a in args_node.named_children)
                 return self.struct_type(key, targs, type_node)
-            trait = _ACCUMULATION_TRAITS.get("".join(name.split()).removeprefix("::"))
+            qualified = "".join(name.split()).removeprefix("::")
+            if qualified == "cuda::fast_mod_div":
+                return self._fast_mod_div(args_node, env, ctx)
+            trait = _ACCUMULATION_TRAITS.get(qualified)
             if trait is not None and args_node.named_children:
                 arg = self.template_argument(args_node.named_children[0], env, ctx)
                 if isinstance(arg, ScalarType):
@@ -920,6 +960,27 @@ class TranslationUnit:
         if words == "void":
             return VOID
         raise UnsupportedError(UNSUPPORTED_TYPES.get(words, "type"), words, self.span(type_node))
+
+    def _fast_mod_div(self, args: ts.Node, env: TemplateEnv, ctx: ts.Node) -> ScalarType:
+        """libcu++'s ``cuda::fast_mod_div<T[, DivisorIsNeverOne]>`` (``<cuda/cmath>``): a divisor of type ``T``
+        with precomputed magic numbers, whose documented operations are exactly those of ``T`` holding the
+        divisor: ``n / d`` and ``n % d`` are the quotient and remainder (floor, for ``n >= 0`` and ``d > 0``),
+        ``T(d)`` the divisor. So it is modelled as ``T``, for unsigned ``T`` only: there every dividend of the
+        usual arithmetic conversions' common type is non-negative, and a zero divisor is the simulator's
+        division by zero. Signed ``T`` (whose negative dividends are outside the contract) is unsupported."""
+        targs = [self.template_argument(a, env, ctx) for a in _template_args(args)]
+        elem = targs[0] if targs else None
+        if (
+            not isinstance(elem, ScalarType)
+            or not elem.is_int
+            or elem.is_signed
+            or len(targs) > 2
+            or (len(targs) == 2 and (not isinstance(targs[1], int) or targs[1]))
+        ):
+            raise UnsupportedError(
+                "cuda::fast_mod_div other than of an unsigned integer type", node_text(args), self.span(args)
+            )
+        return elem
 
     def apply_abstract_declarator(self, base: Type, decl: ts.Node | None, const: bool, env: TemplateEnv) -> Type:
         """Apply ``*``/``&`` of an abstract declarator (as in ``reinterpret_cast<const float4*>``)."""
@@ -1040,21 +1101,10 @@ class TranslationUnit:
         key = (name, targs)
         if key in self.struct_infos:
             return self.struct_infos[key].vector
-        sd = self.structs.get(name)
-        if sd is None:
+        if name not in self.structs:
             raise UnsupportedError("struct type", name, self.span(where))
-        env: TemplateEnv = {}
-        special = self._struct_specialization(name, targs)
-        if special is None:
-            self._check_partial_specializations(name, targs, where)
-        if special is not None:
-            sd = special  # `template <> struct vec_t<float, 4> {...}`
-        elif sd.template_error is not None:
-            raise sd.template_error
-        elif sd.template is not None:
-            env = self.bind_template(sd.template, list(targs), {}, where, f"struct {name}")
-        elif targs:
-            raise TypeCheckError(f"struct {name} is not a template", self.span(where), stage=Stage.FRONTEND)
+        choice = self.struct_definition(name, targs, where)
+        sd, env = choice.definition, choice.env
         body = sd.node.child_by_field_name("body")
         assert body is not None
         elem: ScalarType | None = None
@@ -1065,6 +1115,9 @@ class TranslationUnit:
         base_name = name.rpartition("::")[2]
         for f in body.named_children:
             if f.type in ("comment", "access_specifier"):
+                continue
+            if f.type == "static_assert_declaration":
+                self._struct_static_assert(f, env, constants)
                 continue
             if (
                 f.type in ("function_definition", "declaration", "field_declaration")
@@ -1117,7 +1170,7 @@ class TranslationUnit:
                 lanes += count
         out_of_class_env: TemplateEnv = {}
         for m in self.out_of_class.get(name, ()):
-            bound = self._out_of_class_env(m, special is not None, targs)
+            bound = self._out_of_class_env(m, choice, targs)
             if bound is not None:
                 methods.setdefault(m.name, []).append(m.node)
                 out_of_class_env.update(bound)
@@ -1134,71 +1187,154 @@ class TranslationUnit:
         vt = VectorType(elem, lanes, align)
         method_env: dict[str, object] = {**out_of_class_env, **env, base_name: vt}  # the injected class name
         info = StructInfo(name, vt, fields, constants, methods, method_env)
+        for other in self.vector_fields.get(vt, []):
+            # lowering finds a struct's members by its layout and name: two instances of one template laid out
+            # alike must not differ in anything else (`Op<float, 1>` and `Op<float, 2>` with `if constexpr`)
+            if other.name == name and (other.fields, other.constants, other.methods, other.env) != (
+                fields,
+                constants,
+                methods,
+                method_env,
+            ):
+                raise UnsupportedError(
+                    "two instances of a struct template with one layout and different members or template"
+                    " arguments (larkc tells struct instances apart by their layout)",
+                    f"{name}<{', '.join(_targ_str(a) for a in targs)}>",
+                    self.span(where),
+                )
         self.struct_infos[key] = info
         self.vector_fields.setdefault(vt, []).append(info)
         return vt
 
-    def _check_partial_specializations(self, name: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> None:
-        """Raise where a partial specialization of ``name`` may be the definition C++ uses for ``targs``
-        (larkc would otherwise lay out the primary template): one whose arguments are the instance's or
-        template parameters. One with an argument that differs, or names a packed fp8 type, cannot apply; one
-        with another pattern (``T*``) is counted as applying (the error errs towards unsupported)."""
-        for args_node, params in self.partial_specializations.get(name, ()):
-            if _names_unmodelled_type(args_node):
+    def struct_definition(self, name: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> StructChoice:
+        """The definition of struct ``name`` that C++ uses for the instance ``targs`` (C++ [temp.spec.partial]):
+        an explicit specialization for exactly these arguments; else, among the partial specializations whose
+        pattern the arguments match, the one more specialized than every other (none such: ambiguous, a located
+        error); else the primary template. A partial specialization whose pattern larkc cannot match (``T*``)
+        is a located error wherever it may apply, never skipped in favour of another definition."""
+        sd = self.structs[name]
+        special = self._struct_specialization(name, targs)
+        if special is not None:  # `template <> struct vec_t<float, 4> {...}`
+            return StructChoice(special, {}, True, None)
+        if sd.template_error is not None:
+            raise sd.template_error
+        if sd.template is None:
+            if targs:
+                raise TypeCheckError(f"struct {name} is not a template", self.span(where), stage=Stage.FRONTEND)
+            return StructChoice(sd, {}, False, None)
+        env = self.bind_template(sd.template, list(targs), {}, where, f"struct {name}")
+        params = [p for p in sd.template if p.condition is None]
+        full = tuple(env[p.name] for p in params)  # with the primary template's defaults
+        if full != targs and (special := self._struct_specialization(name, full)) is not None:
+            return StructChoice(special, {}, True, None)
+        matches: list[tuple[PartialSpecialization, Pattern, TemplateEnv]] = []
+        for partial in self.partial_specializations.get(name, ()):
+            if _names_unmodelled_type(partial.args):
+                continue  # `vec_t<__nv_fp4x2_e2m1, N>`: no argument larkc resolves is that type
+            if partial.definition.template_error is not None:
+                if len(_template_args(partial.args)) == len(full):
+                    raise partial.definition.template_error  # its parameters are unreadable: it may apply
                 continue
-            args = [a for a in args_node.named_children if a.type != "comment"]
-            if len(args) != len(targs):
-                continue
-            applies = True
-            for a, t in zip(args, targs, strict=True):
-                words = "".join(node_text(a).split())
-                if words in params:
-                    continue  # a parameter of the partial specialization: matches anything
-                if any(p in re.findall(r"\w+", words) for p in params):
-                    break  # a pattern over its parameters (`T*`): taken as applying
-                if self.template_argument(a, {}, a) != t:
-                    applies = False
-                    break
-            if applies:
+            pattern = self._pattern(partial.args, partial.definition, where, name)
+            bound = _deduce(pattern, full)
+            if bound is not None:
+                matches.append((partial, pattern, bound))
+        if not matches:
+            primary = StructChoice(sd, env, False, tuple(PatternParam(p.name) for p in params))
+            return self._defined(primary, name, full, where)
+        best = [
+            m
+            for m in matches
+            if all(
+                _at_least_as_specialized(m[1], o[1]) and not _at_least_as_specialized(o[1], m[1])
+                for o in matches
+                if o is not m
+            )
+        ]
+        if len(best) != 1:
+            candidates = ", ".join(f"{name}<{_pattern_str(p)}>" for _, p, _ in matches)
+            raise TypeCheckError(
+                f"ambiguous partial specializations of {name}<{', '.join(_targ_str(a) for a in full)}>: {candidates}",
+                self.span(where),
+                stage=Stage.FRONTEND,
+            )
+        partial, pattern, bound = best[0]
+        return StructChoice(partial.definition, bound, False, pattern)
+
+    def _defined(self, choice: StructChoice, name: str, targs: tuple[TemplateArg, ...], where: ts.Node) -> StructChoice:
+        """``choice`` if its definition has a body (a primary template may be only declared)."""
+        if choice.definition.node.child_by_field_name("body") is None:
+            instance = f"{name}<{', '.join(_targ_str(a) for a in targs)}>"
+            message = f"{instance} is declared but never defined (no specialization for these arguments)"
+            raise TypeCheckError(message, self.span(where), stage=Stage.FRONTEND)
+        return choice
+
+    def _pattern(self, args: ts.Node, definition: StructDef, where: ts.Node, name: str) -> Pattern:
+        """The argument pattern ``args`` of a partial specialization (or of an out-of-class member's scope)
+        over the template parameters of ``definition``: a parameter named alone is a :class:`PatternParam`,
+        an argument naming none a fixed argument; any other use of a parameter (``T*``, ``N * 2``) is a
+        located error (C++ deduces through it; larkc does not)."""
+        params = {p.name for p in definition.template or ()}
+        out: list[PatternParam | TemplateArg] = []
+        for a in _template_args(args):
+            words = "".join(node_text(a).split())
+            if words in params:
+                out.append(PatternParam(words))
+            elif any(w in params for w in re.findall(r"\w+", words)):
                 raise UnsupportedError(
-                    "partial specialization of a struct template (larkc lays out only the primary template and"
-                    " explicit specializations)",
-                    f"{name}<{node_text(args_node).strip('<>')}>",
+                    "partial specialization argument pattern other than a parameter or a fixed argument",
+                    f"{name}<{node_text(args).strip('<>')}>",
                     self.span(where),
                 )
+            else:
+                out.append(self.template_argument(a, {}, a))
+        return tuple(out)
 
     def _struct_specialization(self, name: str, targs: tuple[TemplateArg, ...]) -> StructDef | None:
         """The explicit specialization ``template <> struct name<targs> {...}`` of the file, if any."""
         for args_node, spec in self.struct_specializations.get(name, ()):
             if args_node is not None and _names_unmodelled_type(args_node):
-                continue  # `vec_t<__nv_fp8x2_e4m3, 1>`: no argument list larkc resolves equals it
+                continue  # `vec_t<__nv_fp4x2_e2m1, 1>`: no argument list larkc resolves equals it
             spec_args = tuple(self.template_argument(a, {}, a) for a in args_node.named_children) if args_node else ()
             if targs and spec_args == targs:
                 return spec
         return None
 
     def _out_of_class_env(
-        self, m: OutOfClassMethod, specialized: bool, targs: tuple[TemplateArg, ...]
+        self, m: OutOfClassMethod, choice: StructChoice, targs: tuple[TemplateArg, ...]
     ) -> TemplateEnv | None:
-        """The template parameters of out-of-class member ``m`` bound for the struct instance ``targs``, or
-        ``None`` if ``m`` belongs to another instance (an explicit specialization's member, or the template's)."""
-        args = m.scope_args.named_children if m.scope_args is not None else []
+        """The template parameters of out-of-class member ``m`` bound for the struct instance ``targs`` laid out
+        from ``choice``, or ``None`` if ``m`` belongs to another definition of the struct (an explicit
+        specialization's, a partial specialization's, the primary template's). A templated member belongs to
+        the definition whose pattern its scope's arguments spell, up to the names of the parameters."""
+        args = _template_args(m.scope_args) if m.scope_args is not None else []
         if not m.template:  # `void vec_t<float, 4>::fill(float)`: only for those arguments
             if not args:
-                return None if specialized else {}  # a member of a struct that is not a template
+                return {} if choice.pattern is None and not choice.explicit else None  # a non-template struct's
             if m.scope_args is not None and _names_unmodelled_type(m.scope_args):
-                return None  # `vec_t<__nv_fp8x2_e4m3, 1>::fill`: never the instance larkc lays out
+                return None  # `vec_t<__nv_fp4x2_e2m1, 1>::fill`: never the instance larkc lays out
             folded = tuple(self.template_argument(a, {}, a) for a in args)
-            return {} if specialized and folded == targs else None
-        if specialized:
-            return None  # a member of the template, not of its explicit specialization
-        params = {p.name for p in m.template}
-        names = [node_text(a) for a in args]
-        if len(names) != len(targs) or any(n not in params for n in names):
-            raise UnsupportedError(
-                "out-of-class member of a partial specialization", node_text(m.scope_args), self.span(m.node)
-            )
-        return dict(zip(names, targs, strict=True))
+            return {} if choice.explicit and folded == targs else None
+        if choice.pattern is None or m.scope_args is None:
+            return None  # a member of a template, not of this explicit specialization
+        if _names_unmodelled_type(m.scope_args):
+            return None  # `template <size_t N> vec_t<__nv_fp4x2_e2m1, N>::fill`: of a definition never laid out
+        scope = self._pattern(m.scope_args, StructDef(choice.definition.name, m.node, m.template), m.node, m.name)
+        renaming = _renaming(scope, choice.pattern)
+        if renaming is None:
+            return None
+        return {mine: choice.env[theirs] for mine, theirs in renaming.items()}
+
+    def _struct_static_assert(
+        self, node: ts.Node, env: TemplateEnv, constants: Mapping[str, tuple[ScalarType, bool | int | float]]
+    ) -> None:
+        """``static_assert(vec_size % 8 == 0, "...")`` in a struct: a located error where it folds to false (nvcc
+        rejects the instance); it has no other effect, so one larkc cannot fold is ignored."""
+        cond = node.child_by_field_name("condition")
+        consts = {k: v for k, (_, v) in constants.items()}
+        folded = fold_constant(self, cond, env, consts) if cond is not None else None
+        if cond is not None and folded is not None and not folded:
+            raise TypeCheckError(f"static assertion failed: {node_text(cond)}", self.span(node), stage=Stage.FRONTEND)
 
     def _struct_constant(
         self,
@@ -1226,8 +1362,10 @@ class TranslationUnit:
             constants[node_text(target)] = (ftype, convert_value(folded, src, ftype))
 
     def pointer_struct(self, type_node: ts.Node, env: TemplateEnv) -> dict[str, Type] | None:
-        """The members of the struct ``type_node`` names if it has pointer members (a kernel's parameter
-        struct, ``struct Params { const float* q; float* out; int n; }``), in order; ``None`` for any other type."""
+        """The members of the struct ``type_node`` names if it has pointer members or members of different types
+        (a kernel's parameter struct, ``struct Params { const float* q; float* out; int n; }``, flashinfer's
+        ``RopeQuantizeAppendPagedKVCacheParams { uint32_t nnz; size_t stride; float scale; }``), in order; no
+        members for a struct of member functions only; ``None`` for any other type."""
         name_node = type_node.child_by_field_name("name") if type_node.type == "template_type" else type_node
         key = self.find(type_words(name_node) if name_node is not None else "", type_node, self.structs)
         sd = self.structs.get(key) if key is not None else None
@@ -1237,8 +1375,10 @@ class TranslationUnit:
         if sd.template is not None:
             args = type_node.child_by_field_name("arguments") if type_node.type == "template_type" else None
             targs = [self.template_argument(a, env, type_node) for a in (args.named_children if args else [])]
-            self._check_partial_specializations(key, tuple(targs), type_node)
-            env = self.bind_template(sd.template, targs, {}, type_node, f"struct {key}")
+            choice = self.struct_definition(key, tuple(targs), type_node)
+            env, body = choice.env, choice.definition.node.child_by_field_name("body")
+            if body is None:
+                return None
         members: dict[str, Type] = {}
         for f in body.named_children:
             ftype_node = f.child_by_field_name("type")
@@ -1257,7 +1397,11 @@ class TranslationUnit:
                 if t is None or d.type != "field_identifier":
                     return None
                 members[node_text(d)] = t
-        return members if any(isinstance(t, PointerType) for t in members.values()) else None
+        if any(isinstance(t, PointerType) for t in members.values()) or len(set(members.values())) > 1:
+            return members  # members of one scalar type are laid out as a vector instead (struct_type)
+        if not members and any(f.type == "function_definition" for f in body.named_children):
+            return members  # only member functions (the samples' `SharedMemory<T> smem; smem.getPointer()`)
+        return None
 
     def object_struct(self, type_node: ts.Node, env: TemplateEnv) -> ObjectStruct | None:
         """The struct ``type_node`` names if it is one with pointer members whose other members are member
@@ -1271,6 +1415,12 @@ class TranslationUnit:
         members = self.pointer_struct(type_node, env)
         if members is None:
             return None
+        struct_env: dict[str, object] = {}
+        if sd.template is not None:
+            args = type_node.child_by_field_name("arguments")
+            targs = [self.template_argument(a, env, type_node) for a in (args.named_children if args else [])]
+            choice = self.struct_definition(key, tuple(targs), type_node)
+            sd, struct_env = choice.definition, dict(choice.env)
         body = sd.node.child_by_field_name("body")
         assert body is not None
         methods: dict[str, list[ts.Node]] = {}
@@ -1280,11 +1430,17 @@ class TranslationUnit:
                 methods.setdefault(method, []).append(f)
         if not methods:
             return None  # a plain struct of pointers (a kernel's parameter struct)
-        struct_env: dict[str, object] = {}
-        if sd.template is not None:
-            args = type_node.child_by_field_name("arguments") if type_node.type == "template_type" else None
-            targs = [self.template_argument(a, env, type_node) for a in (args.named_children if args else [])]
-            struct_env = dict(self.bind_template(sd.template, targs, {}, type_node, f"struct {key}"))
+        # an object's member functions are lowered once per struct name and member types: two instances that
+        # differ only in their definition or template arguments (`SharedMemory<float>` and `SharedMemory<int>`,
+        # member-less) would share one body, so the second is an error
+        instance = (sd.node.start_byte, struct_env)
+        seen = self._object_instances.setdefault((key, tuple(members.values())), instance)
+        if seen != instance:
+            raise UnsupportedError(
+                "two instances of a struct template with the same member types used as objects",
+                node_text(type_node),
+                self.span(type_node),
+            )
         return ObjectStruct(key, members, methods, struct_env)
 
     def struct_constant(self, t: object, member: str) -> tuple[ScalarType, bool | int | float] | None:
@@ -1293,6 +1449,34 @@ class TranslationUnit:
             return None
         values = {i.constants[member] for i in self.vector_fields.get(t, []) if member in i.constants}
         return values.pop() if len(values) == 1 else None
+
+    def static_constant(
+        self, scope: ts.Node, member: str, env: TemplateEnv
+    ) -> tuple[ScalarType, bool | int | float] | None:
+        """``num_elems<T>::value``: the ``static constexpr`` member ``member`` of the struct ``scope`` names, read
+        from the definition the instance takes (explicit, partial or primary) without laying the struct out, as
+        a type trait has no data members. ``None`` if ``scope`` names no struct of the file, the member is not a
+        static constant, or the definition cannot be chosen (that error is the caller's to report)."""
+        name_node = scope.child_by_field_name("name") if scope.type == "template_type" else scope
+        args = scope.child_by_field_name("arguments") if scope.type == "template_type" else None
+        key = self.find(node_text(name_node), scope, self.structs) if name_node is not None else None
+        if key is None:
+            return None
+        constants: dict[str, tuple[ScalarType, bool | int | float]] = {}
+        try:
+            targs = tuple(self.template_argument(a, env, scope) for a in (_template_args(args) if args else []))
+            choice = self.struct_definition(key, targs, scope)
+            body = choice.definition.node.child_by_field_name("body")
+            for f in body.named_children if body is not None else []:
+                type_node = f.child_by_field_name("type")
+                specs = {node_text(c) for c in f.named_children if c.type == "storage_class_specifier"}
+                if f.type == "field_declaration" and "static" in specs and type_node is not None:
+                    self._struct_constant(f, self.resolve_type(type_node, choice.env, f), choice.env, constants)
+                if member in constants:
+                    return constants[member]
+        except LarkcError:
+            return None
+        return None
 
     def struct_info(self, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> StructInfo | None:
         """The struct a type node names (``Pack<float>``, a typedef of it, ``Pack`` in its methods)."""
@@ -1454,16 +1638,8 @@ class TranslationUnit:
         This is how CUDA code such as the samples' ``SharedMemory<T>()`` hands out dynamic shared memory:
         a member-less struct whose only use is its conversion to a pointer.
         """
-        sd = self.structs[struct]
-        env: TemplateEnv = {}
-        special = self._struct_specialization(struct, targs)
-        if special is not None:
-            sd = special
-        else:
-            if sd.template_error is not None:
-                raise sd.template_error
-            if sd.template is not None:
-                env = self.bind_template(sd.template, list(targs), {}, where, f"struct {struct}")
+        choice = self.struct_definition(struct, targs, where)
+        sd, env = choice.definition, choice.env
         body = sd.node.child_by_field_name("body")
         operators = [
             m
@@ -1485,7 +1661,7 @@ class TranslationUnit:
         for spec in self.specializations.get(name, ()):
             assert spec.specialization is not None
             if _names_unmodelled_type(spec.specialization):
-                continue  # `f<__nv_fp8x2_e4m3>`: no argument list larkc resolves equals it
+                continue  # `f<__nv_fp4x2_e2m1>`: no argument list larkc resolves equals it
             spec_args = tuple(self.template_argument(a, {}, a) for a in spec.specialization.named_children)
             if spec_args == args:
                 return spec
@@ -1497,11 +1673,63 @@ class TranslationUnit:
 
 
 def _names_unmodelled_type(args: ts.Node) -> bool:
-    """Whether a template argument list names a type larkc knows but cannot model (a packed fp8 type): an explicit
+    """Whether a template argument list names a type larkc knows but cannot model (an fp4, fp6 or e8m0 type): a
     specialization for it is never the one a call with resolved arguments asks for."""
     return any(
         n.type in ("type_identifier", "identifier") and node_text(n) in UNSUPPORTED_TYPES for n in _descendants(args)
     )
+
+
+def _template_args(args: ts.Node) -> list[ts.Node]:
+    return [a for a in args.named_children if a.type != "comment"]
+
+
+def _deduce(pattern: Pattern, targs: tuple[TemplateArg, ...]) -> TemplateEnv | None:
+    """The parameters of ``pattern`` bound so that it spells ``targs``, or ``None`` if it cannot."""
+    if len(pattern) != len(targs):
+        return None
+    env: TemplateEnv = {}
+    for item, arg in zip(pattern, targs, strict=True):
+        if isinstance(item, PatternParam):
+            if env.setdefault(item.name, arg) != arg:
+                return None  # `S<T, T>` for `S<float, int>`
+        elif item != arg:
+            return None
+    return env
+
+
+def _at_least_as_specialized(p: Pattern, q: Pattern) -> bool:
+    """Whether every argument list ``p`` matches, ``q`` matches too (C++'s partial ordering: ``q``'s parameters
+    deduced from ``p``'s pattern, ``p``'s parameters taken as unique values)."""
+    bound: dict[str, PatternParam | TemplateArg] = {}
+    for mine, theirs in zip(p, q, strict=True):
+        if isinstance(theirs, PatternParam):
+            if bound.setdefault(theirs.name, mine) != mine:
+                return False
+        elif isinstance(mine, PatternParam) or mine != theirs:
+            return False
+    return True
+
+
+def _renaming(p: Pattern, q: Pattern) -> dict[str, str] | None:
+    """The one-to-one renaming of ``p``'s parameters that makes it ``q``, or ``None`` if there is none."""
+    if len(p) != len(q):
+        return None
+    forward: dict[str, str] = {}
+    backward: dict[str, str] = {}
+    for mine, theirs in zip(p, q, strict=True):
+        if isinstance(mine, PatternParam) and isinstance(theirs, PatternParam):
+            if forward.setdefault(mine.name, theirs.name) != theirs.name:
+                return None
+            if backward.setdefault(theirs.name, mine.name) != mine.name:
+                return None
+        elif isinstance(mine, PatternParam) or isinstance(theirs, PatternParam) or mine != theirs:
+            return None
+    return forward
+
+
+def _pattern_str(p: Pattern) -> str:
+    return ", ".join(item.name if isinstance(item, PatternParam) else _targ_str(item) for item in p)
 
 
 def _descendants(node: ts.Node) -> Iterator[ts.Node]:

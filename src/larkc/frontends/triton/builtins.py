@@ -47,6 +47,7 @@ from larkc.ir.nodes import (
     MathCall,
     MathFn,
     MemoryOrder,
+    MemScope,
     Permute,
     Reduce,
     ReduceOp,
@@ -319,17 +320,21 @@ _SEMS = {
 }
 
 
-def _memory_order(sem: AnyValue | None, scope: AnyValue | None, span: Span) -> MemoryOrder:
-    """The order of an atomic between programs: Triton's ``sem`` (default ``acq_rel``); with
-    ``scope="cta"`` it orders nothing between programs (each program is a CTA), so it is relaxed."""
+_SCOPES = {"cta": MemScope.BLOCK, "gpu": MemScope.DEVICE, "sys": MemScope.SYSTEM}
+
+
+def _memory_order(sem: AnyValue | None, scope: AnyValue | None, span: Span) -> tuple[MemoryOrder, MemScope]:
+    """The order of an atomic between programs, Triton's ``sem`` (default ``acq_rel``), and its scope
+    (default ``gpu``); with ``scope="cta"`` it is atomic towards and orders only its own program (each
+    program is a CTA)."""
     sem_v = None if sem is None else _const(sem, "sem", span)
     scope_v = None if scope is None else _const(scope, "scope", span)
     if sem_v is not None and sem_v not in _SEMS:
         raise UnsupportedError("memory semantic", repr(sem_v), span)
-    if scope_v not in (None, "gpu", "sys", "cta"):
+    if scope_v is not None and scope_v not in _SCOPES:
         raise UnsupportedError("memory scope", repr(scope_v), span)
     order = MemoryOrder.ACQ_REL if sem_v is None else _SEMS[str(sem_v)]
-    return MemoryOrder.RELAXED if scope_v == "cta" else order
+    return order, MemScope.DEVICE if scope_v is None else _SCOPES[str(scope_v)]
 
 
 def _atomic(name: str) -> Handler:
@@ -355,9 +360,9 @@ def _atomic(name: str) -> Handler:
         t = with_elem(elem, shape)
         dst = lw.fresh("old")
         lw.emit(Decl(dst, t, None, span))
-        order = _memory_order(a.get("sem"), a.get("scope"), span)
+        order, scope = _memory_order(a.get("sem"), a.get("scope"), span)
         c_e, m_e = (cmp.expr if cmp else None), (m.expr if m else None)
-        lw.emit(Atomic(dst, op, p.expr, val.expr, c_e, m_e, span, order))
+        lw.emit(Atomic(dst, op, p.expr, val.expr, c_e, m_e, span, order, scope))
         from larkc.ir.nodes import VarRef
 
         return Tensor(VarRef(dst, t, span))

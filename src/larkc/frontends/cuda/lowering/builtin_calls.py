@@ -38,10 +38,10 @@ from larkc.ir.nodes import (
     Expr,
     Extract,
     Fence,
-    FenceScope,
     MakeVector,
     MathCall,
     MathFn,
+    MemScope,
     PtrAdd,
     Select,
     Shuffle,
@@ -97,9 +97,12 @@ _ATOMICS = {
     "atomicDec": AtomicOp.DEC,
 }
 
-for _scope_suffix in ("_block", "_system"):
-    for _n, _op in list(_ATOMICS.items()):
+#: The scope of each atomic by its name's suffix: ``atomicAdd_block`` is atomic only towards its block.
+_ATOMIC_SCOPES = dict.fromkeys(_ATOMICS, MemScope.DEVICE)
+for _n, _op in list(_ATOMICS.items()):
+    for _scope_suffix, _scope in (("_block", MemScope.BLOCK), ("_system", MemScope.SYSTEM)):
         _ATOMICS[_n + _scope_suffix] = _op
+        _ATOMIC_SCOPES[_n + _scope_suffix] = _scope
 
 #: `__reduce_<op>_sync(mask, v)` (integers, sm_80): the binary operator each combines with.
 _WARP_REDUCES = {
@@ -180,9 +183,11 @@ class BuiltinCalls(Contracts):
         return self.no_result(name, node, want_value)
 
     def thread_fence(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
-        """``__threadfence*()``: a memory fence (the system scope is treated as the device's)."""
+        """``__threadfence_block()``, ``__threadfence()``, ``__threadfence_system()``: a memory fence."""
         self.expect_args(name, arg_nodes, (0,), node)
-        scope = FenceScope.BLOCK if name == "__threadfence_block" else FenceScope.DEVICE
+        scope = {"__threadfence_block": MemScope.BLOCK, "__threadfence_system": MemScope.SYSTEM}.get(
+            name, MemScope.DEVICE
+        )
         self.emit(Fence(scope, self.span(node)))
         return self.no_result(name, node, want_value)
 
@@ -685,7 +690,7 @@ class BuiltinCalls(Contracts):
         pv = self.decay(self.rvalue(arg_nodes[0]))
         pair = pv.ctype.pointee if isinstance(pv.ctype, PointerType) else None
         if op is AtomicOp.ADD and isinstance(pair, VectorType) and pair.lanes == 2 and pair.elem in (F16, BF16):
-            return self.atomic_add_pair(pv, pair, arg_nodes, node, want_value)
+            return self.atomic_add_pair(pv, pair, arg_nodes, node, want_value, _ATOMIC_SCOPES[name])
         if not isinstance(pv.ctype, PointerType) or not isinstance(pv.ctype.pointee, ScalarType):
             raise self.type_error(f"{name} needs a pointer to a scalar, got {pv.ctype}", arg_nodes[0])
         if pv.ctype.const:
@@ -702,13 +707,13 @@ class BuiltinCalls(Contracts):
         if op in (AtomicOp.INC, AtomicOp.DEC) and t != U32:
             raise self.type_error(f"{name} needs an unsigned int pointer, got {pv.ctype}", arg_nodes[0])
         dst = self.tmp(t, node) if want_value else None
-        self.emit(Atomic(dst, op, pv.expr, val, cmp, None, span))
+        self.emit(Atomic(dst, op, pv.expr, val, cmp, None, span, scope=_ATOMIC_SCOPES[name]))
         if dst is None:
             return None
         return Val(VarRef(dst, t, span), t)
 
     def atomic_add_pair(
-        self, pv: Val, pair: VectorType, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool
+        self, pv: Val, pair: VectorType, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool, scope: MemScope
     ) -> Val | None:
         """``atomicAdd(half2* p, half2 v)``: as CUDA documents it, atomic for each of the two halves
         separately (not for the pair as one access): an atomic add per lane; the old value is the pair of
@@ -725,7 +730,7 @@ class BuiltinCalls(Contracts):
             dst = self.tmp(pair.elem, node) if want_value else None
             at = PtrAdd(lanes, Const(k, I32, span), lane_ptr_t, span)
             part = Extract(val, Const(k, I32, span), pair.elem, span)
-            self.emit(Atomic(dst, AtomicOp.ADD, at, part, None, None, span))
+            self.emit(Atomic(dst, AtomicOp.ADD, at, part, None, None, span, scope=scope))
             if dst is not None:
                 olds.append(VarRef(dst, pair.elem, span))
         return Val(MakeVector(tuple(olds), pair, span), pair) if want_value else None

@@ -99,8 +99,13 @@ class Calls(Conversions):
                 return self.method_call(None, info, method, arg_nodes, node, want_value)  # S::m(args)
             # ::expf, std::exp, std::max: the device library's functions
             name = text.removeprefix("::").removeprefix("std::")
+        elif fn_node.type == "lambda_expression":  # `[&] { ... }()`: defined and called in place
+            return self.lambda_call(self.define_lambda(fn_node), arg_nodes, node, want_value)
         elif fn_node.type == "identifier":
             name = node_text(fn_node)
+            local = self.lookup(name)
+            if local is not None and local.kind == "lambda":
+                return self.lambda_call(self.lambdas[local.ir_name], arg_nodes, node, want_value)
             bound = self.env.get(name)
             if isinstance(bound, FunctionRef):
                 return self.user_call(bound.name, list(bound.targs), arg_nodes, node, want_value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from larkc.errors import Span
-from larkc.frontends.cuda.ctypes import CArray, arithmetic_result
+from larkc.frontends.cuda.ctypes import PACKED_FP8_CONVERSIONS, CArray, arithmetic_result
 from larkc.frontends.cuda.lowering.core import LoweringCore
 from larkc.frontends.cuda.lowering.values import Val, is_null_constant, null_pointer, zero_value
 from larkc.frontends.cuda.syntax import node_text
@@ -57,6 +57,8 @@ class Conversions(LoweringCore):
         if isinstance(t, ScalarType) and t.is_bool and isinstance(src, PointerType):
             return self.to_bool(v, node)
         if isinstance(t, VectorType) and isinstance(src, VectorType) and explicit and src.lanes == t.lanes:
+            if (t.elem.is_fp8 or src.elem.is_fp8) and (src.elem, t.elem, t.lanes) not in PACKED_FP8_CONVERSIONS:
+                raise self.type_error(f"cannot convert {src} to {t} (cuda_fp8.h has no such conversion)", node)
             return Val(Cast(v.expr, t, CastKind.CONVERT, span), t)
         if isinstance(t, VectorType) and isinstance(src, VectorType) and src.elem == t.elem and src.lanes == t.lanes:
             # A struct and a CUDA vector type of the same layout (Vec<float,4> and float4) are the same type.
@@ -123,6 +125,8 @@ class Conversions(LoweringCore):
                 raise self.unsupported(f"call of user-defined operator{op_text}", node)
             if a.ctype == b.ctype:
                 assert isinstance(a.ctype, VectorType)
+                if a.ctype.elem.is_fp8:  # cuda_fp8.h's packed classes define no operators (nvcc rejects `p + q`)
+                    raise self.type_error(f"no operator {op_text} on {a.ctype} (cuda_fp8.h's packed types)", node)
                 return a.expr, b.expr, a.ctype
             raise self.type_error(f"operands of types {a.ctype} and {b.ctype}", node)
         if not isinstance(a.ctype, ScalarType) or not isinstance(b.ctype, ScalarType):

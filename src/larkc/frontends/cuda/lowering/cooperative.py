@@ -21,6 +21,7 @@ from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.values import FULL_MASK, Binding, Val
 from larkc.frontends.cuda.syntax import node_text
 from larkc.ir.nodes import (
+    Assign,
     Barrier,
     BarrierScope,
     Binary,
@@ -30,12 +31,15 @@ from larkc.ir.nodes import (
     Const,
     Dim,
     Expr,
+    Extract,
+    Function,
+    MakeVector,
     ShuffleKind,
     VarRef,
     Vote,
     VoteKind,
 )
-from larkc.ir.types import I32, U32
+from larkc.ir.types import BF16, F16, I32, U32, VectorType
 
 
 class CooperativeGroups(Conversions):
@@ -72,21 +76,28 @@ class CooperativeGroups(Conversions):
         name = self.cg_name(fn)
         if name == "this_thread_block":
             return Group()
+        if name == "tiled_partition" and len(args.named_children) == 2:
+            # `cg::tiled_partition(block, 16)`: the same tiles as `tiled_partition<16>`, as a thread_group
+            return self.tiles_of(args.named_children[0], args.named_children[1])
         if inner is not None and inner.type == "template_function" and self.cg_name(fn) is not None:
             base = node_text(inner.child_by_field_name("name"))
             targs = inner.child_by_field_name("arguments")
             parent = args.named_children[0] if args.named_children else None
             if base == "tiled_partition" and targs is not None and parent is not None:
-                size = fold_constant(self.tu, targs.named_children[0], self.env, self.const_scope())
-                if not isinstance(size, int) or size not in (1, 2, 4, 8, 16, 32):
-                    raise self.unsupported("tiled_partition size (a power of two up to 32)", targs)
-                outer = self.group_of(parent)
-                if outer is None or not outer.is_block:
-                    raise self.unsupported("tiled_partition of something other than the thread block", parent)
-                return Group(size)
+                return self.tiles_of(parent, targs.named_children[0])
         if name is not None:
             raise self.unsupported("cooperative groups function", node)
         return None
+
+    def tiles_of(self, parent: ts.Node, size_node: ts.Node) -> Group:
+        """The tiles of ``tiled_partition(parent, size)`` (or ``tiled_partition<size>(parent)``)."""
+        size = fold_constant(self.tu, size_node, self.env, self.const_scope())
+        if not isinstance(size, int) or size not in (1, 2, 4, 8, 16, 32):
+            raise self.unsupported("tiled_partition size (a power of two up to 32)", size_node)
+        outer = self.group_of(parent)
+        if outer is None or not outer.is_block:
+            raise self.unsupported("tiled_partition of something other than the thread block", parent)
+        return Group(size)
 
     def tile_declaration(self, node: ts.Node) -> bool:
         """``cg::thread_block_tile<32> t = ...;``, which tree-sitter (not knowing the template) reads as
@@ -103,6 +114,11 @@ class CooperativeGroups(Conversions):
         if self.cg_name(name) != "thread_block_tile" or node_text(left.child_by_field_name("operator")) != "<":
             return False
         self.declare_group(target, right.child_by_field_name("right"), node)
+        size_node = left.child_by_field_name("right")
+        size = fold_constant(self.tu, size_node, self.env, self.const_scope()) if size_node is not None else None
+        group = self.lookup(node_text(target))
+        if group is not None and group.group is not None and group.group.tile != size:
+            raise self.type_error(f"a {group.group} group where the type is thread_block_tile<{size}>", node)
         return True
 
     def declares_groups(self, node: ts.Node) -> bool:
@@ -121,9 +137,32 @@ class CooperativeGroups(Conversions):
         self.scopes[-1][c_name] = Binding("group", c_name, U32, None, group)
 
     def is_group_type(self, type_node: ts.Node) -> bool:
-        """Whether a type node names a cooperative group (``thread_block``, ``thread_block_tile<N>``)."""
+        """Whether a type node names a cooperative group (``thread_block``, ``thread_block_tile<N>``, or
+        ``thread_group``, which holds either)."""
         name = self.cg_name(type_node)
-        return name is not None and (name == "thread_block" or name.startswith("thread_block_tile"))
+        return name is not None and (name in ("thread_block", "thread_group") or name.startswith("thread_block_tile"))
+
+    def check_group_type(self, type_node: ts.Node, group: Group, node: ts.Node) -> None:
+        """Reject a group bound to a variable or parameter whose type cannot hold it: a ``thread_block``
+        holds the block, a ``thread_block_tile<N>`` tiles of ``N`` threads, a ``thread_group`` either."""
+        name = "".join((self.cg_name(type_node) or "").split())
+        if name == "thread_group":
+            return
+        if name == "thread_block":
+            fits = group.is_block
+        else:
+            inner: ts.Node | None = type_node
+            while inner is not None and inner.type == "qualified_identifier":
+                inner = inner.child_by_field_name("name")
+            targs = inner.child_by_field_name("arguments") if inner is not None else None
+            size = (
+                self.tu.template_argument(targs.named_children[0], self.env, node, self.const_scope())
+                if targs is not None and len(targs.named_children) == 1
+                else None
+            )
+            fits = isinstance(size, int) and group.tile == size
+        if not fits:
+            raise self.type_error(f"a {group} group where the type is {node_text(type_node)}", node)
 
     def linear_tid(self, span: Span) -> Expr:
         return linear_thread_index(span)
@@ -214,12 +253,71 @@ class CooperativeGroups(Conversions):
         if group is None or group.tile is None:
             raise self.unsupported("reduce over something other than a thread_block_tile", arg_nodes[0])
         op_name = self.reduce_operator(arg_nodes[2])
+        user_op = self.reduce_function(arg_nodes[2]) if op_name is None else None
+        if user_op is not None:
+            return self.user_butterfly(user_op, self.rvalue(arg_nodes[1]), group.tile, arg_nodes[1], node)
         if op_name is None:
             raise self.unsupported("reduce operator (use cg::plus, cg::greater, cg::less, cg::bit_*)", arg_nodes[2])
         v = self.shuffle_operand(self.rvalue(arg_nodes[1]), "reduce", arg_nodes[1])
         vt = v.ctype
         assert not isinstance(vt, CArray)  # shuffle operands are scalars or half pairs
         return self.butterfly(v, vt, REDUCE_OPS[op_name], self.tile_mask(group.tile, span), group.tile, node)
+
+    def reduce_function(self, node: ts.Node) -> Function | None:
+        """``cg::reduce(tile, v, combine)`` with ``combine`` a device function ``T combine(T, T)`` (one
+        definition, not a template): its instance; ``None`` where ``node`` names no function."""
+        if node.type not in ("identifier", "qualified_identifier") or self.lookup(node_text(node)) is not None:
+            return None
+        key = self.tu.find("".join(node_text(node).split()), node, self.tu.functions)
+        defs = self.tu.functions[key] if key is not None else []
+        if not defs:
+            return None
+        if len(defs) != 1 or defs[0].template is not None or defs[0].owner is not None:
+            raise self.unsupported("reduce operator that is an overloaded, template or member function", node)
+        callee = self.tu.instantiate(defs[0], {}, node)
+        t = callee.ret
+        if len(callee.params) != 2 or any(p.by_ref or p.type != t for p in callee.params):
+            raise self.unsupported("reduce operator function other than T f(T, T)", node)
+        return callee
+
+    def user_butterfly(self, combine: Function, v: Val, size: int, value_node: ts.Node, node: ts.Node) -> Val:
+        """``cg::reduce`` with a device function: ``log2 size`` xor-shuffle steps, each lane combining its
+        value with its partner's by a call (``combine(mine, partner)``), the result left in every lane."""
+        span = self.span(node)
+        t = combine.ret
+        v = self.convert(v, t, value_node)
+        mask = self.tile_mask(size, span)
+        acc = self.tmp(t, node)
+        self.emit(Assign(acc, v.expr, span))
+        current = Val(VarRef(acc, t, span), t)
+        offset = size // 2
+        while offset >= 1:
+            partner = self.shuffle_value(current, mask, offset, size, value_node)
+            combined = self.emit_call(combine, [current.expr, partner.expr], [], combine.name, node, True)
+            assert combined is not None
+            self.emit(Assign(acc, combined.expr, span))
+            offset //= 2
+        return current
+
+    def shuffle_value(self, v: Val, mask: Expr, offset: int, width: int, node: ts.Node) -> Val:
+        """``v`` of the lane ``offset`` away by xor: a scalar whole, a struct (vector) lane by lane."""
+        span = self.span(node)
+        t = v.ctype
+        lane_delta = Const(offset, I32, span)
+        if isinstance(t, VectorType) and not (t.lanes == 2 and t.elem in (F16, BF16)):
+            lanes: list[Expr] = []
+            for k in range(t.lanes):
+                part = Val(Extract(v.expr, Const(k, I32, span), t.elem, span), t.elem)
+                moved = self.emit_shuffle(
+                    ShuffleKind.XOR, mask, self.shuffle_operand(part, "reduce", node), lane_delta, width, node
+                )
+                lanes.append(self.convert(moved, t.elem, node).expr)
+            return Val(MakeVector(tuple(lanes), t, span), t)
+        moved = self.emit_shuffle(
+            ShuffleKind.XOR, mask, self.shuffle_operand(v, "reduce", node), lane_delta, width, node
+        )
+        assert not isinstance(t, CArray)
+        return self.convert(moved, t, node)
 
     def reduce_operator(self, node: ts.Node) -> str | None:
         """``plus`` for the operator object ``cg::plus<T>()`` or ``cg::plus<T>{}`` (a key of ``REDUCE_OPS``)."""

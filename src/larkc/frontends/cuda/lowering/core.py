@@ -36,6 +36,7 @@ from larkc.ir.verify import verify_function
 
 if TYPE_CHECKING:
     from larkc.frontends.cuda.lowering.cub import CubCollective
+    from larkc.frontends.cuda.lowering.lambdas import Lambda
 
 
 class IllTypedLowering(RuntimeError):
@@ -75,6 +76,7 @@ class LoweringCore(abc.ABC):
         self.warp_storages: set[str] = set()  # `WarpReduce::TempStorage` names (placeholders: the model shuffles)
         self.cub_types: dict[str, CubCollective] = {}  # `typedef cub::BlockReduce<float, 256> BlockReduce;`
         self.struct_params: dict[str, dict[str, VarLV]] = {}  # parameter structs of pointers: member -> parameter
+        self.lambdas: dict[str, Lambda] = {}  # local lambdas, by the key their name is bound to ("lambda")
 
     def span(self, node: ts.Node) -> Span:
         return self.tu.span(node)
@@ -200,6 +202,14 @@ class LoweringCore(abc.ABC):
         """A union initialised from one value (``U u(x)``, ``U(x)``): the member it sets, as the union's bits."""
 
     @abc.abstractmethod
+    def define_lambda(self, node: ts.Node) -> Lambda:
+        """The lambda ``node`` defines here: the names its body sees, with its by-value captures copied now."""
+
+    @abc.abstractmethod
+    def lambda_call(self, lam: Lambda, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """A call of a lambda: its body lowered here, the parameters bound to the arguments."""
+
+    @abc.abstractmethod
     def expression_statement(self, node: ts.Node) -> None:
         """An expression evaluated for its side effects (a call, an assignment, ``i++``, a comma list)."""
 
@@ -208,6 +218,10 @@ class LoweringCore(abc.ABC):
     @abc.abstractmethod
     def rvalue(self, node: ts.Node) -> Val:
         """Lower ``node`` as an rvalue; loads and side effects are emitted into the current buffer."""
+
+    @abc.abstractmethod
+    def brace_value(self, t: Type, init: ts.Node) -> Val:
+        """A value of type ``t`` from a brace list (an argument, a returned value)."""
 
     @abc.abstractmethod
     def sizeof_value(self, node: ts.Node) -> int:
@@ -374,6 +388,10 @@ class LoweringCore(abc.ABC):
     @abc.abstractmethod
     def is_group_type(self, type_node: ts.Node) -> bool:
         """Whether a type node names a cooperative group (``thread_block``, ``thread_block_tile<N>``)."""
+
+    @abc.abstractmethod
+    def check_group_type(self, type_node: ts.Node, group: Group, node: ts.Node) -> None:
+        """Reject a group bound to a variable or parameter whose type cannot hold it."""
 
     @abc.abstractmethod
     def group_method(

@@ -187,7 +187,10 @@ class Expressions(Conversions):
                     raise self.unsupported("compound literal", node)
                 return self.construct(info, init.named_children, node)
             case "initializer_list":
-                raise self.unsupported("initializer list here", node)
+                wanted = self.brace_argument_type(node)
+                if wanted is None:
+                    raise self.unsupported("initializer list here", node)
+                return self.brace_value(wanted, node)
             case "string_literal" | "concatenated_string":
                 raise self.unsupported("string literal", node)
             case "null" | "nullptr":
@@ -253,6 +256,8 @@ class Expressions(Conversions):
                 raise self.unsupported("use of a pointer to a local variable other than *p and p[i]", node)
             if b.kind == "object":
                 raise self.unsupported("use of an object other than its members and member functions", node)
+            if b.kind == "lambda":
+                raise self.unsupported("use of a lambda other than calling it", node)
             if b.kind == "shared_scalar":
                 assert not isinstance(b.ctype, CArray)
                 ptr = VarRef(b.ir_name, PointerType(b.ctype, b.space), span)
@@ -586,7 +591,10 @@ class Expressions(Conversions):
             # `v.val` names an array member; it must be subscripted (handled by the caller) — we return
             # a marker Val whose type is a sub-vector view. Only whole-struct-of-one-array is supported.
             if lane != 0 or count != vt.lanes:
-                raise self.unsupported("array member that is not the whole struct", node)
+                # `b.x` with `half2 x` the first of four members: the member's lanes, as a vector value
+                mt = self.member_part_type(vt, count, node)
+                lanes = [Extract(base_val.expr, Const(lane + k, I32, span), vt.elem, span) for k in range(count)]
+                return Val(MakeVector(tuple(lanes), mt, span), mt)
             if isinstance(base, VarLV):
                 return base
             return base_val
@@ -597,6 +605,54 @@ class Expressions(Conversions):
             # A member of a vector in memory: read the whole vector (as C does on the GPU) then extract.
             return Val(Extract(base_val.expr, idx, vt.elem, span), vt.elem)
         return Val(Extract(base_val.expr, idx, vt.elem, span), vt.elem)
+
+    def member_part_type(self, vt: VectorType, count: int, node: ts.Node) -> VectorType:
+        """The vector type of a member of ``count`` lanes that is part of a struct laid out as ``vt`` (a
+        ``half2`` member, or an array member, which is read as the vector of its elements)."""
+        if count not in (2, 3, 4):
+            raise self.unsupported("array member that is not the whole struct", node)
+        return vector(vt.elem, count)
+
+    def member_part(self, node: ts.Node) -> tuple[VarLV, int, VectorType] | None:
+        """``b.x`` with ``b`` a local struct variable and ``x`` a vector or array member that is part of it:
+        the variable, the member's first lane and its type; ``None`` for anything else."""
+        arg, fnode = node.child_by_field_name("argument"), node.child_by_field_name("field")
+        op = node.child_by_field_name("operator")
+        if node.type != "field_expression" or arg is None or fnode is None or arg.type != "identifier":
+            return None
+        b = self.lookup(node_text(arg))
+        if op is None or node_text(op) != "." or b is None or b.kind != "var" or not isinstance(b.ctype, VectorType):
+            return None
+        vt = b.ctype
+        if self.tu.union_member(vt, node_text(fnode)) is not None:
+            return None
+        lane, count, is_array = self.field_layout(vt, node_text(fnode), node)
+        if not is_array or (lane == 0 and count == vt.lanes):
+            return None
+        return VarLV(b.ir_name, vt, b.readonly), lane, self.member_part_type(vt, count, node)
+
+    def assign_member_part(self, part: tuple[VarLV, int, VectorType], node: ts.Node, right: ts.Node) -> Val:
+        """``b.x = e`` or ``b.x op= e`` for a member that is several lanes of ``b``: those lanes replaced."""
+        var, first, mt = part
+        span = self.span(node)
+        op = node_text(node.child_by_field_name("operator"))
+        left = node.child_by_field_name("left")
+        assert left is not None
+        if op == "=":
+            v = self.brace_init(mt, right) if right.type == "initializer_list" else self.rvalue(right)
+        else:
+            bop = _ASSIGN_OPS.get(op)
+            if bop is None:
+                raise self.unsupported(f"assignment operator {op}", node)
+            v = self.apply_binary(bop.value, self.rvalue(left), self.rvalue(right), node)
+        value = self.tmp(mt, node)
+        self.emit(Assign(value, self.convert(v, mt, node).expr, span))
+        whole: Expr = VarRef(var.name, var.type, span)
+        for k in range(mt.lanes):
+            lane = Extract(VarRef(value, mt, span), Const(k, I32, span), mt.elem, span)
+            whole = Insert(whole, Const(first + k, I32, span), lane, var.type, span)
+        self.write(var, Val(whole, var.type), node)
+        return Val(VarRef(value, mt, span), mt)
 
     def memory_lane(self, base: MemLV, vt: VectorType, fname: str, node: ts.Node) -> MemLV | None:
         """``y[i].x`` for a vector in memory: the lane's own place, so a write stores (and a read loads)
@@ -621,6 +677,42 @@ class Expressions(Conversions):
         if fname in xyzw and xyzw[fname] < vt.lanes:
             return xyzw[fname], 1, False
         raise self.type_error(f"{vt} has no member {fname}", node)
+
+    def brace_argument_type(self, node: ts.Node) -> Type | None:
+        """``f(a, {x, 1.0f})``: the type of the by-value parameter a brace list is the argument for, where
+        the callee is one user function (not overloaded, not a template); ``None`` elsewhere."""
+        args = node.parent
+        call = args.parent if args is not None and args.type == "argument_list" else None
+        fn = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+        if args is None or fn is None or fn.type not in ("identifier", "qualified_identifier"):
+            return None
+        if self.lookup(node_text(fn)) is not None:
+            return None
+        key = self.tu.find("".join(node_text(fn).split()), fn, self.tu.functions)
+        defs = self.tu.functions[key] if key is not None else []
+        if len(defs) != 1 or defs[0].template is not None or defs[0].owner is not None:
+            return None
+        params = self.parameter_nodes(defs[0].node)
+        index = [a for a in args.named_children if a.type != "comment"].index(node)
+        p = params[index] if index < len(params) else None
+        type_node = p.child_by_field_name("type") if p is not None else None
+        declarator = p.child_by_field_name("declarator") if p is not None else None
+        if p is None or type_node is None or declarator is None or declarator.type != "identifier":
+            return None
+        if self.is_group_type(type_node):
+            return None
+        return self.tu.resolve_type(type_node, {}, p)
+
+    def brace_value(self, t: Type, init: ts.Node) -> Val:
+        """A value of type ``t`` from a brace list (an argument, a returned value): aggregate initialisation,
+        or the constructor of a struct that has one."""
+        infos = self.tu.vector_fields.get(t, []) if isinstance(t, VectorType) else []
+        constructed = [i for i in infos if i.name.rpartition("::")[2] in i.methods]
+        if constructed:
+            if len(infos) != 1:
+                raise self.unsupported(f"brace list for one of several structs laid out as {t}", init)
+            return self.construct(constructed[0], init.named_children, init)
+        return self.brace_init(t, init)
 
     def address_of(self, node: ts.Node) -> Val:
         arg = node.child_by_field_name("argument")
@@ -824,6 +916,9 @@ class Expressions(Conversions):
         op = node_text(node.child_by_field_name("operator"))
         left = node.child_by_field_name("left")
         assert left is not None
+        part = self.member_part(left)
+        if part is not None:
+            return self.assign_member_part(part, node, right)
         lv = self.lvalue(left)
         if not isinstance(lv, VarLV | MemLV | LaneLV | PunLV | PunLaneLV):
             if isinstance(lv, Val) and isinstance(lv.expr, VarRef) and isinstance(lv.ctype, CArray):

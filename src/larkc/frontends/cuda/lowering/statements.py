@@ -19,6 +19,7 @@ from larkc.frontends.cuda.ctypes import CArray, CType
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.contracts import Contracts
 from larkc.frontends.cuda.lowering.core import function_declarator
+from larkc.frontends.cuda.lowering.lambdas import Lambda, capture_list, free_identifiers, misplaced_returns
 from larkc.frontends.cuda.lowering.values import Binding, Val, VarLV, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
 from larkc.frontends.cuda.unit import LOCAL_POINTER, FileScopeVariable, ObjectStruct, UnionInfo
@@ -376,6 +377,7 @@ class Statements(Contracts):
                     raise self.unsupported("cooperative group parameter", p)
                 bound = self.env.get(GROUP_PARAM + gname)
                 if isinstance(bound, Group):
+                    self.check_group_type(type_node, bound, p)
                     self.group_params[gname] = bound
                 continue
             if p.child_by_field_name("declarator") is None and self.tu.is_tag_type(type_node):
@@ -640,6 +642,9 @@ class Statements(Contracts):
                 if target is None or target.type != "identifier":
                     raise self.unsupported("cooperative group declaration", d)
                 self.declare_group(target, d.child_by_field_name("value"), d)
+                group = self.lookup(node_text(target))
+                if not is_auto and group is not None and group.group is not None:
+                    self.check_group_type(type_node, group.group, d)
             return
         base: Type | None = None if is_auto else self.resolve_type(type_node, node)
         const = "const" in specs or "constexpr" in specs
@@ -654,6 +659,9 @@ class Statements(Contracts):
             if is_auto:
                 if init is None or dnode.type != "identifier":
                     raise self.unsupported("auto declaration", d)
+                if init.type == "lambda_expression":
+                    self.declare_lambda(dnode, init)
+                    continue
                 v = self.rvalue(init)
                 if isinstance(v.ctype, CArray):
                     raise self.unsupported("auto array", d)
@@ -1013,7 +1021,10 @@ class Statements(Contracts):
             return
         if self.ret == VOID:
             raise self.type_error("return with a value in a void function", node)
-        v = self.convert(self.rvalue(value_node), self.ret, value_node)
+        if value_node.type == "initializer_list":  # `return {a, b};`: a value of the return type
+            v = self.brace_value(self.ret, value_node)
+        else:
+            v = self.convert(self.rvalue(value_node), self.ret, value_node)
         if any(node_text(c.child_by_field_name("function")) == "__ensures" for c in self.contract_calls()):
             if not isinstance(v.expr, VarRef | Const):  # each postcondition reads the value returned
                 name = self.tmp(self.ret, node)
@@ -1021,3 +1032,128 @@ class Statements(Contracts):
                 v = Val(VarRef(name, self.ret, self.span(node)), v.ctype)
             self.out.extend(self.postconditions(v))
         self.emit(Return(v.expr, self.span(node)))
+
+    # -- local lambdas (see lowering.lambdas) ---------------------------------------------------------
+
+    def define_lambda(self, node: ts.Node) -> Lambda:
+        """The lambda ``node`` defines here: the names its body sees, with its by-value captures copied now."""
+        spec = node.child_by_field_name("captures")
+        body = node.child_by_field_name("body")
+        if spec is None or body is None or body.type != "compound_statement":
+            raise self.unsupported("lambda expression", node)
+        captures = capture_list(spec)
+        if captures.unsupported:
+            raise self.unsupported("lambda capture", captures.unsupported[0])
+        for ret in misplaced_returns(body):
+            raise self.unsupported("return other than as the last statement of a lambda", ret)
+        mutable = any(c.type == "lambda_specifier" and node_text(c) == "mutable" for c in self.lambda_parts(node))
+        visible: dict[str, Binding] = {}  # what the body sees of the enclosing scopes, innermost last
+        for s in self.scopes:
+            visible.update(s)
+        if captures.default is None:
+            # only what is listed, and what needs no capture: constants, __shared__ and global memory
+            listed = {node_text(n) for n in (*captures.by_reference, *captures.by_value)}
+            visible = {k: b for k, b in visible.items() if k in listed or not self.needs_capture(b)}
+        by_value = [(node_text(n), n) for n in captures.by_value]
+        if captures.default == "=":
+            by_ref_names = {node_text(n) for n in captures.by_reference}
+            by_value += [(name, body) for name in free_identifiers(body) if name not in by_ref_names]
+        copies: dict[str, Binding] = {}
+        for name, where in by_value:
+            b = visible.get(name)
+            if b is None:
+                if where is not body:
+                    raise self.type_error(f"capture of {name}, which is not a local variable", where)
+                continue  # a name the body declares itself, or one that is not a variable
+            if name in copies or not self.needs_capture(b):
+                continue
+            if b.kind in ("group", "pun") or (b.kind == "lambda" and not self.lambdas[b.ir_name].mutable):
+                continue  # a copy is the same value: a compile-time group or lambda, pointers that never change
+            if b.kind != "var" or isinstance(b.ctype, CArray):
+                raise self.unsupported(f"capture by value of {name} (a copy of a local other than a variable)", where)
+            ir_name = self.fresh(name)
+            span = self.span(where)
+            self.emit(Decl(ir_name, b.ctype, VarRef(b.ir_name, b.ctype, span), span))
+            copies[name] = Binding("var", ir_name, b.ctype, readonly=not mutable)
+        for n in captures.by_reference:
+            if node_text(n) not in visible:
+                raise self.type_error(f"capture of {node_text(n)}, which is not a local variable", n)
+        return Lambda(node, (visible, copies), mutable)
+
+    def lambda_parts(self, node: ts.Node) -> list[ts.Node]:
+        """The children of a lambda's declarator (parameters, specifiers, trailing return type)."""
+        decl = node.child_by_field_name("declarator")
+        return list(decl.children) if decl is not None else []
+
+    @staticmethod
+    def needs_capture(b: Binding) -> bool:
+        """Whether a lambda must capture the name bound by ``b`` to use it (an automatic variable)."""
+        if b.kind in ("const", "shared_scalar"):
+            return False
+        return not (b.kind == "alloc" and isinstance(b.ctype, CArray) and b.ctype.space is not AddressSpace.LOCAL)
+
+    def declare_lambda(self, name_node: ts.Node, init: ts.Node) -> None:
+        """``auto f = [...](...) { ... };``: bind ``f`` to the lambda (a compile-time value, no IR variable)."""
+        lam = self.define_lambda(init)
+        key = self.declare(node_text(name_node), "lambda", VOID, name_node)
+        self.lambdas[key] = lam
+
+    def lambda_call(self, lam: Lambda, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """A call of a lambda: its body lowered here, the parameters bound to the arguments."""
+        span = self.span(node)
+        parts = self.lambda_parts(lam.node)
+        plist = next((c for c in parts if c.type == "parameter_list"), None)
+        params = [p for p in plist.named_children if p.type != "comment"] if plist is not None else []
+        self.expect_args("lambda", arg_nodes, (len(params),), node)
+        bound: list[tuple[str, ts.Node, CType, Val | VarLV, ts.Node, bool]] = []
+        for p, a in zip(params, arg_nodes, strict=True):
+            type_node, dnode = p.child_by_field_name("type"), p.child_by_field_name("declarator")
+            if p.type != "parameter_declaration" or type_node is None or dnode is None:
+                raise self.unsupported("lambda parameter", p)
+            if type_node.type == "placeholder_type_specifier":
+                raise self.unsupported("generic lambda parameter", p)
+            const = any(c.type == "type_qualifier" and node_text(c) == "const" for c in p.children)
+            ctype, name_node, by_ref = self.apply_declarator(self.resolve_type(type_node, p), const, dnode, param=True)
+            if isinstance(ctype, CArray):
+                raise self.unsupported("array parameter of a lambda", p)
+            if by_ref:
+                lv = self.lvalue(a)
+                if not isinstance(lv, VarLV) or lv.type != ctype or (lv.readonly and not const):
+                    raise self.unsupported("reference argument of a lambda other than a local of its type", a)
+                bound.append((node_text(name_node), name_node, ctype, lv, p, const))
+            else:
+                bound.append((node_text(name_node), name_node, ctype, self.rvalue(a), p, const))
+        ret_node = next((c for c in parts if c.type == "trailing_return_type"), None)
+        body = lam.node.child_by_field_name("body")
+        assert body is not None
+        stmts = [c for c in body.named_children if c.type != "comment"]
+        final = stmts.pop() if stmts and stmts[-1].type == "return_statement" else None
+        value_node = final.named_children[0] if final is not None and final.named_children else None
+        saved = self.scopes, self.loops, self.pending_unroll
+        self.scopes, self.loops, self.pending_unroll = [*(dict(s) for s in lam.scopes), {}], 0, None
+        try:
+            for name, name_node, ctype, arg, p, const in bound:
+                if isinstance(arg, VarLV):  # a reference: the argument variable under the parameter's name
+                    if name in self.scopes[-1]:
+                        raise self.type_error(f"redeclaration of {name}", p)
+                    self.scopes[-1][name] = Binding("var", arg.name, arg.type, readonly=arg.readonly or const)
+                else:
+                    assert not isinstance(ctype, CArray)
+                    self.declare_var(name, ctype, arg, name_node, p, init_node=p, readonly=const)
+            for s in stmts:  # (the body's block is the parameters' scope, as in C++)
+                self.statement(s)
+            result = self.rvalue(value_node) if value_node is not None else None
+            if result is not None and ret_node is not None:
+                descriptor = ret_node.named_children[0]
+                type_node = descriptor.child_by_field_name("type") or descriptor
+                result = self.convert(result, self.resolve_type(type_node, ret_node), value_node or node)
+        finally:
+            self.scopes, self.loops, self.pending_unroll = saved
+        if result is None:
+            return self.no_value("lambda", node) if want_value else None
+        result = self.decay(result)
+        if isinstance(result.ctype, CArray):
+            raise self.unsupported("lambda returning an array", node)
+        dst = self.tmp(result.ctype, node)
+        self.emit(Assign(dst, result.expr, span))
+        return Val(VarRef(dst, result.ctype, span), result.ctype)

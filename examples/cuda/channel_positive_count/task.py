@@ -1,0 +1,25 @@
+"""Per-channel count of positive values: a histogram in shared memory per block (block-scoped atomics)
+merged into the global one with device-scoped atomics."""
+
+import torch
+
+from larkc import Task, TensorSpec
+
+
+def reference(x: torch.Tensor) -> torch.Tensor:
+    return (x > 0).sum(0).to(torch.int32)
+
+
+task = Task(
+    name="channel_positive_count",
+    source="kernel.cu",
+    kernel="channel_positive_count",
+    reference=reference,
+    inputs={"x": "f32[rows, 64]"},
+    outputs={"counts": TensorSpec.of((("64",), "i32", "zeros"), "output 'counts'")},
+    symbols=["rows"],
+    constraints=["rows <= 65536"],
+    instances=[{"rows": 1}, {"rows": 5}, {"rows": 33}],
+    grid=["min(cdiv(rows * 64, 128), 4)"],
+    block=[128],
+)
