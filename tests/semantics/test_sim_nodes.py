@@ -395,3 +395,24 @@ def test_shared_memory_proxy_struct_of_the_cuda_samples(sim: Sim) -> None:
         scalars={"n": 100},
     )
     assert r.ok and r.buffers["g_odata"].tolist() == [float(sum(range(64))), float(sum(range(64, 100)))]
+
+
+def test_threads_that_trap_in_a_callee_do_nothing_more_in_the_caller(sim: Sim) -> None:
+    """A barrier after a call in which every thread trapped is not a divergence (nor an internal error):
+    the trapped threads have left the caller's mask."""
+    src = """
+device @fails() -> i16 level thread {
+  assert false;
+  return 0:i16;
+}
+
+kernel @k(%io: ptr<global i32>) level thread {
+  let %v: i16;
+  %v = call @fails();
+  barrier.block;
+  store [ptradd(%io, threadIdx.x)], 1:i32;
+}
+"""
+    r = sim.run(sim.ir(src), "k", block=4, buffers={"io": ("i32", 4)})
+    assert sim.kinds(r) == {"assert"}
+    assert r.buffers["io"].tolist() == [0, 0, 0, 0]

@@ -725,7 +725,7 @@ class Interpreter:
                 return mask
             case Call():
                 self._call(s, frame, mask)
-                return mask
+                return self._narrow(mask, ~self.exited)  # threads that trapped in the callee do nothing more
             case _:
                 assert_never(s)
 
