@@ -98,6 +98,12 @@ def test_run_accepts_the_instances_that_satisfy_the_precondition(
 ) -> None:
     code, out, _ = cli(["run", str(TILE), "--replay-dir", str(tmp_path)], capsys)
     assert code == 0, out
+    assert out.splitlines()[-1].startswith("precondition held in every run: __requires(blockDim.x <= 64) at ")
+    assert out.splitlines()[-1].endswith("kernel.cu:4:5")
+    code, out, _ = cli(["run", str(TILE), "--replay-dir", str(tmp_path), "--json"], capsys)
+    assert code == 0
+    (pre,) = json.loads(out)["preconditions"]
+    assert pre.startswith("__requires(blockDim.x <= 64) at ") and pre.endswith("kernel.cu:4:5")
 
 
 def test_a_postcondition_that_holds_verifies(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

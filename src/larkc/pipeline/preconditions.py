@@ -57,9 +57,14 @@ def _where(span: Span) -> str:
     return f" at {span.location()}" if span.line > 0 else ""
 
 
+def describe(s: Assume) -> str:
+    """``__requires(n <= 1024) at k.cu:3:5``: the precondition as written, and where."""
+    return f"{_text(s)}{_where(s.span)}"
+
+
 def assumption_of(s: Assume) -> Assumption:
     """The assumption a result proved under the precondition ``s`` lists."""
-    text = f"the kernel's precondition {_text(s)}{_where(s.span)} holds (larkc run checks it on the task's inputs)"
+    text = f"the kernel's precondition {describe(s)} holds (larkc run checks it on the task's inputs)"
     return Assumption(AssumptionKind.PRECONDITION, text, s.span)
 
 

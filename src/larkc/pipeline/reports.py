@@ -167,12 +167,15 @@ class InstanceReport:
 
 @dataclass(frozen=True, slots=True)
 class RunReport:
-    """The result of ``larkc run`` on one task."""
+    """The result of ``larkc run`` on one task. ``preconditions`` are the kernels' preconditions
+    (``__requires(c) at file:line:col``), which held in every thread of every run (a violated one stops the
+    run as bad input)."""
 
     task: str
     expected_failure: str | None
     instances: tuple[InstanceReport, ...]
     strict: bool = False
+    preconditions: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -223,6 +226,7 @@ class RunReport:
                 caught = "found" if self.expected_failure in self.kinds() else "NOT found"
                 verdict += f"; the task expects {self.expected_failure}: {caught}"
         lines.append(verdict)
+        lines.extend(f"precondition held in every run: {p}" for p in self.preconditions)
         if warned:
             lines.extend(f"assumption: {a}" for a in self.assumptions())
         return "\n".join(lines)
@@ -235,6 +239,7 @@ class RunReport:
             "kinds": sorted(self.kinds()),
             "strict": self.strict,
             "assumptions": list(self.assumptions()),
+            "preconditions": list(self.preconditions),
             "instances": [i.to_json() for i in self.instances],
         }
 

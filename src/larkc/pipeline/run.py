@@ -25,7 +25,7 @@ from larkc.frontends.triton.values import ConstValue
 from larkc.ir.nodes import Function, Module
 from larkc.pipeline.compare import compare_output, reference_outputs
 from larkc.pipeline.inputs import bind_null_pointers, init_of, kernel_args, kernel_function, make_inputs
-from larkc.pipeline.preconditions import noting_instance
+from larkc.pipeline.preconditions import describe, noting_instance, preconditions
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import InputWrite, InstanceReport, OutputReport, RunReport
 from larkc.semantics import Diagnosis, DiagnosisKind, KernelArg, LaunchConfig, SimLimits, SimResult, simulate
@@ -400,10 +400,13 @@ def run_task(
     # size), the first on the others, so that the default run stays about as fast as one seed was.
     sizing = task.with_launch_constants(configs[0] or tuple({} for _ in task.launches))  # grids of the first
     smallest = min(range(len(chosen)), key=lambda i: (_threads(sizing, chosen[i]), i), default=0)
+    checked: dict[str, None] = {}  # the kernels' preconditions, which every run checks in every thread
     for k, inst in enumerate(chosen):
         for cfg in configs:  # every autotune configuration is a specialisation the task must hold for
             tries: list[InstanceReport] = []
             mods = [module] * len(task.launches) if module is not None else parsed.modules(inst, cfg)
+            for j, mod in enumerate(mods):
+                checked.update((describe(s), None) for s in preconditions(mod, kernel_function(task, mod, j)))
             for s, d in every_set if k == smallest else every_set[:1]:
                 rep, _ = run_instance(
                     task, mods, inst, s, limits=limits, inputs=inputs, strict=strict, distribution=d, config=cfg
@@ -416,7 +419,7 @@ def run_task(
                 path = write_replay_file(task, rep, replay_dir or default_replay_dir())
                 rep = dataclasses.replace(rep, replay=path)
             reports.append(rep)
-    return RunReport(task.name, task.expected_failure, tuple(reports), strict=strict)
+    return RunReport(task.name, task.expected_failure, tuple(reports), strict=strict, preconditions=tuple(checked))
 
 
 class LaunchModules:
