@@ -11,8 +11,10 @@
 * ``__implies(a, b)`` is ``!a || b`` (``b`` evaluated only when ``a`` holds); ``__enabled()`` is true
   (a statement runs only in the threads that reach it).
 
-Anywhere else, and GPUVerify's other annotations (memory-access predicates, ``__global_invariant``,
-``__requires_fresh_array``, ``__uniform_*``, ...), is a located error (``_UNMODELLED``).
+A contract anywhere else is a located error, and so is each of GPUVerify's other annotations
+(memory-access predicates, ``__global_invariant``, ``__requires_fresh_array``, ``__uniform_*``, ...),
+named by :data:`UNMODELLED`. GPUVerify's loop invariants (``__invariant``) are asserts
+(``BuiltinCalls.loop_invariant``; :func:`in_loop_condition` for the form inside a loop's condition).
 """
 
 from __future__ import annotations
