@@ -238,3 +238,15 @@ def test_a_race_the_preconditions_allow_is_refuted_at_a_value_they_allow(
     overflow = next(x for x in out.splitlines() if x.startswith("overflow"))
     assert "UNKNOWN" in overflow and "is outside the kernel's precondition at" in overflow
     assert "kernel.cu:4:5" in overflow
+
+
+def test_emit_states_a_device_function_contract_as_checks_of_the_asserts_theorem(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A device function's __requires and __ensures are assertions: `s.check`s of the kernel's phases, which
+    the `_asserts` theorem says hold (no hypothesis is needed, unlike a kernel's precondition)."""
+    code, _, err = cli(["emit", str(INDEX), "-o", str(tmp_path / "lean")], capsys)
+    assert code == 0, err
+    kernel = (tmp_path / "lean" / "BoundedIndex" / "Kernel.lean").read_text(encoding="utf-8")
+    assert kernel.count("s.check") == 3  # n > 0, and the two postconditions
+    assert "theorem bounded_index_asserts" in (tmp_path / "lean" / "BoundedIndex" / "Theorems.lean").read_text()
