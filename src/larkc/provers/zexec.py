@@ -644,9 +644,13 @@ class Executor:
                 return st
             case Assume(cond):
                 # a precondition: every later record of this thread holds under it (only for the threads
-                # a check pairs: a weaker hypothesis than every thread's, so proofs stay sound)
+                # a check pairs: a weaker hypothesis than every thread's, so proofs stay sound). A thread
+                # for which it fails goes no further, as if it had left: outside the executions the verdict
+                # is about, and then not a thread another one waits for at a barrier.
+                c = self.cond_of(self.eval(cond, st), st)
+                self.trace.exits.append(conj((*st.pc, z3.Not(c))))
                 st = st.copy()
-                st.pc = (*st.pc, self.cond_of(self.eval(cond, st), st))
+                st.pc = (*st.pc, c)
                 return st
             case Shuffle(dst, _, mask, value, lane, width):
                 for x in (value, lane, width):
