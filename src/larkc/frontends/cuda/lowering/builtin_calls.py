@@ -819,6 +819,7 @@ _C_LIBRARY = _table(
     # GPUVerify's contracts (lowering/contracts.py)
     (["__requires"], BuiltinCalls.requires),
     (["__ensures"], BuiltinCalls.ensures),
+    (["__requires_fresh_array"], BuiltinCalls.fresh_array),
     (RETURN_VALUES, BuiltinCalls.return_value),
     (["__implies"], BuiltinCalls.implies),
     (["__enabled"], BuiltinCalls.enabled),

@@ -10,9 +10,11 @@
   it reads must keep their values (``__old_*`` is not modelled).
 * ``__implies(a, b)`` is ``!a || b`` (``b`` evaluated only when ``a`` holds); ``__enabled()`` is true
   (a statement runs only in the threads that reach it).
+* ``__requires_fresh_array(p)`` of a kernel's pointer parameter adds nothing: every verdict assumes that
+  the task's distinct tensors are distinct buffers.
 
 A contract anywhere else is a located error, and so is each of GPUVerify's other annotations
-(memory-access predicates, ``__global_invariant``, ``__requires_fresh_array``, ``__uniform_*``, ...),
+(memory-access predicates, ``__global_invariant``, ``__uniform_*``, ...),
 named by :data:`UNMODELLED`. GPUVerify's loop invariants (``__invariant``) are asserts
 (``BuiltinCalls.loop_invariant``; :func:`in_loop_condition` for the form inside a loop's condition).
 """
@@ -28,10 +30,10 @@ from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.values import Val
 from larkc.frontends.cuda.syntax import node_text
 from larkc.ir.nodes import Assert, Assign, Assume, Binary, BinaryOp, Const, Expr, If, Stmt, Unary, UnaryOp, VarRef
-from larkc.ir.types import BOOL, F32, F64, I32, PointerType, Type
+from larkc.ir.types import BOOL, F32, F64, I32, AddressSpace, PointerType, Type
 
 #: The contract annotations (they must come first in a function body).
-CONTRACTS = ("__requires", "__ensures")
+CONTRACTS = ("__requires", "__ensures", "__requires_fresh_array")
 
 #: ``__return_val_<kind>()``: the return type it stands for (``None``: any pointer).
 RETURN_VALUES: dict[str, Type | None] = {
@@ -81,7 +83,6 @@ UNMODELLED: dict[str, str] = {
             "__global_requires",
             "__global_ensures",
             "__global_assert",
-            "__requires_fresh_array",
             "__assume",
             "__axiom",
             "__return_val_funptr",
@@ -166,6 +167,24 @@ class Contracts(Conversions):
         finally:
             self._returned = saved
         return out
+
+    def fresh_array(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__requires_fresh_array(p)`` of a kernel's pointer parameter: ``p`` aliases no other buffer, which
+        every verdict already assumes of the task's distinct tensors (a ``model`` assumption): nothing to add."""
+        self.expect_args(name, arg_nodes, (1,), node)
+        self._leading(name, node)
+        if not self.is_kernel:
+            raise self.unsupported(f"{name} in a device function", node)
+        params = set()  # the IR parameters: the function scope's variables and parameter structs' members
+        for b in self.scopes[0].values():
+            params |= {b.ir_name} if b.kind == "var" else {lv.name for lv in (b.fields or {}).values()}
+        with self.buffer() as reads:
+            e = self.decay(self.rvalue(arg_nodes[0])).expr
+        t = e.type
+        pointer = isinstance(t, PointerType) and t.space is AddressSpace.GLOBAL
+        if reads or not pointer or not isinstance(e, VarRef) or e.name not in params:
+            raise self.unsupported(f"{name} of other than a pointer parameter of the kernel", arg_nodes[0])
+        return None
 
     def return_value(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """``__return_val_int()`` and the like: the value a postcondition is checked against."""
