@@ -9,8 +9,8 @@ import torch
 
 from larkc.errors import LarkcError
 from larkc.frontends.cuda import parse_cuda
-from larkc.ir import verify_module
-from larkc.ir.types import F32
+from larkc.ir import print_module, verify_module
+from larkc.ir.types import F16, F32
 from larkc.semantics import GlobalBuffer, LaunchConfig, simulate
 
 TRAITS = """
@@ -61,3 +61,42 @@ def test_laying_out_a_declared_only_primary_template_says_it_is_never_defined() 
     assert first == (
         "traits.cu:20:33: error: num_elems<int> is declared but never defined (no specialization for these arguments)"
     )
+
+
+# flashinfer's vec2_dtype (vec_dtypes.cuh) and TensorRT-LLM's packed_as: member type aliases of the chosen
+# definition, also through an alias template
+MEMBER_TYPES = """
+#include <cuda_fp16.h>
+template <typename T> struct vec2_dtype { using type = T; };
+template <> struct vec2_dtype<half> { using type = half2; };
+template <typename T> using vec2_dtype_t = typename vec2_dtype<T>::type;
+template <typename T, int N> struct packed_as { typedef T type; };
+template <int N> struct packed_as<float, N> { typedef float4 type; };
+template <> struct packed_as<float, 2> { typedef float2 type; };
+__global__ void pairs(const half* x, float* out) {
+    vec2_dtype_t<half> h = reinterpret_cast<const vec2_dtype_t<half>*>(x)[threadIdx.x];
+    typename packed_as<float, 2>::type f2 = __half22float2(h);
+    packed_as<float, 4>::type f4 = make_float4(f2.x, f2.y, 0.f, 0.f);
+    vec2_dtype<float>::type s = f4.x + f4.y;
+    out[threadIdx.x] = s;
+}
+"""
+
+
+def test_member_type_aliases_come_from_the_definition_the_instance_takes() -> None:
+    module = parse_cuda(text=MEMBER_TYPES, file="types.cu")
+    verify_module(module)
+    text = print_module(module)
+    assert "let %h: f16x2" in text and "let %f2: f32x2" in text and "let %f4: f32x4" in text and "let %s: f32" in text
+    x = torch.arange(8, dtype=torch.float16)
+    args = {"x": GlobalBuffer("x", x, F16), "out": GlobalBuffer("out", torch.zeros(4), F32)}
+    result = simulate(module, "pairs", LaunchConfig((1, 1, 1), (4, 1, 1), 0), args)
+    assert not result.diagnoses, result.diagnoses
+    assert result.buffers["out"].tolist() == [1.0, 5.0, 9.0, 13.0]
+
+
+def test_a_member_the_definition_does_not_declare_is_a_located_error() -> None:
+    src = MEMBER_TYPES.replace("vec2_dtype<float>::type s", "vec2_dtype<float>::other s")
+    with pytest.raises(LarkcError) as info:
+        parse_cuda(text=src, file="types.cu")
+    assert str(info.value).splitlines()[0].startswith("types.cu:13:5: error: unsupported")

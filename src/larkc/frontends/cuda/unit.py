@@ -282,6 +282,8 @@ class TranslationUnit:
         self.struct_infos: dict[tuple[str, tuple[TemplateArg, ...]], StructInfo] = {}
         self.vector_fields: dict[VectorType, list[StructInfo]] = {}
         self.typedefs: dict[str, ts.Node] = {}  # name -> type node (resolved lazily, may use templates)
+        #: alias templates (`template <typename T> using V = ...;`): their parameters and aliased type, by name
+        self.alias_templates: dict[str, tuple[tuple[TemplateParam, ...], ts.Node]] = {}
         self.constants: dict[str, tuple[ScalarType, bool | int | float]] = {}
         self.lowered: dict[str, Function] = {}
         self.order: list[Function] = []
@@ -424,7 +426,10 @@ class TranslationUnit:
             name = node_text(node.child_by_field_name("name"))
             type_node = node.child_by_field_name("type")
             assert type_node is not None
-            self.typedefs[ns + name] = type_node
+            if template:  # `template <typename T> using vec2_dtype_t = typename vec2_dtype<T>::type;`
+                self.alias_templates[ns + name] = (template, type_node)
+            else:
+                self.typedefs[ns + name] = type_node
         elif t == "namespace_definition":
             body = node.child_by_field_name("body")
             name = node_text(node.child_by_field_name("name"))
@@ -885,7 +890,14 @@ class TranslationUnit:
             return PointerType(self.resolve_type(base_node, env, ctx), AddressSpace.GENERIC)
         if t == "placeholder_type_specifier":
             raise UnsupportedError("auto type here", node_text(type_node), self.span(type_node))
+        if t == "dependent_type" and type_node.named_children:
+            member = self._member_type(type_node.named_children[-1], env, ctx)
+            if member is not None:
+                return member  # `typename packed_as<T, 2>::type`
         if t == "qualified_identifier" and type_node.child_by_field_name("name") is not None:
+            member = self._member_type(type_node, env, ctx)
+            if member is not None:
+                return member  # `packed_as<float, 2>::type`
             inner = type_node.child_by_field_name("name")
             prefix = node_text(type_node.child_by_field_name("scope")) + "::"
             while inner is not None and inner.type == "qualified_identifier":
@@ -909,6 +921,12 @@ class TranslationUnit:
             if key is not None:
                 targs = tuple(self.template_argument(a, env, ctx) for a in args_node.named_children)
                 return self.struct_type(key, targs, type_node)
+            alias = self.find(name, type_node, self.alias_templates)
+            if alias is not None:  # `vec2_dtype_t<half>`: the aliased type with the alias's parameters bound
+                params, aliased = self.alias_templates[alias]
+                targs = tuple(self.template_argument(a, env, ctx) for a in _template_args(args_node))
+                bound = self.bind_template(params, list(targs), {}, type_node, f"alias template {alias}")
+                return self.resolve_type(aliased, bound, ctx)
             qualified = "".join(name.split()).removeprefix("::")
             if qualified == "cuda::fast_mod_div":
                 return self._fast_mod_div(args_node, env, ctx)
@@ -960,6 +978,33 @@ class TranslationUnit:
         if words == "void":
             return VOID
         raise UnsupportedError(UNSUPPORTED_TYPES.get(words, "type"), words, self.span(type_node))
+
+    def _member_type(self, node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> Type | None:
+        """``S<args>::name`` where the definition of ``S<args>`` that C++ uses declares ``using name = ...;`` or
+        ``typedef ... name;`` (type traits such as flashinfer's ``vec2_dtype<T>::type``): that type, with the
+        definition's template parameters bound; ``None`` if ``node`` names no such member of a struct of the file."""
+        scope, name = node.child_by_field_name("scope"), node.child_by_field_name("name")
+        if node.type != "qualified_identifier" or scope is None or name is None or name.type != "type_identifier":
+            return None
+        name_node = scope.child_by_field_name("name") if scope.type == "template_type" else scope
+        args = scope.child_by_field_name("arguments") if scope.type == "template_type" else None
+        if name_node is None or scope.type not in ("template_type", "type_identifier", "namespace_identifier"):
+            return None
+        key = self.find(node_text(name_node), scope, self.structs)
+        if key is None:
+            return None
+        targs = tuple(self.template_argument(a, env, ctx) for a in (_template_args(args) if args else []))
+        choice = self.struct_definition(key, targs, scope)
+        body = choice.definition.node.child_by_field_name("body")
+        for f in body.named_children if body is not None else []:
+            aliased = f.child_by_field_name("type")
+            if f.type == "alias_declaration" and node_text(f.child_by_field_name("name")) == node_text(name):
+                assert aliased is not None
+                return self.resolve_type(aliased, choice.env, f)
+            declarators = f.children_by_field_name("declarator") if f.type == "type_definition" else []
+            if aliased is not None and any(node_text(d) == node_text(name) for d in declarators):
+                return self.resolve_type(aliased, choice.env, f)  # `typedef T type;`
+        return None
 
     def _fast_mod_div(self, args: ts.Node, env: TemplateEnv, ctx: ts.Node) -> ScalarType:
         """libcu++'s ``cuda::fast_mod_div<T[, DivisorIsNeverOne]>`` (``<cuda/cmath>``): a divisor of type ``T``
