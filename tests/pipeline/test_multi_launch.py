@@ -323,3 +323,34 @@ task = Task(
     (folder / "task.py").write_text(text.replace("BLOCK", "32"))  # the second launch's grid changes
     with pytest.raises(LarkcError, match=r"the task now launches .* the replay file recorded .*: it has changed"):
         load_replay(report.instances[0].replay)  # type: ignore[arg-type]
+
+
+_GATHER = """
+__global__ void scale(const float* x, float* buf, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) buf[i] = 2.0f * x[i];
+}
+__global__ void gather(const float* buf, const int* idx, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = buf[idx[i]];
+}
+"""
+
+
+def test_a_data_dependent_read_of_what_an_earlier_launch_wrote_is_unknown(tmp_path: Path) -> None:
+    src = tmp_path / "k.cu"
+    src.write_text(_GATHER)
+    launches = tuple(KernelLaunch(kernel=k, grid=["cdiv(n, 64)"], block=[64]) for k in ("scale", "gather"))
+    task = Task(
+        source=src, launches=launches, inputs={"x": "f32[n]", "idx": "i32[n] in [0, n)"}, outputs={"out": "f32[n]"},
+        scratch={"buf": "f32[n]"}, symbols=["n"], constraints=["n <= 4096"], instances=[{"n": 100}],
+        reference=_gather_reference,
+    )  # fmt: skip
+    report = larkc.verify(task)
+    eq = report.results[0]
+    assert eq.status is Status.UNKNOWN, report.render()
+    assert "launch 2 (kernel gather): a data-dependent read of buffer buf, which an earlier launch wrote" in eq.detail
+
+
+def _gather_reference(x: object, idx: object) -> object:
+    return (2 * x)[idx.long()]  # type: ignore[operator, union-attr, index]
