@@ -234,6 +234,7 @@ class StructChoice:
     env: TemplateEnv  # the definition's template parameters bound for the instance
     explicit: bool  # an explicit specialization (`template <> struct vec_t<float, 1>`)
     pattern: Pattern | None  # the primary template's or the partial specialization's; None when not a template
+    args: tuple[TemplateArg, ...] = ()  # an explicit specialization's arguments (the primary's defaults included)
 
 
 #: Top-level nodes that do not affect device code.
@@ -909,6 +910,10 @@ class TranslationUnit:
                 args = inner.child_by_field_name("arguments")
                 if qualified == "cuda::fast_mod_div" and args is not None:
                     return self._fast_mod_div(args, env, ctx)
+                key = self.find(qualified, type_node, self.structs)
+                if key is not None and args is not None:  # `fi::vec_t<float, 4>`
+                    targs = tuple(self.template_argument(a, env, ctx) for a in _template_args(args))
+                    return self.struct_type(key, targs, type_node)
                 if trait is not None and args is not None and args.named_children:
                     arg = self.template_argument(args.named_children[0], env, ctx)
                     if isinstance(arg, ScalarType):
@@ -1215,7 +1220,7 @@ class TranslationUnit:
                 lanes += count
         out_of_class_env: TemplateEnv = {}
         for m in self.out_of_class.get(name, ()):
-            bound = self._out_of_class_env(m, choice, targs)
+            bound = self._out_of_class_env(m, choice)
             if bound is not None:
                 methods.setdefault(m.name, []).append(m.node)
                 out_of_class_env.update(bound)
@@ -1260,7 +1265,7 @@ class TranslationUnit:
         sd = self.structs[name]
         special = self._struct_specialization(name, targs)
         if special is not None:  # `template <> struct vec_t<float, 4> {...}`
-            return StructChoice(special, {}, True, None)
+            return StructChoice(special, {}, True, None, targs)
         if sd.template_error is not None:
             raise sd.template_error
         if sd.template is None:
@@ -1271,7 +1276,7 @@ class TranslationUnit:
         params = [p for p in sd.template if p.condition is None]
         full = tuple(env[p.name] for p in params)  # with the primary template's defaults
         if full != targs and (special := self._struct_specialization(name, full)) is not None:
-            return StructChoice(special, {}, True, None)
+            return StructChoice(special, {}, True, None, full)
         matches: list[tuple[PartialSpecialization, Pattern, TemplateEnv]] = []
         for partial in self.partial_specializations.get(name, ()):
             if _names_unmodelled_type(partial.args):
@@ -1345,11 +1350,9 @@ class TranslationUnit:
                 return spec
         return None
 
-    def _out_of_class_env(
-        self, m: OutOfClassMethod, choice: StructChoice, targs: tuple[TemplateArg, ...]
-    ) -> TemplateEnv | None:
-        """The template parameters of out-of-class member ``m`` bound for the struct instance ``targs`` laid out
-        from ``choice``, or ``None`` if ``m`` belongs to another definition of the struct (an explicit
+    def _out_of_class_env(self, m: OutOfClassMethod, choice: StructChoice) -> TemplateEnv | None:
+        """The template parameters of out-of-class member ``m`` bound for the struct instance laid out from
+        ``choice``, or ``None`` if ``m`` belongs to another definition of the struct (an explicit
         specialization's, a partial specialization's, the primary template's). A templated member belongs to
         the definition whose pattern its scope's arguments spell, up to the names of the parameters."""
         args = _template_args(m.scope_args) if m.scope_args is not None else []
@@ -1359,7 +1362,7 @@ class TranslationUnit:
             if m.scope_args is not None and _names_unmodelled_type(m.scope_args):
                 return None  # `vec_t<__nv_fp4x2_e2m1, 1>::fill`: never the instance larkc lays out
             folded = tuple(self.template_argument(a, {}, a) for a in args)
-            return {} if choice.explicit and folded == targs else None
+            return {} if choice.explicit and folded == choice.args else None
         if choice.pattern is None or m.scope_args is None:
             return None  # a member of a template, not of this explicit specialization
         if _names_unmodelled_type(m.scope_args):
