@@ -282,3 +282,19 @@ __global__ void k(float* out) {
 """
     r = run(src, "k", {"out": (torch.zeros(1), F32)}, block=1)
     assert r.buffers["out"].tolist() == [17.0]
+
+
+def test_an_explicit_specialization_written_with_the_defaults_left_out_is_chosen_for_the_full_arguments() -> None:
+    # `template <> struct Acc<float>` is Acc<float, 2>: an instance spelled Acc<float, 2> takes it too
+    src = """
+template <typename T, int N = 2> struct Acc { T v[N]; __device__ T get() const { return v[0]; } };
+template <> struct Acc<float> { float v[2]; __device__ float get() const { return v[1]; } };
+__global__ void k(float* out) {
+    Acc<float, 2> a;
+    a.v[0] = 1.0f;
+    a.v[1] = 2.0f;
+    out[0] = a.get();
+}
+"""
+    r = run(src, "k", {"out": (torch.zeros(1), F32)}, block=1)
+    assert r.buffers["out"].tolist() == [2.0]

@@ -1346,6 +1346,12 @@ class TranslationUnit:
             if args_node is not None and _names_unmodelled_type(args_node):
                 continue  # `vec_t<__nv_fp4x2_e2m1, 1>`: no argument list larkc resolves equals it
             spec_args = tuple(self.template_argument(a, {}, a) for a in args_node.named_children) if args_node else ()
+            primary = self.structs.get(name)
+            params = [p for p in primary.template or () if p.condition is None] if primary is not None else []
+            if primary is not None and primary.template and args_node is not None and len(spec_args) < len(params):
+                # `template <> struct Acc<float>` is `Acc<float, 2>` with the primary's default `int N = 2`
+                bound = self.bind_template(primary.template, list(spec_args), {}, args_node, f"struct {name}")
+                spec_args = tuple(bound[p.name] for p in params)
             if targs and spec_args == targs:
                 return spec
         return None
@@ -1367,7 +1373,8 @@ class TranslationUnit:
             return None  # a member of a template, not of this explicit specialization
         if _names_unmodelled_type(m.scope_args):
             return None  # `template <size_t N> vec_t<__nv_fp4x2_e2m1, N>::fill`: of a definition never laid out
-        scope = self._pattern(m.scope_args, StructDef(choice.definition.name, m.node, m.template), m.node, m.name)
+        definition = StructDef(choice.definition.name, m.node, m.template)
+        scope = self._pattern(m.scope_args, definition, m.node, choice.definition.name)
         renaming = _renaming(scope, choice.pattern)
         if renaming is None:
             return None
