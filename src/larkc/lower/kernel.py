@@ -1021,6 +1021,13 @@ class _Lowerer:
                 self.if_(s, c, t, e, ind, out)
             case For():
                 self.for_(s, ind, out)
+            case Fence(scope) if scope is not MemScope.BLOCK and any(
+                isinstance(x, Atomic) and x.scope is not MemScope.BLOCK for x in walk_stmts(self.form.kernel.body)
+            ):
+                # The simulator orders accesses of different blocks through a fence and an atomic
+                # (release and acquire patterns); the Lean model orders nothing between blocks, so its
+                # race-freedom theorem would not hold for a kernel that relies on them.
+                raise _unsupported("fence with atomics between blocks in Lean lowering", s.span, "__threadfence")
             case Fence():
                 pass
             case Assert(c):

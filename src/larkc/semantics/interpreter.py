@@ -119,7 +119,7 @@ from larkc.ir.types import (
 from larkc.ir.walk import operands, stmt_exprs, sub_exprs, walk_stmts
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog, Dim3
 from larkc.semantics.geometry import WARP_SIZE, LaunchConfig, ThreadSpace, format_dim3
-from larkc.semantics.memory import Memory, ProgramClocks, Region, RegionKind, Site, encode_pointer
+from larkc.semantics.memory import FenceClocks, Memory, ProgramClocks, Region, RegionKind, Site, encode_pointer
 from larkc.semantics.numerics import (
     UndefinedOps,
     UndefinedReason,
@@ -344,6 +344,8 @@ class Interpreter:
         self.mem = Memory(self.space, self.log, self.sites)
         if self.level is Level.BLOCK and spins(module):
             self.mem.clocks = ProgramClocks.start(n)
+        elif self.level is Level.THREAD and self.space.num_blocks > 1 and fences_and_atomics(module):
+            self.mem.fences = FenceClocks.start(self.space)
         self.full = torch.ones(n, dtype=torch.bool)
         self.none = torch.zeros(n, dtype=torch.bool)
         self.exited = self.none
@@ -677,8 +679,12 @@ class Interpreter:
             case Barrier():
                 self._barrier(s, mask)
                 return mask
-            case Fence():
-                return mask  # lock-step execution already orders each thread's accesses
+            case Fence(scope):
+                # Lock-step execution already orders each thread's accesses; a fence of device or system
+                # scope also makes release and acquire patterns with atomics between blocks.
+                if scope is not MemScope.BLOCK and self.mem.fences is not None:
+                    self.mem.fence(mask.nonzero().reshape(-1))
+                return mask
             case Assert():
                 ub = UndefinedOps(mask)
                 cond = self._concrete(self._eval(s.cond, ub), "assertion", s.cond.span, mask)
@@ -905,6 +911,8 @@ class Interpreter:
         old = self.mem.atomic(s.op, vt, threads, ptrs, value, compare, site, s.scope)
         # A block-scoped atomic synchronises only its own block: another program never acquires its release.
         self.mem.synchronise(ptrs, MemoryOrder.RELAXED if s.scope is MemScope.BLOCK else s.order)
+        if s.scope is not MemScope.BLOCK:
+            self.mem.fenced_atomic(threads, ptrs)
         if s.dst is not None:
             dst_t = frame.types[s.dst]
             if enabled is not None:
@@ -946,6 +954,8 @@ class Interpreter:
                     )
                     raise _Abort
                 passed = active > 0
+                if self.mem.fences is not None:
+                    self.mem.fences.barrier(passed)
                 self.mem.phases += passed.to(torch.int32)
                 self.mem.warp_phases += passed.repeat_interleave(space.warps_per_block).to(torch.int32)
             case BarrierScope.WARP:
@@ -1467,6 +1477,18 @@ def spins(module: Module) -> bool:
             if isinstance(s, While | DoWhile) and any(isinstance(x, Atomic) for x in walk_stmts(s.body)):
                 return True
     return False
+
+
+def fences_and_atomics(module: Module) -> bool:
+    """Whether the module has a fence and an atomic of device or system scope: the parts of PTX's
+    release pattern (a fence, then an atomic write) and acquire pattern (an atomic read, then a fence),
+    through which blocks of a CUDA launch synchronise (``__threadfence()`` before and after taking a
+    ticket with ``atomicInc``). Then the race check orders accesses of different blocks by the
+    happens-before these patterns make (:class:`~larkc.semantics.memory.FenceClocks`)."""
+    stmts = [s for f in module.functions for s in walk_stmts(f.body)]
+    return any(isinstance(s, Fence) and s.scope is not MemScope.BLOCK for s in stmts) and any(
+        isinstance(s, Atomic) and s.scope is not MemScope.BLOCK for s in stmts
+    )
 
 
 def casts_away_const(module: Module) -> bool:
