@@ -116,7 +116,7 @@ from larkc.ir.types import (
     VoidType,
     size_of,
 )
-from larkc.ir.walk import operands, stmt_exprs, sub_exprs, walk_stmts
+from larkc.ir.walk import fences_and_atomics, operands, stmt_exprs, sub_exprs, walk_stmts
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog, Dim3
 from larkc.semantics.geometry import WARP_SIZE, LaunchConfig, ThreadSpace, format_dim3
 from larkc.semantics.memory import FenceClocks, Memory, ProgramClocks, Region, RegionKind, Site, encode_pointer
@@ -344,7 +344,11 @@ class Interpreter:
         self.mem = Memory(self.space, self.log, self.sites)
         if self.level is Level.BLOCK and spins(module):
             self.mem.clocks = ProgramClocks.start(n)
-        elif self.level is Level.THREAD and self.space.num_blocks > 1 and fences_and_atomics(module):
+        elif (
+            self.level is Level.THREAD
+            and self.space.num_blocks > 1
+            and any(fences_and_atomics(f.body) for f in module.functions)
+        ):
             self.mem.fences = FenceClocks.start(self.space)
         self.full = torch.ones(n, dtype=torch.bool)
         self.none = torch.zeros(n, dtype=torch.bool)
@@ -1479,16 +1483,9 @@ def spins(module: Module) -> bool:
     return False
 
 
-def fences_and_atomics(module: Module) -> bool:
-    """Whether the module has a fence and an atomic of device or system scope: the parts of PTX's
-    release pattern (a fence, then an atomic write) and acquire pattern (an atomic read, then a fence),
-    through which blocks of a CUDA launch synchronise (``__threadfence()`` before and after taking a
-    ticket with ``atomicInc``). Then the race check orders accesses of different blocks by the
-    happens-before these patterns make (:class:`~larkc.semantics.memory.FenceClocks`)."""
-    stmts = [s for f in module.functions for s in walk_stmts(f.body)]
-    return any(isinstance(s, Fence) and s.scope is not MemScope.BLOCK for s in stmts) and any(
-        isinstance(s, Atomic) and s.scope is not MemScope.BLOCK for s in stmts
-    )
+def _bodies(module: Module) -> tuple[Stmt, ...]:
+    """The statements of every function of ``module``, one sequence."""
+    return tuple(s for f in module.functions for s in f.body)
 
 
 def casts_away_const(module: Module) -> bool:
