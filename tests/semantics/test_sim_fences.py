@@ -103,3 +103,37 @@ TICKET
     result = sim.run(sim.cuda(src.replace("TICKET", TICKET)), "whole_block", grid=3, block=32, buffers=buffers)
     assert sim.kinds(result) == set()
     assert result.buffers["out"].tolist() == [3.0 * t for t in range(32)]
+
+
+OWN_READ = r"""
+__global__ void own_read(float* vals, unsigned int* count, float* out) {
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) {
+    vals[blockIdx.x] = blockIdx.x + 1.0f;
+    __threadfence();
+    unsigned int ticket = atomicInc(count, gridDim.x);
+    __threadfence();
+    is_last = ticket == gridDim.x - 1;
+    if (READER) {
+      float s = 0.0f;
+      for (int b = 0; b < gridDim.x; b++) { s += vals[b]; }
+      out[0] = s;
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("reader", "race"),
+    [("ticket == gridDim.x - 1", False), ("ticket == 0", True)],
+    ids=["last-ticket", "first-ticket"],
+)
+def test_the_acquiring_thread_knows_at_once_what_it_acquired(sim: Sim, reader: str, race: bool) -> None:
+    # the thread that took the last ticket reads right after its acquire fence, with no barrier: ordered;
+    # the one that took the first ticket acquired nothing
+    buffers = {"vals": ("f32", 3, "empty"), "count": ("u32", 1), "out": ("f32", 1, "empty")}
+    result = sim.run(sim.cuda(OWN_READ.replace("READER", reader)), "own_read", grid=3, block=32, buffers=buffers)
+    assert ("race" in sim.kinds(result)) is race
+    if not race:
+        assert result.buffers["out"].tolist() == [6.0]

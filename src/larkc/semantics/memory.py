@@ -362,6 +362,8 @@ class FenceClocks:
     acquired: dict[int, _Known] = field(default_factory=dict)
     #: per block: what fences of its threads acquired, known to the whole block after its next barrier
     pending: dict[int, _Known] = field(default_factory=dict)
+    #: per thread that acquired since its block's last barrier: what it knows (its block's knowledge too)
+    own: dict[int, _Known] = field(default_factory=dict)
     #: per location (region id, byte address): what its release sequence carries
     released: dict[tuple[int, int], _Known] = field(default_factory=dict)
 
@@ -390,6 +392,7 @@ class FenceClocks:
             acquired = self.acquired.pop(t, None)
             if acquired is not None:
                 self.pending[b] = acquired.join(self.pending.get(b))
+                self.own[t] = self.known(b).join(acquired).join(self.own.get(t))
             own = _Known.nothing(self.full.shape[0])
             own.full[b] = self.phase_start[b]
             own.thread[b] = t
@@ -427,6 +430,23 @@ class FenceClocks:
                 self.full[b], self.thread[b], self.upto[b] = k.full, k.thread, k.upto
         self.stamp += passed.to(torch.int32)
         self.phase_start = torch.where(passed, self.stamp, self.phase_start)
+        if self.own:
+            blocks = self.space.block_of(torch.tensor(list(self.own)))
+            for t, b in zip(list(self.own), blocks.tolist(), strict=True):
+                if bool(passed[b]):
+                    del self.own[t]  # the block knows it now
+
+    def rows(self, threads: torch.Tensor, blocks: torch.Tensor) -> _Known:
+        """What each of ``threads`` (of ``blocks``) knows: its block's knowledge, and what it acquired
+        itself since the block's last barrier (rows of ``[len(threads), blocks]`` tensors)."""
+        full, thread, upto = self.full[blocks], self.thread[blocks], self.upto[blocks]
+        if self.own:
+            mine = [(i, k) for i, t in enumerate(threads.tolist()) if (k := self.own.get(t)) is not None]
+            if mine:
+                full, thread, upto = full.clone(), thread.clone(), upto.clone()
+                for i, k in mine:
+                    full[i], thread[i], upto[i] = k.full, k.thread, k.upto
+        return _Known(full, thread, upto)
 
 
 @dataclass(slots=True)
@@ -899,7 +919,7 @@ class Memory:
             if cross and self.clocks is not None:
                 self._unordered(region, other, gi, sh.xstmt[gi], report)
             elif cross and self.fences is not None:
-                self._unfenced(region, other, gi, blk, sh.xstmt[gi], report)
+                self._unfenced(region, other, gi, t32, blk, sh.xstmt[gi], report)
             elif cross:
                 xlo, xhi = sh.xlo[gi], sh.xhi[gi]
                 xnon = xhi >= 0
@@ -1051,12 +1071,13 @@ class Memory:
         region: Region,
         other: AccessKind,
         gi: torch.Tensor,
+        t32: torch.Tensor,
         blk: torch.Tensor,
         other_sites: torch.Tensor,
         report: Callable[..., None],
     ) -> None:
-        """Report accesses by blocks ``blk`` that nothing their block knows orders after another block's
-        latest access of kind ``other`` to the same granule."""
+        """Report accesses by threads ``t32`` of blocks ``blk`` that nothing they know orders after another
+        block's latest access of kind ``other`` to the same granule."""
         fences = self.fences
         assert fences is not None
         st = region.stamps.get(other)
@@ -1065,7 +1086,8 @@ class Memory:
         stamp, _, owner = st
         rs, ro = stamp[gi], owner[gi]
         b = blk.to(torch.int64)
-        ordered = (rs < fences.full[b]) | ((ro >= 0) & (ro == fences.thread[b]) & (rs <= fences.upto[b]))
+        k = fences.rows(t32, b)
+        ordered = (rs < k.full) | ((ro >= 0) & (ro == k.thread) & (rs <= k.upto))
         later = (rs > 0) & ~ordered
         later[torch.arange(gi.numel()), b] = False
         conflict = later.any(dim=1)
