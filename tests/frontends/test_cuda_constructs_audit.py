@@ -1117,37 +1117,3 @@ def test_cub_block_load_and_store_in_the_blocked_arrangement(cuda: Cuda) -> None
     want = padded.reshape(2, 32, 4).flip(dims=[2]).reshape(2, 128)
     want[:, 126:] = 7.0  # not stored
     assert torch.equal(r.buffers["out"].reshape(2, 128), want)
-
-
-# -- partial specializations of struct templates: never silently the primary template ------------------
-
-PARTIAL_VEC = """
-template <typename float_t, int vec_size>
-struct vec_t {
-    float_t data[vec_size];
-};
-template <int vec_size>
-struct vec_t<double, vec_size> {
-    float data[vec_size];
-};
-__global__ void first_lane(float* out, const float* x) {
-    vec_t<float, 4> v;
-    v.data[0] = x[threadIdx.x];
-    out[threadIdx.x] = v.data[0] * 2.f;
-}
-__global__ void uses_partial(float* out) {
-    vec_t<double, 2> w;
-    out[0] = 1.f;
-}
-"""
-
-
-def test_a_partial_specialization_that_may_apply_is_a_located_error(cuda: Cuda, tmp_path: Path) -> None:
-    path = tmp_path / "partial.cu"
-    path.write_text(PARTIAL_VEC, encoding="utf-8")
-    module = parse_source(path, kernel="first_lane")  # vec_t<double, N> cannot apply to vec_t<float, 4>
-    verify_module(module)
-    with pytest.raises(LarkcError) as info:
-        parse_source(path, kernel="uses_partial")
-    assert "16:5: error: unsupported partial specialization of a struct template" in str(info.value)
-    assert str(info.value).splitlines()[0].endswith(": vec_t<double, vec_size>")

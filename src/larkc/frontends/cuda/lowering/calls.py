@@ -183,10 +183,14 @@ class Calls(Conversions):
             return self.user_call(key, [], arg_nodes, node, want_value)
         if fn_node.type == "identifier" and self.cg_name(fn_node) is not None:
             return self.cg_call(fn_node, arg_nodes, node, want_value)  # after `using namespace cooperative_groups`
-        if name in BUILTIN_TYPES and isinstance(BUILTIN_TYPES[name], ScalarType):
+        builtin_t = BUILTIN_TYPES.get(name)
+        packed_fp8 = isinstance(builtin_t, VectorType) and builtin_t.elem.is_fp8
+        if builtin_t is not None and (isinstance(builtin_t, ScalarType) or packed_fp8):
+            # cuda_fp8.h's packed classes are built by their converting constructors, __nv_fp8x2_e4m3(f2);
+            # `convert` accepts only the conversions the header defines.
             if len(arg_nodes) != 1:
                 raise self.unsupported("functional cast", node)
-            return self.explicit_cast(self.rvalue(arg_nodes[0]), BUILTIN_TYPES[name], node)
+            return self.explicit_cast(self.rvalue(arg_nodes[0]), builtin_t, node)
         try:
             return self.builtin_call(name, arg_nodes, node, want_value)
         except UnsupportedError:

@@ -297,6 +297,10 @@ class LoweringCore(abc.ABC):
         """An lvalue for ``node``; an array expression or a non-lvalue yields a :class:`Val` instead."""
 
     @abc.abstractmethod
+    def subscript(self, base: LValue | Val, base_node: ts.Node, idx_node: ts.Node, node: ts.Node) -> LValue | Val:
+        """``base[idx]``: a lane of a vector, an element of an array or memory through a pointer."""
+
+    @abc.abstractmethod
     def apply_binary(self, op_text: str, a: Val, b: Val, node: ts.Node) -> Val:
         """``a op b`` for an operator spelled ``op_text``, with C's conversions and pointer arithmetic."""
 

@@ -393,33 +393,7 @@ class Expressions(Conversions):
             pun = self.local_pun(base_node)
             if pun is not None:  # `reinterpret_cast<float*>(&v)[i]`
                 return self.pun_place(pun[0], pun[1], idx_nodes[0], node)
-            base = self.lvalue(base_node)
-            if isinstance(base, LaneLV | MemLV | VarLV | PunLV | PunLaneLV):
-                base_val = self.read(base, base_node)
-            else:
-                base_val = base
-            if isinstance(base_val.ctype, VectorType):
-                self.check_subscript_operator(base_val.ctype, node)
-                return self.vector_lane(base, base_val, idx_nodes[0], node)
-            idx_e, idx_t = self.scalar(self.rvalue(idx_nodes[0]), idx_nodes[0])
-            if not idx_t.is_int and not idx_t.is_bool:
-                raise self.type_error(f"array subscript is not an integer ({idx_t})", idx_nodes[0])
-            if idx_t.is_bool:
-                idx_e, idx_t = self.cast_scalar(idx_e, idx_t, I32, span), I32
-            ct = base_val.ctype
-            if isinstance(ct, CArray):
-                ptr_t = ct.pointer
-                if len(ct.dims) > 1:
-                    row = ct.row_size()
-                    off = self.mul_index(idx_e, idx_t, row, span)
-                    sub = CArray(ct.elem, ct.dims[1:], ct.space, ct.const)
-                    return Val(PtrAdd(base_val.expr, off, ptr_t, span), sub)
-                return MemLV(PtrAdd(base_val.expr, idx_e, ptr_t, span), ct.elem, False)
-            if isinstance(ct, PointerType):
-                if isinstance(ct.pointee, VoidType):
-                    raise self.type_error("subscript of a void pointer", node)
-                return MemLV(PtrAdd(base_val.expr, idx_e, ct, span), ct.pointee, ct.const)
-            raise self.type_error(f"subscript of a value of type {ct}", node)
+            return self.subscript(self.lvalue(base_node), base_node, idx_nodes[0], node)
         if t == "pointer_expression":
             op = node_text(node.child_by_field_name("operator"))
             arg = node.child_by_field_name("argument")
@@ -440,6 +414,36 @@ class Expressions(Conversions):
         if t == "field_expression":
             return self.field(node)
         return self.rvalue(node)
+
+    def subscript(self, base: LValue | Val, base_node: ts.Node, idx_node: ts.Node, node: ts.Node) -> LValue | Val:
+        """``base[idx]``: a lane of a vector, an element of an array or memory through a pointer."""
+        span = self.span(node)
+        if isinstance(base, LaneLV | MemLV | VarLV | PunLV | PunLaneLV):
+            base_val = self.read(base, base_node)
+        else:
+            base_val = base
+        if isinstance(base_val.ctype, VectorType):
+            self.check_subscript_operator(base_val.ctype, node)
+            return self.vector_lane(base, base_val, idx_node, node)
+        idx_e, idx_t = self.scalar(self.rvalue(idx_node), idx_node)
+        if not idx_t.is_int and not idx_t.is_bool:
+            raise self.type_error(f"array subscript is not an integer ({idx_t})", idx_node)
+        if idx_t.is_bool:
+            idx_e, idx_t = self.cast_scalar(idx_e, idx_t, I32, span), I32
+        ct = base_val.ctype
+        if isinstance(ct, CArray):
+            ptr_t = ct.pointer
+            if len(ct.dims) > 1:
+                row = ct.row_size()
+                off = self.mul_index(idx_e, idx_t, row, span)
+                sub = CArray(ct.elem, ct.dims[1:], ct.space, ct.const)
+                return Val(PtrAdd(base_val.expr, off, ptr_t, span), sub)
+            return MemLV(PtrAdd(base_val.expr, idx_e, ptr_t, span), ct.elem, False)
+        if isinstance(ct, PointerType):
+            if isinstance(ct.pointee, VoidType):
+                raise self.type_error("subscript of a void pointer", node)
+            return MemLV(PtrAdd(base_val.expr, idx_e, ct, span), ct.pointee, ct.const)
+        raise self.type_error(f"subscript of a value of type {ct}", node)
 
     def local_pun(self, node: ts.Node) -> tuple[VarLV, Type] | None:
         """``(T*)&x`` or ``reinterpret_cast<T*>(&x)`` with ``x`` a local variable, or a pointer variable

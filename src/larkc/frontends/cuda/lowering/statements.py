@@ -20,7 +20,7 @@ from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.lambdas import Lambda, capture_list, free_identifiers, misplaced_returns
-from larkc.frontends.cuda.lowering.values import Binding, Val, VarLV, declared_identifier, zero_value
+from larkc.frontends.cuda.lowering.values import Binding, LValue, Val, VarLV, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
 from larkc.frontends.cuda.unit import LOCAL_POINTER, FileScopeVariable, ObjectStruct, UnionInfo
 from larkc.ir.nodes import (
@@ -210,6 +210,36 @@ class Statements(Conversions):
                 return None
             names.append(t)
         return names
+
+    def direct_initialisation(self, t: ScalarType | VectorType, d: ts.Node) -> Val | None:
+        """``T x(a)`` or ``T x(y[i])`` that tree-sitter reads as a function declarator (parameter ``a``, or
+        ``y`` with an abstract array declarator): the value ``x`` is initialised with, converted as
+        direct-initialisation does (a vector type's explicit constructors, such as cuda_fp8.h's packed
+        classes', apply; a scalar converts implicitly). ``None`` when ``d`` is not such an initialisation."""
+        target = d.child_by_field_name("declarator")
+        plist = d.child_by_field_name("parameters")
+        params = plist.named_children if plist is not None else []
+        if target is None or target.type != "identifier" or len(params) != 1:
+            return None
+        p = params[0]
+        name = p.child_by_field_name("type")
+        if p.type != "parameter_declaration" or name is None or name.type != "type_identifier":
+            return None
+        if self.lookup(node_text(name)) is None and self.tu.find(node_text(name), name, self.tu.constants) is None:
+            return None
+        indices: list[ts.Node] = []
+        dims = p.child_by_field_name("declarator")
+        while dims is not None:
+            size = dims.child_by_field_name("size")
+            if dims.type != "abstract_array_declarator" or size is None:
+                return None
+            indices.insert(0, size)
+            dims = dims.child_by_field_name("declarator")
+        place: LValue | Val = self.identifier(name)
+        for size in indices:
+            place = self.subscript(place, name, size, size.parent or size)
+        value = self.read(place, p) if not isinstance(place, Val) else place
+        return self.explicit_cast(value, t, d) if isinstance(t, VectorType) else self.convert(value, t, d)
 
     def construct_object(self, obj: ObjectStruct, arg_nodes: Sequence[ts.Node], node: ts.Node) -> dict[str, Val]:
         """The member values the constructor of ``obj`` taking ``arg_nodes`` sets: ``S(T* p, int n) : data(p),
@@ -670,6 +700,13 @@ class Statements(Conversions):
                 )
                 continue
             assert base is not None
+            if dnode.type == "function_declarator" and isinstance(base, ScalarType | VectorType):
+                direct = self.direct_initialisation(base, dnode)
+                if direct is not None:  # `__nv_fp8x4_e5m2 p4(y[i]);`
+                    target = dnode.child_by_field_name("declarator")
+                    assert target is not None
+                    self.declare_var(node_text(target), base, direct, target, d, readonly=const)
+                    continue
             ctype, name_node, by_ref = self.apply_declarator(base, "const" in specs, dnode)
             if by_ref:
                 raise self.unsupported("local reference variable", d)
