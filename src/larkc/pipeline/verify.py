@@ -34,7 +34,7 @@ from larkc.ir.nodes import Function, Module
 from larkc.ir.types import ScalarType
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
-from larkc.pipeline.reports import InputWrite, VerifyReport
+from larkc.pipeline.reports import InputWrite, VerifyReport, task_assumptions
 from larkc.pipeline.run import Configs, config_label, run_instance
 from larkc.provers import (
     Assumption,
@@ -138,6 +138,7 @@ def verify_task(
         verdict=verdict(combined),
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
+        task_assumptions=task_assumptions(task),
     )
 
 
@@ -361,6 +362,7 @@ def _several_launches(
         verdict=verdict(combined),
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
+        task_assumptions=task_assumptions(task),
     )
 
 
