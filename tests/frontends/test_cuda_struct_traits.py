@@ -10,8 +10,8 @@ import torch
 from larkc.errors import LarkcError
 from larkc.frontends.cuda import parse_cuda
 from larkc.ir import print_module, verify_module
-from larkc.ir.types import F16, F32
-from larkc.semantics import GlobalBuffer, LaunchConfig, simulate
+from larkc.ir.types import F16, F32, I32
+from larkc.semantics import GlobalBuffer, KernelArg, LaunchConfig, simulate
 
 TRAITS = """
 #include <cuda_fp16.h>
@@ -100,3 +100,39 @@ def test_a_member_the_definition_does_not_declare_is_a_located_error() -> None:
     with pytest.raises(LarkcError) as info:
         parse_cuda(text=src, file="types.cu")
     assert str(info.value).splitlines()[0].startswith("types.cu:13:5: error: unsupported")
+
+
+# norm.cuh's generalLayerNorm: `constexpr auto num_elems_T = num_elems<T>::value;`, then an ordinary division
+TRAIT_VALUE = """
+template <typename T> struct num_elems;
+template <> struct num_elems<float> { static constexpr int value = 1; };
+template <> struct num_elems<float2> { static constexpr int value = 2; };
+template <typename T>
+__global__ void per_pack(int* out, int hidden_dim) {
+    constexpr auto num_elems_T = num_elems<T>::value;
+    int const n_elems = hidden_dim / num_elems_T;
+    out[threadIdx.x] = n_elems + num_elems<T>::value * 1000;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("targ", "ir_name", "per"), [("float2", "per_pack<f32x2>", 2), ("float", "per_pack<float>", 1)]
+)
+def test_a_trait_constant_is_a_value_in_ordinary_expressions(targ: str, ir_name: str, per: int) -> None:
+    module = parse_cuda(text=TRAIT_VALUE, file="traits.cu", kernel=f"per_pack<{targ}>")
+    verify_module(module)
+    out = GlobalBuffer("out", torch.zeros(1, dtype=torch.int32), I32)
+    args: dict[str, KernelArg] = {"out": out, "hidden_dim": 96}
+    result = simulate(module, ir_name, LaunchConfig((1, 1, 1), (1, 1, 1), 0), args)
+    assert not result.diagnoses, result.diagnoses
+    assert result.buffers["out"].tolist() == [96 // per + per * 1000]
+
+
+def test_a_trait_value_no_specialization_defines_is_a_located_error() -> None:
+    with pytest.raises(LarkcError) as info:
+        parse_cuda(text=TRAIT_VALUE, file="traits.cu", kernel="per_pack<int>")
+    first = str(info.value).splitlines()[0]
+    assert first == (
+        "traits.cu:7:34: error: num_elems<int> is declared but never defined (no specialization for these arguments)"
+    )

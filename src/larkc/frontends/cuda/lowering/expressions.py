@@ -304,11 +304,16 @@ class Expressions(Conversions):
             ct, cv = lib.CONSTANTS[text.removeprefix("::")]
             return Val(Const(cv, ct, self.span(node)), ct)
         scope = node.child_by_field_name("scope")
-        info = self.tu.struct_info(scope, self.env, node) if scope is not None else None
         member = node_text(node.child_by_field_name("name"))
+        trait = self.tu.static_constant(scope, member, self.env) if scope is not None else None
+        if trait is not None:  # `num_elems<T>::value` of a type trait (no layout: it has no data members)
+            return Val(Const(trait[1], trait[0], self.span(node)), trait[0])
+        info = self.tu.struct_info(scope, self.env, node) if scope is not None else None
         if info is not None and member in info.constants:
             ct, cv = info.constants[member]
             return Val(Const(cv, ct, self.span(node)), ct)
+        if scope is not None and scope.type == "template_type":
+            self.tu.resolve_type(scope, self.env, node)  # its located error (`num_elems<int>` never defined)
         raise self.unsupported("qualified name", node)
 
     def read(self, lv: LValue, node: ts.Node) -> Val:
