@@ -19,9 +19,10 @@ every scalar value; a larkc command-line task is one concrete launch, so the scr
 * a pointer parameter to a scalar type is a buffer of ``max(1024, 4 * threads)`` elements (``threads``: the
   launch's thread count); when larkc refutes ``bounds`` at that size the kernel is verified once more with
   buffers 64 times larger (at most ``2**24`` elements), since GPUVerify treats such arrays as unbounded;
-* an integer scalar parameter is the launch's thread count (clamped to its type), a float one ``1.0``, a
-  ``bool`` ``true``; any other parameter (a struct by value, a pointer to a struct or to a pointer) cannot
-  be given on larkc's command line: the kernel is ``unbound``.
+* an integer scalar parameter is tried at two values, the launch's thread count (clamped to its type) and
+  then 1 (a kernel is verified once per assignment; the first refutation stands); a float one is ``1.0``,
+  a ``bool`` ``true``; any other parameter (a struct by value, a pointer to a struct or to a pointer)
+  cannot be given on larkc's command line: the kernel is ``unbound``.
 
 Each test is then put in one category comparing larkc's verdict with GPUVerify's expected outcome
 (:func:`compare`); ``weaker`` (GPUVerify expects a failure, larkc verifies) is the one to investigate
@@ -239,7 +240,8 @@ class Binding:
 
     kind: str  # "buffer", "scalar", "unbound"
     name: str
-    text: str  # "f32" for a buffer (the size is added per attempt), the value of a scalar, why not bound
+    text: str  # "f32" for a buffer (the size is added per attempt), the type of a scalar, why not bound
+    values: tuple[str, ...] = ()  # a scalar's values, one per assignment tried (the last one repeats)
 
 
 def kernel_bindings(file: str, defines: dict[str, str], threads: int) -> dict[str, list[Binding]]:
@@ -258,7 +260,7 @@ def kernel_bindings(file: str, defines: dict[str, str], threads: int) -> dict[st
             if isinstance(t, PointerType) and isinstance(t.pointee, ScalarType):
                 bindings.append(Binding("buffer", p.name, str(t.pointee)))
             elif isinstance(t, ScalarType):
-                bindings.append(Binding("scalar", p.name, scalar_value(t, threads)))
+                bindings.append(Binding("scalar", p.name, str(t), scalar_values(t, threads)))
             else:
                 what = "array" if isinstance(t, ArrayType) else str(t)
                 bindings.append(Binding("unbound", p.name, f"parameter {p.name} of type {what}"))
@@ -266,14 +268,23 @@ def kernel_bindings(file: str, defines: dict[str, str], threads: int) -> dict[st
     return out
 
 
-def scalar_value(t: Any, threads: int) -> str:
-    """The value given to a scalar parameter of type ``t``: the thread count (clamped), 1.0 or true."""
+def scalar_values(t: Any, threads: int) -> tuple[str, ...]:
+    """The values tried for a scalar parameter of type ``t``: an integer is the thread count (clamped to the
+    type), then 1; a float 1.0; a bool true."""
     if t.is_float:
-        return "1.0"
+        return ("1.0",)
     if t.is_bool:
-        return "1"
+        return ("1",)
     top = 2 ** (t.bits - 1) - 1 if t.is_signed else 2**t.bits - 1
-    return str(min(threads, top))
+    return tuple(dict.fromkeys((str(min(threads, top)), "1")))
+
+
+def assignments(bindings: Sequence[Binding]) -> list[tuple[str, ...]]:
+    """The scalar assignments tried, as ``NAME=VALUE`` lists: the i-th takes each scalar's i-th value (its
+    last where it has fewer); one (empty) assignment for a kernel without scalars."""
+    scalars = [b for b in bindings if b.kind == "scalar"]
+    count = max((len(b.values) for b in scalars), default=1)
+    return [tuple(f"{b.name}={b.values[min(i, len(b.values) - 1)]}" for b in scalars) for i in range(count)]
 
 
 @dataclass(slots=True)
@@ -287,13 +298,21 @@ class KernelOutcome:
     unknown: tuple[str, ...] = ()
     detail: str = ""
     elements: int = 0  # the buffer size of the attempt reported
+    scalars: str = ""  # the scalar assignment of the attempt reported
     seconds: float = 0.0
 
 
 def verify_kernel(
-    file: str, kernel: str, header: Header, bindings: Sequence[Binding], elements: int, seconds: float
+    file: str,
+    kernel: str,
+    header: Header,
+    bindings: Sequence[Binding],
+    scalars: Sequence[str],
+    elements: int,
+    seconds: float,
 ) -> KernelOutcome:
-    """``larkc verify`` on one kernel at the header's launch, with buffers of ``elements`` elements."""
+    """``larkc verify`` on one kernel at the header's launch, with buffers of ``elements`` elements and the
+    scalar assignment ``scalars``."""
     from larkc import command_line_task, verify
     from larkc.provers import Budget
     from larkc.provers.core import Status
@@ -304,7 +323,7 @@ def verify_kernel(
         grid=[",".join(map(str, header.grid))],
         block=[",".join(map(str, header.block))],
         buffers=[f"{b.name}={b.text}[{elements}]" for b in bindings if b.kind == "buffer"],
-        scalars=[f"{b.name}={b.text}" for b in bindings if b.kind == "scalar"],
+        scalars=scalars,
         defines=dict(header.defines),
     )
     report = verify(task, budget=Budget(seconds=seconds), replay_dir=REPLAY_DIR)
@@ -322,6 +341,7 @@ def verify_kernel(
         tuple(r.obligation.kind.value for r in unknown),
         detail,
         elements,
+        ", ".join(scalars),
     )
 
 
@@ -360,29 +380,51 @@ def run_test(path: str, file: Path, *, timeout: float, seconds: float) -> TestRe
         result.parse_category = categorise(result.parse)
     else:
         for kernel, bindings in found.items():
-            result.kernels.append(_verify_with_retry(str(file), kernel, header, bindings, timeout, seconds))
+            result.kernels.append(verify_all(str(file), kernel, header, bindings, timeout, seconds))
     result.larkc = larkc_verdict(result)
     result.category = compare(result)
     result.seconds = round(time.monotonic() - start, 2)
     return result
 
 
-def _verify_with_retry(
+def verify_all(
     file: str, kernel: str, header: Header, bindings: list[Binding], timeout: float, seconds: float
 ) -> KernelOutcome:
+    """The kernel verified at each scalar assignment: the first FAILED outcome, else the first that is not
+    VERIFIED, else VERIFIED (with the seconds of all attempts)."""
     unbound = [b.text for b in bindings if b.kind == "unbound"]
     if unbound:
         return KernelOutcome(kernel, "unbound", detail="; ".join(unbound))
+    outcomes = []
+    for scalars in assignments(bindings):
+        outcome = _verify_with_retry(file, kernel, header, bindings, scalars, timeout, seconds)
+        if outcome.verdict == "FAILED":
+            return outcome
+        outcomes.append(outcome)
+    chosen = next((o for o in outcomes if o.verdict != "VERIFIED"), outcomes[-1])
+    chosen.seconds = round(sum(o.seconds for o in outcomes), 2)
+    return chosen
+
+
+def _verify_with_retry(
+    file: str,
+    kernel: str,
+    header: Header,
+    bindings: list[Binding],
+    scalars: tuple[str, ...],
+    timeout: float,
+    seconds: float,
+) -> KernelOutcome:
     elements = max(MIN_ELEMENTS, THREADS_FACTOR * header.threads)
     while True:
         start = time.monotonic()
-        status, got = in_fork(verify_kernel, (file, kernel, header, bindings, elements, seconds), timeout)
-        if status == "timeout":
-            outcome = KernelOutcome(kernel, "timeout", detail=f"no verdict in {timeout:g} s", elements=elements)
-        elif isinstance(got, KernelOutcome):
+        args = (file, kernel, header, bindings, scalars, elements, seconds)
+        status, got = in_fork(verify_kernel, args, timeout)
+        if isinstance(got, KernelOutcome):
             outcome = got
         else:
-            outcome = KernelOutcome(kernel, "error", detail=str(got), elements=elements)
+            why = f"no verdict in {timeout:g} s" if status == "timeout" else str(got)
+            outcome = KernelOutcome(kernel, status, detail=why, elements=elements, scalars=", ".join(scalars))
         outcome.seconds = round(time.monotonic() - start, 2)
         bigger = elements * RETRY_FACTOR
         has_buffer = any(b.kind == "buffer" for b in bindings)
@@ -419,9 +461,13 @@ def compare(result: TestResult) -> str:
     ``weaker``: GPUVerify expects a failure, larkc verifies (a potential soundness problem); ``stricter``:
     GPUVerify expects ``pass``, larkc refutes; ``unknown``; ``not parsed``; ``not run``: a parameter the
     harness cannot bind, or larkc's error after parsing. A test GPUVerify itself rejects (``CLANG_ERROR``,
-    ``BUGLE_ERROR``, ...) is ``both reject`` when larkc's frontend rejects it too, else ``larkc accepts``.
+    ``BUGLE_ERROR``, ...) is ``both reject`` when larkc's frontend rejects it too, else ``larkc accepts``
+    (``weaker`` when its header names a failure and larkc verifies). ``no kernel``: the file has device
+    functions only.
     """
     verdict = result.larkc
+    if verdict == "no kernel":
+        return "no kernel"  # a file of device functions only: larkc verifies kernels
     rejected_by_gpuverify = result.expected not in ("PASS", "NOT_ALL_VERIFIED")
     if verdict == "rejected":
         return "both reject" if rejected_by_gpuverify else "not parsed"
@@ -485,7 +531,10 @@ def render(results: Sequence[TestResult], manifest: Manifest, *, seconds: float,
             lines.append(f"  {r.path}  expected {r.expected}{_kinds(r)}  larkc {r.larkc}  [{r.launch}]")
             for k in r.kernels:
                 if k.verdict != "VERIFIED":
-                    lines.append(f"      {k.kernel}: {k.verdict}: {_short(k.detail)}")
+                    at = [k.scalars] if k.scalars else []
+                    at += [f"buffers of {k.elements}"] if k.elements else []
+                    where = f" [{'; '.join(at)}]" if at else ""
+                    lines.append(f"      {k.kernel}{where}: {k.verdict}: {_short(k.detail)}")
     lines += ["", "tests:"]
     for r in results:
         opts = f" {' '.join(r.options)}" if r.options else ""

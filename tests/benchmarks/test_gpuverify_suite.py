@@ -131,6 +131,37 @@ __global__ void safe(float *A, float scale) {
 """
 
 
+SHIFTED = """//xfail:NOT_ALL_VERIFIED
+//--blockDim=4 --gridDim=1
+//possible read-write race
+
+__global__ void shifted(int *A, int offset) {
+  A[threadIdx.x] = A[threadIdx.x + offset];
+}
+"""
+
+
+def test_scalar_assignments() -> None:
+    from larkc.ir.types import BOOL, F32, I8, I32
+
+    assert gv.scalar_values(I32, 4096) == ("4096", "1")
+    assert gv.scalar_values(I8, 4096) == ("127", "1")
+    assert gv.scalar_values(I32, 1) == ("1",)
+    assert gv.scalar_values(F32, 64) == ("1.0",) and gv.scalar_values(BOOL, 64) == ("1",)
+    n = gv.Binding("scalar", "n", "i32", ("64", "1"))
+    eps = gv.Binding("scalar", "eps", "f32", ("1.0",))
+    assert gv.assignments([gv.Binding("buffer", "A", "f32"), n, eps]) == [("n=64", "eps=1.0"), ("n=1", "eps=1.0")]
+    assert gv.assignments([gv.Binding("buffer", "A", "f32")]) == [()]
+
+
+def test_a_failure_at_the_second_scalar_value_is_found(tmp_path: Path) -> None:
+    # offset = 4 (the thread count) reads past what the block writes; offset = 1 races
+    (tmp_path / "shifted.cu").write_text(SHIFTED)
+    r = gv.run_test("shifted.cu", tmp_path / "shifted.cu", timeout=60, seconds=10)
+    assert (r.larkc, r.category) == ("FAILED (race)", "agree")
+    assert r.kernels[0].scalars == "offset=1"
+
+
 def test_one_tiny_suite_end_to_end(tmp_path: Path) -> None:
     (tmp_path / "racy.cu").write_text(RACY)
     (tmp_path / "safe.cu").write_text(SAFE)
