@@ -118,7 +118,9 @@ def test_verify_refutes_a_candidate_that_launches_nothing() -> None:
 def test_invalid(case: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     expected = _expected(case, "error")
     monkeypatch.chdir(INVALID)
-    reference = str(CORPUS / "l1_relu" / "model.py")
+    second = case.read_text(encoding="utf-8").split("\n")[1]  # "# reference: <problem>", else l1_relu
+    problem = second.removeprefix("# reference: ") if second.startswith("# reference: ") else "l1_relu"
+    reference = str(CORPUS / problem / "model.py")
     assert main(["run", case.name, "--reference", reference]) == 2
     err = capsys.readouterr().err
     assert err.splitlines()[0] == expected

@@ -433,8 +433,8 @@ def _weights(
         for j, p in enumerate(new[: index + 1]):
             if isinstance(p, Opaque):
                 raise LarkcError(
-                    f"unsupported module {p.what} in ModelNew.__init__ before parameter {r.path}: larkc cannot"
-                    " tell what it creates, so not whether ModelNew's parameters equal Model's",
+                    f"unsupported module {p.what} in ModelNew.__init__ before parameter {r.path}"
+                    " (what it creates is unknown)",
                     p.span,
                     stage=Stage.FRONTEND,
                 )
@@ -448,9 +448,8 @@ def _weights(
             m = model[j]
             if p.kind != m.kind or [d.value for d in p.shape] != [d.value for d in m.shape]:
                 raise LarkcError(
-                    f"ModelNew's parameter {p.describe()} is not Model's parameter in its place, {m.describe()}:"
-                    " their values are equal only when both modules create their parameters in the same order,"
-                    " with the same shapes and initialisers",
+                    f"ModelNew's parameter {p.describe()} is not Model's in its place, {m.describe()}"
+                    " (equal values need the same order, shapes and initialisers)",
                     p.span,
                     stage=Stage.FRONTEND,
                 )

@@ -213,7 +213,7 @@ def _created(env: _Init, attr: str, value: ast.expr, span: Span) -> list[ModuleP
             and fn.attr in _INITIALISERS
         ):
             raise _error(module, value.args[0], "initialiser")
-        return [ModuleParam(attr, f"Parameter(torch.{fn.attr}{scale})", env.shape(init.args), span)]
+        return [ModuleParam(attr, f"Parameter(torch.{fn.attr}(...){scale})", env.shape(init.args), span)]
     if cls == "Linear":
         a = _arguments(value, ("in_features", "out_features", "bias"))
         if "in_features" not in a or "out_features" not in a:
