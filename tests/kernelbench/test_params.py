@@ -131,4 +131,89 @@ def test_module_params_read(tmp_path: Path) -> None:
         ("norm.bias", "LayerNorm.bias", [(16, "out_channels"), (4, None)]),
         ("scale", "Parameter(torch.ones(...) * 2.0)", [(16, "out_channels"), (1, None), (1, None)]),
     ]
-    assert [p.what for p in got if isinstance(p, Opaque)] == ["nn.BatchNorm2d"]
+    assert [p.what for p in got if isinstance(p, Opaque)] == ["nn.BatchNorm2d(c_out)"]
+
+
+_CANDIDATE = '''import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+src = """
+__global__ void scale_rows(const float* x, const float* s, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] * s[0];
+}
+
+torch::Tensor scale(torch::Tensor x, torch::Tensor s) {
+    auto y = torch::empty_like(x);
+    scale_rows<<<(x.numel() + 127) / 128, 128>>>(x.data_ptr<float>(), s.data_ptr<float>(), y.data_ptr<float>(),
+                                                  x.numel());
+    return y;
+}
+"""
+
+ext = load_inline(name="ext", cpp_sources="", cuda_sources=src, functions=["scale"])
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_features, out_features, bias_shape):
+        super().__init__()
+{init}
+
+    def forward(self, x):
+        return ext.scale(x, {arg})
+'''
+
+#: ModelNew's __init__ (one statement per line), the parameter forward passes, the line of the error
+#: (counted in ``init``), and what the error says; against l2_linear_bias_sigmoid's Model (gemm.weight
+#: (512, 256), gemm.bias (512,), bias (512,) = randn * 0.02).
+_MISMATCHES = {
+    "another_kind": (
+        ["self.weight = nn.Parameter(torch.randn(out_features, in_features))"],
+        "self.weight",
+        0,
+        "weight (Parameter(torch.randn(...)) of shape [512, 256]) is not Model's in its place, gemm.weight",
+    ),
+    "another_shape": (
+        ["self.gemm = nn.Linear(out_features, in_features)"],
+        "self.gemm.bias",
+        0,
+        "gemm.weight (Linear.weight of shape [256, 512]) is not Model's in its place",
+    ),
+    "another_scale": (
+        ["self.gemm = nn.Linear(in_features, out_features)", "self.bias = nn.Parameter(torch.randn(bias_shape))"],
+        "self.bias",
+        1,
+        "bias (Parameter(torch.randn(...)) of shape [512]) is not Model's in its place, bias"
+        " (Parameter(torch.randn(...) * 0.02)",
+    ),
+    "only_in_model_new": (
+        [
+            "self.gemm = nn.Linear(in_features, out_features)",
+            "self.bias = nn.Parameter(torch.randn(bias_shape) * 0.02)",
+            "self.shift = nn.Parameter(torch.zeros(out_features))",
+        ],
+        "self.shift",
+        2,
+        "shift (Parameter(torch.zeros(...)) of shape [512]) has no counterpart in Model, which creates 3",
+    ),
+    "unknown_module_before": (
+        ["self.norm = nn.BatchNorm1d(in_features)", "self.gemm = nn.Linear(in_features, out_features)"],
+        "self.gemm.weight",
+        0,
+        "unsupported parameters in ModelNew.__init__ before parameter gemm.weight",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_MISMATCHES))
+def test_params_mismatch(case: str, tmp_path: Path) -> None:
+    """A parameter the kernel reads that is not Model's in its place is an error at ModelNew's line."""
+    init, arg, line, message = _MISMATCHES[case]
+    path = tmp_path / "model_new.py"
+    path.write_text(_CANDIDATE.replace("{init}", "\n".join(f"        {s}" for s in init)).replace("{arg}", arg))
+    with pytest.raises(LarkcError) as e:
+        larkc.candidate_task(path, CORPUS / "l2_linear_bias_sigmoid" / "model.py")
+    assert message in e.value.message
+    assert e.value.span is not None and e.value.span.file == str(path)
+    assert e.value.span.line == _CANDIDATE.split("\n").index("{init}") + 1 + line

@@ -1,37 +1,35 @@
-# error: params_not_created.py:37:53: error: ModelNew.__init__ creates no parameter offset that larkc can read (it creates: gemm.weight, gemm.bias)
-# reference: l2_linear_bias_sigmoid
-# ruff: noqa: E501, F401, PLR0402, UP008
+# error: params_not_created.py:35:38: error: ModelNew.__init__ creates no parameter scales that larkc can read (it creates: linear.weight, linear.bias, scale)
+# reference: l2_linear_relu
+# ruff: noqa: E501, PLR0402, UP008
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
-cuda_source = """
-__global__ void affine_kernel(const float* x, const float* w, const float* b, float* y, int n, int k, int m) {
+scale_source = """
+__global__ void scale_rows(const float* x, const float* s, float* y, int n, int m) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n * m) {
-        float acc = b[i % m];
-        for (int j = 0; j < k; ++j) acc += x[(i / m) * k + j] * w[(i % m) * k + j];
-        y[i] = 1.0f / (1.0f + expf(-acc));
-    }
+    if (i < n * m) y[i] = x[i] * s[i % m];
 }
 
-torch::Tensor affine(torch::Tensor x, torch::Tensor w, torch::Tensor b) {
-    auto y = torch::empty({x.size(0), w.size(0)}, x.options());
-    int n = x.size(0), k = x.size(1), m = w.size(0);
-    affine_kernel<<<(n * m + 255) / 256, 256>>>(x.data_ptr<float>(), w.data_ptr<float>(), b.data_ptr<float>(),
-                                                y.data_ptr<float>(), n, k, m);
+torch::Tensor scale(torch::Tensor x, torch::Tensor s) {
+    auto y = torch::empty_like(x);
+    scale_rows<<<(x.numel() + 127) / 128, 128>>>(x.data_ptr<float>(), s.data_ptr<float>(), y.data_ptr<float>(),
+                                                  x.size(0), x.size(1));
     return y;
 }
 """
 
-ext = load_inline(name="ext", cpp_sources="", cuda_sources=cuda_source, functions=["affine"])
+scale_ext = load_inline(name="scale_ext", cpp_sources="", cuda_sources=scale_source, functions=["scale"])
 
 
 class ModelNew(nn.Module):
-    def __init__(self, in_features, out_features, bias_shape):
+    """Passes a parameter its __init__ never creates (a typo: self.scales for self.scale)."""
+
+    def __init__(self, in_features: int, out_features: int):
         super(ModelNew, self).__init__()
-        self.gemm = nn.Linear(in_features, out_features)
-        self.ext = ext
+        self.linear = nn.Linear(in_features, out_features)
+        self.scale = nn.Parameter(torch.ones(in_features))
+        self.kernels = scale_ext
 
     def forward(self, x):
-        return self.ext.affine(x, self.gemm.weight, self.offset)
+        return self.kernels.scale(x, self.scales)

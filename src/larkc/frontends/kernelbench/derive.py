@@ -401,8 +401,8 @@ def _weights(
     for p in module_params(reference, "Model", sizes) if params else []:
         if isinstance(p, Opaque):
             raise LarkcError(
-                f"unsupported module {p.what} in Model.__init__ (larkc reads the parameters of nn.Linear,"
-                " nn.Conv1d/2d/3d, nn.LayerNorm and nn.Parameter)",
+                f"unsupported parameters in Model.__init__ (larkc reads nn.Linear, nn.Conv1d/2d/3d, nn.LayerNorm"
+                f" and nn.Parameter(torch.randn(...)) of sizes from get_init_inputs()): {p.what}",
                 p.span,
                 stage=Stage.FRONTEND,
             )
@@ -433,8 +433,8 @@ def _weights(
         for j, p in enumerate(new[: index + 1]):
             if isinstance(p, Opaque):
                 raise LarkcError(
-                    f"unsupported module {p.what} in ModelNew.__init__ before parameter {r.path}"
-                    " (what it creates is unknown)",
+                    f"unsupported parameters in ModelNew.__init__ before parameter {r.path} (larkc reads nn.Linear,"
+                    f" nn.Conv1d/2d/3d, nn.LayerNorm and nn.Parameter(torch.randn(...))): {p.what}",
                     p.span,
                     stage=Stage.FRONTEND,
                 )

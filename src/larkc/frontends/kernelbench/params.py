@@ -53,7 +53,8 @@ class ModuleParam:
 
 @dataclass(frozen=True, slots=True)
 class Opaque:
-    """A module whose parameters larkc does not know (``self.bn = nn.BatchNorm2d(c)``)."""
+    """A module whose parameters larkc does not know (``self.bn = nn.BatchNorm2d(c)``), or a parameter
+    it cannot read (an initialiser or size it does not know): ``what`` is the text creating it."""
 
     path: str
     what: str
@@ -250,7 +251,7 @@ def _created(env: _Init, attr: str, value: ast.expr, span: Span) -> list[ModuleP
         return out
     if cls in _PARAMETERLESS:
         return []
-    return [Opaque(attr, f"nn.{cls}", span)]
+    return [Opaque(attr, ast.get_source_segment(module.source, value) or f"nn.{cls}", span)]
 
 
 def module_params(path: Path, class_name: str, sizes: Sequence[object]) -> list[ModuleParam | Opaque]:
@@ -273,5 +274,8 @@ def module_params(path: Path, class_name: str, sizes: Sequence[object]) -> list[
             continue
         t = stmt.targets[0]
         if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-            out += _created(env, t.attr, stmt.value, _span(path, stmt))
+            try:
+                out += _created(env, t.attr, stmt.value, _span(path, stmt))
+            except LarkcError:  # read as unknown: an error only where it matters (before a parameter read)
+                out.append(Opaque(t.attr, ast.get_source_segment(source, stmt.value) or "module", _span(path, stmt)))
     return out
