@@ -399,6 +399,8 @@ def _weights(
     ref_span = Span(str(reference), 1, 1, 1, 2)
     model: list[ModuleParam] = []
     for p in module_params(reference, "Model", sizes) if params else []:
+        if isinstance(p, Opaque) and not reads:
+            return {}, {}, {}  # the kernel reads no weight: the reference keeps its own (as before params)
         if isinstance(p, Opaque):
             raise LarkcError(
                 f"unsupported parameters in Model.__init__ (larkc reads nn.Linear, nn.Conv1d/2d/3d, nn.LayerNorm"
