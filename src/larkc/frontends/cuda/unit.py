@@ -1160,6 +1160,7 @@ class TranslationUnit:
         elem: ScalarType | None = None
         lanes = 0
         fields: dict[str, tuple[int, int, bool]] = {}
+        vector_arrays: dict[str, tuple[int, VectorType, int]] = {}
         constants: dict[str, tuple[ScalarType, bool | int | float]] = {}
         methods: dict[str, list[ts.Node]] = {}
         base_name = name.rpartition("::")[2]
@@ -1211,12 +1212,17 @@ class TranslationUnit:
                     fe = ftype
                 elif isinstance(ftype, VectorType) and not is_array:
                     fe, count, is_array = ftype.elem, ftype.lanes, True
+                elif isinstance(ftype, VectorType) and dnode.type == "field_identifier":
+                    # `int4 data[vec_size / 8]`: the elements' lanes in order, each element several lanes
+                    fe, count = ftype.elem, count * ftype.lanes
+                    vector_arrays[node_text(dnode)] = (lanes, ftype, count)
                 else:
                     raise UnsupportedError("struct member type", node_text(f), self.span(f))
                 if elem is not None and fe != elem:
                     raise UnsupportedError("struct with members of different types", name, self.span(sd.node))
                 elem = fe
-                fields[node_text(dnode)] = (lanes, count, is_array)
+                if node_text(dnode) not in vector_arrays:
+                    fields[node_text(dnode)] = (lanes, count, is_array)
                 lanes += count
         out_of_class_env: TemplateEnv = {}
         for m in self.out_of_class.get(name, ()):
@@ -1226,7 +1232,7 @@ class TranslationUnit:
                 out_of_class_env.update(bound)
         if elem is None or lanes == 0:
             raise UnsupportedError("empty struct", name, self.span(sd.node))
-        align = elem.size
+        align = max([elem.size, *(et.align for _, et, _ in vector_arrays.values())])  # `int4 data[N]`: 16
         for c in sd.node.named_children:
             if c.type == "alignas_qualifier" or node_text(c).startswith(("__align__", "alignas")):
                 arg = c.named_children[-1] if c.named_children else None
@@ -1236,16 +1242,14 @@ class TranslationUnit:
                 align = max(align, folded)
         vt = VectorType(elem, lanes, align)
         method_env: dict[str, object] = {**out_of_class_env, **env, base_name: vt}  # the injected class name
-        info = StructInfo(name, vt, fields, constants, methods, method_env)
+        instance = f"<{', '.join(_targ_str(a) for a in targs)}>" if targs else ""
+        info = StructInfo(name, vt, fields, constants, methods, method_env, vector_arrays, instance)
         for other in self.vector_fields.get(vt, []):
             # lowering finds a struct's members by its layout and name: two instances of one template laid out
             # alike must not differ in anything else (`Op<float, 1>` and `Op<float, 2>` with `if constexpr`)
-            if other.name == name and (other.fields, other.constants, other.methods, other.env) != (
-                fields,
-                constants,
-                methods,
-                method_env,
-            ):
+            mine = (fields, vector_arrays, constants, methods, method_env)
+            theirs = (other.fields, other.vector_arrays, other.constants, other.methods, other.env)
+            if other.name == name and theirs != mine:
                 raise UnsupportedError(
                     "two instances of a struct template with one layout and different members or template"
                     " arguments (larkc tells struct instances apart by their layout)",

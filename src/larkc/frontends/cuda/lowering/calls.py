@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import tree_sitter as ts
 
-from larkc.errors import UnsupportedError
+from larkc.errors import LarkcError, UnsupportedError
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, StructInfo
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
@@ -21,7 +21,7 @@ from larkc.frontends.cuda.lowering.values import LaneLV, LValue, Val, VarLV, dec
 from larkc.frontends.cuda.syntax import node_text
 from larkc.frontends.cuda.unit import FunctionDef, FunctionRef, ObjectStruct, TemplateArg, TemplateEnv, is_type_arg
 from larkc.ir.nodes import Assign, Call, Const, Expr, Function, FunctionKind, MakeVector, Param, VarRef
-from larkc.ir.types import I32, PointerType, ScalarType, Type, VectorType
+from larkc.ir.types import I32, PointerType, ScalarType, Type, VectorType, size_of
 
 
 class Calls(Conversions):
@@ -313,12 +313,15 @@ class Calls(Conversions):
             return this  # the whole struct: subscripts are lanes
         return LaneLV(this, Const(lane, I32, span), owner.vector.elem)
 
-    def check_subscript_operator(self, vt: VectorType, node: ts.Node) -> None:
+    def check_subscript_operator(self, vt: VectorType, node: ts.Node) -> ScalarType | None:
         """``p[i]`` on a struct value is lane ``i``: true of the ``operator[]`` packed types define
-        (``return payload[i];`` over a member array that is the whole struct); anything else is rejected."""
+        (``return payload[i];`` over a member array that is the whole struct; ``None``), or element ``i`` of
+        the struct's bits viewed as ``T`` (``return ((T*)data)[i];`` or ``((T*)(&data))[i]``, as flashinfer's
+        ``vec_t`` writes it, over a member that is the whole struct; ``T``); anything else is rejected."""
         info = self.struct_of(vt, "operator[]")
         if info is None:
-            return
+            return None
+        views: set[ScalarType | None] = set()
         for m in info.methods["operator[]"]:
             body = m.child_by_field_name("body")
             stmts = [c for c in body.named_children if c.type != "comment"] if body is not None else []
@@ -326,13 +329,48 @@ class Calls(Conversions):
             array = (
                 ret.child_by_field_name("argument") if ret is not None and ret.type == "subscript_expression" else None
             )
+            view = self.pointer_view_of_member(info, array) if array is not None else None
             field = info.fields.get(node_text(array)) if array is not None else None
             index = ret.child_by_field_name("indices") if ret is not None else None
             index_text = "".join(node_text(index).split()).strip("[]") if index is not None else None
             plist = function_declarator(m).child_by_field_name("parameters")
             declared = [p.child_by_field_name("declarator") for p in plist.named_children] if plist else []
-            if field != (0, vt.lanes, True) or [declared_identifier(d) for d in declared] != [index_text]:
+            if (field != (0, vt.lanes, True) and view is None) or [declared_identifier(d) for d in declared] != [
+                index_text
+            ]:
                 raise self.unsupported("operator[] other than `return member_array[i];`", node)
+            views.add(view)
+        if len(views) != 1:
+            raise self.unsupported("operator[] overloads that view the struct differently", node)
+        return views.pop()
+
+    def pointer_view_of_member(self, info: StructInfo, node: ts.Node) -> ScalarType | None:
+        """``((T*)data)`` or ``((const T*)(&data))`` with ``data`` a member that is the whole struct and ``T``
+        a scalar type whose size divides the struct's: ``T``; ``None`` for anything else."""
+        while node.type == "parenthesized_expression" and len(node.named_children) == 1:
+            node = node.named_children[0]
+        type_node, value = node.child_by_field_name("type"), node.child_by_field_name("value")
+        if node.type != "cast_expression" or type_node is None or value is None:
+            return None
+        while value.type == "parenthesized_expression" and len(value.named_children) == 1:
+            value = value.named_children[0]
+        if value.type == "pointer_expression" and node_text(value.child_by_field_name("operator")) == "&":
+            value = value.child_by_field_name("argument") or value
+        name = node_text(value)
+        vt = info.vector
+        whole = info.fields.get(name) in ((0, vt.lanes, True), (0, 1, False)) or (
+            name in info.vector_arrays and info.vector_arrays[name][::2] == (0, vt.lanes)
+        )
+        if value.type != "identifier" or not whole:
+            return None
+        try:
+            target = self.tu.resolve_type(type_node, info.env, node)  # type: ignore[arg-type]
+        except LarkcError:
+            return None
+        if not isinstance(target, PointerType) or not isinstance(target.pointee, ScalarType):
+            return None
+        t = target.pointee
+        return t if size_of(vt) % t.size == 0 else None
 
     def struct_of(self, vt: Type, method: str) -> StructInfo | None:
         """The struct (laid out as ``vt``) that has member function ``method``."""
@@ -426,6 +464,8 @@ class Calls(Conversions):
 
 def _struct_args(info: StructInfo) -> str:
     """``<float>`` for a struct template instance (its template arguments, as the key records them)."""
+    if info.instance:
+        return info.instance
     targs = [v for k, v in info.env.items() if k != info.name.rpartition("::")[2]]
     return f"<{', '.join(str(_targ_text(a)) for a in targs)}>" if targs else ""
 

@@ -31,7 +31,7 @@ from larkc.frontends.cuda.unit import (
     is_type_arg,
 )
 from larkc.ir.nodes import Decl, Expr, Function, FunctionKind, Module, Param, ShuffleKind, Stmt, VarRef
-from larkc.ir.types import VOID, Type, VectorType
+from larkc.ir.types import VOID, ScalarType, Type, VectorType
 from larkc.ir.verify import verify_function
 
 if TYPE_CHECKING:
@@ -323,8 +323,9 @@ class LoweringCore(abc.ABC):
         """Inside a member function: a data member (of ``this``) or a static constant of the struct."""
 
     @abc.abstractmethod
-    def check_subscript_operator(self, vt: VectorType, node: ts.Node) -> None:
-        """``p[i]`` on a struct value is lane ``i``: reject an ``operator[]`` that says otherwise."""
+    def check_subscript_operator(self, vt: VectorType, node: ts.Node) -> ScalarType | None:
+        """``p[i]`` on a struct value: lane ``i`` (``None``), or element ``i`` of its bits viewed as the type
+        returned; an ``operator[]`` of another form is rejected."""
 
     @abc.abstractmethod
     def construct(self, info: StructInfo, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:

@@ -395,6 +395,9 @@ class Expressions(Conversions):
             idx_nodes = idx_list.named_children if idx_list.type == "subscript_argument_list" else [idx_list]
             if len(idx_nodes) != 1:
                 raise self.unsupported("multi-argument subscript", node)
+            element = self.vector_element(node)
+            if element is not None:  # `data[i]` with `int4 data[N]`: that element's lanes
+                return self.read_lanes(*element, node)
             pun = self.local_pun(base_node)
             if pun is not None:  # `reinterpret_cast<float*>(&v)[i]`
                 return self.pun_place(pun[0], pun[1], idx_nodes[0], node)
@@ -428,7 +431,17 @@ class Expressions(Conversions):
         else:
             base_val = base
         if isinstance(base_val.ctype, VectorType):
-            self.check_subscript_operator(base_val.ctype, node)
+            elem_view = self.check_subscript_operator(base_val.ctype, node)
+            if elem_view is not None and elem_view != base_val.ctype.elem:  # `((half*)data)[i]` over int4 lanes
+                view = vector(elem_view, size_of(base_val.ctype) // elem_view.size)
+                idx_e, idx_t = self.scalar(self.rvalue(idx_node), idx_node)
+                if not idx_t.is_int:
+                    raise self.type_error("vector lane index is not an integer", idx_node)
+                idx_e = self.cast_scalar(idx_e, idx_t, I32, self.span(idx_node))
+                if isinstance(base, VarLV):
+                    return PunLaneLV(base, view, idx_e, elem_view)
+                bits = Cast(base_val.expr, view, CastKind.BITCAST, span)
+                return Val(Extract(bits, idx_e, elem_view, span), elem_view)
             return self.vector_lane(base, base_val, idx_node, node)
         idx_e, idx_t = self.scalar(self.rvalue(idx_node), idx_node)
         if not idx_t.is_int and not idx_t.is_bool:
@@ -569,6 +582,13 @@ class Expressions(Conversions):
         span = self.span(node)
         if op is not None and node_text(op) == "->":
             raise self.unsupported("member access through a pointer (->)", node)
+        element = self.vector_element(arg)
+        if element is not None:  # `data[i].x`: one lane of that element
+            var, first, et = element
+            xyzw = {"x": 0, "y": 1, "z": 2, "w": 3}
+            if xyzw.get(fname, et.lanes) >= et.lanes:
+                raise self.type_error(f"{et} has no member {fname}", node)
+            return LaneLV(var, self.lane_index(first, xyzw[fname], span), et.elem)
         bound = self.lookup(node_text(arg)) if arg.type == "identifier" else None
         if bound is not None and bound.fields is not None:  # `params.out`: the member's own IR parameter
             if fname not in bound.fields:
@@ -622,7 +642,7 @@ class Expressions(Conversions):
             raise self.unsupported("array member that is not the whole struct", node)
         return vector(vt.elem, count)
 
-    def member_part(self, node: ts.Node) -> tuple[VarLV, int, VectorType] | None:
+    def member_part(self, node: ts.Node) -> tuple[VarLV, Expr, VectorType] | None:
         """``b.x`` with ``b`` a local struct variable and ``x`` a vector or array member that is part of it:
         the variable, the member's first lane and its type; ``None`` for anything else."""
         arg, fnode = node.child_by_field_name("argument"), node.child_by_field_name("field")
@@ -638,10 +658,12 @@ class Expressions(Conversions):
         lane, count, is_array = self.field_layout(vt, node_text(fnode), node)
         if not is_array or (lane == 0 and count == vt.lanes):
             return None
-        return VarLV(b.ir_name, vt, b.readonly), lane, self.member_part_type(vt, count, node)
+        first = Const(lane, I32, self.span(node))
+        return VarLV(b.ir_name, vt, b.readonly), first, self.member_part_type(vt, count, node)
 
-    def assign_member_part(self, part: tuple[VarLV, int, VectorType], node: ts.Node, right: ts.Node) -> Val:
-        """``b.x = e`` or ``b.x op= e`` for a member that is several lanes of ``b``: those lanes replaced."""
+    def assign_member_part(self, part: tuple[VarLV, Expr, VectorType], node: ts.Node, right: ts.Node) -> Val:
+        """``b.x = e`` or ``b.x op= e`` for a member (or an element of an array member, ``data[i]``) that is
+        several lanes of ``b``: those lanes replaced."""
         var, first, mt = part
         span = self.span(node)
         op = node_text(node.child_by_field_name("operator"))
@@ -659,9 +681,63 @@ class Expressions(Conversions):
         whole: Expr = VarRef(var.name, var.type, span)
         for k in range(mt.lanes):
             lane = Extract(VarRef(value, mt, span), Const(k, I32, span), mt.elem, span)
-            whole = Insert(whole, Const(first + k, I32, span), lane, var.type, span)
+            whole = Insert(whole, self.lane_index(first, k, span), lane, var.type, span)
         self.write(var, Val(whole, var.type), node)
         return Val(VarRef(value, mt, span), mt)
+
+    def lane_index(self, first: Expr, k: int, span: Span) -> Expr:
+        """``first + k`` as an ``i32`` lane index (folded when ``first`` is a constant)."""
+        if isinstance(first, Const):
+            return Const(int(first.value) + k, I32, span)
+        return first if k == 0 else Binary(BinaryOp.ADD, first, Const(k, I32, span), I32, span)
+
+    def read_lanes(self, var: VarLV, first: Expr, vt: VectorType, node: ts.Node) -> Val:
+        """The vector of type ``vt`` that lanes ``first``... of the variable ``var`` hold."""
+        span = self.span(node)
+        whole = VarRef(var.name, var.type, span)
+        lanes = tuple(Extract(whole, self.lane_index(first, k, span), vt.elem, span) for k in range(vt.lanes))
+        return Val(MakeVector(lanes, vt, span), vt)
+
+    def vector_element(self, node: ts.Node) -> tuple[VarLV, Expr, VectorType] | None:
+        """``data[i]`` in a member function, or ``b.data[i]`` with ``b`` a local struct variable, where ``data``
+        is an array of a vector type that fills the struct (flashinfer's ``int4 data[vec_size / 8]``): the
+        variable, the element's first lane (``i`` times the element's lanes) and the element's type; ``None``
+        for anything else."""
+        base = node.child_by_field_name("argument") if node.type == "subscript_expression" else None
+        idx_list = node.child_by_field_name("indices") or node.child_by_field_name("index")
+        if base is None or idx_list is None:
+            return None
+        owner = self.fd.owner
+        var: VarLV | None = None
+        member: tuple[int, VectorType, int] | None = None
+        if base.type == "identifier" and self.lookup(node_text(base)) is None and owner is not None:
+            member = owner.vector_arrays.get(node_text(base)) if not self.fd.static_method else None
+            var = VarLV("this", owner.vector)
+        elif base.type == "field_expression" and node_text(base.child_by_field_name("operator")) == ".":
+            arg, fnode = base.child_by_field_name("argument"), base.child_by_field_name("field")
+            b = self.lookup(node_text(arg)) if arg is not None and arg.type == "identifier" else None
+            if fnode is None or b is None or b.kind != "var" or not isinstance(b.ctype, VectorType):
+                return None
+            infos = self.tu.vector_fields.get(b.ctype, [])
+            members = {i.vector_arrays[node_text(fnode)] for i in infos if node_text(fnode) in i.vector_arrays}
+            if len(members) > 1:
+                raise self.unsupported(f"member {node_text(fnode)} of several structs laid out as {b.ctype}", base)
+            member = members.pop() if members else None
+            var = VarLV(b.ir_name, b.ctype, b.readonly)
+        if member is None or var is None:
+            return None
+        first, et, count = member
+        if first != 0 or not isinstance(var.type, VectorType) or count != var.type.lanes:
+            raise self.unsupported("array of vectors member that is not the whole struct", base)
+        idx_nodes = idx_list.named_children if idx_list.type == "subscript_argument_list" else [idx_list]
+        if len(idx_nodes) != 1:
+            raise self.unsupported("multi-argument subscript", node)
+        idx_e, idx_t = self.scalar(self.rvalue(idx_nodes[0]), idx_nodes[0])
+        if not idx_t.is_int:
+            raise self.type_error(f"array subscript is not an integer ({idx_t})", idx_nodes[0])
+        span = self.span(idx_nodes[0])
+        idx_e = self.cast_scalar(idx_e, idx_t, I32, span)
+        return var, self.mul_index(idx_e, I32, et.lanes, span), et
 
     def memory_lane(self, base: MemLV, vt: VectorType, fname: str, node: ts.Node) -> MemLV | None:
         """``y[i].x`` for a vector in memory: the lane's own place, so a write stores (and a read loads)
@@ -925,7 +1001,7 @@ class Expressions(Conversions):
         op = node_text(node.child_by_field_name("operator"))
         left = node.child_by_field_name("left")
         assert left is not None
-        part = self.member_part(left)
+        part = self.member_part(left) or self.vector_element(left)
         if part is not None:
             return self.assign_member_part(part, node, right)
         lv = self.lvalue(left)
