@@ -19,8 +19,9 @@ every scalar value; a larkc command-line task is one concrete launch, so the scr
 * a pointer parameter to a scalar type is a buffer of ``max(1024, 4 * threads)`` elements (``threads``: the
   launch's thread count); when larkc refutes ``bounds`` at that size the kernel is verified once more with
   buffers 64 times larger (at most ``2**24`` elements), since GPUVerify treats such arrays as unbounded;
-* an integer scalar parameter is tried at two values, the launch's thread count (clamped to its type) and
-  then 1 (a kernel is verified once per assignment; the first refutation stands); a float one is ``1.0``,
+* an integer scalar parameter is tried at two values, the launch's thread count and then 1, each clamped
+  into its type and into the bounds the kernel's ``__requires(NAME op INTEGER)`` put on it (a kernel is
+  verified once per assignment; the first refutation stands); a float one is ``1.0``,
   a ``bool`` ``true``; any other parameter (a struct by value, a pointer to a struct or to a pointer)
   cannot be given on larkc's command line: the kernel is ``unbound``.
 
@@ -250,17 +251,20 @@ def kernel_bindings(file: str, defines: dict[str, str], threads: int) -> dict[st
     from larkc.ir.types import ArrayType, PointerType, ScalarType
     from larkc.tasks import resolve_kernel
 
+    text = Path(file).read_text(encoding="utf-8", errors="replace")
     out: dict[str, list[Binding]] = {}
     for name in kernel_names(file, defines=defines):
         module = parse_source(file, kernel=name, defines=defines)
         kernel = resolve_kernel(module, name, file)
+        required = required_ranges(kernel_text(text, name))
         bindings = []
         for p in kernel.params:
             t = p.type
             if isinstance(t, PointerType) and isinstance(t.pointee, ScalarType):
                 bindings.append(Binding("buffer", p.name, str(t.pointee)))
             elif isinstance(t, ScalarType):
-                bindings.append(Binding("scalar", p.name, str(t), scalar_values(t, threads)))
+                values = scalar_values(t, threads, required.get(p.name, (None, None)))
+                bindings.append(Binding("scalar", p.name, str(t), values))
             else:
                 what = "array" if isinstance(t, ArrayType) else str(t)
                 bindings.append(Binding("unbound", p.name, f"parameter {p.name} of type {what}"))
@@ -268,15 +272,50 @@ def kernel_bindings(file: str, defines: dict[str, str], threads: int) -> dict[st
     return out
 
 
-def scalar_values(t: Any, threads: int) -> tuple[str, ...]:
-    """The values tried for a scalar parameter of type ``t``: an integer is the thread count (clamped to the
-    type), then 1; a float 1.0; a bool true."""
+Range = tuple[int | None, int | None]  # lowest and highest value, None: no bound
+
+_REQUIRES = re.compile(r"__requires\s*\(\s*(\w+)\s*(==|>=|<=|>|<)\s*(-?\d+)\s*\)")
+
+
+def kernel_text(text: str, kernel: str) -> str:
+    """The source of ``kernel`` in ``text``: from its ``__global__`` to the next one (or the end)."""
+    short = kernel.split("<", maxsplit=1)[0].rsplit("::", maxsplit=1)[-1]
+    m = re.search(r"__global__[^;{]*\b" + re.escape(short) + r"\s*\(", text)
+    if m is None:
+        return ""
+    end = text.find("__global__", m.end())
+    return text[m.start() : end if end >= 0 else len(text)]
+
+
+def required_ranges(text: str) -> dict[str, Range]:
+    """The bounds ``__requires(NAME op INTEGER)`` lines of a kernel put on its parameters (``op`` one of
+    ``== >= > <= <``); other preconditions are not read."""
+    ranges: dict[str, Range] = {}
+    for name, op, number in _REQUIRES.findall(text):
+        lo, hi = ranges.get(name, (None, None))
+        v = int(number)
+        if op in ("==", ">=", ">"):
+            low = v + 1 if op == ">" else v
+            lo = low if lo is None else max(lo, low)
+        if op in ("==", "<=", "<"):
+            high = v - 1 if op == "<" else v
+            hi = high if hi is None else min(hi, high)
+        ranges[name] = (lo, hi)
+    return ranges
+
+
+def scalar_values(t: Any, threads: int, required: Range = (None, None)) -> tuple[str, ...]:
+    """The values tried for a scalar parameter of type ``t``: an integer is the thread count, then 1, each
+    clamped into the type and into what its ``__requires`` allow (``required``); a float 1.0; a bool true."""
     if t.is_float:
         return ("1.0",)
     if t.is_bool:
         return ("1",)
-    top = 2 ** (t.bits - 1) - 1 if t.is_signed else 2**t.bits - 1
-    return tuple(dict.fromkeys((str(min(threads, top)), "1")))
+    lo = -(2 ** (t.bits - 1)) if t.is_signed else 0
+    hi = 2 ** (t.bits - 1) - 1 if t.is_signed else 2**t.bits - 1
+    lo = lo if required[0] is None else max(lo, required[0])
+    hi = hi if required[1] is None else min(hi, required[1])
+    return tuple(dict.fromkeys(str(max(lo, min(v, hi))) for v in (threads, 1)))
 
 
 def assignments(bindings: Sequence[Binding]) -> list[tuple[str, ...]]:
@@ -377,7 +416,7 @@ def run_test(path: str, file: Path, *, timeout: float, seconds: float) -> TestRe
     status, found = in_fork(kernel_bindings, (str(file), dict(header.defines), header.threads), timeout)
     if status != "ok" or isinstance(found, str):
         result.parse = found if status == "error" and isinstance(found, str) else f"timeout: no parse in {timeout:g} s"
-        result.parse_category = categorise(result.parse)
+        result.parse_category = parse_category(result.parse)
     else:
         for kernel, bindings in found.items():
             result.kernels.append(verify_all(str(file), kernel, header, bindings, timeout, seconds))
@@ -434,6 +473,22 @@ def _verify_with_retry(
 
 
 # ---- comparing with GPUVerify
+
+
+#: (regular expression on a parse error, category) for errors this suite has many of, before
+#: ``cuda_audit.categorise``'s table: GPUVerify's tests declare device functions without a body as
+#: uninterpreted functions (``nondet()``), which the audit's table would split by name.
+SUITE_CATEGORIES: tuple[tuple[str, str], ...] = (
+    (r"device function \w+ is declared but never defined", "device function declared but never defined"),
+    (r"unsupported type: curandState", "unsupported type: curand state"),
+)
+
+
+def parse_category(line: str) -> str:
+    for regex, category in SUITE_CATEGORIES:
+        if re.search(regex, line):
+            return category
+    return categorise(line)
 
 
 def larkc_verdict(result: TestResult) -> str:

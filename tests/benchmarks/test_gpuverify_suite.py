@@ -148,10 +148,26 @@ def test_scalar_assignments() -> None:
     assert gv.scalar_values(I8, 4096) == ("127", "1")
     assert gv.scalar_values(I32, 1) == ("1",)
     assert gv.scalar_values(F32, 64) == ("1.0",) and gv.scalar_values(BOOL, 64) == ("1",)
+    assert gv.scalar_values(I32, 512, (0, 999)) == ("512", "1")
+    assert gv.scalar_values(I32, 512, (12, 12)) == ("12",)
+    assert gv.scalar_values(I32, 512, (None, 99)) == ("99", "1")
     n = gv.Binding("scalar", "n", "i32", ("64", "1"))
     eps = gv.Binding("scalar", "eps", "f32", ("1.0",))
     assert gv.assignments([gv.Binding("buffer", "A", "f32"), n, eps]) == [("n=64", "eps=1.0"), ("n=1", "eps=1.0")]
     assert gv.assignments([gv.Binding("buffer", "A", "f32")]) == [()]
+
+
+def test_requires_bounds_of_a_kernel() -> None:
+    text = (
+        "__device__ void f(int x) { __requires(x > 0); }\n"
+        "__global__ void a(int x, unsigned b) { __requires(x >= 0); __requires(x < 1000); __requires(b == 36); }\n"
+        "__global__ void other(int x) { __requires(x <= 5); }\n"
+    )
+    body = gv.kernel_text(text, "a")
+    assert body.startswith("__global__ void a(") and "other" not in body and "x > 0" not in body
+    assert gv.required_ranges(body) == {"x": (0, 999), "b": (36, 36)}
+    assert gv.required_ranges(gv.kernel_text(text, "ns::other")) == {"x": (None, 5)}
+    assert gv.kernel_text(text, "missing") == ""
 
 
 def test_a_failure_at_the_second_scalar_value_is_found(tmp_path: Path) -> None:
@@ -170,6 +186,14 @@ def test_one_tiny_suite_end_to_end(tmp_path: Path) -> None:
     assert racy.kernels[0].elements == gv.MIN_ELEMENTS
     safe = gv.run_test("safe.cu", tmp_path / "safe.cu", timeout=60, seconds=10)
     assert (safe.expected, safe.larkc, safe.category) == ("PASS", "VERIFIED", "agree"), safe.kernels
+
+
+def test_parse_categories_of_the_suite() -> None:
+    line = "k.cu:9:9: error: device function nondet is declared but never defined"
+    assert gv.parse_category(line) == "device function declared but never defined"
+    curand = "k.cu:7:29: error: unsupported type: curandStateMtgp32_t"
+    assert gv.parse_category(curand) == "unsupported type: curand state"
+    assert gv.parse_category("k.cu:3:1: error: unsupported call of printf") == "printf"  # cuda_audit's table
 
 
 def test_a_parse_error_is_categorised(tmp_path: Path) -> None:
