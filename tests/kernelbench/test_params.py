@@ -197,6 +197,22 @@ _MISMATCHES = {
         2,
         "shift (Parameter(torch.zeros(...)) of shape [512]) has no counterpart in Model, which creates 3",
     ),
+    "reinitialised_before": (
+        [
+            "self.gemm = nn.Linear(in_features, out_features)",
+            "nn.init.zeros_(self.gemm.bias)",
+            "self.bias = nn.Parameter(torch.randn(bias_shape) * 0.02)",
+        ],
+        "self.bias",
+        1,
+        "unsupported parameters in ModelNew.__init__ before parameter bias",
+    ),
+    "random_draw_before": (
+        ["self.noise = torch.randn(4)", "self.gemm = nn.Linear(in_features, out_features)"],
+        "self.gemm.weight",
+        0,
+        "before parameter gemm.weight (larkc reads nn.Linear, nn.Conv1d/2d/3d, nn.LayerNorm and nn.Parameter",
+    ),
     "unknown_module_before": (
         ["self.norm = nn.BatchNorm1d(in_features)", "self.gemm = nn.Linear(in_features, out_features)"],
         "self.gemm.weight",

@@ -270,12 +270,48 @@ def module_params(path: Path, class_name: str, sizes: Sequence[object]) -> list[
     env = _Init(module, init, sizes)
     out: list[ModuleParam | Opaque] = []
     for stmt in init.body:
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        span = _span(path, stmt)
+        text = ast.get_source_segment(source, stmt) or "statement"
+        if _inert(stmt):
             continue
-        t = stmt.targets[0]
-        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-            try:
-                out += _created(env, t.attr, stmt.value, _span(path, stmt))
-            except LarkcError:  # read as unknown: an error only where it matters (before a parameter read)
-                out.append(Opaque(t.attr, ast.get_source_segment(source, stmt.value) or "module", _span(path, stmt)))
+        t = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+            out.append(Opaque("", text, span))  # self.linear.weight.data = ..., nn.init.zeros_(...), a loop
+            continue
+        assert isinstance(stmt, ast.Assign)
+        try:
+            made = _created(env, t.attr, stmt.value, span)
+        except LarkcError:  # read as unknown: an error only where it matters (before a parameter read)
+            made = [Opaque(t.attr, ast.get_source_segment(source, stmt.value) or "module", span)]
+        if not made and _draws(stmt.value):  # self.noise = torch.randn(...): draws from the generator
+            made = [Opaque(t.attr, text, span)]
+        out += made
     return out
+
+
+#: Calls that draw from the random generator or change parameters in place.
+_RANDOM = frozenset({"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "manual_seed"})
+
+
+def _draws(node: ast.AST) -> bool:
+    """Whether ``node`` calls a random function of torch or an ``nn.init`` initialiser."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            owner = n.func.value
+            if n.func.attr in _RANDOM or (isinstance(owner, ast.Attribute) and owner.attr == "init"):
+                return True
+            if n.func.attr.endswith("_") and not n.func.attr.startswith("_"):  # in place: copy_, normal_, ...
+                return True
+    return False
+
+
+def _inert(stmt: ast.stmt) -> bool:
+    """A docstring, ``super().__init__()``, or an assignment to a plain name that draws nothing."""
+    match stmt:
+        case ast.Expr(value=ast.Constant()):
+            return True
+        case ast.Expr(value=ast.Call(func=ast.Attribute(attr="__init__", value=ast.Call(func=ast.Name(id="super"))))):
+            return True
+        case ast.Assign(targets=[ast.Name()]) | ast.AnnAssign(target=ast.Name()):
+            return not _draws(stmt)
+    return False
