@@ -137,3 +137,46 @@ def test_the_acquiring_thread_knows_at_once_what_it_acquired(sim: Sim, reader: s
     assert ("race" in sim.kinds(result)) is race
     if not race:
         assert result.buffers["out"].tolist() == [6.0]
+
+
+RESET = r"""
+__global__ void reset(float* vals, unsigned int* count, float* out) {
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) {
+    vals[blockIdx.x] = 1.0f;
+    __threadfence();
+    unsigned int ticket = ATOMIC;
+    __threadfence();
+    is_last = ticket == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (is_last && threadIdx.x == RESETTER) {
+    out[0] = vals[0];
+    *count = 0;
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("atomic", "resetter", "race"),
+    [
+        pytest.param("atomicInc(count, gridDim.x)", "0", False, id="by-the-thread-that-read-the-chain"),
+        pytest.param("atomicInc(count, gridDim.x)", "1", False, id="by-its-block-after-the-barrier"),
+        pytest.param(
+            "blockIdx.x == 1 ? atomicInc_block(count, gridDim.x) : atomicInc(count, gridDim.x)",
+            "0",
+            True,
+            id="chain-broken-by-a-block-scoped-atomic",
+        ),
+    ],
+)
+def test_a_plain_reset_after_reading_the_counter_atomically(sim: Sim, atomic: str, resetter: str, race: bool) -> None:
+    # Every other block's atomicInc precedes the last one in PTX's observation order (a chain of
+    # read-modify-writes), so the last block's plain reset of the counter is ordered after them
+    src = RESET.replace("ATOMIC", atomic).replace("RESETTER", resetter)
+    buffers = {"vals": ("f32", 3, "empty"), "count": ("u32", 1), "out": ("f32", 1, "empty")}
+    result = sim.run(sim.cuda(src), "reset", grid=3, block=32, buffers=buffers)
+    messages = [d.message for d in result.diagnoses if d.message.startswith("write of global count[0]")]
+    assert bool(messages) is race, messages
+    assert result.buffers["count"].tolist() == [0]

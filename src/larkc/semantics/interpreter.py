@@ -915,8 +915,7 @@ class Interpreter:
         old = self.mem.atomic(s.op, vt, threads, ptrs, value, compare, site, s.scope)
         # A block-scoped atomic synchronises only its own block: another program never acquires its release.
         self.mem.synchronise(ptrs, MemoryOrder.RELAXED if s.scope is MemScope.BLOCK else s.order)
-        if s.scope is not MemScope.BLOCK:
-            self.mem.fenced_atomic(threads, ptrs)
+        self.mem.fenced_atomic(threads, ptrs, strong=s.scope is not MemScope.BLOCK)
         if s.dst is not None:
             dst_t = frame.types[s.dst]
             if enabled is not None:

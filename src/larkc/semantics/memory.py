@@ -366,6 +366,15 @@ class FenceClocks:
     own: dict[int, _Known] = field(default_factory=dict)
     #: per location (region id, byte address): what its release sequence carries
     released: dict[tuple[int, int], _Known] = field(default_factory=dict)
+    #: per location: the stamp of each block's latest device-scope atomic on it ([blocks]); every atomic
+    #: on it precedes a later atomic on it in PTX's observation order (a chain of read-modify-writes),
+    #: hence what follows that later atomic in its thread, and in its block after a barrier
+    chain: dict[tuple[int, int], torch.Tensor] = field(default_factory=dict)
+    #: locations a plain store or a block-scoped atomic broke the chain of (for the rest of the launch)
+    broken: set[tuple[int, int]] = field(default_factory=set)
+    #: per thread, then per block: per location, the stamps of the atomics on it observed (as ``chain``)
+    observed: dict[int, dict[tuple[int, int], torch.Tensor]] = field(default_factory=dict)
+    block_observed: dict[int, dict[tuple[int, int], torch.Tensor]] = field(default_factory=dict)
 
     @staticmethod
     def start(space: ThreadSpace) -> FenceClocks:
@@ -401,12 +410,27 @@ class FenceClocks:
         for b in torch.unique(blocks).tolist():
             self.stamp[b] += 1  # the thread's later accesses are not released by this fence
 
-    def atomic(self, region: Region, threads: torch.Tensor, bases: torch.Tensor) -> None:
+    def atomic(self, region: Region, threads: torch.Tensor, bases: torch.Tensor, *, strong: bool = True) -> None:
         """Atomics of ``threads`` (in the order they were applied) at byte addresses ``bases``: each reads
         what the location's release sequence carries, then continues it, with its thread's release if the
-        thread fenced before."""
-        for t, base in zip(threads.tolist(), bases.tolist(), strict=True):
+        thread fenced before; and it observes the earlier atomics on the location. A block-scoped atomic
+        (not ``strong``: not morally strong towards other blocks) ends the release sequence and the chain."""
+        blocks = self.space.block_of(threads).tolist()
+        for t, base, b in zip(threads.tolist(), bases.tolist(), blocks, strict=True):
             key = (region.id, int(base))
+            if not strong:
+                self.released.pop(key, None)
+                self.chain.pop(key, None)
+                self.broken.add(key)
+                continue
+            if key not in self.broken:
+                seen = self.chain.get(key)
+                if seen is None:
+                    seen = self.chain[key] = torch.zeros_like(self.stamp)
+                else:
+                    mine = self.observed.setdefault(t, {})
+                    mine[key] = seen.clone() if key not in mine else torch.maximum(mine[key], seen)
+                seen[b] = self.stamp[b]
             carried = self.released.get(key)
             if carried is not None:
                 self.acquired[t] = carried.join(self.acquired.get(t))
@@ -415,10 +439,18 @@ class FenceClocks:
                 self.released[key] = release.join(carried)
 
     def overwritten(self, region: Region, bases: torch.Tensor) -> None:
-        """A plain store at ``bases``: it ends the release sequences there."""
-        if self.released:
-            for b in bases.tolist():
-                self.released.pop((region.id, int(b)), None)
+        """A plain store at ``bases``: it ends the release sequences and the chains there."""
+        for b in bases.tolist():
+            key = (region.id, int(b))
+            self.released.pop(key, None)
+            if self.chain.pop(key, None) is not None:
+                self.broken.add(key)
+
+    def observed_by(self, thread: int, block: int, key: tuple[int, int]) -> torch.Tensor | None:
+        """The stamps of the atomics on ``key`` that ``thread`` (of ``block``) knows precede it."""
+        a = self.observed.get(thread, {}).get(key)
+        c = self.block_observed.get(block, {}).get(key)
+        return c if a is None else a if c is None else torch.maximum(a, c)
 
     def barrier(self, passed: torch.Tensor) -> None:
         """The blocks ``passed`` (a bool per block) pass a barrier: what their threads' fences acquired is
@@ -435,6 +467,13 @@ class FenceClocks:
             for t, b in zip(list(self.own), blocks.tolist(), strict=True):
                 if bool(passed[b]):
                     del self.own[t]  # the block knows it now
+        if self.observed:
+            blocks = self.space.block_of(torch.tensor(list(self.observed)))
+            for t, b in zip(list(self.observed), blocks.tolist(), strict=True):
+                if bool(passed[b]):
+                    into = self.block_observed.setdefault(b, {})
+                    for key, v in self.observed.pop(t).items():
+                        into[key] = v if key not in into else torch.maximum(into[key], v)
 
     def rows(self, threads: torch.Tensor, blocks: torch.Tensor) -> _Known:
         """What each of ``threads`` (of ``blocks``) knows: its block's knowledge, and what it acquired
@@ -698,12 +737,12 @@ class Memory:
         if self.fences is not None and threads.numel():
             self.fences.fence(threads)
 
-    def fenced_atomic(self, threads: torch.Tensor, ptrs: torch.Tensor) -> None:
-        """The release and acquire effects of device- or system-scope atomics of ``threads`` at ``ptrs``
-        (after :meth:`atomic`, in the same order)."""
+    def fenced_atomic(self, threads: torch.Tensor, ptrs: torch.Tensor, *, strong: bool) -> None:
+        """The release, acquire and observation effects of atomics of ``threads`` at ``ptrs`` (after
+        :meth:`atomic`, in the same order); ``strong``: of device or system scope, else block-scoped."""
         if self.fences is not None:
             for region, sel, offsets in self._in_globals(ptrs):
-                self.fences.atomic(region, threads[sel], offsets)
+                self.fences.atomic(region, threads[sel], offsets, strong=strong)
 
     # -- resolution and bounds -------------------------------------------------------------------------
 
@@ -1088,6 +1127,14 @@ class Memory:
         b = blk.to(torch.int64)
         k = fences.rows(t32, b)
         ordered = (rs < k.full) | ((ro >= 0) & (ro == k.thread) & (rs <= k.upto))
+        if other is AccessKind.ATOMIC and (fences.observed or fences.block_observed):
+            # device-scope atomics that a later atomic of this thread (or of its block, before its last
+            # barrier) read through the chain precede its accesses (PTX's causality order: observation
+            # order, then program order and barriers)
+            for i, (t, bb, g) in enumerate(zip(t32.tolist(), blk.tolist(), gi.tolist(), strict=True)):
+                seen = fences.observed_by(t, bb, (region.id, g * region.granule))
+                if seen is not None:
+                    ordered[i] |= rs[i] <= seen
         later = (rs > 0) & ~ordered
         later[torch.arange(gi.numel()), b] = False
         conflict = later.any(dim=1)
