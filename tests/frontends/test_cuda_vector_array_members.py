@@ -31,6 +31,15 @@ struct vec_t<half, vec_size> {
       data[i] = ((int4*)ptr)[i];
     }
   }
+  __device__ void fill(half val) {
+#pragma unroll
+    for (size_t i = 0; i < vec_size / 8; ++i) {
+      *(half2*)(&(data[i].x)) = make_half2(val, val);
+      *(half2*)(&(data[i].y)) = make_half2(val, val);
+      *(half2*)(&(data[i].z)) = make_half2(val, val);
+      *(half2*)(&(data[i].w)) = make_half2(val, val);
+    }
+  }
   __device__ void store(half* ptr) const {
 #pragma unroll
     for (size_t i = 0; i < vec_size / 8; ++i) {
@@ -76,6 +85,12 @@ __global__ void scale_rows(const half* in, half* out, float* acc_out, float s) {
   acc.store(acc_out + blockIdx.x * 16);
   acc.data[1].w = (float)(v.data[0].y & 0xFFFF);  // the bits of v[2]
   acc_out[blockIdx.x * 16 + 7] = acc.data[1].w;
+  vec_t<half, 16> ones;
+  ones.fill(0.75f);
+  *(half2*)(&(ones.data[1].z)) = __floats2half2_rn(2.f, 4.f);
+  half2 h = *(half2*)(&(ones.data[1].y));
+  half2 g = *(half2*)(&(ones.data[1].z));
+  acc_out[blockIdx.x * 16 + 3] = __half2float(h.x) + __half2float(h.y) + __half2float(g.x) * __half2float(g.y);
 }
 """
 
@@ -99,6 +114,7 @@ def test_elements_of_vector_array_members_and_a_reinterpreting_subscript_operato
     acc = start + x.float() * 2.0
     assert torch.equal(result.buffers["out"].reshape(3, 16), acc.to(torch.float16))
     acc[:, 7] = acc[:, 2].to(torch.float16).view(torch.int16).to(torch.int32).bitwise_and(0xFFFF).float()
+    acc[:, 3] = 0.75 + 0.75 + 2.0 * 4.0  # fill wrote every half2; the last store one of them
     assert torch.equal(result.buffers["acc_out"].reshape(3, 16), acc)
 
 
@@ -107,6 +123,12 @@ def test_elements_of_vector_array_members_and_a_reinterpreting_subscript_operato
     [
         # the array does not fill the struct: a dynamic index could reach the other member
         ("struct S { int4 data[2]; int tail; };", "S s; s.data[0] = make_int4(1, 2, 3, 4);", "unsupported array of"),
+        # a lane reinterpreted as a vector of another size
+        (
+            "struct S { int2 data[2]; };",
+            "S s; *(float2*)(&(s.data[1].x)) = make_float2(1.f, 2.f);",
+            "unsupported reinterpretation",
+        ),
         # an element read as a lane that int2 does not have
         ("struct S { int2 data[2]; };", "S s; s.data[1].z = 1;", "i32x2 has no member z"),
         # operator[] that is neither a lane nor a view of the whole struct's bits

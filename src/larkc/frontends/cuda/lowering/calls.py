@@ -18,7 +18,7 @@ from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, StructInfo
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import LaneLV, LValue, Val, VarLV, declared_identifier, zero_value
-from larkc.frontends.cuda.syntax import node_text
+from larkc.frontends.cuda.syntax import cast_operand, node_text
 from larkc.frontends.cuda.unit import FunctionDef, FunctionRef, ObjectStruct, TemplateArg, TemplateEnv, is_type_arg
 from larkc.ir.nodes import Assign, Call, Const, Expr, Function, FunctionKind, MakeVector, Param, VarRef
 from larkc.ir.types import I32, PointerType, ScalarType, Type, VectorType, size_of
@@ -347,15 +347,10 @@ class Calls(Conversions):
     def pointer_view_of_member(self, info: StructInfo, node: ts.Node) -> ScalarType | None:
         """``((T*)data)`` or ``((const T*)(&data))`` with ``data`` a member that is the whole struct and ``T``
         a scalar type whose size divides the struct's: ``T``; ``None`` for anything else."""
-        while node.type == "parenthesized_expression" and len(node.named_children) == 1:
-            node = node.named_children[0]
-        type_node, value = node.child_by_field_name("type"), node.child_by_field_name("value")
-        if node.type != "cast_expression" or type_node is None or value is None:
+        cast = cast_operand(node)
+        if cast is None:
             return None
-        while value.type == "parenthesized_expression" and len(value.named_children) == 1:
-            value = value.named_children[0]
-        if value.type == "pointer_expression" and node_text(value.child_by_field_name("operator")) == "&":
-            value = value.child_by_field_name("argument") or value
+        type_node, value, _ = cast
         name = node_text(value)
         vt = info.vector
         whole = info.fields.get(name) in ((0, vt.lanes, True), (0, 1, False)) or (

@@ -29,7 +29,7 @@ from larkc.frontends.cuda.lowering.values import (
     null_pointer,
     pointer_type,
 )
-from larkc.frontends.cuda.syntax import misread_comma, node_text
+from larkc.frontends.cuda.syntax import cast_operand, misread_comma, node_text
 from larkc.frontends.cuda.unit import FunctionRef
 from larkc.ir.nodes import (
     Assign,
@@ -408,6 +408,9 @@ class Expressions(Conversions):
             assert arg is not None
             if op == "*" and arg.type == "this" and self.fd.owner is not None and not self.fd.static_method:
                 return VarLV("this", self.fd.owner.vector)  # `*this` in a member function: the object
+            lanes = self.lane_pun(node) if op == "*" else None
+            if lanes is not None:  # `*(half2*)(&(data[i].x))`
+                return self.read_lanes(*lanes, node)
             pun = self.local_pun(arg) if op == "*" else None
             if pun is not None:  # `*(float2*)&x`
                 return self.pun_place(pun[0], pun[1], None, node)
@@ -678,10 +681,12 @@ class Expressions(Conversions):
             v = self.apply_binary(bop.value, self.rvalue(left), self.rvalue(right), node)
         value = self.tmp(mt, node)
         self.emit(Assign(value, self.convert(v, mt, node).expr, span))
-        whole: Expr = VarRef(var.name, var.type, span)
+        whole, view = self.lanes_view(var, mt.elem, span)
         for k in range(mt.lanes):
             lane = Extract(VarRef(value, mt, span), Const(k, I32, span), mt.elem, span)
-            whole = Insert(whole, self.lane_index(first, k, span), lane, var.type, span)
+            whole = Insert(whole, self.lane_index(first, k, span), lane, view, span)
+        if view != var.type:
+            whole = Cast(whole, var.type, CastKind.BITCAST, span)
         self.write(var, Val(whole, var.type), node)
         return Val(VarRef(value, mt, span), mt)
 
@@ -691,12 +696,46 @@ class Expressions(Conversions):
             return Const(int(first.value) + k, I32, span)
         return first if k == 0 else Binary(BinaryOp.ADD, first, Const(k, I32, span), I32, span)
 
+    def lanes_view(self, var: VarLV, elem: ScalarType, span: Span) -> tuple[Expr, VectorType]:
+        """The bits of the vector variable ``var`` as a vector of ``elem`` (itself when its lanes are ``elem``)."""
+        vt = var.type
+        assert isinstance(vt, VectorType)
+        ref = VarRef(var.name, vt, span)
+        if vt.elem == elem:
+            return ref, vt
+        view = vector(elem, size_of(vt) // elem.size)
+        return Cast(ref, view, CastKind.BITCAST, span), view
+
     def read_lanes(self, var: VarLV, first: Expr, vt: VectorType, node: ts.Node) -> Val:
-        """The vector of type ``vt`` that lanes ``first``... of the variable ``var`` hold."""
+        """The vector of type ``vt`` that lanes ``first``... of the variable ``var`` viewed as a vector of
+        ``vt``'s element type hold."""
         span = self.span(node)
-        whole = VarRef(var.name, var.type, span)
+        whole, _ = self.lanes_view(var, vt.elem, span)
         lanes = tuple(Extract(whole, self.lane_index(first, k, span), vt.elem, span) for k in range(vt.lanes))
         return Val(MakeVector(lanes, vt, span), vt)
+
+    def lane_pun(self, node: ts.Node) -> tuple[VarLV, Expr, VectorType] | None:
+        """``*(half2*)(&(data[i].x))``: one lane of a local vector variable (an element's lane of an array of
+        vectors member) reinterpreted as a vector ``T`` of its size: the variable, ``T``'s first lane in the
+        variable's bits viewed as ``T``'s elements, and ``T``; ``None`` for anything else."""
+        arg = node.child_by_field_name("argument") if node.type == "pointer_expression" else None
+        if arg is None or node_text(node.child_by_field_name("operator")) != "*":
+            return None
+        cast = cast_operand(arg)
+        if cast is None or not cast[2]:
+            return None
+        tnode, target, _ = cast
+        element = self.vector_element(target.child_by_field_name("argument") or target)
+        if target.type != "field_expression" or element is None:
+            return None
+        pt = self.tu.resolve_type(tnode, self.env, node)
+        lane = self.field(target)
+        assert isinstance(lane, LaneLV)
+        t = pt.pointee if isinstance(pt, PointerType) else None
+        if not isinstance(t, VectorType) or size_of(t) != lane.type.size or lane.type.size % t.elem.size != 0:
+            raise self.unsupported(f"reinterpretation of a {lane.type} lane as {t}", node)
+        span = self.span(node)
+        return lane.var, self.mul_index(lane.index, I32, lane.type.size // t.elem.size, span), t
 
     def vector_element(self, node: ts.Node) -> tuple[VarLV, Expr, VectorType] | None:
         """``data[i]`` in a member function, or ``b.data[i]`` with ``b`` a local struct variable, where ``data``
@@ -1001,7 +1040,7 @@ class Expressions(Conversions):
         op = node_text(node.child_by_field_name("operator"))
         left = node.child_by_field_name("left")
         assert left is not None
-        part = self.member_part(left) or self.vector_element(left)
+        part = self.member_part(left) or self.vector_element(left) or self.lane_pun(left)
         if part is not None:
             return self.assign_member_part(part, node, right)
         lv = self.lvalue(left)
