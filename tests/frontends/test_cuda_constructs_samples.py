@@ -103,6 +103,35 @@ def test_a_tile_parameter_sized_by_a_template_argument(cuda: Cuda) -> None:
     assert error == "4:26: error: a tile16 group where the type is cg::thread_block_tile<N>"
 
 
+# the samples' reduction_kernel.cu: `template <typename T, typename Group> T cg_reduce_n(T in, Group& threads)`
+GROUP_DEDUCED = """
+namespace cg = cooperative_groups;
+template <typename T, typename Group> __device__ T reduce_in(T in, Group &threads) {
+  return cg::reduce(threads, in, cg::plus<T>());
+}
+template <typename Group, typename T> __device__ T rank_plus(Group &g, T v) { return v + (T)g.thread_rank(); }
+__global__ void tile_sums(const int *in, int *out) {
+  using T = int;
+  cg::thread_block cta = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);
+  cg::thread_block_tile<8> small = cg::tiled_partition<8>(cta);
+  T v = in[cta.thread_rank()];
+  out[cta.thread_rank()] = reduce_in(v, tile) + 1000 * reduce_in(v, small) + 100000 * rank_plus(cta, v);
+}
+"""
+
+
+def test_a_template_type_parameter_deduced_from_a_group_argument(cuda: Cuda) -> None:
+    x = torch.arange(64, dtype=torch.int32) % 7
+    r = cuda.run(GROUP_DEDUCED, "tile_sums", block=64, buffers={"in": x, "out": ("i32", 64)})
+    assert r.ok, r.diagnoses
+    warp = x.reshape(2, 32).sum(1).repeat_interleave(32)
+    eight = x.reshape(8, 8).sum(1).repeat_interleave(8)
+    assert r.buffers["out"].tolist() == (warp + 1000 * eight + 100000 * (x + torch.arange(64))).tolist()
+    explicit = GROUP_DEDUCED.replace("reduce_in(v, small)", "reduce_in<T, float>(v, small)")
+    assert cuda.error(explicit).endswith("error: a tile8 group passed where the type is Group")
+
+
 def test_a_dynamic_tile_size_is_a_located_error(cuda: Cuda) -> None:
     src = (
         "namespace cg = cooperative_groups;\n"

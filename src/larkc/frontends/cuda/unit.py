@@ -1591,7 +1591,7 @@ class TranslationUnit:
                         f"{what}: template parameter {p.name} needs a device function", span, stage=Stage.FRONTEND
                     )
                 continue
-            if p.is_type and not is_type_arg(arg):
+            if p.is_type and not is_type_arg(arg) and not isinstance(arg, Group):  # a group: `Group& g` deduced
                 raise TypeCheckError(f"{what}: template parameter {p.name} needs a type", span, stage=Stage.FRONTEND)
             if not p.is_type and not isinstance(arg, int):
                 raise TypeCheckError(

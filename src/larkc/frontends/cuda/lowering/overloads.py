@@ -334,7 +334,7 @@ class Overloads(Conversions):
         if local_pointers and fd.template is not None:
             return self.unsupported("address of a local passed to a function template", node)
         if fd.template is not None:
-            named = self.deduce(fd, targs, args, node)
+            named = self.deduce(fd, targs, args, node, group_args)
             if isinstance(named, LarkcError):
                 return named
             template = fd.template
@@ -411,10 +411,12 @@ class Overloads(Conversions):
         """Bind the callee's cooperative group parameters to the groups the call passes, or say why not."""
         plist = function_declarator(fd.node).child_by_field_name("parameters")
         params = [p for p in plist.named_children if p.type.endswith("parameter_declaration")] if plist else []
+        type_params = {tp.name for tp in fd.template or () if tp.is_type}
         wanted = {
             i: declared_identifier(p.child_by_field_name("declarator"))
             for i, p in enumerate(params)
-            if (t := p.child_by_field_name("type")) is not None and self.is_group_type(t)
+            if (t := p.child_by_field_name("type")) is not None
+            and (self.is_group_type(t) or (i in group_args and type_words(t) in type_params))
         }
         if set(wanted) != set(group_args):
             return self.type_error(f"cooperative group arguments do not match the parameters of {fd.name}", node)
@@ -464,14 +466,22 @@ class Overloads(Conversions):
         return total
 
     def deduce(
-        self, fd: FunctionDef, targs: list[TemplateArg], vals: Sequence[Val | LValue], node: ts.Node
+        self,
+        fd: FunctionDef,
+        targs: list[TemplateArg],
+        vals: Sequence[Val | LValue],
+        node: ts.Node,
+        group_args: Mapping[int, Group] | None = None,
     ) -> dict[str, TemplateArg] | LarkcError:
         """Template argument deduction from argument types, for parameters declared as plain ``T``; or
-        why it fails."""
+        why it fails. ``group_args`` are the cooperative groups passed, by argument position (not in
+        ``vals``): a parameter ``Group& g`` of a template type parameter binds ``Group`` to the group
+        itself (the samples' ``cg_reduce_n(T in, Group& threads)``)."""
+        groups = group_args or {}
         assert fd.template is not None
         explicit = {p.name for p in fd.template[: len(targs)]}
         type_params = {p.name for p in fd.template if p.is_type} - explicit
-        if not type_params:
+        if not type_params and not group_args:
             return {}
         decl = function_declarator(fd.node)
         plist = decl.child_by_field_name("parameters")
@@ -480,13 +490,23 @@ class Overloads(Conversions):
         params = [
             p for p in plist.named_children if p.type in ("parameter_declaration", "optional_parameter_declaration")
         ]
-        for p, v in zip(params, vals, strict=False):
+        rest = iter(vals)
+        for i, p in enumerate(params):
             tnode = p.child_by_field_name("type")
             d = p.child_by_field_name("declarator")
-            if tnode is None:
+            words = type_words(tnode) if tnode is not None else ""
+            if i in groups:
+                if words in explicit:  # `f<int, float>(v, tile)` for `Group& g`
+                    return self.type_error(f"a {groups[i]} group passed where the type is {words}", node)
+                if words in type_params:
+                    if words in out and out[words] != groups[i]:
+                        return self.type_error(f"conflicting deductions for {words}", node)
+                    out[words] = groups[i]
                 continue
-            words = type_words(tnode)
-            if words not in type_params:
+            v = next(rest, None)
+            if v is None:
+                break
+            if tnode is None or words not in type_params:
                 continue
             vt = v.ctype if isinstance(v, Val) else v.type
             pointers = 0
