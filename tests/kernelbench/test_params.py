@@ -233,3 +233,13 @@ def test_params_mismatch(case: str, tmp_path: Path) -> None:
     assert message in e.value.message
     assert e.value.span is not None and e.value.span.file == str(path)
     assert e.value.span.line == _CANDIDATE.split("\n").index("{init}") + 1 + line
+
+
+def test_emit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The Lean spec takes the weights as arguments, as the other inputs."""
+    problem = CORPUS / "l2_linear_relu"
+    out = tmp_path / "lean"
+    assert main(["emit", str(problem / "model_new.py"), "--reference", str(problem / "model.py"), "-o", str(out)]) == 0
+    capsys.readouterr()
+    (spec,) = out.glob("*/Spec.lean")
+    assert "(x linear_weight linear_bias : Larkc.Tensor)" in spec.read_text()

@@ -118,6 +118,17 @@ class _WithParams(torch.nn.Module):
         return torch.func.functional_call(self.fn, dict(zip(self.paths, args[n:], strict=True)), args[:n])
 
 
+def _params_named(loaded: LoadedReference, inputs: Mapping[str, object]) -> dict[str, str]:
+    """The inputs that stand for parameters of the module ``loaded``, by the names the tracer gives them:
+    those that are no parameter of forward, if every one of them names a parameter."""
+    if not isinstance(loaded.target, torch.nn.Module):
+        return {}
+    names = {p.name for p in loaded.params}
+    by_name = {re.sub(r"\W", "_", path): path for path, _ in loaded.target.named_parameters()}
+    extra = [k for k in inputs if k not in names]
+    return {k: by_name[k] for k in extra} if extra and all(k in by_name for k in extra) else {}
+
+
 def with_params(loaded: LoadedReference, params: Mapping[str, str]) -> LoadedReference:
     """``loaded`` taking its module's parameters ``params`` (argument name to parameter path) as
     arguments after forward's, in the order of ``params``."""
@@ -970,10 +981,15 @@ def trace_reference(
     ``example_shapes`` gives sizes to trace with; the others are chosen from ``instances`` and
     ``constraints`` (see :func:`choose_sizes`). ``file`` names the source for spans when the reference's
     own source file cannot be found. ``param_inputs`` names inputs that stand for parameters of the reference
-    module (input name to parameter path, ``linear.weight``): the spec takes them as inputs.
+    module (input name to parameter path, ``linear.weight``): the spec takes them as inputs. Where it is
+    not given, inputs that are no parameter of forward and are named as the tracer names the module's
+    parameters (``linear_weight``) are taken so, when all such inputs are.
     """
-    ref = with_params(load_reference(reference, init_inputs, file), param_inputs or {})
+    loaded = load_reference(reference, init_inputs, file)
     given = dict(inputs or {})
+    if param_inputs is None:
+        param_inputs = _params_named(loaded, given)
+    ref = with_params(loaded, param_inputs)
     if not given and ref.file_inputs:
         given = dict(ref.file_inputs)
     symbols = tuple(symbols) or ref.file_symbols
