@@ -180,3 +180,31 @@ def test_a_plain_reset_after_reading_the_counter_atomically(sim: Sim, atomic: st
     messages = [d.message for d in result.diagnoses if d.message.startswith("write of global count[0]")]
     assert bool(messages) is race, messages
     assert result.buffers["count"].tolist() == [0]
+
+
+CHAIN = r"""
+__global__ void chain(float* vals, unsigned int* first, unsigned int* second, float* out) {
+  if (threadIdx.x == 0) {
+    if (blockIdx.x == 0) { vals[0] = 1.0f; }
+    __threadfence();
+    if (blockIdx.x < 2) { atomicAdd(first, 1u); }
+    MIDDLE
+    if (blockIdx.x >= 1) {
+      unsigned int seen = atomicAdd(second, 1u);
+      __threadfence();
+      if (blockIdx.x == 2 && seen == 1u) { out[0] = vals[0]; }
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(("middle", "race"), [("__threadfence();", False), ("", True)], ids=["fence", "no-fence"])
+def test_happens_before_is_transitive_through_a_middle_block(sim: Sim, middle: str, race: bool) -> None:
+    # block 0 releases on `first`; block 1 acquires it (atomic, then fence) and releases on `second`
+    # (that fence, then an atomic); block 2 acquires `second` only: it knows block 0's write through
+    # block 1, if block 1's middle fence makes both patterns
+    buffers = {"vals": ("f32", 1, "empty"), "first": ("u32", 1), "second": ("u32", 1), "out": ("f32", 1, "empty")}
+    result = sim.run(sim.cuda(CHAIN.replace("MIDDLE", middle)), "chain", grid=3, block=32, buffers=buffers)
+    assert ("race" in sim.kinds(result)) is race, [d.message for d in result.diagnoses]
+    assert result.buffers["out"].tolist() == [1.0]

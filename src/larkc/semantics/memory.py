@@ -406,7 +406,7 @@ class FenceClocks:
             own.full[b] = self.phase_start[b]
             own.thread[b] = t
             own.upto[b] = self.stamp[b]
-            self.fenced[t] = self.known(b).join(acquired).join(own)
+            self.fenced[t] = self.known(b).join(self.own.get(t)).join(own)
         for b in torch.unique(blocks).tolist():
             self.stamp[b] += 1  # the thread's later accesses are not released by this fence
 
