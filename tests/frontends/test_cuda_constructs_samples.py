@@ -132,6 +132,41 @@ def test_a_template_type_parameter_deduced_from_a_group_argument(cuda: Cuda) -> 
     assert cuda.error(explicit).endswith("error: a tile8 group passed where the type is Group")
 
 
+# the samples' bisect_util.cu: a `T&` parameter bound to a `__shared__` flag, cleared with atomicExch(&ref, 0)
+SHARED_REFERENCE = """
+__device__ void mark(const float* x, unsigned int& not_converged, float& last) {
+  if (x[blockIdx.x * blockDim.x + threadIdx.x] > 0.5f) {
+    atomicExch(&not_converged, 0);
+  }
+  last = x[blockIdx.x * blockDim.x + threadIdx.x];
+}
+__global__ void converge(const float* x, unsigned int* out, float* lasts) {
+  __shared__ unsigned int all_converged;
+  float last = 0.f;
+  if (threadIdx.x == 0) all_converged = 1;
+  __syncthreads();
+  mark(x, all_converged, last);
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = all_converged;
+  lasts[blockIdx.x * blockDim.x + threadIdx.x] = last * 2.f;
+}
+"""
+
+
+def test_a_reference_to_shared_memory_whose_address_is_taken_is_that_address(cuda: Cuda) -> None:
+    x = torch.zeros(96)
+    x[40] = 0.75  # block 1 only
+    r = cuda.run(
+        SHARED_REFERENCE, "converge", block=32, grid=3, buffers={"x": x, "out": ("u32", 3), "lasts": ("f32", 96)}
+    )
+    assert r.ok, r.diagnoses
+    assert r.buffers["out"].tolist() == [1, 0, 1]
+    assert torch.equal(r.buffers["lasts"], x * 2)
+    # bound to a local the reference is the local itself, and its address is not modelled
+    local = SHARED_REFERENCE.replace("__shared__ unsigned int all_converged;", "unsigned int all_converged;")
+    assert cuda.error(local) == "4:16: error: unsupported address of a local variable: &not_converged"
+
+
 def test_a_dynamic_tile_size_is_a_located_error(cuda: Cuda) -> None:
     src = (
         "namespace cg = cooperative_groups;\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-__all__ = ["cast_operand", "misread_comma", "node_text", "type_words", "unparenthesized"]
+__all__ = ["cast_operand", "misread_comma", "node_text", "takes_address", "type_words", "unparenthesized"]
 
 
 def node_text(node: ts.Node | None) -> str:
@@ -58,3 +58,16 @@ def cast_operand(node: ts.Node) -> tuple[ts.Node, ts.Node, bool] | None:
     if argument is not None and node_text(value.child_by_field_name("operator")) == "&":
         return type_node, unparenthesized(argument), True
     return type_node, value, False
+
+
+def takes_address(body: ts.Node, name: str) -> bool:
+    """Whether ``body`` contains ``&name`` (parentheses allowed); a shadowing declaration errs towards yes."""
+    pending = [body]
+    while pending:
+        n = pending.pop()
+        if n.type == "pointer_expression" and node_text(n.child_by_field_name("operator")) == "&":
+            target = n.child_by_field_name("argument")
+            if target is not None and node_text(unparenthesized(target)) == name:
+                return True
+        pending.extend(n.named_children)
+    return False

@@ -19,7 +19,7 @@ from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedErr
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, UNSUPPORTED_TYPES, StructInfo, vector
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
-from larkc.frontends.cuda.syntax import misread_comma, node_text, type_words
+from larkc.frontends.cuda.syntax import misread_comma, node_text, takes_address, type_words
 from larkc.ir.nodes import Function, FunctionKind, Module, Param
 from larkc.ir.types import (
     BOOL,
@@ -124,6 +124,11 @@ class FunctionDef:
 #: Prefix of the environment entries that mark a function instance's pointer parameter (by its IR index)
 #: as given the address of a caller's local (``stochastic_rounding(x, &packed[k], seed)``).
 LOCAL_POINTER = "&local:"
+
+#: Prefix of the environment entries that mark a function instance's reference parameter (by its IR index)
+#: as bound to memory whose address the callee takes (``atomicExch(&ref, 0)`` with ``ref`` a ``__shared__``
+#: scalar of the caller): the parameter is that address, the value the index of its ``AddressSpace``.
+MEMORY_REF = "&memory:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -1653,6 +1658,20 @@ class TranslationUnit:
             for p in params.named_children
         )
 
+    def takes_reference_address(self, fd: FunctionDef) -> bool:
+        """Whether ``fd`` takes the address of one of its reference parameters (``atomicExch(&ref, 0)``):
+        it exists only as the instances its calls make (the reference bound to memory is that address)."""
+        from larkc.frontends.cuda.lower import FunctionLowering
+
+        body = fd.node.child_by_field_name("body")
+        lowering = FunctionLowering(self, fd, {}, fd.name)
+        return body is not None and any(
+            (d := p.child_by_field_name("declarator")) is not None
+            and d.type == "reference_declarator"
+            and takes_address(body, node_text(d.named_children[-1]) if d.named_children else "")
+            for p in lowering.parameter_nodes(fd.node)
+        )
+
     def instantiate(self, fd: FunctionDef, env: TemplateEnv, where: ts.Node | None) -> Function:
         """The IR of ``fd`` under template environment ``env``, lowering it if needed."""
         if fd.template_error is not None:
@@ -1675,6 +1694,9 @@ class TranslationUnit:
         local = sorted(int(k.removeprefix(LOCAL_POINTER)) for k in env if k.startswith(LOCAL_POINTER))
         if local:  # pointer parameters given the address of a local: an instance taking the local itself
             ir_name += "[" + ", ".join(f"&local {i}" for i in local) + "]"
+        memory = sorted(int(k.removeprefix(MEMORY_REF)) for k in env if k.startswith(MEMORY_REF))
+        if memory:  # reference parameters bound to memory: an instance taking its address
+            ir_name += "[" + ", ".join(f"&memory {i}" for i in memory) + "]"
         done = self.lowered.get(ir_name)
         if done is not None:
             return done

@@ -31,7 +31,7 @@ from larkc.frontends.cuda.unit import (
     is_type_arg,
 )
 from larkc.ir.nodes import Decl, Expr, Function, FunctionKind, Module, Param, ShuffleKind, Stmt, VarRef
-from larkc.ir.types import VOID, ScalarType, Type, VectorType
+from larkc.ir.types import VOID, AddressSpace, ScalarType, Type, VectorType
 from larkc.ir.verify import verify_function
 
 if TYPE_CHECKING:
@@ -73,6 +73,8 @@ class LoweringCore(abc.ABC):
         self.array_params: dict[str, CArray] = {}  # `float x[][N]` parameters, by name
         self.device_scalars: dict[str, Type] = {}  # `__device__` scalars used by a kernel: its parameters
         self.local_pointer_params: dict[str, Type] = {}  # pointer parameters given a caller's local: pointee
+        #: reference parameters given the address of the caller's memory (`MEMORY_REF`): referred type, space
+        self.memory_ref_params: dict[str, tuple[Type, AddressSpace]] = {}
         self.warp_storages: set[str] = set()  # `WarpReduce::TempStorage` names (placeholders: the model shuffles)
         self.cub_types: dict[str, CubCollective] = {}  # `typedef cub::BlockReduce<float, 256> BlockReduce;`
         self.struct_params: dict[str, dict[str, VarLV]] = {}  # parameter structs of pointers: member -> parameter

@@ -20,8 +20,8 @@ from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import LaneLV, LValue, MemLV, PunLV, Val, VarLV, declared_identifier
-from larkc.frontends.cuda.syntax import node_text, type_words
-from larkc.frontends.cuda.unit import LOCAL_POINTER, FunctionDef, TemplateArg, TemplateEnv
+from larkc.frontends.cuda.syntax import node_text, takes_address, type_words
+from larkc.frontends.cuda.unit import LOCAL_POINTER, MEMORY_REF, FunctionDef, TemplateArg, TemplateEnv
 from larkc.ir.nodes import (
     Alloc,
     Assign,
@@ -162,12 +162,15 @@ class Overloads(Conversions):
         if best is None:
             raise self.type_error(f"ambiguous call of overloaded function {name}", node)
         _, fd, env, full = best
-        callee = self.tu.instantiate(fd, env, node)
+        memory = self.memory_references(fd, full, node) if not group_args and not tags else {}
+        callee = self.tu.instantiate(fd, {**env, **{f"{MEMORY_REF}{i}": s for i, s in memory.items()}}, node)
         args: list[Expr] = []
         where = [*arg_nodes, *[node] * (len(full) - len(arg_nodes))]  # defaults are located at the call
         copies_back: list[Callable[[], None]] = []
-        for p, v, a in zip(callee.params, full, where, strict=True):
-            if p.by_ref:
+        for i, (p, v, a) in enumerate(zip(callee.params, full, where, strict=True)):
+            if i in memory and isinstance(v, MemLV):  # the reference is the address
+                args.append(self.convert(Val(v.ptr, v.ptr.type), p.type, a).expr)
+            elif p.by_ref:
                 arg, back = self.bind_reference(p, v, callee, a)
                 args.append(arg)
                 copies_back += [back] if back is not None else []
@@ -239,6 +242,25 @@ class Overloads(Conversions):
             self.write(place, Val(VarRef(held, p.type, span), p.type), node)
 
         return VarRef(held, p.type, span), copy_back
+
+    def memory_references(self, fd: FunctionDef, args: Sequence[LValue | Val], node: ts.Node) -> dict[int, int]:
+        """The reference parameters of ``fd`` bound to memory (``args``) whose address the body takes
+        (``atomicExch(&all_threads_converged, 0)``): by argument index, the index of the memory's address
+        space. Such a parameter is passed as that address, as C++ binds a reference, instead of a copy."""
+        body = fd.node.child_by_field_name("body")
+        params = self.parameter_nodes(fd.node)
+        if body is None or len(params) != len(args):
+            return {}
+        out: dict[int, int] = {}
+        for i, (p, v) in enumerate(zip(params, args, strict=True)):
+            d = p.child_by_field_name("declarator")
+            if not isinstance(v, MemLV) or v.const or d is None or d.type != "reference_declarator":
+                continue  # (bound to const memory: bind_reference's type error)
+            name = declared_identifier(d)
+            pt = v.ptr.type
+            if name is not None and isinstance(pt, PointerType) and takes_address(body, name):
+                out[i] = list(AddressSpace).index(pt.space)
+        return out
 
     def memory_free(self, fn: Function) -> bool:
         """Whether ``fn`` and the functions it calls touch no memory and do not synchronise or exchange

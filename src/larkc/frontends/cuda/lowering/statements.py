@@ -22,7 +22,7 @@ from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.lambdas import Lambda, capture_list, free_identifiers, misplaced_returns
 from larkc.frontends.cuda.lowering.values import Binding, LValue, Val, VarLV, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
-from larkc.frontends.cuda.unit import LOCAL_POINTER, FileScopeVariable, ObjectStruct, UnionInfo
+from larkc.frontends.cuda.unit import LOCAL_POINTER, MEMORY_REF, FileScopeVariable, ObjectStruct, UnionInfo
 from larkc.ir.nodes import (
     Alloc,
     Assign,
@@ -134,6 +134,9 @@ class Statements(Conversions):
                     binding = Binding(
                         "pun", p.name, PointerType(local, AddressSpace.LOCAL), pun=(VarLV(p.name, local), local)
                     )
+                memory = self.memory_ref_params.get(p.name)
+                if memory is not None:  # `ref` reads and writes the caller's memory, `&ref` is its address
+                    binding = Binding("shared_scalar", p.name, memory[0], space=memory[1])
                 self.scopes[0][p.name] = binding
             for gname, group in self.group_params.items():
                 self.scopes[0][gname] = Binding("group", gname, U32, None, group)
@@ -441,6 +444,11 @@ class Statements(Conversions):
                 raise self.unsupported("reference parameter of this type", p)
             if isinstance(t, VoidType):
                 raise self.type_error("parameter of type void", p)
+            space = self.env.get(f"{MEMORY_REF}{len(params)}")
+            if by_ref and isinstance(space, int) and not isinstance(space, bool) and isinstance(t, ScalarType):
+                # bound to the caller's memory and its address taken here: the address itself
+                self.memory_ref_params[name] = (t, list(AddressSpace)[space])
+                t, by_ref = PointerType(t, list(AddressSpace)[space]), False
             local = self.env.get(f"{LOCAL_POINTER}{len(params)}")
             if local and isinstance(t, PointerType) and isinstance(t.pointee, ScalarType | VectorType):
                 # given the address of a caller's local: the local itself, by reference; `*p` and `p[0]`
