@@ -167,6 +167,29 @@ def test_a_reference_to_shared_memory_whose_address_is_taken_is_that_address(cud
     assert cuda.error(local) == "4:16: error: unsupported address of a local variable: &not_converged"
 
 
+# the samples' eigenvalues/util.h defines `template <class T> T max(const T&, const T&)`; bisect_util.cu calls
+# max(MIN_ABS_INTERVAL, t1) with a double and a float, which only CUDA's max(double, float) takes
+USER_MAX = """
+template <class T> __device__ T max(const T &lhs, const T &rhs) { return (lhs < rhs) ? rhs : lhs; }
+__global__ void widths(const float* x, float* out, int* at_least) {
+  float t1 = x[threadIdx.x];
+  out[threadIdx.x] = max(5.0e-37, t1) > 0.25 ? 1.f : 0.f;
+  at_least[threadIdx.x] = max(3, (int)threadIdx.x);
+}
+"""
+
+
+def test_cuda_s_function_is_called_where_no_user_template_can_take_the_arguments(cuda: Cuda) -> None:
+    x = torch.tensor([0.0, 0.5, -1.0, 0.3, 0.25, 1e-38])
+    r = cuda.run(USER_MAX, "widths", block=6, buffers={"x": x, "out": ("f32", 6), "at_least": ("i32", 6)})
+    assert r.ok, r.diagnoses
+    assert r.buffers["out"].tolist() == [0.0, 1.0, 0.0, 1.0, 0.0, 0.0]
+    assert r.buffers["at_least"].tolist() == [3, 3, 3, 3, 4, 5]
+    # a user template whose deduction fails and no function of CUDA's of that name: its error
+    other = USER_MAX.replace("max", "biggest")
+    assert cuda.error(other).endswith("error: conflicting deductions for T: f64 and f32")
+
+
 def test_a_dynamic_tile_size_is_a_located_error(cuda: Cuda) -> None:
     src = (
         "namespace cg = cooperative_groups;\n"

@@ -179,8 +179,9 @@ class Calls(Conversions):
                 raise self.unsupported("functional cast", node)
             return self.explicit_cast(self.rvalue(arg_nodes[0]), target_t, node)
         key = self.tu.find(name, fn_node, self.tu.functions)
-        if key is not None:
-            return self.user_call(key, [], arg_nodes, node, want_value)
+        if key is not None:  # with CUDA's function of the name where no user overload is viable
+            library = lambda: self.builtin_call(name, arg_nodes, node, want_value)  # noqa: E731
+            return self.user_call(key, [], arg_nodes, node, want_value, fallback=library)
         if fn_node.type == "identifier" and self.cg_name(fn_node) is not None:
             return self.cg_call(fn_node, arg_nodes, node, want_value)  # after `using namespace cooperative_groups`
         builtin_t = BUILTIN_TYPES.get(name)

@@ -344,6 +344,7 @@ class LoweringCore(abc.ABC):
         node: ts.Node,
         want_value: bool,
         candidates: Sequence[FunctionDef] | None = None,
+        fallback: Callable[[], Val | None] | None = None,
     ) -> Val | None:
         """A call of a user function: overload resolution, template deduction, then a :class:`Call`; among
         ``candidates`` when given (an explicit specialization of a template that is only declared)."""

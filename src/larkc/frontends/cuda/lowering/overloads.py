@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import tree_sitter as ts
 
-from larkc.errors import LarkcError
+from larkc.errors import LarkcError, UnsupportedError
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import CArray, CType
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
@@ -109,9 +109,13 @@ class Overloads(Conversions):
         node: ts.Node,
         want_value: bool,
         candidates: Sequence[FunctionDef] | None = None,
+        fallback: Callable[[], Val | None] | None = None,
     ) -> Val | None:
         """A call of a user function: overload resolution, template deduction, then a :class:`Call`; among
-        ``candidates`` when given (an explicit specialization of a template that is only declared)."""
+        ``candidates`` when given (an explicit specialization of a template that is only declared). With
+        no viable user function, ``fallback`` (the device library's function of that name: the samples'
+        ``template <class T> T max(const T&, const T&)`` cannot take ``max(5.0e-37, t1)``, CUDA's
+        ``max(double, float)`` does) when it knows the name; the arguments are then lowered by it alone."""
         candidates = self.tu.functions[name] if candidates is None else candidates
         if candidates[0].kind is FunctionKind.KERNEL:
             raise self.unsupported("call of a __global__ function from device code", node)
@@ -125,7 +129,46 @@ class Overloads(Conversions):
         if tags:
             candidates = [fd for fd in candidates if self.takes_tags(fd, tags)] or candidates
             arg_nodes = [a for a in arg_nodes if not self.tu.is_tag_value(a)]
-        # Arguments stay lvalues until the overload is chosen: by-reference parameters bind to them.
+        with self.buffer() as lowered:
+            resolved = self.resolve_call(name, targs, arg_nodes, group_args, node, candidates)
+        if isinstance(resolved, LarkcError):
+            if fallback is not None:
+                try:
+                    return fallback()
+                except UnsupportedError:
+                    pass
+            raise resolved
+        self.out.extend(lowered)
+        fd, env, full = resolved
+        memory = self.memory_references(fd, full, node) if not group_args and not tags else {}
+        callee = self.tu.instantiate(fd, {**env, **{f"{MEMORY_REF}{i}": s for i, s in memory.items()}}, node)
+        args: list[Expr] = []
+        where = [*arg_nodes, *[node] * (len(full) - len(arg_nodes))]  # defaults are located at the call
+        copies_back: list[Callable[[], None]] = []
+        for i, (p, v, a) in enumerate(zip(callee.params, full, where, strict=True)):
+            if i in memory and isinstance(v, MemLV):  # the reference is the address
+                args.append(self.convert(Val(v.ptr, v.ptr.type), p.type, a).expr)
+            elif p.by_ref:
+                arg, back = self.bind_reference(p, v, callee, a)
+                args.append(arg)
+                copies_back += [back] if back is not None else []
+            else:
+                rv = v if isinstance(v, Val) else self.read(v, a)
+                args.append(self.convert(rv, p.type, a).expr)
+        return self.emit_call(callee, args, copies_back, name, node, want_value)
+
+    def resolve_call(
+        self,
+        name: str,
+        targs: list[TemplateArg],
+        arg_nodes: Sequence[ts.Node],
+        group_args: Mapping[int, Group],
+        node: ts.Node,
+        candidates: Sequence[FunctionDef],
+    ) -> tuple[FunctionDef, TemplateEnv, list[LValue | Val]] | LarkcError:
+        """The overload a call chooses, its template environment and its arguments (lowered here, lvalues
+        until then: by-reference parameters bind to them; the defaults added); why none is viable as the
+        error to raise; an ambiguous call raises."""
         args_lv: list[LValue | Val] = []
         local_pointers: set[int] = set()
         for i, a in enumerate(arg_nodes):
@@ -152,8 +195,8 @@ class Overloads(Conversions):
             viable.append((cost, fd, env, full))
         if not viable:
             if len(candidates) == 1 and reasons:
-                raise reasons[0]
-            raise self.type_error(
+                return reasons[0]
+            return self.type_error(
                 f"no overload of {name} takes arguments ({', '.join(str(t) for t in arg_types)})", node
             )
         viable.sort(key=lambda b: b[0])
@@ -162,22 +205,7 @@ class Overloads(Conversions):
         if best is None:
             raise self.type_error(f"ambiguous call of overloaded function {name}", node)
         _, fd, env, full = best
-        memory = self.memory_references(fd, full, node) if not group_args and not tags else {}
-        callee = self.tu.instantiate(fd, {**env, **{f"{MEMORY_REF}{i}": s for i, s in memory.items()}}, node)
-        args: list[Expr] = []
-        where = [*arg_nodes, *[node] * (len(full) - len(arg_nodes))]  # defaults are located at the call
-        copies_back: list[Callable[[], None]] = []
-        for i, (p, v, a) in enumerate(zip(callee.params, full, where, strict=True)):
-            if i in memory and isinstance(v, MemLV):  # the reference is the address
-                args.append(self.convert(Val(v.ptr, v.ptr.type), p.type, a).expr)
-            elif p.by_ref:
-                arg, back = self.bind_reference(p, v, callee, a)
-                args.append(arg)
-                copies_back += [back] if back is not None else []
-            else:
-                rv = v if isinstance(v, Val) else self.read(v, a)
-                args.append(self.convert(rv, p.type, a).expr)
-        return self.emit_call(callee, args, copies_back, name, node, want_value)
+        return fd, env, full
 
     def emit_call(
         self,
