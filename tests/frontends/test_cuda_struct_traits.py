@@ -136,3 +136,32 @@ def test_a_trait_value_no_specialization_defines_is_a_located_error() -> None:
     assert first == (
         "traits.cu:7:34: error: num_elems<int> is declared but never defined (no specialization for these arguments)"
     )
+
+
+# norm.cuh's generalLayerNorm: the local constant is a template argument of a member type alias
+LOCAL_TEMPLATE_ARGUMENT = """
+#include <cuda_fp16.h>
+template <typename T> struct num_elems;
+template <> struct num_elems<float> { static constexpr int value = 1; };
+template <> struct num_elems<half2> { static constexpr int value = 2; };
+template <typename T, int N> struct packed_as { typedef T type; };
+template <> struct packed_as<float, 2> { typedef float2 type; };
+template <typename T>
+__global__ void widen(float* out) {
+    constexpr auto num_elems_T = num_elems<T>::value;
+    using float_packed_t = typename packed_as<float, num_elems_T>::type;
+    out[threadIdx.x] = sizeof(float_packed_t) * 10 + num_elems_T;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("targ", "ir_name", "want"), [("half2", "widen<f16x2>", 82.0), ("float", "widen<float>", 41.0)]
+)
+def test_a_local_constant_is_a_template_argument(targ: str, ir_name: str, want: float) -> None:
+    module = parse_cuda(text=LOCAL_TEMPLATE_ARGUMENT, file="traits.cu", kernel=f"widen<{targ}>")
+    verify_module(module)
+    out = GlobalBuffer("out", torch.zeros(1), F32)
+    result = simulate(module, ir_name, LaunchConfig((1, 1, 1), (1, 1, 1), 0), {"out": out})
+    assert not result.diagnoses, result.diagnoses
+    assert result.buffers["out"].tolist() == [want]

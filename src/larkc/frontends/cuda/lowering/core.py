@@ -152,7 +152,12 @@ class LoweringCore(abc.ABC):
     def resolve_type(self, type_node: ts.Node, ctx: ts.Node) -> Type:
         """The type ``type_node`` names (a template parameter of this instance, or a type of the file)."""
         bound = self.template_type(type_node)
-        return bound if bound is not None else self.tu.resolve_type(type_node, self.env, ctx)
+        if bound is not None:
+            return bound
+        # local integer constants are template arguments too (`constexpr auto n = num_elems<T>::value;`
+        # then `typename packed_as<QuantT, n>::type`); template parameters of the instance come first
+        local: TemplateEnv = {k: v for k, v in self.const_scope().items() if isinstance(v, int) and k not in self.env}
+        return self.tu.resolve_type(type_node, {**local, **self.env} if local else self.env, ctx)
 
     def try_resolve_type(self, type_node: ts.Node, ctx: ts.Node) -> Type | None:
         """The type ``type_node`` names, or ``None`` where it names none."""
