@@ -1117,3 +1117,27 @@ def test_cub_block_load_and_store_in_the_blocked_arrangement(cuda: Cuda) -> None
     want = padded.reshape(2, 32, 4).flip(dims=[2]).reshape(2, 128)
     want[:, 126:] = 7.0  # not stored
     assert torch.equal(r.buffers["out"].reshape(2, 128), want)
+
+
+# TensorRT-LLM's cudaTypeUtils.cuh (in flashinfer): explicit specializations spelled without template arguments
+SPECIALIZED_ABS = """
+#include <cuda_fp16.h>
+template <typename T> __device__ inline T cuda_abs(T val) { return val * (T)100; }
+template <> __device__ inline float cuda_abs(float val) { return fabs(val); }
+template <> __device__ inline half cuda_abs(half val) { return __habs(val); }
+__global__ void absolutes(const half* x, half* y, float* z, int* w) {
+    y[threadIdx.x] = cuda_abs(x[threadIdx.x]);
+    z[threadIdx.x] = cuda_abs(-2.5f);
+    w[threadIdx.x] = cuda_abs(-3);
+}
+"""
+
+
+def test_a_specialization_without_template_arguments_is_chosen_for_its_types(cuda: Cuda) -> None:
+    x = torch.tensor([-1.5, 2.0, -0.25], dtype=torch.float16)
+    bufs = {"x": x, "y": ("f16", 3), "z": ("f32", 3), "w": ("i32", 3)}
+    r = cuda.run(SPECIALIZED_ABS, "absolutes", block=3, buffers=bufs)
+    assert r.ok, r.diagnoses
+    assert r.buffers["y"].tolist() == [1.5, 2.0, 0.25]
+    assert r.buffers["z"].tolist() == [2.5] * 3
+    assert r.buffers["w"].tolist() == [-300] * 3  # the primary template for int

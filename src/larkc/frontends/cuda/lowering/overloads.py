@@ -201,6 +201,12 @@ class Overloads(Conversions):
             )
         viable.sort(key=lambda b: b[0])
         tied = [v for v in viable if v[0] == viable[0][0]]
+        plain = [v for v in tied if not v[1].template]  # (a `template <>` specialization has none)
+        if len(tied) > 1 and len(plain) == 1:
+            # C++ prefers a non-template function to a template instance that matches as well; a
+            # `template <> float cuda_abs(float)` specialization is read as such a function, and where it
+            # ties the primary template is instantiated for the same argument types
+            tied = plain
         best = tied[0] if len(tied) == 1 else self.least_qualified_binding(tied, node)
         if best is None:
             raise self.type_error(f"ambiguous call of overloaded function {name}", node)
