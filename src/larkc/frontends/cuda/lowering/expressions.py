@@ -1040,6 +1040,10 @@ class Expressions(Conversions):
         op = node_text(node.child_by_field_name("operator"))
         left = node.child_by_field_name("left")
         assert left is not None
+        if op != "=" and op in self.tu.user_operators:
+            called = self.user_compound_assignment(op, left, right, node)
+            if called is not None:
+                return called
         part = self.member_part(left) or self.vector_element(left) or self.lane_pun(left)
         if part is not None:
             return self.assign_member_part(part, node, right)
@@ -1064,6 +1068,23 @@ class Expressions(Conversions):
         if isinstance(target_t, PointerType):
             return self.write(lv, result, node)
         return self.write(lv, self.convert(result, target_t, node), node)
+
+    def user_compound_assignment(self, op: str, left: ts.Node, right: ts.Node, node: ts.Node) -> Val | None:
+        """``a op= b`` with a vector operand where the file defines ``operator op=`` (the samples' CudaMath.h
+        ``void operator+=(float3& a, float3 b)``): a call of it (overload resolution on the operand types;
+        ``a`` binds its reference parameter); ``None`` where no operand is a vector (C's own operator)."""
+        key = self.tu.find(f"operator{op}", node, self.tu.functions)
+        if key is None:
+            return None
+        with self.buffer():  # the operands' types (lowered again by the call)
+            operands = [self.rvalue(left), self.rvalue(right)]
+        if not any(isinstance(v.ctype, VectorType) for v in operands):
+            return None
+        used = node.parent is not None and node.parent.type != "expression_statement"
+        value = self.user_call(key, [], [left, right], node, used)
+        if value is None:  # `void operator+=`: only as a statement
+            return Val(Const(0, I32, self.span(node)), I32)
+        return value
 
     def update(self, node: ts.Node, *, want_value: bool) -> Val | None:
         """``++x``, ``x--``: the stores it emits and, with ``want_value``, the value of the expression."""
