@@ -494,9 +494,11 @@ def test_an_element_of_an_array_member_that_is_part_of_a_struct_is_not_assigned(
     assert cuda.error(src) == "4:5: error: assignment to something that is not a variable or memory"
 
 
-# the samples' dxtc (CudaMath.h): `void operator+=(float3& a, float3 b)` on shared float3 sums
+# the samples' dxtc (CudaMath.h, helper_math.h): `void operator+=(float3& a, float3 b)` on shared float3 sums,
+# `float3 operator*(float3 a, float b)`
 USER_PLUS_ASSIGN = """
 inline __device__ void operator+=(float3 &a, float3 b) { a.x += b.x; a.y += b.y; a.z += b.z; }
+inline __device__ float3 operator*(float3 a, float b) { return make_float3(a.x * b, a.y * b, a.z * b); }
 __global__ void pair_sums(const float3* colors, float3* out, float* s) {
   __shared__ float3 sums[16];
   const int idx = threadIdx.x;
@@ -506,23 +508,23 @@ __global__ void pair_sums(const float3* colors, float3* out, float* s) {
   __syncthreads();
   sums[idx] += mine;
   float t = 1.f;
-  t += 2.f;  // C's own +=
-  s[idx] = t;
+  t += 2.f;  // C's own += and *
+  s[idx] = t * 2.f;
   __syncthreads();
-  out[idx] = sums[idx];
+  out[idx] = sums[idx] * 0.5f * 4.f;
 }
 """
 
 
-def test_a_user_compound_assignment_operator_on_vectors_is_called(cuda: Cuda) -> None:
+def test_user_operators_on_vectors_are_called(cuda: Cuda) -> None:
     colors = torch.arange(48, dtype=torch.float32)
     r = cuda.run(
         USER_PLUS_ASSIGN, "pair_sums", block=16, buffers={"colors": colors, "out": ("f32", 48), "s": ("f32", 16)}
     )
     assert r.ok, r.diagnoses
     c = colors.reshape(16, 3)
-    assert torch.equal(r.buffers["out"].reshape(16, 3), c + c[torch.arange(16) ^ 1])
-    assert r.buffers["s"].tolist() == [3.0] * 16
+    assert torch.equal(r.buffers["out"].reshape(16, 3), (c + c[torch.arange(16) ^ 1]) * 2)
+    assert r.buffers["s"].tolist() == [6.0] * 16
     wrong = USER_PLUS_ASSIGN.replace("float3 mine = sums[idx ^ 1];", "float2 mine = make_float2(1.f, 2.f);")
     wrong = wrong.replace("sums[idx] += mine;", "mine += mine;")
-    assert cuda.error(wrong) == "10:3: error: reference parameter a of type f32x3align4 given a f32x2"
+    assert cuda.error(wrong) == "11:3: error: reference parameter a of type f32x3align4 given a f32x2"

@@ -568,12 +568,12 @@ class TranslationUnit:
             self.host_functions.add(name)
             return  # host code is not verified; it only has to parse
         if name_node.type == "operator_name":
-            # A user-defined operator: a function named `operator+=` that compound assignments with a
-            # vector operand call (`sums[idx] += sums[idx ^ 8]` over float3); other uses are rejected where
-            # they occur
+            # A user-defined operator: a function named `operator*` that binary operators and compound
+            # assignments with a vector operand call (`color_sum * (1.0f / 16.0f)`, `sums[idx] += v` over
+            # float3); other uses (unary operators) are rejected where they occur
             op = " ".join(name.split()).removeprefix("operator").strip()
             self.user_operators.add(op)
-            if op.endswith("=") and op not in ("==", "!=", "<=", ">="):
+            if op not in ("[]", "()", "++", "--", "!", "~", "->", "&&", "||", ","):
                 self.functions.setdefault(f"{ns}operator{op}", []).append(
                     FunctionDef(f"{ns}operator{op}", node, kind, template, template_error)
                 )

@@ -864,10 +864,15 @@ class Expressions(Conversions):
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             assert left is not None and right is not None
             return self.logical(op_text, left, right, node)
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        assert left is not None and right is not None
+        if op_text in self.tu.user_operators:
+            called = self.user_operator(op_text, left, right, node)
+            if called is not None:
+                return called
         spine = [node]  # the binary nodes down the left operands, outermost first
-        left = node.child_by_field_name("left")
-        assert left is not None
-        while left.type == "binary_expression" and node_text(left.child_by_field_name("operator")) not in ("&&", "||"):
+        stop = ("&&", "||", *self.tu.user_operators)  # (a user operator's node is lowered on its own)
+        while left.type == "binary_expression" and node_text(left.child_by_field_name("operator")) not in stop:
             spine.append(left)
             left = left.child_by_field_name("left")
             assert left is not None
@@ -1041,7 +1046,7 @@ class Expressions(Conversions):
         left = node.child_by_field_name("left")
         assert left is not None
         if op != "=" and op in self.tu.user_operators:
-            called = self.user_compound_assignment(op, left, right, node)
+            called = self.user_operator(op, left, right, node)
             if called is not None:
                 return called
         part = self.member_part(left) or self.vector_element(left) or self.lane_pun(left)
@@ -1069,10 +1074,11 @@ class Expressions(Conversions):
             return self.write(lv, result, node)
         return self.write(lv, self.convert(result, target_t, node), node)
 
-    def user_compound_assignment(self, op: str, left: ts.Node, right: ts.Node, node: ts.Node) -> Val | None:
-        """``a op= b`` with a vector operand where the file defines ``operator op=`` (the samples' CudaMath.h
-        ``void operator+=(float3& a, float3 b)``): a call of it (overload resolution on the operand types;
-        ``a`` binds its reference parameter); ``None`` where no operand is a vector (C's own operator)."""
+    def user_operator(self, op: str, left: ts.Node, right: ts.Node, node: ts.Node) -> Val | None:
+        """``a op b`` or ``a op= b`` with a vector operand where the file defines ``operator op`` (the samples'
+        ``float3 operator*(float3 a, float b)``, ``void operator+=(float3& a, float3 b)``): a call of it
+        (overload resolution on the operand types; ``a`` binds a reference parameter); ``None`` where no
+        operand is a vector (C's own operator)."""
         key = self.tu.find(f"operator{op}", node, self.tu.functions)
         if key is None:
             return None
