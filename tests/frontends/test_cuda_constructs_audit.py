@@ -1141,3 +1141,55 @@ def test_a_specialization_without_template_arguments_is_chosen_for_its_types(cud
     assert r.buffers["y"].tolist() == [1.5, 2.0, 0.25]
     assert r.buffers["z"].tolist() == [2.5] * 3
     assert r.buffers["w"].tolist() == [-300] * 3  # the primary template for int
+
+
+# flashinfer's fastdiv.cuh: uint_fastdiv (libcu++'s cuda::fast_mod_div and the divisor) with a conversion
+# operator and free operator/ and operator%, as page.cuh uses paged_kv.page_size
+FASTDIV = """
+#include <cuda/cmath>
+struct uint_fastdiv {
+  __host__ __device__ uint_fastdiv() : impl_(1), d_(0) {}
+  __host__ uint_fastdiv(uint32_t d) : impl_(d ? d : 1), d_(d) {}
+  __host__ __device__ __forceinline__ operator unsigned int() const { return d_; }
+  __host__ __device__ __forceinline__ void divmod(uint32_t n, uint32_t& q, uint32_t& r) const {
+    q = n / impl_;
+    r = n - q * d_;
+  }
+ private:
+  cuda::fast_mod_div<uint32_t> impl_;
+  uint32_t d_;
+};
+__host__ __device__ __forceinline__ uint32_t operator/(const uint32_t n, const uint_fastdiv& divisor) {
+  uint32_t q, r;
+  divisor.divmod(n, q, r);
+  return q;
+}
+__host__ __device__ __forceinline__ uint32_t operator%(const uint32_t n, const uint_fastdiv& divisor) {
+  uint32_t q, r;
+  divisor.divmod(n, q, r);
+  return r;
+}
+__global__ void pages(const unsigned int* words, const int* indptr, unsigned int* out) {
+  uint_fastdiv page_size = *reinterpret_cast<const uint_fastdiv*>(words);  // (impl_, d_) as the host built it
+  uint32_t x = threadIdx.x;
+  out[3 * x] = (indptr[1] - indptr[0]) * page_size + 3;
+  out[3 * x + 1] = (x + 7) / page_size;
+  out[3 * x + 2] = (x + 7) % page_size;
+}
+"""
+
+
+def test_a_struct_converts_by_its_operator_and_user_operators_take_it(cuda: Cuda) -> None:
+    words = torch.tensor([5, 5], dtype=torch.int32).view(torch.uint32)
+    bufs = {"words": words, "indptr": torch.tensor([2, 6], dtype=torch.int32), "out": ("u32", 24)}
+    r = cuda.run(FASTDIV, "pages", block=8, buffers=bufs)
+    assert r.ok, r.diagnoses
+    want = [v for x in range(8) for v in (4 * 5 + 3, (x + 7) // 5, (x + 7) % 5)]
+    assert r.buffers["out"].tolist() == want
+    # another struct laid out alike: larkc cannot tell which one converts, a located error
+    twin = FASTDIV.replace("__global__ void pages(", "struct twin { uint32_t a, b; };\n__global__ void pages(")
+    twin = twin.replace("  uint32_t x = threadIdx.x;\n", "  uint32_t x = threadIdx.x;\n  twin t;\n")
+    assert cuda.error(twin) == (
+        "30:16: error: unsupported conversion of one of several structs laid out as u32x2align4:"
+        " (indptr[1] - indptr[0]) * page_size"
+    )

@@ -295,6 +295,22 @@ class Calls(Conversions):
         self.emit(Call(dst, fn.name, (), span))
         return Val(VarRef(dst, fn.ret, span), fn.ret)
 
+    def user_conversion(self, v: Val, node: ts.Node) -> Val | None:
+        """``v`` converted by its struct's conversion operator to a scalar (flashinfer's ``uint_fastdiv``:
+        ``operator unsigned int() const``, in ``x * paged_kv.page_size``), ``None`` if its type is no struct
+        with one. The struct must be the only one laid out as ``v``'s type (larkc tells structs apart by
+        their layout: another could convert differently)."""
+        infos = self.tu.vector_fields.get(v.ctype, []) if isinstance(v.ctype, VectorType) else []
+        converting = [i for i in infos if "operator cast" in i.methods]
+        if not converting:
+            return None
+        if len(infos) != 1:
+            raise self.unsupported(f"conversion of one of several structs laid out as {v.ctype}", node)
+        value = self.method_call(None, converting[0], "operator cast", [], node, True, this=v)
+        if value is None or not isinstance(value.ctype, ScalarType):
+            raise self.unsupported("conversion operator to a type other than a scalar", node)
+        return value
+
     def member(self, name: str, node: ts.Node) -> LValue | Val | None:
         """Inside a member function: a data member (of ``this``) or a static constant of the struct."""
         owner = self.fd.owner

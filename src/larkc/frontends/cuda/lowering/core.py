@@ -304,6 +304,10 @@ class LoweringCore(abc.ABC):
         """An lvalue for ``node``; an array expression or a non-lvalue yields a :class:`Val` instead."""
 
     @abc.abstractmethod
+    def user_conversion(self, v: Val, node: ts.Node) -> Val | None:
+        """``v`` converted by its struct's conversion operator to a scalar; ``None`` if it has none."""
+
+    @abc.abstractmethod
     def subscript(self, base: LValue | Val, base_node: ts.Node, idx_node: ts.Node, node: ts.Node) -> LValue | Val:
         """``base[idx]``: a lane of a vector, an element of an array or memory through a pointer."""
 
