@@ -1193,3 +1193,37 @@ def test_a_struct_converts_by_its_operator_and_user_operators_take_it(cuda: Cuda
         "30:16: error: unsupported conversion of one of several structs laid out as u32x2align4:"
         " (indptr[1] - indptr[0]) * page_size"
     )
+
+
+# flashinfer's page.cuh: member functions of a kernel's parameter struct (paged_kv.get_k_ptr(...))
+PAGED = """
+struct paged_kv_t {
+  uint32_t stride_page;
+  float* k_data;
+  int* indices;
+  __device__ __forceinline__ size_t get_elem_offset(size_t page_idx, size_t feat_idx) const {
+    return page_idx * stride_page + feat_idx;
+  }
+  __device__ __forceinline__ float* get_k_ptr(int page_iter, uint32_t feat_idx) const {
+    return k_data + get_elem_offset(__ldg(indices + page_iter), feat_idx);
+  }
+};
+__global__ void append(paged_kv_t paged_kv, const float* key) {
+  float* k_ptr = paged_kv.get_k_ptr(blockIdx.x, threadIdx.x);
+  *k_ptr = key[blockIdx.x * blockDim.x + threadIdx.x];
+}
+"""
+
+
+def test_member_functions_of_a_kernel_parameter_struct_take_its_members(cuda: Cuda) -> None:
+    key = torch.arange(8, dtype=torch.float32)
+    bufs = {"paged_kv.k_data": ("f32", 16), "paged_kv.indices": torch.tensor([2, 0], dtype=torch.int32), "key": key}
+    r = cuda.run(PAGED, "append", block=4, grid=2, buffers=bufs, scalars={"paged_kv.stride_page": 5})
+    assert r.ok, r.diagnoses
+    want = torch.zeros(16)
+    want[10:14] = key[0:4]  # block 0 -> page indices[0] = 2, at 2 * stride_page
+    want[0:4] = key[4:8]  # block 1 -> page 0
+    assert torch.equal(r.buffers["paged_kv.k_data"], want)
+    # a member function assigning a member of the (by-value) parameter struct is a located error
+    assigning = PAGED.replace("return page_idx * stride_page + feat_idx;", "stride_page = 1; return feat_idx;")
+    assert "assignment to a member in a member function of this struct" in cuda.error(assigning)

@@ -24,6 +24,7 @@ from larkc.frontends.cuda.lowering.values import Binding, LValue, Val, VarLV
 from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.frontends.cuda.unit import (
     FunctionDef,
+    ObjectStruct,
     TemplateArg,
     TemplateEnv,
     TranslationUnit,
@@ -78,6 +79,8 @@ class LoweringCore(abc.ABC):
         self.warp_storages: set[str] = set()  # `WarpReduce::TempStorage` names (placeholders: the model shuffles)
         self.cub_types: dict[str, CubCollective] = {}  # `typedef cub::BlockReduce<float, 256> BlockReduce;`
         self.struct_params: dict[str, dict[str, VarLV]] = {}  # parameter structs of pointers: member -> parameter
+        #: parameter structs that have member functions (flashinfer's `paged_kv.get_k_ptr(...)`): their objects
+        self.struct_param_objects: dict[str, ObjectStruct] = {}
         self.lambdas: dict[str, Lambda] = {}  # local lambdas, by the key their name is bound to ("lambda")
 
     def span(self, node: ts.Node) -> Span:

@@ -141,7 +141,8 @@ class Statements(Conversions):
             for gname, group in self.group_params.items():
                 self.scopes[0][gname] = Binding("group", gname, U32, None, group)
             for sname, fields in self.struct_params.items():
-                self.scopes[0][sname] = Binding("struct", sname, VOID, fields=fields)
+                obj = self.struct_param_objects.get(sname)
+                self.scopes[0][sname] = Binding("struct", sname, VOID, fields=fields, object=obj)
             for p in inputs:  # `c_Kernel[i]`: a read of the kernel's input of that name
                 scalar_t = self.device_scalars.get(p.name)
                 if scalar_t is not None:  # `retirementCount`: the one element of its buffer
@@ -416,6 +417,9 @@ class Statements(Conversions):
             members = self.tu.pointer_struct(type_node, self.env)
             if members is not None:
                 params.extend(self.struct_params_of(p, members))
+                obj = self.tu.object_struct(type_node, self.env)
+                if obj is not None:  # its member functions take the members, as a local object's do
+                    self.struct_param_objects[declared_identifier(p.child_by_field_name("declarator")) or ""] = obj
                 continue
             base = self.resolve_type(type_node, p)
             if base == VOID and p.child_by_field_name("declarator") is None:
