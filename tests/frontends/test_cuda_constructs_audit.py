@@ -1119,35 +1119,111 @@ def test_cub_block_load_and_store_in_the_blocked_arrangement(cuda: Cuda) -> None
     assert torch.equal(r.buffers["out"].reshape(2, 128), want)
 
 
-# -- partial specializations of struct templates: never silently the primary template ------------------
-
-PARTIAL_VEC = """
-template <typename float_t, int vec_size>
-struct vec_t {
-    float_t data[vec_size];
-};
-template <int vec_size>
-struct vec_t<double, vec_size> {
-    float data[vec_size];
-};
-__global__ void first_lane(float* out, const float* x) {
-    vec_t<float, 4> v;
-    v.data[0] = x[threadIdx.x];
-    out[threadIdx.x] = v.data[0] * 2.f;
-}
-__global__ void uses_partial(float* out) {
-    vec_t<double, 2> w;
-    out[0] = 1.f;
+# TensorRT-LLM's cudaTypeUtils.cuh (in flashinfer): explicit specializations spelled without template arguments
+SPECIALIZED_ABS = """
+#include <cuda_fp16.h>
+template <typename T> __device__ inline T cuda_abs(T val) { return val * (T)100; }
+template <> __device__ inline float cuda_abs(float val) { return fabs(val); }
+template <> __device__ inline half cuda_abs(half val) { return __habs(val); }
+__global__ void absolutes(const half* x, half* y, float* z, int* w) {
+    y[threadIdx.x] = cuda_abs(x[threadIdx.x]);
+    z[threadIdx.x] = cuda_abs(-2.5f);
+    w[threadIdx.x] = cuda_abs(-3);
 }
 """
 
 
-def test_a_partial_specialization_that_may_apply_is_a_located_error(cuda: Cuda, tmp_path: Path) -> None:
-    path = tmp_path / "partial.cu"
-    path.write_text(PARTIAL_VEC, encoding="utf-8")
-    module = parse_source(path, kernel="first_lane")  # vec_t<double, N> cannot apply to vec_t<float, 4>
-    verify_module(module)
-    with pytest.raises(LarkcError) as info:
-        parse_source(path, kernel="uses_partial")
-    assert "16:5: error: unsupported partial specialization of a struct template" in str(info.value)
-    assert str(info.value).splitlines()[0].endswith(": vec_t<double, vec_size>")
+def test_a_specialization_without_template_arguments_is_chosen_for_its_types(cuda: Cuda) -> None:
+    x = torch.tensor([-1.5, 2.0, -0.25], dtype=torch.float16)
+    bufs = {"x": x, "y": ("f16", 3), "z": ("f32", 3), "w": ("i32", 3)}
+    r = cuda.run(SPECIALIZED_ABS, "absolutes", block=3, buffers=bufs)
+    assert r.ok, r.diagnoses
+    assert r.buffers["y"].tolist() == [1.5, 2.0, 0.25]
+    assert r.buffers["z"].tolist() == [2.5] * 3
+    assert r.buffers["w"].tolist() == [-300] * 3  # the primary template for int
+
+
+# flashinfer's fastdiv.cuh: uint_fastdiv (libcu++'s cuda::fast_mod_div and the divisor) with a conversion
+# operator and free operator/ and operator%, as page.cuh uses paged_kv.page_size
+FASTDIV = """
+#include <cuda/cmath>
+struct uint_fastdiv {
+  __host__ __device__ uint_fastdiv() : impl_(1), d_(0) {}
+  __host__ uint_fastdiv(uint32_t d) : impl_(d ? d : 1), d_(d) {}
+  __host__ __device__ __forceinline__ operator unsigned int() const { return d_; }
+  __host__ __device__ __forceinline__ void divmod(uint32_t n, uint32_t& q, uint32_t& r) const {
+    q = n / impl_;
+    r = n - q * d_;
+  }
+ private:
+  cuda::fast_mod_div<uint32_t> impl_;
+  uint32_t d_;
+};
+__host__ __device__ __forceinline__ uint32_t operator/(const uint32_t n, const uint_fastdiv& divisor) {
+  uint32_t q, r;
+  divisor.divmod(n, q, r);
+  return q;
+}
+__host__ __device__ __forceinline__ uint32_t operator%(const uint32_t n, const uint_fastdiv& divisor) {
+  uint32_t q, r;
+  divisor.divmod(n, q, r);
+  return r;
+}
+__global__ void pages(const unsigned int* words, const int* indptr, unsigned int* out) {
+  uint_fastdiv page_size = *reinterpret_cast<const uint_fastdiv*>(words);  // (impl_, d_) as the host built it
+  uint32_t x = threadIdx.x;
+  out[3 * x] = (indptr[1] - indptr[0]) * page_size + 3;
+  out[3 * x + 1] = (x + 7) / page_size;
+  out[3 * x + 2] = (x + 7) % page_size;
+}
+"""
+
+
+def test_a_struct_converts_by_its_operator_and_user_operators_take_it(cuda: Cuda) -> None:
+    words = torch.tensor([5, 5], dtype=torch.int32).view(torch.uint32)
+    bufs = {"words": words, "indptr": torch.tensor([2, 6], dtype=torch.int32), "out": ("u32", 24)}
+    r = cuda.run(FASTDIV, "pages", block=8, buffers=bufs)
+    assert r.ok, r.diagnoses
+    want = [v for x in range(8) for v in (4 * 5 + 3, (x + 7) // 5, (x + 7) % 5)]
+    assert r.buffers["out"].tolist() == want
+    # another struct laid out alike: larkc cannot tell which one converts, a located error
+    twin = FASTDIV.replace("__global__ void pages(", "struct twin { uint32_t a, b; };\n__global__ void pages(")
+    twin = twin.replace("  uint32_t x = threadIdx.x;\n", "  uint32_t x = threadIdx.x;\n  twin t;\n")
+    assert cuda.error(twin) == (
+        "30:16: error: unsupported conversion of one of several structs laid out as u32x2align4:"
+        " (indptr[1] - indptr[0]) * page_size"
+    )
+
+
+# flashinfer's page.cuh: member functions of a kernel's parameter struct (paged_kv.get_k_ptr(...))
+PAGED = """
+struct paged_kv_t {
+  uint32_t stride_page;
+  float* k_data;
+  int* indices;
+  __device__ __forceinline__ size_t get_elem_offset(size_t page_idx, size_t feat_idx) const {
+    return page_idx * stride_page + feat_idx;
+  }
+  __device__ __forceinline__ float* get_k_ptr(int page_iter, uint32_t feat_idx) const {
+    return k_data + get_elem_offset(__ldg(indices + page_iter), feat_idx);
+  }
+};
+__global__ void append(paged_kv_t paged_kv, const float* key) {
+  float* k_ptr = paged_kv.get_k_ptr(blockIdx.x, threadIdx.x);
+  *k_ptr = key[blockIdx.x * blockDim.x + threadIdx.x];
+}
+"""
+
+
+def test_member_functions_of_a_kernel_parameter_struct_take_its_members(cuda: Cuda) -> None:
+    key = torch.arange(8, dtype=torch.float32)
+    bufs = {"paged_kv.k_data": ("f32", 16), "paged_kv.indices": torch.tensor([2, 0], dtype=torch.int32), "key": key}
+    r = cuda.run(PAGED, "append", block=4, grid=2, buffers=bufs, scalars={"paged_kv.stride_page": 5})
+    assert r.ok, r.diagnoses
+    want = torch.zeros(16)
+    want[10:14] = key[0:4]  # block 0 -> page indices[0] = 2, at 2 * stride_page
+    want[0:4] = key[4:8]  # block 1 -> page 0
+    assert torch.equal(r.buffers["paged_kv.k_data"], want)
+    # a member function assigning a member of the (by-value) parameter struct is a located error
+    assigning = PAGED.replace("return page_idx * stride_page + feat_idx;", "stride_page = 1; return feat_idx;")
+    assert "assignment to a member in a member function of this struct" in cuda.error(assigning)

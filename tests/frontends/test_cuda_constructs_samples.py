@@ -103,6 +103,93 @@ def test_a_tile_parameter_sized_by_a_template_argument(cuda: Cuda) -> None:
     assert error == "4:26: error: a tile16 group where the type is cg::thread_block_tile<N>"
 
 
+# the samples' reduction_kernel.cu: `template <typename T, typename Group> T cg_reduce_n(T in, Group& threads)`
+GROUP_DEDUCED = """
+namespace cg = cooperative_groups;
+template <typename T, typename Group> __device__ T reduce_in(T in, Group &threads) {
+  return cg::reduce(threads, in, cg::plus<T>());
+}
+template <typename Group, typename T> __device__ T rank_plus(Group &g, T v) { return v + (T)g.thread_rank(); }
+__global__ void tile_sums(const int *in, int *out) {
+  using T = int;
+  cg::thread_block cta = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);
+  cg::thread_block_tile<8> small = cg::tiled_partition<8>(cta);
+  T v = in[cta.thread_rank()];
+  out[cta.thread_rank()] = reduce_in(v, tile) + 1000 * reduce_in(v, small) + 100000 * rank_plus(cta, v);
+}
+"""
+
+
+def test_a_template_type_parameter_deduced_from_a_group_argument(cuda: Cuda) -> None:
+    x = torch.arange(64, dtype=torch.int32) % 7
+    r = cuda.run(GROUP_DEDUCED, "tile_sums", block=64, buffers={"in": x, "out": ("i32", 64)})
+    assert r.ok, r.diagnoses
+    warp = x.reshape(2, 32).sum(1).repeat_interleave(32)
+    eight = x.reshape(8, 8).sum(1).repeat_interleave(8)
+    assert r.buffers["out"].tolist() == (warp + 1000 * eight + 100000 * (x + torch.arange(64))).tolist()
+    explicit = GROUP_DEDUCED.replace("reduce_in(v, small)", "reduce_in<T, float>(v, small)")
+    assert cuda.error(explicit).endswith("error: a tile8 group passed where the type is Group")
+
+
+# the samples' bisect_util.cu: a `T&` parameter bound to a `__shared__` flag, cleared with atomicExch(&ref, 0)
+SHARED_REFERENCE = """
+__device__ void mark(const float* x, unsigned int& not_converged, float& last) {
+  if (x[blockIdx.x * blockDim.x + threadIdx.x] > 0.5f) {
+    atomicExch(&not_converged, 0);
+  }
+  last = x[blockIdx.x * blockDim.x + threadIdx.x];
+}
+__global__ void converge(const float* x, unsigned int* out, float* lasts) {
+  __shared__ unsigned int all_converged;
+  float last = 0.f;
+  if (threadIdx.x == 0) all_converged = 1;
+  __syncthreads();
+  mark(x, all_converged, last);
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = all_converged;
+  lasts[blockIdx.x * blockDim.x + threadIdx.x] = last * 2.f;
+}
+"""
+
+
+def test_a_reference_to_shared_memory_whose_address_is_taken_is_that_address(cuda: Cuda) -> None:
+    x = torch.zeros(96)
+    x[40] = 0.75  # block 1 only
+    r = cuda.run(
+        SHARED_REFERENCE, "converge", block=32, grid=3, buffers={"x": x, "out": ("u32", 3), "lasts": ("f32", 96)}
+    )
+    assert r.ok, r.diagnoses
+    assert r.buffers["out"].tolist() == [1, 0, 1]
+    assert torch.equal(r.buffers["lasts"], x * 2)
+    # bound to a local the reference is the local itself, and its address is not modelled
+    local = SHARED_REFERENCE.replace("__shared__ unsigned int all_converged;", "unsigned int all_converged;")
+    assert cuda.error(local) == "4:16: error: unsupported address of a local variable: &not_converged"
+
+
+# the samples' eigenvalues/util.h defines `template <class T> T max(const T&, const T&)`; bisect_util.cu calls
+# max(MIN_ABS_INTERVAL, t1) with a double and a float, which only CUDA's max(double, float) takes
+USER_MAX = """
+template <class T> __device__ T max(const T &lhs, const T &rhs) { return (lhs < rhs) ? rhs : lhs; }
+__global__ void widths(const float* x, float* out, int* at_least) {
+  float t1 = x[threadIdx.x];
+  out[threadIdx.x] = max(5.0e-37, t1) > 0.25 ? 1.f : 0.f;
+  at_least[threadIdx.x] = max(3, (int)threadIdx.x);
+}
+"""
+
+
+def test_cuda_s_function_is_called_where_no_user_template_can_take_the_arguments(cuda: Cuda) -> None:
+    x = torch.tensor([0.0, 0.5, -1.0, 0.3, 0.25, 1e-38])
+    r = cuda.run(USER_MAX, "widths", block=6, buffers={"x": x, "out": ("f32", 6), "at_least": ("i32", 6)})
+    assert r.ok, r.diagnoses
+    assert r.buffers["out"].tolist() == [0.0, 1.0, 0.0, 1.0, 0.0, 0.0]
+    assert r.buffers["at_least"].tolist() == [3, 3, 3, 3, 4, 5]
+    # a user template whose deduction fails and no function of CUDA's of that name: its error
+    other = USER_MAX.replace("max", "biggest")
+    assert cuda.error(other).endswith("error: conflicting deductions for T: f64 and f32")
+
+
 def test_a_dynamic_tile_size_is_a_located_error(cuda: Cuda) -> None:
     src = (
         "namespace cg = cooperative_groups;\n"
@@ -405,3 +492,39 @@ def test_an_element_of_an_array_member_that_is_part_of_a_struct_is_not_assigned(
         "}\n"
     )
     assert cuda.error(src) == "4:5: error: assignment to something that is not a variable or memory"
+
+
+# the samples' dxtc (CudaMath.h, helper_math.h): `void operator+=(float3& a, float3 b)` on shared float3 sums,
+# `float3 operator*(float3 a, float b)`
+USER_PLUS_ASSIGN = """
+inline __device__ void operator+=(float3 &a, float3 b) { a.x += b.x; a.y += b.y; a.z += b.z; }
+inline __device__ float3 operator*(float3 a, float b) { return make_float3(a.x * b, a.y * b, a.z * b); }
+__global__ void pair_sums(const float3* colors, float3* out, float* s) {
+  __shared__ float3 sums[16];
+  const int idx = threadIdx.x;
+  sums[idx] = colors[idx];
+  __syncthreads();
+  float3 mine = sums[idx ^ 1];
+  __syncthreads();
+  sums[idx] += mine;
+  float t = 1.f;
+  t += 2.f;  // C's own += and *
+  s[idx] = t * 2.f;
+  __syncthreads();
+  out[idx] = sums[idx] * 0.5f * 4.f;
+}
+"""
+
+
+def test_user_operators_on_vectors_are_called(cuda: Cuda) -> None:
+    colors = torch.arange(48, dtype=torch.float32)
+    r = cuda.run(
+        USER_PLUS_ASSIGN, "pair_sums", block=16, buffers={"colors": colors, "out": ("f32", 48), "s": ("f32", 16)}
+    )
+    assert r.ok, r.diagnoses
+    c = colors.reshape(16, 3)
+    assert torch.equal(r.buffers["out"].reshape(16, 3), (c + c[torch.arange(16) ^ 1]) * 2)
+    assert r.buffers["s"].tolist() == [6.0] * 16
+    wrong = USER_PLUS_ASSIGN.replace("float3 mine = sums[idx ^ 1];", "float2 mine = make_float2(1.f, 2.f);")
+    wrong = wrong.replace("sums[idx] += mine;", "mine += mine;")
+    assert cuda.error(wrong) == "11:3: error: reference parameter a of type f32x3align4 given a f32x2"

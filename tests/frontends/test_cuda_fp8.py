@@ -172,9 +172,11 @@ __global__ void k(const float* x, __nv_fp8_storage_t* out, __nv_saturation_t s) 
     )
 
 
-def test_packed_fp8_types_are_a_located_error(cuda: Cuda) -> None:
-    src = "#include <cuda_fp8.h>\n__global__ void k(__nv_fp8x2_e4m3* out) { }\n"
-    assert cuda.error(src).startswith("2:19: error: unsupported packed fp8 type")
+def test_adding_packed_fp8_values_is_a_located_error(cuda: Cuda) -> None:
+    # the packed classes are values (test_cuda_packed_fp8.py) without operators: nvcc rejects `q[0] + q[1]`
+    src = "#include <cuda_fp8.h>\n__global__ void k(__nv_fp8x2_e4m3* q) { q[0] = q[0] + q[1]; }\n"
+    assert cuda.error(src) == "2:48: error: no operator + on f8e4m3x2 (cuda_fp8.h's packed types)"
+    assert cuda.error(src.replace("+", "-")).startswith("2:48: error: no operator - on f8e4m3x2")
 
 
 # -- 4. the IR text and the task dtype names --------------------------------------------------------

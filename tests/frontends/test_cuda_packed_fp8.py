@@ -39,29 +39,81 @@ X = [[1.0, 0.3], [17.0, 19.0], [500.0, -1e6], [math.nan, 2.0**-10], [-0.0, 3 * 2
 Y = [[1.0, 0.3, 17.0, 19.0], [60000.0, -1e6, math.inf, 2.0**-17], [0.1, 0.2, 0.3, 0.4], [-0.0, 1e-30, 3.0, 57344.0]]
 
 
+def packed_buffers() -> dict[str, KernelArg]:
+    """The inputs X and Y and zeroed packed outputs q2 (e4m3 pairs) and q4 (e5m2 quads), one per thread."""
+    x, y = torch.tensor(X), torch.tensor(Y + Y[:2])
+    n = len(X)
+    return {
+        "x": GlobalBuffer("x", x, vector(F32, 2)),
+        "q2": GlobalBuffer("q2", torch.zeros(n, 2, dtype=torch.float8_e4m3fn), vector(F8E4M3, 2)),
+        "y": GlobalBuffer("y", y, vector(F32, 4)),
+        "q4": GlobalBuffer("q4", torch.zeros(n, 4, dtype=torch.float8_e5m2), vector(F8E5M2, 4)),
+    }
+
+
+def assert_packed(buffers: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """q2 and q4 hold X and Y rounded and saturated lane by lane; returns the wanted values."""
+    want2 = torch.tensor(X).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)  # nan stays nan
+    want4 = torch.tensor(Y + Y[:2]).clamp(-57344.0, 57344.0).to(torch.float8_e5m2)  # cuda_fp8.h saturates e5m2
+    assert buffers["q2"].view(torch.uint8).tolist() == want2.view(torch.uint8).tolist()
+    assert buffers["q4"].view(torch.uint8).tolist() == want4.view(torch.uint8).tolist()
+    return want2, want4
+
+
 def test_pairs_and_quads_round_and_saturate_lane_by_lane_and_convert_back_exactly() -> None:
     module = parse_cuda(text=PACK, file="pack.cu")
     verify_module(module)
-    x, y = torch.tensor(X), torch.tensor(Y + Y[:2])
     n = len(X)
-    args: dict[str, KernelArg] = {
-        "x": GlobalBuffer("x", x, vector(F32, 2)),
-        "q2": GlobalBuffer("q2", torch.zeros(n, 2, dtype=torch.float8_e4m3fn), vector(F8E4M3, 2)),
+    args = packed_buffers() | {
         "back2": GlobalBuffer("back2", torch.zeros(n, 2), vector(F32, 2)),
         "halves": GlobalBuffer("halves", torch.zeros(n, 2, dtype=torch.float16), vector(F16, 2)),
-        "y": GlobalBuffer("y", y, vector(F32, 4)),
-        "q4": GlobalBuffer("q4", torch.zeros(n, 4, dtype=torch.float8_e5m2), vector(F8E5M2, 4)),
         "back4": GlobalBuffer("back4", torch.zeros(n, 4), vector(F32, 4)),
     }
     result = simulate(module, "pack", LaunchConfig((1, 1, 1), (n, 1, 1), 0), args)
     assert not result.diagnoses, result.diagnoses
-    want2 = x.clamp(-448.0, 448.0).to(torch.float8_e4m3fn)  # nan stays nan
-    want4 = y.clamp(-57344.0, 57344.0).to(torch.float8_e5m2)  # cuda_fp8.h saturates e5m2 (inf too)
-    assert result.buffers["q2"].view(torch.uint8).tolist() == want2.view(torch.uint8).tolist()
-    assert result.buffers["q4"].view(torch.uint8).tolist() == want4.view(torch.uint8).tolist()
+    want2, want4 = assert_packed(result.buffers)
     assert result.buffers["back2"].nan_to_num(7.0).tolist() == want2.float().nan_to_num(7.0).tolist()
     assert result.buffers["back4"].tolist() == want4.float().tolist()
     assert result.buffers["halves"].nan_to_num(7.0).tolist() == want2.half().nan_to_num(7.0).tolist()
+
+
+# the same quantisation written with the constructors: a functional cast and a direct-initialisation
+PACK_CONSTRUCTED = """
+#include <cuda_fp8.h>
+__global__ void pack_constructed(const float2* x, __nv_fp8x2_e4m3* q2, const float4* y, __nv_fp8x4_e5m2* q4,
+                                 const float* s, float* scaled) {
+    int i = threadIdx.x;
+    q2[i] = __nv_fp8x2_e4m3(x[i]);
+    __nv_fp8x4_e5m2 p4(y[i]);
+    q4[i] = p4;
+    float f(s[i]);
+    double d(i);
+    scaled[i] = f * (float)d;
+}
+"""
+
+
+def test_functional_casts_and_direct_initialisations_build_packed_values_as_static_cast_does() -> None:
+    module = parse_cuda(text=PACK_CONSTRUCTED, file="pack.cu")
+    verify_module(module)
+    n = len(X)
+    args = packed_buffers() | {
+        "s": GlobalBuffer("s", torch.arange(n, dtype=torch.float32) + 0.5, F32),
+        "scaled": GlobalBuffer("scaled", torch.zeros(n), F32),
+    }
+    result = simulate(module, "pack_constructed", LaunchConfig((1, 1, 1), (n, 1, 1), 0), args)
+    assert not result.diagnoses, result.diagnoses
+    assert_packed(result.buffers)
+    assert result.buffers["scaled"].tolist() == [(i + 0.5) * i for i in range(n)]
+
+
+def test_a_direct_initialisation_from_a_value_cuda_fp8_h_cannot_convert_is_a_located_error() -> None:
+    src = "#include <cuda_fp8.h>\n__global__ void k(const int2* y) {\n    __nv_fp8x2_e4m3 p(y[threadIdx.x]);\n}\n"
+    with pytest.raises(LarkcError) as info:
+        parse_cuda(text=src, file="bad.cu")
+    assert str(info.value).splitlines()[0] == (
+        "bad.cu:3:21: error: cannot convert i32x2 to f8e4m3x2 (cuda_fp8.h has no such conversion)"
+    )
 
 
 def test_a_packed_type_has_the_size_of_its_storage() -> None:

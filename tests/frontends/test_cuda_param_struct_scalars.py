@@ -58,3 +58,20 @@ def test_such_a_struct_as_a_device_function_parameter_is_a_located_error() -> No
         parse_cuda(text=src, file="params.cu", kernel="k")
     first = str(info.value).splitlines()[0]
     assert first == "params.cu:15:62: error: unsupported use of a parameter struct other than reading its members: p"
+
+
+def test_a_local_object_of_scalars_of_different_types_with_a_constructor_and_member_functions() -> None:
+    src = """
+struct Acc {
+    float s; int n;
+    __device__ Acc(float a, int c) : s(a), n(c) {}
+    __device__ float mean() const { return s / n; }
+};
+__global__ void k(float* x) { Acc a(x[0], 4); x[1] = a.mean(); }
+"""
+    module = parse_cuda(text=src, file="acc.cu")
+    verify_module(module)
+    x = GlobalBuffer("x", torch.tensor([10.0, 0.0]), F32)
+    result = simulate(module, "k", LaunchConfig((1, 1, 1), (1, 1, 1), 0), {"x": x})
+    assert not result.diagnoses, result.diagnoses
+    assert result.buffers["x"].tolist() == [10.0, 2.5]

@@ -259,3 +259,42 @@ __global__ void k(float* out) {
     run(src.replace("SIZE", "4"), "k", {"out": (torch.zeros(1), F32)}, block=1)
     message = error(src.replace("SIZE", "3"))
     assert message.startswith("partial.cu:4:5: error: static assertion failed: N % 2 == 0")
+
+
+def test_default_arguments_of_the_primary_template_take_part_in_the_choice() -> None:
+    # Acc<float> is Acc<float, 2>: the explicit specialization for <float, 2>, with its out-of-class member
+    src = """
+namespace fi {
+template <typename T, int N = 2> struct Acc { T v[N]; __device__ T get() const { return v[0]; } };
+template <> struct Acc<float, 2> { float v[2]; __device__ float get() const; };
+__device__ float Acc<float, 2>::get() const { return v[1] * 10.0f; }
+template <int N> struct Acc<int, N> { int v[N]; __device__ int get() const { return -v[0]; } };
+}
+__global__ void k(float* out) {
+    fi::Acc<float> a;
+    a.v[0] = 1.0f;
+    a.v[1] = 2.0f;
+    fi::Acc<int> b;
+    b.v[0] = 3;
+    b.v[1] = 4;
+    out[0] = a.get() + (float)b.get();
+}
+"""
+    r = run(src, "k", {"out": (torch.zeros(1), F32)}, block=1)
+    assert r.buffers["out"].tolist() == [17.0]
+
+
+def test_an_explicit_specialization_written_with_the_defaults_left_out_is_chosen_for_the_full_arguments() -> None:
+    # `template <> struct Acc<float>` is Acc<float, 2>: an instance spelled Acc<float, 2> takes it too
+    src = """
+template <typename T, int N = 2> struct Acc { T v[N]; __device__ T get() const { return v[0]; } };
+template <> struct Acc<float> { float v[2]; __device__ float get() const { return v[1]; } };
+__global__ void k(float* out) {
+    Acc<float, 2> a;
+    a.v[0] = 1.0f;
+    a.v[1] = 2.0f;
+    out[0] = a.get();
+}
+"""
+    r = run(src, "k", {"out": (torch.zeros(1), F32)}, block=1)
+    assert r.buffers["out"].tolist() == [2.0]

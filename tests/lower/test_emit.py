@@ -38,6 +38,9 @@ NOT_YET = {
     # integer atomicAdd (the model's atomics add reals: floats, and integers only through atomicMax)
     "channel_positive_count": "atomic in Lean lowering",
     "channel_positive_count_bug_block_scope_global": "atomic in Lean lowering",
+    # barriers under the block-uniform "last block" condition, which the thread computed from a ticket
+    "last_block_sum": "synchronisation under this condition",
+    "last_block_sum_bug_no_release_fence": "synchronisation under this condition",
 }
 
 

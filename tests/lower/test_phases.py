@@ -38,6 +38,8 @@ MAX_THREADS = 2048
 UNSUPPORTED = {
     "triton/locked_col_sum": "spin loop",
     "triton/locked_col_sum_bug_lock_race": "spin loop",
+    "last_block_sum": "synchronisation under this condition",
+    "last_block_sum_bug_no_release_fence": "synchronisation under this condition",
 }
 
 

@@ -93,12 +93,13 @@ def test_a_task_of_several_launches_checks_every_combination(tmp_path: Path) -> 
     assert {i.config for i in report.instances if i.ok} == {
         "launch 1 (kernel row_sum_kernel): BLOCK_N=16; launch 2 (kernel row_sum_kernel): BLOCK_N=16"
     }
-    # larkc verify of several launches decides bounds launch by launch for all sizes: the heuristic fixed
-    # at this instance keeps the parametric prover from refuting, but nothing is proved either
+    # larkc verify runs the sequence symbolically on the instance under each combination: the first one
+    # that reads out of bounds (launch 2 with BLOCK_N=32) refutes, confirmed by the simulator
     verified = verify_task(task, replay_dir=tmp_path)
     bounds = next(r for r in verified.results if r.obligation.name == "bounds")
-    assert bounds.status is not Status.PROVED, "\n".join(verified.render())
-    assert "launch 2 (kernel row_sum_kernel) (autotune configuration BLOCK_N=64)" in bounds.detail
+    assert bounds.status is Status.REFUTED, "\n".join(verified.render())
+    assert "launch 2 (kernel row_sum_kernel): BLOCK_N=32" in bounds.detail
+    assert bounds.counterexample is not None and bounds.counterexample.kind.value == "confirmed"
     proved = verify_task(_twice("row_sum_autotune"), replay_dir=tmp_path)
     assert proved.verdict is not Verdict.FAILED
     for r in proved.results:

@@ -19,7 +19,14 @@ BUGS = [p for p in TASK_DIRS if "_bug_" in p.name]
 
 #: Correct examples not yet VERIFIED within the default budget, with the reason. Each must still never be
 #: refuted; remove an entry when it is verified (the test fails then, to keep this list honest).
-NOT_YET_VERIFIED: dict[str, str] = {}
+NOT_YET_VERIFIED: dict[str, str] = {
+    "last_block_sum": "the last block is chosen by an atomic's old value (schedule-dependent: symbolic execution"
+    " stops there) and the provers do not model ordering through fences",
+}
+#: Seeded bugs larkc run finds and larkc verify leaves unknown (never verified).
+NOT_YET_REFUTED: dict[str, str] = {
+    "last_block_sum_bug_no_release_fence": "larkc run finds the race; the provers do not model fences",
+}
 
 
 @pytest.mark.parametrize("example", CORRECT, ids=[p.name for p in CORRECT])
@@ -38,6 +45,9 @@ def test_correct_example_is_verified(example: Path, tmp_path: Path) -> None:
 def test_seeded_bug_fails_with_its_kind(example: Path, tmp_path: Path) -> None:
     task = load_task(example)
     report = verify_task(task, replay_dir=tmp_path)
+    if example.name in NOT_YET_REFUTED:
+        assert report.verdict is Verdict.UNKNOWN, "\n".join(report.render())
+        return
     assert report.verdict is Verdict.FAILED, "\n".join(report.render())
     assert task.expected_failure in report.kinds(), f"expected {task.expected_failure}, got {report.kinds()}"
     for r in report.results:

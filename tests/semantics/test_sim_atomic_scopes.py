@@ -95,3 +95,20 @@ def test_larkc_run_fails_the_counts_merged_with_block_scoped_atomics(
     )
     out = capsys.readouterr().out
     assert "block-scoped atomic of global counts[" in out and "atomic only towards its own block" in out
+
+
+PROGRAMS = """
+kernel @cta(%c: ptr<global i32>) level block {
+  let %o: i32;
+  %o = atomic.add.acq_rel.SCOPE [%c], 1:i32;
+}
+"""
+
+
+@pytest.mark.parametrize(("scope", "race"), [("block", True), ("system", False)])
+def test_a_cta_scoped_triton_atomic_races_with_other_programs(sim: Sim, scope: str, race: bool) -> None:
+    # Triton's scope="cta" is the IR's block scope: each program is a CTA of its own
+    module = sim.ir(PROGRAMS.replace(".SCOPE", "" if scope == "device" else f".{scope}"))
+    result = sim.run(module, "cta", grid=3, block=1, buffers={"c": ("i32", 1)})
+    assert ("race" in sim.kinds(result)) is race
+    assert int(result.buffers["c"][0]) == 3

@@ -85,6 +85,7 @@ kernel @warp(%x: ptr<global const f32>, %fo: ptr<global f32>, %uo: ptr<global u3
   %n = load [ptradd(%s, ((%t + 1:i32) % 32:i32))];
   barrier.warp(4294967295:u32);
   fence.device;
+  fence.system;
   let %a: f32;
   %a = shfl.up(4294967295:u32, %n, 1:i32, 32:i32);
   let %b: f32;
@@ -113,13 +114,13 @@ kernel @atom(%io: ptr<global i32>, %fo: ptr<global f32>, %old: ptr<global i32>, 
   atomic.max [ptradd(%io, 3:i32)], %t;
   atomic.and [ptradd(%io, 4:i32)], ~((1:i32 << %t));
   atomic.or [ptradd(%io, 5:i32)], (1:i32 << %t);
-  atomic.xor [ptradd(%io, 6:i32)], 3:i32;
+  atomic.xor.block [ptradd(%io, 6:i32)], 3:i32;
   let %o: i32;
   %o = atomic.exch [ptradd(%io, 7:i32)], %t;
   let %p: i32;
   %p = atomic.cas [ptradd(%io, 8:i32)], (%t + 1:i32), compare %t;
   store [ptradd(%old, %t)], %p;
-  atomic.add [%fo], 0.5:f32;
+  atomic.add.system [%fo], 0.5:f32;
   atomic.inc [%uo], 5:u32;
   atomic.dec [ptradd(%uo, 1:i32)], 5:u32;
 }

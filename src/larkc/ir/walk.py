@@ -39,6 +39,7 @@ from larkc.ir.nodes import (
     Load,
     MakeVector,
     MathCall,
+    MemScope,
     Permute,
     PtrAdd,
     Reduce,
@@ -56,7 +57,7 @@ from larkc.ir.nodes import (
     While,
 )
 
-__all__ = ["fold_expr", "operands", "post_order", "stmt_exprs", "sub_exprs", "walk_stmts"]
+__all__ = ["fences_and_atomics", "fold_expr", "operands", "post_order", "stmt_exprs", "sub_exprs", "walk_stmts"]
 
 _T = TypeVar("_T")
 
@@ -80,6 +81,14 @@ def walk_stmts(stmts: Sequence[Stmt]) -> Iterator[Stmt]:
                 pending.append(iter(body))
             case _:
                 pass
+
+
+def fences_and_atomics(stmts: Sequence[Stmt]) -> bool:
+    """Whether ``stmts`` (a body, nested statements included) have a fence and an atomic of device or
+    system scope: the parts of PTX's release pattern (a fence, then an atomic write) and acquire pattern
+    (an atomic read, then a fence), through which the blocks of a CUDA launch may synchronise."""
+    found = [s for s in walk_stmts(stmts) if isinstance(s, Fence | Atomic) and s.scope is not MemScope.BLOCK]
+    return any(isinstance(s, Fence) for s in found) and any(isinstance(s, Atomic) for s in found)
 
 
 def operands(e: Expr) -> tuple[Expr, ...]:

@@ -103,7 +103,7 @@ from larkc.ir.phases import (
     walk_exprs,
 )
 from larkc.ir.types import AddressSpace, BlockType, PointerType, ScalarType, Type, VectorType, size_of
-from larkc.ir.walk import walk_stmts
+from larkc.ir.walk import fences_and_atomics, walk_stmts
 from larkc.lower.spec import lean_real
 
 __all__ = [
@@ -1028,6 +1028,11 @@ class _Lowerer:
                 self.if_(s, c, t, e, ind, out)
             case For():
                 self.for_(s, ind, out)
+            case Fence(scope) if scope is not MemScope.BLOCK and fences_and_atomics(self.form.kernel.body):
+                # The simulator orders accesses of different blocks through a fence and an atomic
+                # (release and acquire patterns); the Lean model orders nothing between blocks, so its
+                # race-freedom theorem would not hold for a kernel that relies on them.
+                raise _unsupported("fence with atomics between blocks in Lean lowering", s.span, "__threadfence")
             case Fence():
                 pass
             case Assert(c):

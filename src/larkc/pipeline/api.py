@@ -86,6 +86,7 @@ def trace(task_or_path: TaskOrPath, *, shapes: Mapping[str, int] | None = None) 
         constraints=task.constraints,
         instances=[{**inst, **shapes} for inst in task.instances] if shapes else task.instances,
         name=task.name,
+        param_inputs=task.params,
     )
 
 

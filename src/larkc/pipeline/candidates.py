@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from larkc.frontends.kernelbench import DerivedCandidate, ProblemInput, derive_task, init_input_values
+from larkc.frontends.kernelbench import DerivedCandidate, ProblemInput, ProblemParam, derive_task, init_input_values
 from larkc.tasks import Task
 
 __all__ = ["CandidateResult", "candidate_task", "derive_candidate", "problem_inputs", "verify_many"]
@@ -20,6 +20,13 @@ __all__ = ["CandidateResult", "candidate_task", "derive_candidate", "problem_inp
 def problem_inputs(reference: str | Path) -> tuple[list[ProblemInput], list[object]]:
     """What the problem file's ``get_inputs()`` returns, by reference parameter, and its
     ``get_init_inputs()`` (read as constants from the file; empty when it is not plain)."""
+    inputs, init_args, _ = _problem(reference)
+    return inputs, init_args
+
+
+def _problem(reference: str | Path) -> tuple[list[ProblemInput], list[object], list[ProblemParam]]:
+    """:func:`problem_inputs` and the parameters of the problem's ``Model`` (constructed as the reference
+    stage constructs it), in creation order."""
     import torch
 
     from larkc.dtypes import scalar_type_of
@@ -38,7 +45,16 @@ def problem_inputs(reference: str | Path) -> tuple[list[ProblemInput], list[obje
             out.append(ProblemInput(name, tuple(int(d) for d in v.shape), str(scalar_type_of(v.dtype))))
         else:
             out.append(ProblemInput(name, None, None, v))
-    return out, list(init_input_values(Path(reference)) or [])
+    module = loaded.target
+    params = (
+        [
+            ProblemParam(path, tuple(int(d) for d in p.shape), str(scalar_type_of(p.dtype)))
+            for path, p in module.named_parameters()
+        ]
+        if isinstance(module, torch.nn.Module)
+        else []
+    )
+    return out, list(init_input_values(Path(reference)) or []), params
 
 
 def derive_candidate(
@@ -46,8 +62,8 @@ def derive_candidate(
 ) -> DerivedCandidate:
     """The task verifying the ``ModelNew`` of ``model_new`` against the problem file ``reference``, with
     the CUDA file written for it (``cuda_file``, by default in larkc's cache)."""
-    problem, init_args = problem_inputs(reference)
-    return derive_task(model_new, reference, problem, init_args=init_args, cuda_file=cuda_file)
+    problem, init_args, params = _problem(reference)
+    return derive_task(model_new, reference, problem, init_args=init_args, cuda_file=cuda_file, params=params)
 
 
 def candidate_task(model_new: str | Path, reference: str | Path) -> Task:

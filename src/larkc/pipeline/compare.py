@@ -68,13 +68,14 @@ def tolerance_for(task: Task, dtype: ScalarType) -> Tolerance:
 
 
 def _load_reference(task: Task) -> Callable[..., Any]:
-    """The reference as a callable, loaded exactly as the reference frontend traces it (same seed, eval mode)."""
-    from larkc.reference import load_reference  # only tasks with a reference pay for importing the tracer
+    """The reference as a callable, loaded exactly as the reference frontend traces it (same seed, eval mode;
+    the task's ``params`` taken as arguments after the others)."""
+    from larkc.reference import load_reference, with_params  # only tasks with a reference import the tracer
 
     if task.reference is None:
         raise TaskError(f"task {task.name} has no reference")
     file = str(task.task_file) if task.task_file is not None else None
-    return load_reference(task.reference, task.init_inputs, file).target
+    return with_params(load_reference(task.reference, task.init_inputs, file), task.params).target
 
 
 def _call_reference(ref: Callable[..., Any], inputs: Sequence[torch.Tensor], task: Task) -> list[torch.Tensor]:

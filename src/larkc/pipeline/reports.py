@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from larkc.errors import Span
-from larkc.provers import Assumption, ObligationResult, ScopeKind, Status, Verdict
+from larkc.provers import Assumption, AssumptionKind, ObligationResult, ScopeKind, Status, Verdict
 from larkc.semantics import Diagnosis, LaunchConfig
+from larkc.tasks import Task
 
 __all__ = [
     "InputWrite",
@@ -20,6 +21,7 @@ __all__ = [
     "VerifyReport",
     "inputs_json",
     "launch_json",
+    "task_assumptions",
 ]
 
 
@@ -254,6 +256,24 @@ def inputs_json(inputs: Mapping[str, Mapping[int, float]]) -> dict[str, dict[str
     return {t: {str(i): float(v) for i, v in sorted(vals.items())} for t, vals in sorted(inputs.items())}
 
 
+def task_assumptions(task: Task) -> tuple[Assumption, ...]:
+    """What a verdict on ``task`` assumes because of how the task is built, beyond the provers' own
+    assumptions: inputs standing for the reference module's parameters (``params``) are the kernel's
+    weights, that is, the candidate's parameters equal the reference's (KernelBench's harness makes them
+    so by construction)."""
+    if not task.params:
+        return ()
+    pairs = ", ".join(f"{name} = {path}" for name, path in task.params.items())
+    return (
+        Assumption(
+            AssumptionKind.TASK,
+            "ModelNew's parameters equal Model's, created in the same order under the same seed, as KernelBench's"
+            f" harness constructs them (the kernel's weights are the reference's parameters: {pairs}; proved"
+            " for every value of them)",
+        ),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class VerifyReport:
     """The result of ``larkc verify`` on one task: one combined result per obligation and the verdict.
@@ -267,6 +287,7 @@ class VerifyReport:
     verdict: Verdict
     instances: tuple[tuple[dict[str, int], str, float], ...]
     seconds: float
+    task_assumptions: tuple[Assumption, ...] = ()  # of the task itself (:func:`task_assumptions`)
 
     @property
     def ok(self) -> bool:
@@ -287,6 +308,9 @@ class VerifyReport:
             if r.status is Status.PROVED:
                 for a in r.assumptions:
                     seen.setdefault((a.kind.value, a.text), a)
+        if seen:
+            for a in self.task_assumptions:
+                seen.setdefault((a.kind.value, a.text), a)
         return tuple(seen.values())
 
     def render(self) -> list[str]:

@@ -41,7 +41,7 @@ from larkc.pipeline.preconditions import (
     with_preconditions,
 )
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
-from larkc.pipeline.reports import InputWrite, VerifyReport
+from larkc.pipeline.reports import InputWrite, VerifyReport, task_assumptions
 from larkc.pipeline.run import Configs, config_label, run_instance
 from larkc.provers import (
     Assumption,
@@ -59,7 +59,7 @@ from larkc.provers import (
 from larkc.provers.bounded import Finding, InstanceFacts, prove_instance
 from larkc.provers.parametric import AUTOTUNE_SCOPE, prove_parametric
 from larkc.semantics import LaunchConfig
-from larkc.semantics.symexec import SymbolicArg, SymbolicBuffer, SymbolicRun, execute_symbolic
+from larkc.semantics.symexec import OutputValue, SymbolicArg, SymbolicBuffer, SymbolicRun, execute_symbolic
 from larkc.symbolic import terms as tm
 from larkc.symbolic.conditions import side_conditions
 from larkc.symbolic.constants import match_named_constant, round_to_format
@@ -145,6 +145,7 @@ def verify_task(
         verdict=verdict(combined),
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
+        task_assumptions=task_assumptions(task),
     )
 
 
@@ -202,7 +203,9 @@ def _verify_specialisation(
     return {ob: with_preconditions(rs, pres) for ob, rs in per_ob.items()}, runs
 
 
-def _across_configs(ob: Obligation, per_config: Sequence[tuple[str, list[ObligationResult]]]) -> ObligationResult:
+def _across_configs(
+    ob: Obligation, per_config: Sequence[tuple[str, list[ObligationResult]]], *, combinations: bool = False
+) -> ObligationResult:
     """One result for ``ob`` from the results of every autotune configuration (each named by its label).
 
     A refutation in any configuration refutes (its detail names the configuration). The obligation is
@@ -218,8 +221,14 @@ def _across_configs(ob: Obligation, per_config: Sequence[tuple[str, list[Obligat
             where = f"{r.counterexample.launch}, " if r.counterexample.launch else ""
             cx = dataclasses.replace(r.counterexample, launch=f"{where}autotune configuration {label}")
             return dataclasses.replace(r, detail=f"autotune configuration {label}: {r.detail}", counterexample=cx)
-    labels = "; ".join(label for label, _ in combined)
-    every = f"every @triton.autotune configuration ({labels})"
+    if combinations:  # several launches: a label names one configuration of each autotuned launch
+        labels = " | ".join(label for label, _ in combined)
+        every = f"every combination of the launches' @triton.autotune configurations ({labels})"
+        short = "every combination of the launches' autotune configurations"
+    else:
+        labels = "; ".join(label for label, _ in combined)
+        every = f"every @triton.autotune configuration ({labels})"
+        short = "every autotune configuration"
     if any(r.status is not Status.PROVED for _, r in combined):
         why = "; ".join(
             f"autotune configuration {label}: {r.detail or 'unknown'}"
@@ -253,7 +262,7 @@ def _across_configs(ob: Obligation, per_config: Sequence[tuple[str, list[Obligat
     if not unique:
         why = f"no shape instance is proved for {every}: {details}"
         return ObligationResult(ob, Status.UNKNOWN, proofs[0].scope, "pipeline", why)
-    scope = Scope.bounded([i for i, _ in unique], [f"{x}, every autotune configuration" for _, x in unique])
+    scope = Scope.bounded([i for i, _ in unique], [f"{x}, {short}" for _, x in unique])
     detail = f"for {every}; {details}"
     return ObligationResult(ob, Status.PROVED, scope, prover, detail, assumptions, None, seconds)
 
@@ -280,32 +289,36 @@ def _several_launches(
     replay_dir: Path | None,
     start: float,
 ) -> VerifyReport:
-    """A task of several launches: bounds, races, barriers and overflow per launch, for all sizes; the rest
-    UNKNOWN.
+    """A task of several launches: bounds, races, barriers and overflow per launch, for all sizes; every
+    obligation on the task's shape instances by executing the launches in order, symbolically.
 
     A launch boundary synchronises everything, so those four properties of the sequence are those of each
     launch, and the parametric prover decides them for a launch whatever its buffers hold (it reads
     loaded values as unknowns; the value ranges of tensors other than the inputs, which an earlier launch
-    may have written, are dropped). A refutation is confirmed by running the whole sequence. Equivalence,
-    initialised reads, defined operations and assertions depend on what the earlier launches left in the
-    buffers, which the symbolic engine cannot yet start a launch from: UNKNOWN, with that reason.
+    may have written, are dropped). On each instance the symbolic engine runs the launches one after the
+    other, each starting from the terms the earlier ones left in the buffers (:func:`_chain_facts`), and
+    the bounded prover decides every obligation from the whole sequence. A refutation is confirmed by
+    running the whole sequence.
     """
     from larkc.pipeline.run import LaunchModules, config_values
-    from larkc.provers import Scope
 
     chosen = [task.shape_env(i) for i in (instances if instances is not None else task.instances)]
+    graph = None
+    if task.reference is not None:
+        from larkc.pipeline.compare import functional_reference
+        from larkc.reference import trace_task
+
+        graph = trace_task(functional_reference(task))
     parsed = LaunchModules(task)
-    kernels = ", ".join(x.kernel for x in task.launches)
-    reason = (
-        f"{len(task.launches)} launches ({kernels}): the symbolic engine cannot yet start a launch from "
-        f"another's results (larkc run checks the sequence)"
-    )
     obligations = obligations_of(task)
     parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
-    per_launch: dict[Obligation, list[tuple[str, ObligationResult]]] = {ob: [] for ob in parametric_obs}
-    refuting: dict[int, tuple[list[Module], Configs]] = {}  # per refutation (its id): where to confirm it
-    for cfg in parsed.configs():  # every combination of the launches' autotune configurations
+    bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
+    configs = parsed.configs()
+    per_config: list[tuple[str, dict[Obligation, list[ObligationResult]]]] = []
+    runs: list[tuple[dict[str, int], str, float]] = []
+    for cfg in configs:  # every combination of the launches' autotune configurations
         bound: list[Module] = []
+        per_launch: dict[Obligation, list[tuple[str, ObligationResult]]] = {ob: [] for ob in parametric_obs}
         configured = task.with_launch_constants(cfg)  # a Triton grid may name the configuration's constexprs
         for k, mod in enumerate(parsed.modules(None, cfg)):
             view = _without_written_ranges(configured.launch_task(k), k)
@@ -316,41 +329,86 @@ def _several_launches(
             pres = preconditions(mod_k, f_k)
             for r in with_preconditions(list(prove_parametric(mod_k, f_k.name, view, parametric_obs, budget)), pres):
                 per_launch[r.obligation].append((label, r))
-                refuting[id(r)] = (bound, cfg)
-    results: list[ObligationResult] = []
-    for ob in obligations:
-        if ob not in per_launch:
-            results.append(ObligationResult(ob, Status.UNKNOWN, Scope.bounded([], []), "pipeline", reason))
-            continue
-        launch_results = per_launch[ob]
-        refuted = next((r for _, r in launch_results if r.status is Status.REFUTED), None)
-        if refuted is not None:
-            bound_of, cfg_of = refuting[id(refuted)]
-            results.append(_confirm_sequence(task, bound_of, refuted, chosen, replay_dir, cfg_of))
-        elif all(r.status is Status.PROVED for _, r in launch_results):
-            first = launch_results[0][1]
-            detail = "; ".join(f"{label}: {r.detail}" for label, r in launch_results)
-            assumptions = {a: None for _, r in launch_results for a in r.assumptions}
-            scope = first.scope
-            if len(parsed.configs()) > 1:  # proved under each combination of autotune configurations
-                every = "every combination of the launches' @triton.autotune configurations"
-                scope = dataclasses.replace(
-                    scope, constraints=(every, *(c for c in scope.constraints if c != AUTOTUNE_SCOPE))
-                )
-            results.append(dataclasses.replace(first, scope=scope, detail=detail, assumptions=tuple(assumptions)))
-        else:
-            why = "; ".join(f"{label}: {r.detail}" for label, r in launch_results if r.status is not Status.PROVED)
-            scope = launch_results[0][1].scope
-            results.append(ObligationResult(ob, Status.UNKNOWN, scope, "pipeline", why))
-    combined = tuple(results)
+        per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
+        for ob, launch_results in per_launch.items():
+            per_ob[ob].append(_per_launch_result(task, ob, launch_results, bound, chosen, replay_dir, cfg))
+        per_instance = any(parsed.per_instance)
+        for n, env in enumerate(chosen):
+            shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
+            say(f"instance {n + 1}/{len(chosen)} ({shape}): symbolic execution of {len(task.launches)} launches")
+            t0 = time.perf_counter()
+            mods = bound if not per_instance else _bound_modules(configured, parsed.modules(env, cfg))
+            with tm.gc_paused():
+                facts = _chain_facts(configured, mods, graph, env, budget)
+                results = prove_instance(facts, bounded_obs, budget)
+                for k, mod in enumerate(mods):
+                    view = configured.launch_task(k)
+                    results = _inexact_scalars(view, kernel_function(view, mod), env, results)
+                results = [_confirm(task, mods, r, env, replay_dir, cfg) for r in results]
+                launch = facts.launch
+                del facts
+            label = config_label(task, cfg)
+            named = f"{launch}, autotune configuration {label}" if label else launch
+            runs.append((env, named, time.perf_counter() - t0))
+            for r in results:
+                per_ob[r.obligation].append(r)
+            if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
+                break
+        per_config.append((config_label(task, cfg), per_ob))
+        if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
+            break
+    if len(per_config) == 1:
+        per_ob = per_config[0][1]
+        combined = tuple(combine(per_ob[ob]) if per_ob[ob] else _not_run(ob) for ob in obligations)
+    else:
+        combined = tuple(
+            _across_configs(ob, [(label, per_ob[ob]) for label, per_ob in per_config], combinations=True)
+            for ob in obligations
+        )
     return VerifyReport(
         task=task.name,
         expected_failure=task.expected_failure,
         results=combined,
         verdict=verdict(combined),
-        instances=(),
+        instances=tuple(runs),
         seconds=time.perf_counter() - start,
+        task_assumptions=task_assumptions(task),
     )
+
+
+def _bound_modules(task: Task, modules: Sequence[Module]) -> list[Module]:
+    """Each launch's module with its null pointers bound (see :func:`bind_null_pointers`)."""
+    out = []
+    for k, mod in enumerate(modules):
+        view = task.launch_task(k)
+        out.append(bind_null_pointers(view, mod, kernel_function(view, mod))[0])
+    return out
+
+
+def _per_launch_result(
+    task: Task,
+    ob: Obligation,
+    launch_results: Sequence[tuple[str, ObligationResult]],
+    bound: Sequence[Module],
+    chosen: Sequence[Mapping[str, int]],
+    replay_dir: Path | None,
+    cfg: Configs,
+) -> ObligationResult:
+    """One parametric result for ``ob`` from its result in each launch: refuted if one launch is (the
+    refutation confirmed on the whole sequence), proved for all sizes if every launch is, else unknown."""
+    from larkc.provers import Scope
+
+    refuted = next((r for _, r in launch_results if r.status is Status.REFUTED), None)
+    if refuted is not None:
+        return _confirm_sequence(task, bound, refuted, chosen, replay_dir, cfg)
+    if all(r.status is Status.PROVED for _, r in launch_results):
+        first = launch_results[0][1]
+        detail = "; ".join(f"{label}: {r.detail}" for label, r in launch_results)
+        assumptions = {a: None for _, r in launch_results for a in r.assumptions}
+        return dataclasses.replace(first, detail=detail, assumptions=tuple(assumptions))
+    why = "; ".join(f"{label}: {r.detail}" for label, r in launch_results if r.status is not Status.PROVED)
+    scope = launch_results[0][1].scope if launch_results else Scope.bounded([], [])
+    return ObligationResult(ob, Status.UNKNOWN, scope, "pipeline", why)
 
 
 def _without_written_ranges(view: Task, index: int) -> Task:
@@ -513,6 +571,86 @@ def _instance_facts(
     passed = {a.name for a in args.values() if isinstance(a, SymbolicBuffer)}
     facts = _facts(task, env, run, spec_terms, ranges, passed)
     return dataclasses.replace(facts, side_conditions=conditions.conditions)
+
+
+def _chain_facts(
+    task: Task,
+    modules: Sequence[Module],
+    graph: object | None,
+    env: dict[str, int],
+    budget: Budget,
+) -> InstanceFacts:
+    """The facts of the launches of ``task`` run symbolically in order on the instance ``env``.
+
+    Each launch starts from what the earlier ones left: a buffer an earlier launch wrote starts with those
+    terms (``"undef"`` where no launch wrote it yet), the others as the task declares them. The facts are
+    those of the sequence: every launch's diagnoses (named by their launch), the final contents of every
+    buffer, and the union of what made a run inexact. A launch that stops (unsupported) stops the chain.
+    """
+    from larkc.pipeline.run import _in_launch
+
+    spec_terms: dict[str, tuple[Term, ...]] | None = None
+    reader = _exact_constant
+    ranges = _int_ranges(task, env)
+    contents: dict[str, tuple[OutputValue, ...]] = {}  # buffers some launch wrote, as it left them
+    runs: list[SymbolicRun] = []
+    diagnoses = []
+    passed: set[str] = set()
+    with side_conditions() as conditions:
+        if graph is not None:
+            from larkc.reference import SpecGraph, evaluate_symbolic
+
+            assert isinstance(graph, SpecGraph)
+            outs = evaluate_symbolic(graph, env)
+            spec_terms = {name: tt.elems for name, tt in zip(task.outputs, outs, strict=True)}
+            reader = ConstantReader([t for tt in outs for t in tt.elems], _scalar_values(task, env)).read
+        for k, mod in enumerate(modules):
+            view = task.launch_task(k)
+            f = kernel_function(view, mod)
+            grid, block, shared = view.launch.concrete(env)
+            args = symbolic_args(view, f, env)
+            for p, a in list(args.items()):
+                if isinstance(a, SymbolicBuffer):
+                    passed.add(a.name)
+                    if a.name in contents:
+                        args[p] = dataclasses.replace(a, init="terms", terms=contents[a.name])
+            run = execute_symbolic(
+                mod,
+                f.name,
+                LaunchConfig(grid, block, shared),
+                args,
+                constant_reader=reader,
+                int_ranges=ranges,
+                seconds=budget.seconds,
+                max_terms=budget.term_size,
+            )
+            runs.append(run)
+            diagnoses += [_in_launch(d, task.launch_label(k)) for d in run.diagnoses]
+            if run.unsupported is not None:
+                label = task.launch_label(k)
+                run.unsupported.reason = f"{label}: {run.unsupported.reason}"
+                break
+            contents.update({name: run.buffers[name] for name in run.written})
+    last = runs[-1]
+    final: dict[str, tuple[OutputValue, ...]] = {}
+    if last.unsupported is None:
+        for name in passed:
+            start = _initial_contents(task, name, env)
+            final[name] = contents.get(name, start)
+    merged = dataclasses.replace(
+        last,
+        diagnoses=tuple(diagnoses),
+        buffers=final,
+        data_dependent={k: v for r in runs for k, v in r.data_dependent.items()},
+        opaque={k: v for r in runs for k, v in r.opaque.items()},
+        notes=tuple({n: None for r in runs for n in r.notes}),
+        aborted=any(r.aborted for r in runs),
+        unknowns=sum(r.unknowns for r in runs),
+        written=frozenset(contents),
+    )
+    facts = _facts(task, env, merged, spec_terms, ranges, passed)
+    launch = "; ".join(f"{task.launch_label(k)}: {r.launch}" for k, r in enumerate(runs))
+    return dataclasses.replace(facts, launch=launch, side_conditions=conditions.conditions)
 
 
 def _initial_contents(task: Task, name: str, env: Mapping[str, int]) -> tuple[Term | str, ...]:
@@ -726,7 +864,7 @@ def _show(q: Fraction) -> str:
 
 def _confirm(
     task: Task,
-    module: Module,
+    module: Module | Sequence[Module],
     r: ObligationResult,
     env: Mapping[str, int],
     replay_dir: Path | None,

@@ -37,7 +37,7 @@ from larkc.errors import LarkcError, Span, UnsupportedError
 from larkc.ir.nodes import Cast, CastKind, Function, Level, Module
 from larkc.ir.phases import block_intervals, covers, phase_form
 from larkc.ir.types import PointerType, ScalarType, Type, VectorType
-from larkc.ir.walk import stmt_exprs
+from larkc.ir.walk import fences_and_atomics, stmt_exprs
 from larkc.provers.core import (
     Assumption,
     AssumptionKind,
@@ -798,7 +798,11 @@ class _Analysis:
             )
 
         where = f"{_pair_text(a, b)} in two blocks"
-        self._decide(f, (0, order), self.session, parts, [*pa, *pb], where, message, a.span)
+        # The model has blocks never synchronise; a kernel with device fences and atomics may order
+        # them through release and acquire patterns (the simulator's definition): no refutation then.
+        held_back = "blocks may synchronise through fences and atomics, which this model does not order"
+        held_back = held_back if fences_and_atomics([st for fn in self.module.functions for st in fn.body]) else ""
+        self._decide(f, (0, order), self.session, parts, [*pa, *pb], where, message, a.span, held_back=held_back)
 
     # -- barriers ------------------------------------------------------------------------------------
 

@@ -26,7 +26,14 @@ from larkc.reference.spec import (
     ValueType,
 )
 from larkc.reference.symbolic import evaluate_symbolic
-from larkc.reference.trace import LoadedReference, choose_sizes, load_reference, trace_reference, trace_task
+from larkc.reference.trace import (
+    LoadedReference,
+    choose_sizes,
+    load_reference,
+    trace_reference,
+    trace_task,
+    with_params,
+)
 from larkc.symbolic import TermTensor
 
 __all__ = [
@@ -52,4 +59,5 @@ __all__ = [
     "print_spec",
     "trace_reference",
     "trace_task",
+    "with_params",
 ]

@@ -103,6 +103,54 @@ class _CallModule(torch.nn.Module):
         return self.fn(*args)
 
 
+class _WithParams(torch.nn.Module):
+    """A reference module whose parameters ``paths`` (``linear.weight``) are taken as arguments after
+    forward's, in that order (``torch.func.functional_call``): a task proves the kernel for every value of
+    them, and ``larkc run`` passes the values it draws."""
+
+    def __init__(self, module: torch.nn.Module, paths: tuple[str, ...]) -> None:
+        super().__init__()
+        self.fn = module  # named as _CallModule's function: the tracer strips ``inner.fn.`` from names
+        self.paths = paths
+
+    def forward(self, *args: Any) -> Any:
+        n = len(args) - len(self.paths)
+        return torch.func.functional_call(self.fn, dict(zip(self.paths, args[n:], strict=True)), args[:n])
+
+
+def _params_named(loaded: LoadedReference, inputs: Mapping[str, object]) -> dict[str, str]:
+    """The inputs that stand for parameters of the module ``loaded``, by the names the tracer gives them:
+    those that are no parameter of forward, if every one of them names a parameter."""
+    if not isinstance(loaded.target, torch.nn.Module):
+        return {}
+    names = {p.name for p in loaded.params}
+    by_name = {re.sub(r"\W", "_", path): path for path, _ in loaded.target.named_parameters()}
+    extra = [k for k in inputs if k not in names]
+    return {k: by_name[k] for k in extra} if extra and all(k in by_name for k in extra) else {}
+
+
+def with_params(loaded: LoadedReference, params: Mapping[str, str]) -> LoadedReference:
+    """``loaded`` taking its module's parameters ``params`` (argument name to parameter path) as
+    arguments after forward's, in the order of ``params``."""
+    if not params:
+        return loaded
+    module = loaded.target
+    if not isinstance(module, torch.nn.Module):
+        raise ReferenceError_(f"reference {loaded.name} is no nn.Module: it has no parameters {', '.join(params)}")
+    have = dict(module.named_parameters())
+    for name, path in params.items():
+        if path not in have:
+            listed = ", ".join(have) or "none"
+            raise ReferenceError_(
+                f"reference {loaded.name} has no parameter {path!r} (for input {name!r}; it has: {listed})",
+                loaded.span,
+            )
+    fixed = [p for p in loaded.params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    extra = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in params]
+    target = _WithParams(module, tuple(params.values()))
+    return dataclasses.replace(loaded, target=target, params=[*fixed, *extra])
+
+
 @dataclass
 class LoadedReference:
     """A reference ready to trace."""
@@ -751,6 +799,7 @@ class Converter:
         self._check_state(ep)
         placeholders = {n.name: n for n in ep.graph.nodes if n.op == "placeholder"}
         tensor_args = iter([a for a in args if a.spec is not None])
+        self.used.update(a.name for a in args if a.spec is not None)  # parameters taken as inputs keep the name
         inputs: list[SpecInput] = []
         params: list[SpecParam] = []
         for spec in ep.graph_signature.input_specs:
@@ -921,6 +970,7 @@ def trace_reference(
     constraints: Sequence[ShapeExpr] = (),
     instances: Sequence[Mapping[str, int]] = (),
     name: str | None = None,
+    param_inputs: Mapping[str, str] | None = None,
 ) -> SpecGraph:
     """Trace ``reference`` into a spec graph.
 
@@ -930,10 +980,16 @@ def trace_reference(
     with shapes over ``symbols``; empty for a KernelBench file takes ``get_inputs()`` (concrete shapes).
     ``example_shapes`` gives sizes to trace with; the others are chosen from ``instances`` and
     ``constraints`` (see :func:`choose_sizes`). ``file`` names the source for spans when the reference's
-    own source file cannot be found.
+    own source file cannot be found. ``param_inputs`` names inputs that stand for parameters of the reference
+    module (input name to parameter path, ``linear.weight``): the spec takes them as inputs. Where it is
+    not given, inputs that are no parameter of forward and are named as the tracer names the module's
+    parameters (``linear_weight``) are taken so, when all such inputs are.
     """
-    ref = load_reference(reference, init_inputs, file)
+    loaded = load_reference(reference, init_inputs, file)
     given = dict(inputs or {})
+    if param_inputs is None:
+        param_inputs = _params_named(loaded, given)
+    ref = with_params(loaded, param_inputs)
     if not given and ref.file_inputs:
         given = dict(ref.file_inputs)
     symbols = tuple(symbols) or ref.file_symbols
@@ -990,6 +1046,7 @@ def trace_task(task: Task) -> SpecGraph:
         constraints=task.constraints,
         instances=task.instances,
         name=task.name,
+        param_inputs=task.params,
     )
     _check_outputs(task, graph)
     return graph

@@ -117,10 +117,10 @@ from larkc.ir.types import (
     VoidType,
     size_of,
 )
-from larkc.ir.walk import operands, stmt_exprs, sub_exprs, walk_stmts
+from larkc.ir.walk import fences_and_atomics, operands, stmt_exprs, sub_exprs, walk_stmts
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind, DiagnosisLog, Dim3
 from larkc.semantics.geometry import WARP_SIZE, LaunchConfig, ThreadSpace, format_dim3
-from larkc.semantics.memory import Memory, ProgramClocks, Region, RegionKind, Site, encode_pointer
+from larkc.semantics.memory import FenceClocks, Memory, ProgramClocks, Region, RegionKind, Site, encode_pointer
 from larkc.semantics.numerics import (
     UndefinedOps,
     UndefinedReason,
@@ -345,6 +345,12 @@ class Interpreter:
         self.mem = Memory(self.space, self.log, self.sites)
         if self.level is Level.BLOCK and spins(module):
             self.mem.clocks = ProgramClocks.start(n)
+        elif (
+            self.level is Level.THREAD
+            and self.space.num_blocks > 1
+            and any(fences_and_atomics(f.body) for f in module.functions)
+        ):
+            self.mem.fences = FenceClocks.start(self.space)
         self.full = torch.ones(n, dtype=torch.bool)
         self.none = torch.zeros(n, dtype=torch.bool)
         self.exited = self.none
@@ -678,8 +684,12 @@ class Interpreter:
             case Barrier():
                 self._barrier(s, mask)
                 return mask
-            case Fence():
-                return mask  # lock-step execution already orders each thread's accesses
+            case Fence(scope):
+                # Lock-step execution already orders each thread's accesses; a fence of device or system
+                # scope also makes release and acquire patterns with atomics between blocks.
+                if scope is not MemScope.BLOCK and self.mem.fences is not None:
+                    self.mem.fence(mask.nonzero().reshape(-1))
+                return mask
             case Assert():
                 ub = UndefinedOps(mask)
                 cond = self._concrete(self._eval(s.cond, ub), "assertion", s.cond.span, mask)
@@ -915,6 +925,7 @@ class Interpreter:
         old = self.mem.atomic(s.op, vt, threads, ptrs, value, compare, site, s.scope)
         # A block-scoped atomic synchronises only its own block: another program never acquires its release.
         self.mem.synchronise(ptrs, MemoryOrder.RELAXED if s.scope is MemScope.BLOCK else s.order)
+        self.mem.fenced_atomic(threads, ptrs, strong=s.scope is not MemScope.BLOCK)
         if s.dst is not None:
             dst_t = frame.types[s.dst]
             if enabled is not None:
@@ -956,6 +967,8 @@ class Interpreter:
                     )
                     raise _Abort
                 passed = active > 0
+                if self.mem.fences is not None:
+                    self.mem.fences.barrier(passed)
                 self.mem.phases += passed.to(torch.int32)
                 self.mem.warp_phases += passed.repeat_interleave(space.warps_per_block).to(torch.int32)
             case BarrierScope.WARP:
@@ -1477,6 +1490,11 @@ def spins(module: Module) -> bool:
             if isinstance(s, While | DoWhile) and any(isinstance(x, Atomic) for x in walk_stmts(s.body)):
                 return True
     return False
+
+
+def _bodies(module: Module) -> tuple[Stmt, ...]:
+    """The statements of every function of ``module``, one sequence."""
+    return tuple(s for f in module.functions for s in f.body)
 
 
 def casts_away_const(module: Module) -> bool:

@@ -61,6 +61,7 @@ __all__ = [
     "NULL",
     "REGION_SHIFT",
     "AccessKind",
+    "FenceClocks",
     "Memory",
     "ProgramClocks",
     "Region",
@@ -195,6 +196,10 @@ class Region:
     #: per access kind, ``[granules, programs]``: the clock of each program's latest access (0: none);
     #: kept only when the launch has :class:`ProgramClocks`
     clocks: dict[AccessKind, torch.Tensor] = field(default_factory=dict)
+    #: per access kind, ``[granules, blocks]`` each: the stamp of each block's latest access (0: none), the
+    #: block's barrier interval then (its starting stamp), and the one thread of the block that made the
+    #: interval's accesses (-1: several); kept only when the launch has :class:`FenceClocks`
+    stamps: dict[AccessKind, tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = field(default_factory=dict)
 
     @property
     def space_name(self) -> str:
@@ -229,6 +234,9 @@ class Region:
             self.shadows[k] = s.refined(factor)
         for k, c in list(self.clocks.items()):
             self.clocks[k] = c.repeat_interleave(factor, dim=0)
+        for k, st in list(self.stamps.items()):
+            a, b, c = (x.repeat_interleave(factor, dim=0) for x in st)
+            self.stamps[k] = (a, b, c)
         self.scratch = None
 
     def index_text(self, byte_offset: int) -> str:
@@ -302,6 +310,184 @@ class ProgramClocks:
                 self.released.pop((region.id, int(b)), None)
 
 
+@dataclass(frozen=True, slots=True)
+class _Known:
+    """What happened before, per block ``b``: every access of ``b`` stamped below ``full[b]``, and the
+    accesses of ``b`` by thread ``thread[b]`` (-1: none) stamped at most ``upto[b]``."""
+
+    full: torch.Tensor
+    thread: torch.Tensor
+    upto: torch.Tensor
+
+    @staticmethod
+    def nothing(blocks: int) -> _Known:
+        return _Known(
+            torch.zeros(blocks, dtype=torch.int32),
+            torch.full((blocks,), -1, dtype=torch.int32),
+            torch.zeros(blocks, dtype=torch.int32),
+        )
+
+    def join(self, other: _Known | None) -> _Known:
+        """Both: one thread's entry per block is kept, the one reaching the later stamp (forgetting the
+        other entry forgets an order, never invents one)."""
+        if other is None:
+            return self
+        later = other.upto > self.upto
+        return _Known(
+            torch.maximum(self.full, other.full),
+            torch.where(later, other.thread, self.thread),
+            torch.maximum(self.upto, other.upto),
+        )
+
+
+@dataclass(eq=False, slots=True)
+class FenceClocks:
+    """Happens-before between the blocks of a CUDA launch through fences and atomics (PTX's release and
+    acquire patterns; see the module docstring).
+
+    Each block has a logical time (``stamp``), advanced at each of its barriers and fences; accesses are
+    recorded with it. ``full``/``thread``/``upto`` (``[blocks, blocks]``) say what each block knows to
+    have happened before its current barrier interval (rows are :class:`_Known`).
+    """
+
+    space: ThreadSpace
+    stamp: torch.Tensor
+    phase_start: torch.Tensor
+    full: torch.Tensor
+    thread: torch.Tensor
+    upto: torch.Tensor
+    #: per thread: what its latest device-scope fence releases (the release half of a pattern)
+    fenced: dict[int, _Known] = field(default_factory=dict)
+    #: per thread: what its atomics read since its latest fence (the acquire half, completed by a fence)
+    acquired: dict[int, _Known] = field(default_factory=dict)
+    #: per block: what fences of its threads acquired, known to the whole block after its next barrier
+    pending: dict[int, _Known] = field(default_factory=dict)
+    #: per thread that acquired since its block's last barrier: what it knows (its block's knowledge too)
+    own: dict[int, _Known] = field(default_factory=dict)
+    #: per location (region id, byte address): what its release sequence carries
+    released: dict[tuple[int, int], _Known] = field(default_factory=dict)
+    #: per location: the stamp of each block's latest device-scope atomic on it ([blocks]); every atomic
+    #: on it precedes a later atomic on it in PTX's observation order (a chain of read-modify-writes),
+    #: hence what follows that later atomic in its thread, and in its block after a barrier
+    chain: dict[tuple[int, int], torch.Tensor] = field(default_factory=dict)
+    #: locations a plain store or a block-scoped atomic broke the chain of (for the rest of the launch)
+    broken: set[tuple[int, int]] = field(default_factory=set)
+    #: per thread, then per block: per location, the stamps of the atomics on it observed (as ``chain``)
+    observed: dict[int, dict[tuple[int, int], torch.Tensor]] = field(default_factory=dict)
+    block_observed: dict[int, dict[tuple[int, int], torch.Tensor]] = field(default_factory=dict)
+
+    @staticmethod
+    def start(space: ThreadSpace) -> FenceClocks:
+        b = space.num_blocks
+        if b * b > _MAX_CLOCK_CELLS:
+            raise SimulationError(
+                f"happens-before between {b} blocks needs {b * b} clocks, more than the limit of "
+                f"{_MAX_CLOCK_CELLS}: simulate a smaller instance"
+            )
+        one = torch.ones(b, dtype=torch.int32)
+        none = _Known.nothing(b)
+        return FenceClocks(
+            space, one.clone(), one.clone(), none.full.repeat(b, 1), none.thread.repeat(b, 1), none.upto.repeat(b, 1)
+        )
+
+    def known(self, block: int) -> _Known:
+        return _Known(self.full[block], self.thread[block], self.upto[block])
+
+    def fence(self, threads: torch.Tensor) -> None:
+        """Device- or system-scope fences of ``threads``: each completes the acquire patterns of the
+        thread's atomics since its last fence, and starts a release pattern covering what precedes it."""
+        blocks = self.space.block_of(threads)
+        for t, b in zip(threads.tolist(), blocks.tolist(), strict=True):
+            acquired = self.acquired.pop(t, None)
+            if acquired is not None:
+                self.pending[b] = acquired.join(self.pending.get(b))
+                self.own[t] = self.known(b).join(acquired).join(self.own.get(t))
+            own = _Known.nothing(self.full.shape[0])
+            own.full[b] = self.phase_start[b]
+            own.thread[b] = t
+            own.upto[b] = self.stamp[b]
+            self.fenced[t] = self.known(b).join(self.own.get(t)).join(own)
+        for b in torch.unique(blocks).tolist():
+            self.stamp[b] += 1  # the thread's later accesses are not released by this fence
+
+    def atomic(self, region: Region, threads: torch.Tensor, bases: torch.Tensor, *, strong: bool = True) -> None:
+        """Atomics of ``threads`` (in the order they were applied) at byte addresses ``bases``: each reads
+        what the location's release sequence carries, then continues it, with its thread's release if the
+        thread fenced before; and it observes the earlier atomics on the location. A block-scoped atomic
+        (not ``strong``: not morally strong towards other blocks) ends the release sequence and the chain."""
+        blocks = self.space.block_of(threads).tolist()
+        for t, base, b in zip(threads.tolist(), bases.tolist(), blocks, strict=True):
+            key = (region.id, int(base))
+            if not strong:
+                self.released.pop(key, None)
+                self.chain.pop(key, None)
+                self.broken.add(key)
+                continue
+            if key not in self.broken:
+                seen = self.chain.get(key)
+                if seen is None:
+                    seen = self.chain[key] = torch.zeros_like(self.stamp)
+                else:
+                    mine = self.observed.setdefault(t, {})
+                    mine[key] = seen.clone() if key not in mine else torch.maximum(mine[key], seen)
+                seen[b] = self.stamp[b]
+            carried = self.released.get(key)
+            if carried is not None:
+                self.acquired[t] = carried.join(self.acquired.get(t))
+            release = self.fenced.get(t)
+            if release is not None:
+                self.released[key] = release.join(carried)
+
+    def overwritten(self, region: Region, bases: torch.Tensor) -> None:
+        """A plain store at ``bases``: it ends the release sequences and the chains there."""
+        for b in bases.tolist():
+            key = (region.id, int(b))
+            self.released.pop(key, None)
+            if self.chain.pop(key, None) is not None:
+                self.broken.add(key)
+
+    def observed_by(self, thread: int, block: int, key: tuple[int, int]) -> torch.Tensor | None:
+        """The stamps of the atomics on ``key`` that ``thread`` (of ``block``) knows precede it."""
+        a = self.observed.get(thread, {}).get(key)
+        c = self.block_observed.get(block, {}).get(key)
+        return c if a is None else a if c is None else torch.maximum(a, c)
+
+    def barrier(self, passed: torch.Tensor) -> None:
+        """The blocks ``passed`` (a bool per block) pass a barrier: what their threads' fences acquired is
+        known to all their threads from now on."""
+        for b in passed.nonzero().reshape(-1).tolist():
+            got = self.pending.pop(b, None)
+            if got is not None:
+                k = self.known(b).join(got)
+                self.full[b], self.thread[b], self.upto[b] = k.full, k.thread, k.upto
+        self.stamp += passed.to(torch.int32)
+        self.phase_start = torch.where(passed, self.stamp, self.phase_start)
+        if self.own:
+            blocks = self.space.block_of(torch.tensor(list(self.own)))
+            for t, b in zip(list(self.own), blocks.tolist(), strict=True):
+                if bool(passed[b]):
+                    del self.own[t]  # the block knows it now
+        if self.observed:
+            blocks = self.space.block_of(torch.tensor(list(self.observed)))
+            for t, b in zip(list(self.observed), blocks.tolist(), strict=True):
+                if bool(passed[b]):
+                    into = self.block_observed.setdefault(b, {})
+                    for key, v in self.observed.pop(t).items():
+                        into[key] = v if key not in into else torch.maximum(into[key], v)
+
+    def rows(self, threads: torch.Tensor, blocks: torch.Tensor) -> _Known:
+        """What each of ``threads`` (of ``blocks``) knows: its block's knowledge, and what it acquired
+        itself since the block's last barrier (rows of ``[len(threads), blocks]`` tensors)."""
+        full, thread, upto = self.full[blocks], self.thread[blocks], self.upto[blocks]
+        if self.own:
+            mine = [(i, k) for i, t in enumerate(threads.tolist()) if (k := self.own.get(t)) is not None]
+            if mine:
+                full, thread, upto = full.clone(), thread.clone(), upto.clone()
+                for i, k in mine:
+                    full[i], thread[i], upto[i] = k.full, k.thread, k.upto
+        return _Known(full, thread, upto)
+
+
 @dataclass(slots=True)
 class _Resolved:
     """The accesses of one statement that land in one region, after the bounds check."""
@@ -333,6 +519,9 @@ class Memory:
         #: happens-before between programs run one at a time (a block-level kernel with a spin lock);
         #: ``None``: different blocks never synchronise
         self.clocks: ProgramClocks | None = None
+        #: happens-before between the blocks of a CUDA launch through fences and atomics; ``None``:
+        #: different blocks never synchronise
+        self.fences: FenceClocks | None = None
         #: report write-write races whose writes store the same bits as ``race (same value)`` (else ``race``)
         self.same_value = False
 
@@ -495,6 +684,8 @@ class Memory:
             view[eidx] = new
             if self.clocks is not None and r.region.kind is RegionKind.GLOBAL:
                 self.clocks.overwritten(r.region, r.base)
+            if self.fences is not None and r.region.kind is RegionKind.GLOBAL:
+                self.fences.overwritten(r.region, r.base)
             if r.region.writers is not None:
                 self._record_writers(r, vt.size * width, site)
 
@@ -523,18 +714,35 @@ class Memory:
                 self._record_writers(r, vt.size, site)
         return old
 
-    def synchronise(self, ptrs: torch.Tensor, order: MemoryOrder) -> None:
-        """The happens-before effect of the running program's atomics with ``order`` at ``ptrs`` (after
-        :meth:`atomic`; accesses outside every global buffer, already reported, synchronise nothing)."""
-        if self.clocks is None:
-            return
+    def _in_globals(self, ptrs: torch.Tensor) -> Iterator[tuple[Region, torch.Tensor, torch.Tensor]]:
+        """Per kernel buffer, the positions of ``ptrs`` inside it and their byte offsets (accesses outside
+        every global buffer, already reported, are left out)."""
         region_ids, offsets = decode_pointer(ptrs)
         for rid in torch.unique(region_ids).tolist():
             region = self.regions.get(int(rid))
             if region is None or region.kind is not RegionKind.GLOBAL:
                 continue
-            off = offsets[region_ids == rid]
-            self.clocks.synchronise(region, off[(off >= 0) & (off < region.nbytes)], order)
+            sel = (region_ids == rid) & (offsets >= 0) & (offsets < region.nbytes)
+            yield region, sel, offsets[sel]
+
+    def synchronise(self, ptrs: torch.Tensor, order: MemoryOrder) -> None:
+        """The happens-before effect of the running program's atomics with ``order`` at ``ptrs`` (after
+        :meth:`atomic`)."""
+        if self.clocks is not None:
+            for region, _, offsets in self._in_globals(ptrs):
+                self.clocks.synchronise(region, offsets, order)
+
+    def fence(self, threads: torch.Tensor) -> None:
+        """Device- or system-scope fences by ``threads`` (happens-before between blocks, if tracked)."""
+        if self.fences is not None and threads.numel():
+            self.fences.fence(threads)
+
+    def fenced_atomic(self, threads: torch.Tensor, ptrs: torch.Tensor, *, strong: bool) -> None:
+        """The release, acquire and observation effects of atomics of ``threads`` at ``ptrs`` (after
+        :meth:`atomic`, in the same order); ``strong``: of device or system scope, else block-scoped."""
+        if self.fences is not None:
+            for region, sel, offsets in self._in_globals(ptrs):
+                self.fences.atomic(region, threads[sel], offsets, strong=strong)
 
     # -- resolution and bounds -------------------------------------------------------------------------
 
@@ -749,6 +957,8 @@ class Memory:
                 report(conflict, other, other_t, sh.stmt[gi], across=False)
             if cross and self.clocks is not None:
                 self._unordered(region, other, gi, sh.xstmt[gi], report)
+            elif cross and self.fences is not None:
+                self._unfenced(region, other, gi, t32, blk, sh.xstmt[gi], report)
             elif cross:
                 xlo, xhi = sh.xlo[gi], sh.xhi[gi]
                 xnon = xhi >= 0
@@ -823,6 +1033,8 @@ class Memory:
                 region.clocks[kind] = c
             p = self.clocks.program
             c[gi, p] = self.clocks.vc[p, p]
+        if cross and self.fences is not None:
+            self._record_stamps(region, kind, gi, t32, blk)
         if cross:
             sh.xlo.scatter_reduce_(0, gi, t32, reduce="amin")
             sh.xhi.scatter_reduce_(0, gi, t32, reduce="amax")
@@ -854,6 +1066,83 @@ class Memory:
                 region, AccessKind.BLOCK_ATOMIC, AccessKind.BLOCK_ATOMIC, int(t32[i]), int(others[i]), site,
                 int(offsets[int(rows[i])]), site, int(split.sum()), across_blocks=True,
             )  # fmt: skip
+
+    def _record_stamps(
+        self, region: Region, kind: AccessKind, gi: torch.Tensor, t32: torch.Tensor, blk: torch.Tensor
+    ) -> None:
+        """Record accesses of ``kind`` at granules ``gi`` by threads ``t32`` of blocks ``blk`` for
+        :meth:`_unfenced`."""
+        fences = self.fences
+        assert fences is not None
+        nb = self.space.num_blocks
+        st = region.stamps.get(kind)
+        if st is None:
+            cells = region.num_granules * nb
+            if cells > _MAX_CLOCK_CELLS:
+                raise SimulationError(
+                    f"happens-before between {nb} blocks on buffer {region.name} ({region.num_granules} "
+                    f"locations) needs {cells} clocks, more than the limit of {_MAX_CLOCK_CELLS}: simulate a "
+                    "smaller instance"
+                )
+            shape = (region.num_granules, nb)
+            st = (
+                torch.zeros(shape, dtype=torch.int32),
+                torch.zeros(shape, dtype=torch.int32),
+                torch.full(shape, -1, dtype=torch.int32),
+            )
+            region.stamps[kind] = st
+        stamp, interval, owner = st
+        cell = gi.to(torch.int64) * nb + blk.to(torch.int64)
+        cells, inv = torch.unique(cell, return_inverse=True)
+        lo = torch.full((cells.numel(),), _INT_MAX, dtype=torch.int32).scatter_reduce_(0, inv, t32, reduce="amin")
+        hi = torch.full((cells.numel(),), -1, dtype=torch.int32).scatter_reduce_(0, inv, t32, reduce="amax")
+        g, b = cells // nb, cells % nb
+        start = fences.phase_start[b]
+        one = torch.where(lo == hi, lo, -1)
+        same_interval = (stamp[g, b] > 0) & (interval[g, b] == start)
+        keep = same_interval & (owner[g, b] != one)
+        owner[g, b] = torch.where(keep, torch.full_like(one, -1), one)
+        stamp[g, b] = fences.stamp[b]
+        interval[g, b] = start
+
+    def _unfenced(
+        self,
+        region: Region,
+        other: AccessKind,
+        gi: torch.Tensor,
+        t32: torch.Tensor,
+        blk: torch.Tensor,
+        other_sites: torch.Tensor,
+        report: Callable[..., None],
+    ) -> None:
+        """Report accesses by threads ``t32`` of blocks ``blk`` that nothing they know orders after another
+        block's latest access of kind ``other`` to the same granule."""
+        fences = self.fences
+        assert fences is not None
+        st = region.stamps.get(other)
+        if st is None:
+            return
+        stamp, _, owner = st
+        rs, ro = stamp[gi], owner[gi]
+        b = blk.to(torch.int64)
+        k = fences.rows(t32, b)
+        ordered = (rs < k.full) | ((ro >= 0) & (ro == k.thread) & (rs <= k.upto))
+        if other is AccessKind.ATOMIC and (fences.observed or fences.block_observed):
+            # device-scope atomics that a later atomic of this thread (or of its block, before its last
+            # barrier) read through the chain precede its accesses (PTX's causality order: observation
+            # order, then program order and barriers)
+            for i, (t, bb, g) in enumerate(zip(t32.tolist(), blk.tolist(), gi.tolist(), strict=True)):
+                seen = fences.observed_by(t, bb, (region.id, g * region.granule))
+                if seen is not None:
+                    ordered[i] |= rs[i] <= seen
+        later = (rs > 0) & ~ordered
+        later[torch.arange(gi.numel()), b] = False
+        conflict = later.any(dim=1)
+        if bool(conflict.any()):
+            ob = later.to(torch.int32).argmax(dim=1)
+            who = ro.gather(1, ob[:, None].to(torch.int64)).squeeze(1)
+            others = torch.where(who >= 0, who, ob * self.space.block_size)
+            report(conflict, other, others, other_sites, across=True)
 
     def _unordered(
         self,
@@ -906,6 +1195,12 @@ class Memory:
         elif across and self.clocks is not None:
             other_who = self.space.describe(other_t)
             why = " (no atomic release and acquire order them)"
+        elif across and self.fences is not None:
+            other_who = self.space.describe(other_t)
+            why = (
+                " (no release and acquire pattern orders them: the writer's __threadfence() then an atomic, the"
+                " reader's atomic reading its value then __threadfence(), then __syncthreads() for its block)"
+            )
         elif across:
             other_who = self.space.describe(other_t)
             why = " (different blocks never synchronise)"

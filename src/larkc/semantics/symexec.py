@@ -121,29 +121,34 @@ __all__ = [
 ]
 
 
+#: An element of a buffer after the run: its exact term, or one of ``"undef"``, ``"+inf"``, ``"-inf"``,
+#: ``"nan"``.
+OutputValue = Term | str
+
+
 @dataclass(frozen=True, slots=True)
 class SymbolicBuffer:
     """A kernel buffer of a symbolic run: its tensor name, shape, element type and initial contents.
 
-    ``init``: ``"input"`` (element ``i`` is the symbol ``elem(name, i)``), ``"zeros"`` or ``"empty"``
-    (never written: reading it is ``uninit``, an element never written holds :data:`UNDEF`).
+    ``init``: ``"input"`` (element ``i`` is the symbol ``elem(name, i)``), ``"zeros"``, ``"empty"``
+    (never written: reading it is ``uninit``, an element never written holds :data:`UNDEF`), or
+    ``"terms"``: element ``i`` is ``terms[i]``, what an earlier launch left there (``"undef"`` where it is
+    still unwritten: reading it is ``uninit``).
     """
 
     name: str
     shape: tuple[int, ...]
     dtype: ScalarType
-    init: Literal["input", "zeros", "empty"]
+    init: Literal["input", "zeros", "empty", "terms"]
+    terms: tuple[OutputValue, ...] = ()
 
 
 #: A kernel argument of a symbolic run: a buffer, or a scalar (floats are read exactly: a Fraction or
 #: the exact binary value of a float).
 SymbolicArg = SymbolicBuffer | bool | int | float | Fraction
 
-#: An element of a buffer after the run: its exact term, or one of ``"undef"``, ``"+inf"``, ``"-inf"``,
-#: ``"nan"``.
-OutputValue = Term | str
-
 _SPECIAL_TEXT = {UNDEF: "undef", POS_INF: "+inf", NEG_INF: "-inf", NAN: "nan"}
+_SPECIAL_ID = {text: i for i, text in _SPECIAL_TEXT.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +174,7 @@ class SymbolicRun:
     terms: int
     seconds: float
     unknowns: int = 0
+    written: frozenset[str] = frozenset()  # the buffers stored to or updated atomically
 
     @property
     def control_concrete(self) -> bool:
@@ -188,6 +194,7 @@ class _Interp(Interpreter):
         self.mem = self.smem
         self.data_dependent: dict[str, Span | None] = {}
         self.symbolic_reads: dict[int, Span] = {}  # region id -> first data-dependent read
+        self.derived: set[int] = set()  # regions that start with an earlier launch's terms
         self._pure_cache: dict[int, bool] = {}
         self.deadline = math.inf  # perf_counter time after which the run stops (a budget)
         self.max_terms = 1 << 30  # distinct terms after which the run stops (a budget)
@@ -406,6 +413,9 @@ class _Interp(Interpreter):
             raise SymbolicUnsupported("a data-dependent address outside the kernel's buffers", span)
         if region.id in self.smem.written:
             raise SymbolicUnsupported(f"a data-dependent read of buffer {region.name}, which the kernel writes", span)
+        if region.id in self.derived:
+            what = f"a data-dependent read of buffer {region.name}, which an earlier launch wrote"
+            raise SymbolicUnsupported(what, span)
         offset = tm.sub(term, tm.const(region_id << REGION_SHIFT))
         size = vt.size
         if vt != region.elem:
@@ -751,7 +761,12 @@ def execute_symbolic(
     for name, v in args.items():
         if isinstance(v, SymbolicBuffer):
             data = torch.zeros(v.shape, dtype=mem_dtype(v.dtype))
-            sim_args[name] = GlobalBuffer(v.name, data, v.dtype, initialised=v.init != "empty")
+            initialised: bool | torch.Tensor = v.init != "empty"
+            if v.init == "terms":
+                if len(v.terms) != math.prod(v.shape):
+                    raise ValueError(f"buffer {v.name}: {len(v.terms)} terms for shape {v.shape}")
+                initialised = torch.tensor([t != "undef" for t in v.terms], dtype=torch.bool).reshape(v.shape)
+            sim_args[name] = GlobalBuffer(v.name, data, v.dtype, initialised=initialised)
             buffers[v.name] = v
         elif isinstance(v, Fraction):
             sim_args[name] = float(v)  # the register is built from the exact value below
@@ -773,6 +788,10 @@ def execute_symbolic(
             elif spec.init == "zeros":
                 zero = domain.id(tm.FALSE if spec.dtype.is_bool else tm.ZERO)
                 interp.smem.fill(region, torch.full((n,), zero, dtype=ID_DTYPE), spec.dtype)
+            elif spec.init == "terms":
+                ids = [_SPECIAL_ID[t] if isinstance(t, str) else domain.id(t) for t in spec.terms]
+                interp.smem.fill(region, torch.tensor(ids, dtype=ID_DTYPE), spec.dtype)
+                interp.derived.add(region.id)
         try:
             interp.run(values)
             for rid, span in interp.symbolic_reads.items():
@@ -804,6 +823,7 @@ def execute_symbolic(
         terms=len(domain.table),
         seconds=time.perf_counter() - start,
         unknowns=domain.unknowns,
+        written=frozenset(b for b, region in regions.items() if region.id in interp.smem.written),
     )
 
 

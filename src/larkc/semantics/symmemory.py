@@ -42,7 +42,7 @@ from larkc.ir.types import (
 )
 from larkc.semantics.diagnostics import DiagnosisLog
 from larkc.semantics.geometry import ThreadSpace
-from larkc.semantics.memory import AccessKind, Memory, Region, Site
+from larkc.semantics.memory import AccessKind, Memory, Region, RegionKind, Site
 from larkc.semantics.numerics import mem_dtype
 from larkc.semantics.symvalues import ID_DTYPE, UNDEF, SymbolicDomain
 from larkc.symbolic import terms as tm
@@ -218,6 +218,8 @@ class SymbolicMemory(Memory):
             slots = r.base[:, None] + torch.arange(width)[None, :] * vt.size
             mine = ids if r.whole else ids[r.sel]
             self._write(r.region, slots.reshape(-1), mine.reshape(-1), vt)
+            if self.fences is not None and r.region.kind is RegionKind.GLOBAL:
+                self.fences.overwritten(r.region, r.base)
 
     def atomic(
         self,

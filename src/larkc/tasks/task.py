@@ -326,6 +326,9 @@ class Task:
       of a KernelBench-style file (``class Model``, ``get_inputs``, ``get_init_inputs``). ``None`` asks
       only for memory safety, race freedom and barrier uniformity.
     * ``inputs``: the reference's tensor arguments, in order (name to :class:`TensorSpec`).
+      ``params``: inputs that are parameters of the reference module instead (input name to the
+      parameter's path in the module, ``{"linear_weight": "linear.weight"}``); they are the last inputs,
+      in this order, and the reference is called with its own parameters replaced by them.
       ``outputs``: the tensors the kernel writes, in the order the reference returns them. A name in both
       is an *in-place* tensor: it starts random, and its final value is compared with the reference's
       (returned, or left in the reference's argument). ``scratch``: other buffers (workspaces, partial
@@ -353,6 +356,7 @@ class Task:
     reference: Reference | None = None
     init_inputs: tuple[Any, ...] = ()
     inputs: Mapping[str, TensorSpec] = field(default_factory=dict)
+    params: Mapping[str, str] = field(default_factory=dict)
     outputs: Mapping[str, TensorSpec] = field(default_factory=dict)
     scratch: Mapping[str, TensorSpec] = field(default_factory=dict)
     bindings: Mapping[str, Binding] = field(default_factory=dict)
@@ -382,6 +386,7 @@ class Task:
         reference: Reference | None = None,
         init_inputs: Sequence[Any] = (),
         inputs: Mapping[str, object] | None = None,
+        params: Mapping[str, str] | None = None,
         outputs: Mapping[str, object] | None = None,
         scratch: Mapping[str, object] | None = None,
         bindings: Mapping[str, BindingValue] | None = None,
@@ -400,6 +405,7 @@ class Task:
         set_ = object.__setattr__
         set_(self, "source", Path(source))
         set_(self, "inputs", {k: TensorSpec.of(v, f"input {k!r}") for k, v in (inputs or {}).items()})
+        set_(self, "params", {str(k): str(v) for k, v in (params or {}).items()})
         set_(self, "outputs", {k: TensorSpec.of(v, f"output {k!r}") for k, v in (outputs or {}).items()})
         set_(self, "scratch", {k: TensorSpec.of(v, f"scratch {k!r}") for k, v in (scratch or {}).items()})
         launches = _launch_form(
@@ -604,6 +610,14 @@ class Task:
         dup = {n for n in names if names.count(n) > 1}
         if dup:
             raise TaskError(f"task {self.name}: tensor names used twice: {', '.join(sorted(dup))}")
+        last = list(self.inputs)[len(self.inputs) - len(self.params) :] if len(self.params) <= len(self.inputs) else []
+        if list(self.params) != last:
+            raise TaskError(
+                f"task {self.name}: params {', '.join(self.params)} must be the last inputs, in their order"
+                f" (inputs: {', '.join(self.inputs) or 'none'})"
+            )
+        if set(self.params) & set(self.outputs):
+            raise TaskError(f"task {self.name}: a parameter of the reference cannot be an output (in-place)")
         for n in self.inplace:
             if self.inputs[n] != self.outputs[n]:
                 raise TaskError(

@@ -121,8 +121,10 @@ def _parse_cuda(
     else:
         for overloads in tu.functions.values():
             for f in overloads:
-                # templates and functions taking cooperative groups exist only as instances
-                if f.template is None and not tu.takes_groups(f):
+                # templates and functions taking cooperative groups (or their references' addresses) exist
+                # only as instances
+                operator = f.name.rpartition("::")[2].startswith("operator")  # (instances of their uses only)
+                if f.template is None and not operator and not tu.takes_groups(f) and not tu.takes_reference_address(f):
                     tu.instantiate(f, {}, None)
         kernels = tu.kernel_names()
         if kernels and not any(f.kind is FunctionKind.KERNEL for f in tu.order):

@@ -212,6 +212,9 @@ class StructInfo:
     ``constants`` are its ``static constexpr`` members; ``methods`` its member functions by name (the
     constructors under the struct's own name), as definition nodes; ``env`` binds its template
     parameters (and its own name, as C++'s injected class name) for lowering those methods.
+    ``vector_arrays`` are its members that are arrays of a vector type (flashinfer's ``int4 data[N]``):
+    name -> (first lane, element vector type, lanes in all); they are not in ``fields``, so only the accesses that know
+    an element is several lanes (``data[i]``, ``data[i].x``) reach them.
     """
 
     name: str
@@ -220,6 +223,10 @@ class StructInfo:
     constants: dict[str, tuple[ScalarType, bool | int | float]] = field(default_factory=dict)
     methods: dict[str, list[ts.Node]] = field(default_factory=dict)
     env: dict[str, object] = field(default_factory=dict)
+    vector_arrays: dict[str, tuple[int, VectorType, int]] = field(default_factory=dict)
+    #: the instance's template arguments as written in names (``<half, 16>``; empty for a plain struct): the
+    #: names of its member functions' instances, so two instances' members are never one function
+    instance: str = ""
 
 
 _RANK = {BOOL: 0, I8: 1, U8: 1, I16: 2, U16: 2, I32: 3, U32: 3, I64: 4, U64: 4}

@@ -31,6 +31,7 @@ The work is split by concern over the modules of :mod:`larkc.frontends.cuda.lowe
 ``lowering.builtin_calls``  the device library (intrinsics, math, atomics, shuffles) as a table by name
 ``lowering.cooperative``    cooperative groups: thread blocks, tiles, their methods, ``cg::reduce``
 ``lowering.cub``            cub's block and warp collectives by their documented semantics
+``lowering.lambdas``        local lambdas: inlined at each call, captures by reference and by value
 ==========================  ===============================================================================
 """
 

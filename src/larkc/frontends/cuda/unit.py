@@ -19,7 +19,7 @@ from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedErr
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, UNSUPPORTED_TYPES, StructInfo, vector
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
-from larkc.frontends.cuda.syntax import misread_comma, node_text, type_words
+from larkc.frontends.cuda.syntax import misread_comma, node_text, takes_address, type_words
 from larkc.ir.nodes import Function, FunctionKind, Module, Param
 from larkc.ir.types import (
     BOOL,
@@ -124,6 +124,11 @@ class FunctionDef:
 #: Prefix of the environment entries that mark a function instance's pointer parameter (by its IR index)
 #: as given the address of a caller's local (``stochastic_rounding(x, &packed[k], seed)``).
 LOCAL_POINTER = "&local:"
+
+#: Prefix of the environment entries that mark a function instance's reference parameter (by its IR index)
+#: as bound to memory whose address the callee takes (``atomicExch(&ref, 0)`` with ``ref`` a ``__shared__``
+#: scalar of the caller): the parameter is that address, the value the index of its ``AddressSpace``.
+MEMORY_REF = "&memory:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +239,7 @@ class StructChoice:
     env: TemplateEnv  # the definition's template parameters bound for the instance
     explicit: bool  # an explicit specialization (`template <> struct vec_t<float, 1>`)
     pattern: Pattern | None  # the primary template's or the partial specialization's; None when not a template
+    args: tuple[TemplateArg, ...] = ()  # an explicit specialization's arguments (the primary's defaults included)
 
 
 #: Top-level nodes that do not affect device code.
@@ -282,6 +288,8 @@ class TranslationUnit:
         self.struct_infos: dict[tuple[str, tuple[TemplateArg, ...]], StructInfo] = {}
         self.vector_fields: dict[VectorType, list[StructInfo]] = {}
         self.typedefs: dict[str, ts.Node] = {}  # name -> type node (resolved lazily, may use templates)
+        #: alias templates (`template <typename T> using V = ...;`): their parameters and aliased type, by name
+        self.alias_templates: dict[str, tuple[tuple[TemplateParam, ...], ts.Node]] = {}
         self.constants: dict[str, tuple[ScalarType, bool | int | float]] = {}
         self.lowered: dict[str, Function] = {}
         self.order: list[Function] = []
@@ -424,7 +432,10 @@ class TranslationUnit:
             name = node_text(node.child_by_field_name("name"))
             type_node = node.child_by_field_name("type")
             assert type_node is not None
-            self.typedefs[ns + name] = type_node
+            if template:  # `template <typename T> using vec2_dtype_t = typename vec2_dtype<T>::type;`
+                self.alias_templates[ns + name] = (template, type_node)
+            else:
+                self.typedefs[ns + name] = type_node
         elif t == "namespace_definition":
             body = node.child_by_field_name("body")
             name = node_text(node.child_by_field_name("name"))
@@ -557,8 +568,15 @@ class TranslationUnit:
             self.host_functions.add(name)
             return  # host code is not verified; it only has to parse
         if name_node.type == "operator_name":
-            # A user-defined operator; expressions that would call it are rejected where they occur.
-            self.user_operators.add(" ".join(name.split()).removeprefix("operator").strip())
+            # A user-defined operator: a function named `operator*` that binary operators and compound
+            # assignments with a vector operand call (`color_sum * (1.0f / 16.0f)`, `sums[idx] += v` over
+            # float3); other uses (unary operators) are rejected where they occur
+            op = " ".join(name.split()).removeprefix("operator").strip()
+            self.user_operators.add(op)
+            if op not in ("[]", "()", "++", "--", "!", "~", "->", "&&", "||", ","):
+                self.functions.setdefault(f"{ns}operator{op}", []).append(
+                    FunctionDef(f"{ns}operator{op}", node, kind, template, template_error)
+                )
             return
         specialization = None
         if name_node.type == "template_function" and template == ():
@@ -885,7 +903,14 @@ class TranslationUnit:
             return PointerType(self.resolve_type(base_node, env, ctx), AddressSpace.GENERIC)
         if t == "placeholder_type_specifier":
             raise UnsupportedError("auto type here", node_text(type_node), self.span(type_node))
+        if t == "dependent_type" and type_node.named_children:
+            member = self._member_type(type_node.named_children[-1], env, ctx)
+            if member is not None:
+                return member  # `typename packed_as<T, 2>::type`
         if t == "qualified_identifier" and type_node.child_by_field_name("name") is not None:
+            member = self._member_type(type_node, env, ctx)
+            if member is not None:
+                return member  # `packed_as<float, 2>::type`
             inner = type_node.child_by_field_name("name")
             prefix = node_text(type_node.child_by_field_name("scope")) + "::"
             while inner is not None and inner.type == "qualified_identifier":
@@ -897,6 +922,10 @@ class TranslationUnit:
                 args = inner.child_by_field_name("arguments")
                 if qualified == "cuda::fast_mod_div" and args is not None:
                     return self._fast_mod_div(args, env, ctx)
+                key = self.find(qualified, type_node, self.structs)
+                if key is not None and args is not None:  # `fi::vec_t<float, 4>`
+                    targs = tuple(self.template_argument(a, env, ctx) for a in _template_args(args))
+                    return self.struct_type(key, targs, type_node)
                 if trait is not None and args is not None and args.named_children:
                     arg = self.template_argument(args.named_children[0], env, ctx)
                     if isinstance(arg, ScalarType):
@@ -909,6 +938,12 @@ class TranslationUnit:
             if key is not None:
                 targs = tuple(self.template_argument(a, env, ctx) for a in args_node.named_children)
                 return self.struct_type(key, targs, type_node)
+            alias = self.find(name, type_node, self.alias_templates)
+            if alias is not None:  # `vec2_dtype_t<half>`: the aliased type with the alias's parameters bound
+                params, aliased = self.alias_templates[alias]
+                targs = tuple(self.template_argument(a, env, ctx) for a in _template_args(args_node))
+                bound = self.bind_template(params, list(targs), {}, type_node, f"alias template {alias}")
+                return self.resolve_type(aliased, bound, ctx)
             qualified = "".join(name.split()).removeprefix("::")
             if qualified == "cuda::fast_mod_div":
                 return self._fast_mod_div(args_node, env, ctx)
@@ -960,6 +995,33 @@ class TranslationUnit:
         if words == "void":
             return VOID
         raise UnsupportedError(UNSUPPORTED_TYPES.get(words, "type"), words, self.span(type_node))
+
+    def _member_type(self, node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> Type | None:
+        """``S<args>::name`` where the definition of ``S<args>`` that C++ uses declares ``using name = ...;`` or
+        ``typedef ... name;`` (type traits such as flashinfer's ``vec2_dtype<T>::type``): that type, with the
+        definition's template parameters bound; ``None`` if ``node`` names no such member of a struct of the file."""
+        scope, name = node.child_by_field_name("scope"), node.child_by_field_name("name")
+        if node.type != "qualified_identifier" or scope is None or name is None or name.type != "type_identifier":
+            return None
+        name_node = scope.child_by_field_name("name") if scope.type == "template_type" else scope
+        args = scope.child_by_field_name("arguments") if scope.type == "template_type" else None
+        if name_node is None or scope.type not in ("template_type", "type_identifier", "namespace_identifier"):
+            return None
+        key = self.find(node_text(name_node), scope, self.structs)
+        if key is None:
+            return None
+        targs = tuple(self.template_argument(a, env, ctx) for a in (_template_args(args) if args else []))
+        choice = self.struct_definition(key, targs, scope)
+        body = choice.definition.node.child_by_field_name("body")
+        for f in body.named_children if body is not None else []:
+            aliased = f.child_by_field_name("type")
+            if f.type == "alias_declaration" and node_text(f.child_by_field_name("name")) == node_text(name):
+                assert aliased is not None
+                return self.resolve_type(aliased, choice.env, f)
+            declarators = f.children_by_field_name("declarator") if f.type == "type_definition" else []
+            if aliased is not None and any(node_text(d) == node_text(name) for d in declarators):
+                return self.resolve_type(aliased, choice.env, f)  # `typedef T type;`
+        return None
 
     def _fast_mod_div(self, args: ts.Node, env: TemplateEnv, ctx: ts.Node) -> ScalarType:
         """libcu++'s ``cuda::fast_mod_div<T[, DivisorIsNeverOne]>`` (``<cuda/cmath>``): a divisor of type ``T``
@@ -1110,6 +1172,7 @@ class TranslationUnit:
         elem: ScalarType | None = None
         lanes = 0
         fields: dict[str, tuple[int, int, bool]] = {}
+        vector_arrays: dict[str, tuple[int, VectorType, int]] = {}
         constants: dict[str, tuple[ScalarType, bool | int | float]] = {}
         methods: dict[str, list[ts.Node]] = {}
         base_name = name.rpartition("::")[2]
@@ -1161,22 +1224,27 @@ class TranslationUnit:
                     fe = ftype
                 elif isinstance(ftype, VectorType) and not is_array:
                     fe, count, is_array = ftype.elem, ftype.lanes, True
+                elif isinstance(ftype, VectorType) and dnode.type == "field_identifier":
+                    # `int4 data[vec_size / 8]`: the elements' lanes in order, each element several lanes
+                    fe, count = ftype.elem, count * ftype.lanes
+                    vector_arrays[node_text(dnode)] = (lanes, ftype, count)
                 else:
                     raise UnsupportedError("struct member type", node_text(f), self.span(f))
                 if elem is not None and fe != elem:
                     raise UnsupportedError("struct with members of different types", name, self.span(sd.node))
                 elem = fe
-                fields[node_text(dnode)] = (lanes, count, is_array)
+                if node_text(dnode) not in vector_arrays:
+                    fields[node_text(dnode)] = (lanes, count, is_array)
                 lanes += count
         out_of_class_env: TemplateEnv = {}
         for m in self.out_of_class.get(name, ()):
-            bound = self._out_of_class_env(m, choice, targs)
+            bound = self._out_of_class_env(m, choice)
             if bound is not None:
                 methods.setdefault(m.name, []).append(m.node)
                 out_of_class_env.update(bound)
         if elem is None or lanes == 0:
             raise UnsupportedError("empty struct", name, self.span(sd.node))
-        align = elem.size
+        align = max([elem.size, *(et.align for _, et, _ in vector_arrays.values())])  # `int4 data[N]`: 16
         for c in sd.node.named_children:
             if c.type == "alignas_qualifier" or node_text(c).startswith(("__align__", "alignas")):
                 arg = c.named_children[-1] if c.named_children else None
@@ -1186,16 +1254,14 @@ class TranslationUnit:
                 align = max(align, folded)
         vt = VectorType(elem, lanes, align)
         method_env: dict[str, object] = {**out_of_class_env, **env, base_name: vt}  # the injected class name
-        info = StructInfo(name, vt, fields, constants, methods, method_env)
+        instance = f"<{', '.join(_targ_str(a) for a in targs)}>" if targs else ""
+        info = StructInfo(name, vt, fields, constants, methods, method_env, vector_arrays, instance)
         for other in self.vector_fields.get(vt, []):
             # lowering finds a struct's members by its layout and name: two instances of one template laid out
             # alike must not differ in anything else (`Op<float, 1>` and `Op<float, 2>` with `if constexpr`)
-            if other.name == name and (other.fields, other.constants, other.methods, other.env) != (
-                fields,
-                constants,
-                methods,
-                method_env,
-            ):
+            mine = (fields, vector_arrays, constants, methods, method_env)
+            theirs = (other.fields, other.vector_arrays, other.constants, other.methods, other.env)
+            if other.name == name and theirs != mine:
                 raise UnsupportedError(
                     "two instances of a struct template with one layout and different members or template"
                     " arguments (larkc tells struct instances apart by their layout)",
@@ -1215,7 +1281,7 @@ class TranslationUnit:
         sd = self.structs[name]
         special = self._struct_specialization(name, targs)
         if special is not None:  # `template <> struct vec_t<float, 4> {...}`
-            return StructChoice(special, {}, True, None)
+            return StructChoice(special, {}, True, None, targs)
         if sd.template_error is not None:
             raise sd.template_error
         if sd.template is None:
@@ -1226,7 +1292,7 @@ class TranslationUnit:
         params = [p for p in sd.template if p.condition is None]
         full = tuple(env[p.name] for p in params)  # with the primary template's defaults
         if full != targs and (special := self._struct_specialization(name, full)) is not None:
-            return StructChoice(special, {}, True, None)
+            return StructChoice(special, {}, True, None, full)
         matches: list[tuple[PartialSpecialization, Pattern, TemplateEnv]] = []
         for partial in self.partial_specializations.get(name, ()):
             if _names_unmodelled_type(partial.args):
@@ -1296,15 +1362,19 @@ class TranslationUnit:
             if args_node is not None and _names_unmodelled_type(args_node):
                 continue  # `vec_t<__nv_fp4x2_e2m1, 1>`: no argument list larkc resolves equals it
             spec_args = tuple(self.template_argument(a, {}, a) for a in args_node.named_children) if args_node else ()
+            primary = self.structs.get(name)
+            params = [p for p in primary.template or () if p.condition is None] if primary is not None else []
+            if primary is not None and primary.template and args_node is not None and len(spec_args) < len(params):
+                # `template <> struct Acc<float>` is `Acc<float, 2>` with the primary's default `int N = 2`
+                bound = self.bind_template(primary.template, list(spec_args), {}, args_node, f"struct {name}")
+                spec_args = tuple(bound[p.name] for p in params)
             if targs and spec_args == targs:
                 return spec
         return None
 
-    def _out_of_class_env(
-        self, m: OutOfClassMethod, choice: StructChoice, targs: tuple[TemplateArg, ...]
-    ) -> TemplateEnv | None:
-        """The template parameters of out-of-class member ``m`` bound for the struct instance ``targs`` laid out
-        from ``choice``, or ``None`` if ``m`` belongs to another definition of the struct (an explicit
+    def _out_of_class_env(self, m: OutOfClassMethod, choice: StructChoice) -> TemplateEnv | None:
+        """The template parameters of out-of-class member ``m`` bound for the struct instance laid out from
+        ``choice``, or ``None`` if ``m`` belongs to another definition of the struct (an explicit
         specialization's, a partial specialization's, the primary template's). A templated member belongs to
         the definition whose pattern its scope's arguments spell, up to the names of the parameters."""
         args = _template_args(m.scope_args) if m.scope_args is not None else []
@@ -1314,12 +1384,13 @@ class TranslationUnit:
             if m.scope_args is not None and _names_unmodelled_type(m.scope_args):
                 return None  # `vec_t<__nv_fp4x2_e2m1, 1>::fill`: never the instance larkc lays out
             folded = tuple(self.template_argument(a, {}, a) for a in args)
-            return {} if choice.explicit and folded == targs else None
+            return {} if choice.explicit and folded == choice.args else None
         if choice.pattern is None or m.scope_args is None:
             return None  # a member of a template, not of this explicit specialization
         if _names_unmodelled_type(m.scope_args):
             return None  # `template <size_t N> vec_t<__nv_fp4x2_e2m1, N>::fill`: of a definition never laid out
-        scope = self._pattern(m.scope_args, StructDef(choice.definition.name, m.node, m.template), m.node, m.name)
+        definition = StructDef(choice.definition.name, m.node, m.template)
+        scope = self._pattern(m.scope_args, definition, m.node, choice.definition.name)
         renaming = _renaming(scope, choice.pattern)
         if renaming is None:
             return None
@@ -1532,7 +1603,7 @@ class TranslationUnit:
                         f"{what}: template parameter {p.name} needs a device function", span, stage=Stage.FRONTEND
                     )
                 continue
-            if p.is_type and not is_type_arg(arg):
+            if p.is_type and not is_type_arg(arg) and not isinstance(arg, Group):  # a group: `Group& g` deduced
                 raise TypeCheckError(f"{what}: template parameter {p.name} needs a type", span, stage=Stage.FRONTEND)
             if not p.is_type and not isinstance(arg, int):
                 raise TypeCheckError(
@@ -1594,6 +1665,20 @@ class TranslationUnit:
             for p in params.named_children
         )
 
+    def takes_reference_address(self, fd: FunctionDef) -> bool:
+        """Whether ``fd`` takes the address of one of its reference parameters (``atomicExch(&ref, 0)``):
+        it exists only as the instances its calls make (the reference bound to memory is that address)."""
+        from larkc.frontends.cuda.lower import FunctionLowering
+
+        body = fd.node.child_by_field_name("body")
+        lowering = FunctionLowering(self, fd, {}, fd.name)
+        return body is not None and any(
+            (d := p.child_by_field_name("declarator")) is not None
+            and d.type == "reference_declarator"
+            and takes_address(body, node_text(d.named_children[-1]) if d.named_children else "")
+            for p in lowering.parameter_nodes(fd.node)
+        )
+
     def instantiate(self, fd: FunctionDef, env: TemplateEnv, where: ts.Node | None) -> Function:
         """The IR of ``fd`` under template environment ``env``, lowering it if needed."""
         if fd.template_error is not None:
@@ -1616,6 +1701,9 @@ class TranslationUnit:
         local = sorted(int(k.removeprefix(LOCAL_POINTER)) for k in env if k.startswith(LOCAL_POINTER))
         if local:  # pointer parameters given the address of a local: an instance taking the local itself
             ir_name += "[" + ", ".join(f"&local {i}" for i in local) + "]"
+        memory = sorted(int(k.removeprefix(MEMORY_REF)) for k in env if k.startswith(MEMORY_REF))
+        if memory:  # reference parameters bound to memory: an instance taking its address
+            ir_name += "[" + ", ".join(f"&memory {i}" for i in memory) + "]"
         done = self.lowered.get(ir_name)
         if done is not None:
             return done

@@ -14,7 +14,7 @@ from running it (the reference stage does).
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -28,6 +28,7 @@ __all__ = [
     "Extension",
     "ForwardCall",
     "ModelNewFile",
+    "ParamRef",
     "View",
     "init_input_values",
     "input_dim_names",
@@ -74,12 +75,26 @@ class Allocation:
 
 
 @dataclass(frozen=True, slots=True)
+class ParamRef:
+    """An argument that is a parameter of ``ModelNew`` (``self.linear.weight``, ``self.bias``): its path
+    (``linear.weight``), checked against what ``__init__`` creates when the task is derived."""
+
+    path: str
+    span: Span = field(compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class View:
     """A forward parameter seen with another shape (``x.view(-1)``, ``x.reshape(x.size(0), -1)``,
     ``x.flatten()``): each dimension an integer, ``-1``, or ``("size", k)`` (the parameter's size ``k``)."""
 
     param: str
     dims: tuple[int | tuple[str, int], ...]
+
+
+#: An argument of an extension call: a forward parameter (by name), a constant, an earlier call's result,
+#: a tensor forward allocated, a forward parameter seen with another shape, or a parameter of ModelNew.
+Argument = int | float | bool | str | CallResult | Allocation | View | ParamRef
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +104,7 @@ class ForwardCall:
 
     extension: Extension
     function: str
-    arguments: tuple[int | float | bool | str | CallResult | Allocation | View, ...]  # str: a forward parameter
+    arguments: tuple[Argument, ...]
     span: Span
 
 
@@ -315,6 +330,7 @@ def _read_forward(
     locals_: dict[str, str] = {p: p for p in out.params}  # local name -> the forward parameter it is
     results: dict[str, int] = {}  # local name -> the call whose result it holds
     allocations: dict[str, Allocation] = {}  # local name -> a tensor forward allocated
+    weights: dict[str, ParamRef] = {}  # local name -> a parameter of ModelNew (w = self.linear.weight)
     body = [s for s in forward.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
 
     def allocation(name: str, e: ast.expr) -> Allocation | None:
@@ -378,7 +394,7 @@ def _read_forward(
             return e.func.value, locals_[a.value.id]
         return None
 
-    def argument(a: ast.expr) -> int | float | bool | str | CallResult | Allocation | View:
+    def argument(a: ast.expr) -> Argument:
         while isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr in ("contiguous", "cuda"):
             if a.args or a.keywords:
                 break
@@ -393,12 +409,20 @@ def _read_forward(
                 return CallResult(results[name])
             case ast.Name(id=name) if name in allocations:
                 return allocations[name]
+            case ast.Name(id=name) if name in weights:
+                return weights[name]
             case ast.Attribute(value=ast.Name(id="self"), attr=attr) if attr in attributes:
                 v = attributes[attr]
                 if isinstance(v, int | float | bool):
                     return v
             case ast.Constant(value=v) if isinstance(v, int | float | bool):
                 return v
+            case ast.Attribute(value=ast.Name(id="self"), attr=attr) if attr not in attributes:
+                return ParamRef(attr, _span(path, a))  # self.weight
+            case ast.Attribute(value=ast.Attribute(value=ast.Name(id="self"), attr=owner), attr=attr) if (
+                owner not in attributes
+            ):
+                return ParamRef(f"{owner}.{attr}", _span(path, a))  # self.linear.weight
         raise _unsupported(path, "argument of the CUDA function (a forward argument or a constant)", a, source)
 
     def extension_call(e: ast.expr) -> ForwardCall | None:
@@ -449,6 +473,11 @@ def _read_forward(
             if isinstance(src, CallResult):
                 results[name] = src.index
                 locals_.pop(name, None)
+                continue
+            if isinstance(src, ParamRef):
+                weights[name] = src
+                locals_.pop(name, None)
+                results.pop(name, None)
                 continue
         if isinstance(stmt, ast.Expr):  # self.ext.f(x, out): fills a tensor forward allocated
             call = extension_call(stmt.value)
@@ -515,6 +544,12 @@ def input_dim_names(path: Path) -> list[list[str | int | None]]:
 
 def init_input_values(path: Path) -> list[object] | None:
     """``get_init_inputs()`` of a problem file if it returns a list of constants, else ``None``."""
+    return init_inputs_with(path, lambda module, node: module.constant(node))
+
+
+def init_inputs_with(path: Path, read: Callable[[_Module, ast.expr], object]) -> list[object] | None:
+    """What ``get_init_inputs()`` of a problem file returns, read by ``read`` (the file's module-level
+    names and the returned expression), if that is a list; else ``None``."""
     try:
         source, tree = _parse(path)
     except LarkcError:
@@ -525,7 +560,7 @@ def init_input_values(path: Path) -> list[object] | None:
     if ret is None or ret.value is None:
         return None
     try:
-        v = module.constant(ret.value)
+        v = read(module, ret.value)
     except LarkcError:
         return None
     return v if isinstance(v, list) else None

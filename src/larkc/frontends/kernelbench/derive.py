@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import math
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -30,11 +31,13 @@ from larkc.frontends.kernelbench.candidate import (
     CallResult,
     CudaText,
     ForwardCall,
+    ParamRef,
     View,
     input_dim_names,
     read_model_new,
 )
 from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
+from larkc.frontends.kernelbench.params import ModuleParam, Opaque, Size, init_sizes, module_params
 from larkc.frontends.kernelbench.triton_candidate import is_triton_candidate, triton_candidate_task
 from larkc.ir.types import ScalarType
 from larkc.tasks import (
@@ -54,6 +57,7 @@ __all__ = [
     "MAX_ELEMENTS",
     "DerivedCandidate",
     "ProblemInput",
+    "ProblemParam",
     "cache_root",
     "derive_task",
     "task_file_text",
@@ -80,6 +84,16 @@ class ProblemInput:
     shape: tuple[int, ...] | None
     dtype: str | None
     value: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemParam:
+    """One parameter of the problem's ``Model`` as constructed: its path (``linear.weight``), shape and
+    element type (``"f32"``), in creation order."""
+
+    path: str
+    shape: tuple[int, ...]
+    dtype: str
 
 
 @dataclass
@@ -201,11 +215,14 @@ def derive_task(
     *,
     init_args: Sequence[object] = (),
     cuda_file: str | Path | None = None,
+    params: Sequence[ProblemParam] = (),
 ) -> DerivedCandidate:
     """The task verifying ``model_new``'s ``ModelNew`` against the problem file ``reference``.
 
     ``problem`` describes what the problem's ``get_inputs()`` returns, ``init_args`` its
-    ``get_init_inputs()``. The CUDA text is written to ``cuda_file``; by default to a file of larkc's
+    ``get_init_inputs()``, ``params`` the parameters of its ``Model`` (which become the task's
+    ``params``: inputs the reference takes for its own parameters). The CUDA text is written to
+    ``cuda_file``; by default to a file of larkc's
     cache (``$LARKC_CACHE_DIR`` or ``~/.cache/larkc``), beside the task written as a task file, from
     which the returned task is loaded (so that replay files of its runs can name it). Raises a located
     :class:`LarkcError` for what cannot be derived.
@@ -263,6 +280,7 @@ def derive_task(
         for s, v in zip(dims, p.shape or (), strict=True)
         if isinstance(s, str)
     }
+    weights, weight_paths, by_path = _weights(path, ref_path, candidate.calls, params, init_args, given, host_inputs)
     result = HostResult()
     returned: list[HostTensor] = []
     allocated: dict[str, HostTensor] = {}  # tensors forward allocates, by local name
@@ -283,9 +301,10 @@ def derive_task(
                 c.span,
                 stage=Stage.FRONTEND,
             )
-        fn, params = found
+        fn, params_of = found
+        parameters = {k: weights[v] for k, v in by_path.items()}
         arguments = _host_arguments(
-            c, candidate.params, [p.name for p in problem], params, host_inputs, returned, i, allocated
+            c, candidate.params, [p.name for p in problem], params_of, host_inputs, returned, i, allocated, parameters
         )
         prefix = f"c{i}_" if len(candidate.calls) > 1 else ""
         owned = frozenset(t.name for t in allocated.values())
@@ -312,7 +331,7 @@ def derive_task(
         _write(target, text)
         single = (ShapeNum(1),)
         result.launches.append(HostLaunch(_NO_LAUNCH, (), single, single, ShapeNum(0), {}, span(fn)))
-    task = _task(path, ref_path, target, host_inputs, result, given, span, fn)
+    task = _task(path, ref_path, target, {**host_inputs, **weights}, result, given, span, fn, weight_paths)
     derived = DerivedCandidate(task, path, target, aligned, given)
     if cuda_file is None:
         # the task as a task file beside the CUDA file, and the task loaded from it: a replay file of a
@@ -353,6 +372,113 @@ def _triton(
     return derived
 
 
+def _weights(
+    path: Path,
+    reference: Path,
+    calls: Sequence[ForwardCall],
+    params: Sequence[ProblemParam],
+    init_args: Sequence[object],
+    given: dict[str, int],
+    inputs: Mapping[str, HostTensor],
+) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str]]:
+    """The task inputs standing for ``Model``'s parameters (all of them, in creation order, named after
+    their paths: ``linear.weight`` is ``linear_weight``), each one's path, and for each parameter of
+    ``ModelNew`` the kernel reads, the input it is.
+
+    ``ModelNew``'s parameter in place ``i`` equals ``Model``'s in place ``i`` when both modules create
+    the parameters up to it alike (kinds, initialisers and shapes), as KernelBench's harness seeds the
+    generator alike before constructing each; anything else is an error at ``ModelNew``'s line. Sizes
+    named in ``get_init_inputs()`` (``in_features``) are symbols, added to ``given`` where no input has them.
+    """
+    reads = [a for c in calls for a in c.arguments if isinstance(a, ParamRef)]
+    if not params and not reads:
+        return {}, {}, {}
+    sizes = init_sizes(reference) or [
+        Size(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in init_args
+    ]
+    ref_span = Span(str(reference), 1, 1, 1, 2)
+    model: list[ModuleParam] = []
+    for p in module_params(reference, "Model", sizes) if params else []:
+        if isinstance(p, Opaque) and not reads:
+            return {}, {}, {}  # the kernel reads no weight: the reference keeps its own (as before params)
+        if isinstance(p, Opaque):
+            raise LarkcError(
+                f"unsupported parameters in Model.__init__ (larkc reads nn.Linear, nn.Conv1d/2d/3d, nn.LayerNorm"
+                f" and nn.Parameter(torch.randn(...)) of sizes from get_init_inputs()): {p.what}",
+                p.span,
+                stage=Stage.FRONTEND,
+            )
+        model.append(p)
+    # named_parameters() lists a module's own parameters before its submodules': the creation order (in
+    # which the generator is drawn from) is __init__'s, read statically and checked against the module
+    built = sorted((p.path, p.shape) for p in params)
+    read_so = sorted((p.path, tuple(d.value for d in p.shape)) for p in model)
+    if built != read_so:
+        raise LarkcError(
+            f"Model's parameters as constructed ({', '.join(f'{n} {list(s)}' for n, s in built) or 'none'}) are not"
+            f" those read from its __init__ ({', '.join(f'{n} {list(s)}' for n, s in read_so) or 'none'})",
+            model[0].span if model else ref_span,
+            stage=Stage.FRONTEND,
+        )
+    new = module_params(path, "ModelNew", sizes)
+    by_path: dict[str, str] = {}
+    names = [_input_name(p.path, {*inputs, *given}) for p in model]
+    for r in reads:
+        index = next((i for i, p in enumerate(new) if p.path == r.path), None)
+        if index is None or isinstance(new[index], Opaque):
+            created = ", ".join(p.path for p in new if isinstance(p, ModuleParam)) or "none"
+            raise LarkcError(
+                f"ModelNew.__init__ creates no parameter {r.path} that larkc can read (it creates: {created})",
+                r.span,
+                stage=Stage.FRONTEND,
+            )
+        for j, p in enumerate(new[: index + 1]):
+            if isinstance(p, Opaque):
+                raise LarkcError(
+                    f"unsupported parameters in ModelNew.__init__ before parameter {r.path} (larkc reads nn.Linear,"
+                    f" nn.Conv1d/2d/3d, nn.LayerNorm and nn.Parameter(torch.randn(...))): {p.what}",
+                    p.span,
+                    stage=Stage.FRONTEND,
+                )
+            if j >= len(model):
+                raise LarkcError(
+                    f"ModelNew's parameter {p.describe()} has no counterpart in Model, which creates"
+                    f" {len(model)} parameter(s){': ' if model else ''}{', '.join(m.path for m in model)}",
+                    p.span,
+                    stage=Stage.FRONTEND,
+                )
+            m = model[j]
+            if p.kind != m.kind or [d.value for d in p.shape] != [d.value for d in m.shape]:
+                raise LarkcError(
+                    f"ModelNew's parameter {p.describe()} is not Model's in its place, {m.describe()}"
+                    " (equal values need the same order, shapes and initialisers)",
+                    p.span,
+                    stage=Stage.FRONTEND,
+                )
+        by_path[r.path] = names[index]
+    weights: dict[str, HostTensor] = {}
+    dtypes = {p.path: p.dtype for p in params}
+    for name, p in zip(names, model, strict=True):
+        dims: list[ShapeExpr] = []
+        for k, d in enumerate(p.shape):
+            sym = d.name if d.name is not None and d.name.isidentifier() else None
+            if d.value == 1 or sym is None:
+                dims.append(ShapeNum(d.value))
+                continue
+            if sym in inputs or sym in names or given.setdefault(sym, d.value) != d.value:
+                sym = f"{name}_d{k}"
+                given[sym] = d.value
+            dims.append(ShapeSym(sym))
+        weights[name] = HostTensor(name, tuple(dims), dtypes[p.path])
+    return weights, dict(zip(names, (p.path for p in model), strict=True)), by_path
+
+
+def _input_name(param_path: str, taken: set[str]) -> str:
+    """The task input of ``Model``'s parameter ``param_path``: named as the reference stage names it."""
+    name = re.sub(r"\W", "_", param_path)
+    return name if name not in taken else f"param_{name}"
+
+
 def _view(t: HostTensor, v: View, call: ForwardCall) -> HostTensor:
     """The input tensor ``t`` seen with the shape of ``v`` (the same contiguous buffer)."""
     dims: list[ShapeExpr | None] = []
@@ -388,9 +514,11 @@ def _host_arguments(
     previous: Sequence[HostTensor],
     index: int,
     allocated: Mapping[str, HostTensor],
+    parameters: Mapping[str, HostTensor],
 ) -> dict[str, HostTensor | float | int | bool]:
     """The host function's parameters by name: forward's tensors as the problem's inputs, results of
-    earlier calls (``previous``: the result of call ``index - 1``) and constants."""
+    earlier calls (``previous``: the result of call ``index - 1``), parameters of ``ModelNew`` (by
+    path: the task's inputs standing for ``Model``'s) and constants."""
     if len(call.arguments) != len(params):
         raise LarkcError(
             f"{call.function} takes {len(params)} arguments, ModelNew.forward passes {len(call.arguments)}",
@@ -407,12 +535,12 @@ def _host_arguments(
                 )
             out[pname] = _view(inputs[input_names[list(forward_params).index(arg.param)]], arg, call)
             continue
-        if isinstance(arg, Allocation):
+        if isinstance(arg, Allocation | ParamRef):
             if base not in _TENSOR_TYPES:
                 raise LarkcError(
                     f"a tensor passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND
                 )
-            out[pname] = allocated[arg.name]
+            out[pname] = allocated[arg.name] if isinstance(arg, Allocation) else parameters[arg.path]
             continue
         if isinstance(arg, str | CallResult) and base not in _TENSOR_TYPES:
             raise LarkcError(f"a tensor passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND)
@@ -449,6 +577,7 @@ def _task(
     given: dict[str, int],
     span: Callable[[ts.Node], Span],
     fn: ts.Node,
+    params: Mapping[str, str],
 ) -> Task:
     names: dict[str, str] = {}
     returned = [t.name for t in result.returned]
@@ -490,6 +619,7 @@ def _task(
         "source": source,
         "reference": str(reference),
         "inputs": {k: TensorSpec(t.shape, _dtype(t.dtype)) for k, t in inputs.items()},
+        "params": dict(params),
         "outputs": outputs,
         "scratch": scratch,
         "symbols": list(given),
@@ -592,6 +722,7 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
     lines += [
         f"    reference={rel(str(t.reference))!r},",
         f"    inputs={tensors(t.inputs)},",
+        *([f"    params={dict(t.params)!r},"] if t.params else []),
         f"    outputs={tensors(t.outputs)},",
     ]
     if t.scratch:

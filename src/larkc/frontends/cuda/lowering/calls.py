@@ -13,15 +13,15 @@ from collections.abc import Callable, Mapping, Sequence
 
 import tree_sitter as ts
 
-from larkc.errors import UnsupportedError
+from larkc.errors import LarkcError, UnsupportedError
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, StructInfo
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import LaneLV, LValue, Val, VarLV, declared_identifier, zero_value
-from larkc.frontends.cuda.syntax import node_text
+from larkc.frontends.cuda.syntax import cast_operand, node_text
 from larkc.frontends.cuda.unit import FunctionDef, FunctionRef, ObjectStruct, TemplateArg, TemplateEnv, is_type_arg
 from larkc.ir.nodes import Assign, Call, Const, Expr, Function, FunctionKind, MakeVector, Param, VarRef
-from larkc.ir.types import I32, PointerType, ScalarType, Type, VectorType
+from larkc.ir.types import I32, PointerType, ScalarType, Type, VectorType, size_of
 
 
 class Calls(Conversions):
@@ -179,14 +179,19 @@ class Calls(Conversions):
                 raise self.unsupported("functional cast", node)
             return self.explicit_cast(self.rvalue(arg_nodes[0]), target_t, node)
         key = self.tu.find(name, fn_node, self.tu.functions)
-        if key is not None:
-            return self.user_call(key, [], arg_nodes, node, want_value)
+        if key is not None:  # with CUDA's function of the name where no user overload is viable
+            library = lambda: self.builtin_call(name, arg_nodes, node, want_value)  # noqa: E731
+            return self.user_call(key, [], arg_nodes, node, want_value, fallback=library)
         if fn_node.type == "identifier" and self.cg_name(fn_node) is not None:
             return self.cg_call(fn_node, arg_nodes, node, want_value)  # after `using namespace cooperative_groups`
-        if name in BUILTIN_TYPES and isinstance(BUILTIN_TYPES[name], ScalarType):
+        builtin_t = BUILTIN_TYPES.get(name)
+        packed_fp8 = isinstance(builtin_t, VectorType) and builtin_t.elem.is_fp8
+        if builtin_t is not None and (isinstance(builtin_t, ScalarType) or packed_fp8):
+            # cuda_fp8.h's packed classes are built by their converting constructors, __nv_fp8x2_e4m3(f2);
+            # `convert` accepts only the conversions the header defines.
             if len(arg_nodes) != 1:
                 raise self.unsupported("functional cast", node)
-            return self.explicit_cast(self.rvalue(arg_nodes[0]), BUILTIN_TYPES[name], node)
+            return self.explicit_cast(self.rvalue(arg_nodes[0]), builtin_t, node)
         try:
             return self.builtin_call(name, arg_nodes, node, want_value)
         except UnsupportedError:
@@ -290,6 +295,22 @@ class Calls(Conversions):
         self.emit(Call(dst, fn.name, (), span))
         return Val(VarRef(dst, fn.ret, span), fn.ret)
 
+    def user_conversion(self, v: Val, node: ts.Node) -> Val | None:
+        """``v`` converted by its struct's conversion operator to a scalar (flashinfer's ``uint_fastdiv``:
+        ``operator unsigned int() const``, in ``x * paged_kv.page_size``), ``None`` if its type is no struct
+        with one. The struct must be the only one laid out as ``v``'s type (larkc tells structs apart by
+        their layout: another could convert differently)."""
+        infos = self.tu.vector_fields.get(v.ctype, []) if isinstance(v.ctype, VectorType) else []
+        converting = [i for i in infos if "operator cast" in i.methods]
+        if not converting:
+            return None
+        if len(infos) != 1:
+            raise self.unsupported(f"conversion of one of several structs laid out as {v.ctype}", node)
+        value = self.method_call(None, converting[0], "operator cast", [], node, True, this=v)
+        if value is None or not isinstance(value.ctype, ScalarType):
+            raise self.unsupported("conversion operator to a type other than a scalar", node)
+        return value
+
     def member(self, name: str, node: ts.Node) -> LValue | Val | None:
         """Inside a member function: a data member (of ``this``) or a static constant of the struct."""
         owner = self.fd.owner
@@ -309,12 +330,15 @@ class Calls(Conversions):
             return this  # the whole struct: subscripts are lanes
         return LaneLV(this, Const(lane, I32, span), owner.vector.elem)
 
-    def check_subscript_operator(self, vt: VectorType, node: ts.Node) -> None:
+    def check_subscript_operator(self, vt: VectorType, node: ts.Node) -> ScalarType | None:
         """``p[i]`` on a struct value is lane ``i``: true of the ``operator[]`` packed types define
-        (``return payload[i];`` over a member array that is the whole struct); anything else is rejected."""
+        (``return payload[i];`` over a member array that is the whole struct; ``None``), or element ``i`` of
+        the struct's bits viewed as ``T`` (``return ((T*)data)[i];`` or ``((T*)(&data))[i]``, as flashinfer's
+        ``vec_t`` writes it, over a member that is the whole struct; ``T``); anything else is rejected."""
         info = self.struct_of(vt, "operator[]")
         if info is None:
-            return
+            return None
+        views: set[ScalarType | None] = set()
         for m in info.methods["operator[]"]:
             body = m.child_by_field_name("body")
             stmts = [c for c in body.named_children if c.type != "comment"] if body is not None else []
@@ -322,13 +346,43 @@ class Calls(Conversions):
             array = (
                 ret.child_by_field_name("argument") if ret is not None and ret.type == "subscript_expression" else None
             )
+            view = self.pointer_view_of_member(info, array) if array is not None else None
             field = info.fields.get(node_text(array)) if array is not None else None
             index = ret.child_by_field_name("indices") if ret is not None else None
             index_text = "".join(node_text(index).split()).strip("[]") if index is not None else None
             plist = function_declarator(m).child_by_field_name("parameters")
             declared = [p.child_by_field_name("declarator") for p in plist.named_children] if plist else []
-            if field != (0, vt.lanes, True) or [declared_identifier(d) for d in declared] != [index_text]:
+            if (field != (0, vt.lanes, True) and view is None) or [declared_identifier(d) for d in declared] != [
+                index_text
+            ]:
                 raise self.unsupported("operator[] other than `return member_array[i];`", node)
+            views.add(view)
+        if len(views) != 1:
+            raise self.unsupported("operator[] overloads that view the struct differently", node)
+        return views.pop()
+
+    def pointer_view_of_member(self, info: StructInfo, node: ts.Node) -> ScalarType | None:
+        """``((T*)data)`` or ``((const T*)(&data))`` with ``data`` a member that is the whole struct and ``T``
+        a scalar type whose size divides the struct's: ``T``; ``None`` for anything else."""
+        cast = cast_operand(node)
+        if cast is None:
+            return None
+        type_node, value, _ = cast
+        name = node_text(value)
+        vt = info.vector
+        whole = info.fields.get(name) in ((0, vt.lanes, True), (0, 1, False)) or (
+            name in info.vector_arrays and info.vector_arrays[name][::2] == (0, vt.lanes)
+        )
+        if value.type != "identifier" or not whole:
+            return None
+        try:
+            target = self.tu.resolve_type(type_node, info.env, node)  # type: ignore[arg-type]
+        except LarkcError:
+            return None
+        if not isinstance(target, PointerType) or not isinstance(target.pointee, ScalarType):
+            return None
+        t = target.pointee
+        return t if size_of(vt) % t.size == 0 else None
 
     def struct_of(self, vt: Type, method: str) -> StructInfo | None:
         """The struct (laid out as ``vt``) that has member function ``method``."""
@@ -422,6 +476,8 @@ class Calls(Conversions):
 
 def _struct_args(info: StructInfo) -> str:
     """``<float>`` for a struct template instance (its template arguments, as the key records them)."""
+    if info.instance:
+        return info.instance
     targs = [v for k, v in info.env.items() if k != info.name.rpartition("::")[2]]
     return f"<{', '.join(str(_targ_text(a)) for a in targs)}>" if targs else ""
 

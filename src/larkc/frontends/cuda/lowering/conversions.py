@@ -119,6 +119,10 @@ class Conversions(LoweringCore):
 
     def arith_operands(self, a: Val, b: Val, node: ts.Node) -> tuple[Expr, Expr, Type]:
         a, b = self.decay(a), self.decay(b)
+        if isinstance(a.ctype, VectorType) != isinstance(b.ctype, VectorType):
+            # a struct with a conversion operator beside a scalar: C++ converts it (`x * paged_kv.page_size`)
+            a = (self.user_conversion(a, node) or a) if isinstance(a.ctype, VectorType) else a
+            b = (self.user_conversion(b, node) or b) if isinstance(b.ctype, VectorType) else b
         if isinstance(a.ctype, VectorType) or isinstance(b.ctype, VectorType):
             op_text = node_text(node.child_by_field_name("operator"))
             if op_text in self.tu.user_operators or f"{op_text}=" in self.tu.user_operators:

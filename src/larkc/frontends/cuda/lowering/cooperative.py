@@ -139,6 +139,8 @@ class CooperativeGroups(Conversions):
     def is_group_type(self, type_node: ts.Node) -> bool:
         """Whether a type node names a cooperative group (``thread_block``, ``thread_block_tile<N>``, or
         ``thread_group``, which holds either)."""
+        if type_node.type == "type_identifier" and isinstance(self.env.get(node_text(type_node)), Group):
+            return True  # a template type parameter deduced from a group argument (`Group& threads`)
         name = self.cg_name(type_node)
         return name is not None and (name in ("thread_block", "thread_group") or name.startswith("thread_block_tile"))
 
@@ -146,9 +148,12 @@ class CooperativeGroups(Conversions):
         """Reject a group bound to a variable or parameter whose type cannot hold it: a ``thread_block``
         holds the block, a ``thread_block_tile<N>`` tiles of ``N`` threads, a ``thread_group`` either."""
         name = "".join((self.cg_name(type_node) or "").split())
+        deduced = self.env.get(node_text(type_node)) if type_node.type == "type_identifier" else None
         if name == "thread_group":
             return
-        if name == "thread_block":
+        if isinstance(deduced, Group):
+            fits = deduced == group
+        elif name == "thread_block":
             fits = group.is_block
         else:
             inner: ts.Node | None = type_node

@@ -24,6 +24,7 @@ from larkc.frontends.cuda.lowering.values import Binding, LValue, Val, VarLV
 from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.frontends.cuda.unit import (
     FunctionDef,
+    ObjectStruct,
     TemplateArg,
     TemplateEnv,
     TranslationUnit,
@@ -31,7 +32,7 @@ from larkc.frontends.cuda.unit import (
     is_type_arg,
 )
 from larkc.ir.nodes import Decl, Expr, Function, FunctionKind, Module, Param, ShuffleKind, Stmt, VarRef
-from larkc.ir.types import VOID, Type, VectorType
+from larkc.ir.types import VOID, AddressSpace, ScalarType, Type, VectorType
 from larkc.ir.verify import verify_function
 
 if TYPE_CHECKING:
@@ -73,9 +74,13 @@ class LoweringCore(abc.ABC):
         self.array_params: dict[str, CArray] = {}  # `float x[][N]` parameters, by name
         self.device_scalars: dict[str, Type] = {}  # `__device__` scalars used by a kernel: its parameters
         self.local_pointer_params: dict[str, Type] = {}  # pointer parameters given a caller's local: pointee
+        #: reference parameters given the address of the caller's memory (`MEMORY_REF`): referred type, space
+        self.memory_ref_params: dict[str, tuple[Type, AddressSpace]] = {}
         self.warp_storages: set[str] = set()  # `WarpReduce::TempStorage` names (placeholders: the model shuffles)
         self.cub_types: dict[str, CubCollective] = {}  # `typedef cub::BlockReduce<float, 256> BlockReduce;`
         self.struct_params: dict[str, dict[str, VarLV]] = {}  # parameter structs of pointers: member -> parameter
+        #: parameter structs that have member functions (flashinfer's `paged_kv.get_k_ptr(...)`): their objects
+        self.struct_param_objects: dict[str, ObjectStruct] = {}
         self.lambdas: dict[str, Lambda] = {}  # local lambdas, by the key their name is bound to ("lambda")
 
     def span(self, node: ts.Node) -> Span:
@@ -150,7 +155,12 @@ class LoweringCore(abc.ABC):
     def resolve_type(self, type_node: ts.Node, ctx: ts.Node) -> Type:
         """The type ``type_node`` names (a template parameter of this instance, or a type of the file)."""
         bound = self.template_type(type_node)
-        return bound if bound is not None else self.tu.resolve_type(type_node, self.env, ctx)
+        if bound is not None:
+            return bound
+        # local integer constants are template arguments too (`constexpr auto n = num_elems<T>::value;`
+        # then `typename packed_as<QuantT, n>::type`); template parameters of the instance come first
+        local: TemplateEnv = {k: v for k, v in self.const_scope().items() if isinstance(v, int) and k not in self.env}
+        return self.tu.resolve_type(type_node, {**local, **self.env} if local else self.env, ctx)
 
     def try_resolve_type(self, type_node: ts.Node, ctx: ts.Node) -> Type | None:
         """The type ``type_node`` names, or ``None`` where it names none."""
@@ -297,6 +307,14 @@ class LoweringCore(abc.ABC):
         """An lvalue for ``node``; an array expression or a non-lvalue yields a :class:`Val` instead."""
 
     @abc.abstractmethod
+    def user_conversion(self, v: Val, node: ts.Node) -> Val | None:
+        """``v`` converted by its struct's conversion operator to a scalar; ``None`` if it has none."""
+
+    @abc.abstractmethod
+    def subscript(self, base: LValue | Val, base_node: ts.Node, idx_node: ts.Node, node: ts.Node) -> LValue | Val:
+        """``base[idx]``: a lane of a vector, an element of an array or memory through a pointer."""
+
+    @abc.abstractmethod
     def apply_binary(self, op_text: str, a: Val, b: Val, node: ts.Node) -> Val:
         """``a op b`` for an operator spelled ``op_text``, with C's conversions and pointer arithmetic."""
 
@@ -319,8 +337,9 @@ class LoweringCore(abc.ABC):
         """Inside a member function: a data member (of ``this``) or a static constant of the struct."""
 
     @abc.abstractmethod
-    def check_subscript_operator(self, vt: VectorType, node: ts.Node) -> None:
-        """``p[i]`` on a struct value is lane ``i``: reject an ``operator[]`` that says otherwise."""
+    def check_subscript_operator(self, vt: VectorType, node: ts.Node) -> ScalarType | None:
+        """``p[i]`` on a struct value: lane ``i`` (``None``), or element ``i`` of its bits viewed as the type
+        returned; an ``operator[]`` of another form is rejected."""
 
     @abc.abstractmethod
     def construct(self, info: StructInfo, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
@@ -337,6 +356,7 @@ class LoweringCore(abc.ABC):
         node: ts.Node,
         want_value: bool,
         candidates: Sequence[FunctionDef] | None = None,
+        fallback: Callable[[], Val | None] | None = None,
     ) -> Val | None:
         """A call of a user function: overload resolution, template deduction, then a :class:`Call`; among
         ``candidates`` when given (an explicit specialization of a template that is only declared)."""

@@ -29,7 +29,7 @@ from larkc.frontends.cuda.lowering.values import (
     null_pointer,
     pointer_type,
 )
-from larkc.frontends.cuda.syntax import misread_comma, node_text
+from larkc.frontends.cuda.syntax import cast_operand, misread_comma, node_text
 from larkc.frontends.cuda.unit import FunctionRef
 from larkc.ir.nodes import (
     Assign,
@@ -304,11 +304,16 @@ class Expressions(Conversions):
             ct, cv = lib.CONSTANTS[text.removeprefix("::")]
             return Val(Const(cv, ct, self.span(node)), ct)
         scope = node.child_by_field_name("scope")
-        info = self.tu.struct_info(scope, self.env, node) if scope is not None else None
         member = node_text(node.child_by_field_name("name"))
+        trait = self.tu.static_constant(scope, member, self.env) if scope is not None else None
+        if trait is not None:  # `num_elems<T>::value` of a type trait (no layout: it has no data members)
+            return Val(Const(trait[1], trait[0], self.span(node)), trait[0])
+        info = self.tu.struct_info(scope, self.env, node) if scope is not None else None
         if info is not None and member in info.constants:
             ct, cv = info.constants[member]
             return Val(Const(cv, ct, self.span(node)), ct)
+        if scope is not None and scope.type == "template_type":
+            self.tu.resolve_type(scope, self.env, node)  # its located error (`num_elems<int>` never defined)
         raise self.unsupported("qualified name", node)
 
     def read(self, lv: LValue, node: ts.Node) -> Val:
@@ -390,42 +395,22 @@ class Expressions(Conversions):
             idx_nodes = idx_list.named_children if idx_list.type == "subscript_argument_list" else [idx_list]
             if len(idx_nodes) != 1:
                 raise self.unsupported("multi-argument subscript", node)
+            element = self.vector_element(node)
+            if element is not None:  # `data[i]` with `int4 data[N]`: that element's lanes
+                return self.read_lanes(*element, node)
             pun = self.local_pun(base_node)
             if pun is not None:  # `reinterpret_cast<float*>(&v)[i]`
                 return self.pun_place(pun[0], pun[1], idx_nodes[0], node)
-            base = self.lvalue(base_node)
-            if isinstance(base, LaneLV | MemLV | VarLV | PunLV | PunLaneLV):
-                base_val = self.read(base, base_node)
-            else:
-                base_val = base
-            if isinstance(base_val.ctype, VectorType):
-                self.check_subscript_operator(base_val.ctype, node)
-                return self.vector_lane(base, base_val, idx_nodes[0], node)
-            idx_e, idx_t = self.scalar(self.rvalue(idx_nodes[0]), idx_nodes[0])
-            if not idx_t.is_int and not idx_t.is_bool:
-                raise self.type_error(f"array subscript is not an integer ({idx_t})", idx_nodes[0])
-            if idx_t.is_bool:
-                idx_e, idx_t = self.cast_scalar(idx_e, idx_t, I32, span), I32
-            ct = base_val.ctype
-            if isinstance(ct, CArray):
-                ptr_t = ct.pointer
-                if len(ct.dims) > 1:
-                    row = ct.row_size()
-                    off = self.mul_index(idx_e, idx_t, row, span)
-                    sub = CArray(ct.elem, ct.dims[1:], ct.space, ct.const)
-                    return Val(PtrAdd(base_val.expr, off, ptr_t, span), sub)
-                return MemLV(PtrAdd(base_val.expr, idx_e, ptr_t, span), ct.elem, False)
-            if isinstance(ct, PointerType):
-                if isinstance(ct.pointee, VoidType):
-                    raise self.type_error("subscript of a void pointer", node)
-                return MemLV(PtrAdd(base_val.expr, idx_e, ct, span), ct.pointee, ct.const)
-            raise self.type_error(f"subscript of a value of type {ct}", node)
+            return self.subscript(self.lvalue(base_node), base_node, idx_nodes[0], node)
         if t == "pointer_expression":
             op = node_text(node.child_by_field_name("operator"))
             arg = node.child_by_field_name("argument")
             assert arg is not None
             if op == "*" and arg.type == "this" and self.fd.owner is not None and not self.fd.static_method:
                 return VarLV("this", self.fd.owner.vector)  # `*this` in a member function: the object
+            lanes = self.lane_pun(node) if op == "*" else None
+            if lanes is not None:  # `*(half2*)(&(data[i].x))`
+                return self.read_lanes(*lanes, node)
             pun = self.local_pun(arg) if op == "*" else None
             if pun is not None:  # `*(float2*)&x`
                 return self.pun_place(pun[0], pun[1], None, node)
@@ -440,6 +425,46 @@ class Expressions(Conversions):
         if t == "field_expression":
             return self.field(node)
         return self.rvalue(node)
+
+    def subscript(self, base: LValue | Val, base_node: ts.Node, idx_node: ts.Node, node: ts.Node) -> LValue | Val:
+        """``base[idx]``: a lane of a vector, an element of an array or memory through a pointer."""
+        span = self.span(node)
+        if isinstance(base, LaneLV | MemLV | VarLV | PunLV | PunLaneLV):
+            base_val = self.read(base, base_node)
+        else:
+            base_val = base
+        if isinstance(base_val.ctype, VectorType):
+            elem_view = self.check_subscript_operator(base_val.ctype, node)
+            if elem_view is not None and elem_view != base_val.ctype.elem:  # `((half*)data)[i]` over int4 lanes
+                view = vector(elem_view, size_of(base_val.ctype) // elem_view.size)
+                idx_e, idx_t = self.scalar(self.rvalue(idx_node), idx_node)
+                if not idx_t.is_int:
+                    raise self.type_error("vector lane index is not an integer", idx_node)
+                idx_e = self.cast_scalar(idx_e, idx_t, I32, self.span(idx_node))
+                if isinstance(base, VarLV):
+                    return PunLaneLV(base, view, idx_e, elem_view)
+                bits = Cast(base_val.expr, view, CastKind.BITCAST, span)
+                return Val(Extract(bits, idx_e, elem_view, span), elem_view)
+            return self.vector_lane(base, base_val, idx_node, node)
+        idx_e, idx_t = self.scalar(self.rvalue(idx_node), idx_node)
+        if not idx_t.is_int and not idx_t.is_bool:
+            raise self.type_error(f"array subscript is not an integer ({idx_t})", idx_node)
+        if idx_t.is_bool:
+            idx_e, idx_t = self.cast_scalar(idx_e, idx_t, I32, span), I32
+        ct = base_val.ctype
+        if isinstance(ct, CArray):
+            ptr_t = ct.pointer
+            if len(ct.dims) > 1:
+                row = ct.row_size()
+                off = self.mul_index(idx_e, idx_t, row, span)
+                sub = CArray(ct.elem, ct.dims[1:], ct.space, ct.const)
+                return Val(PtrAdd(base_val.expr, off, ptr_t, span), sub)
+            return MemLV(PtrAdd(base_val.expr, idx_e, ptr_t, span), ct.elem, False)
+        if isinstance(ct, PointerType):
+            if isinstance(ct.pointee, VoidType):
+                raise self.type_error("subscript of a void pointer", node)
+            return MemLV(PtrAdd(base_val.expr, idx_e, ct, span), ct.pointee, ct.const)
+        raise self.type_error(f"subscript of a value of type {ct}", node)
 
     def local_pun(self, node: ts.Node) -> tuple[VarLV, Type] | None:
         """``(T*)&x`` or ``reinterpret_cast<T*>(&x)`` with ``x`` a local variable, or a pointer variable
@@ -560,6 +585,13 @@ class Expressions(Conversions):
         span = self.span(node)
         if op is not None and node_text(op) == "->":
             raise self.unsupported("member access through a pointer (->)", node)
+        element = self.vector_element(arg)
+        if element is not None:  # `data[i].x`: one lane of that element
+            var, first, et = element
+            xyzw = {"x": 0, "y": 1, "z": 2, "w": 3}
+            if xyzw.get(fname, et.lanes) >= et.lanes:
+                raise self.type_error(f"{et} has no member {fname}", node)
+            return LaneLV(var, self.lane_index(first, xyzw[fname], span), et.elem)
         bound = self.lookup(node_text(arg)) if arg.type == "identifier" else None
         if bound is not None and bound.fields is not None:  # `params.out`: the member's own IR parameter
             if fname not in bound.fields:
@@ -613,7 +645,7 @@ class Expressions(Conversions):
             raise self.unsupported("array member that is not the whole struct", node)
         return vector(vt.elem, count)
 
-    def member_part(self, node: ts.Node) -> tuple[VarLV, int, VectorType] | None:
+    def member_part(self, node: ts.Node) -> tuple[VarLV, Expr, VectorType] | None:
         """``b.x`` with ``b`` a local struct variable and ``x`` a vector or array member that is part of it:
         the variable, the member's first lane and its type; ``None`` for anything else."""
         arg, fnode = node.child_by_field_name("argument"), node.child_by_field_name("field")
@@ -629,10 +661,12 @@ class Expressions(Conversions):
         lane, count, is_array = self.field_layout(vt, node_text(fnode), node)
         if not is_array or (lane == 0 and count == vt.lanes):
             return None
-        return VarLV(b.ir_name, vt, b.readonly), lane, self.member_part_type(vt, count, node)
+        first = Const(lane, I32, self.span(node))
+        return VarLV(b.ir_name, vt, b.readonly), first, self.member_part_type(vt, count, node)
 
-    def assign_member_part(self, part: tuple[VarLV, int, VectorType], node: ts.Node, right: ts.Node) -> Val:
-        """``b.x = e`` or ``b.x op= e`` for a member that is several lanes of ``b``: those lanes replaced."""
+    def assign_member_part(self, part: tuple[VarLV, Expr, VectorType], node: ts.Node, right: ts.Node) -> Val:
+        """``b.x = e`` or ``b.x op= e`` for a member (or an element of an array member, ``data[i]``) that is
+        several lanes of ``b``: those lanes replaced."""
         var, first, mt = part
         span = self.span(node)
         op = node_text(node.child_by_field_name("operator"))
@@ -647,12 +681,102 @@ class Expressions(Conversions):
             v = self.apply_binary(bop.value, self.rvalue(left), self.rvalue(right), node)
         value = self.tmp(mt, node)
         self.emit(Assign(value, self.convert(v, mt, node).expr, span))
-        whole: Expr = VarRef(var.name, var.type, span)
+        whole, view = self.lanes_view(var, mt.elem, span)
         for k in range(mt.lanes):
             lane = Extract(VarRef(value, mt, span), Const(k, I32, span), mt.elem, span)
-            whole = Insert(whole, Const(first + k, I32, span), lane, var.type, span)
+            whole = Insert(whole, self.lane_index(first, k, span), lane, view, span)
+        if view != var.type:
+            whole = Cast(whole, var.type, CastKind.BITCAST, span)
         self.write(var, Val(whole, var.type), node)
         return Val(VarRef(value, mt, span), mt)
+
+    def lane_index(self, first: Expr, k: int, span: Span) -> Expr:
+        """``first + k`` as an ``i32`` lane index (folded when ``first`` is a constant)."""
+        if isinstance(first, Const):
+            return Const(int(first.value) + k, I32, span)
+        return first if k == 0 else Binary(BinaryOp.ADD, first, Const(k, I32, span), I32, span)
+
+    def lanes_view(self, var: VarLV, elem: ScalarType, span: Span) -> tuple[Expr, VectorType]:
+        """The bits of the vector variable ``var`` as a vector of ``elem`` (itself when its lanes are ``elem``)."""
+        vt = var.type
+        assert isinstance(vt, VectorType)
+        ref = VarRef(var.name, vt, span)
+        if vt.elem == elem:
+            return ref, vt
+        view = vector(elem, size_of(vt) // elem.size)
+        return Cast(ref, view, CastKind.BITCAST, span), view
+
+    def read_lanes(self, var: VarLV, first: Expr, vt: VectorType, node: ts.Node) -> Val:
+        """The vector of type ``vt`` that lanes ``first``... of the variable ``var`` viewed as a vector of
+        ``vt``'s element type hold."""
+        span = self.span(node)
+        whole, _ = self.lanes_view(var, vt.elem, span)
+        lanes = tuple(Extract(whole, self.lane_index(first, k, span), vt.elem, span) for k in range(vt.lanes))
+        return Val(MakeVector(lanes, vt, span), vt)
+
+    def lane_pun(self, node: ts.Node) -> tuple[VarLV, Expr, VectorType] | None:
+        """``*(half2*)(&(data[i].x))``: one lane of a local vector variable (an element's lane of an array of
+        vectors member) reinterpreted as a vector ``T`` of its size: the variable, ``T``'s first lane in the
+        variable's bits viewed as ``T``'s elements, and ``T``; ``None`` for anything else."""
+        arg = node.child_by_field_name("argument") if node.type == "pointer_expression" else None
+        if arg is None or node_text(node.child_by_field_name("operator")) != "*":
+            return None
+        cast = cast_operand(arg)
+        if cast is None or not cast[2]:
+            return None
+        tnode, target, _ = cast
+        element = self.vector_element(target.child_by_field_name("argument") or target)
+        if target.type != "field_expression" or element is None:
+            return None
+        pt = self.tu.resolve_type(tnode, self.env, node)
+        lane = self.field(target)
+        assert isinstance(lane, LaneLV)
+        t = pt.pointee if isinstance(pt, PointerType) else None
+        if not isinstance(t, VectorType) or size_of(t) != lane.type.size or lane.type.size % t.elem.size != 0:
+            raise self.unsupported(f"reinterpretation of a {lane.type} lane as {t}", node)
+        span = self.span(node)
+        return lane.var, self.mul_index(lane.index, I32, lane.type.size // t.elem.size, span), t
+
+    def vector_element(self, node: ts.Node) -> tuple[VarLV, Expr, VectorType] | None:
+        """``data[i]`` in a member function, or ``b.data[i]`` with ``b`` a local struct variable, where ``data``
+        is an array of a vector type that fills the struct (flashinfer's ``int4 data[vec_size / 8]``): the
+        variable, the element's first lane (``i`` times the element's lanes) and the element's type; ``None``
+        for anything else."""
+        base = node.child_by_field_name("argument") if node.type == "subscript_expression" else None
+        idx_list = node.child_by_field_name("indices") or node.child_by_field_name("index")
+        if base is None or idx_list is None:
+            return None
+        owner = self.fd.owner
+        var: VarLV | None = None
+        member: tuple[int, VectorType, int] | None = None
+        if base.type == "identifier" and self.lookup(node_text(base)) is None and owner is not None:
+            member = owner.vector_arrays.get(node_text(base)) if not self.fd.static_method else None
+            var = VarLV("this", owner.vector)
+        elif base.type == "field_expression" and node_text(base.child_by_field_name("operator")) == ".":
+            arg, fnode = base.child_by_field_name("argument"), base.child_by_field_name("field")
+            b = self.lookup(node_text(arg)) if arg is not None and arg.type == "identifier" else None
+            if fnode is None or b is None or b.kind != "var" or not isinstance(b.ctype, VectorType):
+                return None
+            infos = self.tu.vector_fields.get(b.ctype, [])
+            members = {i.vector_arrays[node_text(fnode)] for i in infos if node_text(fnode) in i.vector_arrays}
+            if len(members) > 1:
+                raise self.unsupported(f"member {node_text(fnode)} of several structs laid out as {b.ctype}", base)
+            member = members.pop() if members else None
+            var = VarLV(b.ir_name, b.ctype, b.readonly)
+        if member is None or var is None:
+            return None
+        first, et, count = member
+        if first != 0 or not isinstance(var.type, VectorType) or count != var.type.lanes:
+            raise self.unsupported("array of vectors member that is not the whole struct", base)
+        idx_nodes = idx_list.named_children if idx_list.type == "subscript_argument_list" else [idx_list]
+        if len(idx_nodes) != 1:
+            raise self.unsupported("multi-argument subscript", node)
+        idx_e, idx_t = self.scalar(self.rvalue(idx_nodes[0]), idx_nodes[0])
+        if not idx_t.is_int:
+            raise self.type_error(f"array subscript is not an integer ({idx_t})", idx_nodes[0])
+        span = self.span(idx_nodes[0])
+        idx_e = self.cast_scalar(idx_e, idx_t, I32, span)
+        return var, self.mul_index(idx_e, I32, et.lanes, span), et
 
     def memory_lane(self, base: MemLV, vt: VectorType, fname: str, node: ts.Node) -> MemLV | None:
         """``y[i].x`` for a vector in memory: the lane's own place, so a write stores (and a read loads)
@@ -740,10 +864,15 @@ class Expressions(Conversions):
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             assert left is not None and right is not None
             return self.logical(op_text, left, right, node)
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        assert left is not None and right is not None
+        if op_text in self.tu.user_operators:
+            called = self.user_operator(op_text, left, right, node)
+            if called is not None:
+                return called
         spine = [node]  # the binary nodes down the left operands, outermost first
-        left = node.child_by_field_name("left")
-        assert left is not None
-        while left.type == "binary_expression" and node_text(left.child_by_field_name("operator")) not in ("&&", "||"):
+        stop = ("&&", "||", *self.tu.user_operators)  # (a user operator's node is lowered on its own)
+        while left.type == "binary_expression" and node_text(left.child_by_field_name("operator")) not in stop:
             spine.append(left)
             left = left.child_by_field_name("left")
             assert left is not None
@@ -916,7 +1045,11 @@ class Expressions(Conversions):
         op = node_text(node.child_by_field_name("operator"))
         left = node.child_by_field_name("left")
         assert left is not None
-        part = self.member_part(left)
+        if op != "=" and op in self.tu.user_operators:
+            called = self.user_operator(op, left, right, node)
+            if called is not None:
+                return called
+        part = self.member_part(left) or self.vector_element(left) or self.lane_pun(left)
         if part is not None:
             return self.assign_member_part(part, node, right)
         lv = self.lvalue(left)
@@ -940,6 +1073,24 @@ class Expressions(Conversions):
         if isinstance(target_t, PointerType):
             return self.write(lv, result, node)
         return self.write(lv, self.convert(result, target_t, node), node)
+
+    def user_operator(self, op: str, left: ts.Node, right: ts.Node, node: ts.Node) -> Val | None:
+        """``a op b`` or ``a op= b`` with a vector operand where the file defines ``operator op`` (the samples'
+        ``float3 operator*(float3 a, float b)``, ``void operator+=(float3& a, float3 b)``): a call of it
+        (overload resolution on the operand types; ``a`` binds a reference parameter); ``None`` where no
+        operand is a vector (C's own operator)."""
+        key = self.tu.find(f"operator{op}", node, self.tu.functions)
+        if key is None:
+            return None
+        with self.buffer():  # the operands' types (lowered again by the call)
+            operands = [self.rvalue(left), self.rvalue(right)]
+        if not any(isinstance(v.ctype, VectorType) for v in operands):
+            return None
+        used = node.parent is not None and node.parent.type != "expression_statement"
+        value = self.user_call(key, [], [left, right], node, used)
+        if value is None:  # `void operator+=`: only as a statement
+            return Val(Const(0, I32, self.span(node)), I32)
+        return value
 
     def update(self, node: ts.Node, *, want_value: bool) -> Val | None:
         """``++x``, ``x--``: the stores it emits and, with ``want_value``, the value of the expression."""

@@ -13,15 +13,15 @@ from typing import TypeVar
 
 import tree_sitter as ts
 
-from larkc.errors import LarkcError
+from larkc.errors import LarkcError, UnsupportedError
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import CArray, CType
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import LaneLV, LValue, MemLV, PunLV, Val, VarLV, declared_identifier
-from larkc.frontends.cuda.syntax import node_text, type_words
-from larkc.frontends.cuda.unit import LOCAL_POINTER, FunctionDef, TemplateArg, TemplateEnv
+from larkc.frontends.cuda.syntax import node_text, takes_address, type_words
+from larkc.frontends.cuda.unit import LOCAL_POINTER, MEMORY_REF, FunctionDef, TemplateArg, TemplateEnv
 from larkc.ir.nodes import (
     Alloc,
     Assign,
@@ -109,9 +109,13 @@ class Overloads(Conversions):
         node: ts.Node,
         want_value: bool,
         candidates: Sequence[FunctionDef] | None = None,
+        fallback: Callable[[], Val | None] | None = None,
     ) -> Val | None:
         """A call of a user function: overload resolution, template deduction, then a :class:`Call`; among
-        ``candidates`` when given (an explicit specialization of a template that is only declared)."""
+        ``candidates`` when given (an explicit specialization of a template that is only declared). With
+        no viable user function, ``fallback`` (the device library's function of that name: the samples'
+        ``template <class T> T max(const T&, const T&)`` cannot take ``max(5.0e-37, t1)``, CUDA's
+        ``max(double, float)`` does) when it knows the name; the arguments are then lowered by it alone."""
         candidates = self.tu.functions[name] if candidates is None else candidates
         if candidates[0].kind is FunctionKind.KERNEL:
             raise self.unsupported("call of a __global__ function from device code", node)
@@ -125,7 +129,46 @@ class Overloads(Conversions):
         if tags:
             candidates = [fd for fd in candidates if self.takes_tags(fd, tags)] or candidates
             arg_nodes = [a for a in arg_nodes if not self.tu.is_tag_value(a)]
-        # Arguments stay lvalues until the overload is chosen: by-reference parameters bind to them.
+        with self.buffer() as lowered:
+            resolved = self.resolve_call(name, targs, arg_nodes, group_args, node, candidates)
+        if isinstance(resolved, LarkcError):
+            if fallback is not None:
+                try:
+                    return fallback()
+                except UnsupportedError:
+                    pass
+            raise resolved
+        self.out.extend(lowered)
+        fd, env, full = resolved
+        memory = self.memory_references(fd, full, node) if not group_args and not tags else {}
+        callee = self.tu.instantiate(fd, {**env, **{f"{MEMORY_REF}{i}": s for i, s in memory.items()}}, node)
+        args: list[Expr] = []
+        where = [*arg_nodes, *[node] * (len(full) - len(arg_nodes))]  # defaults are located at the call
+        copies_back: list[Callable[[], None]] = []
+        for i, (p, v, a) in enumerate(zip(callee.params, full, where, strict=True)):
+            if i in memory and isinstance(v, MemLV):  # the reference is the address
+                args.append(self.convert(Val(v.ptr, v.ptr.type), p.type, a).expr)
+            elif p.by_ref:
+                arg, back = self.bind_reference(p, v, callee, a)
+                args.append(arg)
+                copies_back += [back] if back is not None else []
+            else:
+                rv = v if isinstance(v, Val) else self.read(v, a)
+                args.append(self.convert(rv, p.type, a).expr)
+        return self.emit_call(callee, args, copies_back, name, node, want_value)
+
+    def resolve_call(
+        self,
+        name: str,
+        targs: list[TemplateArg],
+        arg_nodes: Sequence[ts.Node],
+        group_args: Mapping[int, Group],
+        node: ts.Node,
+        candidates: Sequence[FunctionDef],
+    ) -> tuple[FunctionDef, TemplateEnv, list[LValue | Val]] | LarkcError:
+        """The overload a call chooses, its template environment and its arguments (lowered here, lvalues
+        until then: by-reference parameters bind to them; the defaults added); why none is viable as the
+        error to raise; an ambiguous call raises."""
         args_lv: list[LValue | Val] = []
         local_pointers: set[int] = set()
         for i, a in enumerate(arg_nodes):
@@ -152,29 +195,23 @@ class Overloads(Conversions):
             viable.append((cost, fd, env, full))
         if not viable:
             if len(candidates) == 1 and reasons:
-                raise reasons[0]
-            raise self.type_error(
+                return reasons[0]
+            return self.type_error(
                 f"no overload of {name} takes arguments ({', '.join(str(t) for t in arg_types)})", node
             )
         viable.sort(key=lambda b: b[0])
         tied = [v for v in viable if v[0] == viable[0][0]]
+        plain = [v for v in tied if not v[1].template]  # (a `template <>` specialization has none)
+        if len(tied) > 1 and len(plain) == 1:
+            # C++ prefers a non-template function to a template instance that matches as well; a
+            # `template <> float cuda_abs(float)` specialization is read as such a function, and where it
+            # ties the primary template is instantiated for the same argument types
+            tied = plain
         best = tied[0] if len(tied) == 1 else self.least_qualified_binding(tied, node)
         if best is None:
             raise self.type_error(f"ambiguous call of overloaded function {name}", node)
         _, fd, env, full = best
-        callee = self.tu.instantiate(fd, env, node)
-        args: list[Expr] = []
-        where = [*arg_nodes, *[node] * (len(full) - len(arg_nodes))]  # defaults are located at the call
-        copies_back: list[Callable[[], None]] = []
-        for p, v, a in zip(callee.params, full, where, strict=True):
-            if p.by_ref:
-                arg, back = self.bind_reference(p, v, callee, a)
-                args.append(arg)
-                copies_back += [back] if back is not None else []
-            else:
-                rv = v if isinstance(v, Val) else self.read(v, a)
-                args.append(self.convert(rv, p.type, a).expr)
-        return self.emit_call(callee, args, copies_back, name, node, want_value)
+        return fd, env, full
 
     def emit_call(
         self,
@@ -239,6 +276,25 @@ class Overloads(Conversions):
             self.write(place, Val(VarRef(held, p.type, span), p.type), node)
 
         return VarRef(held, p.type, span), copy_back
+
+    def memory_references(self, fd: FunctionDef, args: Sequence[LValue | Val], node: ts.Node) -> dict[int, int]:
+        """The reference parameters of ``fd`` bound to memory (``args``) whose address the body takes
+        (``atomicExch(&all_threads_converged, 0)``): by argument index, the index of the memory's address
+        space. Such a parameter is passed as that address, as C++ binds a reference, instead of a copy."""
+        body = fd.node.child_by_field_name("body")
+        params = self.parameter_nodes(fd.node)
+        if body is None or len(params) != len(args):
+            return {}
+        out: dict[int, int] = {}
+        for i, (p, v) in enumerate(zip(params, args, strict=True)):
+            d = p.child_by_field_name("declarator")
+            if not isinstance(v, MemLV) or v.const or d is None or d.type != "reference_declarator":
+                continue  # (bound to const memory: bind_reference's type error)
+            name = declared_identifier(d)
+            pt = v.ptr.type
+            if name is not None and isinstance(pt, PointerType) and takes_address(body, name):
+                out[i] = list(AddressSpace).index(pt.space)
+        return out
 
     def memory_free(self, fn: Function) -> bool:
         """Whether ``fn`` and the functions it calls touch no memory and do not synchronise or exchange
@@ -334,7 +390,7 @@ class Overloads(Conversions):
         if local_pointers and fd.template is not None:
             return self.unsupported("address of a local passed to a function template", node)
         if fd.template is not None:
-            named = self.deduce(fd, targs, args, node)
+            named = self.deduce(fd, targs, args, node, group_args)
             if isinstance(named, LarkcError):
                 return named
             template = fd.template
@@ -411,10 +467,12 @@ class Overloads(Conversions):
         """Bind the callee's cooperative group parameters to the groups the call passes, or say why not."""
         plist = function_declarator(fd.node).child_by_field_name("parameters")
         params = [p for p in plist.named_children if p.type.endswith("parameter_declaration")] if plist else []
+        type_params = {tp.name for tp in fd.template or () if tp.is_type}
         wanted = {
             i: declared_identifier(p.child_by_field_name("declarator"))
             for i, p in enumerate(params)
-            if (t := p.child_by_field_name("type")) is not None and self.is_group_type(t)
+            if (t := p.child_by_field_name("type")) is not None
+            and (self.is_group_type(t) or (i in group_args and type_words(t) in type_params))
         }
         if set(wanted) != set(group_args):
             return self.type_error(f"cooperative group arguments do not match the parameters of {fd.name}", node)
@@ -464,14 +522,22 @@ class Overloads(Conversions):
         return total
 
     def deduce(
-        self, fd: FunctionDef, targs: list[TemplateArg], vals: Sequence[Val | LValue], node: ts.Node
+        self,
+        fd: FunctionDef,
+        targs: list[TemplateArg],
+        vals: Sequence[Val | LValue],
+        node: ts.Node,
+        group_args: Mapping[int, Group] | None = None,
     ) -> dict[str, TemplateArg] | LarkcError:
         """Template argument deduction from argument types, for parameters declared as plain ``T``; or
-        why it fails."""
+        why it fails. ``group_args`` are the cooperative groups passed, by argument position (not in
+        ``vals``): a parameter ``Group& g`` of a template type parameter binds ``Group`` to the group
+        itself (the samples' ``cg_reduce_n(T in, Group& threads)``)."""
+        groups = group_args or {}
         assert fd.template is not None
         explicit = {p.name for p in fd.template[: len(targs)]}
         type_params = {p.name for p in fd.template if p.is_type} - explicit
-        if not type_params:
+        if not type_params and not group_args:
             return {}
         decl = function_declarator(fd.node)
         plist = decl.child_by_field_name("parameters")
@@ -480,13 +546,23 @@ class Overloads(Conversions):
         params = [
             p for p in plist.named_children if p.type in ("parameter_declaration", "optional_parameter_declaration")
         ]
-        for p, v in zip(params, vals, strict=False):
+        rest = iter(vals)
+        for i, p in enumerate(params):
             tnode = p.child_by_field_name("type")
             d = p.child_by_field_name("declarator")
-            if tnode is None:
+            words = type_words(tnode) if tnode is not None else ""
+            if i in groups:
+                if words in explicit:  # `f<int, float>(v, tile)` for `Group& g`
+                    return self.type_error(f"a {groups[i]} group passed where the type is {words}", node)
+                if words in type_params:
+                    if words in out and out[words] != groups[i]:
+                        return self.type_error(f"conflicting deductions for {words}", node)
+                    out[words] = groups[i]
                 continue
-            words = type_words(tnode)
-            if words not in type_params:
+            v = next(rest, None)
+            if v is None:
+                break
+            if tnode is None or words not in type_params:
                 continue
             vt = v.ctype if isinstance(v, Val) else v.type
             pointers = 0

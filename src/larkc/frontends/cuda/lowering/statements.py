@@ -20,9 +20,9 @@ from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.contracts import Contracts
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.lambdas import Lambda, capture_list, free_identifiers, misplaced_returns
-from larkc.frontends.cuda.lowering.values import Binding, Val, VarLV, declared_identifier, zero_value
+from larkc.frontends.cuda.lowering.values import Binding, LValue, Val, VarLV, declared_identifier, zero_value
 from larkc.frontends.cuda.syntax import node_text
-from larkc.frontends.cuda.unit import LOCAL_POINTER, FileScopeVariable, ObjectStruct, UnionInfo
+from larkc.frontends.cuda.unit import LOCAL_POINTER, MEMORY_REF, FileScopeVariable, ObjectStruct, UnionInfo
 from larkc.ir.nodes import (
     Alloc,
     Assign,
@@ -134,11 +134,15 @@ class Statements(Contracts):
                     binding = Binding(
                         "pun", p.name, PointerType(local, AddressSpace.LOCAL), pun=(VarLV(p.name, local), local)
                     )
+                memory = self.memory_ref_params.get(p.name)
+                if memory is not None:  # `ref` reads and writes the caller's memory, `&ref` is its address
+                    binding = Binding("shared_scalar", p.name, memory[0], space=memory[1])
                 self.scopes[0][p.name] = binding
             for gname, group in self.group_params.items():
                 self.scopes[0][gname] = Binding("group", gname, U32, None, group)
             for sname, fields in self.struct_params.items():
-                self.scopes[0][sname] = Binding("struct", sname, VOID, fields=fields)
+                obj = self.struct_param_objects.get(sname)
+                self.scopes[0][sname] = Binding("struct", sname, VOID, fields=fields, object=obj)
             for p in inputs:  # `c_Kernel[i]`: a read of the kernel's input of that name
                 scalar_t = self.device_scalars.get(p.name)
                 if scalar_t is not None:  # `retirementCount`: the one element of its buffer
@@ -212,6 +216,36 @@ class Statements(Contracts):
                 return None
             names.append(t)
         return names
+
+    def direct_initialisation(self, t: ScalarType | VectorType, d: ts.Node) -> Val | None:
+        """``T x(a)`` or ``T x(y[i])`` that tree-sitter reads as a function declarator (parameter ``a``, or
+        ``y`` with an abstract array declarator): the value ``x`` is initialised with, converted as
+        direct-initialisation does (a vector type's explicit constructors, such as cuda_fp8.h's packed
+        classes', apply; a scalar converts implicitly). ``None`` when ``d`` is not such an initialisation."""
+        target = d.child_by_field_name("declarator")
+        plist = d.child_by_field_name("parameters")
+        params = plist.named_children if plist is not None else []
+        if target is None or target.type != "identifier" or len(params) != 1:
+            return None
+        p = params[0]
+        name = p.child_by_field_name("type")
+        if p.type != "parameter_declaration" or name is None or name.type != "type_identifier":
+            return None
+        if self.lookup(node_text(name)) is None and self.tu.find(node_text(name), name, self.tu.constants) is None:
+            return None
+        indices: list[ts.Node] = []
+        dims = p.child_by_field_name("declarator")
+        while dims is not None:
+            size = dims.child_by_field_name("size")
+            if dims.type != "abstract_array_declarator" or size is None:
+                return None
+            indices.insert(0, size)
+            dims = dims.child_by_field_name("declarator")
+        place: LValue | Val = self.identifier(name)
+        for size in indices:
+            place = self.subscript(place, name, size, size.parent or size)
+        value = self.read(place, p) if not isinstance(place, Val) else place
+        return self.explicit_cast(value, t, d) if isinstance(t, VectorType) else self.convert(value, t, d)
 
     def construct_object(self, obj: ObjectStruct, arg_nodes: Sequence[ts.Node], node: ts.Node) -> dict[str, Val]:
         """The member values the constructor of ``obj`` taking ``arg_nodes`` sets: ``S(T* p, int n) : data(p),
@@ -385,6 +419,9 @@ class Statements(Contracts):
             members = self.tu.pointer_struct(type_node, self.env)
             if members is not None:
                 params.extend(self.struct_params_of(p, members))
+                obj = self.tu.object_struct(type_node, self.env)
+                if obj is not None:  # its member functions take the members, as a local object's do
+                    self.struct_param_objects[declared_identifier(p.child_by_field_name("declarator")) or ""] = obj
                 continue
             base = self.resolve_type(type_node, p)
             if base == VOID and p.child_by_field_name("declarator") is None:
@@ -413,6 +450,11 @@ class Statements(Contracts):
                 raise self.unsupported("reference parameter of this type", p)
             if isinstance(t, VoidType):
                 raise self.type_error("parameter of type void", p)
+            space = self.env.get(f"{MEMORY_REF}{len(params)}")
+            if by_ref and isinstance(space, int) and not isinstance(space, bool) and isinstance(t, ScalarType):
+                # bound to the caller's memory and its address taken here: the address itself
+                self.memory_ref_params[name] = (t, list(AddressSpace)[space])
+                t, by_ref = PointerType(t, list(AddressSpace)[space]), False
             local = self.env.get(f"{LOCAL_POINTER}{len(params)}")
             if local and isinstance(t, PointerType) and isinstance(t.pointee, ScalarType | VectorType):
                 # given the address of a caller's local: the local itself, by reference; `*p` and `p[0]`
@@ -672,6 +714,13 @@ class Statements(Contracts):
                 )
                 continue
             assert base is not None
+            if dnode.type == "function_declarator" and isinstance(base, ScalarType | VectorType):
+                direct = self.direct_initialisation(base, dnode)
+                if direct is not None:  # `__nv_fp8x4_e5m2 p4(y[i]);`
+                    target = dnode.child_by_field_name("declarator")
+                    assert target is not None
+                    self.declare_var(node_text(target), base, direct, target, d, readonly=const)
+                    continue
             ctype, name_node, by_ref = self.apply_declarator(base, "const" in specs, dnode)
             if by_ref:
                 raise self.unsupported("local reference variable", d)

@@ -81,6 +81,7 @@ class Binding:
     """What a C name means in a scope."""
 
     #: "var" | "alloc" | "const" | "shared_scalar" (a __shared__ variable) | "group" | "struct" | "pun" | "object"
+    #: | "lambda" (a local lambda; ``ir_name`` is its key in ``LoweringCore.lambdas``)
     kind: str
     ir_name: str
     ctype: CType

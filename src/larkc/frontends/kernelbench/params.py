@@ -1,0 +1,317 @@
+"""The parameters a KernelBench module creates in ``__init__``, read with ``ast`` (``docs/kernelbench.md``).
+
+KernelBench's harness seeds the random generator alike before ``Model(*get_init_inputs())`` and before
+``ModelNew(*get_init_inputs())``, so a parameter of ``ModelNew`` equals ``Model``'s when both create
+their parameters in the same order, with the same shapes and initialisers. This module lists what
+``__init__`` creates, in order, with each shape as the sizes of ``get_init_inputs()`` it is made of
+(their values and the problem file's names for them, which become the task's symbols):
+
+- ``nn.Linear(in, out, bias=True)``: ``weight`` ``(out, in)``, ``bias`` ``(out,)``;
+- ``nn.Conv1d/2d/3d(in, out, kernel_size, ..., groups=1, bias=True)``: ``weight``
+  ``(out, in / groups, *kernel)``, ``bias`` ``(out,)``;
+- ``nn.LayerNorm(shape, eps, elementwise_affine=True, bias=True)``: ``weight`` and ``bias`` of ``shape``;
+- ``nn.Parameter(torch.randn(...))`` (``rand``, ``zeros``, ``ones``, possibly times a constant);
+- modules without parameters (``nn.ReLU()``, ``nn.Dropout(p)``, ...) create nothing; any other module
+  is an :class:`Opaque` entry: what it creates (and how it draws from the generator) is unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from larkc.errors import LarkcError, Span, Stage
+from larkc.frontends.kernelbench.candidate import _Module, _parse, _span, init_inputs_with
+
+__all__ = ["ModuleParam", "Opaque", "Size", "init_sizes", "module_params"]
+
+
+@dataclass(frozen=True, slots=True)
+class Size:
+    """An integer of ``get_init_inputs()`` and the problem file's module-level name it was read
+    through (``None``: a literal or a value computed from others)."""
+
+    value: int
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleParam:
+    """A parameter ``__init__`` creates: its path (``linear.weight``), how it is created (``Linear.weight``,
+    ``Parameter(torch.randn)``), its shape, and the line creating it."""
+
+    path: str
+    kind: str
+    shape: tuple[Size, ...]
+    span: Span = field(compare=False)
+
+    def describe(self) -> str:
+        return f"{self.path} ({self.kind} of shape [{', '.join(str(d.value) for d in self.shape)}])"
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """A module whose parameters larkc does not know (``self.bn = nn.BatchNorm2d(c)``), or a parameter
+    it cannot read (an initialiser or size it does not know): ``what`` is the text creating it."""
+
+    path: str
+    what: str
+    span: Span = field(compare=False)
+
+
+#: Modules that create no parameters (and draw nothing from the random generator).
+_PARAMETERLESS = frozenset(
+    {
+        "ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Identity",
+        "Flatten", "LeakyReLU", "ELU", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish", "Softplus", "Softsign",
+        "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
+        "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool2d", "Upsample",
+    }
+)  # fmt: skip
+#: Initialisers of ``nn.Parameter(torch.<fn>(shape))``.
+_INITIALISERS = frozenset({"randn", "rand", "zeros", "ones", "empty"})
+
+
+def _sized(module: _Module, node: ast.expr, name: str | None = None, depth: int = 0) -> object:
+    """A constant with its integers as :class:`Size` named by the module-level name they were read through."""
+    if depth > 20:
+        return module.constant(node)
+    match node:
+        case ast.Name(id=n) if n in module.values:
+            return _sized(module, module.values[n], n, depth + 1)
+        case ast.Tuple(elts=items) | ast.List(elts=items):
+            return [_sized(module, it, None, depth + 1) for it in items]
+    v = module.constant(node)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return Size(v, name)
+    return v
+
+
+def init_sizes(path: Path) -> list[object] | None:
+    """``get_init_inputs()`` of a problem file with its integers as :class:`Size` (``None`` where it is
+    not a list of constants)."""
+    return init_inputs_with(path, _sized)
+
+
+def _is_nn(node: ast.expr, name: str | None = None) -> str | None:
+    """The class name of ``nn.X`` / ``torch.nn.X`` (``X``), or ``None``."""
+    if isinstance(node, ast.Attribute):
+        owner = node.value
+        if (isinstance(owner, ast.Name) and owner.id == "nn") or (
+            isinstance(owner, ast.Attribute) and owner.attr == "nn"
+        ):
+            return node.attr if name is None or node.attr == name else None
+    return None
+
+
+class _Init:
+    """The names of one ``__init__`` bound to the values of ``get_init_inputs()``."""
+
+    def __init__(self, module: _Module, init: ast.FunctionDef, sizes: Sequence[object]) -> None:
+        self.module = module
+        params = [a.arg for a in init.args.args[1:]]
+        self.env: dict[str, object] = dict(zip(params, sizes, strict=False))
+        defaults = init.args.defaults
+        for i, p in enumerate(params):
+            if p not in self.env and i >= len(params) - len(defaults):
+                try:
+                    self.env[p] = _sized(module, defaults[i - (len(params) - len(defaults))])
+                except LarkcError:
+                    continue
+
+    def value(self, node: ast.expr) -> object:
+        match node:
+            case ast.Name(id=n) if n in self.env:
+                return self.env[n]
+            case ast.Tuple(elts=items) | ast.List(elts=items):
+                return [self.value(it) for it in items]
+            case ast.BinOp(left=left, op=op, right=right):
+                a, b = self.value(left), self.value(right)
+                x = a.value if isinstance(a, Size) else a
+                y = b.value if isinstance(b, Size) else b
+                if isinstance(x, int) and isinstance(y, int) and type(op) in (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv):
+                    ops = {ast.Add: x + y, ast.Sub: x - y, ast.Mult: x * y, ast.FloorDiv: x // y if y else 0}
+                    return Size(ops[type(op)])
+        v = _sized(self.module, node)
+        return v
+
+    def size(self, node: ast.expr) -> Size:
+        v = self.value(node)
+        if isinstance(v, Size):
+            return v
+        raise _error(self.module, node, "size")
+
+    def shape(self, args: Sequence[ast.expr]) -> tuple[Size, ...]:
+        """The shape of ``torch.randn(a, b)``, ``torch.randn((a, b))`` or ``torch.randn(shape)``."""
+        if len(args) == 1:
+            v = self.value(args[0])
+            if isinstance(v, list):
+                if not all(isinstance(d, Size) for d in v):
+                    raise _error(self.module, args[0], "shape")
+                return tuple(d for d in v if isinstance(d, Size))
+        return tuple(self.size(a) for a in args)
+
+    def dims(self, node: ast.expr, rank: int) -> tuple[Size, ...]:
+        """A kernel size: one integer for every dimension, or one per dimension."""
+        v = self.value(node)
+        if isinstance(v, Size):
+            return (v,) * rank
+        if isinstance(v, list) and len(v) == rank and all(isinstance(d, Size) for d in v):
+            return tuple(d for d in v if isinstance(d, Size))
+        raise _error(self.module, node, "kernel size")
+
+
+def _error(module: _Module, node: ast.expr, what: str) -> LarkcError:
+    text = ast.get_source_segment(module.source, node) or what
+    return LarkcError(
+        f"unsupported {what} of a parameter (not read from get_init_inputs() or constants): {text}",
+        _span(module.path, node),
+        stage=Stage.FRONTEND,
+    )
+
+
+def _arguments(call: ast.Call, names: Sequence[str]) -> dict[str, ast.expr]:
+    out = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    for name, a in zip(names, call.args, strict=False):
+        out.setdefault(name, a)
+    return out
+
+
+def _flag(env: _Init, args: dict[str, ast.expr], key: str) -> bool:
+    if key not in args:
+        return True
+    v = env.value(args[key])
+    if not isinstance(v, bool):
+        raise _error(env.module, args[key], key)
+    return v
+
+
+def _created(env: _Init, attr: str, value: ast.expr, span: Span) -> list[ModuleParam | Opaque]:
+    """What ``self.<attr> = <value>`` creates."""
+    module = env.module
+    out: list[ModuleParam | Opaque]
+    if not isinstance(value, ast.Call):
+        return []
+    cls = _is_nn(value.func)
+    if cls is None:
+        return []
+    if cls == "Parameter":
+        if not value.args:
+            raise _error(module, value, "initialiser")
+        init = value.args[0]
+        scale = ""
+        if isinstance(init, ast.BinOp) and isinstance(init.op, ast.Mult | ast.Div):
+            scale = f" {'*' if isinstance(init.op, ast.Mult) else '/'} {ast.unparse(init.right)}"
+            init = init.left
+        fn = init.func if isinstance(init, ast.Call) else None
+        if not (
+            isinstance(init, ast.Call)
+            and isinstance(fn, ast.Attribute)
+            and isinstance(fn.value, ast.Name)
+            and fn.value.id == "torch"
+            and fn.attr in _INITIALISERS
+        ):
+            raise _error(module, value.args[0], "initialiser")
+        return [ModuleParam(attr, f"Parameter(torch.{fn.attr}(...){scale})", env.shape(init.args), span)]
+    if cls == "Linear":
+        a = _arguments(value, ("in_features", "out_features", "bias"))
+        if "in_features" not in a or "out_features" not in a:
+            raise _error(module, value, "nn.Linear")
+        n_in, n_out = env.size(a["in_features"]), env.size(a["out_features"])
+        out = [ModuleParam(f"{attr}.weight", "Linear.weight", (n_out, n_in), span)]
+        if _flag(env, a, "bias"):
+            out.append(ModuleParam(f"{attr}.bias", "Linear.bias", (n_out,), span))
+        return out
+    if cls in ("Conv1d", "Conv2d", "Conv3d"):
+        rank = int(cls[4])
+        names = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups", "bias")
+        a = _arguments(value, names)
+        if not all(k in a for k in names[:3]):
+            raise _error(module, value, f"nn.{cls}")
+        c_in, c_out = env.size(a["in_channels"]), env.size(a["out_channels"])
+        groups = env.size(a["groups"]).value if "groups" in a else 1
+        per_group = c_in if groups == 1 else Size(c_in.value // groups)
+        kernel = env.dims(a["kernel_size"], rank)
+        out = [ModuleParam(f"{attr}.weight", f"{cls}.weight", (c_out, per_group, *kernel), span)]
+        if _flag(env, a, "bias"):
+            out.append(ModuleParam(f"{attr}.bias", f"{cls}.bias", (c_out,), span))
+        return out
+    if cls == "LayerNorm":
+        a = _arguments(value, ("normalized_shape", "eps", "elementwise_affine", "bias"))
+        if "normalized_shape" not in a:
+            raise _error(module, value, "nn.LayerNorm")
+        shape = env.shape([a["normalized_shape"]])
+        if not _flag(env, a, "elementwise_affine"):
+            return []
+        out = [ModuleParam(f"{attr}.weight", "LayerNorm.weight", shape, span)]
+        if _flag(env, a, "bias"):
+            out.append(ModuleParam(f"{attr}.bias", "LayerNorm.bias", shape, span))
+        return out
+    if cls in _PARAMETERLESS:
+        return []
+    return [Opaque(attr, ast.get_source_segment(module.source, value) or f"nn.{cls}", span)]
+
+
+def module_params(path: Path, class_name: str, sizes: Sequence[object]) -> list[ModuleParam | Opaque]:
+    """The parameters ``class_name.__init__`` of ``path`` creates, in order, with ``sizes`` its
+    arguments (``get_init_inputs()`` read by :func:`init_sizes`)."""
+    source, tree = _parse(path)
+    module = _Module(path, source, tree)
+    cls = next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name), None)
+    init = (
+        next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+        if cls is not None
+        else None
+    )
+    if init is None:
+        return []
+    env = _Init(module, init, sizes)
+    out: list[ModuleParam | Opaque] = []
+    for stmt in init.body:
+        span = _span(path, stmt)
+        text = ast.get_source_segment(source, stmt) or "statement"
+        if _inert(stmt):
+            continue
+        t = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+            out.append(Opaque("", text, span))  # self.linear.weight.data = ..., nn.init.zeros_(...), a loop
+            continue
+        assert isinstance(stmt, ast.Assign)
+        try:
+            made = _created(env, t.attr, stmt.value, span)
+        except LarkcError:  # read as unknown: an error only where it matters (before a parameter read)
+            made = [Opaque(t.attr, ast.get_source_segment(source, stmt.value) or "module", span)]
+        if not made and _draws(stmt.value):  # self.noise = torch.randn(...): draws from the generator
+            made = [Opaque(t.attr, text, span)]
+        out += made
+    return out
+
+
+#: Calls that draw from the random generator or change parameters in place.
+_RANDOM = frozenset({"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "manual_seed"})
+
+
+def _draws(node: ast.AST) -> bool:
+    """Whether ``node`` calls a random function of torch or an ``nn.init`` initialiser."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            owner = n.func.value
+            if n.func.attr in _RANDOM or (isinstance(owner, ast.Attribute) and owner.attr == "init"):
+                return True
+            if n.func.attr.endswith("_") and not n.func.attr.startswith("_"):  # in place: copy_, normal_, ...
+                return True
+    return False
+
+
+def _inert(stmt: ast.stmt) -> bool:
+    """A docstring, ``super().__init__()``, or an assignment to a plain name that draws nothing."""
+    match stmt:
+        case ast.Expr(value=ast.Constant()):
+            return True
+        case ast.Expr(value=ast.Call(func=ast.Attribute(attr="__init__", value=ast.Call(func=ast.Name(id="super"))))):
+            return True
+        case ast.Assign(targets=[ast.Name()]) | ast.AnnAssign(target=ast.Name()):
+            return not _draws(stmt)
+    return False
