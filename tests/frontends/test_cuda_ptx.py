@@ -288,3 +288,28 @@ def test_sincos_into_a_pointer_to_another_type_is_a_located_error(cuda: Cuda) ->
     src = "__global__ void k(double* a) {\n    float c;\n    sincosf(1.0f, a, &c);\n}\n"
     err = cuda.error(src)
     assert err.startswith("3:19: error:") and "sincosf needs a pointer to f32" in err
+
+
+BF16_PAIR_TANH = """
+#include <cuda_bf16.h>
+#include <cstdint>
+__global__ void k(const __nv_bfloat162* x, __nv_bfloat162* t, __nv_bfloat162* e) {
+  int i = threadIdx.x;
+  __nv_bfloat162 v = x[i];
+  uint32_t x_u32 = *(uint32_t*)&v;
+  uint32_t t_u32, e_u32;
+  asm volatile("tanh.approx.bf16x2 %0, %1;" : "=r"(t_u32) : "r"(x_u32));
+  asm volatile("ex2.approx.ftz.bf16x2 %0, %1;" : "=r"(e_u32) : "r"(x_u32));
+  t[i] = *(__nv_bfloat162*)&t_u32;
+  e[i] = *(__nv_bfloat162*)&e_u32;
+}
+"""
+
+
+def test_approx_bf16x2_instructions_compute_lane_by_lane(cuda: Cuda) -> None:
+    x = (torch.rand(64) * 6 - 3).to(torch.bfloat16)
+    r = cuda.run(BF16_PAIR_TANH, "k", block=32, buffers={"x": x, "t": ("bf16", 64), "e": ("bf16", 64)})
+    assert r.ok, r.diagnoses
+    xd = x.double()
+    assert torch.equal(r.buffers["t"].flatten(), torch.tanh(xd).to(torch.bfloat16))
+    assert torch.equal(r.buffers["e"].flatten(), (2**xd).to(torch.bfloat16))
