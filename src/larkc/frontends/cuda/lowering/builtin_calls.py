@@ -353,7 +353,7 @@ class BuiltinCalls(Conversions):
                 half = Cast(self.convert(self.rvalue(args[0]), F32, args[0]).expr, F16, CastKind.CONVERT, span)
                 result = Val(Cast(half, U16, CastKind.BITCAST, span), U16)
             case "f16_bits_to_f32":
-                bits = self.convert(self.rvalue(args[0]), U16, args[0]).expr
+                bits = self.asm_register("h", args[0]).expr
                 result = Val(Cast(Cast(bits, F16, CastKind.BITCAST, span), F32, CastKind.CONVERT, span), F32)
             case "load_f32" | "load_u32":
                 pv = self.decay(self.rvalue(args[0]))
@@ -374,7 +374,7 @@ class BuiltinCalls(Conversions):
                         )
                     width, mask = 32 - (clamp >> 8), self.convert(self.rvalue(args[3]), U32, args[3]).expr
                 # a .b32 shuffle moves the register's bits: a float ("f") is shuffled as the float
-                v = self.convert(self.rvalue(args[0]), F32 if ins[0][0] == "f" else U32, args[0])
+                v = self.asm_register(ins[0][0], args[0])
                 lane = self.convert(self.rvalue(args[1]), I32, args[1]).expr
                 result = self.emit_shuffle(ShuffleKind.XOR, mask, v, lane, width, node)
                 out_t = F32 if outs[0][0] == "=f" else U32
@@ -388,8 +388,19 @@ class BuiltinCalls(Conversions):
         lv = self.lvalue(out_node)
         if isinstance(lv, Val):
             raise self.type_error("inline asm output that is not a variable or memory", out_node)
+        if outs[0][0] in ("=h", "=r") and not (isinstance(lv.type, ScalarType) and lv.type.is_int):
+            raise self.unsupported(f"inline asm output of type {lv.type} in an integer register", out_node)
         self.write(lv, self.convert(result, lv.type, out_node), out_node)
         return None
+
+    def asm_register(self, letter: str, arg: ts.Node) -> Val:
+        """An input operand in an ``f`` (``float``), ``h`` (16-bit) or ``r`` (32-bit) register. An integer
+        register takes only integers (converted, as C converts them): the bits of a float value in one
+        would be a reinterpretation, which larkc does not guess."""
+        v = self.decay(self.rvalue(arg))
+        if letter != "f" and not (isinstance(v.ctype, ScalarType) and v.ctype.is_int):
+            raise self.unsupported(f"inline asm operand of type {v.ctype} in an integer register", arg)
+        return self.convert(v, {"f": F32, "h": U16, "r": U32}[letter], arg)
 
     def asm_approx(self, form: str, arg: ts.Node, span: Span) -> Val:
         """``<op>.approx[.ftz].<type> %0, %1;`` (:data:`_ASM_APPROX_FNS`): the approximate math call of the
@@ -398,7 +409,7 @@ class BuiltinCalls(Conversions):
         op, type_name = form.split(".", maxsplit=1)[0], form.rsplit(".", 1)[1]
         letter, t = _ASM_APPROX_TYPES[type_name]
         bits_t = {"f": F32, "h": U16, "r": U32}[letter]
-        x = self.convert(self.rvalue(arg), bits_t, arg).expr
+        x = self.asm_register(letter, arg).expr
         if letter != "f":
             x = Cast(x, t, CastKind.BITCAST, span)
         fn = _ASM_APPROX_FNS[op]
