@@ -313,3 +313,16 @@ def test_approx_bf16x2_instructions_compute_lane_by_lane(cuda: Cuda) -> None:
     xd = x.double()
     assert torch.equal(r.buffers["t"].flatten(), torch.tanh(xd).to(torch.bfloat16))
     assert torch.equal(r.buffers["e"].flatten(), (2**xd).to(torch.bfloat16))
+
+
+def test_glibc_short_unsigned_typedefs(tmp_path: Path) -> None:
+    # flashinfer's math.cuh declares `ushort y_u16;` (sys/types.h): u16, as uint is u32
+    src = tmp_path / "k.cu"
+    src.write_text(
+        "__global__ void k(unsigned short* a, unsigned long long* b) {\n"
+        "  ushort s = a[0]; uint u = s; ulong l = u; a[1] = s; b[0] = l;\n}\n"
+    )
+    from larkc.frontends import parse_source
+
+    text = str(parse_source(src))
+    assert "u16" in text and "u64" in text

@@ -95,7 +95,9 @@ BUILTIN_TYPES: dict[str, Type] = {
     "ptrdiff_t": I64,
     "intptr_t": I64,
     "uintptr_t": U64,
-    "uint": U32,
+    "uint": U32,  # glibc's sys/types.h typedefs (nvcc includes them on Linux)
+    "ushort": U16,
+    "ulong": U64,
     "half": F16,
     "__half": F16,
     "nv_half": F16,  # cuda_fp16.h: typedef __half nv_half;
