@@ -1227,3 +1227,12 @@ def test_member_functions_of_a_kernel_parameter_struct_take_its_members(cuda: Cu
     # a member function assigning a member of the (by-value) parameter struct is a located error
     assigning = PAGED.replace("return page_idx * stride_page + feat_idx;", "stride_page = 1; return feat_idx;")
     assert "assignment to a member in a member function of this struct" in cuda.error(assigning)
+
+
+def test_cuda_fp16_h_typedefs_nv_half_and_nv_half2(cuda: Cuda) -> None:
+    src = "__global__ void k(const nv_half2* x, nv_half* y) {\n"
+    src += "    y[threadIdx.x] = __hadd(x[threadIdx.x].x, x[threadIdx.x].y);\n}\n"
+    x = torch.tensor([1.5, 2.0, -1.0, 0.25], dtype=torch.float16)
+    r = cuda.run(src, "k", block=2, buffers={"x": x, "y": ("f16", 2)})
+    assert r.ok, r.diagnoses
+    assert r.buffers["y"].tolist() == [3.5, -0.75]

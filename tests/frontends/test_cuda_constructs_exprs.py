@@ -347,12 +347,12 @@ def test_other_inline_asm_is_unsupported_showing_the_asm_string(cuda: Cuda) -> N
     src = (
         "__global__ void k(float* a) {\n"
         "    float r;\n"
-        '    asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(a[0]));\n'
+        '    asm("sin.approx.f32 %0, %1;" : "=f"(r) : "f"(a[0]));\n'
         "    a[0] = r;\n"
         "}\n"
     )
     assert cuda.error(src) == (
-        '3:9: error: unsupported inline asm (not one of the recognised PTX idioms): "rcp.approx.f32 %0, %1;"'
+        '3:9: error: unsupported inline asm (not one of the recognised PTX idioms): "sin.approx.f32 %0, %1;"'
     )
 
 

@@ -368,6 +368,8 @@ def test_user_defined_operators_are_called_where_used() -> None:
     assert sorted(f.name for f in lower(used).functions) == ["k", "operator+"]
     scalars = ops + "__global__ void k(float4* a) { a[0].x = a[1].x + a[2].x; }\n"  # C's own + on floats
     assert [f.name for f in lower(scalars).functions] == ["k"]
+    named = "__device__ float operator_scale(float x) { return 2.f * x; }\n__global__ void operatorK(float* a) {}\n"
+    assert sorted(f.name for f in lower(named).functions) == ["operatorK", "operator_scale"]  # not operators
 
 
 def test_null_pointers_and_pointer_truth_values() -> None:

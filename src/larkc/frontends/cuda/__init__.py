@@ -123,7 +123,8 @@ def _parse_cuda(
             for f in overloads:
                 # templates and functions taking cooperative groups (or their references' addresses) exist
                 # only as instances
-                operator = f.name.rpartition("::")[2].startswith("operator")  # (instances of their uses only)
+                short = f.name.rpartition("::")[2]  # `operator+`, not `operator_scale` (instances of uses only)
+                operator = short.startswith("operator") and not (short[8:9].isalnum() or short[8:9] == "_")
                 if f.template is None and not operator and not tu.takes_groups(f) and not tu.takes_reference_address(f):
                     tu.instantiate(f, {}, None)
         kernels = tu.kernel_names()

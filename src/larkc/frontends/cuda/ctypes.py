@@ -95,13 +95,17 @@ BUILTIN_TYPES: dict[str, Type] = {
     "ptrdiff_t": I64,
     "intptr_t": I64,
     "uintptr_t": U64,
-    "uint": U32,
+    "uint": U32,  # glibc's sys/types.h typedefs (nvcc includes them on Linux)
+    "ushort": U16,
+    "ulong": U64,
     "half": F16,
     "__half": F16,
+    "nv_half": F16,  # cuda_fp16.h: typedef __half nv_half;
     "nv_bfloat16": BF16,
     "__nv_bfloat16": BF16,
     "half2": vector(F16, 2),
     "__half2": vector(F16, 2),
+    "nv_half2": vector(F16, 2),  # cuda_fp16.h: typedef __half2 nv_half2;
     "nv_bfloat162": vector(BF16, 2),
     "__nv_bfloat162": vector(BF16, 2),
     # cuda_fp8.h's fp8 classes (saturating constructors, conversions back to float and half); its

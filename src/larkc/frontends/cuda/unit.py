@@ -16,6 +16,7 @@ from typing import Protocol, TypeGuard
 import tree_sitter as ts
 
 from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
+from larkc.frontends.cuda.constant_writes import check_constant_writes
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, UNSUPPORTED_TYPES, StructInfo, vector
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
@@ -1757,7 +1758,14 @@ class TranslationUnit:
 
     def module(self) -> Module:
         span = self.span(self.tree.root_node)
-        return Module(tuple(self.order), span)
+        module = Module(tuple(self.order), span)
+        constants = {
+            v.name.rpartition("::")[2]: self.span(v.node)
+            for v in self.file_memory.values()
+            if v.host_written and not v.device and not v.shared
+        }
+        check_constant_writes(module, constants, constants)  # nvcc rejects device writes to __constant__
+        return module
 
 
 def _names_unmodelled_type(args: ts.Node) -> bool:

@@ -121,7 +121,9 @@ _STORES = {"__stwb", "__stcg", "__stcs", "__stwt"}
 _SHUFFLE_TYPES = {"i32", "u32", "i64", "u64", "f32", "f64", "f16", "bf16"}
 
 #: Inline PTX larkc recognises, by its exact text (whitespace collapsed): what it does, the output
-#: operands' constraints and the input operands' constraints. Any other asm is unsupported.
+#: operands' constraints and the input operands' constraints (``"r|f"``: either letter, for a ``.b32``
+#: operand that moves bits, whose value is shuffled as the type the letter gives). Any other asm is
+#: unsupported.
 _ASM_IDIOMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "mov.u32 %0, %%laneid;": ("laneid", ("=r",), ()),
     "cvt.rn.f16.f32 %0, %1;": ("f32_to_f16_bits", ("=h",), ("f",)),
@@ -129,14 +131,59 @@ _ASM_IDIOMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "ld.global.nc.f32 %0, [%1];": ("load_f32", ("=f",), ("l",)),
     "ld.global.nc.b32 %0, [%1];": ("load_u32", ("=r",), ("l",)),
     "ld.global.nc.u32 %0, [%1];": ("load_u32", ("=r",), ("l",)),
-    "shfl.sync.bfly.b32 %0, %1, %2, %3, %4;": ("shfl_bfly", ("=r",), ("r", "r", "r", "r")),
+    "shfl.sync.bfly.b32 %0, %1, %2, %3, %4;": ("shfl_bfly", ("=r|=f",), ("r|f", "r", "r", "r")),
+    # the clamp 0x1f (the whole warp) and the mask 0xffffffff written in the text (flashinfer's math.cuh)
+    "shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;": ("shfl_bfly_warp", ("=r|=f",), ("r|f", "r")),
+    # programmatic dependent launch (sm_90): it orders this grid against the previous/next launch in the
+    # stream; within one launch, what larkc simulates, it orders nothing
+    "griddepcontrol.wait;": ("nop", (), ()),
+    "griddepcontrol.launch_dependents;": ("nop", (), ()),
+    "trap;": ("trap", (), ()),
 }
+
+#: The ``.approx`` math instructions: the IR's math function each computes (``rcp``: ``1 / x``, as the
+#: approximate division ``div.approx``) and its types: ``.f32`` in ``f`` registers, ``.f16``/``.bf16``
+#: as their bits in ``h`` registers, ``.f16x2``/``.bf16x2`` as a pair packed in an ``r`` register
+#: (lane 0 in the low half). ``.ftz`` (flush subnormal inputs and results to zero) is not modelled,
+#: as the larger error of the approximation is not (docs/semantics.md).
+_ASM_APPROX_FNS = {
+    "ex2": MathFn.EXP2,
+    "lg2": MathFn.LOG2,
+    "rsqrt": MathFn.RSQRT,
+    "rcp": MathFn.DIV,
+    "tanh": MathFn.TANH,
+}
+_ASM_APPROX_TYPES: dict[str, tuple[str, ScalarType | VectorType]] = {
+    "f32": ("f", F32),
+    "f16": ("h", F16),
+    "bf16": ("h", BF16),
+    "f16x2": ("r", vector(F16, 2)),
+    "bf16x2": ("r", vector(BF16, 2)),
+}
+_ASM_APPROX_FORMS = [
+    *(f"{op}.approx{ftz}.f32" for op in ("ex2", "lg2", "rsqrt", "rcp") for ftz in ("", ".ftz")),
+    "tanh.approx.f32",
+    "ex2.approx.f16",
+    "ex2.approx.f16x2",
+    "ex2.approx.ftz.bf16",
+    "ex2.approx.ftz.bf16x2",
+    "tanh.approx.f16",
+    "tanh.approx.f16x2",
+    "tanh.approx.bf16",
+    "tanh.approx.bf16x2",
+]
+for _form in _ASM_APPROX_FORMS:
+    _letter = _ASM_APPROX_TYPES[_form.rsplit(".", 1)[1]][0]
+    _ASM_IDIOMS[f"{_form} %0, %1;"] = (f"approx {_form}", (f"={_letter}",), (_letter,))
+
+
+def _constraints_match(got: Sequence[str], want: Sequence[str]) -> bool:
+    """Whether the operands' constraints are those of an idiom (``"r|f"``: either)."""
+    return len(got) == len(want) and all(g in w.split("|") for g, w in zip(got, want, strict=True))
+
 
 #: Known functions outside the supported subset, and what the error calls them.
 _UNSUPPORTED = {
-    "sincosf": "sincosf (use sinf and cosf)",
-    "sincos": "sincos (use sinf and cosf)",
-    "__sincosf": "__sincosf (use sinf and cosf)",
     **{n: f"call of {n}" for n in ("__brkpt", "malloc", "free", "clock", "clock64")},
     "__activemask": "__activemask",
 }
@@ -287,17 +334,24 @@ class BuiltinCalls(Contracts):
             raise self.unsupported("inline asm (not one of the recognised PTX idioms)", code)
         kind, out_constraints, in_constraints = idiom
         outs, ins = self.asm_operands(node, "output_operands"), self.asm_operands(node, "input_operands")
-        if [c for c, _ in outs] != list(out_constraints) or [c for c, _ in ins] != list(in_constraints):
+        if not _constraints_match([c for c, _ in outs], out_constraints) or not _constraints_match(
+            [c for c, _ in ins], in_constraints
+        ):
             raise self.unsupported(f"inline asm operands other than {out_constraints} : {in_constraints}", node)
         args = [v for _, v in ins]
-        match kind:
+        match kind.split(" ")[0]:
+            case "nop":
+                return None
+            case "trap":
+                self.emit(Assert(Const(False, BOOL, span), span))
+                return None
             case "laneid":
                 result = Val(Binary(BinaryOp.BITAND, linear_thread_index(span), Const(31, U32, span), U32, span), U32)
             case "f32_to_f16_bits":
                 half = Cast(self.convert(self.rvalue(args[0]), F32, args[0]).expr, F16, CastKind.CONVERT, span)
                 result = Val(Cast(half, U16, CastKind.BITCAST, span), U16)
             case "f16_bits_to_f32":
-                bits = self.convert(self.rvalue(args[0]), U16, args[0]).expr
+                bits = self.asm_register("h", args[0]).expr
                 result = Val(Cast(Cast(bits, F16, CastKind.BITCAST, span), F32, CastKind.CONVERT, span), F32)
             case "load_f32" | "load_u32":
                 pv = self.decay(self.rvalue(args[0]))
@@ -307,24 +361,64 @@ class BuiltinCalls(Contracts):
                 pt = PointerType(t, pv.ctype.space, True)
                 ptr = pv.expr if pv.ctype.pointee == t else Cast(pv.expr, pt, CastKind.BITCAST, span)
                 result = self.read(MemLV(ptr, t, True), node)
-            case "shfl_bfly":
-                clamp = fold_constant(self.tu, args[2], self.env, self.const_scope())
-                if not isinstance(clamp, int) or clamp & 0xFF != 0x1F or not 0 <= 32 - (clamp >> 8) <= 32:
-                    raise self.unsupported(
-                        "shfl.sync clamp operand other than a constant ((32 - width) << 8) | 0x1f", args[2]
-                    )
-                mask = self.convert(self.rvalue(args[3]), U32, args[3]).expr
-                v = self.convert(self.rvalue(args[0]), U32, args[0])
+            case "shfl_bfly" | "shfl_bfly_warp":
+                width: int | Expr = 32
+                mask: Expr = Const(FULL_MASK, U32, span)
+                if kind == "shfl_bfly":
+                    clamp = fold_constant(self.tu, args[2], self.env, self.const_scope())
+                    if not isinstance(clamp, int) or clamp & 0xFF != 0x1F or not 0 <= 32 - (clamp >> 8) <= 32:
+                        raise self.unsupported(
+                            "shfl.sync clamp operand other than a constant ((32 - width) << 8) | 0x1f", args[2]
+                        )
+                    width, mask = 32 - (clamp >> 8), self.convert(self.rvalue(args[3]), U32, args[3]).expr
+                # a .b32 shuffle moves the register's bits: a float ("f") is shuffled as the float
+                v = self.asm_register(ins[0][0], args[0])
                 lane = self.convert(self.rvalue(args[1]), I32, args[1]).expr
-                result = self.emit_shuffle(ShuffleKind.XOR, mask, v, lane, 32 - (clamp >> 8), node)
+                result = self.emit_shuffle(ShuffleKind.XOR, mask, v, lane, width, node)
+                out_t = F32 if outs[0][0] == "=f" else U32
+                if out_t != result.ctype:  # the other register kind: the same bits
+                    result = Val(Cast(result.expr, out_t, CastKind.BITCAST, span), out_t)
+            case "approx":
+                result = self.asm_approx(kind.split(" ")[1], args[0], span)
             case _:
                 raise AssertionError(kind)
         out_node = outs[0][1]
         lv = self.lvalue(out_node)
         if isinstance(lv, Val):
             raise self.type_error("inline asm output that is not a variable or memory", out_node)
+        if outs[0][0] in ("=h", "=r") and not (isinstance(lv.type, ScalarType) and lv.type.is_int):
+            raise self.unsupported(f"inline asm output of type {lv.type} in an integer register", out_node)
         self.write(lv, self.convert(result, lv.type, out_node), out_node)
         return None
+
+    def asm_register(self, letter: str, arg: ts.Node) -> Val:
+        """An input operand in an ``f`` (``float``), ``h`` (16-bit) or ``r`` (32-bit) register. An integer
+        register takes only integers (converted, as C converts them): the bits of a float value in one
+        would be a reinterpretation, which larkc does not guess."""
+        v = self.decay(self.rvalue(arg))
+        if letter != "f" and not (isinstance(v.ctype, ScalarType) and v.ctype.is_int):
+            raise self.unsupported(f"inline asm operand of type {v.ctype} in an integer register", arg)
+        return self.convert(v, {"f": F32, "h": U16, "r": U32}[letter], arg)
+
+    def asm_approx(self, form: str, arg: ts.Node, span: Span) -> Val:
+        """``<op>.approx[.ftz].<type> %0, %1;`` (:data:`_ASM_APPROX_FNS`): the approximate math call of the
+        operand's value; ``.f16``/``.bf16`` and the packed pairs take and give the values' bits (the
+        operand is converted to ``u16``/``u32`` first, as the register it is passed in)."""
+        op, type_name = form.split(".", maxsplit=1)[0], form.rsplit(".", 1)[1]
+        letter, t = _ASM_APPROX_TYPES[type_name]
+        bits_t = {"f": F32, "h": U16, "r": U32}[letter]
+        x = self.asm_register(letter, arg).expr
+        if letter != "f":
+            x = Cast(x, t, CastKind.BITCAST, span)
+        fn = _ASM_APPROX_FNS[op]
+        operands: tuple[Expr, ...] = (x,)
+        if fn is MathFn.DIV:
+            one: Expr = Const(1.0, F32, span)
+            operands = (one, x)
+        y: Expr = MathCall(fn, operands, t, True, span)
+        if letter != "f":
+            y = Cast(y, bits_t, CastKind.BITCAST, span)
+        return Val(y, bits_t)
 
     def asm_operands(self, node: ts.Node, field: str) -> list[tuple[str, ts.Node]]:
         """The ``(constraint, value node)`` of each operand in an asm operand list."""
@@ -491,6 +585,33 @@ class BuiltinCalls(Contracts):
         span = self.span(node)
         self.emit(Assert(Const(False, BOOL, span), span))
         return self.no_result(name, node, want_value)
+
+    def sincos(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``sincosf(x, &s, &c)`` (``sincos`` in double, ``__sincosf`` approximate): ``*s = sinf(x)`` and
+        ``*c = cosf(x)``. An output is ``&lvalue`` (a local, an array element, memory) or a pointer."""
+        span = self.span(node)
+        self.expect_args(name, arg_nodes, (3,), node)
+        t = F64 if name == "sincos" else F32
+        x = self.convert(self.rvalue(arg_nodes[0]), t, arg_nodes[0]).expr
+        targets = [self.sincos_output(name, a, t) for a in arg_nodes[1:]]
+        for fn, (lv, a) in zip((MathFn.SIN, MathFn.COS), zip(targets, arg_nodes[1:], strict=True), strict=True):
+            value = Val(MathCall(fn, (x,), t, name == "__sincosf", span), t)
+            self.write(lv, self.convert(value, lv.type, a), a)
+        return self.no_result(name, node, want_value)
+
+    def sincos_output(self, name: str, arg: ts.Node, t: ScalarType) -> LValue:
+        """Where an output argument of ``sincosf`` points: the lvalue of ``&lvalue``, else ``*p``."""
+        if arg.type == "pointer_expression" and node_text(arg.child_by_field_name("operator")) == "&":
+            target = arg.child_by_field_name("argument")
+            assert target is not None
+            lv = self.lvalue(target)
+            if isinstance(lv, Val) or lv.type != t:
+                raise self.type_error(f"{name} needs a pointer to {t} as its output argument", arg)
+            return lv
+        pv = self.decay(self.rvalue(arg))
+        if not isinstance(pv.ctype, PointerType) or pv.ctype.pointee != t or pv.ctype.const:
+            raise self.type_error(f"{name} needs a pointer to {t} as its output argument, got {pv.ctype}", arg)
+        return MemLV(pv.expr, t, False)
 
     def memcpy_call(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """``memcpy(&a, &b, sizeof(a))``."""
@@ -796,7 +917,7 @@ _INTRINSICS = _table(
     (["__frcp_rn", "__drcp_rn", "hrcp", "h2rcp"], BuiltinCalls.reciprocal),
     ([*lib.FP8_SOURCES, "__nv_cvt_float2_to_fp8x2", "__nv_cvt_fp8_to_halfraw"], BuiltinCalls.fp8_conversion),
     (["__builtin_assume_aligned"], BuiltinCalls.assume_aligned),
-    (["sincosf", "sincos", "__sincosf"], BuiltinCalls.unsupported_call),
+    (["sincosf", "sincos", "__sincosf"], BuiltinCalls.sincos),
     (
         [f"make_{t}" for t, vt in BUILTIN_TYPES.items() if isinstance(vt, VectorType) and re.fullmatch(r"\w+\d", t)],
         BuiltinCalls.make_vector,
