@@ -59,8 +59,7 @@ KNOWN: dict[tuple[str, str], str] = {
         "into the reference stage"
     ),
     ("larkc.reference.spec", "larkc.reference.rules"): (
-        "SpecGraph.verify checks types with the reference's rules (infer_type): move verify() into the "
-        "reference stage"
+        "SpecGraph.verify checks types with the reference's rules (infer_type): move verify() into the reference stage"
     ),
 }
 
