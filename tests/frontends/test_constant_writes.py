@@ -46,3 +46,18 @@ def test_a_write_to_constant_memory_is_a_located_error(cuda: Cuda, body: str, wr
     error = cuda.error(src)
     assert "unsupported write to __constant__ memory (nvcc rejects device writes to it): table" in error, error
     assert error.split(":")[0] == "6", error  # the kernel's statement (a call that writes: the call)
+
+
+def test_a_verdict_lists_the_constant_initialisers_it_assumes(tmp_path: Path) -> None:
+    import larkc
+
+    src = tmp_path / "k.cu"
+    src.write_text(
+        "__constant__ float coef[4] = {1.0f, 2.0f, 3.0f, 4.0f};\n__constant__ float given[4];\n"
+        "__global__ void k(const float* x, float* y) { y[threadIdx.x] = x[threadIdx.x] * coef[threadIdx.x % 4]; }\n"
+    )
+    task = larkc.command_line_task(src, "k", grid=["1"], block=["32"], buffers=["x=f32[32]", "y=f32[32]"])
+    report = larkc.verify(task)
+    texts = [a["text"] for a in report.to_json()["assumptions"]]
+    assert any("__constant__ variable coef holds its initialiser" in t for t in texts), texts
+    assert not any("given" in t for t in texts), texts  # no initialiser: an input of the kernel, not assumed

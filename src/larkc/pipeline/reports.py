@@ -261,16 +261,41 @@ def task_assumptions(task: Task) -> tuple[Assumption, ...]:
     assumptions: inputs standing for the reference module's parameters (``params``) are the kernel's
     weights, that is, the candidate's parameters equal the reference's (KernelBench's harness makes them
     so by construction)."""
+    out = list(_constant_assumptions(task))
     if not task.params:
-        return ()
+        return tuple(out)
     pairs = ", ".join(f"{name} = {path}" for name, path in task.params.items())
-    return (
+    out.append(
         Assumption(
             AssumptionKind.TASK,
             "ModelNew's parameters equal Model's, created in the same order under the same seed, as KernelBench's"
             f" harness constructs them (the kernel's weights are the reference's parameters: {pairs}; proved"
             " for every value of them)",
-        ),
+        )
+    )
+    return tuple(out)
+
+
+def _constant_assumptions(task: Task) -> tuple[Assumption, ...]:
+    """A CUDA source's initialised ``__constant__`` variables are read as holding their initialisers (no
+    ``cudaMemcpyToSymbol`` of the file writes them; host code elsewhere could): a model assumption."""
+    if task.source.suffix not in (".cu", ".cuh"):
+        return ()
+    from larkc.errors import LarkcError
+    from larkc.frontends.cuda import constant_initialisers
+
+    try:
+        found = constant_initialisers(task.source, defines=task.defines, include_dirs=task.include_dirs)
+    except LarkcError:
+        return ()  # the kernel was parsed before any verdict: this cannot fail where a verdict exists
+    return tuple(
+        Assumption(
+            AssumptionKind.MODEL,
+            f"the __constant__ variable {name} holds its initialiser at the launch (no cudaMemcpyToSymbol of "
+            "the file writes it; host code elsewhere could)",
+            span,
+        )
+        for name, span in found.items()
     )
 
 

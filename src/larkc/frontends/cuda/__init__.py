@@ -11,13 +11,13 @@ from pathlib import Path
 import tree_sitter as ts
 import tree_sitter_cuda
 
-from larkc.errors import LarkcError, SourceCache, Stage, TaskError
+from larkc.errors import LarkcError, SourceCache, Span, Stage, TaskError
 from larkc.frontends.cuda.constants import parse_number
 from larkc.frontends.cuda.unit import FunctionDef, SourcePositions, TemplateArg, TranslationUnit
 from larkc.ir.nodes import FunctionKind, Module
 from larkc.tasks import KernelName, choose_kernel
 
-__all__ = ["cuda_kernel_names", "parse_cuda"]
+__all__ = ["constant_initialisers", "cuda_kernel_names", "parse_cuda"]
 
 
 #: Macros of CUDA's own headers that the frontend needs expanded (the headers themselves are not read).
@@ -73,6 +73,20 @@ def parse_cuda(
     """
     with _deep_recursion():
         return _parse_cuda(path, text, file, kernel, template_args, defines, include_dirs)
+
+
+def constant_initialisers(
+    path: str | Path, *, defines: Mapping[str, str] | None = None, include_dirs: Sequence[str | Path] = ()
+) -> dict[str, Span]:
+    """The file-scope ``__constant__`` variables of a CUDA file read as holding their initialiser at every
+    launch (no ``cudaMemcpyToSymbol`` of the file writes them), by name, with their declarations: what a
+    verdict on one of its kernels assumes (host code in another file could overwrite them)."""
+    tu = _translation_unit(Path(path), None, None, defines or {}, include_dirs)
+    return {
+        v.name: tu.span(v.node)
+        for v in tu.file_memory.values()
+        if not v.shared and not v.device and not v.host_written and v.declarator.type == "init_declarator"
+    }
 
 
 @contextlib.contextmanager
