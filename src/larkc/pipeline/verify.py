@@ -548,16 +548,8 @@ def _instance_facts(
     launch = LaunchConfig(grid, block, shared)
     args = symbolic_args(task, f, env)
     ranges = _int_ranges(task, env)
-    spec_terms: dict[str, tuple[Term, ...]] | None = None
-    reader = _exact_constant
     with side_conditions() as conditions:  # what the simplifications of both sides assume
-        if graph is not None:
-            from larkc.reference import SpecGraph, evaluate_symbolic
-
-            assert isinstance(graph, SpecGraph)
-            outs = evaluate_symbolic(graph, env)
-            spec_terms = {name: tt.elems for name, tt in zip(task.outputs, outs, strict=True)}
-            reader = ConstantReader([t for tt in outs for t in tt.elems], _scalar_values(task, env)).read
+        spec_terms, reader = _spec_side(task, graph, env)
         run = execute_symbolic(
             module,
             f.name,
@@ -571,6 +563,21 @@ def _instance_facts(
     passed = {a.name for a in args.values() if isinstance(a, SymbolicBuffer)}
     facts = _facts(task, env, run, spec_terms, ranges, passed)
     return dataclasses.replace(facts, side_conditions=conditions.conditions)
+
+
+def _spec_side(
+    task: Task, graph: object | None, env: dict[str, int]
+) -> tuple[dict[str, tuple[Term, ...]] | None, Callable[[float, ScalarType], tuple[Poly, str | None]]]:
+    """The spec's output terms on the instance ``env`` (``None`` without a reference) and the reader of the
+    kernel's float constants they imply; called inside the instance's ``side_conditions``."""
+    if graph is None:
+        return None, _exact_constant
+    from larkc.reference import SpecGraph, evaluate_symbolic
+
+    assert isinstance(graph, SpecGraph)
+    outs = evaluate_symbolic(graph, env)
+    spec_terms = {name: tt.elems for name, tt in zip(task.outputs, outs, strict=True)}
+    return spec_terms, ConstantReader([t for tt in outs for t in tt.elems], _scalar_values(task, env)).read
 
 
 def _chain_facts(
@@ -589,21 +596,13 @@ def _chain_facts(
     """
     from larkc.pipeline.run import _in_launch
 
-    spec_terms: dict[str, tuple[Term, ...]] | None = None
-    reader = _exact_constant
     ranges = _int_ranges(task, env)
     contents: dict[str, tuple[OutputValue, ...]] = {}  # buffers some launch wrote, as it left them
     runs: list[SymbolicRun] = []
     diagnoses = []
     passed: set[str] = set()
     with side_conditions() as conditions:
-        if graph is not None:
-            from larkc.reference import SpecGraph, evaluate_symbolic
-
-            assert isinstance(graph, SpecGraph)
-            outs = evaluate_symbolic(graph, env)
-            spec_terms = {name: tt.elems for name, tt in zip(task.outputs, outs, strict=True)}
-            reader = ConstantReader([t for tt in outs for t in tt.elems], _scalar_values(task, env)).read
+        spec_terms, reader = _spec_side(task, graph, env)
         for k, mod in enumerate(modules):
             view = task.launch_task(k)
             f = kernel_function(view, mod)
