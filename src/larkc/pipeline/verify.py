@@ -63,6 +63,7 @@ from larkc.semantics.symexec import OutputValue, SymbolicArg, SymbolicBuffer, Sy
 from larkc.symbolic import terms as tm
 from larkc.symbolic.conditions import side_conditions
 from larkc.symbolic.constants import match_named_constant, round_to_format
+from larkc.symbolic.extended import NonFinite
 from larkc.symbolic.terms import Poly, Term
 from larkc.tasks import BufferArg, NullArg, ScalarArg, ScalarExpr, ShapeArg, Task, TensorSpec, evaluate
 
@@ -567,17 +568,23 @@ def _instance_facts(
 
 def _spec_side(
     task: Task, graph: object | None, env: dict[str, int]
-) -> tuple[dict[str, tuple[Term, ...]] | None, Callable[[float, ScalarType], tuple[Poly, str | None]]]:
+) -> tuple[dict[str, tuple[OutputValue, ...]] | None, Callable[[float, ScalarType], tuple[Poly, str | None]]]:
     """The spec's output terms on the instance ``env`` (``None`` without a reference) and the reader of the
-    kernel's float constants they imply; called inside the instance's ``side_conditions``."""
+    kernel's float constants they imply; called inside the instance's ``side_conditions``. An element the
+    reference computes as an infinity or NaN for every input is spelled as the kernel's run spells it
+    (``"+inf"``, ``"-inf"``, ``"nan"``)."""
     if graph is None:
         return None, _exact_constant
     from larkc.reference import SpecGraph, evaluate_symbolic
 
     assert isinstance(graph, SpecGraph)
     outs = evaluate_symbolic(graph, env)
-    spec_terms = {name: tt.elems for name, tt in zip(task.outputs, outs, strict=True)}
-    return spec_terms, ConstantReader([t for tt in outs for t in tt.elems], _scalar_values(task, env)).read
+    spec_terms = {
+        name: tuple(e.value if isinstance(e, NonFinite) else e for e in tt.elems)
+        for name, tt in zip(task.outputs, outs, strict=True)
+    }
+    terms = [t for tt in outs for t in tt.elems if not isinstance(t, NonFinite)]
+    return spec_terms, ConstantReader(terms, _scalar_values(task, env)).read
 
 
 def _chain_facts(
@@ -748,7 +755,7 @@ def _facts(
     task: Task,
     env: dict[str, int],
     run: SymbolicRun,
-    spec_terms: dict[str, tuple[Term, ...]] | None,
+    spec_terms: dict[str, tuple[OutputValue, ...]] | None,
     ranges: Mapping[str, tuple[int, int]],
     passed: set[str],
 ) -> InstanceFacts:

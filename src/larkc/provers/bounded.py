@@ -80,7 +80,8 @@ class InstanceFacts:
     """What one symbolic run of one shape instance established (built by the pipeline).
 
     ``kernel_outputs`` holds each output's elements after the launch (a term, or ``"undef"``,
-    ``"+inf"``, ``"-inf"``, ``"nan"``); ``spec_outputs`` the spec's terms (``None`` for a safety-only
+    ``"+inf"``, ``"-inf"``, ``"nan"``); ``spec_outputs`` the spec's terms, or the same words where the
+    reference is an infinity or NaN for every input (``None`` for a safety-only
     task); ``input_sizes``/``input_dtypes`` describe the input tensors the terms read (for witnesses);
     ``int_ranges`` the inclusive ranges of integer inputs. ``exhaustive`` says control flow and addresses
     were concrete; ``unsupported`` is the reason the run stopped, if it did. ``inputs_before`` and
@@ -98,7 +99,7 @@ class InstanceFacts:
     opaque: tuple[str, ...] = ()
     assumptions: tuple[Assumption, ...] = ()
     kernel_outputs: Mapping[str, Sequence[Term | str]] = field(default_factory=dict)
-    spec_outputs: Mapping[str, Sequence[Term]] | None = None
+    spec_outputs: Mapping[str, Sequence[Term | str]] | None = None
     output_shapes: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     input_sizes: Mapping[str, int] = field(default_factory=dict)
     input_dtypes: Mapping[str, ScalarType] = field(default_factory=dict)
@@ -135,7 +136,7 @@ def _size(term: Term) -> int:
 
 def decide_equal(
     kernel: Term | str,
-    spec: Term,
+    spec: Term | str,
     facts: InstanceFacts,
     *,
     deadline: float,
@@ -148,7 +149,13 @@ def decide_equal(
 ) -> ElementVerdict:
     """Decide ``kernel == spec`` for all inputs (see the module docstring for the procedures tried).
 
-    ``unknowns=False`` says the caller knows ``kernel`` reads no opaque or undefined value."""
+    ``unknowns=False`` says the caller knows ``kernel`` reads no opaque or undefined value.
+
+    A reference value that is an infinity or NaN for every input (``spec`` a word) is matched by the same
+    word only, as ``larkc run`` compares: NaN agrees with NaN (a fully masked softmax row is NaN in torch,
+    and a kernel that writes 0 there differs from it)."""
+    if isinstance(spec, str):
+        return _decide_nonfinite(kernel, spec, facts, unknowns)
     if isinstance(kernel, str):
         if kernel == "undef":
             return ElementVerdict(False, "never written (or computed from a value never assigned)")
@@ -194,6 +201,20 @@ def decide_equal(
     if time.perf_counter() > deadline:
         return ElementVerdict(None, "time budget exhausted")
     return ElementVerdict(None, "normal forms differ and neither a proof nor a counterexample was found")
+
+
+def _decide_nonfinite(kernel: Term | str, spec: str, facts: InstanceFacts, unknowns: bool) -> ElementVerdict:
+    """``kernel == spec`` where the reference is the non-finite value ``spec`` for every input."""
+    if kernel == spec:
+        return ElementVerdict(True, f"both {spec}")
+    if isinstance(kernel, str):
+        what = "never written" if kernel == "undef" else kernel
+        return ElementVerdict(False, f"the kernel's value is {what}, the reference's {spec}")
+    if unknowns and _contains(kernel, "<opaque>"):
+        why = "; ".join(facts.opaque[:3]) or "unknown"
+        return ElementVerdict(None, f"depends on a value the symbolic executor cannot model ({why})")
+    # every other kernel term is a real number (an undefined value included) for every input
+    return ElementVerdict(False, f"the kernel's value is a real number for every input, the reference's {spec}")
 
 
 def _z3_equal(
@@ -408,7 +429,7 @@ def _refuted(
     where: tuple[str, tuple[int, ...]],
     i: int,
     k: Term | str,
-    s: Term,
+    s: Term | str,
     v: ElementVerdict,
 ) -> ObligationResult:
     """The refutation of ``ob`` at element ``i`` of tensor ``where`` (its name and shape): for equivalence an
@@ -421,7 +442,7 @@ def _refuted(
     sv: float | None = None
     values = ""
     if v.witness is not None:
-        terms: list[Term] = [s] if isinstance(k, str) else [k, s]
+        terms: list[Term] = [t for t in (k, s) if not isinstance(t, str)]
         inputs = v.witness.relevant(terms)
         kv, sv = v.witness.kernel_value, v.witness.reference_value
     if ob.kind is ObligationKind.INPUTS:

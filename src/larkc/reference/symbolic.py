@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -25,6 +25,20 @@ from larkc.reference.shapes import concrete
 from larkc.reference.spec import Absent, Ref, Scalar, SpecGraph, SpecNode, SpecOp
 from larkc.symbolic import terms as tm
 from larkc.symbolic.constants import SQRT_2_OVER_PI, SQRT_HALF
+from larkc.symbolic.extended import (
+    Ext,
+    NonFinite,
+    Undecided,
+    ext_add,
+    ext_apply,
+    ext_compare,
+    ext_div,
+    ext_extremum,
+    ext_mul,
+    ext_neg,
+    ext_select,
+    ext_sum,
+)
 from larkc.symbolic.tensor import TermTensor
 from larkc.symbolic.terms import BoolTerm, Cmp, CmpOp, Elem, Fn, Poly, Term
 
@@ -71,17 +85,36 @@ def _at(a: ObjArray, index: Any) -> Term:
     return cast(Term, a[index])
 
 
-def real(t: Term) -> Poly:
-    """A number term: a truth value counts as 1 or 0."""
+#: An element during evaluation: a term, or (in a floating-point tensor) an infinity or NaN.
+Value = Term | NonFinite
+_V = TypeVar("_V")
+
+
+def real(t: Value) -> Poly:
+    """A number term: a truth value counts as 1 or 0. An infinity or NaN reaching an op that has no rule
+    for it is an error (located at the op's reference line by the caller)."""
+    if isinstance(t, NonFinite):
+        raise ReferenceError_(f"the value {t} reaches an op without a rule for infinities and NaN")
     return t if isinstance(t, Poly) else tm.select(t, tm.ONE, tm.ZERO)
 
 
-def truth(t: Term) -> BoolTerm:
-    """A truth term: a number is true when nonzero."""
+def xreal(t: Value) -> Ext:
+    """An extended real: a number term, or an infinity or NaN as it is."""
+    return t if isinstance(t, NonFinite) else real(t)
+
+
+def truth(t: Value) -> BoolTerm:
+    """A truth term: a number is true when nonzero (an infinity and NaN are nonzero)."""
+    if isinstance(t, NonFinite):
+        return tm.TRUE
     return tm.compare("!=", t, tm.ZERO) if isinstance(t, Poly) else t
 
 
-def _map(fn: Callable[..., Term], *arrays: ObjArray) -> ObjArray:
+def _has_nonfinite(*arrays: ObjArray | None) -> bool:
+    return any(a is not None and any(isinstance(v, NonFinite) for v in a.flat) for a in arrays)
+
+
+def _map(fn: Callable[..., Term | NonFinite], *arrays: ObjArray) -> ObjArray:
     """``fn`` applied elementwise with numpy broadcasting."""
     out = np.frompyfunc(fn, len(arrays), 1)(*arrays)
     return _obj(out)
@@ -93,11 +126,30 @@ def _arr(v: SymValue | None) -> ObjArray:
     return v.array
 
 
-def _elementwise(fn: Callable[..., Term], convert: Callable[[Term], Term] = real) -> SymbolicRule:
+def _elementwise(
+    fn: Callable[..., Term], convert: Callable[[Value], Term] = real, ext: Callable[..., Value] | None = None
+) -> SymbolicRule:
+    """The rule of an elementwise op; ``ext`` is its extended-real form, used when an operand holds an
+    infinity or NaN (without one, such an operand is an error)."""
+
     def rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
-        return _map(lambda *xs: fn(*(convert(x) for x in xs)), *(_arr(v) for v in a))
+        arrays = [_arr(v) for v in a]
+        if ext is not None and _has_nonfinite(*arrays):
+            return _map(lambda *xs: _decided(ext, *(xreal(x) for x in xs)), *arrays)
+        return _map(lambda *xs: fn(*(convert(x) for x in xs)), *arrays)
 
     return rule
+
+
+def _decided(fn: Callable[..., _V], *args: Any) -> _V:
+    """``fn(*args)`` with an :class:`Undecided` extended value (and a division by the constant 0) as a
+    reference error."""
+    try:
+        return fn(*args)
+    except Undecided as e:
+        raise ReferenceError_(f"infinities: {e.reason}") from None
+    except ZeroDivisionError:
+        raise ReferenceError_("division by the constant zero") from None
 
 
 def _div(a: Poly, b: Poly) -> Poly:
@@ -147,8 +199,20 @@ def _gelu(approximate: str) -> Callable[[Poly], Poly]:
     return gelu_erf
 
 
-def _unary(fn: Callable[[Poly], Poly]) -> SymbolicRule:
-    return _elementwise(fn)
+def _unary(fn: Callable[[Poly], Poly], ext: Callable[[Ext], Ext] | None = None) -> SymbolicRule:
+    return _elementwise(fn, ext=ext)
+
+
+def _ext_abs(x: Ext) -> Ext:
+    return NonFinite.POS_INF if x is NonFinite.NEG_INF else x if isinstance(x, NonFinite) else _abs(x)
+
+
+def _ext_sigmoid(x: Ext) -> Ext:
+    return ext_div(tm.ONE, ext_add(tm.ONE, ext_apply(Fn.EXP, ext_neg(x))))
+
+
+def _ext_fn(fn: Fn) -> Callable[[Ext], Ext]:
+    return lambda x: ext_apply(fn, x)
 
 
 def _gelu_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
@@ -174,11 +238,20 @@ def _where_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) 
             return tm.logical_or(tm.logical_and(cond, truth(x)), tm.logical_and(tm.logical_not(cond), truth(y)))
 
         return _map(where_bool, *(_arr(v) for v in a))
-    return _map(lambda c, x, y: tm.select(truth(c), real(x), real(y)), *(_arr(v) for v in a))
+    arrays = [_arr(v) for v in a]
+    if _has_nonfinite(*arrays):
+        return _map(lambda c, x, y: _decided(ext_select, truth(c), xreal(x), xreal(y)), *arrays)
+    return _map(lambda c, x, y: tm.select(truth(c), real(x), real(y)), *arrays)
 
 
 def _clamp_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
     out = _arr(a[0])
+    if _has_nonfinite(out, *(v.array for v in a[1:] if v is not None)):
+        if a[1] is not None:
+            out = _map(lambda x, lo: ext_extremum([xreal(x), xreal(lo)], True), out, a[1].array)
+        if a[2] is not None:
+            out = _map(lambda x, hi: ext_extremum([xreal(x), xreal(hi)], False), out, a[2].array)
+        return out
     if a[1] is not None:
         out = _map(lambda x, lo: tm.maximum(real(x), real(lo)), out, a[1].array)
     if a[2] is not None:
@@ -194,7 +267,7 @@ def _cast_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -
         return _map(truth, src.array)
     if src.dtype.is_float and not target.is_float:
         return _map(lambda x: tm.apply(Fn.TRUNC, real(x)), src.array)
-    return _map(real, src.array)  # exact reals: float to float and int to float casts are the identity
+    return _map(xreal, src.array)  # exact reals: float to float and int to float casts are the identity
 
 
 # Reductions -----------------------------------------------------------------------------------------
@@ -209,7 +282,7 @@ def _rows(x: ObjArray, dims: Sequence[int]) -> tuple[ObjArray, tuple[int, ...]]:
     return _obj(moved.reshape((*kept_shape, k)).reshape(-1, k)), kept_shape
 
 
-def _unrows(values: Sequence[Term], x: ObjArray, dims: Sequence[int], keepdim: bool) -> ObjArray:
+def _unrows(values: Sequence[Value], x: ObjArray, dims: Sequence[int], keepdim: bool) -> ObjArray:
     kept_shape = tuple(n for d, n in enumerate(x.shape) if d not in dims)
     out = _obj(list(values), kept_shape)
     if keepdim:
@@ -217,14 +290,15 @@ def _unrows(values: Sequence[Term], x: ObjArray, dims: Sequence[int], keepdim: b
     return out
 
 
-def _reduce(row_fn: Callable[[list[Term]], Term]) -> SymbolicRule:
+def _reduce(row_fn: Callable[[list[Term]], Term], ext: Callable[[list[Value]], Value] | None = None) -> SymbolicRule:
     def rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
         x = _arr(a[0])
         dims = tuple(node.attr("dims"))
         if not dims:
             return x.copy()
         rows, _ = _rows(x, dims)
-        return _unrows([row_fn(list(r)) for r in rows], x, dims, bool(node.attr("keepdim")))
+        fn: Callable[[list[Any]], Value] = ext if ext is not None and _has_nonfinite(x) else row_fn
+        return _unrows([fn(list(r)) for r in rows], x, dims, bool(node.attr("keepdim")))
 
     return rule
 
@@ -235,6 +309,18 @@ def _sum(row: list[Term]) -> Poly:
 
 def _mean(row: list[Term]) -> Poly:
     return _div(_sum(row), tm.const(len(row)))
+
+
+def _ext_sum(row: list[Value]) -> Ext:
+    return ext_sum([xreal(t) for t in row])
+
+
+def _ext_mean(row: list[Value]) -> Value:
+    return _decided(ext_div, _ext_sum(row), tm.const(len(row)))
+
+
+def _ext_extreme(is_max: bool) -> Callable[[list[Value]], Value]:
+    return lambda row: ext_extremum([xreal(t) for t in row], is_max)
 
 
 def _var_of(row: list[Term], correction: float) -> Poly:
@@ -298,23 +384,42 @@ def _arg_best(row: list[Poly], is_max: bool) -> tuple[Poly, Poly]:
     return tm.select(left_wins, li, ri), best
 
 
+def _ext_arg_best(row: list[Ext], is_max: bool) -> tuple[Poly, Ext]:
+    """:func:`_arg_best` over extended reals: NaN is the extremum (torch's rule), ties go left."""
+    if len(row) == 1:
+        return tm.ZERO, row[0]
+    mid = len(row) // 2
+    li, lv = _ext_arg_best(row[:mid], is_max)
+    ri, rv = _ext_arg_best(row[mid:], is_max)
+    ri = tm.add(ri, tm.const(mid))
+    if lv is NonFinite.NAN or rv is NonFinite.NAN:
+        return (li, lv) if lv is NonFinite.NAN else (ri, rv)
+    left_wins = ext_compare(">=" if is_max else "<=", lv, rv)
+    return tm.select(left_wins, li, ri), ext_extremum([lv, rv], is_max)
+
+
 def _argreduce_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
     x = _arr(a[0])
     dim = node.attr("dim")
     keepdim = bool(node.attr("keepdim"))
     is_max = node.op is SpecOp.ARGMAX
+
+    def best(row: Sequence[Value]) -> Poly:
+        if any(isinstance(t, NonFinite) for t in row):
+            return _ext_arg_best([xreal(t) for t in row], is_max)[0]
+        return _arg_best([real(t) for t in row], is_max)[0]
+
     if dim is None:
-        idx, _ = _arg_best([real(t) for t in x.reshape(-1)], is_max)
-        out = _obj(idx)
+        out = _obj(best(list(x.reshape(-1))))
         return out.reshape(tuple(1 for _ in x.shape)) if keepdim else out
     rows, _ = _rows(x, (dim,))
-    return _unrows([_arg_best([real(t) for t in r], is_max)[0] for r in rows], x, (dim,), keepdim)
+    return _unrows([best(list(r)) for r in rows], x, (dim,), keepdim)
 
 
 # Along one dim ----------------------------------------------------------------------------------------
 
 
-def _along(x: ObjArray, dim: int, line_fn: Callable[[list[Term]], list[Term]]) -> ObjArray:
+def _along(x: ObjArray, dim: int, line_fn: Callable[[list[Any]], Sequence[Value]]) -> ObjArray:
     moved = np.moveaxis(x, dim, -1)
     flat = moved.reshape(-1, moved.shape[-1]) if moved.size else moved.reshape(0, moved.shape[-1])
     out = np.empty(flat.shape, dtype=object)
@@ -323,7 +428,7 @@ def _along(x: ObjArray, dim: int, line_fn: Callable[[list[Term]], list[Term]]) -
     return _obj(np.moveaxis(out.reshape(moved.shape), -1, dim))
 
 
-def _softmax_line(line: list[Term], log: bool) -> list[Term]:
+def _softmax_line(line: Sequence[Value], log: bool) -> list[Term]:
     vals = [real(t) for t in line]
     top = tm.maximum(*vals)
     shifted = [tm.sub(v, top) for v in vals]
@@ -335,12 +440,35 @@ def _softmax_line(line: list[Term], log: bool) -> list[Term]:
     return [_div(e, total) for e in exps]
 
 
+def _ext_softmax_line(line: list[Value], log: bool) -> list[Value]:
+    """:func:`_softmax_line` over extended reals: a ``-inf`` element has weight ``exp(-inf) = 0``; a row of
+    ``-inf`` only is ``inf - inf``, NaN throughout (as torch computes it)."""
+    vals = [xreal(t) for t in line]
+    top = ext_extremum(vals, True)
+    shifted = [ext_add(v, ext_neg(top)) for v in vals]
+    exps = [ext_apply(Fn.EXP, s) for s in shifted]
+    total = ext_sum(exps)
+    if log:
+        log_total = ext_apply(Fn.LOG, total)
+        return [ext_add(s, ext_neg(log_total)) for s in shifted]
+    return [ext_div(e, total) for e in exps]
+
+
 def _softmax_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
     log = node.op is SpecOp.LOG_SOFTMAX
-    return _along(_arr(a[0]), node.attr("dim"), lambda line: _softmax_line(line, log))
+
+    def line_fn(line: list[Value]) -> Sequence[Value]:
+        if any(isinstance(t, NonFinite) for t in line):
+            try:
+                return _ext_softmax_line(line, log)
+            except Undecided as e:
+                raise ReferenceError_(f"infinities: {e.reason}") from None
+        return _softmax_line(line, log)
+
+    return _along(_arr(a[0]), node.attr("dim"), line_fn)
 
 
-def _cumsum_line(line: list[Term]) -> list[Term]:
+def _cumsum_line(line: Sequence[Value]) -> list[Term]:
     out: list[Term] = []
     acc = tm.ZERO
     for t in line:
@@ -394,7 +522,12 @@ def _matmul(a: ObjArray, b: ObjArray) -> ObjArray:
         am, bm = ab[idx], bb[idx]
         for i in range(m):
             for j in range(n):
-                out[(*idx, i, j)] = tm.dot((real(am[i, k]), real(bm[k, j])) for k in range(kk))
+                row, col = am[i, :], bm[:, j]
+                if _has_nonfinite(row, col):
+                    products = [_decided(ext_mul, xreal(row[k]), xreal(col[k])) for k in range(kk)]
+                    out[(*idx, i, j)] = ext_sum(products)
+                    continue
+                out[(*idx, i, j)] = tm.dot((real(row[k]), real(col[k])) for k in range(kk))
     if b.ndim == 1:
         out = out[..., 0]
     if a.ndim == 1:
@@ -539,7 +672,13 @@ def _cross_entropy_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicC
 def _full_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
     shape = [ctx.int(d) for d in node.attr("shape")]
     value = node.attr("value")
-    term: Term = (tm.TRUE if value else tm.FALSE) if node.dtype.is_bool else tm.const(value)
+    term: Value
+    if node.dtype.is_bool:
+        term = tm.TRUE if value else tm.FALSE
+    elif isinstance(value, float) and not math.isfinite(value):
+        term = NonFinite.NAN if math.isnan(value) else NonFinite.POS_INF if value > 0 else NonFinite.NEG_INF
+    else:
+        term = tm.const(value)
     return _obj([term] * math.prod(shape), shape)
 
 
@@ -570,7 +709,7 @@ def _slice_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) 
 
 
 def _join_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
-    convert = truth if node.dtype.is_bool else real
+    convert = truth if node.dtype.is_bool else xreal
     parts = [_map(convert, _arr(v)) for v in a]
     if node.op is SpecOp.CAT:
         return _obj(np.concatenate(parts, axis=node.attr("dim")))
@@ -589,19 +728,19 @@ def _bool_elementwise(fn: Callable[..., Term]) -> SymbolicRule:
 
 
 def _compare(op: str) -> SymbolicRule:
-    return _elementwise(lambda x, y: tm.compare(op, x, y))
+    return _elementwise(lambda x, y: tm.compare(op, x, y), ext=lambda x, y: ext_compare(op, x, y))
 
 
 #: The symbolic rule of every op: operand term arrays (scalars as 0-d arrays, None for absent) to the
 #: result's term array.
 SYMBOLIC_RULES: dict[SpecOp, SymbolicRule] = {
-    SpecOp.ADD: _elementwise(tm.add),
-    SpecOp.SUB: _elementwise(tm.sub),
-    SpecOp.MUL: _elementwise(tm.mul),
-    SpecOp.DIV: _elementwise(_div),
+    SpecOp.ADD: _elementwise(tm.add, ext=ext_add),
+    SpecOp.SUB: _elementwise(tm.sub, ext=lambda x, y: ext_add(x, ext_neg(y))),
+    SpecOp.MUL: _elementwise(tm.mul, ext=ext_mul),
+    SpecOp.DIV: _elementwise(_div, ext=ext_div),
     SpecOp.POW: _elementwise(_pow),
-    SpecOp.MAXIMUM: _elementwise(tm.maximum),
-    SpecOp.MINIMUM: _elementwise(tm.minimum),
+    SpecOp.MAXIMUM: _elementwise(tm.maximum, ext=lambda x, y: ext_extremum([x, y], True)),
+    SpecOp.MINIMUM: _elementwise(tm.minimum, ext=lambda x, y: ext_extremum([x, y], False)),
     SpecOp.EQ: _compare("=="),
     SpecOp.NE: _compare("!="),
     SpecOp.LT: _compare("<"),
@@ -613,27 +752,27 @@ SYMBOLIC_RULES: dict[SpecOp, SymbolicRule] = {
     SpecOp.NOT: _bool_elementwise(tm.logical_not),
     SpecOp.WHERE: _where_rule,
     SpecOp.CLAMP: _clamp_rule,
-    SpecOp.NEG: _unary(tm.neg),
-    SpecOp.ABS: _unary(_abs),
-    SpecOp.RECIPROCAL: _unary(_recip),
-    SpecOp.EXP: _unary(lambda x: tm.apply(Fn.EXP, x)),
-    SpecOp.LOG: _unary(lambda x: tm.apply(Fn.LOG, x)),
-    SpecOp.SQRT: _unary(lambda x: tm.apply(Fn.SQRT, x)),
-    SpecOp.RSQRT: _unary(lambda x: _recip(tm.apply(Fn.SQRT, x))),
-    SpecOp.TANH: _unary(lambda x: tm.apply(Fn.TANH, x)),
-    SpecOp.ERF: _unary(lambda x: tm.apply(Fn.ERF, x)),
-    SpecOp.SIN: _unary(lambda x: tm.apply(Fn.SIN, x)),
-    SpecOp.COS: _unary(lambda x: tm.apply(Fn.COS, x)),
-    SpecOp.SIGMOID: _unary(_sigmoid),
-    SpecOp.RELU: _unary(lambda x: tm.maximum(x, tm.ZERO)),
+    SpecOp.NEG: _unary(tm.neg, ext_neg),
+    SpecOp.ABS: _unary(_abs, _ext_abs),
+    SpecOp.RECIPROCAL: _unary(_recip, lambda x: ext_div(tm.ONE, x)),
+    SpecOp.EXP: _unary(lambda x: tm.apply(Fn.EXP, x), _ext_fn(Fn.EXP)),
+    SpecOp.LOG: _unary(lambda x: tm.apply(Fn.LOG, x), _ext_fn(Fn.LOG)),
+    SpecOp.SQRT: _unary(lambda x: tm.apply(Fn.SQRT, x), _ext_fn(Fn.SQRT)),
+    SpecOp.RSQRT: _unary(lambda x: _recip(tm.apply(Fn.SQRT, x)), lambda x: ext_div(tm.ONE, ext_apply(Fn.SQRT, x))),
+    SpecOp.TANH: _unary(lambda x: tm.apply(Fn.TANH, x), _ext_fn(Fn.TANH)),
+    SpecOp.ERF: _unary(lambda x: tm.apply(Fn.ERF, x), _ext_fn(Fn.ERF)),
+    SpecOp.SIN: _unary(lambda x: tm.apply(Fn.SIN, x), _ext_fn(Fn.SIN)),
+    SpecOp.COS: _unary(lambda x: tm.apply(Fn.COS, x), _ext_fn(Fn.COS)),
+    SpecOp.SIGMOID: _unary(_sigmoid, _ext_sigmoid),
+    SpecOp.RELU: _unary(lambda x: tm.maximum(x, tm.ZERO), lambda x: ext_extremum([x, tm.ZERO], True)),
     SpecOp.GELU: _gelu_rule,
     SpecOp.SILU: _unary(lambda x: tm.mul(x, _sigmoid(x))),
     SpecOp.SOFTPLUS: _softplus_rule,
     SpecOp.CAST: _cast_rule,
-    SpecOp.SUM: _reduce(_sum),
-    SpecOp.MEAN: _reduce(_mean),
-    SpecOp.AMAX: _reduce(lambda row: tm.maximum(*(real(t) for t in row))),
-    SpecOp.AMIN: _reduce(lambda row: tm.minimum(*(real(t) for t in row))),
+    SpecOp.SUM: _reduce(_sum, _ext_sum),
+    SpecOp.MEAN: _reduce(_mean, _ext_mean),
+    SpecOp.AMAX: _reduce(lambda row: tm.maximum(*(real(t) for t in row)), _ext_extreme(True)),
+    SpecOp.AMIN: _reduce(lambda row: tm.minimum(*(real(t) for t in row)), _ext_extreme(False)),
     SpecOp.ARGMAX: _argreduce_rule,
     SpecOp.ARGMIN: _argreduce_rule,
     SpecOp.VAR: _var_rule,
@@ -683,8 +822,10 @@ def _scalar_value(s: Scalar, env: Mapping[str, int]) -> SymValue:
     if isinstance(v, bool):
         return SymValue(_obj(tm.TRUE if v else tm.FALSE), BOOL)
     if isinstance(v, float):
-        if not math.isfinite(v):
-            raise ReferenceError_(f"the constant {v} has no exact value")
+        if math.isnan(v):
+            return SymValue(_obj(NonFinite.NAN), F64)
+        if math.isinf(v):
+            return SymValue(_obj(NonFinite.POS_INF if v > 0 else NonFinite.NEG_INF), F64)
         return SymValue(_obj(tm.const(v)), F64)
     if isinstance(v, int):
         return SymValue(_obj(tm.const(v)), I64)
@@ -722,7 +863,7 @@ def _evaluate_symbolic(graph: SpecGraph, env: dict[str, int]) -> tuple[TermTenso
             out = SYMBOLIC_RULES[node.op](node, args, ctx)
         except ReferenceError_ as e:
             raise ReferenceError_(f"symbolic %{node.name} = {node.op.value}: {e.message}", node.span) from None
-        convert = truth if node.dtype.is_bool else real
+        convert = truth if node.dtype.is_bool else xreal
         out = _map(convert, out)
         want = tuple(concrete(d, env) for d in node.shape)
         if tuple(out.shape) != want:

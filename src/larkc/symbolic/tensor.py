@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from larkc.ir.types import ScalarType
+from larkc.symbolic.extended import NonFinite
 from larkc.symbolic.terms import And, BoolConst, Cmp, Or, Poly, Term, evaluate
 
 __all__ = ["TermTensor"]
@@ -20,17 +21,20 @@ class TermTensor:
     """A tensor of concrete ``shape`` whose elements are terms, stored flat in row-major order.
 
     ``dtype`` is the element type of the tensor in the reference (the terms themselves are exact reals);
-    elements of a ``bool`` tensor are truth values (:data:`~larkc.symbolic.terms.BoolTerm`).
+    elements of a ``bool`` tensor are truth values (:data:`~larkc.symbolic.terms.BoolTerm`); an element
+    of a floating-point tensor may be an infinity or NaN (:class:`~larkc.symbolic.extended.NonFinite`).
     """
 
     shape: tuple[int, ...]
     dtype: ScalarType
-    elems: tuple[Term, ...]
+    elems: tuple[Term | NonFinite, ...]
 
     def __post_init__(self) -> None:
         if len(self.elems) != math.prod(self.shape):
             raise ValueError(f"{len(self.elems)} elements for shape {self.shape}")
         want: Any = (BoolConst, Cmp, And, Or) if self.dtype.is_bool else Poly
+        if self.dtype.is_float:
+            want = (Poly, NonFinite)
         for e in self.elems:
             if not isinstance(e, want):
                 kind = "truth value" if self.dtype.is_bool else "number"
@@ -40,7 +44,7 @@ class TermTensor:
     def numel(self) -> int:
         return len(self.elems)
 
-    def __getitem__(self, index: Sequence[int] | int) -> Term:
+    def __getitem__(self, index: Sequence[int] | int) -> Term | NonFinite:
         """The element at a multi-index (or a flat index)."""
         if isinstance(index, int):
             return self.elems[index]
@@ -55,7 +59,10 @@ class TermTensor:
 
     def evaluate(self, env: Mapping[str, Any]) -> np.ndarray[Any, Any]:
         """The float64 (or bool) array of the elements' values with inputs bound by ``env``."""
-        values = evaluate(self.elems, env)
+        special = {NonFinite.POS_INF: math.inf, NonFinite.NEG_INF: -math.inf, NonFinite.NAN: math.nan}
+        terms = [e for e in self.elems if not isinstance(e, NonFinite)]
+        it = iter(evaluate(terms, env))
+        values = [special[e] if isinstance(e, NonFinite) else next(it) for e in self.elems]
         dtype = np.bool_ if self.dtype.is_bool else np.float64
         return np.asarray(values, dtype=dtype).reshape(self.shape)
 
