@@ -163,7 +163,7 @@ def test_data_dependent_branch_is_if_converted(sim: Sim) -> None:
     assert run.buffers["out"] == tuple(tm.maximum(x(i), tm.ZERO) for i in range(4))
 
 
-def test_branch_with_a_store_on_data_is_unsupported(sim: Sim) -> None:
+def test_a_store_under_a_branch_on_data_is_guarded_by_its_condition(sim: Sim) -> None:
     src = """
     __global__ void k(const float* x, float* out) {
       if (x[threadIdx.x] > 0.0f) out[threadIdx.x] = 1.0f;
@@ -175,7 +175,46 @@ def test_branch_with_a_store_on_data_is_unsupported(sim: Sim) -> None:
         {"x": SymbolicBuffer("x", (4,), F32, "input"), "out": SymbolicBuffer("out", (4,), F32, "zeros")},
         block=4,
     )
-    assert run.unsupported is not None and "memory write" in run.unsupported.reason
+    assert run.unsupported is None and not run.control_concrete
+    assert run.buffers["out"] == tuple(tm.select(tm.compare(">", x(i), tm.ZERO), tm.ONE, tm.ZERO) for i in range(4))
+
+
+def test_stores_in_both_arms_merge_exactly_and_nested_branches_with_stores_stop(sim: Sim) -> None:
+    both = """
+    __global__ void k(const float* x, float* out) {
+      int i = threadIdx.x;
+      if (x[i] > 0.0f) { out[i] = x[i]; out[i] = 2.0f * x[i]; } else { out[i] = 0.0f; }
+    }"""
+    bufs = {"x": SymbolicBuffer("x", (2,), F32, "input"), "out": SymbolicBuffer("out", (2,), F32, "empty")}
+    run = _sym(sim, both, "k", bufs, block=2)
+    assert run.unsupported is None
+    assert run.buffers["out"] == tuple(tm.maximum(tm.mul(tm.const(2), x(i)), tm.ZERO) for i in range(2))
+    nested = """
+    __global__ void k(const float* x, float* out) {
+      int i = threadIdx.x;
+      if (x[i] > 0.0f) {
+        if (x[i] > 1.0f) out[i] = 1.0f; else out[i] = x[i];
+      } else {
+        out[i] = 0.0f;
+      }
+    }"""
+    run = _sym(sim, nested, "k", bufs, block=2)
+    assert run.unsupported is not None and "nested" in run.unsupported.reason
+
+
+def test_an_atomic_under_a_branch_on_data_is_unsupported(sim: Sim) -> None:
+    src = """
+    __global__ void k(const float* x, float* out) {
+      if (x[threadIdx.x] > 0.0f) atomicAdd(out, 1.0f);
+    }"""
+    run = _sym(
+        sim,
+        src,
+        "k",
+        {"x": SymbolicBuffer("x", (4,), F32, "input"), "out": SymbolicBuffer("out", (1,), F32, "zeros")},
+        block=4,
+    )
+    assert run.unsupported is not None and "atomic" in run.unsupported.reason
     assert run.unsupported.span is not None and run.unsupported.span.line == 3
 
 

@@ -16,8 +16,9 @@ What one run establishes, for the shape instance and launch it ran:
   concrete in every lane), the accesses of this run are the accesses of every run of this launch, so the
   checks' silence is a proof of bounds, race freedom, barrier uniformity and initialised reads for the
   instance. ``data_dependent`` lists where that was not so: a branch on data is *if-converted* (both arms
-  run for the lanes whose condition is symbolic, values merge with ``select``; only arms without memory
-  writes, barriers or control transfers are allowed), and a load through an address computed from an
+  run for the lanes whose condition is symbolic, values merge with ``select``, and a store in an arm is
+  guarded: the element becomes ``select(condition, stored, old)``; arms with atomics, barriers, warp
+  exchanges, loops or control transfers are not allowed), and a load through an address computed from an
   index tensor reads ``Read(tensor, index)`` with its bounds checked over the declared value range.
   Accesses are then over-approximated, so a clean run still proves safety, but a diagnosis needs
   confirmation on concrete inputs.
@@ -330,13 +331,27 @@ class _Interp(Interpreter):
         sym = mask & ~is_true & ~is_false
         frame = self._frames[-1]
         before = dict(frame.vars)
-        self._stmts(s.then_body, is_true | sym)
+        outer = self.smem.guard
+        if outer is not None and any(isinstance(t, Store) for t in walk_stmts([*s.then_body, *s.else_body])):
+            # guards would be conjunctions, whose selects do not resolve against each other: an element
+            # stored in every arm would keep a spurious unwritten case
+            raise SymbolicUnsupported("a store under nested branches on input data", s.span)
+        # stores of an arm take effect where the thread's condition holds
+        self.smem.guard = c
+        try:
+            self._stmts(s.then_body, is_true | sym)
+        finally:
+            self.smem.guard = outer
         after_then = dict(frame.vars)
         for name, old in before.items():
             new = after_then.get(name)
             if new is not None and new is not old:
                 frame.vars[name] = self._where(self._bmask(sym, new), old, new, frame.types[name])
-        self._stmts(s.else_body, is_false | sym)
+        self.smem.guard = self.dom.bool_not(c)
+        try:
+            self._stmts(s.else_body, is_false | sym)
+        finally:
+            self.smem.guard = outer
         after_else = frame.vars
         for name, then_v in after_then.items():
             if name not in before:
@@ -353,11 +368,14 @@ class _Interp(Interpreter):
 
     def _impure(self, body: Sequence[Stmt]) -> str | None:
         """The first statement of ``body`` (or of a function it calls) that an if-converted arm may not
-        contain: memory writes, synchronisation, warp exchanges, control transfers out of the arm."""
+        contain: atomics, synchronisation, warp exchanges, control transfers out of the arm (stores are
+        guarded, see :meth:`_if_convert`)."""
         for s in walk_stmts(body):
             match s:
-                case Store() | Atomic():
-                    return "a memory write"
+                case Store():
+                    pass
+                case Atomic():
+                    return "an atomic update"
                 case Barrier() | Fence() | Shuffle() | Vote():
                     return "a synchronisation or warp exchange"
                 case Return() | Break() | Continue():

@@ -7,6 +7,12 @@ per region: for every byte address, the id of the typed value whose first byte i
 code on the same concrete addresses the simulator would compute, so the symbolic run and ``larkc run``
 cannot disagree about which accesses a launch makes.
 
+A store inside an if-converted branch on input data is *guarded*: each thread's store takes effect only
+where its condition holds (:attr:`SymbolicMemory.guard`), so the element becomes
+``select(condition, new, old)``, exact per element and per address. Where the old contents were never
+written, the element is only *maybe* written; a later read of it stops the run (the ``init`` check could
+not say whether it reads unwritten memory), and the element's term holds an undefined value.
+
 A read must find a value of exactly its own type starting at its address; anything else (a ``float``
 read through an ``int*``, two halves read as one ``half2``) is a *reinterpretation*: exact for
 constants, an opaque value otherwise (see :meth:`SymbolicDomain.opaque`).
@@ -44,7 +50,7 @@ from larkc.semantics.diagnostics import DiagnosisLog
 from larkc.semantics.geometry import ThreadSpace
 from larkc.semantics.memory import AccessKind, Memory, Region, RegionKind, Site
 from larkc.semantics.numerics import mem_dtype
-from larkc.semantics.symvalues import ID_DTYPE, UNDEF, SymbolicDomain
+from larkc.semantics.symvalues import ID_DTYPE, TRUE_ID, UNDEF, UNDEFINED, SymbolicDomain, SymbolicUnsupported
 from larkc.symbolic import terms as tm
 
 __all__ = ["SCALAR_CODES", "AtomicCombine", "SymbolicMemory"]
@@ -74,6 +80,10 @@ class SymbolicMemory(Memory):
         self.ids: dict[int, torch.Tensor] = {}
         self.codes: dict[int, torch.Tensor] = {}
         self.written: set[int] = set()  # regions stored to or updated atomically
+        #: per thread, the truth id under which its stores take effect (inside an if-converted branch on
+        #: input data); ``None`` outside such branches
+        self.guard: torch.Tensor | None = None
+        self.maybe_unwritten: dict[int, torch.Tensor] = {}  # region id -> bytes written only under a guard
 
     def _add(self, region: Region, fill: int = 0) -> Region:
         r = super()._add(region, fill)
@@ -194,6 +204,11 @@ class SymbolicMemory(Memory):
         for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.READ):
             self._check(r, AccessKind.READ, vt.size * width, align, site)
             slots = r.base[:, None] + torch.arange(width)[None, :] * vt.size
+            maybe = self.maybe_unwritten.get(r.region.id)
+            if maybe is not None and bool(maybe[slots.reshape(-1)].any()):
+                raise SymbolicUnsupported(
+                    f"a read of {r.region.name}, written there only under a condition on input data"
+                )
             got = self._read(r.region, slots.reshape(-1), vt).reshape(-1, width)
             if r.whole:
                 return got
@@ -217,9 +232,40 @@ class SymbolicMemory(Memory):
             self.written.add(r.region.id)
             slots = r.base[:, None] + torch.arange(width)[None, :] * vt.size
             mine = ids if r.whole else ids[r.sel]
+            if self.guard is not None:
+                mine = self._guarded(r.region, slots, mine, self.guard[threads if r.whole else threads[r.sel]], vt)
             self._write(r.region, slots.reshape(-1), mine.reshape(-1), vt)
             if self.fences is not None and r.region.kind is RegionKind.GLOBAL:
                 self.fences.overwritten(r.region, r.base)
+
+    def _guarded(
+        self, region: Region, slots: torch.Tensor, ids: torch.Tensor, guard: torch.Tensor, vt: ScalarType
+    ) -> torch.Tensor:
+        """``select(guard, ids, old)`` per element (``[m, width]``; ``guard`` per row): the values of a
+        store that takes effect only where its thread's guard holds."""
+        g = guard[:, None].expand_as(ids).reshape(-1)
+        flat_slots = slots.reshape(-1)
+        new = ids.reshape(-1).clone()
+        conditional = g != TRUE_ID
+        if not bool(conditional.any()):
+            return ids
+        old = self._read(region, flat_slots[conditional], vt)
+        new[conditional] = self.domain.select(g[conditional], new[conditional], old)
+        maybe = self.maybe_unwritten.get(region.id)
+        if maybe is None:
+            maybe = self.maybe_unwritten[region.id] = torch.zeros(self.codes[region.id].numel(), dtype=torch.bool)
+        # maybe unwritten: the value still holds the unknown a never-written element stands for (the other
+        # arm's store, under the negated condition, completes it); a store under a true guard clears it
+        maybe[flat_slots[~conditional]] = False
+        partial = {u: self._holds_undefined(u) for u in torch.unique(new[conditional]).tolist()}
+        maybe[flat_slots[conditional]] = torch.tensor([partial[u] for u in new[conditional].tolist()], dtype=torch.bool)
+        return new.reshape(ids.shape)
+
+    def _holds_undefined(self, i: int) -> bool:
+        if i == UNDEF:
+            return True
+        term = self.domain.table.peek(i)
+        return term is not None and UNDEFINED in tm.tensors_of([term])
 
     def atomic(
         self,

@@ -1,0 +1,22 @@
+import torch
+
+from larkc import Task
+
+
+def reference(x: torch.Tensor) -> torch.Tensor:
+    return x.argmax(dim=1)
+
+
+task = Task(
+    expected_failure="mismatch",
+    source="kernel.cu",
+    kernel="warp_argmax",
+    reference=reference,
+    inputs={"x": "f32[rows, cols]"},
+    outputs={"out": "i64[rows]"},
+    symbols=["rows", "cols"],
+    constraints=["cols <= 8192"],
+    instances=[{"rows": 2, "cols": 7}, {"rows": 1, "cols": 20}],
+    grid=["rows"],
+    block=[32],
+)

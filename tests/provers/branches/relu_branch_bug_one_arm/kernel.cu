@@ -1,0 +1,9 @@
+// ReLU that forgets the else arm: negative inputs leave the output unwritten.
+__global__ void relu_kernel(const float* __restrict__ x, float* __restrict__ out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    if (x[i] > 0.0f) {
+      out[i] = x[i];
+    }
+  }
+}
