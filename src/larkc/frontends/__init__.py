@@ -19,8 +19,17 @@ from larkc.tasks import Task
 
 if TYPE_CHECKING:
     from larkc.frontends.triton.values import ConstValue
+    from larkc.tasks.shape_expr import ShapeExpr
 
-__all__ = ["kernel_names", "parse_cuda", "parse_source", "parse_task", "specialised_per_instance", "task_configs"]
+__all__ = [
+    "kernel_names",
+    "parse_cuda",
+    "parse_source",
+    "parse_task",
+    "specialisation_heuristics",
+    "specialised_per_instance",
+    "task_configs",
+]
 
 
 def _check(module: Module) -> Module:
@@ -101,14 +110,26 @@ def task_configs(task: Task) -> list[dict[str, ConstValue]]:
     return list(specialisations(task))
 
 
-def specialised_per_instance(task: Task) -> bool:
-    """Whether the task's kernel IR may differ between shape instances (a Triton kernel whose argument
-    types or constexprs depend on the shapes), so that each instance needs its own :func:`parse_task`."""
+def specialised_per_instance(task: Task, instances: Sequence[Mapping[str, int]] | None = None) -> bool:
+    """Whether the task's kernel IR may differ between the shape instances ``instances`` (by default the
+    task's; a Triton kernel whose argument types or constexprs depend on the shapes), so that each
+    instance needs its own :func:`parse_task`."""
     if task.language != "triton":
         return False
     from larkc.frontends.triton.task import instance_independent
 
-    return not instance_independent(task, task.instances)
+    return not instance_independent(task, task.instances if instances is None else instances)
+
+
+def specialisation_heuristics(task: Task, config: Mapping[str, ConstValue] | None = None) -> dict[str, ShapeExpr]:
+    """The ``@triton.heuristics`` constexprs of a Triton task's kernel as shape expressions over the task's
+    symbols, under the autotune ``config`` (empty without heuristics, and for CUDA); a heuristic that
+    is not one is a located :class:`~larkc.errors.LarkcError`."""
+    if task.language != "triton":
+        return {}
+    from larkc.frontends.triton.task import heuristic_exprs
+
+    return heuristic_exprs(task, config)
 
 
 def kernel_names(

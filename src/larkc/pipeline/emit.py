@@ -320,22 +320,9 @@ def _heuristic_exprs(task: Task, config: Mapping[str, object]) -> dict[str, Shap
     """The kernel's ``@triton.heuristics`` as shape expressions over the task's symbols, for the emitted
     configuration: ``args[name]`` of an argument bound to a shape expression is that expression, of an
     integer constexpr of the configuration or an integer scalar binding its number."""
-    from larkc.frontends.triton.config import heuristic_shape_exprs
-    from larkc.frontends.triton.source import read_source
+    from larkc.frontends.triton.task import heuristic_exprs
 
-    bound: dict[str, ShapeExpr] = {}
-    for name, value in config.items():
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            bound[name] = ShapeNum(value)
-    for name, b in task.bindings.items():
-        match b:
-            case ShapeArg(expr):
-                bound[name] = expr
-            case ScalarArg(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                bound[name] = ShapeNum(value)
-            case _:
-                pass
-    exprs = heuristic_shape_exprs(read_source(task.source), task.kernel, bound)
+    exprs = heuristic_exprs(task, config)
     for name, e in exprs.items():
         if free_symbols(e) and _has_subtraction(e):
             raise TaskError(

@@ -20,6 +20,7 @@ Results of one obligation over several instances (and provers) are combined
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -27,8 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 
-from larkc.errors import PreconditionError, TaskError
-from larkc.frontends import parse_task, specialised_per_instance, task_configs
+from larkc.errors import LarkcError, PreconditionError, TaskError
+from larkc.frontends import parse_task, specialisation_heuristics, specialised_per_instance, task_configs
 from larkc.frontends.triton.values import ConstValue
 from larkc.ir.nodes import Function, Module
 from larkc.ir.types import ScalarType
@@ -57,7 +58,7 @@ from larkc.provers import (
     verdict,
 )
 from larkc.provers.bounded import Finding, InstanceFacts, prove_instance
-from larkc.provers.parametric import AUTOTUNE_SCOPE, prove_parametric
+from larkc.provers.parametric import AUTOTUNE_SCOPE, prove_parametric, prove_parametric_family
 from larkc.semantics import LaunchConfig
 from larkc.semantics.symexec import OutputValue, SymbolicArg, SymbolicBuffer, SymbolicRun, execute_symbolic
 from larkc.symbolic import terms as tm
@@ -66,6 +67,7 @@ from larkc.symbolic.constants import match_named_constant, round_to_format
 from larkc.symbolic.extended import NonFinite
 from larkc.symbolic.terms import Poly, Term
 from larkc.tasks import BufferArg, NullArg, ScalarArg, ScalarExpr, ShapeArg, Task, TensorSpec, evaluate
+from larkc.tasks.shape_expr import ShapeExpr
 
 __all__ = ["Progress", "obligations_of", "verify_task"]
 
@@ -163,11 +165,13 @@ def _verify_specialisation(
 ) -> tuple[dict[Obligation, list[ObligationResult]], list[tuple[dict[str, int], str, float]]]:
     """The results of every prover on every obligation for one autotune configuration (``None``: the
     kernel as given, or its only specialisation), not yet combined; and the instances run."""
-    per_instance = module is None and specialised_per_instance(task)
+    # The instances chosen (the task's, or --shape's) decide the specialisations run, not the task's first.
+    per_instance = module is None and specialised_per_instance(task, chosen)
     cfgs = (config,) if config else None
     task = task.with_launch_constants((config or {},))  # a Triton grid may name the configuration's constexprs
+    lower = _lowering(task, config) if module is None and task.language == "triton" else None
     if module is None:
-        module = parse_task(task, None, config)
+        module = parse_task(task, chosen[0] if chosen else None, config)
     module, f = bind_null_pointers(task, module, kernel_function(task, module))
     for p in f.params:
         if isinstance(b := task.binding(p.name), ScalarExpr):
@@ -177,8 +181,8 @@ def _verify_specialisation(
     # Parametric first: safety and overflow for every size, where the kernel's indexing allows it.
     parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
     say(f"parametric proof of {', '.join(ob.name for ob in parametric_obs)} (z3, all sizes)")
-    for r in prove_parametric(module, f.name, task, parametric_obs, budget):
-        per_ob[r.obligation].append(_confirm_static(task, module, r, replay_dir, cfgs))
+    for r in _parametric(task, module, f, lower, config, parametric_obs, budget):
+        per_ob[r.obligation].append(_confirm_static(task, module, r, replay_dir, cfgs, lower))
     bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
     for k, env in enumerate(chosen):
         shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
@@ -280,6 +284,36 @@ def _specialised(
 ) -> tuple[Module, Function]:
     module = parse_task(task, env, config)
     return bind_null_pointers(task, module, kernel_function(task, module))
+
+
+def _lowering(task: Task, config: Mapping[str, ConstValue] | None) -> Callable[[Mapping[str, int]], Module]:
+    """The Triton kernel of ``task`` lowered at given sizes (its specialisation there), null pointers bound."""
+    return lambda env: _specialised(task, env, config)[0]
+
+
+def _parametric(
+    task: Task,
+    module: Module,
+    f: Function,
+    lower: Callable[[Mapping[str, int]], Module] | None,
+    config: Mapping[str, ConstValue] | None,
+    obligations: Sequence[Obligation],
+    budget: Budget,
+) -> list[ObligationResult]:
+    """The parametric results: of a Triton kernel, over every specialisation the constraints admit (each
+    lowered by ``lower``); of any other kernel, of ``module``."""
+    if lower is None:
+        return prove_parametric(module, f.name, task, obligations, budget)
+    unknown = ""
+    heuristics: dict[str, ShapeExpr] | None
+    try:
+        heuristics = specialisation_heuristics(task, config)
+    except LarkcError as e:
+        heuristics = None
+        unknown = f"the @triton.heuristics constexprs are not shape expressions ({e.message})"
+    return prove_parametric_family(
+        task, f.name, lower, obligations, budget, heuristics=heuristics, heuristics_unknown=unknown
+    )
 
 
 def _several_launches(
@@ -504,9 +538,16 @@ def _equivalence_unknown(
 
 
 def _confirm_static(
-    task: Task, module: Module, r: ObligationResult, replay_dir: Path | None, config: Configs | None = None
+    task: Task,
+    module: Module,
+    r: ObligationResult,
+    replay_dir: Path | None,
+    config: Configs | None = None,
+    lower: Callable[[Mapping[str, int]], Module] | None = None,
 ) -> ObligationResult:
-    """Run a parametric refutation's sizes through the simulator when they are small enough."""
+    """Run a parametric refutation's sizes through the simulator when they are small enough, with the
+    kernel of the witness's own specialisation (``lower``: a Triton kernel lowered at the witness's
+    sizes, whose constexprs and argument types may differ from ``module``'s)."""
     cx = r.counterexample
     if r.status is not Status.REFUTED or cx is None or not cx.instance:
         return r
@@ -515,6 +556,9 @@ def _confirm_static(
         sizes = [math.prod(s.concrete_shape(env)) for s in task.tensors.values()]
     except (TaskError, ValueError):
         return r
+    if lower is not None:
+        with contextlib.suppress(LarkcError):  # not lowerable there: the solver's model stays the evidence
+            module = lower(env)
     if max(sizes, default=0) > _SIMULABLE_ELEMENTS:
         # sizes no simulator can allocate: the solver's model is the evidence (if it is for every thread)
         return unsimulated(r, module, kernel_function(task, module))

@@ -36,7 +36,7 @@ import z3
 from larkc.errors import LarkcError, Span, UnsupportedError
 from larkc.ir.nodes import Cast, CastKind, Function, Level, Module
 from larkc.ir.phases import block_intervals, covers, phase_form
-from larkc.ir.types import PointerType, ScalarType, Type, VectorType
+from larkc.ir.types import I32, PointerType, ScalarType, Type, VectorType
 from larkc.ir.walk import fences_and_atomics, stmt_exprs
 from larkc.provers.core import (
     Assumption,
@@ -67,8 +67,29 @@ from larkc.provers.zexec import (
 from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, Region, RegionKind, Value, trange, wrap
 from larkc.provers.zworld import Answer, Registry, Session, World, Z, log2_text, model_int, shape_text
 from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, evaluate, free_symbols, resolve_kernel
+from larkc.tasks.shape_expr import (
+    ArithOp,
+    BoolOp,
+    CmpOp,
+    ShapeArith,
+    ShapeBool,
+    ShapeCmp,
+    ShapeExpr,
+    ShapeNot,
+    ShapeNum,
+)
 
-__all__ = ["AUTOTUNE_SCOPE", "PROVER_NAME", "ParametricProver", "prove_parametric"]
+__all__ = [
+    "AUTOTUNE_SCOPE",
+    "MAX_SPECIALISATIONS",
+    "PROVER_NAME",
+    "ParametricProver",
+    "SpecialisationKey",
+    "enumerate_specialisations",
+    "prove_parametric",
+    "prove_parametric_family",
+    "specialisation_keys",
+]
 
 PROVER_NAME = "parametric-z3"
 #: The scope constraint of an autotuned kernel's result: the configuration its module was lowered with
@@ -89,6 +110,7 @@ def prove_parametric(
     obligations: Sequence[Obligation],
     budget: Budget,
     specialised_for: Mapping[str, int] | None = None,
+    heuristics: Mapping[str, ShapeExpr] | None = None,
 ) -> list[ObligationResult]:
     """One result per obligation (in order) for kernel ``kernel`` of ``module`` under ``task``.
 
@@ -99,8 +121,24 @@ def prove_parametric(
     integer arguments typed by their values. ``specialised_for`` is the shape instance the module was
     lowered for (the task's first instance by default, as ``parse_task`` lowers it); the claims are then
     for the sizes with the same specialisation (the same value of every constexpr bound to a shape
-    expression, every size argument fitting the type it has in the IR), stated in the scope.
+    expression, every size argument fitting the type it has in the IR), stated in the scope: a claim
+    for the sizes of one specialisation, not for all sizes (:func:`prove_parametric_family` covers every
+    specialisation). ``heuristics``: the ``@triton.heuristics`` constexprs as shape expressions, when
+    they have one (then they select the specialisation too, and its models refute).
     """
+    return _prove_one(module, kernel, task, obligations, budget, specialised_for, heuristics)[0]
+
+
+def _prove_one(
+    module: Module,
+    kernel: str,
+    task: Task,
+    obligations: Sequence[Obligation],
+    budget: Budget,
+    specialised_for: Mapping[str, int] | None,
+    heuristics: Mapping[str, ShapeExpr] | None,
+) -> tuple[list[ObligationResult], list[str]]:
+    """:func:`prove_parametric`'s results and the scope constraints that select the specialisation."""
     start = time.monotonic()
     todo = [o for o in obligations if o.kind in HANDLED]
     deadline = start + budget.seconds
@@ -113,7 +151,7 @@ def prove_parametric(
             failure = e.message
         else:
             try:
-                analysis = _Analysis(module, fn, task, budget, deadline, specialised_for)
+                analysis = _Analysis(module, fn, task, budget, deadline, specialised_for, heuristics)
             except LarkcError as e:
                 failure = f"cannot analyse the kernel: {e.message}"
     scope = Scope.parametric(task.symbols, [shape_text(c) for c in task.constraints])
@@ -147,7 +185,187 @@ def prove_parametric(
                 time.monotonic() - t0 + (analysis.seconds if ob is todo[0] else 0.0),
             )
         )
-    return results
+    selecting = [c for c in analysis.spec_text if c != AUTOTUNE_SCOPE] if analysis is not None else []
+    return results, selecting
+
+
+#: The most specialisations of a Triton kernel :func:`prove_parametric_family` proves one by one; a task
+#: whose constraints admit more is UNKNOWN for all sizes (``next_pow2(d)`` takes 35 values for
+#: ``d <= 2^34``: a constraint on ``d``, as Triton's own limit of 2^20 elements per block, narrows it).
+MAX_SPECIALISATIONS = 40
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialisationKey:
+    """A shape expression whose value selects a specialisation of a Triton kernel, and what it decides."""
+
+    expr: ShapeExpr
+    what: str  # "constexpr BLOCK", "@triton.heuristics EVEN_N", "n as i32"
+    condition: bool = False  # a boolean expression (a heuristic's condition, "fits i32")
+
+
+def specialisation_keys(
+    task: Task, fn: Function, heuristics: Mapping[str, ShapeExpr] | None = None
+) -> list[SpecialisationKey]:
+    """What selects the specialisation of block-level kernel ``fn`` (one lowering of the task's kernel):
+    every constexpr bound to a shape expression over the symbols (they are folded into the IR), every
+    ``@triton.heuristics`` constexpr in ``heuristics``, and whether each size bound to an integer argument
+    fits i32 (Triton passes it as i32 then, as i64 otherwise)."""
+    params = {p.name: p for p in fn.params}
+    keys: list[SpecialisationKey] = []
+    for name, bound in task.bindings.items():
+        if name not in params and isinstance(bound, ShapeArg) and free_symbols(bound.expr):
+            keys.append(SpecialisationKey(bound.expr, f"constexpr {name}"))
+    for name, expr in (heuristics or {}).items():
+        if free_symbols(expr):
+            keys.append(SpecialisationKey(expr, f"@triton.heuristics {name}", condition=_is_condition(expr)))
+    for name, p in params.items():
+        b = task.binding(name)
+        if isinstance(b, ShapeArg) and free_symbols(b.expr) and isinstance(p.type, ScalarType) and p.type.is_int:
+            fits = ShapeBool(
+                BoolOp.AND,
+                (
+                    ShapeCmp(CmpOp.GE, ShapeArith(ArithOp.ADD, b.expr, ShapeNum(2**31)), ShapeNum(0)),
+                    ShapeCmp(CmpOp.LE, b.expr, ShapeNum(2**31 - 1)),
+                ),
+            )
+            keys.append(SpecialisationKey(fits, f"{name} as i32", condition=True))
+    return keys
+
+
+def _is_condition(e: ShapeExpr) -> bool:
+    return isinstance(e, ShapeCmp | ShapeBool | ShapeNot)
+
+
+def _key_text(key: SpecialisationKey, value: int | bool) -> str:
+    if key.what.endswith(" as i32"):
+        return key.what if value else key.what.replace(" as i32", " as i64")
+    return f"{shape_text(key.expr)} = {value}" if not key.condition else f"{key.what} = {value}"
+
+
+def enumerate_specialisations(
+    task: Task, keys: Sequence[SpecialisationKey], budget: Budget, limit: int = MAX_SPECIALISATIONS
+) -> tuple[list[dict[str, int]], str]:
+    """One shape instance of every specialisation the task's constraints admit (each a combination of the
+    keys' values), and why the list may be incomplete (empty when it is complete).
+
+    z3 is asked for sizes allowed by the task (its constraints, the tensor size limit, the launch
+    limits) whose keys take a combination not seen yet, until there is none: ``next_pow2(d)`` under
+    ``d <= 4096`` gives the 13 powers of two, each with a ``d`` of its own."""
+    deadline = time.monotonic() + budget.seconds
+    reg = Registry()
+    world = World(task, reg, None, programs=True)
+    terms = [world.cond(k.expr) if k.condition else world.int(k.expr) for k in keys]
+    session = Session([*world.facts, *world.launch_facts], budget.solver_ms, deadline)
+    found: list[dict[str, int]] = []
+    blocked: list[Z] = []
+    while True:
+        out = session.check(blocked)
+        if out.answer is Answer.UNSAT:
+            return found, ""
+        if out.answer is Answer.UNKNOWN:
+            return found, f"the enumeration of the kernel's specialisations did not finish ({out.reason})"
+        if len(found) >= limit:
+            return found, f"the constraints admit more than {limit} specialisations of the kernel"
+        inst = {name: model_int(out.model, v) or 1 for name, v in world.syms.items()}
+        env = task.shape_env(inst)
+        values = [evaluate(k.expr, env) for k in keys]
+        found.append(inst)
+        blocked.append(
+            z3.Or(
+                *[t != (z3.BoolVal(bool(v)) if k.condition else v) for t, k, v in zip(terms, keys, values, strict=True)]
+            )
+            if keys
+            else z3.BoolVal(False)
+        )
+
+
+def prove_parametric_family(
+    task: Task,
+    kernel: str,
+    lower: Callable[[Mapping[str, int]], Module],
+    obligations: Sequence[Obligation],
+    budget: Budget,
+    *,
+    heuristics: Mapping[str, ShapeExpr] | None = None,
+    heuristics_unknown: str = "",
+) -> list[ObligationResult]:
+    """One result per obligation, for every size the task allows, of a block-level (Triton) kernel whose
+    IR is a family of specialisations (``lower(instance)``: the module lowered at those sizes).
+
+    Each specialisation the constraints admit (:func:`enumerate_specialisations` over
+    :func:`specialisation_keys`) is lowered at one of its instances and proved for its sizes
+    (:func:`prove_parametric`). An obligation refuted in one specialisation is refuted (the witness lies
+    in it, so it is confirmed against that specialisation's kernel); it is proved for all sizes only when
+    every specialisation is proved and the enumeration is complete, else UNKNOWN: a proof of one
+    specialisation is never stated for all sizes. ``heuristics``: the ``@triton.heuristics`` constexprs as
+    shape expressions; ``heuristics_unknown``: why they have none (then nothing is proved for all sizes).
+    """
+    first = dict(task.instances[0]) if task.instances else None
+    try:
+        module = lower(first or {})
+        fn = _kernel(module, kernel, task)
+    except LarkcError as e:
+        scope = Scope.parametric(task.symbols, [shape_text(c) for c in task.constraints])
+        return [ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, e.message) for ob in obligations]
+    if fn.level is Level.THREAD:
+        return prove_parametric(module, kernel, task, obligations, budget)
+    keys = specialisation_keys(task, fn, heuristics)
+    instances, incomplete = enumerate_specialisations(task, keys, budget)
+    if heuristics_unknown:
+        incomplete = heuristics_unknown
+    chosen = instances or ([first] if first is not None else [])
+    values = [tuple(evaluate(k.expr, task.shape_env(i)) for k in keys) for i in chosen]
+    order = sorted(range(len(chosen)), key=lambda n: tuple(int(v) for v in values[n]))
+    # a specialisation is named by the keys that tell it from the others
+    varying = [j for j in range(len(keys)) if len({v[j] for v in values}) > 1]
+    per_spec: list[tuple[str, list[ObligationResult], list[str]]] = []
+    for n in order:
+        inst = chosen[n]
+        label = ", ".join(_key_text(keys[j], values[n][j]) for j in varying) or "the one specialisation"
+        try:
+            mod = lower(inst)
+        except LarkcError as e:
+            scope = Scope.parametric(task.symbols, [shape_text(c) for c in task.constraints])
+            failed = [ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, e.message) for ob in obligations]
+            per_spec.append((label, failed, []))
+            continue
+        results, selecting = _prove_one(mod, kernel, task, obligations, budget, inst, heuristics)
+        per_spec.append((label, results, selecting))
+    return [_over_specialisations(k, ob, per_spec, incomplete) for k, ob in enumerate(obligations)]
+
+
+def _over_specialisations(
+    index: int, ob: Obligation, per_spec: Sequence[tuple[str, list[ObligationResult], list[str]]], incomplete: str
+) -> ObligationResult:
+    """One obligation's result over every specialisation (see :func:`prove_parametric_family`)."""
+    results = [(label, rs[index], selecting) for label, rs, selecting in per_spec]
+    refuted = [r for _, r, _ in results if r.status is Status.REFUTED]
+    if refuted:
+        return min(refuted, key=lambda r: sum(r.counterexample.instance.values()) if r.counterexample else 0)
+    label0, r0, selecting0 = results[0]
+    constraints = [c for c in r0.scope.constraints if c not in selecting0]
+    scope = Scope.parametric(r0.scope.symbols, constraints)
+    seconds = sum(r.seconds for _, r, _ in results)
+    if len(results) == 1 and not selecting0 and not incomplete:
+        return r0  # the kernel's IR does not depend on the sizes: its one proof is for all sizes
+    open_ = [(label, r) for label, r, _ in results if r.status is not Status.PROVED]
+    if open_ or incomplete:
+        why = [f"specialisation {label}: {r.detail}" for label, r in open_]
+        if incomplete:
+            proved = len(results) - len(open_)
+            why.append(f"{incomplete}: the parametric proof covers {proved} of them, not every size")
+        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, "; ".join(why), r0.assumptions, None, seconds)
+    labels = [label for label, _, _ in results]
+    shown = labels if len(labels) <= 5 else [*labels[:3], "...", labels[-1]]
+    detail = (
+        f"each of the {len(results)} specialisations the constraints admit ({'; '.join(shown)}) proved, e.g."
+        f" {label0}: {r0.detail}"
+        if len(results) > 1
+        else f"{r0.detail} (the one specialisation the constraints admit)"
+    )
+    assumptions = tuple({a: None for _, r, _ in results for a in r.assumptions})
+    return ObligationResult(ob, Status.PROVED, scope, PROVER_NAME, detail, assumptions, None, seconds)
 
 
 class ParametricProver:
@@ -231,6 +449,7 @@ class _Analysis:
         budget: Budget,
         deadline: float,
         specialised_for: Mapping[str, int] | None = None,
+        heuristics: Mapping[str, ShapeExpr] | None = None,
     ) -> None:
         t0 = time.monotonic()
         self.module = module
@@ -254,7 +473,7 @@ class _Analysis:
         self.issues_pre: list[tuple[str, Span]] = []
         values = self._bind(fn)
         if self.block_level:
-            self._specialisation(fn, specialised_for)
+            self._specialisation(fn, specialised_for, heuristics)
             base = [*base, *self.spec]
             self.base_session = Session(base, budget.solver_ms, deadline)
         self.session = Session([*base, *self.fits], budget.solver_ms, deadline)
@@ -334,10 +553,13 @@ class _Analysis:
                         raise LarkcError(f"the binding of kernel parameter {p.name} is not modelled", p.span)
         return values
 
-    def _specialisation(self, fn: Function, instance: Mapping[str, int] | None) -> None:
+    def _specialisation(
+        self, fn: Function, instance: Mapping[str, int] | None, heuristics: Mapping[str, ShapeExpr] | None
+    ) -> None:
         """The facts that select the sizes a block-level kernel's IR is the specialisation of: every
-        constexpr bound to a shape expression has its value at ``instance``. Constexprs that
-        ``@triton.heuristics`` compute from the arguments have no such fact: models then never refute
+        constexpr bound to a shape expression, and every ``@triton.heuristics`` constexpr given as a shape
+        expression in ``heuristics``, has its value at ``instance``. Without ``heuristics``, constexprs
+        that ``@triton.heuristics`` compute from the arguments have no such fact: models then never refute
         (``spec_held_back``), and the scope says which specialisation was proved."""
         params = {p.name for p in fn.params}
         inst = instance if instance is not None else (self.task.instances[0] if self.task.instances else None)
@@ -345,7 +567,14 @@ class _Analysis:
             self.task.source, self.task.kernel
         )
         at = ", ".join(f"{k}={v}" for k, v in (inst or {}).items())
-        if "heuristics" in decorators:
+        if heuristics is not None and inst is not None:
+            env = self.task.shape_env(inst)
+            for name, expr in heuristics.items():
+                value = evaluate(expr, env)
+                self._fix(
+                    expr, value, f"{shape_text(expr)} is {value} (@triton.heuristics {name} of this specialisation)"
+                )
+        elif "heuristics" in decorators:
             self.spec_text.append(f"the @triton.heuristics constexprs as at {at} (this specialisation)")
             self.spec_held_back = (
                 "the kernel's @triton.heuristics constexprs are fixed at their values for this specialisation"
@@ -359,14 +588,34 @@ class _Analysis:
             if inst is None:
                 raise LarkcError(f"constexpr {name} depends on the sizes and no instance says which specialisation")
             value = int(evaluate(b.expr, self.task.shape_env(inst)))
-            self.spec.append(self.world.int(b.expr) == value)
-            self.spec_text.append(f"{shape_text(b.expr)} = {value} (constexpr {name} of this specialisation)")
+            self._fix(b.expr, value, f"{shape_text(b.expr)} = {value} (constexpr {name} of this specialisation)")
+
+    def _fix(self, expr: ShapeExpr, value: int | bool, text: str) -> None:
+        """Add the fact that shape expression ``expr`` has ``value`` (a specialisation's), with the facts
+        that define its auxiliary variables (``next_pow2``'s power of two): without them the fact would
+        constrain a fresh variable, not the sizes."""
+        before = len(self.world.facts)
+        if isinstance(value, bool):
+            c = self.world.cond(expr)
+            fact = c if value else z3.Not(c)
+        else:
+            fact = self.world.int(expr) == value
+        self.spec += [*self.world.facts[before:], fact]
+        self.spec_text.append(text)
 
     def _size_param(self, name: str, t: ScalarType, v: Z, text: str, span: Span) -> Value:
         """The value of an integer parameter bound to a size; a site when the size may not fit."""
         self.size_params += 1
         lo, hi = trange(t)
         fits = z3.And(v >= lo, v <= hi)
+        if self.block_level and t.is_signed and t.bits > 32:
+            # Triton passes an integer argument as i64 only when it does not fit i32: the sizes where
+            # it does are the i32 specialisation, another module
+            lo32, hi32 = trange(I32)
+            fits32 = z3.And(v >= lo32, v <= hi32)
+            if self.base_session.check([fits32], want_model=False).answer is not Answer.UNSAT:
+                self.spec.append(z3.Not(fits32))
+                self.spec_text.append(f"{text} does not fit i32 (Triton passes {name} as {t} at these sizes)")
         out = self.base_session.check([z3.Not(fits)], want_model=False)
         if out.answer is Answer.UNSAT:
             return IntV(v, t)

@@ -23,15 +23,16 @@ from typing import Any
 
 from larkc.errors import TaskError
 from larkc.frontends.triton import parse_triton
-from larkc.frontends.triton.config import apply_heuristics, autotune_configs, heuristic_names
+from larkc.frontends.triton.config import apply_heuristics, autotune_configs, heuristic_names, heuristic_shape_exprs
 from larkc.frontends.triton.lower import _is_constexpr_annotation
 from larkc.frontends.triton.source import SourceFile, read_source
 from larkc.frontends.triton.values import DTYPES, ConstValue, DType
 from larkc.ir.nodes import Module
 from larkc.ir.types import BOOL, F32, I32, I64, AddressSpace, PointerType, Type
 from larkc.tasks import BufferArg, NullArg, ScalarArg, ScalarExpr, ShapeArg, Task, evaluate
+from larkc.tasks.shape_expr import ShapeExpr, ShapeNum
 
-__all__ = ["parse_triton_task", "specialisations", "triton_arguments"]
+__all__ = ["heuristic_exprs", "parse_triton_task", "specialisations", "triton_arguments"]
 
 
 def _params(src: SourceFile, kernel: str) -> tuple[list[str], list[str]]:
@@ -162,3 +163,26 @@ def instance_independent(task: Task, instances: Sequence[Mapping[str, int]]) -> 
         if len(seen) > 1:
             return False
     return True
+
+
+def heuristic_exprs(task: Task, config: Mapping[str, object] | None = None) -> dict[str, ShapeExpr]:
+    """The kernel's ``@triton.heuristics`` as shape expressions over the task's symbols, under the autotune
+    ``config``: ``args[name]`` of an argument bound to a shape expression is that expression, of an
+    integer constexpr of the configuration or an integer scalar binding its number. Empty without
+    heuristics; a heuristic outside the shape language is a located :class:`LarkcError`."""
+    src = read_source(task.source)
+    if not heuristic_names(src, task.kernel):
+        return {}
+    bound: dict[str, ShapeExpr] = {}
+    for name, value in (config or {}).items():
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            bound[name] = ShapeNum(value)
+    for name, b in task.bindings.items():
+        match b:
+            case ShapeArg(expr):
+                bound[name] = expr
+            case ScalarArg(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                bound[name] = ShapeNum(value)
+            case _:
+                pass
+    return heuristic_shape_exprs(src, task.kernel, bound)
