@@ -244,11 +244,18 @@ def test_an_index_range_one_past_the_table_fails(tmp_path: Path) -> None:
     report = verify_task(task, budget=BUDGET, replay_dir=tmp_path)
     assert report.verdict is Verdict.FAILED, "\n".join(report.render())
     (bounds,) = [r for r in report.results if r.obligation.kind is BOUNDS]
-    assert bounds.status is Status.REFUTED
-    assert bounds.counterexample is not None and "v" in bounds.counterexample.message
+    assert bounds.status is Status.REFUTED, bounds.detail
+    cx = bounds.counterexample
+    assert cx is not None
+    # the witness: every id at the top of the declared range, v, one row past the table of v rows
+    top = cx.instance["v"]
+    assert f"every element of ids equal to {top}" in cx.message, cx.message
+    assert cx.kind is CounterexampleKind.CONFIRMED, cx.message  # larkc run reads past the table
 
 
-def test_an_index_range_inside_the_table_verifies(tmp_path: Path) -> None:
+def test_an_index_range_inside_the_table_is_in_bounds(tmp_path: Path) -> None:
     task = _embedding_task(tmp_path, "i32[t] in [16, v)")
     report = verify_task(task, budget=BUDGET, replay_dir=tmp_path)
-    assert report.verdict is Verdict.VERIFIED, "\n".join(report.render())
+    assert report.verdict is not Verdict.FAILED, "\n".join(report.render())
+    (bounds,) = [r for r in report.results if r.obligation.kind is BOUNDS]
+    assert bounds.status is Status.PROVED and bounds.scope.kind is ScopeKind.PARAMETRIC, bounds.detail

@@ -26,6 +26,7 @@ UNKNOWN with the possible violation as its reason. ``docs/provers.md`` has the l
 from __future__ import annotations
 
 import ast
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -101,6 +102,8 @@ MINIMIZE_STEPS = 40
 MINIMIZE_MS = 1000
 #: Wall-clock bound of one whole search for the smallest witness (the best model so far is kept).
 MINIMIZE_SECONDS = 20.0
+#: A witness fills a tensor with one value (a read from a declared value range) up to this many elements.
+FILL_ELEMENTS = 1 << 20
 
 
 def prove_parametric(
@@ -834,6 +837,13 @@ class _Analysis:
             return
         held_back = held_back or self.spec_held_back
         inexact = self._exact(base)
+        filled: dict[str, Z] = {}
+        if inexact and not held_back:
+            filled, conjuncts = self._filled(conjuncts, base)
+            if filled:
+                out = session.check(conjuncts)
+                if out.answer is Answer.SAT:
+                    inexact = []
         if inexact or held_back:
             why = f"the model involves {', '.join(inexact)}" if inexact else held_back
             f.doubts.append(f"possible violation: {where} ({why})")
@@ -846,10 +856,41 @@ class _Analysis:
         if msg is None:
             f.doubts.append(f"{where}: the solver's model is not realisable")
             return
+        inputs: dict[str, dict[int, float]] = {}
+        for tensor, v in filled.items():
+            value = model_int(model, v) or 0
+            msg += f", with every element of {tensor} equal to {value} (in its declared range)"
+            inputs[tensor] = self._fill(tensor, value, inst)
         total = sum(inst.values())
         f.best = total if f.best is None else min(f.best, total)
         order_key = (total if key[0] else 0, key[1])
-        f.refuted.append((order_key, Counterexample(CounterexampleKind.STATIC, msg, inst, self._launch(inst), span)))
+        cx = Counterexample(CounterexampleKind.STATIC, msg, inst, self._launch(inst), span, inputs=inputs)
+        f.refuted.append((order_key, cx))
+
+    def _filled(self, conjuncts: Sequence[Z], base: Sequence[Z]) -> tuple[dict[str, Z], list[Z]]:
+        """When the only inexact variables of ``base`` are values read from tensors with a declared value
+        range (and ``conjuncts`` mention them unrenamed): ``conjuncts`` with every such read of one tensor
+        equal, and one variable per tensor. A model of that is realised by filling each tensor with its
+        value: the task allows any value of the range in every element. Else nothing."""
+        names = self.reg.free_all(base)
+        inexact = {i.name for i in self.reg.inexact(names)}
+        reads = self.ex.range_reads
+        if not inexact or not inexact <= set(reads) or not inexact <= self.reg.free_all(conjuncts):
+            return {}, list(conjuncts)
+        per_tensor: dict[str, list[Z]] = {}
+        for n in sorted(inexact):
+            per_tensor.setdefault(reads[n], []).append(self.reg.decls[n])
+        same = [v == vs[0] for vs in per_tensor.values() for v in vs[1:]]
+        return {t: vs[0] for t, vs in per_tensor.items()}, [*conjuncts, *same]
+
+    def _fill(self, tensor: str, value: int, inst: dict[str, int]) -> dict[int, float]:
+        """Every element of ``tensor`` at ``inst`` set to ``value`` (none when it is too large to list)."""
+        spec = self.task.tensors.get(tensor)
+        try:
+            n = math.prod(spec.concrete_shape(self.task.shape_env(inst))) if spec is not None else 0
+        except LarkcError:
+            return {}
+        return {i: float(value) for i in range(n)} if n <= FILL_ELEMENTS else {}
 
     def _single(self, parts: Sequence[Z]) -> list[Z]:
         """``parts`` (in base variables, one thread) with the domain facts of their variables."""
@@ -1140,6 +1181,11 @@ class _Analysis:
             session = self.base_session if s.id in params else self.session
             lo, hi = trange(s.t)
             parts = [*s.pc, z3.Or(s.exact < lo, s.exact > hi)]
+            used = self.trace.uses.get(s.id)
+            if self.block_level and used and not any(z3.is_true(u) for u in used):
+                # Triton's integers wrap: a result that overflows on lanes no use reads (masked off by
+                # every access it addresses) changes nothing; where it is used, it is an overflow
+                parts.append(z3.Or(*used))
 
             def message(model: Z, inst: dict[str, int], s: Site = s) -> str:
                 return self._overflow_text(s, model_int(model, s.exact) or 0, inst, model)

@@ -260,6 +260,11 @@ class Trace:
     exits: list[Z] = field(default_factory=list)
     assumptions: dict[str, Assumption] = field(default_factory=dict)
     count_unreliable: list[str] = field(default_factory=list)
+    #: Overflow site id -> the conditions under which its (possibly wrapped) result is used: an access's
+    #: address (under the access's mask), a condition, a stored value, a conversion to floating point, an
+    #: operand of a reduction... A result reaching a use through a loop-carried value is used under
+    #: ``True``. A site with no entry was never seen used.
+    uses: dict[int, list[Z]] = field(default_factory=dict)
 
     def checkpoint(self) -> tuple[int, int, int, int, int, int]:
         return (
@@ -416,6 +421,10 @@ class Executor:
         self._local_allocs = 0
         self._elem_idx: dict[tuple[int, int], Z] = {}
         self.ops = 0  # integer operations whose range was checked
+        #: The variables of values read from a tensor with a declared value range, and the tensor: any
+        #: value in the range is possible, so a model is realised by the tensor filled with that value
+        #: when every read of it agrees.
+        self.range_reads: dict[str, str] = {}
 
     # -- entry ---------------------------------------------------------------------------------------
 
@@ -447,6 +456,30 @@ class Executor:
 
     def issue(self, kinds: frozenset[ObligationKind], reason: str, span: Span) -> None:
         self.trace.issues.append(Issue(kinds, reason, span))
+
+    def use(self, v: Value, pc: Sequence[Z]) -> None:
+        """Record that ``v`` is used on the path ``pc`` (for the overflow sites it carries): where its
+        value leaves the tracked integer values (see :attr:`Trace.uses`)."""
+        direct = self._direct_sites(v)
+        indirect = set()
+        for n in self._free_of(v):
+            indirect |= self.reg.info(n).sites
+        when = conj(pc) if pc else TRUE
+        for sid in direct - indirect:
+            self.trace.uses.setdefault(sid, []).append(when)
+        for sid in indirect:
+            self.trace.uses.setdefault(sid, []).append(TRUE)
+
+    def _direct_sites(self, v: Value) -> set[int]:
+        match v:
+            case IntV() | BoolV() | PtrV():
+                return set(v.sites)
+            case OpaqueV():
+                return set()
+            case VecV():
+                return set().union(*(self._direct_sites(x) for x in v.lanes))
+            case _:
+                assert_never(v)
 
     def prove(self, pc: Sequence[Z], goal: Z) -> Outcome:
         """Whether ``goal`` holds on every execution satisfying ``pc``: UNSAT means proved."""
@@ -589,19 +622,22 @@ class Executor:
                 return st
             case Store(ptr, value, mask):
                 p = self.eval(ptr, st)
-                self.eval(value, st)
+                stored = self.eval(value, st)
                 on, _ = self.masked(st, mask)
                 if not on.dead:
+                    self.use(stored, on.pc)
                     self.access(on, AccessKind.WRITE, p, self._pointee(ptr), s)
                 return st
             case Atomic(dst, _, ptr, value, compare, mask):
                 p = self.eval(ptr, st)
-                self.eval(value, st)
+                operands = [self.eval(value, st)]
                 if compare is not None:
-                    self.eval(compare, st)
+                    operands.append(self.eval(compare, st))
                 t = self._pointee(ptr)
                 on, _ = self.masked(st, mask)
                 if not on.dead:
+                    for used in operands:
+                        self.use(used, on.pc)
                     kind = AccessKind.BLOCK_ATOMIC if s.scope is MemScope.BLOCK else AccessKind.ATOMIC
                     self.access(on, kind, p, t, s)
                 if dst is None:
@@ -653,14 +689,14 @@ class Executor:
                 st.pc = (*st.pc, c)
                 return st
             case Shuffle(dst, _, mask, value, lane, width):
-                for x in (value, lane, width):
-                    self.eval(x, st)
+                for operand in (value, lane, width):
+                    self.use(self.eval(operand, st), st.pc)
                 self.collective(st, mask, s, "shuffle")
                 st = st.copy()
                 st.env[self.key(dst)] = self.fresh(value.type, f"the shuffled value at {_loc(s.span)}")
                 return st
             case Vote(dst, kind, mask, pred):
-                self.eval(pred, st)
+                self.use(self.eval(pred, st), st.pc)
                 self.collective(st, mask, s, f"vote.{kind.value}")
                 st = st.copy()
                 t = U32 if kind.value == "ballot" else I32
@@ -731,6 +767,7 @@ class Executor:
             )
             return None
         size, align = size_of(t), align_of(t)
+        self.use(p, st.pc)  # the address, on the lanes the access's mask keeps
         self.trace.accesses.append(
             Access(kind, p.region, p.off, size, align, st.pc, st.count, st.wcount, p.sites, s.span, text)
         )
@@ -740,6 +777,7 @@ class Executor:
             if spec is not None and spec.dtype == t:
                 lo, hi = r.value_range
                 v = self.reg.int_var(f"{r.name}[...]", VarLevel.THREAD, exact=False, lo=lo, hi=hi - 1)
+                self.range_reads[v.decl().name()] = r.tensor or ""
                 text_range = f"{r.tensor}[i] in [{_shape(spec.low)}, {_shape(spec.high)}) for every i"
                 self.trace.assumptions.setdefault(text_range, Assumption(AssumptionKind.TASK, text_range))
                 return IntV(v, t)
@@ -761,6 +799,7 @@ class Executor:
         return self.merge([a, b])
 
     def cond_of(self, v: Value, st: State) -> Z:
+        self.use(v, st.pc)
         if isinstance(v, BoolV):
             return v.e
         if isinstance(v, IntV):
@@ -817,6 +856,7 @@ class Executor:
         m = 0xFFFFFFFF
         if mask is not None:
             mv = self.eval(mask, st)
+            self.use(mv, st.pc)
             ms = z3.simplify(mv.e) if isinstance(mv, IntV) else None
             if ms is None or not z3.is_int_value(ms):
                 raise _Unsupported(
@@ -835,6 +875,7 @@ class Executor:
 
     def collective(self, st: State, mask: Expr, s: Stmt, what: str) -> None:
         mv = self.eval(mask, st)
+        self.use(mv, st.pc)
         ms = z3.simplify(mv.e) if isinstance(mv, IntV) else None
         if ms is None or not z3.is_int_value(ms):
             self.issue(frozenset({ObligationKind.BARRIER}), f"a {what} with a mask that is not a constant", s.span)
@@ -1326,6 +1367,7 @@ class Executor:
                 iv = self.eval(idx, st)
                 if not isinstance(v, VecV) or not isinstance(iv, IntV):
                     raise _Unsupported("extract from a value that is not a vector")
+                self.use(iv, st.pc)
                 return self.lane(v, iv)
             case Insert(vec, idx, val):
                 v = self.eval(vec, st)
@@ -1333,6 +1375,7 @@ class Executor:
                 x = self.eval(val, st)
                 if not isinstance(v, VecV) or not isinstance(iv, IntV):
                     raise _Unsupported("insert into a value that is not a vector")
+                self.use(iv, st.pc)
                 n = len(v.lanes)
                 ic = z3.simplify(iv.e)
                 if z3.is_int_value(ic):
@@ -1412,11 +1455,11 @@ class Executor:
         checked), its value is not tracked (a fresh value of its type: it is data, never exact)."""
         match e:
             case Reduce(op, a) | Scan(op, a):
-                self.eval(a, st)
+                self.use(self.eval(a, st), st.pc)
                 wraps = op in (ReduceOp.SUM, ReduceOp.PROD)
             case Combine(_, func, args):
                 for a in args:
-                    self.eval(a, st)
+                    self.use(self.eval(a, st), st.pc)
                 f = self.module.function(func)
                 wraps = f is None or any(
                     isinstance(x, Binary) and x.op in _WRAPPING and _int_elem_or_none(x.type) is not None
@@ -1427,7 +1470,7 @@ class Executor:
             case Dot(lhs, rhs, acc):
                 for operand in (lhs, rhs, acc):
                     if operand is not None:
-                        self.eval(operand, st)
+                        self.use(self.eval(operand, st), st.pc)
                 wraps = True
             case _:
                 assert_never(e)
@@ -1484,7 +1527,11 @@ class Executor:
 
     def _binary1(self, op: BinaryOp, a: Value, b: Value, t: Type, node: Expr, st: State) -> Value:
         if op.is_comparison:
-            return self.compare(op, a, b)
+            out = self.compare(op, a, b)
+            if not (isinstance(out, BoolV) and out.sites >= self._direct_sites(a) | self._direct_sites(b)):
+                self.use(a, st.pc)
+                self.use(b, st.pc)
+            return out
         if isinstance(a, BoolV) and isinstance(b, BoolV):
             match op:
                 case BinaryOp.BITAND | BinaryOp.LAND:
@@ -1496,6 +1543,8 @@ class Executor:
                 case _:
                     raise _Unsupported(f"operator {op.value} on booleans")
         if not (isinstance(a, IntV) and isinstance(b, IntV)):
+            self.use(a, st.pc)
+            self.use(b, st.pc)
             return OpaqueV(t) if isinstance(t, ScalarType) and t.is_float else self.fresh(t, f"{op.value} result")
         it = a.t
         sites = a.sites | b.sites
@@ -1620,6 +1669,12 @@ class Executor:
         return BoolV(r, s)
 
     def cast(self, a: Value, t: Type, kind: CastKind, node: Expr, st: State) -> Value:
+        out = self._cast(a, t, kind, node, st)
+        if not self._direct_sites(out) >= self._direct_sites(a):
+            self.use(a, st.pc)  # the value leaves the tracked integers (a float, a pointer from an integer)
+        return out
+
+    def _cast(self, a: Value, t: Type, kind: CastKind, node: Expr, st: State) -> Value:
         if isinstance(t, PointerType):
             if isinstance(a, PtrV):
                 return PtrV(a.region, a.off, t, a.sites, a.why)
@@ -1654,6 +1709,8 @@ class Executor:
         if fn is MathFn.ABS and len(args) == 1 and isinstance(args[0], IntV):
             a = args[0]
             return self.in_type(st, z3.If(a.e < 0, -a.e, a.e), a.t, SiteKind.SIGNED, node, a.sites)
+        for x in args:
+            self.use(x, st.pc)
         if fn in (MathFn.POPC, MathFn.CLZ, MathFn.FFS):
             bits = 64
             if args and isinstance(args[0], IntV):
