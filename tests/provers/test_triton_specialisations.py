@@ -259,3 +259,37 @@ def test_an_index_range_inside_the_table_is_in_bounds(tmp_path: Path) -> None:
     assert report.verdict is not Verdict.FAILED, "\n".join(report.render())
     (bounds,) = [r for r in report.results if r.obligation.kind is BOUNDS]
     assert bounds.status is Status.PROVED and bounds.scope.kind is ScopeKind.PARAMETRIC, bounds.detail
+
+
+# The same lookup in CUDA, one thread per token and feature.
+CUDA_EMBEDDING = """
+__global__ void embedding(const int* ids, const float* weight, float* out, int n_tokens, int dim) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n_tokens * dim) {
+    int tok = i / dim;
+    out[i] = weight[ids[tok] * dim + i % dim];
+  }
+}
+"""
+
+
+def test_a_cuda_index_range_one_past_the_table_fails(tmp_path: Path) -> None:
+    src = tmp_path / "embedding.cu"
+    src.write_text(CUDA_EMBEDDING)
+    task = Task(
+        source=src,
+        kernel="embedding",
+        inputs={"ids": "i32[t] in [16, v + 1)", "weight": "f32[v, 16]"},
+        outputs={"out": "f32[t, 16]"},
+        bindings={"n_tokens": "t", "dim": 16},
+        symbols=["t", "v"],
+        constraints=["t <= 4096", "v <= 65536"],
+        instances=[{"t": 4, "v": 160}],
+        grid=["cdiv(t * 16, 128)"],
+        block=[128],
+    )
+    report = verify_task(task, budget=BUDGET, replay_dir=tmp_path)
+    assert report.verdict is Verdict.FAILED, "\n".join(report.render())
+    (bounds,) = [r for r in report.results if r.obligation.kind is BOUNDS]
+    assert bounds.status is Status.REFUTED and bounds.counterexample is not None, bounds.detail
+    assert f"every element of ids equal to {bounds.counterexample.instance['v']}" in bounds.counterexample.message
