@@ -42,7 +42,7 @@ INT32_OFFSETS: dict[str, tuple[str, ...]] = {
     "layer_norm": ("m * n <= 2147483647",),
     "layer_norm_bwd": ("m * n <= 2147483647",),
     "rms_norm": ("m * n <= 2147483647",),
-    "rotary": ("t * 128 <= 2147483647",),
+    "rotary": ("t * h * 16 <= 2147483647",),
     "swiglu": ("m * 2 * n <= 2147483647",),
     "matmul_descriptor": ("m <= 8192", "n <= 8192", "k <= 8192"),  # K + 16 wraps in the k loop
     "matmul_from_launcher": ("m <= 8192", "n <= 8192", "k <= 8192"),

@@ -382,13 +382,13 @@ def run_task(
     replay files go to ``replay_dir`` (default :func:`~larkc.pipeline.replay.default_replay_dir`);
     ``strict`` makes warnings (``race (same value)``) fail an instance.
     """
-    parsed = LaunchModules(task)
+    chosen = list(instances) if instances is not None else list(task.instances)
+    parsed = LaunchModules(task, chosen)
     configs: list[Configs | None] = [None]
     if module is None:
         configs = list(parsed.configs())
         for cfg in configs:
             parsed.modules(None, cfg)  # a kernel that does not parse is bad input before any instance runs
-    chosen = list(instances) if instances is not None else list(task.instances)
     reports: list[InstanceReport] = []
     if seeds < 1 or not distributions:
         raise TaskError(f"task {task.name}: nothing to run ({seeds} seed(s), {len(distributions)} distribution(s))")
@@ -429,10 +429,12 @@ class LaunchModules:
     autotuned one for each of its ``@triton.autotune`` configurations (:meth:`configs`).
     """
 
-    def __init__(self, task: Task) -> None:
+    def __init__(self, task: Task, instances: Sequence[Mapping[str, int]] | None = None) -> None:
         self.task = task
         self.views = [task.launch_task(k) for k in range(len(task.launches))]
-        self.per_instance = [specialised_per_instance(v) for v in self.views]
+        # the instances that will run (the task's, or --shape's) decide whether one module serves them all
+        self.instances = list(instances) if instances is not None else list(task.instances)
+        self.per_instance = [specialised_per_instance(v, self.instances) for v in self.views]
         self._cache: dict[tuple[object, ...], Module] = {}
 
     def configs(self) -> list[Configs]:
@@ -440,18 +442,24 @@ class LaunchModules:
         single ``({},)``-like entry when no kernel is autotuned): each is a specialisation to check."""
         return [tuple(c) for c in itertools.product(*(task_configs(v) for v in self.views))]
 
-    def modules(self, instance: Mapping[str, int] | None, config: Configs | None = None) -> list[Module]:
-        """One module per launch, for ``instance`` (``None``: the task's first) and ``config`` (one autotune
-        configuration per launch; ``None``: each launch's first)."""
+    def modules(
+        self, instance: Mapping[str, int] | None, config: Configs | None = None, *, own: bool = False
+    ) -> list[Module]:
+        """One module per launch, for ``instance`` (``None``: the first instance to run) and ``config`` (one
+        autotune configuration per launch; ``None``: each launch's first). ``own``: lower every Triton
+        kernel at ``instance`` itself (a witness's sizes, which may be none of the instances)."""
         out = []
+        first = self.instances[0] if self.instances else None
         for k, (view, per) in enumerate(zip(self.views, self.per_instance, strict=True)):
             x = view.launches[0]
             cfg = config[k] if config is not None else None
+            per = per or (own and view.language == "triton")
+            at = instance if per and instance is not None else first
             # Triton constexprs come from the bindings: one module per kernel, arguments and bindings.
-            key = (x.kernel, repr(x.template_args), repr(x.bindings), repr(instance) if per else "", repr(cfg))
+            key = (x.kernel, repr(x.template_args), repr(x.bindings), repr(at) if per else "", repr(cfg))
             mod = self._cache.get(key)
             if mod is None:
-                mod = parse_task(view, instance if per else None, cfg)
+                mod = parse_task(view, at, cfg)
                 self._cache[key] = mod
             out.append(mod)
         return out

@@ -344,7 +344,7 @@ def _several_launches(
         from larkc.reference import trace_task
 
         graph = trace_task(functional_reference(task))
-    parsed = LaunchModules(task)
+    parsed = LaunchModules(task, chosen)
     obligations = obligations_of(task)
     parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
     bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
@@ -362,11 +362,17 @@ def _several_launches(
             label = task.launch_label(k) + (f" (autotune configuration {config_values(cfg[k])})" if cfg[k] else "")
             say(f"{label}: parametric proof of {', '.join(ob.name for ob in parametric_obs)}")
             pres = preconditions(mod_k, f_k)
-            for r in with_preconditions(list(prove_parametric(mod_k, f_k.name, view, parametric_obs, budget)), pres):
+            lower = _launch_lowering(task, view, k, cfg[k]) if view.language == "triton" else None
+            results = _parametric(view, mod_k, f_k, lower, cfg[k], parametric_obs, budget)
+            for r in with_preconditions(results, pres):
                 per_launch[r.obligation].append((label, r))
         per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
+
+        def witness_modules(env: Mapping[str, int], cfg: Configs = cfg, configured: Task = configured) -> list[Module]:
+            return _bound_modules(configured, parsed.modules(env, cfg, own=True))  # the witness's specialisation
+
         for ob, launch_results in per_launch.items():
-            per_ob[ob].append(_per_launch_result(task, ob, launch_results, bound, chosen, replay_dir, cfg))
+            per_ob[ob].append(_per_launch_result(task, ob, launch_results, witness_modules, chosen, replay_dir, cfg))
         per_instance = any(parsed.per_instance)
         for n, env in enumerate(chosen):
             shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
@@ -411,6 +417,19 @@ def _several_launches(
     )
 
 
+def _launch_lowering(
+    task: Task, view: Task, k: int, config: Mapping[str, ConstValue] | None
+) -> Callable[[Mapping[str, int]], Module]:
+    """Launch ``k``'s Triton kernel lowered at given sizes (its specialisation there), null pointers bound
+    as ``view`` (the launch's task) binds them."""
+
+    def lower(env: Mapping[str, int]) -> Module:
+        module = parse_task(task.launch_task(k), env, config)
+        return bind_null_pointers(view, module, kernel_function(view, module))[0]
+
+    return lower
+
+
 def _bound_modules(task: Task, modules: Sequence[Module]) -> list[Module]:
     """Each launch's module with its null pointers bound (see :func:`bind_null_pointers`)."""
     out = []
@@ -424,18 +443,19 @@ def _per_launch_result(
     task: Task,
     ob: Obligation,
     launch_results: Sequence[tuple[str, ObligationResult]],
-    bound: Sequence[Module],
+    modules_at: Callable[[Mapping[str, int]], list[Module]],
     chosen: Sequence[Mapping[str, int]],
     replay_dir: Path | None,
     cfg: Configs,
 ) -> ObligationResult:
     """One parametric result for ``ob`` from its result in each launch: refuted if one launch is (the
-    refutation confirmed on the whole sequence), proved for all sizes if every launch is, else unknown."""
+    refutation confirmed on the whole sequence, each launch's kernel of the witness's specialisation:
+    ``modules_at``), proved for all sizes if every launch is, else unknown."""
     from larkc.provers import Scope
 
     refuted = next((r for _, r in launch_results if r.status is Status.REFUTED), None)
     if refuted is not None:
-        return _confirm_sequence(task, bound, refuted, chosen, replay_dir, cfg)
+        return _confirm_sequence(task, modules_at, refuted, chosen, replay_dir, cfg)
     if all(r.status is Status.PROVED for _, r in launch_results):
         first = launch_results[0][1]
         detail = "; ".join(f"{label}: {r.detail}" for label, r in launch_results)
@@ -469,21 +489,23 @@ def _unsimulated_launches(task: Task, modules: Sequence[Module], r: ObligationRe
 
 def _confirm_sequence(
     task: Task,
-    modules: Sequence[Module],
+    modules_at: Callable[[Mapping[str, int]], list[Module]],
     r: ObligationResult,
     chosen: Sequence[Mapping[str, int]],
     replay_dir: Path | None,
     config: Configs | None = None,
 ) -> ObligationResult:
     """A parametric refutation of one launch, run through the whole sequence at its sizes when they are
-    small enough (as :func:`_confirm_static` does for one launch), under the autotune ``config``."""
+    small enough (as :func:`_confirm_static` does for one launch), under the autotune ``config``, with the
+    kernels ``modules_at`` gives at its sizes."""
     cx = r.counterexample
     if cx is None or not cx.instance:
         return r
     try:
         env = task.shape_env(cx.instance)
         sizes = [math.prod(s.concrete_shape(env)) for s in task.tensors.values()]
-    except (TaskError, ValueError):
+        modules = modules_at(env)
+    except (LarkcError, ValueError):
         return r
     if max(sizes, default=0) > _SIMULABLE_ELEMENTS:
         return _unsimulated_launches(task, modules, r)
