@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from larkc.frontends import parse_task
+from larkc.pipeline.run import run_task
 from larkc.pipeline.verify import kernel_function, verify_task
 from larkc.provers import Budget, CounterexampleKind, Obligation, ObligationKind, ScopeKind, Status, Verdict
 from larkc.provers.parametric import prove_parametric
@@ -127,6 +128,12 @@ def test_shape_instances_choose_the_specialisation(tmp_path: Path) -> None:
     (eq,) = [r for r in report.results if r.obligation.kind is ObligationKind.EQUIVALENCE]
     assert eq.status is Status.PROVED, eq.detail
     assert report.verdict is Verdict.VERIFIED, "\n".join(report.render())
+
+
+def test_shape_instances_choose_the_specialisation_of_larkc_run(tmp_path: Path) -> None:
+    task = _softmax_task(tmp_path, MASKED_LOAD, [{"r": 2, "d": 2}])
+    report = run_task(task, instances=[{"r": 2, "d": 3}], seeds=1, replay_dir=tmp_path)
+    assert report.ok, report.render()
 
 
 # Rotary embedding over (tokens, heads, head_dim) with the heads of a token in one block of HEADS rows:
