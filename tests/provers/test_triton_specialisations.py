@@ -9,6 +9,7 @@ The kernels are written the way Triton tutorials and libraries write them, from 
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from larkc.pipeline.run import run_task
 from larkc.pipeline.verify import kernel_function, verify_task
 from larkc.provers import Budget, CounterexampleKind, Obligation, ObligationKind, ScopeKind, Status, Verdict
 from larkc.provers.parametric import prove_parametric
-from larkc.tasks import Task
+from larkc.tasks import Task, parse_shape_expr
 
 BOUNDS, OVERFLOW = ObligationKind.BOUNDS, ObligationKind.OVERFLOW
 BUDGET = Budget(seconds=60, solver_ms=5000)
@@ -101,6 +102,15 @@ def test_the_masked_softmax_is_verified_for_every_specialisation(tmp_path: Path)
     # for all sizes: no constraint pins BLOCK_SIZE to the value of one instance
     assert not any("next_pow2(d) =" in c for c in bounds.scope.constraints), bounds.scope.constraints
     assert "11 specialisations" in bounds.detail, bounds.detail  # next_pow2(d) in 1, 2, ..., 1024
+
+
+def test_a_correct_kernel_is_not_refuted_at_another_specialisation(tmp_path: Path) -> None:
+    # rows are a power of two long (the task says so), so the unmasked load is in bounds: a witness of the
+    # BLOCK_SIZE = 64 module at d = 1 is not an execution (Triton runs BLOCK_SIZE = 1 there)
+    task = _softmax_task(tmp_path, "", [{"r": 2, "d": 64}])
+    task = dataclasses.replace(task, constraints=(*task.constraints, parse_shape_expr("d == next_pow2(d)")))
+    report = verify_task(task, budget=BUDGET, replay_dir=tmp_path)
+    assert report.verdict is Verdict.VERIFIED, "\n".join(report.render())
 
 
 def test_one_specialisation_is_not_all_sizes(tmp_path: Path) -> None:
