@@ -27,7 +27,7 @@ BUDGET = Budget(seconds=60, solver_ms=5000)
 
 # A row softmax as the Triton tutorial writes it, one program per row, BLOCK_SIZE the next power of two
 # of the row length; the load forgets its mask (the store keeps it).
-SOFTMAX = '''
+SOFTMAX = """
 import triton
 import triton.language as tl
 
@@ -46,7 +46,7 @@ def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n
     output_row_start_ptr = output_ptr + row_idx * output_row_stride
     output_ptrs = output_row_start_ptr + col_offsets
     tl.store(output_ptrs, softmax_output, mask=col_offsets < n_cols)
-'''
+"""
 MASKED_LOAD = ', mask=col_offsets < n_cols, other=-float("inf")'
 
 
@@ -148,7 +148,7 @@ def test_shape_instances_choose_the_specialisation_of_larkc_run(tmp_path: Path) 
 
 # Rotary embedding over (tokens, heads, head_dim) with the heads of a token in one block of HEADS rows:
 # the rows past n_heads are masked off, but their offsets are computed (and may exceed int32) all the same.
-ROTARY = '''
+ROTARY = """
 import triton
 import triton.language as tl
 
@@ -167,7 +167,7 @@ def rope_kernel(q_ptr, cos_ptr, sin_ptr, out_ptr, stride_tok, stride_head, n_hea
     x2 = tl.load(q_ptr + offs + HALF, mask=hmask, other=0.0)
     tl.store(out_ptr + offs, x1 * c[None, :] - x2 * s[None, :], mask=hmask)
     tl.store(out_ptr + offs + HALF, x2 * c[None, :] + x1 * s[None, :], mask=hmask)
-'''
+"""
 
 
 def _rotary_task(tmp_path: Path, source: str, constraint: str) -> Task:
@@ -222,7 +222,7 @@ def test_overflow_used_by_a_mask_is_still_an_overflow(tmp_path: Path) -> None:
 
 
 # An embedding lookup: one program per token gathers its row of the table.
-EMBEDDING = '''
+EMBEDDING = """
 import triton
 import triton.language as tl
 
@@ -235,7 +235,7 @@ def embedding_kernel(ids_ptr, weight_ptr, out_ptr, dim, BLOCK_D: tl.constexpr):
     mask = cols < dim
     row = tl.load(weight_ptr + idx * dim + cols, mask=mask)
     tl.store(out_ptr + tok * dim + cols, row, mask=mask)
-'''
+"""
 
 
 def _embedding_task(tmp_path: Path, ids: str) -> Task:
