@@ -26,11 +26,13 @@ UNKNOWN with the possible violation as its reason. ``docs/provers.md`` has the l
 from __future__ import annotations
 
 import ast
+import enum
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import assert_never
 
 import z3
 
@@ -84,6 +86,7 @@ __all__ = [
     "AUTOTUNE_SCOPE",
     "MAX_SPECIALISATIONS",
     "PROVER_NAME",
+    "KeyKind",
     "ParametricProver",
     "SpecialisationKey",
     "enumerate_specialisations",
@@ -198,13 +201,38 @@ def _prove_one(
 MAX_SPECIALISATIONS = 40
 
 
+class KeyKind(enum.Enum):
+    """What a :class:`SpecialisationKey` decides about the kernel's IR."""
+
+    CONSTEXPR = "constexpr"  # a constexpr parameter bound to a shape expression: its value is folded in
+    HEURISTIC = "heuristic"  # a constexpr ``@triton.heuristics`` computes from the arguments
+    ARGUMENT_TYPE = "argument type"  # a size argument's type: i32 when the size fits (the condition), else i64
+
+
 @dataclass(frozen=True, slots=True)
 class SpecialisationKey:
-    """A shape expression whose value selects a specialisation of a Triton kernel, and what it decides."""
+    """A shape expression over the symbols whose value selects a specialisation of a Triton kernel."""
 
+    kind: KeyKind
+    name: str  # the kernel parameter
     expr: ShapeExpr
-    what: str  # "constexpr BLOCK", "@triton.heuristics EVEN_N", "n as i32"
-    condition: bool = False  # a boolean expression (a heuristic's condition, "fits i32")
+
+    @property
+    def condition(self) -> bool:
+        """Whether ``expr`` is a condition (its value a bool), not a number."""
+        return self.kind is KeyKind.ARGUMENT_TYPE or (self.kind is KeyKind.HEURISTIC and _is_condition(self.expr))
+
+    def text(self, value: int | bool) -> str:
+        """The key at ``value``, as a specialisation's name shows it."""
+        match self.kind:
+            case KeyKind.CONSTEXPR:
+                return f"{shape_text(self.expr)} = {value}"
+            case KeyKind.HEURISTIC:
+                return f"{self.name} = {value}"
+            case KeyKind.ARGUMENT_TYPE:
+                return f"{self.name} as {'i32' if value else 'i64'}"
+            case _:
+                assert_never(self.kind)
 
 
 def specialisation_keys(
@@ -218,10 +246,10 @@ def specialisation_keys(
     keys: list[SpecialisationKey] = []
     for name, bound in task.bindings.items():
         if name not in params and isinstance(bound, ShapeArg) and free_symbols(bound.expr):
-            keys.append(SpecialisationKey(bound.expr, f"constexpr {name}"))
+            keys.append(SpecialisationKey(KeyKind.CONSTEXPR, name, bound.expr))
     for name, expr in (heuristics or {}).items():
         if free_symbols(expr):
-            keys.append(SpecialisationKey(expr, f"@triton.heuristics {name}", condition=_is_condition(expr)))
+            keys.append(SpecialisationKey(KeyKind.HEURISTIC, name, expr))
     for name, p in params.items():
         b = task.binding(name)
         if isinstance(b, ShapeArg) and free_symbols(b.expr) and isinstance(p.type, ScalarType) and p.type.is_int:
@@ -232,18 +260,12 @@ def specialisation_keys(
                     ShapeCmp(CmpOp.LE, b.expr, ShapeNum(2**31 - 1)),
                 ),
             )
-            keys.append(SpecialisationKey(fits, f"{name} as i32", condition=True))
+            keys.append(SpecialisationKey(KeyKind.ARGUMENT_TYPE, name, fits))
     return keys
 
 
 def _is_condition(e: ShapeExpr) -> bool:
     return isinstance(e, ShapeCmp | ShapeBool | ShapeNot)
-
-
-def _key_text(key: SpecialisationKey, value: int | bool) -> str:
-    if key.what.endswith(" as i32"):
-        return key.what if value else key.what.replace(" as i32", " as i64")
-    return f"{shape_text(key.expr)} = {value}" if not key.condition else f"{key.what} = {value}"
 
 
 def enumerate_specialisations(
@@ -325,7 +347,7 @@ def prove_parametric_family(
     per_spec: list[tuple[str, list[ObligationResult], list[str]]] = []
     for n in order:
         inst = chosen[n]
-        label = ", ".join(_key_text(keys[j], values[n][j]) for j in varying) or "the one specialisation"
+        label = ", ".join(keys[j].text(values[n][j]) for j in varying) or "the one specialisation"
         try:
             mod = lower(inst)
         except LarkcError as e:
