@@ -759,6 +759,7 @@ class Executor:
         if not isinstance(p, PtrV):
             raise _Unsupported("an access through a value that is not a pointer")
         text = _stmt_text(s)
+        self.use(p, st.pc)  # the address, on the lanes the access's mask keeps
         if p.region is None:
             self.issue(
                 frozenset({ObligationKind.BOUNDS, ObligationKind.RACE}),
@@ -767,7 +768,6 @@ class Executor:
             )
             return None
         size, align = size_of(t), align_of(t)
-        self.use(p, st.pc)  # the address, on the lanes the access's mask keeps
         self.trace.accesses.append(
             Access(kind, p.region, p.off, size, align, st.pc, st.count, st.wcount, p.sites, s.span, text)
         )
