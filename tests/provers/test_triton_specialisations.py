@@ -122,6 +122,7 @@ def test_one_specialisation_is_not_all_sizes(tmp_path: Path) -> None:
     (r,) = prove_parametric(module, f.name, task, [Obligation(BOUNDS)], BUDGET)
     assert r.status is Status.PROVED, r.detail
     assert "next_pow2(d) = 1 (constexpr BLOCK_SIZE of this specialisation)" in r.scope.constraints
+    assert "for all sizes of this specialisation" in r.detail, r.detail
     # a model of this specialisation has next_pow2(d) = 1: d = 1 (the fact constrains d, it is not vacuous)
     task64 = _softmax_task(tmp_path, "", [{"r": 2, "d": 64}])
     module = parse_task(task64)

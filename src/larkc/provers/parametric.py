@@ -357,11 +357,23 @@ def prove_parametric_family(
             continue
         results, selecting = _prove_one(mod, kernel, task, obligations, budget, inst, heuristics)
         per_spec.append((label, results, selecting))
-    return [_over_specialisations(k, ob, per_spec, incomplete) for k, ob in enumerate(obligations)]
+    labels = [label for label, _, _ in per_spec]
+    if len(varying) == 1 and not keys[varying[0]].condition:  # next_pow2(d) = 1, 2, 4, ..., 4096
+        key = keys[varying[0]]
+        shown = [str(values[n][varying[0]]) for n in order]
+        shown = shown if len(shown) <= 6 else [*shown[:3], "...", shown[-1]]
+        summary = f"{shape_text(key.expr)} = {', '.join(shown)}"
+    else:
+        summary = "; ".join(labels if len(labels) <= 5 else [*labels[:3], "...", labels[-1]])
+    return [_over_specialisations(k, ob, per_spec, summary, incomplete) for k, ob in enumerate(obligations)]
 
 
 def _over_specialisations(
-    index: int, ob: Obligation, per_spec: Sequence[tuple[str, list[ObligationResult], list[str]]], incomplete: str
+    index: int,
+    ob: Obligation,
+    per_spec: Sequence[tuple[str, list[ObligationResult], list[str]]],
+    summary: str,
+    incomplete: str,
 ) -> ObligationResult:
     """One obligation's result over every specialisation (see :func:`prove_parametric_family`)."""
     results = [(label, rs[index], selecting) for label, rs, selecting in per_spec]
@@ -381,10 +393,8 @@ def _over_specialisations(
             proved = len(results) - len(open_)
             why.append(f"{incomplete}: the parametric proof covers {proved} of them, not every size")
         return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, "; ".join(why), r0.assumptions, None, seconds)
-    labels = [label for label, _, _ in results]
-    shown = labels if len(labels) <= 5 else [*labels[:3], "...", labels[-1]]
     detail = (
-        f"each of the {len(results)} specialisations the constraints admit ({'; '.join(shown)}) proved, e.g."
+        f"each of the {len(results)} specialisations the constraints admit ({summary}) proved, e.g."
         f" {label0}: {r0.detail}"
         if len(results) > 1
         else f"{r0.detail} (the one specialisation the constraints admit)"
@@ -753,7 +763,8 @@ class _Analysis:
         if f.doubts:
             detail = "; ".join(dict.fromkeys(f.doubts))
             return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, detail, assumptions, None, secs)
-        detail = f"z3: {what} for all sizes ({self.session.calls + self.base_session.calls} solver calls)"
+        sizes = "all sizes of this specialisation" if set(self.spec_text) - {AUTOTUNE_SCOPE} else "all sizes"
+        detail = f"z3: {what} for {sizes} ({self.session.calls + self.base_session.calls} solver calls)"
         return ObligationResult(ob, Status.PROVED, scope, PROVER_NAME, detail, assumptions, None, secs)
 
     # -- queries -------------------------------------------------------------------------------------
