@@ -355,7 +355,8 @@ def _several_launches(
         at_sizes = _SequenceAt(task, configured, parsed, tuple(bound), cfg, per_instance, budget, replay_dir)
         for ob, launch_results in per_launch.items():
             r = _per_launch_result(task, ob, launch_results, bound, chosen, replay_dir, cfg)
-            per_ob[ob].append(_settle_witnesses(task, r, at_sizes.simulate, at_sizes.bounded, replay_dir, say))
+            settled = _settle_witnesses(configured, r, at_sizes.simulate, at_sizes.bounded, replay_dir, say)
+            per_ob[ob].append(settled)
         for n, env in enumerate(chosen):
             shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
             say(f"instance {n + 1}/{len(chosen)} ({shape}): symbolic execution of {len(task.launches)} launches")
@@ -622,14 +623,16 @@ def _settle_witnesses(
     kept: list[Counterexample] = []
     dismissed: list[str] = []
     for w in r.witnesses:
+        if ob.kind is ObligationKind.OVERFLOW:  # neither the simulator nor the bounded prover checks it
+            kept.append(dataclasses.replace(w, message=f"{w.message} (integer overflow is decided by z3 alone)"))
+            continue
         try:
             env = task.shape_env(w.instance)
-            grid, block, _ = task.launch.concrete(env)
             elements = max((math.prod(s.concrete_shape(env)) for s in task.tensors.values()), default=0)
-        except (TaskError, ValueError):
-            kept.append(dataclasses.replace(w, message=f"{w.message} (not checked: the task has no such instance)"))
+            threads = max(_threads(task.launch_task(k), env) for k in range(len(task.launches)))
+        except (TaskError, ValueError) as e:
+            kept.append(dataclasses.replace(w, message=f"{w.message} (not checked: {e})"))
             continue
-        threads = math.prod(grid) * math.prod(block)
         shape = _sizes_text(w.instance)
         why = "too large to simulate"
         if elements <= _SIMULABLE_ELEMENTS and threads <= _SIMULABLE_THREADS:
@@ -648,7 +651,7 @@ def _settle_witnesses(
                 detail = f"z3's {w.message}; the simulator confirms it at those sizes"
                 return ObligationResult(ob, Status.REFUTED, r.scope, r.prover, detail, r.assumptions, cx, r.seconds)
             why = "the simulator at those sizes runs clean"
-        if ob.kind is not ObligationKind.OVERFLOW and elements <= _SYMBOLIC_ELEMENTS and threads <= _SYMBOLIC_THREADS:
+        if elements <= _SYMBOLIC_ELEMENTS and threads <= _SYMBOLIC_THREADS:
             say(f"{ob.name}: the bounded prover at the possible violation's sizes {shape}")
             b = bounded(ob, env)
             if b.status is Status.REFUTED:
@@ -663,6 +666,12 @@ def _settle_witnesses(
     notes = [f"unconfirmed {w.message}" for w in kept] + [f"dismissed {d}" for d in dismissed]
     detail = "; ".join([r.detail, *notes]) if r.detail else "; ".join(notes)
     return dataclasses.replace(r, detail=detail, witnesses=tuple(kept))
+
+
+def _threads(task: Task, env: Mapping[str, int]) -> int:
+    """How many threads (programs) the launch of the single-launch ``task`` has at ``env``."""
+    grid, block, _ = task.launch.concrete(dict(env))
+    return math.prod(grid) * math.prod(block)
 
 
 def _sizes_text(env: Mapping[str, int]) -> str:
