@@ -254,7 +254,12 @@ def _across_configs(
             if r.status is not Status.PROVED
         )
         first = combined[0][1]
-        return ObligationResult(ob, Status.UNKNOWN, first.scope, "pipeline", why)
+        witnesses = tuple(
+            dataclasses.replace(w, launch=", ".join(x for x in (w.launch, f"autotune configuration {label}") if x))
+            for label, r in combined
+            for w in r.witnesses
+        )
+        return ObligationResult(ob, Status.UNKNOWN, first.scope, "pipeline", why, witnesses=witnesses)
     proofs = [r for _, r in combined]
     details = "; ".join(f"autotune configuration {label}: {r.detail}" for label, r in combined if r.detail)
     assumptions = tuple({a: None for r in proofs for a in r.assumptions})
