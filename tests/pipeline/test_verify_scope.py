@@ -228,3 +228,20 @@ def test_a_possible_witness_is_never_a_refutation() -> None:
     w = Counterexample(CounterexampleKind.POSSIBLE, "possible violation", {"n": 3})
     with pytest.raises(ValueError):
         ObligationResult(Obligation(ObligationKind.BOUNDS), Status.PROVED, _EVERY, "p", witnesses=(w,))
+
+
+# -- KernelBench candidates ----------------------------------------------------------------------------
+
+
+def test_batch_mode_carries_the_scope_and_all_sizes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    problem = Path(__file__).resolve().parents[2] / "examples" / "kernelbench" / "l1_relu"
+    candidate, reference = problem / "model_new.py", problem / "model.py"
+    (plain,) = larkc.verify_many([candidate], reference, cache_dir=tmp_path)
+    (strict,) = larkc.verify_many([candidate], reference, cache_dir=tmp_path, all_sizes=True)
+    assert (plain.status, plain.verified_scope, plain.exit_code) == ("VERIFIED", "bounded", 0)
+    assert (strict.status, strict.verified_scope, strict.exit_code, strict.cached) == ("VERIFIED", "bounded", 4, False)
+    assert strict.report is not None and strict.report["exit_code"] == 4
+    # the command line: one JSON line with the scope, exit 4 under --all-sizes
+    code = main(["verify", str(candidate), "--reference", str(reference), "--jsonl", "--all-sizes", "--no-cache"])
+    line = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert code == 4 and (line["status"], line["verified_scope"], line["exit_code"]) == ("VERIFIED", "bounded", 4)
