@@ -169,6 +169,9 @@ def _verify_specialisation(
     """The results of every prover on every obligation for one autotune configuration (``None``: the
     kernel as given, or its only specialisation), not yet combined; and the instances run."""
     per_instance = module is None and specialised_per_instance(task)
+    # A witness's sizes may select another specialisation than the task's instances do (a Triton constexpr
+    # or heuristic of the sizes): it is simulated and decided with the kernel lowered at those sizes.
+    lowered_at_witness = module is None and task.language == "triton"
     cfgs = (config,) if config else None
     task = task.with_launch_constants((config or {},))  # a Triton grid may name the configuration's constexprs
     if module is None:
@@ -184,11 +187,11 @@ def _verify_specialisation(
     say(f"parametric proof of {', '.join(ob.name for ob in parametric_obs)} (z3, all sizes)")
 
     def simulate(env: Mapping[str, int]) -> InstanceReport:
-        mod = module if not per_instance else _specialised(task, env, config)[0]  # the witness's specialisation
+        mod = module if not lowered_at_witness else _specialised(task, env, config)[0]
         return run_instance(task, mod, env, 0, config=cfgs)[0]
 
     def bounded(ob: Obligation, env: dict[str, int]) -> ObligationResult:
-        mod, fn = (module, f) if not per_instance else _specialised(task, env, config)
+        mod, fn = (module, f) if not lowered_at_witness else _specialised(task, env, config)
         with tm.gc_paused(), noting_instance(task.name, env):
             facts = _instance_facts(task, mod, fn, None, env, budget)
             return _confirm(task, mod, prove_instance(facts, [ob], budget)[0], env, replay_dir, cfgs)
@@ -357,7 +360,7 @@ def _several_launches(
         per_instance = any(parsed.per_instance)
         runs_before = len(runs)
 
-        at_sizes = _SequenceAt(task, configured, parsed, tuple(bound), cfg, per_instance, budget, replay_dir)
+        at_sizes = _SequenceAt(task, configured, parsed, tuple(bound), cfg, budget, replay_dir)
         for ob, launch_results in per_launch.items():
             r = _per_launch_result(task, ob, launch_results, bound, chosen, replay_dir, cfg)
             settled = _settle_witnesses(configured, r, at_sizes.simulate, at_sizes.bounded, replay_dir, say)
@@ -414,21 +417,27 @@ def _several_launches(
 class _SequenceAt:
     """A task of several launches run at the sizes of a possible violation, under one combination ``cfg`` of
     the launches' autotune configurations (``configured``: the task with its constexprs); ``bound``: the
-    launches' modules, lowered again at those sizes when a launch is specialised per instance."""
+    launches' modules as the task's instances have them."""
 
     task: Task
     configured: Task
     parsed: LaunchModules
     bound: tuple[Module, ...]
     cfg: Configs
-    per_instance: bool
     budget: Budget
     replay_dir: Path | None
 
     def modules(self, env: Mapping[str, int]) -> Sequence[Module]:
-        if not self.per_instance:
+        """The launches' modules at the witness's sizes ``env``: a Triton launch lowered there (its
+        constexprs and heuristics may differ from the task's instances'), a CUDA one as it is."""
+        if all(view.language != "triton" for view in self.parsed.views):
             return self.bound
-        return _bound_modules(self.configured, self.parsed.modules(dict(env), self.cfg))
+        given = self.parsed.modules(None, self.cfg)
+        mods = [
+            parse_task(view, dict(env), self.cfg[k]) if view.language == "triton" else given[k]
+            for k, view in enumerate(self.parsed.views)
+        ]
+        return _bound_modules(self.configured, mods)
 
     def simulate(self, env: Mapping[str, int]) -> InstanceReport:
         return run_instance(self.task, self.modules(env), env, 0, config=self.cfg)[0]
