@@ -24,9 +24,9 @@ NOT_YET_VERIFIED: dict[str, str] = {
     " stops there) and the provers do not model ordering through fences",
 }
 #: Seeded bugs larkc run finds and larkc verify leaves unknown (never verified).
-NOT_YET_REFUTED: dict[str, str] = {
-    "last_block_sum_bug_no_release_fence": "larkc run finds the race; the provers do not model fences",
-}
+#: (last_block_sum_bug_no_release_fence was one until z3's possible race, held back because the model does
+#: not order blocks through fences, was simulated at its sizes, where the simulator sees the race.)
+NOT_YET_REFUTED: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("example", CORRECT, ids=[p.name for p in CORRECT])

@@ -92,3 +92,38 @@ def test_json_forms_name_everything() -> None:
     assert j["counterexample"]["kind"] == "confirmed" and j["counterexample"]["instance"] == {"n": 3}
     assert j["assumptions"] == [{"kind": "model", "text": "exact arithmetic", "location": None}]
     assert Obligation(ObligationKind.EQUIVALENCE, "out").name == "equivalence(out)"
+
+
+def _parametric_unknown(*witnesses: Counterexample) -> ObligationResult:
+    scope = Scope.parametric(["n"], ["n <= 1024"])
+    why = "possible violation: read `x[i + 1]` (the model involves the value of i in the loop at 3:5)"
+    return ObligationResult(OB, Status.UNKNOWN, scope, "parametric-z3", why, witnesses=witnesses)
+
+
+WITNESS = Counterexample(CounterexampleKind.POSSIBLE, "possible violation: read `x[i + 1]`, at n=7", {"n": 7})
+
+
+def test_a_parametric_unknown_without_a_witness_leaves_the_bounded_proof() -> None:
+    # the prover could not model the kernel: the instances' proof stands, with its bounded scope
+    r = combine([_parametric_unknown(), bounded(1, Status.PROVED), bounded(2, Status.PROVED)])
+    assert r.status is Status.PROVED and r.scope.kind is ScopeKind.BOUNDED
+    assert "for all sizes unknown: possible violation" in r.detail
+
+
+def test_a_parametric_unknown_with_a_witness_blocks_the_bounded_proof() -> None:
+    # a violation possible at n = 7, neither confirmed nor dismissed: proofs at n = 1, 2 do not cover it
+    r = combine([_parametric_unknown(WITNESS), bounded(1, Status.PROVED), bounded(2, Status.PROVED)])
+    assert r.status is Status.UNKNOWN and r.witnesses == (WITNESS,)
+    assert verdict([r]) is Verdict.UNKNOWN
+    assert r.to_json()["witnesses"][0]["instance"] == {"n": 7}
+    assert r.to_json()["witnesses"][0]["kind"] == "possible"
+
+
+def test_a_refutation_still_wins_over_a_witness() -> None:
+    r = combine([_parametric_unknown(WITNESS), bounded(1, Status.REFUTED)])
+    assert r.status is Status.REFUTED
+
+
+def test_witnesses_belong_to_an_unknown_result_only() -> None:
+    with pytest.raises(ValueError):
+        ObligationResult(OB, Status.PROVED, Scope.bounded([], []), "x", witnesses=(WITNESS,))

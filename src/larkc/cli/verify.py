@@ -3,13 +3,17 @@
 ::
 
     larkc verify TASK [--shape n=128[,d=64]] [--json FILE] [--seconds S] [--progress] [--replay-dir DIR]
+                      [--all-sizes]
     larkc verify KERNEL.cu --kernel K --grid 8 --block 256 --buffer x=f32[2048] --scalar n=2048
 
 Prints one line per obligation (``PROVED``, ``REFUTED`` with the counterexample, ``UNKNOWN`` with the
-reason) and the verdict: ``VERIFIED`` with its scope and assumptions, ``FAILED`` with the counterexample
-(the instance, the inputs that matter, the two values, a replay file), or ``UNKNOWN``. Exit status: 0
-verified, 1 failed, 2 bad input, 3 internal error, 4 unknown. ``--json FILE`` also writes the report as
-JSON (``-`` for standard output instead of the text); ``docs/verify.md`` documents the schema.
+reason) and the verdict, whose first line says its scope: ``VERIFIED for all sizes (...)`` or ``VERIFIED
+(bounded: ... at 3 shapes; ... for all sizes)``, then the scope of each group of obligations and the
+assumptions; ``FAILED`` with the counterexample (the instance, the inputs that matter, the two values, a
+replay file); or ``UNKNOWN``. Exit status: 0 verified (either scope), 1 failed, 2 bad input, 3 internal
+error, 4 unknown; with ``--all-sizes`` a bounded VERIFIED exits 4 (unknown for all sizes). ``--json FILE``
+also writes the report as JSON (``-`` for standard output instead of the text); ``docs/verify.md``
+documents the schema.
 """
 
 from __future__ import annotations
@@ -34,8 +38,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description=(
             "Prove every obligation of a task (functional equivalence with the reference under exact "
             "arithmetic, bounds, races, barrier uniformity, initialised reads, defined operations, assertions, "
-            "integer overflow) or refute one with a counterexample. Exit 0 verified, 1 failed, 2 bad input, "
-            "3 internal error, 4 unknown."
+            "integer overflow) or refute one with a counterexample. Exit 0 verified (for all sizes or at the "
+            "shape instances: the verdict's first line says which), 1 failed, 2 bad input, 3 internal error, "
+            "4 unknown (with --all-sizes: also verified only at the instances)."
         ),
     )
     add_task_arguments(p, many=True)
@@ -57,6 +62,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "process and print one JSON line per candidate; results are cached by file contents",
     )
     p.add_argument("--no-cache", action="store_true", help="batch mode: neither read nor write the result cache")
+    p.add_argument(
+        "--all-sizes",
+        action="store_true",
+        help="exit 0 only when every obligation is proved for all sizes: a VERIFIED verdict that holds only at "
+        "the shape instances (bounded) exits 4, as unknown for all sizes",
+    )
     p.set_defaults(func=_command)
 
 
@@ -81,6 +92,7 @@ def _command(args: argparse.Namespace) -> int:
         budget=Budget(seconds=args.seconds),
         progress=progress,
         replay_dir=args.replay_dir or None,
+        all_sizes=args.all_sizes,
     )
     if args.json is not None:
         text = display(json.dumps(report.to_json(), indent=2))
@@ -117,7 +129,12 @@ def _batch(args: argparse.Namespace) -> int:
 
     codes = set()
     for result in verify_many(
-        args.target, args.reference, seconds=args.seconds, cache_dir="" if args.no_cache else None, progress=progress
+        args.target,
+        args.reference,
+        seconds=args.seconds,
+        cache_dir="" if args.no_cache else None,
+        progress=progress,
+        all_sizes=args.all_sizes,
     ):
         codes.add(result.exit_code)
         print(json.dumps(result.to_json()), flush=True)

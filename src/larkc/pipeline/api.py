@@ -117,18 +117,25 @@ def verify(
     budget: Budget | None = None,
     progress: Progress | None = None,
     replay_dir: str | os.PathLike[str] | None = None,
+    all_sizes: bool = False,
 ) -> VerifyReport:
     """Prove the task's obligations (equivalence with the reference, bounds, races, barriers, initialised
     reads, defined operations, assertions, integer overflow) or refute one with a counterexample.
 
     Bounded proofs cover the task's shape instances (or ``instances``); ``budget`` bounds the effort per
     obligation; ``progress`` receives one line per step; counterexamples confirmed by the simulator get a
-    replay file in ``replay_dir``. The report's ``verdict`` is VERIFIED, FAILED or UNKNOWN.
+    replay file in ``replay_dir``. The report's ``verdict`` is VERIFIED, FAILED or UNKNOWN, and a VERIFIED
+    verdict's ``verified_scope`` is ``"all sizes"`` or ``"bounded"``. ``all_sizes``: a bounded VERIFIED
+    has exit code 4 (UNKNOWN for all sizes) and is not ``ok``.
     """
+    import dataclasses
+
     from larkc.pipeline.verify import verify_task
 
     folder = Path(replay_dir) if replay_dir is not None else None
-    return verify_task(as_task(task_or_path), instances=instances, budget=budget, progress=progress, replay_dir=folder)
+    task = as_task(task_or_path)
+    report = verify_task(task, instances=instances, budget=budget, progress=progress, replay_dir=folder)
+    return dataclasses.replace(report, all_sizes=all_sizes)
 
 
 def emit(task_or_path: TaskOrPath, output: str | os.PathLike[str]) -> list[Path]:

@@ -3,6 +3,7 @@ stage) handed to the derivation of the ``ModelNew`` task (:mod:`larkc.frontends.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import time
@@ -76,7 +77,7 @@ def candidate_task(model_new: str | Path, reference: str | Path) -> Task:
 # -- batch mode ------------------------------------------------------------------------------------
 
 #: Bumped when what a cached result means changes (its JSON, or what the derivation gives).
-_CACHE_FORMAT = 3  # 3: the inputs obligation and the counterexample's tensor in the report
+_CACHE_FORMAT = 4  # 3: the inputs obligation and the counterexample's tensor in the report; 4: verified scope
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,8 @@ class CandidateResult:
     refuted obligation) or ``run`` (where the provers left the verdict unknown, the simulator's
     diagnosis, as ``larkc run`` reports it: a race, an out-of-bounds access, outputs differing beyond the
     tolerances, ...); ``kinds`` the failure words; ``report`` the verify report's JSON; ``cached``
-    whether it came from the result cache."""
+    whether it came from the result cache; ``verified_scope`` is the report's for a VERIFIED candidate
+    (``"all sizes"`` or ``"bounded"``), and under ``all_sizes`` a bounded one has exit code 4."""
 
     candidate: str
     status: str
@@ -98,11 +100,13 @@ class CandidateResult:
     cached: bool = False
     refuted_by: str | None = None
     kinds: tuple[str, ...] = ()
+    verified_scope: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "candidate": self.candidate,
             "status": self.status,
+            "verified_scope": self.verified_scope,
             "exit_code": self.exit_code,
             "refuted_by": self.refuted_by,
             "kinds": list(self.kinds),
@@ -120,7 +124,7 @@ def _code_stamp() -> str:
     return str(sorted((str(p.relative_to(package)), p.stat().st_mtime_ns) for p in package.rglob("*.py")))
 
 
-def _cache_key(model_new: Path, reference: Path, seconds: float) -> str:
+def _cache_key(model_new: Path, reference: Path, seconds: float, all_sizes: bool) -> str:
     import importlib.metadata
 
     try:
@@ -130,7 +134,7 @@ def _cache_key(model_new: Path, reference: Path, seconds: float) -> str:
     stamp = _code_stamp()
     h = hashlib.sha256()
     for part in (
-        f"{_CACHE_FORMAT}\0{version}\0{stamp}\0{seconds}\0".encode(),
+        f"{_CACHE_FORMAT}\0{version}\0{stamp}\0{seconds}\0{all_sizes}\0".encode(),
         model_new.read_bytes(),
         b"\0",
         reference.read_bytes(),
@@ -146,6 +150,7 @@ def verify_many(
     seconds: float = 60.0,
     cache_dir: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
+    all_sizes: bool = False,
 ) -> Iterator[CandidateResult]:
     """Verify each ``ModelNew`` file of ``candidates`` against the problem file ``reference`` in this
     process, yielding one :class:`CandidateResult` per candidate as it finishes.
@@ -153,7 +158,9 @@ def verify_many(
     Results are cached by the content of the candidate and of the problem file (and larkc's version and
     ``seconds``, the budget per obligation) under ``cache_dir`` (default: larkc's cache folder,
     ``$LARKC_CACHE_DIR`` or ``~/.cache/larkc``); ``cache_dir=""`` disables it.
-    A candidate larkc cannot derive is an ``ERROR`` result, not an exception.
+    A candidate larkc cannot derive is an ``ERROR`` result, not an exception. ``all_sizes``: a candidate
+    VERIFIED only at the shape instances (``verified_scope`` ``"bounded"``) has exit code 4, as for
+    ``larkc verify --all-sizes``.
     """
     from larkc.errors import LarkcError
     from larkc.frontends.kernelbench import cache_root
@@ -166,7 +173,11 @@ def verify_many(
     for c in candidates:
         path = Path(c)
         start = time.monotonic()
-        key = _cache_key(path, ref, seconds) if folder is not None and path.is_file() and ref.is_file() else None
+        key = (
+            _cache_key(path, ref, seconds, all_sizes)
+            if folder is not None and path.is_file() and ref.is_file()
+            else None
+        )
         hit = folder / f"{key}.json" if folder is not None and key is not None else None
         if hit is not None and hit.is_file():
             data = json.loads(hit.read_text(encoding="utf-8"))
@@ -180,13 +191,14 @@ def verify_many(
                 cached=True,
                 refuted_by=data["refuted_by"],
                 kinds=tuple(data["kinds"]),
+                verified_scope=data["verified_scope"],
             )
             continue
         try:
             task = candidate_task(path, ref)
             if progress is not None:
                 progress(f"{c}: verifying {', '.join(x.kernel for x in task.launches)}")
-            report = verify_task(task, budget=Budget(seconds=seconds))
+            report = dataclasses.replace(verify_task(task, budget=Budget(seconds=seconds)), all_sizes=all_sizes)
             status, code, by, kinds = report.verdict.value, report.exit_code, "verify", sorted(report.kinds())
             if report.verdict is Verdict.UNKNOWN:  # what the provers leave open, the simulator may refute
                 run = run_task(task, write_replay=False)
@@ -200,6 +212,7 @@ def verify_many(
                 report.to_json(),
                 refuted_by=by if status == Verdict.FAILED.value else None,
                 kinds=tuple(kinds),
+                verified_scope=report.verified_scope,
             )
         except LarkcError as e:
             result = CandidateResult(str(c), "ERROR", 2, time.monotonic() - start, error=e.render())

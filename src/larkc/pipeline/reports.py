@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from larkc.errors import Span
 from larkc.provers import Assumption, AssumptionKind, ObligationResult, ScopeKind, Status, Verdict
@@ -18,6 +18,7 @@ __all__ = [
     "InstanceReport",
     "OutputReport",
     "RunReport",
+    "StoppedEarly",
     "VerifyReport",
     "inputs_json",
     "launch_json",
@@ -300,10 +301,53 @@ def _constant_assumptions(task: Task) -> tuple[Assumption, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class StoppedEarly:
+    """``larkc verify`` stopped at a refuted instance: ``after`` of the ``of`` shape instances were run (of
+    the autotune configuration ``configuration``, when the kernel is autotuned), and ``configurations``
+    autotune configurations (or combinations of them) were not run at all."""
+
+    after: int
+    of: int
+    configuration: str = ""
+    configurations: int = 0
+
+    def render(self) -> str:
+        config = f" (autotune configuration {self.configuration})" if self.configuration else ""
+        left = []
+        if self.after < self.of:
+            left.append("the remaining instances")
+        if self.configurations:
+            s = "s" if self.configurations != 1 else ""
+            left.append(f"{self.configurations} more autotune configuration{s}")
+        return (
+            f"stopped after instance {self.after} of {self.of}{config}: a refutation decides the verdict; "
+            f"{' and '.join(left)} were not run"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "after": self.after,
+            "of": self.of,
+            "configuration": self.configuration or None,
+            "configurations_not_run": self.configurations,
+            "message": self.render(),
+        }
+
+
+#: ``VerifyReport.verified_scope`` of a VERIFIED verdict: every obligation proved for every size the task's
+#: constraints allow, or some proved only at the shape instances run.
+ALL_SIZES = "all sizes"
+BOUNDED = "bounded"
+
+
+@dataclass(frozen=True, slots=True)
 class VerifyReport:
     """The result of ``larkc verify`` on one task: one combined result per obligation and the verdict.
 
     ``instances`` lists the shape instances the bounded prover ran: symbol values, launch, seconds.
+    ``stopped`` says where the run stopped at a refutation, before every instance was run. ``all_sizes``:
+    the caller wants every obligation for all sizes (``--all-sizes``): a VERIFIED verdict of bounded scope
+    then exits 4, as UNKNOWN for all sizes.
     """
 
     task: str
@@ -313,13 +357,28 @@ class VerifyReport:
     instances: tuple[tuple[dict[str, int], str, float], ...]
     seconds: float
     task_assumptions: tuple[Assumption, ...] = ()  # of the task itself (:func:`task_assumptions`)
+    stopped: StoppedEarly | None = None
+    all_sizes: bool = False
 
     @property
     def ok(self) -> bool:
-        return self.verdict is Verdict.VERIFIED
+        """VERIFIED (for all sizes, under ``all_sizes``): the report's exit status is 0."""
+        return self.exit_code == 0
+
+    @property
+    def verified_scope(self) -> str | None:
+        """For a VERIFIED verdict, ``"all sizes"`` when every obligation is proved for every size the task's
+        constraints allow (a parametric scope), else ``"bounded"`` (some only at the shape instances);
+        ``None`` for any other verdict."""
+        if self.verdict is not Verdict.VERIFIED:
+            return None
+        return ALL_SIZES if all(r.scope.kind is ScopeKind.PARAMETRIC for r in self.results) else BOUNDED
 
     @property
     def exit_code(self) -> int:
+        """The verdict's exit status; 4 (UNKNOWN for all sizes) for a bounded VERIFIED under ``all_sizes``."""
+        if self.all_sizes and self.verified_scope == BOUNDED:
+            return Verdict.UNKNOWN.exit_code
         return self.verdict.exit_code
 
     def kinds(self) -> set[str]:
@@ -357,7 +416,7 @@ class VerifyReport:
         out: list[str] = []
         match self.verdict:
             case Verdict.VERIFIED:
-                out.append("VERIFIED")
+                out.append(self.headline())
                 groups: dict[str, list[str]] = {}
                 for r in self.results:
                     groups.setdefault(r.scope.describe(), []).append(r.obligation.name)
@@ -371,7 +430,7 @@ class VerifyReport:
                 first = refuted[0]
                 cx = first.counterexample
                 assert cx is not None
-                out.append(f"FAILED: {first.obligation.name}: {cx.message}")
+                out.append(self.headline())
                 out.append(f"  instance: {_shape_text(cx.instance)} ({cx.launch})")
                 for tensor, vals in cx.inputs.items():
                     shown = ", ".join(f"{tensor}[{i}]={v:.9g}" for i, v in list(vals.items())[:8])
@@ -384,9 +443,15 @@ class VerifyReport:
                     out.append(f"  also refuted: {r.obligation.name}")
             case Verdict.UNKNOWN:
                 open_ = [r for r in self.results if r.status is Status.UNKNOWN]
-                out.append(f"UNKNOWN: {len(open_)} obligation(s) neither proved nor refuted")
+                out.append(self.headline())
                 for r in open_:
                     out.append(f"  {r.obligation.name}: {r.detail}")
+                    for w in r.witnesses:
+                        out.append(f"    possible at {_shape_text(w.instance)} ({w.launch}): not confirmed")
+            case _:
+                assert_never(self.verdict)
+        if self.stopped is not None:
+            out.append(f"  {self.stopped.render()}")
         assumptions = self.assumptions()
         if assumptions and self.verdict is not Verdict.FAILED:
             out.append("assumptions:")
@@ -396,11 +461,53 @@ class VerifyReport:
             out.append(f"the task expects {self.expected_failure}: {found}")
         return out
 
+    def headline(self) -> str:
+        """The verdict's first line, which says its scope: ``VERIFIED for all sizes (constraints)``, or
+        ``VERIFIED (bounded: equivalence(out), init at 3 shapes; bounds, race for all sizes)`` naming the
+        obligations proved only at the shape instances (``UNKNOWN for all sizes (--all-sizes): ...`` in front
+        under ``all_sizes``); ``FAILED: obligation: message``; ``UNKNOWN: n obligation(s) ...``."""
+        match self.verdict:
+            case Verdict.VERIFIED:
+                if self.verified_scope == ALL_SIZES:
+                    constraints = list(dict.fromkeys(c for r in self.results for c in r.scope.constraints))
+                    return f"VERIFIED for all sizes ({' and '.join(constraints) or 'no constraint'})"
+                at: dict[int, list[str]] = {}
+                every: list[str] = []
+                for r in self.results:
+                    if r.scope.kind is ScopeKind.PARAMETRIC:
+                        every.append(r.obligation.name)
+                    else:
+                        shapes = len({tuple(sorted(i.items())) for i in r.scope.instances})
+                        at.setdefault(shapes, []).append(r.obligation.name)
+                parts = [f"{', '.join(names)} at {n} shape{'s' if n != 1 else ''}" for n, names in at.items()]
+                if every:
+                    parts.append(f"{', '.join(every)} for all sizes")
+                text = f"VERIFIED (bounded: {'; '.join(parts)})"
+                return f"UNKNOWN for all sizes (--all-sizes): {text}" if self.all_sizes else text
+            case Verdict.FAILED:
+                first = self._root_cause()
+                assert first.counterexample is not None
+                return f"FAILED: {first.obligation.name}: {first.counterexample.message}"
+            case Verdict.UNKNOWN:
+                n = sum(r.status is Status.UNKNOWN for r in self.results)
+                return f"UNKNOWN: {n} obligation(s) neither proved nor refuted"
+            case _:
+                assert_never(self.verdict)
+
+    def _root_cause(self) -> ObligationResult:
+        """The refutation a FAILED verdict shows first (:data:`_ROOT_CAUSE_ORDER`)."""
+        refuted = [r for r in self.results if r.status is Status.REFUTED]
+        return min(refuted, key=lambda r: _ROOT_CAUSE_ORDER.index(r.obligation.kind.value))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "task": self.task,
             "verdict": self.verdict.value,
+            "verified_scope": self.verified_scope,
+            "all_sizes": self.all_sizes,
+            "headline": self.headline(),
             "exit_code": self.exit_code,
+            "stopped": self.stopped.to_json() if self.stopped is not None else None,
             "expected_failure": self.expected_failure,
             "instances": [
                 {"shape": env, "launch": launch, "seconds": round(sec, 4)} for env, launch, sec in self.instances
@@ -417,6 +524,7 @@ class VerifyReport:
 _ROOT_CAUSE_ORDER = ("overflow", "barrier", "race", "bounds", "init", "defined", "assert", "inputs", "equivalence")
 
 _EVIDENCE = {
+    "possible": "a solver's model that may not be realisable (not a refutation)",
     "confirmed": "confirmed by the simulator at the task's dtypes",
     "exact": "a difference under exact arithmetic (at the task's dtypes rounding hides it or it was not simulated)",
     "static": "a solver's model (sizes too large to simulate)",

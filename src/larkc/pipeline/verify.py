@@ -25,6 +25,7 @@ import dataclasses
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -42,8 +43,8 @@ from larkc.pipeline.preconditions import (
     with_preconditions,
 )
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
-from larkc.pipeline.reports import InputWrite, VerifyReport, task_assumptions
-from larkc.pipeline.run import Configs, config_label, run_instance
+from larkc.pipeline.reports import InputWrite, InstanceReport, StoppedEarly, VerifyReport, task_assumptions
+from larkc.pipeline.run import Configs, LaunchModules, config_label, run_instance
 from larkc.provers import (
     Assumption,
     AssumptionKind,
@@ -125,6 +126,7 @@ def verify_task(
     configs: list[Mapping[str, ConstValue] | None] = [None] if module is not None else list(task_configs(task))
     raw: list[tuple[str, dict[Obligation, list[ObligationResult]]]] = []
     runs: list[tuple[dict[str, int], str, float]] = []
+    stopped: StoppedEarly | None = None
     for cfg in configs:
         label = config_label(task, (cfg,)) if cfg else ""
         if label:
@@ -132,6 +134,8 @@ def verify_task(
         per_ob, cfg_runs = _verify_specialisation(
             task, module, cfg, graph, obligations, chosen, budget, say, replay_dir
         )
+        if stopped is None and len(cfg_runs) < len(chosen):
+            stopped = StoppedEarly(len(cfg_runs), len(chosen), label)
         raw.append((label, per_ob))
         runs += [
             (env, f"{launch}, autotune configuration {label}" if label else launch, t) for env, launch, t in cfg_runs
@@ -149,6 +153,7 @@ def verify_task(
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
         task_assumptions=task_assumptions(task),
+        stopped=stopped,
     )
 
 
@@ -181,8 +186,24 @@ def _verify_specialisation(
     # Parametric first: safety and overflow for every size, where the kernel's indexing allows it.
     parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
     say(f"parametric proof of {', '.join(ob.name for ob in parametric_obs)} (z3, all sizes)")
+
+    def at(env: Mapping[str, int]) -> tuple[Module, Function]:
+        # A witness's sizes may select another specialisation than the task's instances do (a Triton
+        # constexpr or heuristic of the sizes): it is simulated and decided with the kernel lowered there.
+        return (module, f) if lower is None else _specialised(task, env, config)
+
+    def simulate(env: Mapping[str, int]) -> InstanceReport:
+        return run_instance(task, at(env)[0], env, 0, config=cfgs)[0]
+
+    def bounded(ob: Obligation, env: dict[str, int]) -> ObligationResult:
+        mod, fn = at(env)
+        with tm.gc_paused(), noting_instance(task.name, env):
+            facts = _instance_facts(task, mod, fn, None, env, budget)
+            return _confirm(task, mod, prove_instance(facts, [ob], budget)[0], env, replay_dir, cfgs)
+
     for r in _parametric(task, module, f, lower, config, parametric_obs, budget):
-        per_ob[r.obligation].append(_confirm_static(task, module, r, replay_dir, cfgs, lower))
+        r = _confirm_static(task, module, r, replay_dir, cfgs, lower)
+        per_ob[r.obligation].append(_settle_witnesses(task, r, simulate, bounded, replay_dir, say))
     bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
     for k, env in enumerate(chosen):
         shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
@@ -241,7 +262,12 @@ def _across_configs(
             if r.status is not Status.PROVED
         )
         first = combined[0][1]
-        return ObligationResult(ob, Status.UNKNOWN, first.scope, "pipeline", why)
+        witnesses = tuple(
+            dataclasses.replace(w, launch=", ".join(x for x in (w.launch, f"autotune configuration {label}") if x))
+            for label, r in combined
+            for w in r.witnesses
+        )
+        return ObligationResult(ob, Status.UNKNOWN, first.scope, "pipeline", why, witnesses=witnesses)
     proofs = [r for _, r in combined]
     details = "; ".join(f"autotune configuration {label}: {r.detail}" for label, r in combined if r.detail)
     assumptions = tuple({a: None for r in proofs for a in r.assumptions})
@@ -335,7 +361,7 @@ def _several_launches(
     the bounded prover decides every obligation from the whole sequence. A refutation is confirmed by
     running the whole sequence.
     """
-    from larkc.pipeline.run import LaunchModules, config_values
+    from larkc.pipeline.run import config_values
 
     chosen = [task.shape_env(i) for i in (instances if instances is not None else task.instances)]
     graph = None
@@ -351,7 +377,8 @@ def _several_launches(
     configs = parsed.configs()
     per_config: list[tuple[str, dict[Obligation, list[ObligationResult]]]] = []
     runs: list[tuple[dict[str, int], str, float]] = []
-    for cfg in configs:  # every combination of the launches' autotune configurations
+    stopped: StoppedEarly | None = None
+    for c, cfg in enumerate(configs):  # every combination of the launches' autotune configurations
         bound: list[Module] = []
         per_launch: dict[Obligation, list[tuple[str, ObligationResult]]] = {ob: [] for ob in parametric_obs}
         configured = task.with_launch_constants(cfg)  # a Triton grid may name the configuration's constexprs
@@ -371,9 +398,14 @@ def _several_launches(
         def witness_modules(env: Mapping[str, int], cfg: Configs = cfg, configured: Task = configured) -> list[Module]:
             return _bound_modules(configured, parsed.modules(env, cfg, own=True))  # the witness's specialisation
 
-        for ob, launch_results in per_launch.items():
-            per_ob[ob].append(_per_launch_result(task, ob, launch_results, witness_modules, chosen, replay_dir, cfg))
         per_instance = any(parsed.per_instance)
+        runs_before = len(runs)
+
+        at_sizes = _SequenceAt(task, configured, witness_modules, cfg, budget, replay_dir)
+        for ob, launch_results in per_launch.items():
+            r = _per_launch_result(task, ob, launch_results, witness_modules, chosen, replay_dir, cfg)
+            settled = _settle_witnesses(configured, r, at_sizes.simulate, at_sizes.bounded, replay_dir, say)
+            per_ob[ob].append(settled)
         for n, env in enumerate(chosen):
             shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
             say(f"instance {n + 1}/{len(chosen)} ({shape}): symbolic execution of {len(task.launches)} launches")
@@ -394,9 +426,13 @@ def _several_launches(
             for r in results:
                 per_ob[r.obligation].append(r)
             if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
-                break
+                break  # a refutation decides the verdict; later instances would only repeat it
         per_config.append((config_label(task, cfg), per_ob))
         if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
+            ran = len(runs) - runs_before
+            left = len(configs) - c - 1
+            if ran < len(chosen) or left:
+                stopped = StoppedEarly(ran, len(chosen), config_label(task, cfg), left)
             break
     if len(per_config) == 1:
         per_ob = per_config[0][1]
@@ -414,6 +450,7 @@ def _several_launches(
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
         task_assumptions=task_assumptions(task),
+        stopped=stopped,
     )
 
 
@@ -428,6 +465,31 @@ def _launch_lowering(
         return bind_null_pointers(view, module, kernel_function(view, module))[0]
 
     return lower
+
+
+@dataclass(frozen=True, slots=True)
+class _SequenceAt:
+    """A task of several launches run at the sizes of a possible violation, under one combination ``cfg`` of
+    the launches' autotune configurations (``configured``: the task with its constexprs); ``modules``: the
+    launches' modules at the witness's sizes (a Triton launch lowered there: its constexprs and heuristics
+    may differ from the task's instances')."""
+
+    task: Task
+    configured: Task
+    modules: Callable[[Mapping[str, int]], list[Module]]  # the launches' modules lowered at given sizes
+    cfg: Configs
+    budget: Budget
+    replay_dir: Path | None
+
+    def simulate(self, env: Mapping[str, int]) -> InstanceReport:
+        return run_instance(self.task, self.modules(env), env, 0, config=self.cfg)[0]
+
+    def bounded(self, ob: Obligation, env: dict[str, int]) -> ObligationResult:
+        mods = self.modules(env)
+        with tm.gc_paused(), noting_instance(self.task.name, env):
+            facts = _chain_facts(self.configured, mods, None, env, self.budget)
+            r = prove_instance(facts, [ob], self.budget)[0]
+        return _confirm(self.task, mods, r, env, self.replay_dir, self.cfg)
 
 
 def _bound_modules(task: Task, modules: Sequence[Module]) -> list[Module]:
@@ -463,7 +525,10 @@ def _per_launch_result(
         return dataclasses.replace(first, detail=detail, assumptions=tuple(assumptions))
     why = "; ".join(f"{label}: {r.detail}" for label, r in launch_results if r.status is not Status.PROVED)
     scope = launch_results[0][1].scope if launch_results else Scope.bounded([], [])
-    return ObligationResult(ob, Status.UNKNOWN, scope, "pipeline", why)
+    witnesses = tuple(
+        dataclasses.replace(w, message=f"{label}: {w.message}") for label, r in launch_results for w in r.witnesses
+    )
+    return ObligationResult(ob, Status.UNKNOWN, scope, "pipeline", why, witnesses=witnesses)
 
 
 def _without_written_ranges(view: Task, index: int) -> Task:
@@ -589,6 +654,97 @@ def _confirm_static(
     if cx is not None and cx.kind is not CounterexampleKind.CONFIRMED:
         return unsimulated(confirmed, module, kernel_function(task, module))
     return confirmed
+
+
+#: A possible violation's sizes are simulated when no tensor exceeds _SIMULABLE_ELEMENTS and the launch has
+#: at most this many threads (a forgotten cdiv makes billions).
+_SIMULABLE_THREADS = 1 << 20
+#: ... and run through the bounded prover (when the simulation saw nothing) at most these many elements per
+#: tensor and threads: a symbolic run costs what an instance of the task costs.
+_SYMBOLIC_ELEMENTS = 1 << 14
+_SYMBOLIC_THREADS = 1 << 14
+
+
+def _settle_witnesses(
+    task: Task,
+    r: ObligationResult,
+    simulate: Callable[[Mapping[str, int]], InstanceReport],
+    bounded: Callable[[Obligation, dict[str, int]], ObligationResult],
+    replay_dir: Path | None,
+    say: Progress,
+) -> ObligationResult:
+    """A parametric UNKNOWN with witnesses (violations z3 found possible at some sizes, in a model that may
+    not be realisable): each witness is
+
+    * **confirmed** when the simulator at its sizes reports the violation (or the bounded prover refutes
+      the obligation there): the result is REFUTED, at those sizes;
+    * **dismissed** when the bounded prover proves the obligation at its sizes: the model is not realisable
+      there, and what is left is an unknown the prover could not model (a bounded proof may stand in);
+    * **kept** otherwise (sizes too large to check, or a check that decides nothing): the result stays
+      UNKNOWN with it, which no proof at other sizes covers (:func:`larkc.provers.combine`).
+
+    ``simulate`` runs the kernel at a witness's sizes (its own specialisation), ``bounded`` decides one
+    obligation there with the bounded prover (a refutation confirmed)."""
+    if r.status is not Status.UNKNOWN or not r.witnesses:
+        return r
+    ob = r.obligation
+    word = ob.kind.failure_kind
+    kept: list[Counterexample] = []
+    dismissed: list[str] = []
+    for w in r.witnesses:
+        if ob.kind is ObligationKind.OVERFLOW:  # neither the simulator nor the bounded prover checks it
+            kept.append(dataclasses.replace(w, message=f"{w.message} (integer overflow is decided by z3 alone)"))
+            continue
+        try:
+            env = task.shape_env(w.instance)
+            elements = max((math.prod(s.concrete_shape(env)) for s in task.tensors.values()), default=0)
+            threads = max(_threads(task.launch_task(k), env) for k in range(len(task.launches)))
+        except (TaskError, ValueError) as e:
+            kept.append(dataclasses.replace(w, message=f"{w.message} (not checked: {e})"))
+            continue
+        shape = _sizes_text(w.instance)
+        why = "too large to simulate"
+        if elements <= _SIMULABLE_ELEMENTS and threads <= _SIMULABLE_THREADS:
+            say(f"{ob.name}: simulating the possible violation at {shape}")
+            try:
+                rep = simulate(env)
+            except PreconditionError as e:
+                kept.append(dataclasses.replace(w, message=f"{w.message} (outside the kernel's precondition: {e})"))
+                continue
+            found = next((d for d in rep.diagnoses if d.kind.value == word), None)
+            if found is not None:
+                replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
+                cx = Counterexample(
+                    CounterexampleKind.CONFIRMED, found.render(), dict(w.instance), w.launch, found.span, replay=replay
+                )
+                detail = f"z3's {w.message}; the simulator confirms it at those sizes"
+                return ObligationResult(ob, Status.REFUTED, r.scope, r.prover, detail, r.assumptions, cx, r.seconds)
+            why = "the simulator at those sizes runs clean"
+        if elements <= _SYMBOLIC_ELEMENTS and threads <= _SYMBOLIC_THREADS:
+            say(f"{ob.name}: the bounded prover at the possible violation's sizes {shape}")
+            b = bounded(ob, env)
+            if b.status is Status.REFUTED:
+                return dataclasses.replace(
+                    b, detail=f"z3's {w.message}; the bounded prover refutes it there: {b.detail}"
+                )
+            if b.status is Status.PROVED:
+                dismissed.append(f"{w.message}: not realisable (the bounded prover proves {ob.name} at {shape})")
+                continue
+            why += f", and the bounded prover decides nothing there ({b.detail})"
+        kept.append(dataclasses.replace(w, message=f"{w.message} (not confirmed: {why})"))
+    notes = [f"unconfirmed {w.message}" for w in kept] + [f"dismissed {d}" for d in dismissed]
+    detail = "; ".join([r.detail, *notes]) if r.detail else "; ".join(notes)
+    return dataclasses.replace(r, detail=detail, witnesses=tuple(kept))
+
+
+def _threads(task: Task, env: Mapping[str, int]) -> int:
+    """How many threads (programs) the launch of the single-launch ``task`` has at ``env``."""
+    grid, block, _ = task.launch.concrete(dict(env))
+    return math.prod(grid) * math.prod(block)
+
+
+def _sizes_text(env: Mapping[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in env.items()) or "no symbols"
 
 
 def _not_run(ob: Obligation) -> ObligationResult:

@@ -12,7 +12,9 @@ one :class:`ObligationResult` each:
 * ``REFUTED`` — with a :class:`Counterexample` (the shape, the launch, the inputs that matter, the
   two values, a replay file when the simulator confirmed it);
 * ``UNKNOWN`` — with the reason (an unsupported construct, a data-dependent branch, a time or size
-  bound reached). Unknown is an honest answer; it is never turned into PROVED.
+  bound reached), and the ``witnesses`` of any violation a prover found possible but could not confirm
+  (a solver's model over values it does not track exactly). Unknown is an honest answer; it is never
+  turned into PROVED.
 
 :func:`combine` merges the results several backends gave for one obligation, and :func:`verdict` the
 results of all obligations into the overall verdict (``VERIFIED``, ``FAILED``, ``UNKNOWN``).
@@ -195,6 +197,8 @@ class CounterexampleKind(enum.Enum):
     EXACT = "exact"  # kernel and reference differ under exact arithmetic; in floating point the difference
     # is within rounding (or the simulator does not see it): still a refutation, of the exact claim
     STATIC = "static"  # a solver's model (e.g. sizes at which an index overflows), too large to simulate
+    POSSIBLE = "possible"  # a solver's model that may not be realisable (it involves values the prover does not
+    # track exactly: a havocked loop value, loaded data); never a refutation, only an UNKNOWN's witness
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +255,9 @@ class ObligationResult:
 
     ``detail`` says how (``"terms equal after normalisation"``, ``"z3: unsat in 0.1 s"``) for a proof
     and why for an unknown; ``prover`` names the backend; ``seconds`` its time on this obligation.
+    ``witnesses`` (an unknown only) are the possible violations a prover found and nobody confirmed or
+    dismissed, each with the sizes it is at: the obligation may fail there, so a proof at other instances
+    does not cover it (:func:`combine`). An unknown without witnesses is one the prover could not model.
     """
 
     obligation: Obligation
@@ -261,10 +268,13 @@ class ObligationResult:
     assumptions: tuple[Assumption, ...] = ()
     counterexample: Counterexample | None = None
     seconds: float = 0.0
+    witnesses: tuple[Counterexample, ...] = ()
 
     def __post_init__(self) -> None:
         if (self.status is Status.REFUTED) != (self.counterexample is not None):
             raise ValueError("a refutation carries a counterexample, and only a refutation")
+        if self.witnesses and self.status is not Status.UNKNOWN:
+            raise ValueError("witnesses of a possible violation belong to an unknown result only")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -278,6 +288,7 @@ class ObligationResult:
             "detail": self.detail,
             "assumptions": [a.to_json() for a in self.assumptions],
             "counterexample": self.counterexample.to_json() if self.counterexample else None,
+            "witnesses": [w.to_json() for w in self.witnesses],
             "seconds": round(self.seconds, 4),
         }
 
@@ -310,8 +321,10 @@ def combine(results: Iterable[ObligationResult]) -> ObligationResult:
     A refutation wins (the first one); otherwise the obligation is proved when a parametric proof covers
     it (it covers every bounded instance), or when some results prove it and none of the bounded ones is
     unknown: the scopes and assumptions of the proofs are merged, and the proof is bounded. A parametric
-    attempt that ended unknown then does not block the bounded proof (the bounded scope says what was
-    proved) but its reason stays in the detail. Otherwise it is unknown, with every reason.
+    attempt that ended unknown because it could not model the kernel then does not block the bounded
+    proof (the bounded scope says what was proved) but its reason stays in the detail; one that carries
+    ``witnesses`` (a violation it found possible at some sizes, neither confirmed nor dismissed) does: a
+    proof at other sizes says nothing about those. Otherwise it is unknown, with every reason and witness.
     """
     items = list(results)
     if not items:
@@ -328,7 +341,8 @@ def combine(results: Iterable[ObligationResult]) -> ObligationResult:
     if parametric:
         best = parametric[0]
         return best
-    if proofs and all(r.scope.kind is ScopeKind.PARAMETRIC for r in unknown):
+    witnesses = tuple(w for r in unknown for w in r.witnesses)
+    if proofs and not witnesses and all(r.scope.kind is ScopeKind.PARAMETRIC for r in unknown):
         scope = proofs[0].scope
         for r in proofs[1:]:
             scope = scope.merge(r.scope)
@@ -357,6 +371,7 @@ def combine(results: Iterable[ObligationResult]) -> ObligationResult:
         _merge_assumptions(r.assumptions for r in items),
         None,
         sum(r.seconds for r in items),
+        witnesses,
     )
 
 

@@ -26,6 +26,7 @@ UNKNOWN with the possible violation as its reason. ``docs/provers.md`` has the l
 from __future__ import annotations
 
 import ast
+import dataclasses
 import enum
 import math
 import time
@@ -179,18 +180,8 @@ def _prove_one(
             results.append(ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, failure))
             continue
         r = analysis.result(ob)
-        results.append(
-            ObligationResult(
-                r.obligation,
-                r.status,
-                r.scope,
-                r.prover,
-                r.detail,
-                r.assumptions,
-                r.counterexample,
-                time.monotonic() - t0 + (analysis.seconds if ob is todo[0] else 0.0),
-            )
-        )
+        seconds = time.monotonic() - t0 + (analysis.seconds if ob is todo[0] else 0.0)
+        results.append(dataclasses.replace(r, seconds=seconds))
     selecting = [c for c in analysis.spec_text if c != AUTOTUNE_SCOPE] if analysis is not None else []
     return results, selecting
 
@@ -392,7 +383,10 @@ def _over_specialisations(
         if incomplete:
             proved = len(results) - len(open_)
             why.append(f"{incomplete}: the parametric proof covers {proved} of them, not every size")
-        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, "; ".join(why), r0.assumptions, None, seconds)
+        witnesses = tuple(w for _, r in open_ for w in r.witnesses)  # each at its own specialisation's sizes
+        return ObligationResult(
+            ob, Status.UNKNOWN, scope, PROVER_NAME, "; ".join(why), r0.assumptions, None, seconds, witnesses
+        )
     detail = (
         f"each of the {len(results)} specialisations the constraints admit ({summary}) proved, e.g."
         f" {label0}: {r0.detail}"
@@ -434,6 +428,8 @@ class _Finding:
 
     refuted: list[tuple[tuple[int, int], Counterexample]] = field(default_factory=list)
     doubts: list[str] = field(default_factory=list)
+    #: sizes at which the possible violations among the doubts happen, each site possible at one of them
+    witnesses: list[Counterexample] = field(default_factory=list)
     checked: int = 0
     best: int | None = None  # the least sum of the symbols of a refutation so far
 
@@ -762,7 +758,8 @@ class _Analysis:
             return ObligationResult(ob, Status.REFUTED, scope, PROVER_NAME, cex.message + more, assumptions, cex, secs)
         if f.doubts:
             detail = "; ".join(dict.fromkeys(f.doubts))
-            return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, detail, assumptions, None, secs)
+            witnesses = tuple(f.witnesses)
+            return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, detail, assumptions, None, secs, witnesses)
         sizes = "all sizes of this specialisation" if set(self.spec_text) - {AUTOTUNE_SCOPE} else "all sizes"
         detail = f"z3: {what} for {sizes} ({self.session.calls + self.base_session.calls} solver calls)"
         return ObligationResult(ob, Status.PROVED, scope, PROVER_NAME, detail, assumptions, None, secs)
@@ -880,6 +877,7 @@ class _Analysis:
         if inexact or held_back:
             why = f"the model involves {', '.join(inexact)}" if inexact else held_back
             f.doubts.append(f"possible violation: {where} ({why})")
+            self._witness(f, session, conjuncts, out.model, f"possible violation: {where}", span)
             return
         model = out.model
         if minimize and (key[0] == 0 or f.best is None or self._below(session, conjuncts, f.best)):
@@ -924,6 +922,19 @@ class _Analysis:
         except LarkcError:
             return {}
         return {i: float(value) for i in range(n)} if n <= FILL_ELEMENTS else {}
+
+    def _witness(self, f: _Finding, session: Session, conjuncts: Sequence[Z], model: Z, what: str, span: Span) -> None:
+        """Keep sizes at which the possible violation ``conjuncts`` happens, for the pipeline to try to
+        confirm (simulate there) or dismiss: sizes already kept when it is possible there too (a check at
+        those sizes covers every site), else the smallest the solver finds."""
+        syms = self.world.syms
+        for w in f.witnesses:
+            at = [v == w.instance[s] for s, v in syms.items()]
+            if session.check([*conjuncts, *at], want_model=False, timeout_ms=MINIMIZE_MS).answer is Answer.SAT:
+                return
+        inst = self._instance(self._minimize(session, conjuncts, model))
+        message = f"{what}, at {self._inst_text(inst)}"
+        f.witnesses.append(Counterexample(CounterexampleKind.POSSIBLE, message, inst, self._launch(inst), span))
 
     def _single(self, parts: Sequence[Z]) -> list[Z]:
         """``parts`` (in base variables, one thread) with the domain facts of their variables."""
