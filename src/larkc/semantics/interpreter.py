@@ -25,6 +25,12 @@ lanes of a warp.
 its source lane holds at the shuffle; reading an inactive lane or one outside the mask is ``uninit``,
 and a lane named by the mask that is alive but does not take part is ``divergence``.
 
+**Elements of a Triton program.** A block-level program is one "thread" of the launch, but the elements
+of its blocks are spread over GPU threads by the compiler: every memory access passes the identity of
+its element (:meth:`~larkc.semantics.memory.Memory.element_ids`) so that the race check can tell two
+elements of one program apart, and ``tl.debug_barrier()`` advances the program's barrier phase, which
+orders its elements' accesses before and after it.
+
 **Spin locks between programs.** A block-level (Triton) kernel with a ``while`` loop that executes an
 atomic (:func:`spins`: ``while tl.atomic_cas(lock, 0, 1) == 1: pass``) cannot run in lock-step: the program
 holding the lock would only release it after every program left the loop. Its programs run one at a
