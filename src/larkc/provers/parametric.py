@@ -1012,6 +1012,10 @@ class _Analysis:
         and ``larkc emit`` run): a disagreement is a defect of one of them, so race freedom is not
         claimed (a doubt). Returns how many accesses were compared; accesses the phase form does not
         place (after a loop of barriers, or with a count depending on two loops) are not."""
+        if self.block_level:
+            # the phase form of a block-level kernel is one phase of programs, each one thread of the
+            # Lean model: it drops tl.debug_barrier(), which orders the elements of one program only
+            return 0
         block = [int(str(d)) if str(d).isdigit() else None for d in self.task.launch.block]
         try:
             places = block_intervals(phase_form(self.module, self.fn, block))
@@ -1060,26 +1064,32 @@ class _Analysis:
     ) -> None:
         if z3.is_int_value(a.count) and z3.is_int_value(b.count) and a.count.as_long() != b.count.as_long():
             return
-        pa = [*a.pc, a.offset, a.count, a.wcount]
-        pb = [*b.pc, b.offset, b.count, b.wcount]
+        pa = [*a.pc, a.offset, a.count, a.wcount, *a.elements]
+        pb = [*b.pc, b.offset, b.count, b.wcount, *b.elements]
         inst, facts = self._pair(pa, pb, same_block=True, shared_iteration=False)
-        na = len(a.pc)
+        na, ea = len(a.pc), len(a.elements)
         off_a, cnt_a, wc_a = inst[na : na + 3]
-        nb = len(b.pc)
-        off_b, cnt_b, wc_b = inst[na + 3 + nb : na + 6 + nb]
+        nb, start_b = len(b.pc), na + 3 + ea
+        off_b, cnt_b, wc_b = inst[start_b + nb : start_b + nb + 3]
+        if self.block_level:
+            # the two accesses are one program's (block size 1): they race when made by two different
+            # elements, potentially two GPU threads, with no tl.debug_barrier() between (equal counts)
+            distinct = _distinct_elements(a, inst[na + 3 : start_b], b, inst[start_b + nb + 3 :])
+        else:
+            distinct = self._distinct_threads()
         phase = cnt_a == cnt_b
         if has_warp_sync:
             same_warp = self._linear("A") / 32 == self._linear("B") / 32
             phase = z3.And(phase, z3.Or(z3.Not(same_warp), wc_a == wc_b))
         parts = [
             *inst[:na],
-            *inst[na + 3 : na + 3 + nb],
-            self._distinct_threads(),
+            *inst[start_b : start_b + nb],
+            distinct,
             self._overlap(a, off_a, b, off_b),
             phase,
             *facts,
         ]
-        where = f"{_pair_text(a, b)} in one block"
+        where = f"{_pair_text(a, b)} in one {'program' if self.block_level else 'block'}"
         # Barrier intervals are counted in barriers passed: meaningful only when barriers are uniform.
         before_barriers = z3.is_int_value(a.count) and a.count.as_long() == 0
         held_back = f"barrier uniformity is not proved: {barrier_ok}" if barrier_ok and not before_barriers else ""
@@ -1087,6 +1097,13 @@ class _Analysis:
         doubts = len(f.doubts)
 
         def message(model: Z, inst_: dict[str, int]) -> str:
+            if self.block_level:
+                return (
+                    f"race on {a.region.name}: {_access_text(a)} by {self._thread(model, 'A', pa)} and "
+                    f"{_access_text(b)} by {self._elements_text(model, b, 'B')} of the same program, with no "
+                    f"tl.debug_barrier() between (two elements of a block may be two GPU threads), at "
+                    f"{self._inst_text(inst_)}"
+                )
             return (
                 f"race on {a.region.name}: {_access_text(a)} by {self._thread(model, 'A')} and "
                 f"{_access_text(b)} by thread ({self._tid_text(model, 'B')}) of the same block, in one barrier"
@@ -1096,6 +1113,14 @@ class _Analysis:
         self._decide(f, (0, order), self.session, parts, [*pa, *pb], where, message, a.span, held_back=held_back)
         if barrier_ok and len(f.refuted) == refuted and len(f.doubts) == doubts:
             f.doubts.append(f"race freedom of {where} relies on barrier uniformity: {barrier_ok}")
+
+    def _elements_text(self, model: Z, a: Access, tag: str) -> str:
+        """``element [3, 0] (of a [4, 16] block)`` of access ``a`` in a model (``tag``: of the pair)."""
+        if not a.shape:
+            return "its scalar access"
+        idx = [model_int(model, self.reg.instance([e], tag, "A", tag)[0]) or 0 for e in a.elements]
+        dims = ", ".join(str(n) for n in a.shape)
+        return f"element [{', '.join(str(i) for i in idx)}] (of a [{dims}] block)"
 
     @property
     def _units(self) -> str:
@@ -1327,6 +1352,18 @@ def _src(span: Span) -> str | None:
 
 def _access_text(a: Access) -> str:
     return f"{a.kind.value} `{_src(a.span) or a.text}` at {a.span.location()}"
+
+
+def _distinct_elements(a: Access, ea: Sequence[Z], b: Access, eb: Sequence[Z]) -> Z:
+    """Accesses ``a`` and ``b`` of one program are made by different elements of their blocks (``ea``,
+    ``eb``: their element indices, instantiated for the pair). Blocks of different shapes are laid out
+    over the program's threads independently, so any two of their elements may be two threads; two scalar
+    accesses are the program's own."""
+    if a.shape != b.shape:
+        return z3.BoolVal(True)
+    if not a.shape:
+        return z3.BoolVal(False)
+    return z3.Or(*[x != y for x, y in zip(ea, eb, strict=True)])
 
 
 def _pair_text(a: Access, b: Access) -> str:

@@ -180,6 +180,8 @@ class Access:
     """One load, store or atomic: ``size`` bytes at ``offset`` bytes into ``region``, needing ``align``.
 
     ``pc``: the path condition (conjuncts); ``count``/``wcount``: block and warp barriers passed.
+    In a block-level kernel, ``shape`` is the shape of the block of pointers (``()``: a scalar access) and
+    ``elements`` the element index of each of its dimensions: which element of the program accesses.
     """
 
     kind: AccessKind
@@ -193,6 +195,8 @@ class Access:
     sites: frozenset[int]
     span: Span
     text: str
+    shape: tuple[int, ...] = ()
+    elements: tuple[Z, ...] = ()
 
 
 class SyncKind(enum.Enum):
@@ -768,8 +772,12 @@ class Executor:
             )
             return None
         size, align = size_of(t), align_of(t)
+        shape = _shape_of(s.ptr.type) if isinstance(s, Load | Store | Atomic) else ()
+        elements = tuple(self.elem_index(d, n) for d, n in enumerate(shape))
         self.trace.accesses.append(
-            Access(kind, p.region, p.off, size, align, st.pc, st.count, st.wcount, p.sites, s.span, text)
+            Access(
+                kind, p.region, p.off, size, align, st.pc, st.count, st.wcount, p.sites, s.span, text, shape, elements
+            )
         )
         r = p.region
         if kind is AccessKind.READ and r.value_range is not None and isinstance(t, ScalarType) and t.is_int:

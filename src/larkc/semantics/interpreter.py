@@ -25,6 +25,12 @@ lanes of a warp.
 its source lane holds at the shuffle; reading an inactive lane or one outside the mask is ``uninit``,
 and a lane named by the mask that is alive but does not take part is ``divergence``.
 
+**Elements of a Triton program.** A block-level program is one "thread" of the launch, but the elements
+of its blocks are spread over GPU threads by the compiler: every memory access passes the identity of
+its element (:meth:`~larkc.semantics.memory.Memory.element_ids`) so that the race check can tell two
+elements of one program apart, and ``tl.debug_barrier()`` advances the program's barrier phase, which
+orders its elements' accesses before and after it.
+
 **Spin locks between programs.** A block-level (Triton) kernel with a ``while`` loop that executes an
 atomic (:func:`spins`: ``while tl.atomic_cas(lock, 0, 1) == 1: pass``) cannot run in lock-step: the program
 holding the lock would only release it after every program left the loop. Its programs run one at a
@@ -856,12 +862,20 @@ class Interpreter:
             case _:
                 assert_never(pointee)
 
+    def _elements(self, idx: torch.Tensor, shape: tuple[int, ...], enabled: torch.Tensor | None) -> torch.Tensor | None:
+        """The element identity of each access of a block-level memory statement (``None`` for a
+        thread-level kernel): the race check between a program's elements needs them."""
+        if self.level is not Level.BLOCK:
+            return None
+        flat = torch.arange(math.prod(shape), dtype=torch.int64).repeat(idx.numel())
+        return self.mem.element_ids(shape, flat if enabled is None else flat[enabled])
+
     def _load(self, s: Load, frame: _Frame, mask: torch.Tensor) -> None:
         ub = UndefinedOps(mask)
         vt, lanes, align = self._access_type(s.ptr.type)
-        idx, threads, ptrs, enabled, _ = self._targets(s.ptr, mask, s.mask, ub)
+        idx, threads, ptrs, enabled, shape = self._targets(s.ptr, mask, s.mask, ub)
         site = self._site(s, "load")
-        values = self.mem.load(vt, lanes, align, threads, ptrs, site)
+        values = self.mem.load(vt, lanes, align, threads, ptrs, site, self._elements(idx, shape, enabled))
         dst_t = frame.types[s.dst]
         per_thread = (idx.numel(), *_trailing(dst_t))
         if enabled is None:
@@ -897,13 +911,14 @@ class Interpreter:
     def _store(self, s: Store, mask: torch.Tensor) -> None:
         ub = UndefinedOps(mask)
         vt, lanes, align = self._access_type(s.ptr.type)
-        idx, threads, ptrs, enabled, _ = self._targets(s.ptr, mask, s.mask, ub)
+        idx, threads, ptrs, enabled, shape = self._targets(s.ptr, mask, s.mask, ub)
         value = self._widen(self._eval(s.value, ub))[idx]
         flat = value.reshape(-1, max(lanes, 1))
         if enabled is not None:
             flat = flat[enabled]
         self._report_ub(ub, s.span)
-        self.mem.store(vt, lanes, align, threads, ptrs, flat, self._site(s, "store"))
+        elements = self._elements(idx, shape, enabled)
+        self.mem.store(vt, lanes, align, threads, ptrs, flat, self._site(s, "store"), elements)
 
     def _atomic(self, s: Atomic, frame: _Frame, mask: torch.Tensor) -> None:
         ub = UndefinedOps(mask)
@@ -922,7 +937,8 @@ class Interpreter:
         compare = operand(s.compare) if s.compare is not None else None
         self._report_ub(ub, s.span)
         site = self._site(s, f"atomic.{s.op.value}")
-        old = self.mem.atomic(s.op, vt, threads, ptrs, value, compare, site, s.scope)
+        elements = self._elements(idx, shape, enabled)
+        old = self.mem.atomic(s.op, vt, threads, ptrs, value, compare, site, s.scope, elements)
         # A block-scoped atomic synchronises only its own block: another program never acquires its release.
         self.mem.synchronise(ptrs, MemoryOrder.RELAXED if s.scope is MemScope.BLOCK else s.order)
         self.mem.fenced_atomic(threads, ptrs, strong=s.scope is not MemScope.BLOCK)
@@ -938,7 +954,10 @@ class Interpreter:
 
     def _barrier(self, s: Barrier, mask: torch.Tensor) -> None:
         if self.level is Level.BLOCK:
-            return  # a Triton program is one "thread": its barrier orders nothing across programs
+            # tl.debug_barrier(): the GPU threads of each program executing it synchronise, which orders
+            # the accesses of its elements before it with those after it; nothing across programs
+            self.mem.phases += mask.to(torch.int32)
+            return
         space = self.space
         match s.scope:
             case BarrierScope.BLOCK:

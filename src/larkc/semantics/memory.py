@@ -25,6 +25,13 @@ in CUDA.
   conflicts between blocks. Atomics do not conflict with atomics, except that a block-scoped atomic
   (``atomicAdd_block``, Triton's ``scope="cta"``) is atomic only towards the threads of its own block: with
   an atomic of another block to the same location it conflicts as a plain access would.
+* Between the *elements* (lanes) of one program of a block-level (Triton) kernel: the compiler spreads
+  a block's elements over the program's GPU threads, so two different elements may be two threads.
+  Each access of a block-level kernel carries its element's identity (:meth:`Memory.element_ids`: the
+  block's shape and the flat index in it); two accesses of one program to one location conflict (as
+  above: a plain write and anything, an atomic and a plain access) when their elements differ and no
+  ``tl.debug_barrier()`` of the program lies between them (the program's barrier phase, advanced by the
+  interpreter). One element of one shape is taken to be one thread from statement to statement.
 * Between the programs of a block-level kernel run one at a time (:class:`ProgramClocks`, a kernel with
   a spin lock), accesses are ordered by happens-before instead: each program has a vector clock; an
   atomic with release order stores the program's clock with the location (joined with what earlier
@@ -80,6 +87,9 @@ _EMPTY_BYTE = 0xFF  # what an "empty" buffer holds: NaN for every float type, -1
 _INT_MAX = 2**31 - 1
 #: the most clock entries (locations x programs) one access kind of one buffer may keep (256 MiB)
 _MAX_CLOCK_CELLS = 1 << 26
+#: an element identity of a block-level access is ``shape number << _ELEMENT_BITS | flat index``
+#: (Triton's blocks hold at most 2^20 elements)
+_ELEMENT_BITS = 21
 
 
 def encode_pointer(region: int, offset: int) -> int:
@@ -169,6 +179,34 @@ class _Shadow:
         yield from (self.lo, self.hi, self.phase, self.wphase, self.stmt, self.xlo, self.xhi, self.xstmt)
 
 
+@dataclass(eq=False, slots=True)
+class _ElementShadow:
+    """The accesses of one kind to each granule by the elements of one program (block-level kernels).
+
+    ``program``: the program that made them (-1: none); ``phase``: its barrier phase then; ``lo``/``hi``:
+    the least and greatest element identity (:meth:`Memory.element_ids`) among them; ``stmt``: the site
+    of the latest one.
+    """
+
+    program: torch.Tensor
+    phase: torch.Tensor
+    lo: torch.Tensor
+    hi: torch.Tensor
+    stmt: torch.Tensor
+
+    @staticmethod
+    def empty(n: int) -> _ElementShadow:
+        def full(v: int, dtype: torch.dtype = torch.int32) -> torch.Tensor:
+            return torch.full((n,), v, dtype=dtype)
+
+        return _ElementShadow(full(-1), full(0), full(_I64_MAX, torch.int64), full(-1, torch.int64), full(0))
+
+    def refined(self, factor: int) -> _ElementShadow:
+        return _ElementShadow(
+            *(t.repeat_interleave(factor) for t in (self.program, self.phase, self.lo, self.hi, self.stmt))
+        )
+
+
 @dataclass(eq=False)
 class Region:
     """A buffer of the launch. ``nbytes`` is the size of one copy; ``stride`` its padded size."""
@@ -200,6 +238,11 @@ class Region:
     #: block's barrier interval then (its starting stamp), and the one thread of the block that made the
     #: interval's accesses (-1: several); kept only when the launch has :class:`FenceClocks`
     stamps: dict[AccessKind, tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = field(default_factory=dict)
+    #: per access kind, the accesses of the elements of one program since its last barrier (block-level
+    #: kernels only)
+    elements: dict[AccessKind, _ElementShadow] = field(default_factory=dict)
+    #: per granule, ``program << 32 | element`` of a write of the running statement (block-level kernels)
+    element_scratch: torch.Tensor | None = None
 
     @property
     def space_name(self) -> str:
@@ -237,7 +280,10 @@ class Region:
         for k, st in list(self.stamps.items()):
             a, b, c = (x.repeat_interleave(factor, dim=0) for x in st)
             self.stamps[k] = (a, b, c)
+        for k, e in list(self.elements.items()):
+            self.elements[k] = e.refined(factor)
         self.scratch = None
+        self.element_scratch = None
 
     def index_text(self, byte_offset: int) -> str:
         """``name[i]`` (or ``name[i, j]`` for a multi-dimensional buffer) of the element at ``byte_offset``."""
@@ -498,6 +544,7 @@ class _Resolved:
     threads: torch.Tensor
     offset: torch.Tensor  # byte offset within the copy
     base: torch.Tensor  # byte address within the region's data (copy * stride + offset)
+    elements: torch.Tensor | None = None  # the accessing elements of a block-level kernel (element_ids)
 
 
 class Memory:
@@ -524,6 +571,8 @@ class Memory:
         self.fences: FenceClocks | None = None
         #: report write-write races whose writes store the same bits as ``race (same value)`` (else ``race``)
         self.same_value = False
+        #: the block shapes of the block-level accesses so far, by number (see :meth:`element_ids`)
+        self.block_shapes: list[tuple[int, ...]] = []
 
     # -- creating regions ------------------------------------------------------------------------------
 
@@ -641,21 +690,54 @@ class Memory:
         g = region.init[: n_elems * per].reshape(n_elems, per)
         return g.all(dim=1).reshape(region.shape)
 
+    def element_ids(self, shape: tuple[int, ...], flat: torch.Tensor) -> torch.Tensor:
+        """The identities of the elements ``flat`` (row-major indices) of a block of ``shape`` accessing
+        memory in a block-level kernel (``()`` for a scalar access): ``shape number << 21 | index``.
+
+        Two accesses of one program are made by one GPU thread only when they have one identity: the same
+        element of blocks of the same shape (the compiler lays a block's elements out over the threads as
+        it likes, but the same way for blocks of one shape, an assumption: docs/semantics.md)."""
+        if shape not in self.block_shapes:
+            self.block_shapes.append(shape)
+        number = self.block_shapes.index(shape)
+        return torch.bitwise_left_shift(torch.tensor(number, dtype=torch.int64), _ELEMENT_BITS) | flat.to(torch.int64)
+
+    def element_text(self, element: int) -> str:
+        """``element [1, 3] (of a [4, 16] block)`` (or ``the scalar access``) of an element identity."""
+        shape = self.block_shapes[element >> _ELEMENT_BITS]
+        flat = element & ((1 << _ELEMENT_BITS) - 1)
+        if not shape:
+            return "the scalar access"
+        idx = []
+        for d in reversed(shape):
+            idx.append(flat % d)
+            flat //= d
+        dims = ", ".join(str(d) for d in shape)
+        return f"element [{', '.join(str(i) for i in reversed(idx))}] (of a [{dims}] block)"
+
     # -- accesses --------------------------------------------------------------------------------------
 
     def load(
-        self, vt: ScalarType, lanes: int, align: int, threads: torch.Tensor, ptrs: torch.Tensor, site: int
+        self,
+        vt: ScalarType,
+        lanes: int,
+        align: int,
+        threads: torch.Tensor,
+        ptrs: torch.Tensor,
+        site: int,
+        elements: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Values read by ``threads`` through ``ptrs``: ``[N, max(lanes,1)]`` registers of ``vt``.
 
-        ``lanes`` is 0 for a scalar access; ``align`` the alignment in bytes the access type needs.
+        ``lanes`` is 0 for a scalar access; ``align`` the alignment in bytes the access type needs;
+        ``elements`` the identity of each access's element in a block-level kernel (:meth:`element_ids`).
         Accesses that fail a memory-safety check read NaN/0 and are reported.
         """
         n = threads.numel()
         width = max(lanes, 1)
         out = torch.empty((n, width), dtype=from_mem(torch.zeros(1, dtype=mem_dtype(vt)), vt).dtype)
         out.fill_(math.nan if vt.is_float else 0)
-        for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.READ):
+        for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.READ, elements):
             eidx = self._elem_index(r, vt, width)
             self._check(r, AccessKind.READ, vt.size * width, align, site)
             view = r.region.data.view(mem_dtype(vt))
@@ -673,10 +755,11 @@ class Memory:
         ptrs: torch.Tensor,
         values: torch.Tensor,
         site: int,
+        elements: torch.Tensor | None = None,
     ) -> None:
         """``threads`` write ``values`` (``[N, max(lanes,1)]`` registers of ``vt``) through ``ptrs``."""
         width = max(lanes, 1)
-        for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.WRITE):
+        for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.WRITE, elements):
             eidx = self._elem_index(r, vt, width)
             new = to_mem(values if r.whole else values[r.sel], vt)
             self._check(r, AccessKind.WRITE, vt.size * width, align, site, written=new if self.same_value else None)
@@ -699,12 +782,13 @@ class Memory:
         compare: torch.Tensor | None,
         site: int,
         scope: MemScope = MemScope.DEVICE,
+        elements: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Atomic read-modify-writes in thread order; returns the old value each thread saw."""
         n = threads.numel()
         old = torch.zeros(n, dtype=values.dtype)
         kind = AccessKind.BLOCK_ATOMIC if scope is MemScope.BLOCK else AccessKind.ATOMIC
-        for r in self._resolve(threads, ptrs, vt, 0, vt.size, site, kind):
+        for r in self._resolve(threads, ptrs, vt, 0, vt.size, site, kind, elements):
             eidx = self._elem_index(r, vt, 1).reshape(-1)
             self._check(r, kind, vt.size, vt.size, site)
             view = r.region.data.view(mem_dtype(vt))
@@ -755,6 +839,7 @@ class Memory:
         align: int,
         site: int,
         kind: AccessKind,
+        elements: torch.Tensor | None = None,
     ) -> Iterator[_Resolved]:
         """Group the accesses by region, report and drop those that fail the bounds and alignment checks."""
         if threads.numel() == 0:
@@ -771,6 +856,7 @@ class Memory:
             sel = sel_or_none if sel_or_none is not None else torch.arange(threads.numel())
             th = threads if sel_or_none is None else threads[sel]
             off = offsets if sel_or_none is None else offsets[sel]
+            el = elements if elements is None or sel_or_none is None else elements[sel]
             region = self.regions.get(rid)
             if region is None:
                 t0 = int(th[0])
@@ -789,6 +875,7 @@ class Memory:
                 self._report_bounds(region, th, off, bad_bounds, bad_align, size, align, vt, lanes, site, kind)
                 keep = ~bad
                 sel, th, off = sel[keep], th[keep], off[keep]
+                el = el[keep] if el is not None else None
                 whole = False
                 if sel.numel() == 0:
                     continue
@@ -798,7 +885,7 @@ class Memory:
                 base = th * region.stride + off
             else:
                 base = self.space.block_of(th) * region.stride + off
-            yield _Resolved(region, sel, whole, th, off, base)
+            yield _Resolved(region, sel, whole, th, off, base, el)
 
     def _report_bounds(
         self,
@@ -863,6 +950,7 @@ class Memory:
         g = region.granule
         per = size // g
         gstart = torch.div(r.base, g, rounding_mode="floor")
+        elements = r.elements
         if per == 1:
             gi = gstart
             th = r.threads
@@ -871,6 +959,7 @@ class Memory:
             gi = (gstart[:, None] + torch.arange(per)[None, :]).reshape(-1)
             th = r.threads.repeat_interleave(per)
             rows = torch.arange(r.threads.numel()).repeat_interleave(per)
+            elements = elements.repeat_interleave(per) if elements is not None else None
         if region.init is not None:
             if kind is not AccessKind.WRITE:
                 missing = ~region.init[gi]
@@ -890,6 +979,8 @@ class Memory:
                 region.init[gi] = True
         if needs_races:
             self._races(region, kind, gi, th, rows, r.offset, site, written)
+            if elements is not None:
+                self._element_races(region, kind, gi, th, elements, rows, r.offset, site, written)
 
     def _races(
         self,
@@ -1039,6 +1130,100 @@ class Memory:
             sh.xlo.scatter_reduce_(0, gi, t32, reduce="amin")
             sh.xhi.scatter_reduce_(0, gi, t32, reduce="amax")
             sh.xstmt[gi] = site
+
+    def _element_races(
+        self,
+        region: Region,
+        kind: AccessKind,
+        gi: torch.Tensor,
+        th: torch.Tensor,
+        elements: torch.Tensor,
+        rows: torch.Tensor,
+        offsets: torch.Tensor,
+        site: int,
+        written: torch.Tensor | None,
+    ) -> None:
+        """The race check between the elements of one program of a block-level kernel (the module
+        docstring): the accesses of this statement against the program's accesses since its last
+        ``tl.debug_barrier()`` by other elements, and the writes of this statement among themselves.
+        ``th`` are the programs, ``elements`` the element identities (:meth:`element_ids`), per granule
+        access ``gi``."""
+        t32 = th.to(torch.int32)
+        phase = self.phases[self.space.block_of(t32)]
+        bits: list[torch.Tensor] = []
+
+        def new_bits() -> torch.Tensor:
+            assert written is not None
+            if not bits:
+                bits.append(_pack(dense(written).view(torch.uint8).reshape(-1, region.granule)))
+            return bits[0]
+
+        def report(
+            part: torch.Tensor, other: AccessKind, others: torch.Tensor, sites: torch.Tensor, same: bool
+        ) -> None:
+            i = int(part.nonzero()[0])
+            self._report_element_race(
+                region, kind, other, int(th[i]), int(elements[i]), int(others[i]), int(sites[i]),
+                int(offsets[int(rows[i])]), site, int(part.sum()), same_value=same,
+            )  # fmt: skip
+
+        # Earlier accesses of the program by other elements, since its last barrier.
+        for other in _CONFLICTS[kind]:
+            if (kind, other) in _ACROSS_ONLY:
+                continue  # atomics of one program (one CTA) are atomic towards each other
+            sh = region.elements.get(other)
+            if sh is None:
+                continue
+            lo, hi = sh.lo[gi], sh.hi[gi]
+            ours = (sh.program[gi] == t32) & (sh.phase[gi] == phase) & (hi >= 0)
+            conflict = ours & ((lo != elements) | (hi != elements))
+            if not bool(conflict.any()):
+                continue
+            others = torch.where(lo != elements, lo, hi)
+            parts = [(conflict, False)]
+            if kind is AccessKind.WRITE and other is AccessKind.WRITE and written is not None:
+                same = new_bits() == _pack(region.data[(gi * region.granule)[:, None] + _arange(region.granule)])
+                parts = [(conflict & ~same, False), (conflict & same, True)]
+            for part, same_value in parts:
+                if bool(part.any()):
+                    report(part, other, others, sh.stmt[gi], same_value)
+        # Writes of this statement by two elements of one program to one granule.
+        if kind is AccessKind.WRITE and th.numel() > 1:
+            if region.element_scratch is None:
+                region.element_scratch = torch.zeros(region.num_granules, dtype=torch.int64)
+            key = torch.bitwise_left_shift(th.to(torch.int64), 32) | elements
+            region.element_scratch[gi] = key
+            winner = region.element_scratch[gi]
+            dup = (winner != key) & (torch.bitwise_right_shift(winner, 32) == th)
+            if bool(dup.any()):
+                parts = [(dup, False)]
+                if written is not None:
+                    b = new_bits()
+                    n = region.num_granules
+                    lo_b = torch.full((n,), _I64_MAX, dtype=torch.int64).scatter_reduce_(0, gi, b, reduce="amin")
+                    hi_b = torch.full((n,), _I64_MIN, dtype=torch.int64).scatter_reduce_(0, gi, b, reduce="amax")
+                    same = lo_b[gi] == hi_b[gi]
+                    parts = [(dup & ~same, False), (dup & same, True)]
+                winners = winner & ((1 << 32) - 1)
+                here = torch.full_like(t32, site)
+                for part, same_value in parts:
+                    if bool(part.any()):
+                        report(part, AccessKind.WRITE, winners, here, same_value)
+        # Record this access.
+        sh = region.elements.get(kind)
+        if sh is None:
+            sh = _ElementShadow.empty(region.num_granules)
+            region.elements[kind] = sh
+        stale = (sh.program[gi] != t32) | (sh.phase[gi] != phase)
+        if bool(stale.any()):
+            g = gi[stale]
+            sh.lo[g] = _I64_MAX
+            sh.hi[g] = -1
+        sh.lo.scatter_reduce_(0, gi, elements, reduce="amin")
+        sh.hi.scatter_reduce_(0, gi, elements, reduce="amax")
+        sh.program[gi] = t32
+        sh.phase[gi] = phase
+        sh.stmt[gi] = site
 
     def _split_block_atomics(
         self,
@@ -1215,6 +1400,45 @@ class Memory:
             f"{kind.value} of {region.space_name} {region.index_text(offset)} by {self.space.describe(t)} conflicts "
             f"with {other.value} by {other_who}{at}{why}{both}",
             region=region, offset=offset, key=f"{region.name}:{other.value}",
+        )  # fmt: skip
+
+    def _report_element_race(
+        self,
+        region: Region,
+        kind: AccessKind,
+        other: AccessKind,
+        t: int,
+        element: int,
+        other_element: int,
+        other_site: int,
+        offset: int,
+        site: int,
+        count: int,
+        *,
+        same_value: bool,
+    ) -> None:
+        """A race between two elements of program ``t`` of a block-level kernel."""
+        here = self.sites[site].span if 0 <= site < len(self.sites) else None
+        where = self.sites[other_site].span if 0 <= other_site < len(self.sites) else None
+        if other_site == site:
+            at = " in the same statement"
+            why = " (the elements of a block may be held by different GPU threads: which write lands is undefined)"
+        else:
+            at = ""
+            if where is not None and where.line > 0:
+                same_file = here is not None and here.file == where.file
+                at = f" at line {where.line}:{where.col}" if same_file else f" at {where.location()}"
+            why = (
+                " with no tl.debug_barrier() between (the elements of a block may be held by different GPU"
+                " threads; Triton orders global memory between them only at a barrier)"
+            )
+        both = " (both write the same value)" if same_value else ""
+        self._report(
+            DiagnosisKind.RACE_SAME_VALUE if same_value else DiagnosisKind.RACE, site, t, count,
+            f"{kind.value} of {region.space_name} {region.index_text(offset)} by {self.element_text(element)} of "
+            f"{self.space.describe(t)} conflicts with {other.value} by {self.element_text(other_element)} of the "
+            f"same program{at}{why}{both}",
+            region=region, offset=offset, key=f"{region.name}:{other.value}:elements",
         )  # fmt: skip
 
     def _report(

@@ -196,12 +196,19 @@ class SymbolicMemory(Memory):
     # -- accesses --------------------------------------------------------------------------------------
 
     def load(
-        self, vt: ScalarType, lanes: int, align: int, threads: torch.Tensor, ptrs: torch.Tensor, site: int
+        self,
+        vt: ScalarType,
+        lanes: int,
+        align: int,
+        threads: torch.Tensor,
+        ptrs: torch.Tensor,
+        site: int,
+        elements: torch.Tensor | None = None,
     ) -> torch.Tensor:
         n = threads.numel()
         width = max(lanes, 1)
         out = torch.zeros((n, width), dtype=ID_DTYPE)
-        for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.READ):
+        for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.READ, elements):
             self._check(r, AccessKind.READ, vt.size * width, align, site)
             slots = r.base[:, None] + torch.arange(width)[None, :] * vt.size
             maybe = self.maybe_unwritten.get(r.region.id)
@@ -224,10 +231,11 @@ class SymbolicMemory(Memory):
         ptrs: torch.Tensor,
         values: torch.Tensor,
         site: int,
+        elements: torch.Tensor | None = None,
     ) -> None:
         width = max(lanes, 1)
         ids = self.domain.lift(values, vt).reshape(-1, width)
-        for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.WRITE):
+        for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.WRITE, elements):
             self._check(r, AccessKind.WRITE, vt.size * width, align, site)
             self.written.add(r.region.id)
             slots = r.base[:, None] + torch.arange(width)[None, :] * vt.size
@@ -277,6 +285,7 @@ class SymbolicMemory(Memory):
         compare: torch.Tensor | None,
         site: int,
         scope: MemScope = MemScope.DEVICE,
+        elements: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Atomics one after the other in thread order (the simulator's order); returns the old ids."""
         n = threads.numel()
@@ -284,7 +293,7 @@ class SymbolicMemory(Memory):
         v_ids = self.domain.lift(values, vt).reshape(-1)
         c_ids = self.domain.lift(compare, vt).reshape(-1) if compare is not None else None
         kind = AccessKind.BLOCK_ATOMIC if scope is MemScope.BLOCK else AccessKind.ATOMIC
-        for r in self._resolve(threads, ptrs, vt, 0, vt.size, site, kind):
+        for r in self._resolve(threads, ptrs, vt, 0, vt.size, site, kind, elements):
             self._check(r, kind, vt.size, vt.size, site)
             self.written.add(r.region.id)
             slots = r.base
