@@ -262,6 +262,34 @@ CASES: tuple[Case, ...] = (
         {"rows": 1, "d": 2},
         "Hillis-Steele scan without `lane >= offset`: __shfl_up_sync returns the own value below the offset",
     ),
+    wrong(
+        "cu_tree_reduce_non_pow2_block",
+        "equivalence(out)",
+        "next_pow2(32 * cdiv(d, 32)) != 32 * cdiv(d, 32)",
+        {"rows": 1, "d": 90},
+        "halving tree over blockDim.x = 32 * cdiv(d, 32): slots are lost unless that is a power of 2",
+    ),
+    wrong(
+        "cu_warp_sum_partial_warp_block",
+        ("init", "equivalence(out)"),
+        "d % 32 != 0",
+        {"rows": 1, "d": 40},
+        "block of exactly d threads: the full-mask shuffle reads lanes of a partial warp that do not exist",
+    ),
+    wrong(
+        "cu_rowcopy_assume_aligned_false",
+        ("defined", "bounds"),
+        "d % 4 != 0 and rows >= 2",
+        {"rows": 2, "d": 5},
+        "__builtin_assume_aligned(x + row * d, 16) is a promise, false unless d % 4 == 0",
+    ),
+    wrong(
+        "cu_int_sum_value_overflow",
+        ("defined", "equivalence(total)"),
+        "d > 2048",
+        {"rows": 1, "d": 2049},
+        "int32 sum of up to 4096 counts below 2^20 overflows (signed overflow is undefined)",
+    ),
     # --- CUDA, correct but tricky ------------------------------------------------------------------
     correct(
         "cu_blocksum_early_return",
@@ -437,6 +465,13 @@ CASES: tuple[Case, ...] = (
         "d % 16 != 0 and rows >= 2",
         {"rows": 2, "d": 5},
         "tl.multiple_of(row * n_cols, 16) is a promise, false unless n_cols % 16 == 0",
+    ),
+    wrong(
+        "tr_add2d_mask_precedence",
+        ("bounds", "equivalence(out)"),
+        "n % 32 != 0",
+        {"m": 1, "n": 5},
+        "(rm < M) & rn < N parses as ((rm < M) & rn) < N: no column mask",
     ),
     # --- Triton, correct but tricky ------------------------------------------------------------------
     correct("tr_rowmax_other_neginf", "padding lanes load -inf, the identity of max"),

@@ -6,7 +6,8 @@ per-obligation results (corpus.py):
 * no correct kernel FAILED;
 * no wrong kernel that is not FAILED with an obligation it violates PROVED in a scope that reaches the
   bug: for all sizes (the manifest's witness is a size the task allows), or at a bounded instance where
-  the bug manifests.
+  the bug manifests; each wrong kernel is judged twice, on its task's instances (which often miss the
+  bug on purpose) and on its witness alone (where a bounded proof of the violated obligation is false).
 
 Each case is its own test id, so a failure names the case; the verdict and the time of every case are
 recorded as test properties (``--junitxml``) and printed with ``-rA``. Cases whose unsound answer today
@@ -24,7 +25,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import CASES as CASES_DIR
-from corpus import Outcome, judge, load
+from corpus import Outcome, at_witness, judge, load
 from manifest import CASES, Case, Expect
 
 
@@ -40,6 +41,18 @@ def test_case_gets_a_sound_verdict(case: Case, record_property: pytest.RecordPro
     record_property("verdict", j.verdict)
     record_property("seconds", round(j.seconds, 2))
     print(f"{case.name}: {j.verdict} in {j.seconds:.1f} s ({j.why})")
+    assert j.outcome is Outcome.SOUND, f"{case.name}: {j.outcome.value}: {j.why} (verdict {j.verdict})"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [_param(c) for c in CASES if at_witness(c)])
+def test_wrong_case_at_its_witness_is_not_verified(case: Case, record_property: pytest.RecordProperty) -> None:
+    """The same judgement with the witness (a size where the bug manifests) as the only instance: a
+    bounded proof of a violated obligation there is a false proof too."""
+    j = judge(case, witness=True)
+    record_property("verdict", j.verdict)
+    record_property("seconds", round(j.seconds, 2))
+    print(f"{case.name} at {dict(case.witness)}: {j.verdict} in {j.seconds:.1f} s ({j.why})")
     assert j.outcome is Outcome.SOUND, f"{case.name}: {j.outcome.value}: {j.why} (verdict {j.verdict})"
 
 
