@@ -7,7 +7,8 @@ size the task's constraints allow where it manifests) and the one-line reason. A
 not be FAILED. Many wrong kernels' tasks list instances that miss the bug on purpose: a sound tool
 must then not claim the violated obligation for all sizes.
 
-``issue`` is the class of issue 19 a case exercises, where it is one of the listed ones; ``xfail``
+``issue`` is the class of issue 19 a case exercises, where it is one of the listed ones (a letter for a
+new class this corpus found, described in docs/redteam.md); ``xfail``
 marks the unsound answers today's larkc gives in a class another helper is fixing (the lead removes
 the mark when the fix lands).
 """
@@ -32,7 +33,7 @@ class Case:
     violates: tuple[str, ...] = ()
     manifests: str = ""
     witness: Mapping[str, int] = field(default_factory=dict)
-    issue: int | None = None
+    issue: int | str | None = None  # a class of issue 19 (1-16), or a new one found here (A, B, ...)
     xfail: str | None = None
 
 
@@ -42,14 +43,14 @@ def wrong(
     manifests: str,
     witness: Mapping[str, int],
     reason: str,
-    issue: int | None = None,
+    issue: int | str | None = None,
     xfail: str | None = None,
 ) -> Case:
     v = (violates,) if isinstance(violates, str) else violates
     return Case(name, Expect.WRONG, reason, v, manifests, witness, issue, xfail)
 
 
-def correct(name: str, reason: str, issue: int | None = None, xfail: str | None = None) -> Case:
+def correct(name: str, reason: str, issue: int | str | None = None, xfail: str | None = None) -> Case:
     return Case(name, Expect.CORRECT, reason, issue=issue, xfail=xfail)
 
 
@@ -239,6 +240,7 @@ CASES: tuple[Case, ...] = (
         "d > 128",
         {"rows": 1, "d": 200},
         "__launch_bounds__(128) but blocks of up to 256 threads: the launch fails for d > 128",
+        issue="A",
     ),
     wrong(
         "cu_rowsum_dyn_shared_over_limit",
@@ -246,7 +248,7 @@ CASES: tuple[Case, ...] = (
         "d > 58112",
         {"rows": 1, "d": 58113},
         "dynamic shared memory 4 * d bytes: over 227 KiB (any GPU's limit) the launch fails",
-        issue=13,
+        issue="A",
     ),
     wrong(
         "cu_seg16_shfl_down_width",
@@ -282,13 +284,44 @@ CASES: tuple[Case, ...] = (
         "d % 4 != 0 and rows >= 2",
         {"rows": 2, "d": 5},
         "__builtin_assume_aligned(x + row * d, 16) is a promise, false unless d % 4 == 0",
+        issue="B",
     ),
     wrong(
         "cu_int_sum_value_overflow",
-        ("defined", "equivalence(total)"),
+        ("overflow", "equivalence(total)"),
         "d > 2048",
         {"rows": 1, "d": 2049},
         "int32 sum of up to 4096 counts below 2^20 overflows (signed overflow is undefined)",
+        issue=10,
+    ),
+    wrong(
+        "cu_sum_zeroed_in_kernel",
+        ("race", "equivalence(out)"),
+        "n > 256",
+        {"n": 257},
+        "block 0 zeroes the accumulator that other blocks atomically add to: unordered across blocks",
+    ),
+    wrong(
+        "cu_template_block_mismatch",
+        ("init", "equivalence(out)"),
+        "d < 256",
+        {"rows": 1, "d": 100},
+        "tree over BLOCK = 256 slots while the host launches min(256, next_pow2(d)) threads",
+    ),
+    wrong(
+        "cu_rowscale_builtin_assume_false",
+        ("defined", "equivalence(y)"),
+        "d % 2 == 1",
+        {"rows": 1, "d": 5},
+        "__builtin_assume(d % 2 == 0) is a promise, false for odd d (the compiler may drop the tail)",
+        issue="B",
+    ),
+    wrong(
+        "cu_conv_transpose_neg_index",
+        "bounds",
+        "n >= 1",
+        {"n": 1},
+        "no i - k >= 0 check: C's -2 / 2 == -1 passes `t / 2 < n_in` and x[-1] is read (int division of negatives)",
     ),
     # --- CUDA, correct but tricky ------------------------------------------------------------------
     correct(
@@ -465,6 +498,7 @@ CASES: tuple[Case, ...] = (
         "d % 16 != 0 and rows >= 2",
         {"rows": 2, "d": 5},
         "tl.multiple_of(row * n_cols, 16) is a promise, false unless n_cols % 16 == 0",
+        issue="B",
     ),
     wrong(
         "tr_add2d_mask_precedence",
@@ -473,7 +507,31 @@ CASES: tuple[Case, ...] = (
         {"m": 1, "n": 5},
         "(rm < M) & rn < N parses as ((rm < M) & rn) < N: no column mask",
     ),
+    wrong(
+        "tr_normalize_by_running_total",
+        ("race", "equivalence(y)"),
+        "n > 128",
+        {"n": 129},
+        "each program divides by a global total it reads right after its own atomic_add",
+    ),
+    wrong(
+        "tr_heuristic_even_wrong_divisor",
+        ("bounds", "equivalence(y)"),
+        "n % 128 == 64",
+        {"n": 192},
+        "heuristic EVEN tests n % 64 while BLOCK = 128: the unmasked path runs past the end",
+        issue=4,
+        xfail="issue 19 class 4: the all-sizes claim of one @triton.heuristics specialisation",
+    ),
+    wrong(
+        "tr_last_program_relaxed_counter",
+        ("race", "equivalence(out)"),
+        "n > 64",
+        {"n": 65},
+        "partials published through a relaxed atomic counter: the last program's loads race with them",
+    ),
     # --- Triton, correct but tricky ------------------------------------------------------------------
+    correct("tr_last_program_acq_rel_counter", "partials published through an acq_rel atomic counter"),
     correct("tr_rowmax_other_neginf", "padding lanes load -inf, the identity of max"),
     correct("tr_rmsnorm_mean_over_ncols", "padding lanes load 0 and the mean divides by n_cols"),
     correct("tr_downsample_even_lanes", "each lane stores its own output element"),
