@@ -323,6 +323,22 @@ CASES: tuple[Case, ...] = (
         {"n": 1},
         "no i - k >= 0 check: C's -2 / 2 == -1 passes `t / 2 < n_in` and x[-1] is read (int division of negatives)",
     ),
+    wrong(
+        "cu_embedding_bwd_nonatomic",
+        ("race", "equivalence(grad_w)"),
+        "tokens >= 2",
+        {"tokens": 2, "d": 8},
+        "plain += into the row of a token id: two tokens with one id race",
+    ),
+    wrong(
+        "cu_quant_int8_cast_like_torch",
+        "defined",
+        "n >= 1",
+        {"n": 1},
+        "(int8_t)(int)(x * 64) of an unclamped x: undefined past 2^31 (the reference casts unclamped too)",
+        issue=1,
+        xfail="issue 19 class 1: float-to-integer conversions of data are never range-checked",
+    ),
     # --- CUDA, correct but tricky ------------------------------------------------------------------
     correct(
         "cu_blocksum_early_return",
@@ -530,8 +546,23 @@ CASES: tuple[Case, ...] = (
         {"n": 65},
         "partials published through a relaxed atomic counter: the last program's loads race with them",
     ),
+    wrong(
+        "tr_roll_mod_negative",
+        ("bounds", "equivalence(out)"),
+        "n >= 1",
+        {"n": 5},
+        "(offs - 1) % n with Triton's C-style %: -1 at offs = 0 (int division of negatives)",
+    ),
+    wrong(
+        "tr_embedding_bwd_nonatomic",
+        ("race", "equivalence(grad_w)"),
+        "tokens >= 2",
+        {"tokens": 2, "d": 8},
+        "load-add-store into the row of a token id: two programs with one id race",
+    ),
     # --- Triton, correct but tricky ------------------------------------------------------------------
     correct("tr_last_program_acq_rel_counter", "partials published through an acq_rel atomic counter"),
+    correct("tr_roll_mod_shifted", "(offs + n - 1) % n: a non-negative dividend"),
     correct("tr_rowmax_other_neginf", "padding lanes load -inf, the identity of max"),
     correct("tr_rmsnorm_mean_over_ncols", "padding lanes load 0 and the mean divides by n_cols"),
     correct("tr_downsample_even_lanes", "each lane stores its own output element"),
