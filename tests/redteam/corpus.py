@@ -93,7 +93,8 @@ WITNESS_LIMIT = 4096
 
 def at_witness(case: Case) -> bool:
     """Whether ``case`` is judged a second time with its witness as the only instance."""
-    return case.expect is Expect.WRONG and all(v <= WITNESS_LIMIT for v in case.witness.values())
+    small = all(v <= WITNESS_LIMIT for v in case.witness.values())
+    return case.expect is Expect.WRONG and case.witness_pass and small
 
 
 def judge(case: Case, *, witness: bool = False) -> Judgement:
