@@ -357,6 +357,10 @@ CASES: tuple[Case, ...] = (
         "threads past the end return before __syncthreads: exited threads do not "
         "count at a barrier (docs/semantics.md), and the tree guards i + s < n",
     ),
+    correct("cu_seg16_shfl_xor_width", "width-16 butterfly from offset 8 stays inside each segment"),
+    correct("cu_warp_scan_shfl_up", "Hillis-Steele warp scan with the lane >= offset guard"),
+    correct("cu_conv_transpose", "transposed convolution gathering with t >= 0 checked before t / 2"),
+    correct("cu_warp_rotate_shfl_wrap", "__shfl_sync source lane 32 wraps to lane 0 (taken modulo the width)"),
     correct("cu_scale_gridstride", "grid-stride loop over a capped grid"),
     correct("cu_add_vec4_tail_loop", "float4 body plus one tail element per thread for any n % 4"),
     correct("cu_rowmax_partials_sync", "warp maxima through shared memory with the barrier; start -FLT_MAX"),
