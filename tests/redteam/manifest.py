@@ -351,6 +351,13 @@ CASES: tuple[Case, ...] = (
         "level count by doubling w until w == d: for d not a power of 2 the shift overflows and never ends",
         witness_pass=False,
     ),
+    wrong(
+        "cu_smooth3_inplace_alias",
+        ("race", "equivalence(x)"),
+        "n >= 2",
+        {"n": 2},
+        "in and out bound to one buffer: a thread reads a neighbour another thread overwrites",
+    ),
     # --- CUDA, correct but tricky ------------------------------------------------------------------
     correct(
         "cu_blocksum_early_return",
@@ -576,6 +583,15 @@ CASES: tuple[Case, ...] = (
         "tokens >= 2",
         {"tokens": 2, "d": 8},
         "load-add-store into the row of a token id: two programs with one id race",
+    ),
+    wrong(
+        "tr_shift_inplace_one_program",
+        ("race", "equivalence(x)"),
+        "n >= 3",
+        {"n": 3},
+        "in-place x[i] = x[i - 1] in one program: lanes of other warps may store before a lane loads",
+        issue=3,
+        xfail="issue 19 class 3: global memory shared between lanes of one program (read, then written)",
     ),
     # --- Triton, correct but tricky ------------------------------------------------------------------
     correct("tr_last_program_acq_rel_counter", "partials published through an acq_rel atomic counter"),
