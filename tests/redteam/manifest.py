@@ -358,6 +358,14 @@ CASES: tuple[Case, ...] = (
         {"n": 2},
         "in and out bound to one buffer: a thread reads a neighbour another thread overwrites",
     ),
+    wrong(
+        "cu_ldg_of_written_scratch",
+        ("race", "equivalence(y)"),
+        "n >= 1",
+        {"n": 3},
+        "__ldg (read-only, non-coherent cache) of scratch the kernel wrote: the barrier does not order it",
+        issue="D",
+    ),
     # --- CUDA, correct but tricky ------------------------------------------------------------------
     correct(
         "cu_blocksum_early_return",
