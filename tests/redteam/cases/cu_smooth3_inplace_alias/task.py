@@ -1,0 +1,25 @@
+import torch
+import torch.nn.functional as F
+
+from larkc import Task
+
+
+def reference(x: torch.Tensor) -> torch.Tensor:
+    p = F.pad(x, (1, 1))
+    return p[:-2] + p[1:-1] + p[2:]
+
+
+task = Task(
+    source="kernel.cu",
+    kernel="smooth3_kernel",
+    reference=reference,
+    inputs={"x": "f32[n]"},
+    outputs={"x": "f32[n]"},
+    bindings={"in": "x", "out": "x"},
+    symbols=["n"],
+    constraints=["n <= 65536"],
+    instances=[{"n": 1}],
+    grid=["cdiv(n, 128)"],
+    block=[128],
+    tolerance={"rtol": 1e-5, "atol": 1e-5},
+)

@@ -1,0 +1,23 @@
+import torch
+
+from larkc import Task
+
+
+def reference(x: torch.Tensor) -> torch.Tensor:
+    r = torch.sqrt(torch.abs(x))
+    return torch.where(x < 0, -r, r)
+
+
+task = Task(
+    source="kernel.cu",
+    kernel="signed_sqrt_kernel",
+    reference=reference,
+    inputs={"x": "f32[n]"},
+    outputs={"y": "f32[n]"},
+    symbols=["n"],
+    constraints=["n <= 1048576"],
+    instances=[{"n": 5}],
+    grid=["cdiv(n, 128)"],
+    block=[128],
+    tolerance={"rtol": 1e-5, "atol": 1e-6},
+)

