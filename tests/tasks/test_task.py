@@ -108,7 +108,7 @@ def test_load_task_resolves_paths(tmp_path: Path) -> None:
     ("body", "message"),
     [
         ("x = 1\n", "a task file must define `task = Task(...)`"),
-        ("raise ValueError('boom')\n", "task.py:1: task file raised ValueError: boom"),
+        ("raise ValueError('boom')\n", "task.py:1:1: error: task file raised ValueError: boom"),
         (
             "from larkc import Task\ntask = Task(source='k.cu', kernel='k', grid=[1], block=['m'])\n",
             "undeclared symbol",

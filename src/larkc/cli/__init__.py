@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from larkc import __version__
-from larkc.errors import LarkcError, Stage
+from larkc.errors import LarkcError, Span, Stage
 from larkc.tasks import Task
 
 __all__ = [
@@ -30,10 +30,15 @@ __all__ = [
     "add_task_arguments",
     "build_parser",
     "candidate_from_args",
+    "check_output_dir",
+    "check_output_file",
     "display",
+    "internal_error",
     "main",
     "parse_defines",
+    "stray_exit",
     "task_from_args",
+    "write_output",
 ]
 
 #: Subcommand -> the module that registers it (``register(subparsers)``), in help order. A new
@@ -299,7 +304,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "func", None) is None:
             parser.print_help(sys.stderr)
             return EXIT_ERROR
-        return int(args.func(args))
+        try:
+            return int(args.func(args))
+        except SystemExit as e:  # code of the user's that larkc ran, past the loaders' own checks
+            raise stray_exit(e) from None
     except LarkcError as e:
         print(display(e.render()), file=sys.stderr)
         return EXIT_ERROR
@@ -317,6 +325,70 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # a bug in larkc: say so in one line (LARKC_DEBUG=1 shows the traceback)
         if os.environ.get("LARKC_DEBUG"):
             raise
-        message = f"error: internal error: {type(e).__name__}: {e} (a larkc bug; LARKC_DEBUG=1 shows where)"
-        print(message, file=sys.stderr)
-        return EXIT_INTERNAL
+        return internal_error(e)
+
+
+def internal_error(e: BaseException) -> int:
+    """Report ``e``, a bug in larkc, in the one shape every internal error has: one line on standard
+    error (``LARKC_DEBUG=1`` raises instead, for the traceback); returns :data:`EXIT_INTERNAL`."""
+    text = " ".join(str(e).split())
+    detail = f"{type(e).__name__}: {text}" if text else type(e).__name__
+    print(f"error: internal error: {detail} (a larkc bug; LARKC_DEBUG=1 shows where)", file=sys.stderr)
+    return EXIT_INTERNAL
+
+
+def stray_exit(e: SystemExit) -> LarkcError:
+    """The error for a ``sys.exit`` that code of the user's called while larkc ran it (a reference, a
+    launcher): bad input, located at the call, never larkc's own exit status."""
+    from larkc.tasks.user_code import describe_user_exception, user_frame
+
+    frame = user_frame(e)
+    span = Span(frame[0], frame[1], 1, frame[1], 2) if frame else None
+    return LarkcError(f"code larkc ran {describe_user_exception(e)}", span, stage=Stage.CLI)
+
+
+def check_output_file(option: str, value: str | None) -> Path | None:
+    """The file an output option (``--json FILE``, ``-o TASK.py``) names, checked before any work: its
+    folder exists (or can be made) and is writable, and the path is not a folder. ``None`` and ``-``
+    (standard output) pass through as ``None``."""
+    if value is None or value == "-":
+        return None
+    path = Path(value)
+    if path.is_dir():
+        raise LarkcError(f"{option} {value}: is a folder, not a file", stage=Stage.CLI)
+    folder = path.parent
+    if not folder.is_dir():
+        raise LarkcError(f"{option} {value}: no such folder {folder} to write it in", stage=Stage.CLI)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise LarkcError(f"{option} {value}: folder {folder} is not writable", stage=Stage.CLI)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise LarkcError(f"{option} {value}: the file is not writable", stage=Stage.CLI)
+    return path
+
+
+def check_output_dir(option: str, value: str | None) -> Path | None:
+    """The folder an output option (``--replay-dir DIR``, ``emit -o DIR``) names, checked before any
+    work: a folder, writable, made (with its parents) if it is missing."""
+    if value is None:
+        return None
+    path = Path(value)
+    prefix = f"{option} {value}: it"
+    if path.exists() and not path.is_dir():
+        raise LarkcError(f"{prefix} is not a folder", stage=Stage.CLI)
+    if not path.exists():
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise LarkcError(f"{prefix} cannot be made: {err.strerror or err}", stage=Stage.CLI) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise LarkcError(f"{prefix} is not writable", stage=Stage.CLI)
+    return path
+
+
+def write_output(option: str, path: Path, text: str) -> None:
+    """Write an output file after the work, reporting a failure as bad input (exit 2) with the message,
+    never as an internal error: the caller has printed its result before."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise LarkcError(f"{option} {path}: cannot write: {err.strerror or err}", stage=Stage.CLI) from None

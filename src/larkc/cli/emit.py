@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from larkc.cli import EXIT_OK, EXIT_VERDICT, add_task_arguments, task_from_args
+from larkc.cli import EXIT_OK, EXIT_VERDICT, add_task_arguments, check_output_dir, task_from_args
 from larkc.errors import LarkcError, Stage
 
 __all__ = ["register"]
@@ -38,6 +37,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 def _command(args: argparse.Namespace) -> int:
     from larkc.pipeline.emit import check_project, emit_task, write_project
 
+    out = check_output_dir("-o", args.output)
+    assert out is not None  # -o is required
     task = task_from_args(args)
     if len(task.launches) > 1:  # the Lean lowering states one kernel's theorems
         kernels = ", ".join(x.kernel for x in task.launches)
@@ -46,7 +47,6 @@ def _command(args: argparse.Namespace) -> int:
             "the Lean lowering of several launches is not supported yet",
             stage=Stage.CLI,
         )
-    out = Path(args.output)
     project = emit_task(task, out)
     paths = write_project(project, out)
     print(f"wrote {len(paths)} files of Lean project {project.module} to {out}")

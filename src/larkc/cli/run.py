@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from larkc.cli import EXIT_OK, EXIT_VERDICT, add_task_arguments, display, task_from_args
+from larkc.cli import EXIT_OK, EXIT_VERDICT, add_task_arguments, check_output_dir, display, task_from_args
 from larkc.errors import LarkcError, Stage, TaskError
 from larkc.tasks import Task
 
@@ -108,6 +108,7 @@ def _command(args: argparse.Namespace) -> int:
     from larkc.semantics import SimLimits
 
     seed: int = args.seed
+    replay_dir = check_output_dir("--replay-dir", args.replay_dir)
     if args.replay is not None:
         if args.target is not None:
             raise LarkcError("give either a task or --replay FILE, not both", stage=Stage.CLI)
@@ -137,7 +138,7 @@ def _command(args: argparse.Namespace) -> int:
         task,
         instances=instances,
         seed=seed,
-        replay_dir=Path(args.replay_dir) if args.replay_dir else None,
+        replay_dir=replay_dir,
         inputs=inputs,
         limits=limits,
         strict=args.strict,

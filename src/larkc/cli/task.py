@@ -16,7 +16,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from larkc.cli import EXIT_OK
+from larkc.cli import EXIT_OK, check_output_dir, write_output
 from larkc.errors import LarkcError, Stage
 
 __all__ = ["register"]
@@ -46,10 +46,12 @@ def _command(args: argparse.Namespace) -> int:
     for p in (Path(args.target), Path(args.reference)):
         if not p.is_file():
             raise LarkcError(f"no such file: {p}", stage=Stage.CLI)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.is_dir():
+        raise LarkcError(f"-o {out}: is a folder, not a file", stage=Stage.CLI)
+    check_output_dir("-o", str(out.parent))  # made if missing, as before
     cuda = out.parent / f"{Path(args.target).stem}.cu"
     derived = derive_candidate(args.target, args.reference, cuda_file=cuda)
-    out.write_text(task_file_text(derived, out), encoding="utf-8")
+    write_output("-o", out, task_file_text(derived, out))
     if derived.task.language == "triton":  # the kernel stays in the candidate file
         print(f"wrote {out}")
     else:

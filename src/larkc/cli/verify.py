@@ -20,12 +20,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
-from pathlib import Path
 from typing import Any
 
-from larkc.cli import add_task_arguments, display, task_from_args
+from larkc.cli import (
+    add_task_arguments,
+    check_output_dir,
+    check_output_file,
+    display,
+    task_from_args,
+    write_output,
+)
 from larkc.cli.run import _parse_shapes
+from larkc.errors import LarkcError, Stage
 
 __all__ = ["register"]
 
@@ -75,9 +83,12 @@ def _command(args: argparse.Namespace) -> int:
     from larkc.pipeline import api
     from larkc.provers import Budget
 
+    seconds = check_seconds(args.seconds)
     if len(args.target) > 1 or args.jsonl:
         return _batch(args)
     args.target = args.target[0]
+    json_file = check_output_file("--json", args.json)
+    replay_dir = check_output_dir("--replay-dir", args.replay_dir)
     task = task_from_args(args)
     instances = _parse_shapes(task, args.shape) if args.shape else None
     show = args.progress or sys.stderr.isatty()
@@ -89,21 +100,26 @@ def _command(args: argparse.Namespace) -> int:
     report = api.verify(
         task,
         instances=instances,
-        budget=Budget(seconds=args.seconds),
+        budget=Budget(seconds=seconds),
         progress=progress,
-        replay_dir=args.replay_dir or None,
+        replay_dir=replay_dir,
         all_sizes=args.all_sizes,
     )
-    if args.json is not None:
-        text = display(json.dumps(report.to_json(), indent=2))
-        if args.json == "-":
-            print(text)
-        else:
-            Path(args.json).write_text(text + "\n", encoding="utf-8")
-    if args.json != "-":
+    if args.json == "-":
+        print(display(json.dumps(report.to_json(), indent=2)))
+    else:
         print(display("\n".join(report.render())))
     sys.stdout.flush()
+    if json_file is not None:  # after the verdict is printed: a failed write loses nothing
+        write_output("--json", json_file, display(json.dumps(report.to_json(), indent=2)) + "\n")
     return report.exit_code
+
+
+def check_seconds(seconds: float) -> float:
+    """``--seconds S``: a positive, finite number of seconds (bad input otherwise, before any work)."""
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise LarkcError(f"--seconds {seconds}: expected a positive number of seconds", stage=Stage.CLI)
+    return seconds
 
 
 def _batch(args: argparse.Namespace) -> int:
@@ -111,7 +127,6 @@ def _batch(args: argparse.Namespace) -> int:
 
     Exit 1 if some candidate failed, else 2 if one could not be derived, else 4 if one is unknown, else 0.
     """
-    from larkc.errors import LarkcError, Stage
     from larkc.pipeline.candidates import verify_many
 
     if args.reference is None:

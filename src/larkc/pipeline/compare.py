@@ -36,6 +36,7 @@ from larkc.errors import LarkcError, ReferenceError_, TaskError
 from larkc.ir.types import ScalarType
 from larkc.pipeline.reports import OutputReport
 from larkc.tasks import Task, TensorSpec
+from larkc.tasks.user_code import USER_CODE_ERRORS, describe_user_exception
 
 __all__ = ["Tolerance", "compare_output", "functional_reference", "reference_outputs", "task_outputs", "tolerance_for"]
 
@@ -82,8 +83,8 @@ def _call_reference(ref: Callable[..., Any], inputs: Sequence[torch.Tensor], tas
     try:
         with torch.no_grad():
             result = ref(*inputs)
-    except Exception as e:
-        raise ReferenceError_(f"reference of task {task.name} raised {type(e).__name__}: {e}") from None
+    except USER_CODE_ERRORS as e:
+        raise ReferenceError_(f"reference of task {task.name} {describe_user_exception(e)}") from None
     outs = task_outputs(task, inputs, result)
     for o, name in zip(outs, task.outputs, strict=True):
         if not isinstance(o, torch.Tensor):

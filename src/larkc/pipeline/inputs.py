@@ -84,9 +84,12 @@ def kernel_function(task: Task, module: Module, launch: int = 0) -> Function:
     """The kernel of ``module`` that launch ``launch`` of ``task`` names (:func:`~larkc.tasks.resolve_kernel`:
     ``act`` finds ``vllm::act<float, 128>``)."""
     try:
-        return resolve_kernel(module, task.launches[launch].kernel, str(task.source))
+        f = resolve_kernel(module, task.launches[launch].kernel, str(task.source))
     except TaskError as e:
         raise TaskError(f"task {task.name}: {e.message}") from None
+    if task.language == "cuda":  # a Triton kernel's constexprs are gone from f: checked by its frontend
+        task.check_binding_names(launch, [p.name for p in f.params])
+    return f
 
 
 def kernel_args(

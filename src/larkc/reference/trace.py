@@ -72,6 +72,7 @@ from larkc.tasks.shape_expr import (
     evaluate,
     free_symbols,
 )
+from larkc.tasks.user_code import USER_CODE_ERRORS, describe_user_exception
 
 __all__ = ["trace_reference", "trace_task"]
 
@@ -229,7 +230,7 @@ def _load_file_module(path: Path) -> types.ModuleType:
         spec.loader.exec_module(module)
     except LarkcError:
         raise
-    except Exception as e:
+    except USER_CODE_ERRORS as e:
         raise _user_exception(e, {str(path)}, Span(str(path), 1, 1, 1, 2), "loading the reference") from None
     return module
 
@@ -242,7 +243,7 @@ def _instantiate(cls: type, init_inputs: Sequence[Any], files: set[str], span: S
             module: torch.nn.Module = cls(*init_inputs)
         except LarkcError:
             raise
-        except Exception as e:
+        except USER_CODE_ERRORS as e:
             raise _user_exception(e, files, span, f"constructing {cls.__name__}") from None
     return module
 
@@ -307,7 +308,7 @@ def _call_user(fn: Callable[[], Any], files: set[str], what: str) -> Any:
         return fn()
     except LarkcError:
         raise
-    except Exception as e:
+    except USER_CODE_ERRORS as e:
         raise _user_exception(e, files, NO_SPAN, what) from None
 
 
@@ -358,7 +359,7 @@ def _first_line(e: BaseException) -> str:
 
 def _user_exception(e: BaseException, files: set[str], fallback: Span, what: str) -> ReferenceError_:
     span = _user_frame(e, files) or fallback
-    return ReferenceError_(f"{what} raised {type(e).__name__}: {_first_line(e)}", span)
+    return ReferenceError_(f"{what} {describe_user_exception(e)}", span)
 
 
 _DATA_DEPENDENT_GUARD = ("GuardOnDataDependentSymNode", "DataDependentOutputException")
@@ -378,7 +379,7 @@ def _export_error(e: BaseException, ref: LoadedReference) -> ReferenceError_:
     if names & set(_DATA_DEPENDENT_SHAPE) or "data-dependent output shape" in text:
         return ReferenceError_(f"data-dependent output shape in reference{suffix}", where)
     if span is not None:
-        return ReferenceError_(f"reference raised {type(e).__name__}: {_first_line(e)}", span)
+        return ReferenceError_(f"reference {describe_user_exception(e)}", span)
     return ReferenceError_(f"torch.export cannot trace the reference: {type(e).__name__}: {_first_line(e)}", ref.span)
 
 
@@ -484,8 +485,8 @@ def choose_sizes(
 def _example_tensor(shape: Sequence[int], dtype: ScalarType) -> torch.Tensor:
     t = torch_dtype(dtype)
     if dtype.is_float:
-        return torch.randn(*shape, generator=torch.Generator().manual_seed(0)).to(t)
-    return torch.zeros(*shape, dtype=t)
+        return torch.randn(tuple(shape), generator=torch.Generator().manual_seed(0)).to(t)  # () is a 0-d tensor
+    return torch.zeros(tuple(shape), dtype=t)
 
 
 def _torch_dim_spec(spec: TensorSpec) -> dict[int, Any] | None:
@@ -556,19 +557,19 @@ def _export(ref: LoadedReference, args: Sequence[_Arg], sizes: Mapping[str, int]
             ep = torch.export.export(wrapper, tuple(values), dynamic_shapes=(tuple(dynamic),), strict=False)
         except LarkcError:
             raise
-        except Exception as e:
+        except USER_CODE_ERRORS as e:
             raise _static_error(wrapper, values, ref, _export_error(e, ref), sizes) from None
         if any(_is_mutating(n) for n in ep.graph.nodes):
             try:
                 ep = ep.run_decompositions({})
             except LarkcError:
                 raise
-            except Exception as e:
+            except USER_CODE_ERRORS as e:
                 raise _mutation_error(ep, ref, e) from None
     return ep
 
 
-def _mutation_error(ep: Any, ref: LoadedReference, e: Exception) -> ReferenceError_:
+def _mutation_error(ep: Any, ref: LoadedReference, e: BaseException) -> ReferenceError_:
     """torch could not functionalise the reference's in-place updates (typically of a tensor attribute
     that is not a registered buffer): located at the first in-place update of a value the reference holds."""
     from torch.export.graph_signature import InputKind
@@ -611,11 +612,11 @@ def _static_error(
         torch.export.export(wrapper, fresh, strict=False)
     except LarkcError:
         return err
-    except Exception as e:
+    except USER_CODE_ERRORS as e:
         # the concrete run may fail deeper in torch, without the reference's frame: keep the first span
         span = _user_frame(e, ref.files) or err.span
         shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
-        message = f"reference raised {type(e).__name__}: {_first_line(e)}"
+        message = f"reference {describe_user_exception(e)}"
         return ReferenceError_(message, span, notes=(f"traced with example sizes {shown}",))
     return err
 

@@ -11,16 +11,19 @@ it are resolved against the file's directory by :func:`load_task`.
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import dataclasses
 import importlib.util
+import math
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from larkc.errors import LarkcError, TaskError
+from larkc.errors import LarkcError, SourceCache, Span, TaskError
 from larkc.ir.types import (
     BF16,
     BOOL,
@@ -42,7 +45,18 @@ from larkc.ir.types import (
 )
 from larkc.tasks.kernel_name import KernelName
 from larkc.tasks.scalar_expr import ScalarExpr
-from larkc.tasks.shape_expr import ShapeExpr, ShapeNum, evaluate, free_symbols, shape_expr, substitute
+from larkc.tasks.shape_expr import (
+    ShapeBool,
+    ShapeCmp,
+    ShapeExpr,
+    ShapeNot,
+    ShapeNum,
+    evaluate,
+    free_symbols,
+    shape_expr,
+    substitute,
+)
+from larkc.tasks.user_code import USER_CODE_ERRORS, describe_user_exception, user_frame
 
 __all__ = [
     "DEFAULT_MAX_TENSOR_BYTES",
@@ -57,11 +71,14 @@ __all__ = [
     "ScalarExpr",
     "ShapeArg",
     "Task",
+    "TaskFieldError",
     "TensorSpec",
     "command_line_task",
     "load_task",
     "parse_dtype",
 ]
+
+T = TypeVar("T")
 
 #: The diagnoses a seeded-bug task may expect; the simulator and provers report these words.
 #: ``overflow`` is reported by ``larkc verify`` only: an index expression that overflows at sizes the task allows.
@@ -137,7 +154,10 @@ class TensorSpec:
             m = re.fullmatch(r"\s*([A-Za-z0-9_.]+)\s*\[([^\]]*)\](?:\s+in\s+\[(.*),(.*)\))?\s*", value)
             if m is None:
                 raise TaskError(f"invalid tensor {what} {value!r}: expected e.g. 'f32[n, d]' or 'i64[n] in [0, vocab)'")
-            dims = [d for d in _split_top_level(m.group(2)) if d.strip()]
+            parts = _split_top_level(m.group(2))
+            dims = [] if len(parts) == 1 and not parts[0].strip() else parts  # "f32[]" is a 0-d tensor
+            if any(not d.strip() for d in dims):
+                raise TaskError(f"invalid tensor {what} {value!r}: an empty dimension (between commas)")
             dtype = parse_dtype(m.group(1))
             low = high = None
             if m.group(3) is not None:
@@ -145,7 +165,7 @@ class TensorSpec:
                     raise TaskError(f"invalid tensor {what} {value!r}: a value range needs an integer dtype")
                 low = shape_expr(m.group(3).strip(), f"value range of {what}")
                 high = shape_expr(m.group(4).strip(), f"value range of {what}")
-            shape = tuple(shape_expr(d.strip(), f"shape of {what}") for d in dims)
+            shape = tuple(_dimension(d.strip(), what) for d in dims)
             return TensorSpec(shape, dtype, None, low, high)
         if isinstance(value, tuple | list) and len(value) in (2, 3):
             shape_v, dtype_v = value[0], value[1]
@@ -155,7 +175,7 @@ class TensorSpec:
             if init not in (None, "random", "zeros", "empty"):
                 raise TaskError(f"invalid init {init!r} of {what}: use 'random', 'zeros' or 'empty'")
             return TensorSpec(
-                tuple(shape_expr(d, f"shape of {what}") for d in shape_v),
+                tuple(_dimension(d, what) for d in shape_v),
                 parse_dtype(dtype_v, f"dtype of {what}"),
                 init,
             )
@@ -175,6 +195,31 @@ class TensorSpec:
         if self.low is not None and self.high is not None:
             text += f" in [{self.low}, {self.high})"
         return text
+
+
+def _dimension(value: ShapeExpr | str | int, what: str) -> ShapeExpr:
+    """One dimension of a tensor's shape: an integer shape expression, not negative where it is constant."""
+    if isinstance(value, bool):
+        raise TaskError(f"invalid shape of {what}: a dimension is an integer, got {value!r}")
+    d = shape_expr(value, f"shape of {what}")
+    if is_boolean(d):
+        raise TaskError(f"invalid shape of {what}: dimension {d} is a condition, not a size")
+    if not free_symbols(d):
+        size = evaluate(d, {})
+        if size < 0:
+            raise TaskError(f"invalid shape of {what}: dimension {value} is negative ({size})")
+    return d
+
+
+def is_boolean(e: ShapeExpr) -> bool:
+    """Whether ``e`` is a condition (a comparison, ``and``/``or``/``not`` of conditions), not a number."""
+    match e:
+        case ShapeCmp() | ShapeNot():
+            return True
+        case ShapeBool(_, args):
+            return all(is_boolean(a) for a in args)
+        case _:
+            return False
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -404,10 +449,10 @@ class Task:
     ) -> None:
         set_ = object.__setattr__
         set_(self, "source", Path(source))
-        set_(self, "inputs", {k: TensorSpec.of(v, f"input {k!r}") for k, v in (inputs or {}).items()})
+        for field_name, role, given in (("inputs", "input", inputs), ("outputs", "output", outputs)):
+            set_(self, field_name, _tensor_specs(field_name, role, given))
+        set_(self, "scratch", _tensor_specs("scratch", "scratch", scratch))
         set_(self, "params", {str(k): str(v) for k, v in (params or {}).items()})
-        set_(self, "outputs", {k: TensorSpec.of(v, f"output {k!r}") for k, v in (outputs or {}).items()})
-        set_(self, "scratch", {k: TensorSpec.of(v, f"scratch {k!r}") for k, v in (scratch or {}).items()})
         launches = _launch_form(
             f"task {name or source}",
             launches,
@@ -420,7 +465,13 @@ class Task:
             template_args=template_args,
         )
         resolved = tuple(
-            dataclasses.replace(x, bindings={k: self._binding(k, v) for k, v in x.bindings.items()}) for x in launches
+            dataclasses.replace(
+                x,
+                bindings={
+                    k: _in_field("bindings", k, lambda k=k, v=v: self._binding(k, v)) for k, v in x.bindings.items()
+                },
+            )
+            for x in launches
         )
         first = resolved[0]
         one = len(resolved) == 1
@@ -438,7 +489,11 @@ class Task:
             if not isinstance(sym, str) or not sym.isidentifier():
                 raise TaskError(f"symbol names must be identifiers, got {sym!r}")
         set_(self, "symbols", tuple(symbols))
-        set_(self, "constraints", tuple(shape_expr(c, "constraint") for c in constraints))
+        if isinstance(constraints, str):
+            raise TaskFieldError(
+                f"constraints must be a list of conditions, got the string {constraints!r}", "constraints"
+            )
+        set_(self, "constraints", tuple(_constraint(k, c) for k, c in enumerate(constraints)))
         set_(self, "instances", tuple(dict(i) for i in instances) or ({},))
         set_(self, "defines", {str(k): str(v) for k, v in (defines or {}).items()})
         if isinstance(include_dirs, str | Path):
@@ -447,7 +502,7 @@ class Task:
         if expected_failure is not None and expected_failure not in FAILURE_KINDS:
             raise TaskError(f"expected_failure must be one of {', '.join(FAILURE_KINDS)}, got {expected_failure!r}")
         set_(self, "expected_failure", expected_failure)
-        set_(self, "tolerance", dict(tolerance or {}))
+        set_(self, "tolerance", _tolerance(tolerance))
         if isinstance(max_tensor_bytes, bool) or not isinstance(max_tensor_bytes, int) or max_tensor_bytes < 1:
             raise TaskError(f"max_tensor_bytes must be a positive integer, got {max_tensor_bytes!r}")
         set_(self, "max_tensor_bytes", max_tensor_bytes)
@@ -527,6 +582,25 @@ class Task:
         if param in self.symbols:
             return ShapeArg(param)
         return None
+
+    def check_binding_names(self, launch: int, params: Sequence[str]) -> None:
+        """Every binding of launch ``launch`` names one of ``params``, its kernel's parameters: a binding of
+        another name (a typo) would bind nothing, and the parameter it meant would bind by its own name."""
+        import difflib
+
+        x = self.launches[launch]
+        for name in x.bindings:
+            if name in params:
+                continue
+            close = difflib.get_close_matches(name, params, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            listed = ", ".join(params) or "none"
+            span = _field_span(self.task_file, "bindings", name, None) if self.task_file is not None else None
+            raise TaskError(
+                f"task {self.name}: binding {name!r} names no parameter of kernel {x.kernel}{hint}; its parameters: "
+                f"{listed}",
+                span,
+            )
 
     def shape_env(self, instance: Mapping[str, int]) -> dict[str, int]:
         """Check ``instance`` against the symbols and constraints and return it as a dict."""
@@ -656,10 +730,89 @@ class Task:
                     f"task {self.name}: {what} uses undeclared symbol(s) {', '.join(sorted(unknown))}"
                     f" (declare them in symbols=...)"
                 )
-        for inst in self.instances:
-            env = self.shape_env(inst)
+        roles = {**{n: "scratch" for n in self.scratch}, **{n: "outputs" for n in self.outputs}}
+        roles |= {n: "inputs" for n in self.inputs}
+        for k, inst in enumerate(self.instances):
+            env = _in_field("instances", k, lambda inst=inst: self.shape_env(inst))
             for _what, e in scalars:
                 e.value(env)  # a division by zero or a negative square root is an error of the task
+            for tname, spec in self.tensors.items():
+                for d in spec.shape:
+                    size = _in_field(roles[tname], tname, lambda d=d, env=env: int(evaluate(d, env)))
+                    if size < 0:
+                        raise TaskFieldError(
+                            f"task {self.name}: dimension {d} of tensor {tname!r} is negative ({size}) at {env}",
+                            roles[tname],
+                            tname,
+                        )
+
+
+#: What :attr:`Task.tolerance` may set: the absolute and the relative tolerance of the comparison.
+TOLERANCE_KEYS = ("atol", "rtol")
+
+
+def _in_field(field_name: str, key: int | str | None, make: Callable[[], T]) -> T:
+    """``make()``, its :class:`TaskError` re-raised as one about the task field ``field_name`` (its element ``key``)."""
+    try:
+        return make()
+    except TaskFieldError:
+        raise
+    except TaskError as e:
+        raise TaskFieldError(e.message, field_name, key) from None
+
+
+def _tensor_specs(field_name: str, role: str, given: Mapping[str, object] | None) -> dict[str, TensorSpec]:
+    if given is not None and not isinstance(given, Mapping):
+        raise TaskFieldError(f"{field_name} must map tensor names to specs such as 'f32[n]', got {given!r}", field_name)
+    out: dict[str, TensorSpec] = {}
+    for k, v in (given or {}).items():
+        if not isinstance(k, str) or not k.isidentifier():
+            raise TaskFieldError(f"{role} names must be identifiers, got {k!r}", field_name)
+        out[k] = _in_field(field_name, k, lambda k=k, v=v: TensorSpec.of(v, f"{role} {k!r}"))
+    return out
+
+
+def _constraint(index: int, value: object) -> ShapeExpr:
+    """Constraint ``index`` of a task: a condition over the symbols (``"n % 4 == 0"``), never a number."""
+    if isinstance(value, bool) or not isinstance(value, str | ShapeCmp | ShapeBool | ShapeNot):
+        raise TaskFieldError(
+            f"constraint {value!r} is not a condition: write a comparison such as 'n <= 4096'", "constraints", index
+        )
+    e = _in_field("constraints", index, lambda: shape_expr(value, "constraint"))
+    if not is_boolean(e):
+        raise TaskFieldError(
+            f"constraint {value!r} is a number, not a condition: write a comparison such as 'n <= 4096' "
+            "(a nonzero number is not read as true)",
+            "constraints",
+            index,
+        )
+    return e
+
+
+def _tolerance(given: Mapping[str, float] | None) -> dict[str, float]:
+    """A task's tolerance: ``atol``/``rtol`` set to finite numbers >= 0."""
+    import difflib
+
+    if given is None:
+        return {}
+    if not isinstance(given, Mapping):
+        raise TaskFieldError(
+            f"tolerance must be a mapping such as {{'atol': 1e-5, 'rtol': 1e-3}}, got {given!r}", "tolerance"
+        )
+    out: dict[str, float] = {}
+    for key, value in given.items():
+        if key not in TOLERANCE_KEYS:
+            close = difflib.get_close_matches(str(key), TOLERANCE_KEYS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TaskFieldError(
+                f"tolerance has no setting {key!r}{hint}: it sets {' and '.join(TOLERANCE_KEYS)}", "tolerance", key
+            )
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TaskFieldError(f"tolerance {key} must be a number, got {value!r}", "tolerance", key)
+        if not math.isfinite(value) or value < 0:
+            raise TaskFieldError(f"tolerance {key} must be a finite number >= 0, got {value!r}", "tolerance", key)
+        out[key] = float(value)
+    return out
 
 
 def _launch_form(
@@ -712,6 +865,81 @@ def _launch_form(
     return (one,)
 
 
+class TaskFieldError(TaskError):
+    """A task field with a bad value, raised by :class:`Task`: ``field`` names the keyword argument
+    (``constraints``), ``key`` the element at fault (an index of a sequence, a key of a mapping), so that
+    :func:`load_task` can point at it in the task file."""
+
+    def __init__(self, message: str, field: str, key: int | str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        self.key = key
+
+
+def _raising_span(e: BaseException, task_file: Path) -> Span | None:
+    """Where the task file ``task_file`` went wrong: the field of ``Task(...)`` a :class:`TaskFieldError`
+    names, else the user's statement that raised (a frame of the task file or of a file it imports)."""
+    frame = user_frame(e, {str(task_file)})
+    if isinstance(e, TaskFieldError):
+        field_span = _field_span(task_file, e.field, e.key, frame[1] if frame else None)
+        if field_span is not None:
+            return field_span
+    if frame is None:
+        return Span(str(task_file), 1, 1, 1, 2)
+    file, line = frame
+    text = SourceCache.line(file, line)
+    if text is None:
+        with contextlib.suppress(OSError):
+            SourceCache.register(file, Path(file).read_text(encoding="utf-8", errors="replace"))
+            text = SourceCache.line(file, line)
+    if text is None:
+        return Span(file, line, 1, line, 2)
+    stripped = text.rstrip()
+    col = len(stripped) - len(stripped.lstrip()) + 1
+    return Span(file, line, col, line, max(col + 1, len(stripped) + 1))
+
+
+def _field_span(task_file: Path, field_name: str, key: int | str | None, line: int | None) -> Span | None:
+    """The span of keyword ``field_name`` (its element ``key``) of the ``Task(...)`` or ``KernelLaunch(...)``
+    call of ``task_file`` that covers ``line`` (the one call of either kind if ``line`` is unknown)."""
+    try:
+        text = task_file.read_text(encoding="utf-8", errors="replace")
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    SourceCache.register(str(task_file), text)
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and (n.func.id if isinstance(n.func, ast.Name) else n.func.attr if isinstance(n.func, ast.Attribute) else "")
+        in ("Task", "KernelLaunch")
+    ]
+    if line is not None:
+        covering = [c for c in calls if c.lineno <= line <= (c.end_lineno or c.lineno)]
+        calls = covering or calls
+    for call in calls:
+        for kw in call.keywords:
+            if kw.arg != field_name:
+                continue
+            node: ast.expr = kw.value
+            if isinstance(key, int) and isinstance(node, ast.List | ast.Tuple) and 0 <= key < len(node.elts):
+                node = node.elts[key]
+            elif isinstance(key, str) and isinstance(node, ast.Dict):
+                keys = [k for k in node.keys if isinstance(k, ast.Constant) and k.value == key]
+                if not keys:
+                    continue  # another launch's bindings
+                node = keys[0]
+            elif key is not None:
+                node = kw.value
+            end_line = node.end_lineno or node.lineno
+            end_col = (node.end_col_offset or node.col_offset) + 1
+            if end_line != node.lineno:
+                end_line, end_col = node.lineno, node.col_offset + 2
+            return Span(str(task_file), node.lineno, node.col_offset + 1, end_line, end_col)
+    return None
+
+
 def load_task(path: str | Path) -> Task:
     """Load the task defined by a task file (``task.py``) or by the ``task.py`` of a folder.
 
@@ -732,16 +960,12 @@ def load_task(path: str | Path) -> Task:
     try:
         spec.loader.exec_module(module)
     except LarkcError as e:
-        raise TaskError(f"{p}: {e.message}") from None
-    except Exception as e:
-        tb = e.__traceback__
-        line = 0
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == str(p):
-                line = tb.tb_lineno
-            tb = tb.tb_next
-        where = f"{p}:{line}: " if line else f"{p}: "
-        raise TaskError(f"{where}task file raised {type(e).__name__}: {e}") from None
+        if e.span is not None:
+            raise
+        span = _raising_span(e, p)
+        raise TaskError(e.message if span is not None else f"{p}: {e.message}", span, notes=e.notes) from None
+    except USER_CODE_ERRORS as e:
+        raise TaskError(f"task file {describe_user_exception(e)}", _raising_span(e, p)) from None
     task = getattr(module, "task", None)
     if not isinstance(task, Task):
         raise TaskError(f"{p}: a task file must define `task = Task(...)`")

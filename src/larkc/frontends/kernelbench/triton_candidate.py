@@ -21,6 +21,7 @@ from typing import Any
 from larkc.errors import LarkcError, Span, Stage
 from larkc.frontends.triton.launcher import task_from_launcher
 from larkc.tasks import Task, shape_expr
+from larkc.tasks.user_code import USER_CODE_ERRORS, describe_user_exception
 
 __all__ = ["is_triton_candidate", "triton_candidate_task"]
 
@@ -39,7 +40,7 @@ def _import(path: Path) -> Any:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as e:
+    except USER_CODE_ERRORS as e:
         raise _located(e, path, "importing the candidate") from None
     return module
 
@@ -54,7 +55,7 @@ def _located(e: BaseException, path: Path, what: str) -> LarkcError:
     if isinstance(e, LarkcError):
         return e
     span = Span(str(path), line, 1, line, 2) if line else None
-    return LarkcError(f"{what} raised {type(e).__name__}: {e}", span, stage=Stage.FRONTEND)
+    return LarkcError(f"{what} {describe_user_exception(e)}", span, stage=Stage.FRONTEND)
 
 
 def triton_candidate_task(
@@ -76,7 +77,7 @@ def triton_candidate_task(
         raise LarkcError("no class ModelNew in the candidate file", Span(str(path), 1, 1, 1, 2), stage=Stage.FRONTEND)
     try:
         model = model_new(*init_args)
-    except Exception as e:
+    except USER_CODE_ERRORS as e:
         raise _located(e, path, "constructing ModelNew") from None
 
     def forward(*args: Any) -> Any:
@@ -84,7 +85,7 @@ def triton_candidate_task(
             return model(*args)
         except LarkcError:
             raise
-        except Exception as e:
+        except USER_CODE_ERRORS as e:
             raise _located(e, path, "ModelNew.forward") from None
 
     name = path.parent.name if path.stem == "model_new" else path.stem

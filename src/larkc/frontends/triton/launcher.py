@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from larkc.errors import LarkcError, Stage
+from larkc.errors import LarkcError, Span, Stage
 from larkc.tasks.shape_expr import next_pow2
+from larkc.tasks.user_code import USER_CODE_ERRORS, describe_user_exception, user_frame
 
 __all__ = [
     "CapturedLaunch",
@@ -360,7 +361,16 @@ def _load_launcher(spec: str, base: Path) -> Callable[..., Any]:
         assert spec_ is not None and spec_.loader is not None
         module = importlib.util.module_from_spec(spec_)
         sys.modules[name] = module
-        spec_.loader.exec_module(module)
+        try:
+            spec_.loader.exec_module(module)
+        except LarkcError:
+            raise
+        except USER_CODE_ERRORS as e:
+            del sys.modules[name]
+            frame = user_frame(e, {str(path)})
+            span = Span(frame[0], frame[1], 1, frame[1], 2) if frame else None
+            message = f"importing launcher file {path} {describe_user_exception(e)}"
+            raise LarkcError(message, span, stage=Stage.TASK) from None
     fn = getattr(module, func, None)
     if not callable(fn):
         raise LarkcError(f"{path} defines no function {func}", stage=Stage.TASK)

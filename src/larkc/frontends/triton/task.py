@@ -74,6 +74,7 @@ def triton_arguments(
         raise TaskError(f"task {task.name}: no @triton.jit function {task.kernel} in {task.source} ({names})")
     env = task.shape_env(instance)
     runtime, const = _params(src, task.kernel)
+    task.check_binding_names(0, [*runtime, *const])
     dtype_args = dict(task.template_args) if isinstance(task.template_args, Mapping) else {}
     types: dict[str, Type] = {}
     scalars: dict[str, Any] = {}
