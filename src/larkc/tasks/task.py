@@ -879,6 +879,9 @@ class TaskFieldError(TaskError):
 def _raising_span(e: BaseException, task_file: Path) -> Span | None:
     """Where the task file ``task_file`` went wrong: the field of ``Task(...)`` a :class:`TaskFieldError`
     names, else the user's statement that raised (a frame of the task file or of a file it imports)."""
+    if isinstance(e, SyntaxError) and e.filename and e.lineno:  # raised by the compiler: no frame of its own
+        col = max(e.offset or 1, 1)
+        return Span(e.filename, e.lineno, col, e.lineno, col + 1)
     frame = user_frame(e, {str(task_file)})
     if isinstance(e, TaskFieldError):
         field_span = _field_span(task_file, e.field, e.key, frame[1] if frame else None)
