@@ -27,6 +27,7 @@ __all__ = [
     "EXIT_INTERNAL",
     "EXIT_OK",
     "EXIT_VERDICT",
+    "add_memory_argument",
     "add_task_arguments",
     "build_parser",
     "candidate_from_args",
@@ -36,6 +37,7 @@ __all__ = [
     "internal_error",
     "main",
     "parse_defines",
+    "parse_memory",
     "stray_exit",
     "task_from_args",
     "write_output",
@@ -345,6 +347,31 @@ def stray_exit(e: SystemExit) -> LarkcError:
     frame = user_frame(e)
     span = Span(frame[0], frame[1], 1, frame[1], 2) if frame else None
     return LarkcError(f"code larkc ran {describe_user_exception(e)}", span, stage=Stage.CLI)
+
+
+def parse_memory(value: str) -> int:
+    """``--memory`` as bytes: ``4G``, ``512M``, ``2GiB``, ``1000000`` (bytes); a positive amount."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", value, re.IGNORECASE)
+    amount = int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " ")) if m else 0
+    if amount < 1:
+        raise LarkcError(
+            f"--memory {value}: expected a positive amount of memory, e.g. 4G, 512M or a number of bytes",
+            stage=Stage.CLI,
+        )
+    return amount
+
+
+def add_memory_argument(p: argparse.ArgumentParser) -> None:
+    """``--memory SIZE``: the memory one simulation or symbolic run of an instance may need."""
+    p.add_argument(
+        "--memory",
+        default="4G",
+        metavar="SIZE",
+        help="memory budget of one instance's simulation or symbolic run, estimated before it starts "
+        "(default 4G): a run past it is not started",
+    )
 
 
 def check_output_file(option: str, value: str | None) -> Path | None:

@@ -21,7 +21,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from larkc.cli import EXIT_OK, EXIT_VERDICT, add_task_arguments, check_output_dir, display, task_from_args
+from larkc.cli import (
+    EXIT_OK,
+    EXIT_VERDICT,
+    add_memory_argument,
+    add_task_arguments,
+    check_output_dir,
+    display,
+    parse_memory,
+    task_from_args,
+)
 from larkc.errors import LarkcError, Stage, TaskError
 from larkc.tasks import Task
 
@@ -74,6 +83,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--json", action="store_true", help="print a machine-readable JSON report")
     p.add_argument("--replay", metavar="FILE", help="run the failing instance recorded in a replay file")
     p.add_argument("--replay-dir", metavar="DIR", help="where to write replay files (default: <tmp>/larkc-replay)")
+    add_memory_argument(p)
     p.set_defaults(func=_command)
 
 
@@ -109,6 +119,7 @@ def _command(args: argparse.Namespace) -> int:
 
     seed: int = args.seed
     replay_dir = check_output_dir("--replay-dir", args.replay_dir)
+    memory = parse_memory(args.memory)
     if args.replay is not None:
         if args.target is not None:
             raise LarkcError("give either a task or --replay FILE, not both", stage=Stage.CLI)
@@ -144,6 +155,7 @@ def _command(args: argparse.Namespace) -> int:
         strict=args.strict,
         seeds=seeds,
         distributions=distributions,
+        memory_bytes=memory,
     )
     if args.json:
         print(display(json.dumps(report.to_json(), indent=2)))

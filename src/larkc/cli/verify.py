@@ -25,10 +25,12 @@ import sys
 from typing import Any
 
 from larkc.cli import (
+    add_memory_argument,
     add_task_arguments,
     check_output_dir,
     check_output_file,
     display,
+    parse_memory,
     task_from_args,
     write_output,
 )
@@ -61,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("--json", metavar="FILE", help="write the report as JSON to FILE ('-': standard output)")
     p.add_argument("--seconds", type=float, default=60.0, help="time budget per obligation and instance (default 60)")
+    add_memory_argument(p)
     p.add_argument("--progress", action="store_true", help="report progress on standard error")
     p.add_argument("--replay-dir", metavar="DIR", help="where to write replay files (default: <tmp>/larkc-replay)")
     p.add_argument(
@@ -84,6 +87,7 @@ def _command(args: argparse.Namespace) -> int:
     from larkc.provers import Budget
 
     seconds = check_seconds(args.seconds)
+    memory = parse_memory(args.memory)
     if len(args.target) > 1 or args.jsonl:
         return _batch(args)
     args.target = args.target[0]
@@ -100,7 +104,7 @@ def _command(args: argparse.Namespace) -> int:
     report = api.verify(
         task,
         instances=instances,
-        budget=Budget(seconds=seconds),
+        budget=Budget(seconds=seconds, memory_bytes=memory),
         progress=progress,
         replay_dir=replay_dir,
         all_sizes=args.all_sizes,

@@ -97,17 +97,20 @@ def run(
     seed: int = 0,
     replay_dir: str | os.PathLike[str] | None = None,
     inputs: Mapping[str, Mapping[int, float]] | None = None,
+    memory_bytes: int | None = None,
 ) -> RunReport:
     """Simulate the task's kernel on seeded random inputs and compare it with the reference.
 
     Runs every shape instance of the task, or ``instances``. Each failing instance is written to a
     replay file in ``replay_dir`` (default ``<tmp>/larkc-replay``), named by the report. ``inputs`` sets
     chosen input elements (tensor name to ``{flat index: value}``) over the random inputs.
+    ``memory_bytes`` bounds one instance's simulation (default 4 GiB), estimated before it starts.
     """
     from larkc.pipeline.run import run_task
 
     folder = Path(replay_dir) if replay_dir is not None else None
-    return run_task(as_task(task_or_path), instances=instances, seed=seed, replay_dir=folder, inputs=inputs)
+    task = as_task(task_or_path)
+    return run_task(task, instances=instances, seed=seed, replay_dir=folder, inputs=inputs, memory_bytes=memory_bytes)
 
 
 def verify(
@@ -123,18 +126,23 @@ def verify(
     reads, defined operations, assertions, integer overflow) or refute one with a counterexample.
 
     Bounded proofs cover the task's shape instances (or ``instances``); ``budget`` bounds the effort per
-    obligation; ``progress`` receives one line per step; counterexamples confirmed by the simulator get a
+    obligation (time, solver work, and ``memory_bytes``: the memory of one instance's run, estimated before
+    it starts); ``progress`` receives one line per step; counterexamples confirmed by the simulator get a
     replay file in ``replay_dir``. The report's ``verdict`` is VERIFIED, FAILED or UNKNOWN, and a VERIFIED
     verdict's ``verified_scope`` is ``"all sizes"`` or ``"bounded"``. ``all_sizes``: a bounded VERIFIED
     has exit code 4 (UNKNOWN for all sizes) and is not ``ok``.
     """
     import dataclasses
 
+    from larkc.pipeline.memory import memory_budget
     from larkc.pipeline.verify import verify_task
+    from larkc.provers import Budget
 
     folder = Path(replay_dir) if replay_dir is not None else None
-    task = as_task(task_or_path)
-    report = verify_task(task, instances=instances, budget=budget, progress=progress, replay_dir=folder)
+    budget = budget or Budget()
+    with memory_budget(budget.memory_bytes):  # every simulation and symbolic run is estimated against it
+        task = as_task(task_or_path)
+        report = verify_task(task, instances=instances, budget=budget, progress=progress, replay_dir=folder)
     return dataclasses.replace(report, all_sizes=all_sizes)
 
 

@@ -25,6 +25,7 @@ from larkc.frontends.triton.values import ConstValue
 from larkc.ir.nodes import Function, Module
 from larkc.pipeline.compare import compare_output, reference_outputs
 from larkc.pipeline.inputs import bind_null_pointers, init_of, kernel_args, kernel_function, make_inputs
+from larkc.pipeline.memory import Engine, MemoryBudgetExceeded, current_budget, memory_budget, refused_run
 from larkc.pipeline.preconditions import describe, noting_instance, preconditions
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import InputWrite, InstanceReport, OutputReport, RunReport
@@ -139,6 +140,10 @@ def run_instance(
     modules = [module] * n if isinstance(module, Module) else list(module)
     if len(modules) != n:
         raise TaskError(f"task {task.name}: {len(modules)} module(s) for {n} launch(es)")
+    refused = refused_run(task, modules, env, Engine.SIMULATOR)  # before a byte of it is allocated
+    if refused is not None:
+        shown = ", ".join(f"{k}={v}" for k, v in env.items()) or "no symbols"
+        raise MemoryBudgetExceeded(f"task {task.name}, instance {shown}: {refused}")
     tensors = make_inputs(task, env, seed)
     distribution.apply(task, tensors, env, seed)
     overrides = {t: dict(v) for t, v in (inputs or {}).items()}
@@ -370,6 +375,7 @@ def run_task(
     strict: bool = False,
     seeds: int = DEFAULT_SEEDS,
     distributions: Sequence[InputDistribution] = tuple(InputDistribution),
+    memory_bytes: int | None = None,
 ) -> RunReport:
     """Run every instance of ``task`` (or ``instances``); failing ones get a replay file.
 
@@ -380,8 +386,32 @@ def run_task(
 
     ``module`` is the kernels' IR if the caller has it already (else each launch's kernel is parsed);
     replay files go to ``replay_dir`` (default :func:`~larkc.pipeline.replay.default_replay_dir`);
-    ``strict`` makes warnings (``race (same value)``) fail an instance.
+    ``strict`` makes warnings (``race (same value)``) fail an instance. ``memory_bytes`` bounds the
+    memory of one instance's simulation, estimated before it starts (default: the current budget of
+    :func:`~larkc.pipeline.memory.memory_budget`, 4 GiB): an instance past it is a
+    :class:`~larkc.pipeline.memory.MemoryBudgetExceeded` error, never a run killed for its memory.
     """
+    with memory_budget(memory_bytes if memory_bytes is not None else current_budget()):
+        return _run_task(
+            task, instances=instances, seed=seed, replay_dir=replay_dir, write_replay=write_replay, limits=limits,
+            module=module, inputs=inputs, strict=strict, seeds=seeds, distributions=distributions,
+        )  # fmt: skip
+
+
+def _run_task(
+    task: Task,
+    *,
+    instances: Sequence[Mapping[str, int]] | None,
+    seed: int,
+    replay_dir: Path | None,
+    write_replay: bool,
+    limits: SimLimits | None,
+    module: Module | None,
+    inputs: Mapping[str, Mapping[int, float]] | None,
+    strict: bool,
+    seeds: int,
+    distributions: Sequence[InputDistribution],
+) -> RunReport:
     chosen = list(instances) if instances is not None else list(task.instances)
     parsed = LaunchModules(task, chosen)
     configs: list[Configs | None] = [None]

@@ -35,6 +35,7 @@ from larkc.frontends.triton.values import ConstValue
 from larkc.ir.nodes import Function, Module
 from larkc.ir.types import ScalarType
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
+from larkc.pipeline.memory import Engine, instance_refused, refused_run, simulation_refused
 from larkc.pipeline.preconditions import (
     noting_instance,
     outside_contract,
@@ -211,6 +212,10 @@ def _verify_specialisation(
         t0 = time.perf_counter()
         # A Triton kernel whose specialisation depends on the shapes is lowered for each instance.
         mod, fn = (module, f) if not per_instance else _specialised(task, env, config)
+        if (refused := refused_run(task, mod, env, Engine.SYMBOLIC, [fn])) is not None:
+            for r in instance_refused(task, bounded_obs, env, refused):
+                per_ob[r.obligation].append(r)
+            continue
         with tm.gc_paused():  # terms die by reference counting; collections would rescan them all
             with noting_instance(task.name, env):
                 facts = _instance_facts(task, mod, fn, graph, env, budget)
@@ -572,7 +577,7 @@ def _confirm_sequence(
         modules = modules_at(env)
     except (LarkcError, ValueError):
         return r
-    if max(sizes, default=0) > _SIMULABLE_ELEMENTS:
+    if max(sizes, default=0) > _SIMULABLE_ELEMENTS or simulation_refused(task, modules, env) is not None:
         return _unsimulated_launches(task, modules, r)
     try:
         rep, _ = run_instance(task, modules, env, 0, config=config)
@@ -646,7 +651,7 @@ def _confirm_static(
     if lower is not None:
         with contextlib.suppress(LarkcError):  # not lowerable there: the solver's model stays the evidence
             module = lower(env)
-    if max(sizes, default=0) > _SIMULABLE_ELEMENTS:
+    if max(sizes, default=0) > _SIMULABLE_ELEMENTS or simulation_refused(task, module, env) is not None:
         # sizes no simulator can allocate: the solver's model is the evidence (if it is for every thread)
         return unsimulated(r, module, kernel_function(task, module))
     confirmed = _confirm(task, module, r, env, replay_dir, config)

@@ -293,17 +293,25 @@ class ObligationResult:
         }
 
 
+#: The default of :attr:`Budget.memory_bytes`: 4 GiB, well under a developer machine or a CI runner.
+DEFAULT_MEMORY_BYTES = 4 * 2**30
+
+
 @dataclass(frozen=True, slots=True)
 class Budget:
     """Bounds on the effort of a prover: past one, the obligation is UNKNOWN with the reason.
 
     ``seconds``: wall time per obligation (per shape instance for bounded provers); ``term_size``:
-    the largest term (summands) a normaliser may build; ``solver_ms``: one solver call.
+    the largest term (summands) a normaliser may build; ``solver_ms``: one solver call;
+    ``memory_bytes``: the most memory one simulation or symbolic run of an instance may need, estimated
+    before it starts (:mod:`larkc.pipeline.memory`): a run past it is not started (UNKNOWN, or the
+    solver's model kept as the evidence of a counterexample).
     """
 
     seconds: float = 60.0
     term_size: int = 2_000_000
     solver_ms: int = 10_000
+    memory_bytes: int = DEFAULT_MEMORY_BYTES
 
 
 class Prover(Protocol):

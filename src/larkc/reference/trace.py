@@ -27,6 +27,7 @@ import inspect
 import io
 import itertools
 import logging
+import math
 import re
 import sys
 import traceback
@@ -1045,12 +1046,28 @@ def trace_task(task: Task) -> SpecGraph:
         init_inputs=task.init_inputs,
         file=file,
         constraints=task.constraints,
-        instances=task.instances,
+        # tracing runs the reference on example tensors: an instance of huge tensors is no example
+        instances=[i for i in task.instances if _example_elements(task, i) <= _TRACE_EXAMPLE_ELEMENTS],
         name=task.name,
         param_inputs=task.params,
     )
     _check_outputs(task, graph)
     return graph
+
+
+#: The most elements (all inputs together) of a task instance that tracing takes for its example sizes;
+#: the shapes' symbols, not the sizes, are what the trace needs, and larger examples cost memory only.
+_TRACE_EXAMPLE_ELEMENTS = 1 << 22
+
+
+def _example_elements(task: Task, instance: Mapping[str, int]) -> int:
+    total = 0
+    for spec in task.inputs.values():
+        try:
+            total += math.prod(int(evaluate(d, dict(instance))) for d in spec.shape)
+        except LarkcError:
+            return _TRACE_EXAMPLE_ELEMENTS + 1
+    return total
 
 
 def _check_outputs(task: Task, graph: SpecGraph) -> None:

@@ -171,10 +171,23 @@ def _arange(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], s
     n = hi - lo
     if n <= 0 or n & (n - 1):
         raise TypeCheckError(f"arange's range must be a power of 2, got {n}", span)
+    if n > TRITON_MAX_TENSOR_NUMEL:  # Triton's own rule (triton.language.semantic.arange) and message
+        raise TypeCheckError(
+            f"end - start must be less than or equal to TRITON_MAX_TENSOR_NUMEL = {TRITON_MAX_TENSOR_NUMEL}", span
+        )
     return Tensor(Arange(lo, hi, BlockType(I32, (n,)), span))
 
 
+#: The most elements a Triton block may have (``triton._utils.TRITON_MAX_TENSOR_NUMEL``): Triton refuses
+#: larger ``tl.arange`` ranges and block shapes when it compiles the kernel.
+TRITON_MAX_TENSOR_NUMEL = 1 << 20
+
+
 def _full(lw: KernelLowering, shape: tuple[int, ...], value: object, t: ScalarType, span: Span) -> Tensor:
+    if math.prod(shape) > TRITON_MAX_TENSOR_NUMEL:  # Triton's validate_block_shape, with its message
+        raise TypeCheckError(
+            f"numel ({math.prod(shape)}) exceeds triton maximum tensor numel ({TRITON_MAX_TENSOR_NUMEL})", span
+        )
     if isinstance(value, Tensor):
         v = lw.convert(value, t, span)
         if shape_of(v.type):
