@@ -243,3 +243,79 @@ def test_internal_errors_have_one_shape(capsys: pytest.CaptureFixture[str], monk
     assert main(["parse", "anything.cu"]) == 3
     err = capsys.readouterr().err
     assert err == "error: internal error: RuntimeError: first line second line (a larkc bug; LARKC_DEBUG=1 shows where)\n"
+
+
+# 13. Bounded memory ----------------------------------------------------------------------------------
+
+
+def test_forgotten_cdiv_witness_is_not_simulated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # grid=["n"] with 1024 threads a block: the overflow witness n = 2^21 + 1 is 2^31 threads, which the
+    # simulator would hold as vectors of 2^31 lanes (16 GiB each); the solver's model is the evidence
+    folder = _task_folder(tmp_path, constraints='"n <= 1073741824"')
+    text = (folder / "task.py").read_text().replace('grid=["cdiv(n, 128)"]', 'grid=["n"]')
+    (folder / "task.py").write_text(text.replace("block=[128]", "block=[1024]"))
+    assert main(["verify", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED: overflow" in out
+    assert "evidence: a solver's model" in out
+
+
+def test_huge_instance_is_refused_before_it_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _task_folder(tmp_path, constraints='"n <= 2000000000"')
+    text = (folder / "task.py").read_text().replace('{"n": 300}', '{"n": 1000000000}')
+    (folder / "task.py").write_text(text)
+    assert main(["run", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "instance n=1000000000: simulation of this instance would need about" in err
+    assert "over the memory budget of 4 GiB (--memory): not started" in err
+    assert main(["verify", str(folder), "--seconds", "30"]) == 4
+    out = capsys.readouterr().out
+    assert "symbolic execution of this instance would need about" in out
+
+
+def test_memory_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _task_folder(tmp_path)
+    assert main(["run", str(folder), "--memory", "16K"]) == 2
+    assert "over the memory budget of 16 KiB" in capsys.readouterr().err
+    assert main(["run", str(folder), "--memory", "-3G"]) == 2
+    assert "--memory -3G: expected a positive amount" in capsys.readouterr().err
+
+
+def test_shared_memory_beyond_any_gpu_is_a_located_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _task_folder(tmp_path)
+    (folder / "scale.cu").write_text(
+        "__global__ void scale_kernel(const float* src, float* dst, float factor, int count) {\n"
+        "  __shared__ float stage[1 << 28];\n"
+        "  int idx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (idx < count) stage[threadIdx.x] = src[idx];\n"
+        "  __syncthreads();\n"
+        "  if (idx < count) dst[idx] = stage[threadIdx.x] * factor;\n"
+        "}\n"
+    )
+    assert main(["run", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "scale.cu:2:" in err
+    assert "1073741824 bytes of static __shared__ memory, more than the 49152 bytes" in err
+
+
+def test_triton_block_beyond_triton_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "kern.py").write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def scale_kernel(src, dst, factor, count, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    mask = offs < count\n"
+        "    tl.store(dst + offs, tl.load(src + offs, mask=mask) * factor, mask=mask)\n"
+    )
+    (tmp_path / "task.py").write_text(
+        "from larkc import Task\n\n"
+        "task = Task(source='kern.py', kernel='scale_kernel', reference=lambda src: src * 3.0,\n"
+        "    inputs={'src': 'f32[n]'}, outputs={'dst': 'f32[n]'},\n"
+        "    bindings={'factor': 3.0, 'count': 'n', 'BLOCK': 1 << 26}, symbols=['n'],\n"
+        "    constraints=['n <= 4096'], instances=[{'n': 5}], grid=['cdiv(n, 67108864)'], block=[1])\n"
+    )
+    assert main(["run", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "kern.py:7:" in err
+    assert "end - start must be less than or equal to TRITON_MAX_TENSOR_NUMEL = 1048576" in err
