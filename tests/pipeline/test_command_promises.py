@@ -277,7 +277,7 @@ def test_memory_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     folder = _task_folder(tmp_path)
     assert main(["run", str(folder), "--memory", "16K"]) == 2
     assert "over the memory budget of 16 KiB" in capsys.readouterr().err
-    assert main(["run", str(folder), "--memory", "-3G"]) == 2
+    assert main(["run", str(folder), "--memory=-3G"]) == 2
     assert "--memory -3G: expected a positive amount" in capsys.readouterr().err
 
 
