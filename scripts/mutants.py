@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> None:
         print(f"{drop(out, set(args.redo.split(',')))} result(s) dropped to run again", flush=True)
     done = done_keys(out) | done_keys(out, "subject")  # a resumed run writes no second subject row
     kinds = [MutationKind(k) for k in args.kinds.split(",")] if args.kinds else None
-    budget = Budget(seconds=args.seconds, solver_ms=BUDGET.solver_ms)
+    budget = Budget(seconds=args.seconds, solver_rlimit=BUDGET.solver_rlimit)
     names = args.examples.split(",") if args.examples else correct_examples()
     for name in names:
         t0 = time.perf_counter()
@@ -189,7 +189,7 @@ def recheck(args: argparse.Namespace) -> None:
         if r["classification"] in ("equivalent", "float-overflow") and (r["example"], r["key"]) not in done:
             todo.setdefault(r["example"], []).append(r["key"])
     names = set(args.examples.split(",")) if args.examples else None
-    budget = Budget(seconds=args.seconds, solver_ms=BUDGET.solver_ms)
+    budget = Budget(seconds=args.seconds, solver_rlimit=BUDGET.solver_rlimit)
     for name, keys in todo.items():
         if names is not None and name not in names:
             continue

@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 #: The prover budget for one mutant: short, the instances are small.
-BUDGET = Budget(seconds=8, solver_ms=1000)
+BUDGET = Budget(seconds=8, solver_rlimit=4_000_000)
 #: Simulation limits: a mutated loop that no longer ends stops here (a simulation error, not a hang).
 LIMITS = SimLimits(max_loop_iterations=20_000)
 #: Seeds of the random-input runs of a VERIFIED mutant (the first is also the one run for every mutant).

@@ -110,9 +110,7 @@ def test_reference_calling_sys_exit_is_a_located_error(tmp_path: Path, capsys: p
     assert "called sys.exit(0)" in err
 
 
-def test_reference_file_calling_sys_exit_is_a_located_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_reference_file_calling_sys_exit_is_a_located_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = _task_folder(tmp_path)
     (folder / "model.py").write_text("import sys\nimport torch\n\nsys.exit(3)\n")
     text = (folder / "task.py").read_text().replace("reference=reference,", 'reference="model.py",')
@@ -177,9 +175,7 @@ def test_zero_dimensional_tensor_spec(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("seconds", ["-1", "0", "nan", "inf"])
-def test_seconds_must_be_positive_and_finite(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], seconds: str
-) -> None:
+def test_seconds_must_be_positive_and_finite(tmp_path: Path, capsys: pytest.CaptureFixture[str], seconds: str) -> None:
     folder = _task_folder(tmp_path)
     assert main(["verify", str(folder), "--seconds", seconds]) == 2
     assert "--seconds" in capsys.readouterr().err
@@ -242,7 +238,8 @@ def test_internal_errors_have_one_shape(capsys: pytest.CaptureFixture[str], monk
     monkeypatch.setattr(parse_command, "_command", broken)
     assert main(["parse", "anything.cu"]) == 3
     err = capsys.readouterr().err
-    assert err == "error: internal error: RuntimeError: first line second line (a larkc bug; LARKC_DEBUG=1 shows where)\n"
+    expected = "error: internal error: RuntimeError: first line second line (a larkc bug; LARKC_DEBUG=1 shows where)"
+    assert err == expected + "\n"
 
 
 # 13. Bounded memory ----------------------------------------------------------------------------------
@@ -281,9 +278,7 @@ def test_memory_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert "--memory -3G: expected a positive amount" in capsys.readouterr().err
 
 
-def test_shared_memory_beyond_any_gpu_is_a_located_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_shared_memory_beyond_any_gpu_is_a_located_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = _task_folder(tmp_path)
     (folder / "scale.cu").write_text(
         "__global__ void scale_kernel(const float* src, float* dst, float factor, int count) {\n"

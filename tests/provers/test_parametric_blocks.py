@@ -14,7 +14,7 @@ from larkc.tasks import Task
 
 BOUNDS, RACE, OVERFLOW = ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.OVERFLOW
 KINDS = (BOUNDS, RACE, ObligationKind.BARRIER, OVERFLOW)
-BUDGET = Budget(seconds=60, solver_ms=5000)
+BUDGET = Budget(seconds=60, solver_rlimit=20_000_000)
 
 
 def prove(tmp_path: Path, ir: str, **task: Any) -> dict[ObligationKind, ObligationResult]:

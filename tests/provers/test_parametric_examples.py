@@ -25,7 +25,7 @@ from larkc.tasks import Task
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "cuda"
 TASK_DIRS = sorted(p.parent for p in EXAMPLES.glob("*/task.py"))
 KINDS = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW)
-BUDGET = Budget(seconds=60, solver_ms=5000)
+BUDGET = Budget(seconds=60, solver_rlimit=20_000_000)
 #: Instances the simulator replays: no tensor above this many elements.
 SIMULATE_ELEMENTS = 1 << 16
 

@@ -31,7 +31,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "cuda"
 
 KINDS = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER)
 WORD = {ObligationKind.BOUNDS: "oob", ObligationKind.RACE: "race", ObligationKind.BARRIER: "divergence"}
-BUDGET = Budget(seconds=20, solver_ms=2000)
+BUDGET = Budget(seconds=20, solver_rlimit=8_000_000)
 #: Examples cheap to prove and to simulate, covering guards, strided loops, shared tiles and reductions.
 SUBJECTS = (
     "vector_add",

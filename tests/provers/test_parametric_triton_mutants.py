@@ -20,7 +20,7 @@ from larkc.provers.parametric import prove_parametric
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "triton"
 KINDS = (ObligationKind.BOUNDS, ObligationKind.RACE)
-BUDGET = Budget(seconds=20, solver_ms=2000)
+BUDGET = Budget(seconds=20, solver_rlimit=8_000_000)
 #: Examples whose kernel is one specialisation at every instance (their constexprs are constants), cheap
 #: to prove and to simulate: 1-D tiles, rows in column tiles, 2-D tiles, an atomic, a combine.
 SUBJECTS = ("vector_add", "geglu", "row_bias_overflow_free", "row_sum_atomic", "transpose", "welford", "swiglu")

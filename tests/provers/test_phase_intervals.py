@@ -25,7 +25,7 @@ from larkc.tasks import Task
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "cuda"
 TASKS = sorted(p.parent.name for p in EXAMPLES.glob("*/task.py"))
-BUDGET = Budget(seconds=60, solver_ms=5000)
+BUDGET = Budget(seconds=60, solver_rlimit=20_000_000)
 
 #: Examples whose counts the phase form cannot be compared with: a barrier under a thread-dependent
 #: condition puts both arms' phases in sequence (the seeded divergence bug); barriers under the "last

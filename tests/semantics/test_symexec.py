@@ -309,7 +309,7 @@ def test_time_budget_stops_the_run_with_a_reason(sim: Sim) -> None:
     module = sim.cuda(src)
     args = {"x": SymbolicBuffer("x", (8,), F32, "input"), "out": SymbolicBuffer("out", (1,), F32, "empty")}
     run = execute_symbolic(module, "k", _launch(1, 1), args, seconds=0.2)  # type: ignore[arg-type]
-    assert run.unsupported is not None and "time budget" in run.unsupported.reason
+    assert run.unsupported is not None and "wall-clock safety net" in run.unsupported.reason
 
 
 def test_a_loop_that_does_not_end_stops_the_run_with_a_reason(sim: Sim) -> None:

@@ -62,7 +62,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="verify this shape instance instead of the task's (repeatable)",
     )
     p.add_argument("--json", metavar="FILE", help="write the report as JSON to FILE ('-': standard output)")
-    p.add_argument("--seconds", type=float, default=60.0, help="time budget per obligation and instance (default 60)")
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=300.0,
+        help="wall-clock safety net per obligation and instance (default 300); solver work is bounded in "
+        "machine-independent units, and a verdict the safety net decided says so",
+    )
     add_memory_argument(p)
     p.add_argument("--progress", action="store_true", help="report progress on standard error")
     p.add_argument("--replay-dir", metavar="DIR", help="where to write replay files (default: <tmp>/larkc-replay)")
@@ -89,7 +95,10 @@ def _command(args: argparse.Namespace) -> int:
     seconds = check_seconds(args.seconds)
     memory = parse_memory(args.memory)
     if len(args.target) > 1 or args.jsonl:
-        return _batch(args)
+        from larkc.pipeline.memory import memory_budget
+
+        with memory_budget(memory):
+            return _batch(args)
     args.target = args.target[0]
     json_file = check_output_file("--json", args.json)
     replay_dir = check_output_dir("--replay-dir", args.replay_dir)

@@ -51,6 +51,7 @@ from larkc.provers.core import (
     Status,
 )
 from larkc.provers.witness import Witness, find_witness
+from larkc.provers.zworld import safety_net_reason
 from larkc.symbolic import terms as tm
 from larkc.symbolic.conditions import SideCondition, side_conditions
 from larkc.symbolic.normal import DEFAULT_BUDGET, equal
@@ -140,7 +141,7 @@ def decide_equal(
     facts: InstanceFacts,
     *,
     deadline: float,
-    solver_ms: int = 10_000,
+    solver_rlimit: int = 40_000_000,
     work: int | None = DEFAULT_BUDGET,
     matcher: AtomMatcher | None = None,
     simplifier: ExtremaSimplifier | None = None,
@@ -190,7 +191,7 @@ def decide_equal(
     if same is True:
         return ElementVerdict(True, "equal after normalisation")
     if same is None and time.perf_counter() <= deadline and _size(kernel) <= _Z3_NODES and _size(spec) <= _Z3_NODES:
-        z = _z3_equal(kernel, spec, solver_ms, facts.int_ranges, facts.input_dtypes)
+        z = _z3_equal(kernel, spec, solver_rlimit, deadline, facts.int_ranges, facts.input_dtypes)
         if z is True:
             return ElementVerdict(True, "z3: no input separates them")
     w = find_witness(kernel, spec, facts.input_sizes, facts.input_dtypes, facts.int_ranges)
@@ -199,7 +200,7 @@ def decide_equal(
     if same is False:
         return ElementVerdict(False, "differ at small integer inputs (exact rational evaluation)")
     if time.perf_counter() > deadline:
-        return ElementVerdict(None, "time budget exhausted")
+        return ElementVerdict(None, "the wall-clock safety net (--seconds) was reached: the verdict depends on load")
     return ElementVerdict(None, "normal forms differ and neither a proof nor a counterexample was found")
 
 
@@ -220,7 +221,8 @@ def _decide_nonfinite(kernel: Term | str, spec: str, facts: InstanceFacts, unkno
 def _z3_equal(
     a: Term,
     b: Term,
-    solver_ms: int,
+    solver_rlimit: int,
+    deadline: float,
     int_ranges: Mapping[str, tuple[int, int]],
     dtypes: Mapping[str, ScalarType],
 ) -> bool | None:
@@ -234,7 +236,8 @@ def _z3_equal(
     except (ValueError, TypeError, RecursionError):
         return None
     s = z3.Solver()
-    s.set("timeout", solver_ms)
+    s.set("rlimit", solver_rlimit)  # z3's own steps: the answer does not depend on the machine's load
+    s.set("timeout", max(1, int(min((deadline - time.perf_counter()) * 1000, 2**31 - 1))))  # the safety net
     for node in tm._post_order([a, b]):
         if isinstance(node, Elem):
             dt = dtypes.get(node.tensor)
@@ -364,14 +367,14 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
     with side_conditions() as sc:
         for i, (k, s) in enumerate(zip(kernel, spec, strict=True)):
             if time.perf_counter() > deadline:
-                unknown.append((i, f"time budget of {budget.seconds:g} s exhausted at element {i} of {len(kernel)}"))
+                unknown.append((i, f"{safety_net_reason(budget.seconds)}, at element {i} of {len(kernel)}"))
                 break
             v = decide_equal(
                 k,
                 s,
                 facts,
                 deadline=deadline,
-                solver_ms=budget.solver_ms,
+                solver_rlimit=budget.solver_rlimit,
                 work=budget.term_size,
                 matcher=matcher,
                 simplifier=simplifier,
@@ -479,9 +482,9 @@ def _inputs(facts: InstanceFacts, ob: Obligation, budget: Budget) -> ObligationR
             if a is b:
                 continue
             if time.perf_counter() > deadline:
-                unknown.append(f"time budget of {budget.seconds:g} s exhausted at {name}{list(_unravel(i, shape))}")
+                unknown.append(f"{safety_net_reason(budget.seconds)}, at {name}{list(_unravel(i, shape))}")
                 break
-            v = decide_equal(a, b, facts, deadline=deadline, solver_ms=budget.solver_ms, work=budget.term_size)
+            v = decide_equal(a, b, facts, deadline=deadline, solver_rlimit=budget.solver_rlimit, work=budget.term_size)
             if v.equal is False:
                 return _refuted(facts, ob, (name, shape), i, a, b, v)
             if v.equal is None:

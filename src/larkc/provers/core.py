@@ -301,16 +301,18 @@ DEFAULT_MEMORY_BYTES = 4 * 2**30
 class Budget:
     """Bounds on the effort of a prover: past one, the obligation is UNKNOWN with the reason.
 
-    ``seconds``: wall time per obligation (per shape instance for bounded provers); ``term_size``:
-    the largest term (summands) a normaliser may build; ``solver_ms``: one solver call;
+    ``seconds``: wall time per obligation (per shape instance for bounded provers), a safety net only:
+    its expiry is reported as such (the verdict then depends on the machine's load); ``term_size``: the
+    largest term (summands) a normaliser may build; ``solver_rlimit``: the work of one solver call, in
+    z3's resource units (``rlimit``: the same on any machine; about 1 to 5 million a second);
     ``memory_bytes``: the most memory one simulation or symbolic run of an instance may need, estimated
     before it starts (:mod:`larkc.pipeline.memory`): a run past it is not started (UNKNOWN, or the
     solver's model kept as the evidence of a counterexample).
     """
 
-    seconds: float = 60.0
+    seconds: float = 300.0
     term_size: int = 2_000_000
-    solver_ms: int = 10_000
+    solver_rlimit: int = 40_000_000
     memory_bytes: int = DEFAULT_MEMORY_BYTES
 
 

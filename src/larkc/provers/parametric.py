@@ -101,10 +101,10 @@ PROVER_NAME = "parametric-z3"
 #: (the pipeline, which runs every configuration, replaces it by the list of them).
 AUTOTUNE_SCOPE = "the @triton.autotune configuration of this module (one specialisation)"
 HANDLED = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW)
-#: Steps of the search for the smallest witness (each one solver call of at most MINIMIZE_MS).
+#: Steps of the search for the smallest witness (each one solver call of at most MINIMIZE_RLIMIT units).
 MINIMIZE_STEPS = 40
-MINIMIZE_MS = 1000
-#: Wall-clock bound of one whole search for the smallest witness (the best model so far is kept).
+MINIMIZE_RLIMIT = 4_000_000
+#: Wall-clock safety net of one whole search for the smallest witness (the best model so far is kept).
 MINIMIZE_SECONDS = 20.0
 #: A witness fills a tensor with one value (a read from a declared value range) up to this many elements.
 FILL_ELEMENTS = 1 << 20
@@ -496,7 +496,7 @@ class _Analysis:
         self.reg = Registry()
         self.world = World(task, self.reg, fn.max_threads, programs=fn.level is not Level.THREAD)
         base = [*self.world.facts, *self.world.launch_facts]
-        self.base_session = Session(base, budget.solver_ms, deadline)
+        self.base_session = Session(base, budget.solver_rlimit, deadline, budget.seconds)
         self.param_sites: list[tuple[Site, str]] = []
         self.size_params = 0
         self.fits: list[Z] = []
@@ -506,8 +506,8 @@ class _Analysis:
         if self.block_level:
             self._specialisation(fn, specialised_for, heuristics)
             base = [*base, *self.spec]
-            self.base_session = Session(base, budget.solver_ms, deadline)
-        self.session = Session([*base, *self.fits], budget.solver_ms, deadline)
+            self.base_session = Session(base, budget.solver_rlimit, deadline, budget.seconds)
+        self.session = Session([*base, *self.fits], budget.solver_rlimit, deadline, budget.seconds)
         self.ex = Executor(module, fn, task, self.world, self.reg, self.session, values)
         self.trace: Trace = self.ex.run()
         self.ex.trace.sites.extend(s for s, _ in self.param_sites)
@@ -787,7 +787,7 @@ class _Analysis:
             if lo >= best or time.perf_counter() > deadline:
                 break
             mid = (lo + best) // 2
-            out = session.check([*conjuncts, total <= mid], timeout_ms=MINIMIZE_MS)
+            out = session.check([*conjuncts, total <= mid], rlimit=MINIMIZE_RLIMIT)
             if out.answer is Answer.SAT:
                 model = out.model
                 best = model_int(model, total) or mid
@@ -802,7 +802,7 @@ class _Analysis:
         syms = list(self.world.syms.values())
         if not syms:
             return False
-        out = session.check([*conjuncts, z3.Sum(*syms) < bound], want_model=False, timeout_ms=MINIMIZE_MS)
+        out = session.check([*conjuncts, z3.Sum(*syms) < bound], want_model=False, rlimit=MINIMIZE_RLIMIT)
         return out.answer is Answer.SAT
 
     def _instance(self, model: Z) -> dict[str, int]:

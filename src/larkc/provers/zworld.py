@@ -13,8 +13,9 @@ Everything the parametric prover (:mod:`larkc.provers.parametric`) reasons about
   by an actual execution (so that a satisfying model is a genuine counterexample, not an artefact of
   an over-approximation).
 
-:class:`Session` wraps one z3 solver with the world's facts, a timeout per call and a wall-clock
-deadline; a timeout is an ``unknown`` answer, never a proof.
+:class:`Session` wraps one z3 solver with the world's facts, a resource limit per call (z3's
+``rlimit``: machine-independent) and a wall-clock deadline as a safety net; either is an ``unknown``
+answer, never a proof.
 """
 
 from __future__ import annotations
@@ -64,8 +65,25 @@ Z = Any
 MAX_BLOCK_THREADS = 1024
 MAX_BLOCK_DIMS = (1024, 1024, 64)
 MAX_GRID_DIMS = (2**31 - 1, 65535, 65535)
-#: The first attempt of each solver configuration (milliseconds) before the full timeout.
-QUICK_MS = 500
+#: The first attempt of each solver configuration, in z3 resource units (``rlimit``), before the full
+#: limit of the call (:attr:`~larkc.provers.Budget.solver_rlimit`). Resource units count z3's own steps:
+#: the same formulas get the same answer on any machine and under any load (about 1 to 5 million a
+#: second on a 2025 core).
+QUICK_RLIMIT = 2_000_000
+
+
+def rlimit_count(solver: Z) -> int:
+    """z3's resource counter (cumulative over the process's z3 context): what a call used is the
+    difference of two readings."""
+    stats = solver.statistics()
+    names = list(stats.keys())  # z3's Statistics iterates by position, not by name
+    return int(stats.get_key_value("rlimit count")) if "rlimit count" in names else 0
+
+
+def safety_net_reason(seconds: float) -> str:
+    """Why a solver or normaliser stopped at the wall-clock safety net: unlike a resource limit, this
+    depends on the machine and its load, and the reason says so."""
+    return f"wall-clock safety net of {seconds:g} s reached: this verdict depends on machine load (--seconds)"
 
 
 class VarLevel(enum.Enum):
@@ -201,7 +219,7 @@ class Registry:
 
     def facts(self, names: Iterable[str]) -> list[Z]:
         """The domain facts of ``names`` and of every variable those facts mention, transitively."""
-        todo = list(names)
+        todo = sorted(names)  # in name order: z3's search depends on the order of facts
         done: set[str] = set()
         out: list[Z] = []
         while todo:
@@ -211,7 +229,7 @@ class Registry:
             done.add(n)
             for f in self.vars[n].all_facts():
                 out.append(f)
-                todo.extend(self.free(f) - done)
+                todo.extend(sorted(self.free(f) - done))
         return out
 
     def all_exact(self, names: Iterable[str]) -> bool:
@@ -239,7 +257,7 @@ class Registry:
         """``es`` with every THREAD variable renamed for thread instance ``thread``, every BLOCK
         variable for block instance ``block`` and every ITER variable for ``iteration`` (two threads
         of one block share ``block``; the barrier check lets two threads share ``iteration``)."""
-        names = self.free_all(es)
+        names = sorted(self.free_all(es))  # a set's order varies between processes (string hashing)
         pairs = []
         for n in names:
             info = self.vars[n]
@@ -476,17 +494,22 @@ class Session:
 
     z3's default arithmetic solver handles the nonlinear terms of index arithmetic well but can miss
     modular reasoning over linear terms (``128 * b + t + 512 * k``); its older simplex-based solver
-    (``smt.arith.solver=2``) is the reverse. A call tries each for at most :data:`QUICK_MS`, then each
-    again with the full ``timeout_ms``, and answers unknown only when all attempts do.
+    (``smt.arith.solver=2``) is the reverse. A call tries each for at most :data:`QUICK_RLIMIT` resource
+    units, then each again with the full ``rlimit``, and answers unknown only when all attempts do.
+
+    The work of a call is bounded in z3's resource units (``rlimit``, set per call: z3 counts it from
+    the call's start), so that its answer does not depend on the machine or its load. ``deadline``
+    (``time.monotonic()``, from the budget's seconds) is only a safety net: a call running into it
+    answers unknown with a reason that says the verdict depends on the load (:func:`safety_net_reason`).
 
     Consecutive calls share the longest common prefix of their conjunctions on a solver's stack (path
-    conditions grow by appending, so most calls only push their last few formulas). After
-    ``deadline`` (``time.monotonic()``) every call answers unknown.
+    conditions grow by appending, so most calls only push their last few formulas).
     """
 
-    def __init__(self, facts: Sequence[Z], timeout_ms: int, deadline: float) -> None:
-        self.timeout_ms = max(1, int(timeout_ms))
+    def __init__(self, facts: Sequence[Z], rlimit: int, deadline: float, seconds: float = 0.0) -> None:
+        self.rlimit = max(1, int(rlimit))
         self.deadline = deadline
+        self.budget_seconds = seconds  # the safety net's length, for its reason
         self._solvers: list[Z] = []
         self._stacks: list[list[int]] = []
         for arith in (None, 2):
@@ -515,27 +538,29 @@ class Session:
             stack.append(cid)
         return solver
 
-    def check(self, conjuncts: Sequence[Z], *, want_model: bool = True, timeout_ms: int | None = None) -> Outcome:
-        """Decide the conjunction; ``timeout_ms`` (at most the session's) for a best-effort call that
-        tries each solver once."""
+    def check(self, conjuncts: Sequence[Z], *, want_model: bool = True, rlimit: int | None = None) -> Outcome:
+        """Decide the conjunction; ``rlimit`` (at most the session's) for a best-effort call that tries
+        each solver once."""
         t0 = time.monotonic()
         self.calls += 1
         why = ""
-        if timeout_ms is not None:
-            limit = max(1, min(timeout_ms, self.timeout_ms))
+        if rlimit is not None:
+            limit = max(1, min(rlimit, self.rlimit))
             attempts = [(0, limit), (1, limit)]
         else:
-            quick = min(QUICK_MS, self.timeout_ms)
+            quick = min(QUICK_RLIMIT, self.rlimit)
             attempts = [(0, quick), (1, quick)]
-            if self.timeout_ms > quick:
-                attempts += [(0, self.timeout_ms), (1, self.timeout_ms)]
-        for i, ms in attempts:
+            if self.rlimit > quick:
+                attempts += [(0, self.rlimit), (1, self.rlimit)]
+        for i, units in attempts:
             remaining_ms = (self.deadline - time.monotonic()) * 1000
             if remaining_ms <= 0:
-                why = why or "the time budget is exhausted"
+                why = safety_net_reason(self.budget_seconds)
                 break
             solver = self._load(i, conjuncts)
-            solver.set("timeout", max(1, int(min(ms, remaining_ms))))
+            solver.set("rlimit", units)
+            solver.set("timeout", max(1, int(min(remaining_ms, 2**31 - 1))))
+            before = rlimit_count(solver)
             r = solver.check()
             if r == z3.sat:
                 self.seconds += time.monotonic() - t0
@@ -544,8 +569,11 @@ class Session:
                 self.seconds += time.monotonic() - t0
                 return Outcome(Answer.UNSAT, seconds=time.monotonic() - t0)
             reason = solver.reason_unknown()
-            if "timeout" in reason or "canceled" in reason:
-                why = f"z3 timed out after {ms / 1000:g} s"
+            if rlimit_count(solver) - before >= units:
+                why = f"z3 reached its resource limit of {units} units (rlimit)"
+            elif "timeout" in reason or "canceled" in reason:
+                why = safety_net_reason(self.budget_seconds)
+                break
             elif not why:
                 why = f"z3 answered unknown ({reason})"
         self.seconds += time.monotonic() - t0

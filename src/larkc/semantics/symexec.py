@@ -293,7 +293,10 @@ class _Interp(Interpreter):
     def _stmt(self, s: Stmt, mask: torch.Tensor) -> torch.Tensor:
         self.dom.span = s.span
         if time.perf_counter() > self.deadline:
-            raise SymbolicUnsupported("the time budget of the symbolic run was exhausted", s.span)
+            raise SymbolicUnsupported(
+                "the symbolic run reached the wall-clock safety net (--seconds): this verdict depends on machine load",
+                s.span,
+            )
         if self.dom.table.weight > self.max_terms:
             raise SymbolicUnsupported(f"the term budget ({self.max_terms} distinct terms) was exhausted", s.span)
         if isinstance(s, If):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
+import functools
 import importlib.util
 import math
 import re
@@ -468,7 +469,7 @@ class Task:
             dataclasses.replace(
                 x,
                 bindings={
-                    k: _in_field("bindings", k, lambda k=k, v=v: self._binding(k, v)) for k, v in x.bindings.items()
+                    k: _in_field("bindings", k, functools.partial(self._binding, k, v)) for k, v in x.bindings.items()
                 },
             )
             for x in launches
@@ -733,12 +734,12 @@ class Task:
         roles = {**{n: "scratch" for n in self.scratch}, **{n: "outputs" for n in self.outputs}}
         roles |= {n: "inputs" for n in self.inputs}
         for k, inst in enumerate(self.instances):
-            env = _in_field("instances", k, lambda inst=inst: self.shape_env(inst))
+            env = _in_field("instances", k, functools.partial(self.shape_env, inst))
             for _what, e in scalars:
                 e.value(env)  # a division by zero or a negative square root is an error of the task
             for tname, spec in self.tensors.items():
                 for d in spec.shape:
-                    size = _in_field(roles[tname], tname, lambda d=d, env=env: int(evaluate(d, env)))
+                    size = int(_in_field(roles[tname], tname, functools.partial(evaluate, d, env)))
                     if size < 0:
                         raise TaskFieldError(
                             f"task {self.name}: dimension {d} of tensor {tname!r} is negative ({size}) at {env}",
@@ -768,7 +769,7 @@ def _tensor_specs(field_name: str, role: str, given: Mapping[str, object] | None
     for k, v in (given or {}).items():
         if not isinstance(k, str) or not k.isidentifier():
             raise TaskFieldError(f"{role} names must be identifiers, got {k!r}", field_name)
-        out[k] = _in_field(field_name, k, lambda k=k, v=v: TensorSpec.of(v, f"{role} {k!r}"))
+        out[k] = _in_field(field_name, k, functools.partial(TensorSpec.of, v, f"{role} {k!r}"))
     return out
 
 
