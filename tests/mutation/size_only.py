@@ -26,7 +26,7 @@ from larkc.pipeline.verify import verify_task
 from larkc.provers import Budget, ObligationResult, ScopeKind, Status
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-BUDGET = Budget(seconds=20, solver_ms=4000)
+BUDGET = Budget(seconds=20, solver_rlimit=16_000_000)
 
 Instance = Mapping[str, int]
 

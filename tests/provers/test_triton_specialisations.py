@@ -23,7 +23,7 @@ from larkc.provers.parametric import prove_parametric
 from larkc.tasks import Task, parse_shape_expr
 
 BOUNDS, OVERFLOW = ObligationKind.BOUNDS, ObligationKind.OVERFLOW
-BUDGET = Budget(seconds=60, solver_ms=5000)
+BUDGET = Budget(seconds=60, solver_rlimit=20_000_000)
 
 # A row softmax as the Triton tutorial writes it, one program per row, BLOCK_SIZE the next power of two
 # of the row length; the load forgets its mask (the store keeps it).

@@ -34,7 +34,7 @@ from larkc.tasks.shape_expr import evaluate, parse_shape_expr
 
 CASES = Path(__file__).resolve().parent / "cases"
 #: Per obligation (per instance for the bounded provers); small enough that the corpus runs in minutes.
-BUDGET = Budget(seconds=20, term_size=500_000, solver_ms=4000)
+BUDGET = Budget(seconds=20, term_size=500_000, solver_rlimit=16_000_000)
 
 
 class Outcome(enum.Enum):

@@ -272,7 +272,7 @@ def enumerate_specialisations(
     reg = Registry()
     world = World(task, reg, None, programs=True)
     terms = [world.cond(k.expr) if k.condition else world.int(k.expr) for k in keys]
-    session = Session([*world.facts, *world.launch_facts], budget.solver_ms, deadline)
+    session = Session([*world.facts, *world.launch_facts], budget.solver_rlimit, deadline, budget.seconds)
     found: list[dict[str, int]] = []
     blocked: list[Z] = []
     while True:
@@ -930,7 +930,7 @@ class _Analysis:
         syms = self.world.syms
         for w in f.witnesses:
             at = [v == w.instance[s] for s, v in syms.items()]
-            if session.check([*conjuncts, *at], want_model=False, timeout_ms=MINIMIZE_MS).answer is Answer.SAT:
+            if session.check([*conjuncts, *at], want_model=False, rlimit=MINIMIZE_RLIMIT).answer is Answer.SAT:
                 return
         inst = self._instance(self._minimize(session, conjuncts, model))
         message = f"{what}, at {self._inst_text(inst)}"
