@@ -419,7 +419,6 @@ CASES: tuple[Case, ...] = (
         {"m": 1},
         "as above for x[1::2]: the later lane holds the reference's value, the earlier one races",
         issue=2,
-        xfail="issue 19 class 2: two lanes of one program storing to one address",
     ),
     wrong(
         "tr_reverse_scratch_no_barrier",
@@ -428,7 +427,6 @@ CASES: tuple[Case, ...] = (
         {"rows": 1, "d": 2},
         "global scratch stored and read back by other lanes without tl.debug_barrier()",
         issue=3,
-        xfail="issue 19 class 3: global scratch written and read back without tl.debug_barrier",
     ),
     wrong(
         "tr_quant_int8_no_clamp",
@@ -568,8 +566,6 @@ CASES: tuple[Case, ...] = (
         {"n": 192},
         "heuristic EVEN tests n % 64 while BLOCK = 128: the unmasked path runs past the end",
         issue=4,
-        xfail="issue 19 class 4: the all-sizes claim of one @triton.heuristics specialisation",
-        xfail_passes=("instances",),  # at the witness the EVEN specialisation is refuted
     ),
     wrong(
         "tr_last_program_relaxed_counter",
@@ -599,7 +595,6 @@ CASES: tuple[Case, ...] = (
         {"n": 3},
         "in-place x[i] = x[i - 1] in one program: lanes of other warps may store before a lane loads",
         issue=3,
-        xfail="issue 19 class 3: global memory shared between lanes of one program (read, then written)",
     ),
     # --- Triton, correct but tricky ------------------------------------------------------------------
     correct("tr_last_program_acq_rel_counter", "partials published through an acq_rel atomic counter"),
