@@ -26,6 +26,7 @@ every candidate its source labelled incorrect that larkc VERIFIED (there must be
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import datetime
 import json
@@ -383,7 +384,16 @@ CAUSES: tuple[tuple[str, str], ...] = (
     ("forward: a statement larkc does not read (if, extension stored under another name)", r"statement in ModelNew"),
     ("forward: an argument computed from attributes or sizes", r"argument of the CUDA function"),
     ("forward: several load_inline extensions", r"second load_inline|load_inline extension"),
-    ("Triton: forward fails when run on CPU tensors", r"ModelNew\.forward raised"),
+    (
+        "Triton: an assert of the host code fails in larkc's CPU run (assert x.is_cuda)",
+        r"ModelNew\.forward raised AssertionError",
+    ),
+    (
+        "Triton: forward fails at larkc's scaled-down shapes (ModelNew's weights keep the problem's sizes)",
+        r"ModelNew\.forward raised RuntimeError: .*(channel|cannot be multiplied|size|shape)",
+    ),
+    ("Triton: forward raises in larkc's CPU run", r"ModelNew\.forward raised"),
+    ("Triton: several kernel launches", r"kernel launches; one is supported"),
     ("Triton: other", r"triton|launch captured|@triton"),
     (
         "Model side: a module whose parameters larkc does not read (ConvTranspose, norms, ...)",
@@ -437,10 +447,97 @@ def categorise(line: str) -> str:
     return "other"
 
 
+# ---- what the candidates contain (whatever blocks larkc first)
+
+#: constructs of the CUDA host code, by regex on the candidate's text
+HOST_CONSTRUCTS: tuple[tuple[str, str], ...] = (
+    (
+        "host: dim3 g(a, b) of identifiers only (C++ reads a function declaration)",
+        r"\bdim3\s+\w+\s*\(\s*[A-Za-z_]\w*\s*(,\s*[A-Za-z_]\w*\s*)*\)\s*;",
+    ),
+    ("host: at::cuda::CUDAGuard / OptionalCUDAGuard", r"CUDAGuard"),
+    ("host: launch on getCurrentCUDAStream()", r"getCurrentCUDAStream"),
+    ("host: cuBLAS / cuBLASLt call", r"\bcublas\w*\("),
+    ("kernel: __launch_bounds__", r"__launch_bounds__"),
+    ("kernel: half / bfloat16 types", r"\b(__half|half2?|__nv_bfloat16|at::Half|at::BFloat16)\b"),
+)
+
+
+#: the head of a host function (one taking a tensor): ``torch::Tensor f(torch::Tensor x, ...) {``
+HOST_FUNCTION = re.compile(
+    r"(?:torch::Tensor|at::Tensor|std::vector<(?:torch|at)::Tensor>|void)\s+\w+\s*\([^)]*(?:torch|at)::Tensor[^)]*\)\s*\{"
+)
+
+
+def host_bodies(text: str) -> list[str]:
+    """The bodies of the host functions of a candidate's CUDA text (brace matching, strings ignored)."""
+    bodies = []
+    for m in HOST_FUNCTION.finditer(text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        bodies.append(text[m.end() : i - 1])
+    return bodies
+
+
+def _init_modules(cls: ast.ClassDef) -> dict[str, str]:
+    """``self.x = nn.Conv2d(...)`` in ``__init__``: attribute -> module class name."""
+    out: dict[str, str] = {}
+    for fn in cls.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name == "__init__":
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                    f = node.value.func
+                    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "nn":
+                        for t in node.targets:
+                            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                                out[t.attr] = f.attr
+    return out
+
+
+def constructs(text: str) -> set[str]:
+    """The constructs issue 20 lists that a candidate contains, read off its text (not larkc's view)."""
+    found = {name for name, pattern in HOST_CONSTRUCTS if re.search(pattern, text)}
+    if any(re.search(r"\b(for|while)\s*\(", body) for body in host_bodies(text)):
+        found.add("host: a loop in a host function")
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return found | {"python: not valid Python"}
+    loads = sum(
+        1
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", None)) == "load_inline"
+    )
+    if loads > 1:
+        found.add("load_inline: two or more extensions")
+    if "triton.jit" in text and text.count("@triton.jit") > 1:
+        found.add("Triton: two or more @triton.jit kernels")
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ModelNew"):
+        modules = _init_modules(cls)
+        for fn in (f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "forward"):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call):
+                    f = node.func
+                    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+                        if f.value.id == "self" and f.attr in modules:
+                            found.add(f"forward: nn.{modules[f.attr]} module called")
+                        elif f.value.id in ("torch", "F") and not f.attr.startswith(("empty", "zeros", "ones")):
+                            found.add("forward: torch.* / F.* op")
+                    if isinstance(f, ast.Attribute) and f.attr in ("contiguous", "cuda", "to"):
+                        found.add("forward: .contiguous() / .cuda() / .to()")
+                if isinstance(node, ast.If):
+                    found.add("forward: an if statement")
+                if isinstance(node, (ast.For, ast.While)):
+                    found.add("forward: a loop")
+    return found
+
+
 # ---- the report
 
 
-def summarise(entries: Sequence[dict[str, Any]], results: dict[str, dict[str, Any]], args_text: str) -> str:
+def summarise(entries: Sequence[dict[str, Any]], results: dict[str, dict[str, Any]], args_text: str, root: Path) -> str:
     rows = [(e, results[e["id"]]) for e in entries if e["id"] in results]
     n = len(rows)
     out = [
@@ -497,6 +594,14 @@ def summarise(entries: Sequence[dict[str, Any]], results: dict[str, dict[str, An
             f"| {repo} | {model} | {level} | {kind} | {len(rs)} | {c['VERIFIED'] + c['FAILED'] + c['UNKNOWN']} | "
             f"{c['refused (exit 2)']} |"
         )
+
+    present: collections.Counter[str] = collections.Counter()
+    for e, _ in rows:
+        candidate = root / "work" / e["id"] / "model_new.py"
+        if candidate.is_file():
+            present.update(constructs(candidate.read_text(encoding="utf-8")))
+    out += ["", "## What the candidates contain (read off their text, whatever stops larkc first)", ""]
+    out += [f"- {name}: {count} ({pct(count, n)})" for name, count in present.most_common()]
 
     wrong = [(e, r) for e, r in rows if e["label"] == "incorrect" and r.get("verdict") == "VERIFIED"]
     out += ["", "## Labelled incorrect by the source, VERIFIED by larkc (must be none)", ""]
@@ -622,7 +727,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     scope = f"--seconds {args.seconds:g}, --timeout {args.timeout:g}"
     if args.sample is not None:
         scope += f", a random sample of {args.sample} (seed {args.seed})"
-    text = summarise(chosen, done, scope)
+    text = summarise(chosen, done, scope, args.root)
     print(text)
     if args.out is not None:
         args.out.write_text(text + "\n", encoding="utf-8")
