@@ -394,6 +394,11 @@ CAUSES: tuple[tuple[str, str], ...] = (
     ),
     ("Triton: forward raises in larkc's CPU run", r"ModelNew\.forward raised"),
     ("Triton: several kernel launches", r"kernel launches; one is supported"),
+    ("Triton: a grid larkc explains by no shape expression", r"grid dimension .* is no shape expression"),
+    (
+        "inputs: get_inputs' sizes not tied to one symbol (A = torch.tril(A)), the reference fails at example sizes",
+        r"reference raised RuntimeError: .*(reduction dim|size|shape)",
+    ),
     ("Triton: other", r"triton|launch captured|@triton"),
     (
         "Model side: a module whose parameters larkc does not read (ConvTranspose, norms, ...)",
@@ -407,7 +412,7 @@ CAUSES: tuple[tuple[str, str], ...] = (
     ),
     (
         "host: a C++ declaration (dim3 g(a, b), guards, handles, pointers)",
-        r"declaration|initialisation of|CUDAGuard|handle|pointer",
+        r"declaration|initialisation of|CUDAGuard|handle|pointer|unsupported dim3",
     ),
     ("host: an operator on tensors or bits (==, &, >>)", r"operands in host code|operator"),
     ("host: a call of another function (cuBLAS, helpers)", r"call of|cublas|function .* host"),
