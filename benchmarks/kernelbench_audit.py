@@ -319,7 +319,7 @@ def _problem(repository: str, commit: str, level: int, pid: int, path: str) -> d
 
 def materialise(entry: dict[str, Any], root: Path, mirrors: Path) -> Path:
     """``ROOT/work/<id>/`` with ``model.py`` (the problem) and ``model_new.py`` (the candidate)."""
-    work = root / "work" / entry["id"]
+    work: Path = root / "work" / str(entry["id"])
     if (work / "model.py").is_file() and (work / "model_new.py").is_file():
         return work
     work.mkdir(parents=True, exist_ok=True)
@@ -627,9 +627,9 @@ def summarise(entries: Sequence[dict[str, Any]], results: dict[str, dict[str, An
         out.append("")
 
     for title, key in (("Internal errors (exit 3)", "internal error (exit 3)"), ("Timeouts", "timeout")):
-        items = [(e, r) for e, r in rows if outcome_of(r) == key]
-        out += [f"## {title}: {len(items)}", ""]
-        out += [f"- {e['id']}: {error_line(r.get('stderr', ''))[:300]}" for e, r in items] or ["none"]
+        stopped = [(e, r) for e, r in rows if outcome_of(r) == key]
+        out += [f"## {title}: {len(stopped)}", ""]
+        out += [f"- {e['id']}: {error_line(r.get('stderr', ''))[:300]}" for e, r in stopped] or ["none"]
         out.append("")
 
     out += ["## Decided candidates", "", "| candidate | label | larkc | why (failed or unknown obligations) | s |"]
