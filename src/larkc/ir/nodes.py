@@ -36,6 +36,7 @@ __all__ = [
     "Alloc",
     "Arange",
     "Assert",
+    "AssertKind",
     "Assign",
     "Assume",
     "Atomic",
@@ -609,13 +610,19 @@ class Alloc:
 
 @dataclass(frozen=True, slots=True)
 class Load:
-    """``dst = *ptr``; with ``mask`` (block level), masked-off elements take ``other`` (or stay undefined)."""
+    """``dst = *ptr``; with ``mask`` (block level), masked-off elements take ``other`` (or stay undefined).
+
+    ``nc``: a load through the non-coherent read-only data cache (CUDA's ``__ldg``, PTX ``ld.global.nc``).
+    It is defined only on memory that no thread of the launch writes during the kernel: the cache is not
+    kept coherent with the launch's own stores, whatever barriers or fences separate them.
+    """
 
     dst: str
     ptr: Expr
     mask: Expr | None = None
     other: Expr | None = None
     span: Span = _span()
+    nc: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -697,15 +704,28 @@ class Fence:
     span: Span = _span()
 
 
+class AssertKind(enum.Enum):
+    """What a false :class:`Assert` is."""
+
+    ASSERT = "assert"  # ``assert(cond)``: the thread traps and the launch fails
+    # A compiler hint (``tl.multiple_of``, ``tl.max_contiguous``, ``tl.assume``, ``__builtin_assume``,
+    # ``__builtin_assume_aligned``): a promise the compiler optimises on and never checks; a false one
+    # is undefined behaviour (the ``defined`` obligation).
+    HINT = "hint"
+
+
 @dataclass(frozen=True, slots=True)
 class Assert:
     """``assert(cond)``: a thread for which ``cond`` is false traps, and the launch fails.
 
-    A kernel's assertions are obligations: verifying the kernel includes proving they hold.
+    A kernel's assertions are obligations: verifying the kernel includes proving they hold. With
+    ``kind`` :attr:`AssertKind.HINT` the statement is a compiler hint's promise, also an obligation
+    (never a hypothesis, unlike :class:`Assume`): a false one is undefined behaviour.
     """
 
     cond: Expr
     span: Span = _span()
+    kind: AssertKind = AssertKind.ASSERT
 
 
 @dataclass(frozen=True, slots=True)

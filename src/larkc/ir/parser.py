@@ -34,6 +34,7 @@ from larkc.ir.nodes import (
     Alloc,
     Arange,
     Assert,
+    AssertKind,
     Assign,
     Assume,
     Atomic,
@@ -416,8 +417,9 @@ class _Builder:
             case "assign":
                 return Assign(self.name(ch[0]), self.expr(ch[1]), span)
             case "load":
-                dst, ptr, mask, other = ch
-                return Load(self.name(dst), self.expr(ptr), self.opt(mask), self.opt(other), span)
+                dst, op, ptr, mask, other = ch
+                nc = str(op) == "load.nc"
+                return Load(self.name(dst), self.expr(ptr), self.opt(mask), self.opt(other), span, nc)
             case "store":
                 ptr, value, mask = ch
                 return Store(self.expr(ptr), self.expr(value), self.opt(mask), span)
@@ -446,7 +448,8 @@ class _Builder:
                 assert isinstance(ch[0], Token)
                 return Fence(self.kind(ch[0], MemScope, "fence"), span)
             case "assert_stmt":
-                return Assert(self.expr(ch[0]), span)
+                kind = AssertKind.HINT if str(ch[0]) == "assert.hint" else AssertKind.ASSERT
+                return Assert(self.expr(ch[1]), span, kind)
             case "assume_stmt":
                 return Assume(self.expr(ch[0]), span)
             case "shuffle":

@@ -31,6 +31,7 @@ from larkc.ir.nodes import (
     Alloc,
     Arange,
     Assert,
+    AssertKind,
     Assign,
     Assume,
     Atomic,
@@ -287,7 +288,8 @@ def _simple(s: Stmt, indent: int) -> str:
             return f"{s.space.value} {format_var(s.name)}: [{count} x {s.elem}]"
         case Load():
             other = "" if s.other is None else f", other {print_expr(s.other)}"
-            return f"{format_var(s.dst)} = load [{print_expr(s.ptr)}]{_mask(s.mask)}{other}"
+            op = "load.nc" if s.nc else "load"
+            return f"{format_var(s.dst)} = {op} [{print_expr(s.ptr)}]{_mask(s.mask)}{other}"
         case Store():
             return f"store [{print_expr(s.ptr)}], {print_expr(s.value)}{_mask(s.mask)}"
         case DoWhile():
@@ -304,7 +306,8 @@ def _simple(s: Stmt, indent: int) -> str:
         case Fence():
             return f"fence.{s.scope.value}"
         case Assert():
-            return f"assert {print_expr(s.cond)}"
+            op = "assert" if s.kind is AssertKind.ASSERT else f"assert.{s.kind.value}"
+            return f"{op} {print_expr(s.cond)}"
         case Assume():
             return f"assume {print_expr(s.cond)}"
         case Shuffle():

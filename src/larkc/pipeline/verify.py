@@ -32,8 +32,9 @@ from pathlib import Path
 from larkc.errors import LarkcError, PreconditionError, TaskError
 from larkc.frontends import parse_task, specialisation_heuristics, specialised_per_instance, task_configs
 from larkc.frontends.triton.values import ConstValue
-from larkc.ir.nodes import Function, Module
+from larkc.ir.nodes import Assert, AssertKind, Function, Module
 from larkc.ir.types import ScalarType
+from larkc.ir.walk import walk_stmts
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
 from larkc.pipeline.memory import Engine, instance_refused, refused_run, simulation_refused
 from larkc.pipeline.preconditions import (
@@ -185,7 +186,7 @@ def _verify_specialisation(
     per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
     runs: list[tuple[dict[str, int], str, float]] = []
     # Parametric first: safety and overflow for every size, where the kernel's indexing allows it.
-    parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
+    parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS or _hinted(ob, [module])]
     say(f"parametric proof of {', '.join(ob.name for ob in parametric_obs)} (z3, all sizes)")
 
     def at(env: Mapping[str, int]) -> tuple[Module, Function]:
@@ -306,6 +307,18 @@ def _across_configs(
 #: The obligations the parametric prover decides for all sizes (the bounded prover for its instances).
 PARAMETRIC_KINDS = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW)
 
+
+def _hinted(ob: Obligation, modules: Sequence[Module]) -> bool:
+    """``ob`` is ``defined`` and a kernel has compiler hints: the parametric prover checks their promises
+    for all sizes (a refutation only; the rest of ``defined`` is decided at the instances)."""
+    return ob.kind is ObligationKind.DEFINED and any(
+        isinstance(s, Assert) and s.kind is AssertKind.HINT
+        for m in modules
+        for fn in m.functions
+        for s in walk_stmts(fn.body)
+    )
+
+
 #: A parametric counterexample is run in the simulator when no tensor of its instance exceeds this.
 _SIMULABLE_ELEMENTS = 1 << 22
 
@@ -377,9 +390,10 @@ def _several_launches(
         graph = trace_task(functional_reference(task))
     parsed = LaunchModules(task, chosen)
     obligations = obligations_of(task)
-    parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
-    bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
     configs = parsed.configs()
+    hinted = list(parsed.modules(None, configs[0])) if configs else []
+    parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS or _hinted(ob, hinted)]
+    bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
     per_config: list[tuple[str, dict[Obligation, list[ObligationResult]]]] = []
     runs: list[tuple[dict[str, int], str, float]] = []
     stopped: StoppedEarly | None = None

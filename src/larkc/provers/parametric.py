@@ -59,6 +59,7 @@ from larkc.provers.zexec import (
     Access,
     AccessKind,
     Executor,
+    Hint,
     Issue,
     Site,
     SiteKind,
@@ -100,7 +101,13 @@ PROVER_NAME = "parametric-z3"
 #: The scope constraint of an autotuned kernel's result: the configuration its module was lowered with
 #: (the pipeline, which runs every configuration, replaces it by the list of them).
 AUTOTUNE_SCOPE = "the @triton.autotune configuration of this module (one specialisation)"
-HANDLED = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW)
+HANDLED = (
+    ObligationKind.BOUNDS,
+    ObligationKind.RACE,
+    ObligationKind.BARRIER,
+    ObligationKind.OVERFLOW,
+    ObligationKind.DEFINED,  # its compiler hints only: refuted or UNKNOWN, never proved from here
+)
 #: Steps of the search for the smallest witness (each one solver call of at most MINIMIZE_RLIMIT units).
 MINIMIZE_STEPS = 40
 MINIMIZE_RLIMIT = 4_000_000
@@ -743,6 +750,9 @@ class _Analysis:
             case ObligationKind.OVERFLOW:
                 f = self.check_overflow()
                 what = f"{self.ex.ops} integer operations and {self.size_params} size parameters free of overflow"
+            case ObligationKind.DEFINED:
+                f = self.check_hints()
+                what = f"{f.checked} compiler hints hold"
             case _:
                 raise ValueError(ob.kind)
         for issue in self.trace.issues:
@@ -762,6 +772,10 @@ class _Analysis:
             return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, detail, assumptions, None, secs, witnesses)
         sizes = "all sizes of this specialisation" if set(self.spec_text) - {AUTOTUNE_SCOPE} else "all sizes"
         detail = f"z3: {what} for {sizes} ({self.session.calls + self.base_session.calls} solver calls)"
+        if ob.kind is ObligationKind.DEFINED:
+            # the other undefined operations (division by zero, shifts, conversions) are not checked here
+            detail += "; the other undefined operations are decided at the instances only"
+            return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, detail, assumptions, None, secs)
         return ObligationResult(ob, Status.PROVED, scope, PROVER_NAME, detail, assumptions, None, secs)
 
     # -- queries -------------------------------------------------------------------------------------
@@ -976,6 +990,28 @@ class _Analysis:
             self._decide(
                 f, (0, order), self.session, self._single(parts), [*parts, r.size], _access_text(a), message, a.span
             )
+        return f
+
+    # -- compiler hints ------------------------------------------------------------------------------
+
+    def check_hints(self) -> _Finding:
+        """Every compiler hint's promise holds wherever it is reached (``defined``): a model of the path
+        condition with the promise false refutes, at its sizes."""
+        f = _Finding()
+        for order, h in enumerate(self.trace.hints):
+            if f.refuted:
+                break
+            f.checked += 1
+            parts = [*h.pc, z3.Not(h.cond)]
+            where = f"the compiler hint `{h.text}` at {h.span.location()}"
+
+            def message(model: Z, inst: dict[str, int], h: Hint = h, where: str = where) -> str:
+                return (
+                    f"{where} is false at {self._inst_text(inst)}, {self._thread(model, None, [h.cond, *h.pc])}"
+                    " (undefined behaviour: the compiler optimises on it)"
+                )
+
+            self._decide(f, (0, order), self.session, self._single(parts), parts, where, message, h.span)
         return f
 
     # -- races ---------------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ from larkc.ir.nodes import (
     Alloc,
     Arange,
     Assert,
+    AssertKind,
     Assign,
     Assume,
     Atomic,
@@ -165,7 +166,18 @@ MAX_PASSES = 5
 #: Calls nest at most this deep (inlining).
 MAX_CALL_DEPTH = 32
 
-ALL_SAFETY = frozenset({ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW})
+ALL_SAFETY = frozenset(
+    {
+        ObligationKind.BOUNDS,
+        ObligationKind.RACE,
+        ObligationKind.BARRIER,
+        ObligationKind.OVERFLOW,
+        ObligationKind.DEFINED,  # only the compiler hints (:class:`Hint`) of it
+    }
+)
+#: What ``cudaMalloc`` aligns every buffer to (docs/trusted-base.md): the start address of a task tensor
+#: is an unknown multiple of it when a compiler hint asks about the address.
+BUFFER_ALIGNMENT = 256
 
 
 class AccessKind(enum.Enum):
@@ -253,6 +265,17 @@ class Issue:
     span: Span
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Hint:
+    """A compiler hint's promise (``tl.multiple_of``, ``__builtin_assume_aligned``, ...) reached under
+    ``pc``: ``cond`` must hold there (the ``defined`` obligation)."""
+
+    cond: Z
+    pc: tuple[Z, ...]
+    span: Span
+    text: str
+
+
 @dataclass
 class Trace:
     """Everything one symbolic execution recorded (see the module docstring)."""
@@ -262,6 +285,7 @@ class Trace:
     sites: list[Site] = field(default_factory=list)
     issues: list[Issue] = field(default_factory=list)
     exits: list[Z] = field(default_factory=list)
+    hints: list[Hint] = field(default_factory=list)
     assumptions: dict[str, Assumption] = field(default_factory=dict)
     count_unreliable: list[str] = field(default_factory=list)
     #: Overflow site id -> the conditions under which its (possibly wrapped) result is used: an access's
@@ -270,7 +294,7 @@ class Trace:
     #: ``True``. A site with no entry was never seen used.
     uses: dict[int, list[Z]] = field(default_factory=dict)
 
-    def checkpoint(self) -> tuple[int, int, int, int, int, int]:
+    def checkpoint(self) -> tuple[int, int, int, int, int, int, int]:
         return (
             len(self.accesses),
             len(self.syncs),
@@ -278,15 +302,17 @@ class Trace:
             len(self.issues),
             len(self.exits),
             len(self.count_unreliable),
+            len(self.hints),
         )
 
-    def rollback(self, cp: tuple[int, int, int, int, int, int]) -> None:
+    def rollback(self, cp: tuple[int, int, int, int, int, int, int]) -> None:
         del self.accesses[cp[0] :]
         del self.syncs[cp[1] :]
         del self.sites[cp[2] :]
         del self.issues[cp[3] :]
         del self.exits[cp[4] :]
         del self.count_unreliable[cp[5] :]
+        del self.hints[cp[6] :]
 
 
 def source_text(span: Span) -> str | None:
@@ -405,6 +431,7 @@ class Executor:
         self.reg = reg
         self.session = session
         self.trace = Trace()
+        self.starts: dict[str, Z] = {}  # buffer_start of each region that needed one
         self.fn_stack: list[FnCtx] = []
         self.iter_ctx: list[Z] = []
         self.frames = 0
@@ -499,6 +526,13 @@ class Executor:
         out = self.session.check([*pc, *facts, z3.Not(goal)], want_model=False)
         self._prove_cache[key] = (out, (*pc, goal, *facts))  # keep the terms alive: their ids stay unique
         return out
+
+    def buffer_start(self, region: Region) -> Z:
+        """The start address of a task tensor's buffer: ``BUFFER_ALIGNMENT * k`` for an unknown ``k``."""
+        if region.key not in self.starts:
+            k = self.reg.int_var(f"start of {region.name} / {BUFFER_ALIGNMENT}", VarLevel.GLOBAL, exact=True, lo=0)
+            self.starts[region.key] = BUFFER_ALIGNMENT * k
+        return self.starts[region.key]
 
     def fresh(self, t: Type, what: str, *, data: bool = True, level: VarLevel = VarLevel.THREAD) -> Value:
         """A value about which nothing is known but its type."""
@@ -675,6 +709,11 @@ class Executor:
             case Barrier(scope, mask):
                 return self.exec_barrier(st, scope, mask, s)
             case Fence():
+                return st
+            case Assert(cond, _, AssertKind.HINT):
+                # an obligation at this point, not a hypothesis: the thread goes on whether it holds or not
+                c = self.cond_of(self.eval(cond, st), st)
+                self.trace.hints.append(Hint(c, st.pc, s.span, source_text(s.span) or "a compiler hint"))
                 return st
             case Assert(cond):
                 c = self.cond_of(self.eval(cond, st), st)
@@ -1696,6 +1735,9 @@ class Executor:
         if t.is_float:
             return OpaqueV(t)
         if isinstance(a, PtrV):
+            if a.region is not None and a.region.kind is RegionKind.GLOBAL:
+                # the address: the buffer's start, an unknown multiple of BUFFER_ALIGNMENT, plus the offset
+                return IntV(self.buffer_start(a.region) + a.off, t, a.sites)
             return self.fresh(t, "pointer converted to an integer", data=True)
         if isinstance(a, BoolV):
             if t.is_bool:

@@ -54,6 +54,7 @@ from larkc.ir.nodes import (
     Alloc,
     Arange,
     Assert,
+    AssertKind,
     Assign,
     Assume,
     Atomic,
@@ -701,7 +702,23 @@ class Interpreter:
                 cond = self._concrete(self._eval(s.cond, ub), "assertion", s.cond.span, mask)
                 self._report_ub(ub, s.span)
                 failed = mask & ~cond
-                if bool(failed.any()):
+                if bool(failed.any()) and s.kind is AssertKind.HINT:
+                    # a false compiler hint: undefined behaviour (the compiler optimised on it), no trap
+                    idx = failed.expand(self.n) if failed.shape[0] != self.n else failed
+                    t0 = int(idx.nonzero()[0])
+                    block, thread = self.space.coords(t0)
+                    self.log.add(
+                        Diagnosis(
+                            DiagnosisKind.UB,
+                            f"compiler hint false in {self.space.describe(t0)} (the compiler optimises on it)",
+                            s.span,
+                            block,
+                            thread,
+                        ),
+                        key="hint",
+                        occurrences=int(idx.sum()),
+                    )
+                elif bool(failed.any()):
                     idx = failed.expand(self.n) if failed.shape[0] != self.n else failed
                     t0 = int(idx.nonzero()[0])
                     block, thread = self.space.coords(t0)

@@ -587,12 +587,141 @@ def _to(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span:
     return lw.convert(x, t, span, bitcast=bitcast)
 
 
-@_handler("multiple_of", "max_contiguous", "max_constancy")
-def _hint(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+# Compiler hints are promises the compiler optimises on (vector widths, alignment) and never checks: a
+# false one is undefined behaviour. Each is lowered to the input itself and an ``Assert`` of kind HINT
+# (the ``defined`` obligation) of what it promises, as Triton documents it (docs/triton-support.md).
+
+
+def _hint_values(v: AnyValue | None, rank: int, name: str, span: Span) -> tuple[int, ...]:
+    """The ``values`` of a hint: one positive integer per dimension (a lone integer for every one)."""
+    items = (
+        _tuple_items(v, f"values of tl.{name}", span)
+        if not isinstance(v, Constexpr) or isinstance(v.value, tuple)
+        else [v]
+    )
+    values = tuple(_int(x, f"values of tl.{name}", span) for x in items)
+    if len(values) == 1 and rank > 1:
+        values = values * rank
+    if len(values) != max(rank, 1) or any(k <= 0 for k in values):
+        raise TypeCheckError(f"tl.{name} needs one positive integer per dimension of its input, got {values}", span)
+    return values
+
+
+def _promise(lw: KernelLowering, cond: AnyValue, span: Span) -> None:
+    """Emit the hint obligation that ``cond`` (a boolean, or a block of them: every element) holds."""
+    from larkc.ir.nodes import Assert, AssertKind
+
+    if isinstance(cond, Constexpr):
+        if cond.value:
+            return
+        lw.emit(Assert(Const(False, BOOL, span), span, AssertKind.HINT))
+        return
+    c = lw.tensor(cond, span)
+    if shape_of(c.type):
+        n = math.prod(shape_of(c.type))
+        flat = c if len(shape_of(c.type)) == 1 else Tensor(Reshape(c.expr, BlockType(BOOL, (n,)), span))
+        ones = lw.convert(flat, I32, span)
+        least = Tensor(Reduce(ReduceOp.MIN, ones.expr, 0, I32, span))
+        c = Tensor(Binary(BinaryOp.EQ, least.expr, Const(1, I32, span), BOOL, span))
+    lw.emit(Assert(c.expr, span, AssertKind.HINT))
+
+
+def _index_along(shape: tuple[int, ...], d: int, span: Span) -> Tensor:
+    """The index along dimension ``d`` of every element of a block of ``shape`` (a broadcastable block)."""
+    idx = Tensor(Arange(0, shape[d], BlockType(I32, (shape[d],)), span))
+    if len(shape) > 1:
+        idx = Tensor(Reshape(idx.expr, BlockType(I32, tuple(m if k == d else 1 for k, m in enumerate(shape))), span))
+    return idx
+
+
+@_handler("multiple_of")
+def _multiple_of(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    """``tl.multiple_of(x, k)``: ``k[d]`` divides the first element of every contiguous group of ``x``
+    along ``d``. Checked per element (the groups are the compiler's analysis, not known here): along
+    each ``d``, ``x[i] % k == 0`` or ``x[i] ≡ i_d (mod k)`` (a run that starts at a multiple of ``k`` at
+    an index that is one: what ``pid * BLOCK + tl.arange(0, BLOCK)`` is); a scalar is a multiple of ``k``."""
     a = _bind("multiple_of", ["input", "values"], pos, kws, span)
     x = a["input"]
     assert x is not None
+    xt = lw.tensor(x, span)
+    if isinstance(elem_of(xt.type), PointerType) or not _scalar_elem(xt, "input of tl.multiple_of", span).is_int:
+        raise UnsupportedError("tl.multiple_of", "of a value that is not an integer", span)
+    shape = shape_of(xt.type)
+    values = _hint_values(a["values"], len(shape), "multiple_of", span)
+    for d, k in enumerate(values):
+        if k == 1:
+            continue
+        rem = lw.binop("%", xt, Constexpr(k), span)
+        ok = lw.compare_values(BinaryOp.EQ, rem, Constexpr(0), span)
+        if shape:
+            phase = lw.binop("%", _index_along(shape, d, span), Constexpr(k), span)
+            run = lw.binop("%", lw.binop("-", xt, phase, span), Constexpr(k), span)
+            ok = lw.binop("|", ok, lw.compare_values(BinaryOp.EQ, run, Constexpr(0), span), span)
+        _promise(lw, ok, span)
     return x
+
+
+def _runs(lw: KernelLowering, name: str, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    """``tl.max_contiguous(x, c)`` / ``tl.max_constancy(x, c)``: along the last dimension, ``x`` is made
+    of aligned groups of ``c`` elements (``x[g*c : (g+1)*c]``), each ``c`` consecutive integers (equal
+    values). A group longer than the block is the whole block. Other dimensions must have ``c == 1``."""
+    a = _bind(name, ["input", "values"], pos, kws, span)
+    x = a["input"]
+    assert x is not None
+    xt = lw.tensor(x, span)
+    shape = shape_of(xt.type)
+    values = _hint_values(a["values"], len(shape), name, span)
+    if not shape:
+        return x  # a scalar is one group of one element
+    if any(k != 1 for k in values[:-1]):
+        raise UnsupportedError(f"tl.{name}", "with groups along a dimension other than the last", span)
+    n = shape[-1]
+    c = min(values[-1], n)
+    if c == 1:
+        return x
+    if n % c != 0:
+        raise UnsupportedError(f"tl.{name}", f"with groups of {c} in a dimension of {n}", span)
+    if name == "max_contiguous" and not _scalar_elem(xt, f"input of tl.{name}", span).is_int:
+        raise UnsupportedError(f"tl.{name}", "of a value that is not an integer", span)
+    elem = _scalar_elem(xt, f"input of tl.{name}", span)
+    grouped_shape = (*shape[:-1], n // c, c)
+    grouped = Tensor(Reshape(xt.expr, BlockType(elem, grouped_shape), span))
+    if name == "max_contiguous":
+        step = _index_along(grouped_shape, len(grouped_shape) - 1, span)
+        v = lw.binop("-", grouped, step, span)
+        assert isinstance(v, Tensor)
+        grouped = v
+    g_elem = elem_of(grouped.type)
+    rest = with_elem(g_elem, grouped_shape[:-1])
+    hi = Reduce(ReduceOp.MAX, grouped.expr, len(grouped_shape) - 1, rest, span)
+    lo = Reduce(ReduceOp.MIN, grouped.expr, len(grouped_shape) - 1, rest, span)
+    _promise(lw, Tensor(Binary(BinaryOp.EQ, hi, lo, with_elem(BOOL, grouped_shape[:-1]), span)), span)
+    return x
+
+
+@_handler("max_contiguous")
+def _max_contiguous(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    return _runs(lw, "max_contiguous", pos, kws, span)
+
+
+@_handler("max_constancy")
+def _max_constancy(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    return _runs(lw, "max_constancy", pos, kws, span)
+
+
+@_handler("assume")
+def _assume(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+    """``tl.assume(cond)`` (Triton 3): the promise that ``cond`` holds, an obligation (never a hypothesis)."""
+    a = _bind("assume", ["cond"], pos, kws, span)
+    cond = a["cond"]
+    assert cond is not None
+    if not isinstance(cond, Constexpr):
+        c = lw.tensor(cond, span)
+        if elem_of(c.type) != BOOL:
+            c = lw.tensor(lw.compare_values(BinaryOp.NE, c, Constexpr(0), span), span)
+        cond = c
+    _promise(lw, cond, span)
+    return Constexpr(None)
 
 
 @_handler("static_assert")

@@ -25,6 +25,7 @@ from larkc.frontends.cuda.syntax import node_text
 from larkc.frontends.cuda.unit import is_type_arg
 from larkc.ir.nodes import (
     Assert,
+    AssertKind,
     Assign,
     Atomic,
     AtomicOp,
@@ -38,6 +39,7 @@ from larkc.ir.nodes import (
     Expr,
     Extract,
     Fence,
+    Load,
     MakeVector,
     MathCall,
     MathFn,
@@ -251,12 +253,23 @@ class BuiltinCalls(Contracts):
         return Val(VarRef(dst, rt, span), rt)
 
     def cached_load(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
-        """``__ldg(p)`` and the other cache-hinted loads: a read of ``*p`` (the hint does not change it)."""
+        """``__ldg(p)`` and the other cache-hinted loads: a read of ``*p``. ``__ldg`` reads through the
+        non-coherent read-only data cache (a :class:`Load` with ``nc``: defined only on memory the launch
+        never writes); the other hints (``__ldcg``, ``__ldcv``, ...) choose a coherent caching policy and
+        do not change what is read."""
         self.expect_args(name, arg_nodes, (1,), node)
         pv = self.decay(self.rvalue(arg_nodes[0]))
         if not isinstance(pv.ctype, PointerType) or isinstance(pv.ctype.pointee, VoidType):
             raise self.type_error(f"{name} needs a pointer argument", node)
+        if name == "__ldg":
+            return self.read_non_coherent(pv.expr, pv.ctype.pointee, node)
         return self.read(MemLV(pv.expr, pv.ctype.pointee, True), node)
+
+    def read_non_coherent(self, ptr: Expr, t: Type, node: ts.Node) -> Val:
+        """``*ptr`` through the read-only data cache (``__ldg``, ``ld.global.nc``)."""
+        dst = self.tmp(t, node)
+        self.emit(Load(dst, ptr, None, None, self.span(node), nc=True))
+        return Val(VarRef(dst, t, self.span(node)), t)
 
     def cached_store(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """``__stwb(p, v)`` and the other cache-hinted stores: ``*p = v``."""
@@ -360,7 +373,7 @@ class BuiltinCalls(Contracts):
                 t = F32 if kind == "load_f32" else U32
                 pt = PointerType(t, pv.ctype.space, True)
                 ptr = pv.expr if pv.ctype.pointee == t else Cast(pv.expr, pt, CastKind.BITCAST, span)
-                result = self.read(MemLV(ptr, t, True), node)
+                result = self.read_non_coherent(ptr, t, node)
             case "shfl_bfly" | "shfl_bfly_warp":
                 width: int | Expr = 32
                 mask: Expr = Const(FULL_MASK, U32, span)
@@ -440,15 +453,33 @@ class BuiltinCalls(Contracts):
         return Val(Const(0, I32, self.span(node)), I32) if want_value else None
 
     def assume_aligned(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
-        """``__builtin_assume_aligned(p, n)``: ``p`` itself (an optimisation hint; the simulator still finds a
-        vector access through a misaligned pointer). It keeps ``p``'s type, where C gives ``void*``."""
+        """``__builtin_assume_aligned(p, n[, offset])``: ``p`` itself, with the promise that the address
+        ``p - offset`` is a multiple of ``n`` bytes, a hint obligation (:attr:`AssertKind.HINT`): the
+        compiler vectorises on it, so a false one is undefined behaviour. It keeps ``p``'s type, where C
+        gives ``void*``."""
         self.expect_args(name, arg_nodes, (2, 3), node)
+        span = self.span(node)
         pv = self.decay(self.rvalue(arg_nodes[0]))
         if not isinstance(pv.ctype, PointerType):
             raise self.type_error(f"{name} needs a pointer argument", node)
-        for a in arg_nodes[1:]:
-            self.rvalue(a)
+        align = fold_constant(self.tu, arg_nodes[1], self.env, self.const_scope())
+        if not isinstance(align, int) or align <= 0 or align & (align - 1):
+            raise self.type_error(f"{name} needs a constant power-of-two alignment", arg_nodes[1])
+        address: Expr = Cast(pv.expr, U64, CastKind.BITCAST, span)
+        if len(arg_nodes) == 3:
+            offset = self.convert(self.rvalue(arg_nodes[2]), U64, arg_nodes[2]).expr
+            address = Binary(BinaryOp.SUB, address, offset, U64, span)
+        rem = Binary(BinaryOp.BITAND, address, Const(align - 1, U64, span), U64, span)
+        self.emit(Assert(Binary(BinaryOp.EQ, rem, Const(0, U64, span), BOOL, span), span, AssertKind.HINT))
         return pv
+
+    def assume_hint(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
+        """``__builtin_assume(cond)`` (clang, nvcc): the promise that ``cond`` holds here, which the compiler
+        optimises on and never checks: a hint obligation (:attr:`AssertKind.HINT`), never a hypothesis."""
+        self.expect_args(name, arg_nodes, (1,), node)
+        cond = self.to_bool(self.rvalue(arg_nodes[0]), arg_nodes[0]).expr
+        self.emit(Assert(cond, self.span(node), AssertKind.HINT))
+        return self.no_result(name, node, want_value)
 
     def compare_function(self, name: str, arg_nodes: Sequence[ts.Node], node: ts.Node, want_value: bool) -> Val | None:
         """A half-precision comparison (``__hlt``, ``__heq``, ...)."""
@@ -917,6 +948,7 @@ _INTRINSICS = _table(
     (["__frcp_rn", "__drcp_rn", "hrcp", "h2rcp"], BuiltinCalls.reciprocal),
     ([*lib.FP8_SOURCES, "__nv_cvt_float2_to_fp8x2", "__nv_cvt_fp8_to_halfraw"], BuiltinCalls.fp8_conversion),
     (["__builtin_assume_aligned"], BuiltinCalls.assume_aligned),
+    (["__builtin_assume"], BuiltinCalls.assume_hint),
     (["sincosf", "sincos", "__sincosf"], BuiltinCalls.sincos),
     (
         [f"make_{t}" for t, vt in BUILTIN_TYPES.items() if isinstance(vt, VectorType) and re.fullmatch(r"\w+\d", t)],
