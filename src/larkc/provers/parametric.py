@@ -1038,6 +1038,8 @@ class _Analysis:
                     self._race_same_block(f, order, a, b, barrier_ok, has_warp_sync)
                 if across and not f.refuted:
                     self._race_cross_block(f, order, a, b)
+                if (a.nc or b.nc) and AccessKind.READ in (a.kind, b.kind) and a.kind is not b.kind and not f.refuted:
+                    self._race_non_coherent(f, order, a, b)
         if self.trace.count_unreliable:
             f.doubts.extend(self.trace.count_unreliable)
         return f
@@ -1198,6 +1200,27 @@ class _Analysis:
         held_back = "blocks may synchronise through fences and atomics, which this model does not order"
         held_back = held_back if fences_and_atomics([st for fn in self.module.functions for st in fn.body]) else ""
         self._decide(f, (0, order), self.session, parts, [*pa, *pb], where, message, a.span, held_back=held_back)
+
+    def _race_non_coherent(self, f: _Finding, order: int, a: Access, b: Access) -> None:
+        """A read through the non-coherent read-only cache (``__ldg``) and a write or atomic of one byte by
+        any two threads of the launch (one thread too), whatever barriers or fences lie between: the cache
+        is not coherent with the launch's own stores, so the memory it reads must be read-only."""
+        read, write = (a, b) if a.nc else (b, a)
+        pr = [*read.pc, read.offset]
+        pw = [*write.pc, write.offset]
+        inst, facts = self._pair(pr, pw, same_block=False, shared_iteration=False)
+        nr = len(pr)
+        parts = [*inst[: nr - 1], *inst[nr:-1], self._overlap(read, inst[nr - 1], write, inst[-1]), *facts]
+
+        def message(model: Z, inst_: dict[str, int]) -> str:
+            return (
+                f"race on {read.region.name}: {_access_text(read)} through the read-only cache (__ldg) by "
+                f"{self._thread(model, 'A', pr)} and {_access_text(write)} by {self._thread(model, 'B', pw)} at "
+                f"{self._inst_text(inst_)}: the non-coherent cache needs memory the kernel never writes"
+            )
+
+        where = f"{_pair_text(read, write)} (a read through the read-only cache)"
+        self._decide(f, (0, order), self.session, parts, [*pr, *pw], where, message, read.span)
 
     # -- barriers ------------------------------------------------------------------------------------
 

@@ -209,6 +209,9 @@ class Access:
     text: str
     shape: tuple[int, ...] = ()
     elements: tuple[Z, ...] = ()
+    #: a read through the non-coherent read-only cache (``__ldg``): no thread may write its bytes during
+    #: the launch, whatever orders the two
+    nc: bool = False
 
 
 class SyncKind(enum.Enum):
@@ -815,7 +818,20 @@ class Executor:
         elements = tuple(self.elem_index(d, n) for d, n in enumerate(shape))
         self.trace.accesses.append(
             Access(
-                kind, p.region, p.off, size, align, st.pc, st.count, st.wcount, p.sites, s.span, text, shape, elements
+                kind,
+                p.region,
+                p.off,
+                size,
+                align,
+                st.pc,
+                st.count,
+                st.wcount,
+                p.sites,
+                s.span,
+                text,
+                shape,
+                elements,
+                isinstance(s, Load) and s.nc,
             )
         )
         r = p.region

@@ -350,6 +350,9 @@ class Interpreter:
         self._site_ids: dict[tuple[int, str], int] = {}
         self._calls: list[tuple[str, Span]] = []  # the device functions being executed and their call sites
         self.mem = Memory(self.space, self.log, self.sites)
+        self.mem.track_non_coherent = any(
+            isinstance(s, Load) and s.nc for f in module.functions for s in walk_stmts(f.body)
+        )
         if self.level is Level.BLOCK and spins(module):
             self.mem.clocks = ProgramClocks.start(n)
         elif (
@@ -892,7 +895,7 @@ class Interpreter:
         vt, lanes, align = self._access_type(s.ptr.type)
         idx, threads, ptrs, enabled, shape = self._targets(s.ptr, mask, s.mask, ub)
         site = self._site(s, "load")
-        values = self.mem.load(vt, lanes, align, threads, ptrs, site, self._elements(idx, shape, enabled))
+        values = self.mem.load(vt, lanes, align, threads, ptrs, site, self._elements(idx, shape, enabled), nc=s.nc)
         dst_t = frame.types[s.dst]
         per_thread = (idx.numel(), *_trailing(dst_t))
         if enabled is None:

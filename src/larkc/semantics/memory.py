@@ -243,6 +243,10 @@ class Region:
     elements: dict[AccessKind, _ElementShadow] = field(default_factory=dict)
     #: per granule, ``program << 32 | element`` of a write of the running statement (block-level kernels)
     element_scratch: torch.Tensor | None = None
+    #: per byte of ``data``, read through the non-coherent read-only cache (``__ldg``) during the launch,
+    #: and written (or updated atomically) during the launch; kept only when the kernel has such loads
+    nc_read: torch.Tensor | None = None
+    launch_written: torch.Tensor | None = None
 
     @property
     def space_name(self) -> str:
@@ -573,6 +577,9 @@ class Memory:
         self.same_value = False
         #: the block shapes of the block-level accesses so far, by number (see :meth:`element_ids`)
         self.block_shapes: list[tuple[int, ...]] = []
+        #: the kernel reads through the non-coherent read-only cache (``__ldg``): every global location
+        #: such a load reads must not be written during the launch (see :meth:`_non_coherent`)
+        self.track_non_coherent = False
 
     # -- creating regions ------------------------------------------------------------------------------
 
@@ -726,11 +733,13 @@ class Memory:
         ptrs: torch.Tensor,
         site: int,
         elements: torch.Tensor | None = None,
+        nc: bool = False,
     ) -> torch.Tensor:
         """Values read by ``threads`` through ``ptrs``: ``[N, max(lanes,1)]`` registers of ``vt``.
 
         ``lanes`` is 0 for a scalar access; ``align`` the alignment in bytes the access type needs;
-        ``elements`` the identity of each access's element in a block-level kernel (:meth:`element_ids`).
+        ``elements`` the identity of each access's element in a block-level kernel (:meth:`element_ids`);
+        ``nc`` a read through the non-coherent read-only cache (``__ldg``).
         Accesses that fail a memory-safety check read NaN/0 and are reported.
         """
         n = threads.numel()
@@ -739,7 +748,7 @@ class Memory:
         out.fill_(math.nan if vt.is_float else 0)
         for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.READ, elements):
             eidx = self._elem_index(r, vt, width)
-            self._check(r, AccessKind.READ, vt.size * width, align, site)
+            self._check(r, AccessKind.READ, vt.size * width, align, site, nc=nc)
             view = r.region.data.view(mem_dtype(vt))
             if r.whole:
                 return from_mem(view[eidx], vt)
@@ -933,14 +942,25 @@ class Memory:
     # -- checks ----------------------------------------------------------------------------------------
 
     def _check(
-        self, r: _Resolved, kind: AccessKind, size: int, align: int, site: int, *, written: torch.Tensor | None = None
+        self,
+        r: _Resolved,
+        kind: AccessKind,
+        size: int,
+        align: int,
+        site: int,
+        *,
+        written: torch.Tensor | None = None,
+        nc: bool = False,
     ) -> None:
         """The uninit and race checks of accesses of ``size`` bytes at ``align``-aligned addresses.
 
         ``written`` (a plain write's values, ``[N, lanes]`` of the memory dtype, not yet stored) lets the
-        race check tell write-write races of one value (``race (same value)``) from the others.
+        race check tell write-write races of one value (``race (same value)``) from the others. ``nc``: a
+        read through the non-coherent read-only cache.
         """
         region = r.region
+        if self.track_non_coherent and region.kind is RegionKind.GLOBAL and (nc or kind is not AccessKind.READ):
+            self._non_coherent(r, kind, size, site, nc)
         if kind is not AccessKind.READ and region.read_only:
             region.read_only = False  # written after all (const cast away): track from now on
         needs_races = region.track_races and not region.read_only
@@ -981,6 +1001,42 @@ class Memory:
             self._races(region, kind, gi, th, rows, r.offset, site, written)
             if elements is not None:
                 self._element_races(region, kind, gi, th, elements, rows, r.offset, site, written)
+
+    def _non_coherent(self, r: _Resolved, kind: AccessKind, size: int, site: int, nc: bool) -> None:
+        """A read through the non-coherent read-only data cache (``__ldg``, ``ld.global.nc``) is defined only
+        on memory that no thread writes during the launch: the cache is not kept coherent with the launch's
+        own stores, so no barrier or fence orders them. Such a read of a byte written earlier in the launch,
+        or a write (or atomic) of a byte such a read read, by any thread, is a race."""
+        region = r.region
+        nbytes = region.data.numel()
+        at = (r.base[:, None] + torch.arange(size)[None, :]).clamp(0, max(nbytes - 1, 0))
+        if nc:
+            other, mine = region.launch_written, "nc_read"
+        else:
+            other, mine = region.nc_read, "launch_written"
+        if other is not None:
+            hit = other[at].any(dim=1)
+            if bool(hit.any()):
+                i = int(hit.nonzero()[0])
+                t0 = int(r.threads[i])
+                o = int(r.offset[i])
+                what = (
+                    f"read of {region.space_name} {region.index_text(o)} through the read-only cache (__ldg) "
+                    f"by {self.space.describe(t0)}, which the kernel writes during the launch"
+                    if nc
+                    else f"{kind.value} of {region.space_name} {region.index_text(o)} by {self.space.describe(t0)}, "
+                    "which the kernel reads through the read-only cache (__ldg)"
+                )
+                self._report(
+                    DiagnosisKind.RACE, site, t0, int(hit.sum()),
+                    f"{what}: the non-coherent cache needs memory read-only for the whole kernel",
+                    region=region, offset=o, key=f"nc:{region.name}",
+                )  # fmt: skip
+        mark = getattr(region, mine)
+        if mark is None:
+            mark = torch.zeros(nbytes, dtype=torch.bool)
+            setattr(region, mine, mark)
+        mark[at.reshape(-1)] = True
 
     def _races(
         self,

@@ -192,6 +192,7 @@ class _Interp(Interpreter):
         super().__init__(module, kernel, launch, limits)
         self.dom = domain
         self.smem = SymbolicMemory(self.space, self.log, self.sites, domain, self._atomic_combine)
+        self.smem.track_non_coherent = self.mem.track_non_coherent
         self.mem = self.smem
         self.data_dependent: dict[str, Span | None] = {}
         self.symbolic_reads: dict[int, Span] = {}  # region id -> first data-dependent read
@@ -410,6 +411,10 @@ class _Interp(Interpreter):
         pointee = s.ptr.type.pointee if isinstance(s.ptr.type, PointerType) else None
         if s.mask is not None or not isinstance(pointee, ScalarType):
             raise SymbolicUnsupported("a data-dependent address of a vector, block or masked load", s.span)
+        if s.nc:
+            # its read-only requirement is checked on concrete addresses only
+            what = "a read through the read-only cache (__ldg) at an address computed from input data"
+            raise SymbolicUnsupported(what, s.span)
         vt = pointee
         frame = self._frames[-1]
         idx = self._indices(mask)

@@ -204,12 +204,13 @@ class SymbolicMemory(Memory):
         ptrs: torch.Tensor,
         site: int,
         elements: torch.Tensor | None = None,
+        nc: bool = False,
     ) -> torch.Tensor:
         n = threads.numel()
         width = max(lanes, 1)
         out = torch.zeros((n, width), dtype=ID_DTYPE)
         for r in self._resolve(threads, ptrs, vt, lanes, align, site, AccessKind.READ, elements):
-            self._check(r, AccessKind.READ, vt.size * width, align, site)
+            self._check(r, AccessKind.READ, vt.size * width, align, site, nc=nc)
             slots = r.base[:, None] + torch.arange(width)[None, :] * vt.size
             maybe = self.maybe_unwritten.get(r.region.id)
             if maybe is not None and bool(maybe[slots.reshape(-1)].any()):
