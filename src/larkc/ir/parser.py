@@ -417,8 +417,8 @@ class _Builder:
             case "assign":
                 return Assign(self.name(ch[0]), self.expr(ch[1]), span)
             case "load":
-                dst, op, ptr, mask, other = ch
-                nc = str(op) == "load.nc"
+                dst, load_op, ptr, mask, other = ch
+                nc = str(load_op) == "load.nc"
                 return Load(self.name(dst), self.expr(ptr), self.opt(mask), self.opt(other), span, nc)
             case "store":
                 ptr, value, mask = ch
@@ -448,8 +448,8 @@ class _Builder:
                 assert isinstance(ch[0], Token)
                 return Fence(self.kind(ch[0], MemScope, "fence"), span)
             case "assert_stmt":
-                kind = AssertKind.HINT if str(ch[0]) == "assert.hint" else AssertKind.ASSERT
-                return Assert(self.expr(ch[1]), span, kind)
+                assert_kind = AssertKind.HINT if str(ch[0]) == "assert.hint" else AssertKind.ASSERT
+                return Assert(self.expr(ch[1]), span, assert_kind)
             case "assume_stmt":
                 return Assume(self.expr(ch[0]), span)
             case "shuffle":
