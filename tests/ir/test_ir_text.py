@@ -12,6 +12,8 @@ from larkc.errors import LarkcError, Span, TypeCheckError, UserSyntaxError
 from larkc.ir.nodes import (
     Alloc,
     Arange,
+    Assert,
+    AssertKind,
     Assign,
     Atomic,
     AtomicOp,
@@ -222,6 +224,9 @@ STMTS: list[tuple[Stmt, str]] = [
     (Alloc("acc", F32X4, 4, AddressSpace.LOCAL), "local %acc: [4 x f32x4];"),
     (Load("t", X), "%t = load [%x];"),
     (Load("t", VarRef("p", B4P), TRUE, ONE), "%t = load [%p], mask true, other 1.0:f32;"),
+    (Load("t", X, nc=True), "%t = load.nc [%x];"),
+    (Assert(TRUE), "assert true;"),
+    (Assert(TRUE, kind=AssertKind.HINT), "assert.hint true;"),
     (Store(X, ONE), "store [%x], 1.0:f32;"),
     (Store(X, ONE, TRUE), "store [%x], 1.0:f32, mask true;"),
     (Break(), "break;"),
