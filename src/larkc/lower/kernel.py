@@ -976,6 +976,14 @@ class _Lowerer:
                 if mask is not None:
                     raise _unsupported("masked load in Lean lowering", s.span, dst)
                 assert isinstance(ptr.type, PointerType)
+                if s.nc and not ptr.type.const:
+                    # the Lean model's loads are coherent: one through the read-only cache is the same only
+                    # of memory the launch never writes; a non-const pointer gives no such reason
+                    raise _unsupported(
+                        "read through the read-only cache (__ldg) of a pointer that is not const in Lean lowering",
+                        s.span,
+                        dst,
+                    )
                 t = ptr.type.pointee
                 c = _cls(t, s.span)
                 if c in ("vec", "bits"):
