@@ -66,6 +66,21 @@ def take_even(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + src, mask=m, other=0.0), mask=m)
 """
 
+#: Row scaling with the hint on the row pointers themselves (a pointer's divisibility is in bytes):
+#: true for the buffer starts, for the rows only when n_cols % 4 == 0.
+ROW_SCALE_PTR = """
+@triton.jit
+def row_scale_ptr(x_ptr, s_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    x_ptr = tl.multiple_of(x_ptr, 16)
+    x_row = tl.multiple_of(x_ptr + row * n_cols, 16)
+    y_row = y_ptr + row * n_cols
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_row + cols, mask=mask, other=0.0)
+    tl.store(y_row + cols, x * tl.load(s_ptr + row), mask=mask)
+"""
+
 #: A row copy in CUDA vectorised on a promise: both row pointers declared 16-byte aligned.
 CUDA_ROW_COPY = """
 #include <cuda_runtime.h>
@@ -228,6 +243,21 @@ def test_tl_assume_is_an_obligation_not_a_hypothesis(tmp_path: Path) -> None:
     report = verify_task(task, replay_dir=tmp_path / "replay")
     assert report.verdict is Verdict.FAILED, "\n".join(report.render())
     assert _defined(report.results).status is Status.REFUTED
+
+
+def test_multiple_of_on_pointers_is_about_their_byte_addresses(tmp_path: Path) -> None:
+    def task(constraints: list[str]) -> Task:
+        base = _row_scale(tmp_path, constraints)
+        source = _source(tmp_path, TRITON_HEADER + ROW_SCALE_PTR, "row_scale_ptr.py")
+        return dataclasses.replace(base, source=source, kernel="row_scale_ptr")
+
+    wrong = verify_task(task([]), replay_dir=tmp_path / "replay")
+    assert wrong.verdict is Verdict.FAILED, "\n".join(wrong.render())
+    r = _defined(wrong.results)
+    assert r.status is Status.REFUTED and r.counterexample is not None
+    assert "x_ptr + row * n_cols" in r.counterexample.message and r.counterexample.instance["d"] % 4 != 0
+    right = verify_task(task(["d % 4 == 0"]), replay_dir=tmp_path / "replay")
+    assert right.verdict is Verdict.VERIFIED, "\n".join(right.render())
 
 
 # -- CUDA -------------------------------------------------------------------------------------------

@@ -639,14 +639,25 @@ def _multiple_of(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValu
     """``tl.multiple_of(x, k)``: ``k[d]`` divides the first element of every contiguous group of ``x``
     along ``d``. Checked per element (the groups are the compiler's analysis, not known here): along
     each ``d``, ``x[i] % k == 0`` or ``x[i] ≡ i_d (mod k)`` (a run that starts at a multiple of ``k`` at
-    an index that is one: what ``pid * BLOCK + tl.arange(0, BLOCK)`` is); a scalar is a multiple of ``k``."""
+    an index that is one: what ``pid * BLOCK + tl.arange(0, BLOCK)`` is); a scalar is a multiple of ``k``.
+    A pointer's divisibility is of its address in bytes (a run of pointers steps by the element size)."""
+    from larkc.ir.nodes import Cast, CastKind
+    from larkc.ir.types import I64
+
     a = _bind("multiple_of", ["input", "values"], pos, kws, span)
     x = a["input"]
     assert x is not None
     xt = lw.tensor(x, span)
-    if isinstance(elem_of(xt.type), PointerType) or not _scalar_elem(xt, "input of tl.multiple_of", span).is_int:
-        raise UnsupportedError("tl.multiple_of", "of a value that is not an integer", span)
     shape = shape_of(xt.type)
+    step = 1
+    pointee = elem_of(xt.type)
+    if isinstance(pointee, PointerType):
+        if not isinstance(pointee.pointee, ScalarType):
+            raise UnsupportedError("tl.multiple_of", "of a pointer to a non-scalar", span)
+        step = max(1, pointee.pointee.bits // 8)
+        xt = Tensor(Cast(xt.expr, with_elem(I64, shape), CastKind.BITCAST, span))
+    elif not _scalar_elem(xt, "input of tl.multiple_of", span).is_int:
+        raise UnsupportedError("tl.multiple_of", "of a value that is not an integer", span)
     values = _hint_values(a["values"], len(shape), "multiple_of", span)
     for d, k in enumerate(values):
         if k == 1:
@@ -654,7 +665,8 @@ def _multiple_of(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValu
         rem = lw.binop("%", xt, Constexpr(k), span)
         ok = lw.compare_values(BinaryOp.EQ, rem, Constexpr(0), span)
         if shape:
-            phase = lw.binop("%", _index_along(shape, d, span), Constexpr(k), span)
+            index = lw.binop("*", _index_along(shape, d, span), Constexpr(step), span)
+            phase = lw.binop("%", index, Constexpr(k), span)
             run = lw.binop("%", lw.binop("-", xt, phase, span), Constexpr(k), span)
             ok = lw.binop("|", ok, lw.compare_values(BinaryOp.EQ, run, Constexpr(0), span), span)
         _promise(lw, ok, span)
