@@ -19,6 +19,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from larkc.pipeline.reports import VerifyReport
 from larkc.pipeline.verify import verify_task
 from larkc.provers import AssumptionKind, CounterexampleKind, ObligationKind, Status, Verdict
 from larkc.provers.core import ObligationResult
@@ -35,11 +36,11 @@ def _write(tmp_path: Path, name: str, source_name: str, source: str, task: str) 
     return d
 
 
-def _verify(path: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+def _verify(path: Path, tmp_path: Path) -> VerifyReport:
     return verify_task(load_task(path), replay_dir=tmp_path / "replays")
 
 
-def _result(report, kind: ObligationKind) -> ObligationResult:  # type: ignore[no-untyped-def]
+def _result(report: VerifyReport, kind: ObligationKind) -> ObligationResult:
     (r,) = [r for r in report.results if r.obligation.kind is kind]
     return r
 
@@ -102,7 +103,7 @@ def _triton_quant(tmp_path: Path, name: str, value: str) -> Path:
     return _write(tmp_path, name, "kernel.py", _QUANT_TRITON % value, task)
 
 
-def _assert_ub_refuted(report) -> None:  # type: ignore[no-untyped-def]
+def _assert_ub_refuted(report: VerifyReport) -> None:
     assert report.verdict is Verdict.FAILED, "\n".join(report.render())
     defined = _result(report, ObligationKind.DEFINED)
     assert defined.status is Status.REFUTED, defined.detail
@@ -218,7 +219,7 @@ def _elementwise(tmp_path: Path, name: str, body: str, reference: str) -> Path:
     return _write(tmp_path, name, "kernel.cu", src, _ELEMENTWISE_TASK % (reference, name))
 
 
-def _no_nonzero_label(report) -> None:  # type: ignore[no-untyped-def]
+def _no_nonzero_label(report: VerifyReport) -> None:
     for r in report.results:
         for a in r.assumptions:
             assert a.kind.value != "nonzero", a
@@ -412,3 +413,52 @@ def test_int32_row_sum_in_range_is_verified(tmp_path: Path) -> None:
     """
     report = _verify(_write(tmp_path, "rowsum_ok", "kernel.cu", src, task), tmp_path)
     assert _result(report, ObligationKind.DEFINED).status is Status.PROVED
+
+
+# --------------------------------------------------------------------------------------------------
+# Class 8, sizes: an integer division by a size expression is decided for every size
+
+_RESIZE = """\
+// Nearest-neighbour resize of each row with align_corners=True: output column j samples input column
+// j * (w_in - 1) / (w_out - 1), so that the first and last columns line up.
+__global__ void resize_nearest_align(const float* __restrict__ x, float* __restrict__ y, int w_in, int w_out) {
+    int row = blockIdx.y;
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < w_out) {
+        int src = j * (w_in - 1) / (w_out - 1);
+        y[row * w_out + j] = x[row * w_in + src];
+    }
+}
+"""
+
+_RESIZE_TASK = """\
+from larkc import Task
+
+task = Task(
+    source="kernel.cu", kernel="resize_nearest_align",
+    inputs={"x": "f32[r, w_in]"}, outputs={"y": "f32[r, w_out]"},
+    bindings={"w_in": "w_in", "w_out": "w_out"},
+    symbols=["r", "w_in", "w_out"], constraints=["r <= 1024", "w_in <= 4096", "w_out <= 4096"%s],
+    instances=[{"r": 2, "w_in": 9, "w_out": 5}, {"r": 1, "w_in": 100, "w_out": 33}],
+    grid=["cdiv(w_out, 64)", "r"], block=[64],
+)
+"""
+
+
+def test_division_by_a_size_that_may_be_zero_is_refuted_with_the_sizes(tmp_path: Path) -> None:
+    """``/ (w_out - 1)`` divides by zero at w_out = 1, which no instance has: the parametric prover refutes
+    ``defined`` with the smallest such sizes, confirmed by the simulator."""
+    report = _verify(_write(tmp_path, "resize", "kernel.cu", _RESIZE, _RESIZE_TASK % ""), tmp_path)
+    assert report.verdict is Verdict.FAILED, "\n".join(report.render())
+    defined = _result(report, ObligationKind.DEFINED)
+    assert defined.status is Status.REFUTED and defined.counterexample is not None
+    assert defined.counterexample.instance["w_out"] == 1
+    assert defined.counterexample.kind is CounterexampleKind.CONFIRMED
+
+
+def test_division_by_a_size_the_constraints_keep_nonzero_is_not_refuted(tmp_path: Path) -> None:
+    task = _RESIZE_TASK % ', "w_out >= 2"'
+    report = _verify(_write(tmp_path, "resize_ok", "kernel.cu", _RESIZE, task), tmp_path)
+    assert report.verdict is Verdict.VERIFIED, "\n".join(report.render())
+    defined = _result(report, ObligationKind.DEFINED)
+    assert "never by zero" in defined.detail  # decided for all sizes, proved at the instances

@@ -304,7 +304,13 @@ def _across_configs(
 
 
 #: The obligations the parametric prover decides for all sizes (the bounded prover for its instances).
-PARAMETRIC_KINDS = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW)
+PARAMETRIC_KINDS = (
+    ObligationKind.BOUNDS,
+    ObligationKind.RACE,
+    ObligationKind.BARRIER,
+    ObligationKind.OVERFLOW,
+    ObligationKind.DEFINED,  # divisions by sizes, for all sizes (refuted or unknown; proved per instance)
+)
 
 #: A parametric counterexample is run in the simulator when no tensor of its instance exceeds this.
 _SIMULABLE_ELEMENTS = 1 << 22

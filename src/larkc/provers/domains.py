@@ -137,7 +137,7 @@ def _z3_decide(
     for node in tm._post_order([holds, *prefer]):
         if isinstance(node, Elem):
             elems.append(node)
-            v = conv.convert(node)
+            v = conv.convert(tm.elem(node.tensor, node.index))
             dt = space.dtypes.get(node.tensor)
             if dt is None:
                 continue
@@ -147,7 +147,7 @@ def _z3_decide(
             elif (m := _FLOAT_MAX.get(str(dt))) is not None:
                 s.add(v >= -m, v <= m)
         elif isinstance(node, App):
-            a = conv.convert(node)
+            a = conv.convert(tm._atom_poly(node))
             if node.fn in (Fn.EXP, Fn.EXP2):
                 s.add(a > 0)
             elif node.fn is Fn.SQRT:
@@ -182,7 +182,7 @@ def _env_of_model(
 ) -> dict[str, np.ndarray[Any, Any]] | None:
     env = {name: np.zeros(space.sizes[name], dtype=np.float64) for name in names}
     for e in elems:
-        v = model.eval(conv.convert(e), model_completion=True)
+        v = model.eval(conv.convert(tm.elem(e.tensor, e.index)), model_completion=True)
         try:
             q = Fraction(v.as_fraction()) if hasattr(v, "as_fraction") else Fraction(str(v))
         except (ValueError, ZeroDivisionError):

@@ -100,7 +100,13 @@ PROVER_NAME = "parametric-z3"
 #: The scope constraint of an autotuned kernel's result: the configuration its module was lowered with
 #: (the pipeline, which runs every configuration, replaces it by the list of them).
 AUTOTUNE_SCOPE = "the @triton.autotune configuration of this module (one specialisation)"
-HANDLED = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW)
+HANDLED = (
+    ObligationKind.BOUNDS,
+    ObligationKind.RACE,
+    ObligationKind.BARRIER,
+    ObligationKind.OVERFLOW,
+    ObligationKind.DEFINED,  # integer divisions by sizes only: refuted or unknown here, never proved
+)
 #: Steps of the search for the smallest witness (each one solver call of at most MINIMIZE_RLIMIT units).
 MINIMIZE_STEPS = 40
 MINIMIZE_RLIMIT = 4_000_000
@@ -743,6 +749,9 @@ class _Analysis:
             case ObligationKind.OVERFLOW:
                 f = self.check_overflow()
                 what = f"{self.ex.ops} integer operations and {self.size_params} size parameters free of overflow"
+            case ObligationKind.DEFINED:
+                f = self.check_divisors()
+                what = f"{f.checked} integer divisions by sizes never by zero"
             case _:
                 raise ValueError(ob.kind)
         for issue in self.trace.issues:
@@ -762,6 +771,11 @@ class _Analysis:
             return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, detail, assumptions, None, secs, witnesses)
         sizes = "all sizes of this specialisation" if set(self.spec_text) - {AUTOTUNE_SCOPE} else "all sizes"
         detail = f"z3: {what} for {sizes} ({self.session.calls + self.base_session.calls} solver calls)"
+        if ob.kind is ObligationKind.DEFINED:
+            # only the divisions by sizes are decided here: the other undefined operations (conversions and
+            # arithmetic of data, shifts) are the bounded prover's, per instance, so nothing is proved for all
+            detail += "; the other operations are decided per instance"
+            return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, detail, assumptions, None, secs)
         return ObligationResult(ob, Status.PROVED, scope, PROVER_NAME, detail, assumptions, None, secs)
 
     # -- queries -------------------------------------------------------------------------------------
@@ -1262,6 +1276,32 @@ class _Analysis:
             self._decide(f, (1, order), session, self._single(parts), parts, f"{where} may overflow", message, s.span)
         return f
 
+    def check_divisors(self) -> _Finding:
+        """Integer divisions whose divisor depends only on sizes, launch values and thread indices (not on
+        data: those are decided per instance): refuted at the smallest sizes where the divisor is zero."""
+        f = _Finding()
+        for order, s in enumerate(self.trace.sites):
+            if s.kind is not SiteKind.DIVISOR or self.reg.any_data(self.reg.free(s.exact)):
+                continue
+            f.checked += 1
+            where = f"`{s.source or s.text}` at {s.span.location()}"
+            if s.answer is Answer.UNKNOWN:
+                f.doubts.append(f"{where}: {s.reason}")
+                continue
+            parts = [*s.pc, s.exact == 0]
+
+            def message(model: Z, inst: dict[str, int], s: Site = s) -> str:
+                thread = self._thread(model, None, [s.exact, *s.pc])
+                return (
+                    f"`{s.source or s.text}` at {s.span.location()} divides by zero at {self._inst_text(inst)},"
+                    f" {thread} (smallest sizes by their sum)"
+                )
+
+            self._decide(
+                f, (1, order), self.session, self._single(parts), parts, f"{where} may divide by zero", message, s.span
+            )
+        return f
+
     def _overflow_text(self, s: Site, v: int, inst: dict[str, int], model: Z) -> str:
         lo, hi = trange(s.t)
         bound = f"{log2_text(hi + 1)} - 1" if v > hi and hi + 1 >= 1024 else str(hi) if v > hi else str(lo)
@@ -1277,6 +1317,8 @@ class _Analysis:
                 return (
                     f"{s.text} does not fit: {v} {cmp} {bound} at {self._inst_text(inst)} (smallest sizes by their sum)"
                 )
+            case SiteKind.DIVISOR:
+                raise AssertionError("a divisor is not an overflow site")
         ir = f" (IR `{s.text}`)" if s.source and s.source != s.text else ""
         return (
             f"`{s.source or s.text}`{ir} at {s.span.location()} {verb}: its value {log2_text(v)} {cmp} {bound}"
