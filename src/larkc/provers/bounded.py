@@ -53,9 +53,10 @@ from larkc.provers.core import (
 from larkc.provers.domains import (
     Decision,
     InputSpace,
+    ReferenceMatch,
     decide,
     describe,
-    implied_by,
+    match_reference,
     range_holds,
     reference_domain,
     side_holds,
@@ -75,6 +76,8 @@ PROVER = "symbolic"
 #: Terms larger than this (summands, counted over the whole DAG) are not expanded or sent to z3.
 _EXPAND_NODES = 20_000
 _Z3_NODES = 4_000
+#: z3's budget for one condition on the inputs (a side condition, a range condition), in milliseconds
+_CONDITION_MS = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,7 +381,7 @@ def _defined_on_data(facts: InstanceFacts, proved: ObligationResult, budget: Bud
             open_.append((c, f"time budget of {budget.seconds:g} s exhausted"))
             continue
         holds, prefer = range_holds(c.value, c.low, c.high)
-        d = decide(holds, prefer, facts.input_space, solver_ms=budget.solver_ms)
+        d = decide(holds, prefer, facts.input_space, solver_ms=min(budget.solver_ms, _CONDITION_MS))
         if d.holds is True:
             by_z3 += 1
         elif d.holds is False:
@@ -502,8 +505,16 @@ def _side_conditions(
     ref = reference_domain(spec_terms)
     for c in facts.spec_side_conditions:
         ref.setdefault((id(c.term), c.requirement), c)
-    legit = [c for c in remaining if implied_by(c, ref)]
-    kernel_only = [c for c in remaining if not implied_by(c, ref)]
+    legit: list[SideCondition] = []
+    kernel_only: list[SideCondition] = []
+    for c in remaining:
+        match match_reference(c, ref, budget.term_size):
+            case ReferenceMatch.DOMAIN:
+                legit.append(c)
+            case ReferenceMatch.NONE:
+                kernel_only.append(c)
+            case ReferenceMatch.PROVED:
+                pass
     scope = _scope(facts)
     open_: list[tuple[SideCondition, str]] = []
     for c in kernel_only:
@@ -511,7 +522,8 @@ def _side_conditions(
             open_.append((c, f"time budget of {budget.seconds:g} s exhausted"))
             break
         holds, prefer = side_holds(c)
-        d = decide(holds, prefer, facts.input_space, solver_ms=budget.solver_ms)
+        small = _size(c.term) <= _Z3_NODES
+        d = decide(holds, prefer, facts.input_space, solver_ms=min(budget.solver_ms, _CONDITION_MS) if small else 0)
         if d.holds is True:
             continue
         if d.holds is False:

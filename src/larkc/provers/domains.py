@@ -22,6 +22,8 @@ inputs outside them are no counterexample, since the reference has no value ther
 
 from __future__ import annotations
 
+import enum
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,9 +40,11 @@ from larkc.symbolic.terms import App, BoolTerm, Elem, Fn, Poly, Read, Term
 __all__ = [
     "Decision",
     "InputSpace",
+    "ReferenceMatch",
     "decide",
     "describe",
     "implied_by",
+    "match_reference",
     "range_holds",
     "reference_domain",
     "side_holds",
@@ -108,11 +112,15 @@ def side_holds(c: SideCondition) -> tuple[BoolTerm, list[BoolTerm]]:
 def decide(
     holds: BoolTerm, prefer: Sequence[BoolTerm], space: InputSpace, *, solver_ms: int, seed: int = 0
 ) -> Decision:
-    """Prove ``holds`` for every input of ``space``, or find inputs where it fails (see the module doc)."""
+    """Prove ``holds`` for every input of ``space``, or find inputs where it fails (see the module doc);
+    ``solver_ms`` 0 skips z3 (the search alone)."""
     names = sorted({n.tensor for n in tm._post_order([holds]) if isinstance(n, Elem | Read)})
     if any(n not in space.sizes for n in names):
         return Decision(None, "reads a value that is not an input of the task")
-    z = _z3_decide(holds, prefer, space, names, solver_ms)
+    if solver_ms > 0:
+        z = _z3_decide(holds, prefer, space, names, solver_ms)
+    else:
+        z = Decision(None, "too large a term for z3")
     if z.holds is not None:
         return z
     found = _search(holds, space, names, seed)
@@ -281,6 +289,60 @@ def implied_by(c: SideCondition, domain: Mapping[tuple[int, Requirement], SideCo
         negated = tm.neg(c.term)
         return any((id(negated), r) in domain for r in (Requirement.NONZERO,))
     return False
+
+
+class ReferenceMatch(enum.Enum):
+    """How a side condition of the kernel relates to the reference's terms (:func:`match_reference`)."""
+
+    PROVED = "proved"  # its term equals a term of the reference whose sign facts prove the condition
+    DOMAIN = "domain"  # it follows from a condition under which the reference is defined
+    NONE = "none"
+
+
+#: Candidate reference conditions compared with one kernel condition by normal forms (the probe filters).
+_MAX_EQUAL_TRIES = 4
+
+
+def match_reference(
+    c: SideCondition, domain: Mapping[tuple[int, Requirement], SideCondition], work: int | None
+) -> ReferenceMatch:
+    """``c`` against the reference's domain: syntactically (:func:`implied_by`), else through a term of the
+    reference equal to ``c``'s by normal forms (a layer norm's ``sqrt(E[x^2] - mean^2 + eps)`` and the spec's
+    ``sqrt(mean((x - mean)^2) + eps)``). The equality must hold without conditions of its own beyond those
+    the sign facts prove. When the reference's term is positive by its sign facts, so is ``c``'s."""
+    if implied_by(c, domain):
+        return ReferenceMatch.DOMAIN
+    from larkc.symbolic.conditions import isolated
+    from larkc.symbolic.normal import _close, _probe, equal
+    from larkc.symbolic.signs import discharge, sign_of
+
+    try:
+        pk = _probe(c.term)
+    except (ValueError, OverflowError, ZeroDivisionError, TypeError, KeyError, IndexError):
+        return ReferenceMatch.NONE
+    tries = 0
+    for d in domain.values():
+        if d.requirement not in _IMPLIED_BY[c.requirement] or tries >= _MAX_EQUAL_TRIES:
+            continue
+        try:
+            ps = _probe(d.term)
+        except (ValueError, OverflowError, ZeroDivisionError, TypeError, KeyError, IndexError):
+            continue
+        flip = c.requirement is Requirement.NONZERO and _close(pk, -ps) and not _close(pk, ps)
+        if not (_close(pk, ps) or flip) or math.isnan(pk) or math.isnan(ps):
+            continue
+        tries += 1
+        with isolated() as sc:
+            try:
+                same = equal(c.term, tm.neg(d.term) if flip else d.term, work)
+            except (ValueError, ZeroDivisionError, RecursionError, TypeError, KeyError, IndexError):
+                same = None
+        if same is not True or discharge(sc.conditions)[1]:
+            continue
+        if sign_of(d.term).satisfies(d.requirement):
+            return ReferenceMatch.PROVED
+        return ReferenceMatch.DOMAIN
+    return ReferenceMatch.NONE
 
 
 def describe(conditions: Sequence[SideCondition]) -> str:

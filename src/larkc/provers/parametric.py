@@ -751,7 +751,7 @@ class _Analysis:
                 what = f"{self.ex.ops} integer operations and {self.size_params} size parameters free of overflow"
             case ObligationKind.DEFINED:
                 f = self.check_divisors()
-                what = f"{f.checked} integer divisions by sizes never by zero"
+                what = f"{f.checked} integer division(s) by sizes never by zero" if f.checked else ""
             case _:
                 raise ValueError(ob.kind)
         for issue in self.trace.issues:
@@ -774,7 +774,7 @@ class _Analysis:
         if ob.kind is ObligationKind.DEFINED:
             # only the divisions by sizes are decided here: the other undefined operations (conversions and
             # arithmetic of data, shifts) are the bounded prover's, per instance, so nothing is proved for all
-            detail += "; the other operations are decided per instance"
+            detail = f"z3: {what} for all sizes; the rest per instance" if what else "no integer division by sizes"
             return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, detail, assumptions, None, secs)
         return ObligationResult(ob, Status.PROVED, scope, PROVER_NAME, detail, assumptions, None, secs)
 
