@@ -462,3 +462,36 @@ def test_division_by_a_size_the_constraints_keep_nonzero_is_not_refuted(tmp_path
     assert report.verdict is Verdict.VERIFIED, "\n".join(report.render())
     defined = _result(report, ObligationKind.DEFINED)
     assert "never by zero for all sizes" in defined.detail  # decided for all sizes, proved at the instances
+
+
+def test_triton_int32_row_sum_that_overflows_is_failed(tmp_path: Path) -> None:
+    src = """\
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def row_sum_i32(x_ptr, out_ptr, d, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        acc = tl.zeros([BLOCK], dtype=tl.int32)
+        for start in range(0, d, BLOCK):
+            cols = start + tl.arange(0, BLOCK)
+            acc += tl.load(x_ptr + row * d + cols, mask=cols < d, other=0)
+        tl.store(out_ptr + row, tl.sum(acc, axis=0))
+    """
+    task = """\
+    import torch
+    from larkc import Task
+
+    def reference(x: torch.Tensor) -> torch.Tensor:
+        return x.sum(dim=-1).to(torch.int32)
+
+    task = Task(
+        source="kernel.py", kernel="row_sum_i32", reference=reference,
+        inputs={"x": "i32[r, d] in [0, 2147483647)"}, outputs={"out": "i32[r]"},
+        bindings={"x_ptr": "x", "out_ptr": "out", "d": "d", "BLOCK": 4},
+        symbols=["r", "d"], constraints=["r <= 64", "d <= 64"], instances=[{"r": 2, "d": 8}],
+        grid=["r"], block=[1],
+    )
+    """
+    _assert_ub_refuted(_verify(_write(tmp_path, "rowsum_tl", "kernel.py", src, task), tmp_path))

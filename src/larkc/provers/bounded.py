@@ -303,9 +303,13 @@ def prove_instance(facts: InstanceFacts, obligations: Sequence[Obligation], budg
                 r = _safety(facts, ob)
                 if r.status is Status.PROVED:
                     r = _defined_on_data(facts, r, budget)
-            case ObligationKind.BOUNDS | ObligationKind.RACE | ObligationKind.BARRIER | ObligationKind.INIT:
-                r = _safety(facts, ob)
-            case ObligationKind.ASSERT:
+            case (
+                ObligationKind.BOUNDS
+                | ObligationKind.RACE
+                | ObligationKind.BARRIER
+                | ObligationKind.INIT
+                | ObligationKind.ASSERT
+            ):
                 r = _safety(facts, ob)
             case _:
                 assert_never(ob.kind)
@@ -381,7 +385,8 @@ def _defined_on_data(facts: InstanceFacts, proved: ObligationResult, budget: Bud
             open_.append((c, f"time budget of {budget.seconds:g} s exhausted"))
             continue
         holds, prefer = range_holds(c.value, c.low, c.high)
-        d = decide(holds, prefer, facts.input_space, solver_ms=min(budget.solver_ms, _CONDITION_MS))
+        use_z3 = not open_ and _size(c.value) <= _Z3_NODES  # once one is open, only refutations matter
+        d = decide(holds, prefer, facts.input_space, solver_ms=min(budget.solver_ms, _CONDITION_MS) if use_z3 else 0)
         if d.holds is True:
             by_z3 += 1
         elif d.holds is False:
@@ -395,9 +400,9 @@ def _defined_on_data(facts: InstanceFacts, proved: ObligationResult, budget: Bud
         detail = f"{c.text()}{where}: neither proved nor refuted ({why}){more}"
         return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, detail)
     what = ", ".join(dict.fromkeys(c.what for c in conditions))
-    how = f"{proved.detail}; {len(conditions)} operation(s) on data in range ({what}): "
-    how += ", ".join(p for p in (f"{by_ranges} by the operands' value ranges" if by_ranges else "",
-                                 f"{by_z3} by z3" if by_z3 else "") if p)  # fmt: skip
+    ways = [f"{by_ranges} by the operands' value ranges"] if by_ranges else []
+    ways += [f"{by_z3} by z3 from the inputs' declared ranges"] if by_z3 else []
+    how = f"{proved.detail}; {len(conditions)} operation(s) on data in range ({what}): {', '.join(ways)}"
     return ObligationResult(ob, Status.PROVED, scope, PROVER, how, proved.assumptions)
 
 
@@ -405,9 +410,12 @@ def _range_refuted(facts: InstanceFacts, proved: ObligationResult, c: RangeCondi
     inputs = d.relevant([c.value])
     assert d.witness is not None
     values = exact_values([c.value], d.witness)
-    shown = f" = {float(values[0]):.9g}" if values is not None else ""
+    shown = ""
+    if values is not None:
+        v = values[0]
+        shown = f" = {int(v)}" if v == int(v) else f" = {float(v):.9g}"
     where = f" at {c.span.location()}" if c.span is not None and c.span.line > 0 else ""
-    message = f"{c.what}{where} is undefined: {_short(c.value)}{shown} is outside ({c.low}, {c.high})"
+    message = f"{c.what}{where} is undefined: {_short(c.value)}{shown}, not strictly between {c.low} and {c.high}"
     if not facts.exhaustive:
         why = f"possible ub on a data-dependent path (needs confirmation on concrete inputs): {message}"
         return ObligationResult(proved.obligation, Status.UNKNOWN, proved.scope, PROVER, why)
@@ -522,8 +530,10 @@ def _side_conditions(
             open_.append((c, f"time budget of {budget.seconds:g} s exhausted"))
             break
         holds, prefer = side_holds(c)
-        small = _size(c.term) <= _Z3_NODES
-        d = decide(holds, prefer, facts.input_space, solver_ms=min(budget.solver_ms, _CONDITION_MS) if small else 0)
+        # once one condition is open the obligation is UNKNOWN anyway: the others are only searched for a
+        # refutation (z3 is for proofs, which can no longer change the answer)
+        use_z3 = not open_ and _size(c.term) <= _Z3_NODES
+        d = decide(holds, prefer, facts.input_space, solver_ms=min(budget.solver_ms, _CONDITION_MS) if use_z3 else 0)
         if d.holds is True:
             continue
         if d.holds is False:
