@@ -774,7 +774,8 @@ class _Analysis:
         if ob.kind is ObligationKind.DEFINED:
             # only the divisions by sizes are decided here: the other undefined operations (conversions and
             # arithmetic of data, shifts) are the bounded prover's, per instance, so nothing is proved for all
-            detail = f"z3: {what} for all sizes; the rest per instance" if what else "no integer division by sizes"
+            # (no division by sizes: nothing to say, and the per-instance proof's detail stays as it is)
+            detail = f"z3: {what} for all sizes; the rest per instance" if what else ""
             return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, detail, assumptions, None, secs)
         return ObligationResult(ob, Status.PROVED, scope, PROVER_NAME, detail, assumptions, None, secs)
 
