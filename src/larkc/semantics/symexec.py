@@ -601,8 +601,10 @@ class _Interp(Interpreter):
             return super()._ptradd(e, base, off)
         size = _pointee_size(e.base.type)
         lb, lo = self._lift(base, I64), self._lift(off, off_t)
-        scaled = self.dom.int_binary(BinaryOp.MUL, lo, self.dom.lift(torch.tensor([size]), I64), I64)
-        return self.dom.int_binary(BinaryOp.ADD, lb, scaled, I64)
+        scaled = self.dom.int_binary(
+            BinaryOp.MUL, lo, self.dom.lift(torch.tensor([size]), I64), I64, c_arithmetic=False
+        )
+        return self.dom.int_binary(BinaryOp.ADD, lb, scaled, I64, c_arithmetic=False)
 
     def _stack(self, e: MakeVector, parts: list[torch.Tensor]) -> torch.Tensor:
         if any(is_sym(p) for p in parts):
@@ -719,7 +721,7 @@ class _Interp(Interpreter):
         cc, cv = dom.concrete(cur, vt), dom.concrete(v, vt)
         if cc is not None and cv is not None:
             return dom.lift(apply_binary(bop, cc, cv, vt), vt)
-        return dom.int_binary(bop, cur, v, vt)
+        return dom.int_binary(bop, cur, v, vt, c_arithmetic=False)  # atomics wrap (the simulator's rule)
 
     def _atomic(self, s: Atomic, frame: _Frame, mask: torch.Tensor) -> None:
         super()._atomic(s, frame, mask)

@@ -808,11 +808,19 @@ class SymbolicDomain:
     # -- integers and truth values ---------------------------------------------------------------------
 
     def int_binary(
-        self, op: BinaryOp, a: torch.Tensor, b: torch.Tensor, t: ScalarType, active: torch.Tensor | None = None
+        self,
+        op: BinaryOp,
+        a: torch.Tensor,
+        b: torch.Tensor,
+        t: ScalarType,
+        active: torch.Tensor | None = None,
+        *,
+        c_arithmetic: bool = True,
     ) -> torch.Tensor:
         """A symbolic integer operation; a result that may leave ``t``'s range is opaque. A signed 32- or
-        64-bit ``+ - *`` records its range condition for the lanes of ``active`` (undefined in C; the
-        simulator reports ``ub``)."""
+        64-bit ``+ - *`` of the kernel's arithmetic (``c_arithmetic``; not an address computation or an
+        atomic, which wrap in the simulator) records its range condition for the lanes of ``active``
+        (undefined in C; the simulator reports ``ub``)."""
         match op:
             case BinaryOp.ADD:
                 out = _unique_map2(a, b, lambda x, y: self.id(tm.add(self.poly(x), self.poly(y))))
@@ -829,7 +837,7 @@ class SymbolicDomain:
                 return _unique_map2(a, b, lambda x, y: self.id(tm.compare(_CMP_TEXT[op], self.poly(x), self.poly(y))))
             case _:
                 raise SymbolicUnsupported(f"operator {op.value} on data-dependent {t} values", self.span)
-        if t.is_signed and t.bits in (32, 64) and op in (BinaryOp.ADD, BinaryOp.SUB, BinaryOp.MUL):
+        if c_arithmetic and t.is_signed and t.bits in (32, 64) and op in (BinaryOp.ADD, BinaryOp.SUB, BinaryOp.MUL):
             lo, hi = _type_range(t)
             self.require_range(out, active, Fraction(lo - 1), Fraction(hi + 1), f"{t} {op.value}")
         return self.fitting(out, t, f"{t} {op.value}")
