@@ -509,7 +509,7 @@ def _side_conditions(
     _, remaining = discharge(dict.fromkeys(conditions))
     if not remaining:
         return []
-    spec_terms = [t for ts in (facts.spec_outputs or {}).values() for t in ts]
+    spec_terms = [t for ts in (facts.spec_outputs or {}).values() for t in ts if not isinstance(t, str)]
     ref = reference_domain(spec_terms)
     for c in facts.spec_side_conditions:
         ref.setdefault((id(c.term), c.requirement), c)
