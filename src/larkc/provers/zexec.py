@@ -430,6 +430,7 @@ class Executor:
         #: value in the range is possible, so a model is realised by the tensor filled with that value
         #: when every read of it agrees.
         self.range_reads: dict[str, str] = {}
+        self.divisions = 0  # integer divisions whose divisor was checked (proved nonzero or a site)
 
     # -- entry ---------------------------------------------------------------------------------------
 
@@ -1607,6 +1608,7 @@ class Executor:
     def _divisor(self, st: State, y: Z, t: ScalarType, node: Expr) -> None:
         """A site for the divisor ``y`` of an integer division unless it is nonzero on this path (C leaves
         a division by zero undefined; the ``defined`` obligation decides the sites for every size)."""
+        self.divisions += 1
         if z3.is_int_value(y):
             if y.as_long() != 0:
                 return
