@@ -220,6 +220,7 @@ def _search(holds: BoolTerm, space: InputSpace, names: Sequence[str], seed: int)
                 n = space.sizes[name]
                 if dt is not None and (dt.is_int or dt.is_bool):
                     lo, hi = space.int_ranges.get(name, (0, 1) if dt.is_bool else _int_type_range(dt))
+                    lo, hi = max(lo, -(2**62)), min(hi, 2**62)  # numpy draws int64
                     env[name] = rng.integers(lo, hi, n, endpoint=True).astype(np.float64)
                 else:
                     draw = np.abs(rng.standard_normal(n)) * scale if scale < 0 else rng.standard_normal(n) * scale

@@ -521,7 +521,9 @@ class SymbolicDomain:
             if not isinstance(term, Poly) or term.is_const:
                 continue  # a constant is checked by the simulator's own rule
             lo, hi = self.int_range(term)
-            proved = lo > low and hi < high
+            # the interval is computed in floating point: keep a margin so that rounding cannot claim it
+            margin = 1e-9 * max(1.0, abs(float(low)), abs(float(high)))
+            proved = lo > float(low) + margin and hi < float(high) - margin
             self.range_conditions.setdefault((id(term), what), RangeCondition(term, low, high, what, self.span, proved))
 
     # -- floating-point arithmetic ---------------------------------------------------------------------
