@@ -76,8 +76,8 @@ PROVER = "symbolic"
 #: Terms larger than this (summands, counted over the whole DAG) are not expanded or sent to z3.
 _EXPAND_NODES = 20_000
 _Z3_NODES = 4_000
-#: z3's budget for one condition on the inputs (a side condition, a range condition), in milliseconds
-_CONDITION_MS = 2_000
+#: z3's budget for one condition on the inputs (a side condition, a range condition), in its resource units
+_CONDITION_RLIMIT = 8_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,7 +386,12 @@ def _defined_on_data(facts: InstanceFacts, proved: ObligationResult, budget: Bud
             continue
         holds, prefer = range_holds(c.value, c.low, c.high)
         use_z3 = not open_ and _size(c.value) <= _Z3_NODES  # once one is open, only refutations matter
-        d = decide(holds, prefer, facts.input_space, solver_ms=min(budget.solver_ms, _CONDITION_MS) if use_z3 else 0)
+        d = decide(
+            holds,
+            prefer,
+            facts.input_space,
+            solver_rlimit=min(budget.solver_rlimit, _CONDITION_RLIMIT) if use_z3 else 0,
+        )
         if d.holds is True:
             by_z3 += 1
         elif d.holds is False:
@@ -533,7 +538,12 @@ def _side_conditions(
         # once one condition is open the obligation is UNKNOWN anyway: the others are only searched for a
         # refutation (z3 is for proofs, which can no longer change the answer)
         use_z3 = not open_ and _size(c.term) <= _Z3_NODES
-        d = decide(holds, prefer, facts.input_space, solver_ms=min(budget.solver_ms, _CONDITION_MS) if use_z3 else 0)
+        d = decide(
+            holds,
+            prefer,
+            facts.input_space,
+            solver_rlimit=min(budget.solver_rlimit, _CONDITION_RLIMIT) if use_z3 else 0,
+        )
         if d.holds is True:
             continue
         if d.holds is False:

@@ -50,6 +50,9 @@ __all__ = [
     "side_holds",
 ]
 
+#: Wall-clock safety net of one z3 call (its work is bounded by the rlimit it is given).
+_SAFETY_NET_MS = 30_000
+
 #: The largest finite value of each float dtype (by its name): an input z3 picks must be representable.
 _FLOAT_MAX = {
     "f16": 65504.0,
@@ -110,15 +113,15 @@ def side_holds(c: SideCondition) -> tuple[BoolTerm, list[BoolTerm]]:
 
 
 def decide(
-    holds: BoolTerm, prefer: Sequence[BoolTerm], space: InputSpace, *, solver_ms: int, seed: int = 0
+    holds: BoolTerm, prefer: Sequence[BoolTerm], space: InputSpace, *, solver_rlimit: int, seed: int = 0
 ) -> Decision:
     """Prove ``holds`` for every input of ``space``, or find inputs where it fails (see the module doc);
-    ``solver_ms`` 0 skips z3 (the search alone)."""
+    ``solver_rlimit`` bounds each z3 call in its resource units; 0 skips z3 (the search alone)."""
     names = sorted({n.tensor for n in tm._post_order([holds]) if isinstance(n, Elem | Read)})
     if any(n not in space.sizes for n in names):
         return Decision(None, "reads a value that is not an input of the task")
-    if solver_ms > 0:
-        z = _z3_decide(holds, prefer, space, names, solver_ms)
+    if solver_rlimit > 0:
+        z = _z3_decide(holds, prefer, space, names, solver_rlimit)
     else:
         z = Decision(None, "too large a term for z3")
     if z.holds is not None:
@@ -128,7 +131,7 @@ def decide(
 
 
 def _z3_decide(
-    holds: BoolTerm, prefer: Sequence[BoolTerm], space: InputSpace, names: Sequence[str], solver_ms: int
+    holds: BoolTerm, prefer: Sequence[BoolTerm], space: InputSpace, names: Sequence[str], solver_rlimit: int
 ) -> Decision:
     import z3
 
@@ -140,7 +143,8 @@ def _z3_decide(
     except (ValueError, TypeError, RecursionError) as e:
         return Decision(None, f"not expressible for z3 ({e})")
     s = z3.Solver()
-    s.set("timeout", solver_ms)
+    s.set("rlimit", solver_rlimit)  # z3's own steps: the answer does not depend on the machine's load
+    s.set("timeout", _SAFETY_NET_MS)
     elems: list[Elem] = []
     for node in tm._post_order([holds, *prefer]):
         if isinstance(node, Elem):
