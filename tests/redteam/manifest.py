@@ -341,7 +341,6 @@ CASES: tuple[Case, ...] = (
         {"n": 1},
         "(int8_t)(int)(x * 64) of an unclamped x: undefined past 2^31 (the reference casts unclamped too)",
         issue=1,
-        xfail="issue 19 class 1: float-to-integer conversions of data are never range-checked",
     ),
     wrong(
         "cu_tree_levels_nonterminating",

@@ -32,9 +32,8 @@ from pathlib import Path
 from larkc.errors import LarkcError, PreconditionError, TaskError
 from larkc.frontends import parse_task, specialisation_heuristics, specialised_per_instance, task_configs
 from larkc.frontends.triton.values import ConstValue
-from larkc.ir.nodes import Assert, AssertKind, Function, Module
+from larkc.ir.nodes import Function, Module
 from larkc.ir.types import ScalarType
-from larkc.ir.walk import walk_stmts
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
 from larkc.pipeline.memory import Engine, instance_refused, refused_run, simulation_refused
 from larkc.pipeline.preconditions import (
@@ -60,7 +59,7 @@ from larkc.provers import (
     combine,
     verdict,
 )
-from larkc.provers.bounded import Finding, InstanceFacts, prove_instance
+from larkc.provers.bounded import DOMAIN_REFUTATION, Finding, InstanceFacts, prove_instance
 from larkc.provers.parametric import AUTOTUNE_SCOPE, prove_parametric, prove_parametric_family
 from larkc.semantics import LaunchConfig
 from larkc.semantics.symexec import OutputValue, SymbolicArg, SymbolicBuffer, SymbolicRun, execute_symbolic
@@ -186,7 +185,7 @@ def _verify_specialisation(
     per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
     runs: list[tuple[dict[str, int], str, float]] = []
     # Parametric first: safety and overflow for every size, where the kernel's indexing allows it.
-    parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS or _hinted(ob, [module])]
+    parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
     say(f"parametric proof of {', '.join(ob.name for ob in parametric_obs)} (z3, all sizes)")
 
     def at(env: Mapping[str, int]) -> tuple[Module, Function]:
@@ -305,18 +304,13 @@ def _across_configs(
 
 
 #: The obligations the parametric prover decides for all sizes (the bounded prover for its instances).
-PARAMETRIC_KINDS = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW)
-
-
-def _hinted(ob: Obligation, modules: Sequence[Module]) -> bool:
-    """``ob`` is ``defined`` and a kernel has compiler hints: the parametric prover checks their promises
-    for all sizes (a refutation only; the rest of ``defined`` is decided at the instances)."""
-    return ob.kind is ObligationKind.DEFINED and any(
-        isinstance(s, Assert) and s.kind is AssertKind.HINT
-        for m in modules
-        for fn in m.functions
-        for s in walk_stmts(fn.body)
-    )
+PARAMETRIC_KINDS = (
+    ObligationKind.BOUNDS,
+    ObligationKind.RACE,
+    ObligationKind.BARRIER,
+    ObligationKind.OVERFLOW,
+    ObligationKind.DEFINED,  # hints, divisions by sizes: refuted or unknown for all sizes (proved per instance)
+)
 
 
 #: A parametric counterexample is run in the simulator when no tensor of its instance exceeds this.
@@ -391,8 +385,7 @@ def _several_launches(
     parsed = LaunchModules(task, chosen)
     obligations = obligations_of(task)
     configs = parsed.configs()
-    hinted = list(parsed.modules(None, configs[0])) if configs else []
-    parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS or _hinted(ob, hinted)]
+    parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
     bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
     per_config: list[tuple[str, dict[Obligation, list[ObligationResult]]]] = []
     runs: list[tuple[dict[str, int], str, float]] = []
@@ -791,7 +784,8 @@ def _instance_facts(
     args = symbolic_args(task, f, env)
     ranges = _int_ranges(task, env)
     with side_conditions() as conditions:  # what the simplifications of both sides assume
-        spec_terms, reader = _spec_side(task, graph, env)
+        with side_conditions() as spec_conditions:  # of those, the spec's own
+            spec_terms, reader = _spec_side(task, graph, env)
         run = execute_symbolic(
             module,
             f.name,
@@ -804,7 +798,9 @@ def _instance_facts(
         )
     passed = {a.name for a in args.values() if isinstance(a, SymbolicBuffer)}
     facts = _facts(task, env, run, spec_terms, ranges, passed)
-    return dataclasses.replace(facts, side_conditions=conditions.conditions)
+    return dataclasses.replace(
+        facts, side_conditions=conditions.conditions, spec_side_conditions=spec_conditions.conditions
+    )
 
 
 def _spec_side(
@@ -850,7 +846,8 @@ def _chain_facts(
     diagnoses = []
     passed: set[str] = set()
     with side_conditions() as conditions:
-        spec_terms, reader = _spec_side(task, graph, env)
+        with side_conditions() as spec_conditions:
+            spec_terms, reader = _spec_side(task, graph, env)
         for k, mod in enumerate(modules):
             view = task.launch_task(k)
             f = kernel_function(view, mod)
@@ -894,10 +891,13 @@ def _chain_facts(
         aborted=any(r.aborted for r in runs),
         unknowns=sum(r.unknowns for r in runs),
         written=frozenset(contents),
+        range_conditions=tuple(c for r in runs for c in r.range_conditions),
     )
     facts = _facts(task, env, merged, spec_terms, ranges, passed)
     launch = "; ".join(f"{task.launch_label(k)}: {r.launch}" for k, r in enumerate(runs))
-    return dataclasses.replace(facts, launch=launch, side_conditions=conditions.conditions)
+    return dataclasses.replace(
+        facts, launch=launch, side_conditions=conditions.conditions, spec_side_conditions=spec_conditions.conditions
+    )
 
 
 def _initial_contents(task: Task, name: str, env: Mapping[str, int]) -> tuple[Term | str, ...]:
@@ -1035,6 +1035,7 @@ def _facts(
         inputs_before=before,
         inputs_after=after,
         input_shapes={name: shapes[name] for name in before},
+        range_conditions=run.range_conditions,
     )
 
 
@@ -1136,6 +1137,11 @@ def _confirm(
         cx = dataclasses.replace(cx, kind=CounterexampleKind.CONFIRMED, replay=replay)
         if r.obligation.kind is ObligationKind.INPUTS:
             cx = _with_store(cx, rep.input_writes)
+    elif r.obligation.kind is ObligationKind.EQUIVALENCE and r.detail.startswith(DOMAIN_REFUTATION):
+        # inputs outside the part of the domain where the kernel's terms are its values: only the simulator
+        # shows what the kernel computes there, and it computed the reference's values (within tolerance)
+        why = f"{r.detail}; at these inputs the simulator's output matches the reference, so nothing is refuted"
+        return ObligationResult(r.obligation, Status.UNKNOWN, r.scope, r.prover, why, (), None, r.seconds)
     elif r.obligation.kind is ObligationKind.EQUIVALENCE:
         note = " (under exact arithmetic; at the task's dtypes the simulator's output is within tolerance)"
         cx = dataclasses.replace(cx, kind=CounterexampleKind.EXACT, message=cx.message + note)

@@ -50,10 +50,21 @@ from larkc.provers.core import (
     Scope,
     Status,
 )
-from larkc.provers.witness import Witness, find_witness
+from larkc.provers.domains import (
+    Decision,
+    InputSpace,
+    ReferenceMatch,
+    decide,
+    describe,
+    match_reference,
+    range_holds,
+    reference_domain,
+    side_holds,
+)
+from larkc.provers.witness import Witness, exact_values, find_witness
 from larkc.provers.zworld import safety_net_reason
 from larkc.symbolic import terms as tm
-from larkc.symbolic.conditions import SideCondition, side_conditions
+from larkc.symbolic.conditions import RangeCondition, SideCondition, side_conditions
 from larkc.symbolic.normal import DEFAULT_BUDGET, equal
 from larkc.symbolic.signs import discharge
 from larkc.symbolic.terms import Elem, Poly, Read, Term
@@ -65,6 +76,8 @@ PROVER = "symbolic"
 #: Terms larger than this (summands, counted over the whole DAG) are not expanded or sent to z3.
 _EXPAND_NODES = 20_000
 _Z3_NODES = 4_000
+#: z3's budget for one condition on the inputs (a side condition, a range condition), in its resource units
+_CONDITION_RLIMIT = 8_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +124,12 @@ class InstanceFacts:
     inputs_before: Mapping[str, Sequence[Term]] = field(default_factory=dict)
     inputs_after: Mapping[str, Sequence[Term | str]] = field(default_factory=dict)
     input_shapes: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    range_conditions: tuple[RangeCondition, ...] = ()  # operations on data defined only in a value range
+    spec_side_conditions: tuple[SideCondition, ...] = ()  # of side_conditions, those the spec's terms recorded
+
+    @property
+    def input_space(self) -> InputSpace:
+        return InputSpace(self.input_sizes, self.input_dtypes, self.int_ranges)
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,12 +299,15 @@ def prove_instance(facts: InstanceFacts, obligations: Sequence[Obligation], budg
                 r = ObligationResult(
                     ob, Status.UNKNOWN, _scope(facts), PROVER, "integer overflow is decided by the parametric prover"
                 )
+            case ObligationKind.DEFINED:
+                r = _safety(facts, ob)
+                if r.status is Status.PROVED:
+                    r = _defined_on_data(facts, r, budget)
             case (
                 ObligationKind.BOUNDS
                 | ObligationKind.RACE
                 | ObligationKind.BARRIER
                 | ObligationKind.INIT
-                | ObligationKind.DEFINED
                 | ObligationKind.ASSERT
             ):
                 r = _safety(facts, ob)
@@ -343,6 +365,74 @@ def _safety(facts: InstanceFacts, ob: Obligation) -> ObligationResult:
     return ObligationResult(ob, Status.PROVED, scope, PROVER, how, (_MODEL,))
 
 
+def _defined_on_data(facts: InstanceFacts, proved: ObligationResult, budget: Budget) -> ObligationResult:
+    """``defined`` beyond the simulator's checks: every range condition of the run (a float-to-integer
+    conversion or a signed ``+ - *`` of data, defined in C only inside the type's range) proved for every
+    input (by the operands' value ranges, or by z3 from the inputs' declared ranges), or refuted with inputs
+    that put it outside (checked exactly; the pipeline confirms them with the simulator), or UNKNOWN."""
+    conditions = facts.range_conditions
+    if not conditions:
+        return proved
+    ob, scope = proved.obligation, proved.scope
+    deadline = time.perf_counter() + budget.seconds
+    by_ranges = by_z3 = 0
+    open_: list[tuple[RangeCondition, str]] = []
+    for c in conditions:
+        if c.proved:
+            by_ranges += 1
+            continue
+        if time.perf_counter() > deadline:
+            open_.append((c, f"time budget of {budget.seconds:g} s exhausted"))
+            continue
+        holds, prefer = range_holds(c.value, c.low, c.high)
+        use_z3 = not open_ and _size(c.value) <= _Z3_NODES  # once one is open, only refutations matter
+        d = decide(
+            holds,
+            prefer,
+            facts.input_space,
+            solver_rlimit=min(budget.solver_rlimit, _CONDITION_RLIMIT) if use_z3 else 0,
+        )
+        if d.holds is True:
+            by_z3 += 1
+        elif d.holds is False:
+            return _range_refuted(facts, proved, c, d)
+        else:
+            open_.append((c, d.how))
+    if open_:
+        c, why = open_[0]
+        where = f" at {c.span.location()}" if c.span is not None and c.span.line > 0 else ""
+        more = f" (and {len(open_) - 1} more)" if len(open_) > 1 else ""
+        detail = f"{c.text()}{where}: neither proved nor refuted ({why}){more}"
+        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, detail)
+    what = ", ".join(dict.fromkeys(c.what for c in conditions))
+    ways = [f"{by_ranges} by the operands' value ranges"] if by_ranges else []
+    ways += [f"{by_z3} by z3 from the inputs' declared ranges"] if by_z3 else []
+    how = f"{proved.detail}; {len(conditions)} operation(s) on data in range ({what}): {', '.join(ways)}"
+    return ObligationResult(ob, Status.PROVED, scope, PROVER, how, proved.assumptions)
+
+
+def _range_refuted(facts: InstanceFacts, proved: ObligationResult, c: RangeCondition, d: Decision) -> ObligationResult:
+    inputs = d.relevant([c.value])
+    assert d.witness is not None
+    values = exact_values([c.value], d.witness)
+    shown = ""
+    if values is not None:
+        v = values[0]
+        shown = f" = {int(v)}" if v == int(v) else f" = {float(v):.9g}"
+    where = f" at {c.span.location()}" if c.span is not None and c.span.line > 0 else ""
+    message = f"{c.what}{where} is undefined: {_short(c.value)}{shown}, not strictly between {c.low} and {c.high}"
+    if not facts.exhaustive:
+        why = f"possible ub on a data-dependent path (needs confirmation on concrete inputs): {message}"
+        return ObligationResult(proved.obligation, Status.UNKNOWN, proved.scope, PROVER, why)
+    cx = Counterexample(CounterexampleKind.EXACT, message, dict(facts.instance), facts.launch, c.span, inputs=inputs)
+    return ObligationResult(proved.obligation, Status.REFUTED, proved.scope, PROVER, d.how, (_MODEL,), cx)
+
+
+def _short(p: Term) -> str:
+    text = str(p)
+    return text if len(text) <= 80 else text[:72] + " ..."
+
+
 def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> ObligationResult:
     scope = _scope(facts)
     name = ob.subject
@@ -387,12 +477,12 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
                 unknown.append((i, v.how))
                 continue
             hows[v.how] = hows.get(v.how, 0) + 1
-    assumptions = (
-        _EXACT,
-        _MODEL,
-        *facts.assumptions,
-        *_condition_assumptions((*facts.side_conditions, *sc.conditions)),
-    )
+    domain = _side_conditions(facts, ob, (*facts.side_conditions, *sc.conditions), budget, deadline)
+    if isinstance(domain, ObligationResult):
+        if not unknown or domain.status is Status.REFUTED:
+            return domain
+        domain = []
+    assumptions = (_EXACT, _MODEL, *facts.assumptions, *domain)
     if unknown:
         i, why = unknown[0]
         more = f" (and {len(unknown) - 1} more element(s))" if len(unknown) > 1 else ""
@@ -402,20 +492,84 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
     return ObligationResult(ob, Status.PROVED, scope, PROVER, detail, assumptions)
 
 
-def _condition_assumptions(conditions: Sequence[SideCondition]) -> list[Assumption]:
-    """The side conditions the sign facts do not prove, as assumptions (a few shown, the rest counted)."""
+#: The start of the detail of an equivalence refuted by inputs outside the part of the domain where the
+#: kernel's terms are its values: the pipeline keeps such a refutation only when the simulator confirms it.
+DOMAIN_REFUTATION = "the kernel's terms equal the reference's only where"
+
+
+def _side_conditions(
+    facts: InstanceFacts,
+    ob: Obligation,
+    conditions: Sequence[SideCondition],
+    budget: Budget,
+    deadline: float,
+) -> list[Assumption] | ObligationResult:
+    """The side conditions of an equivalence proof (where the terms' simplifications hold), decided.
+
+    Those the sign facts prove, and those z3 proves from the inputs' declared ranges, are proved. Those the
+    reference's own terms need to be defined (the reference applies the same partial function to the same
+    argument, or its construction recorded the same condition) become one ``domain`` assumption: inputs
+    outside the reference's domain are no counterexample. Any other is refuted with inputs that violate it
+    (the simulator must then show the kernel's output differ), or leaves the obligation UNKNOWN."""
     _, remaining = discharge(dict.fromkeys(conditions))
     if not remaining:
         return []
-    out = []
-    for c in remaining[:3]:
-        text = str(c)
-        if len(text) > 160:
-            text = text[:150] + " ... " + c.requirement.value
-        out.append(Assumption(AssumptionKind.NONZERO, f"a value the terms divide by (or take the root of): {text}"))
-    if len(remaining) > 3:
-        out.append(Assumption(AssumptionKind.NONZERO, f"{len(remaining) - 3} more side conditions of the same kind"))
-    return out
+    spec_terms = [t for ts in (facts.spec_outputs or {}).values() for t in ts if not isinstance(t, str)]
+    ref = reference_domain(spec_terms)
+    for c in facts.spec_side_conditions:
+        ref.setdefault((id(c.term), c.requirement), c)
+    legit: list[SideCondition] = []
+    kernel_only: list[SideCondition] = []
+    for c in remaining:
+        match match_reference(c, ref, budget.term_size):
+            case ReferenceMatch.DOMAIN:
+                legit.append(c)
+            case ReferenceMatch.NONE:
+                kernel_only.append(c)
+            case ReferenceMatch.PROVED:
+                pass
+    scope = _scope(facts)
+    open_: list[tuple[SideCondition, str]] = []
+    for c in kernel_only:
+        if time.perf_counter() > deadline:
+            open_.append((c, f"time budget of {budget.seconds:g} s exhausted"))
+            break
+        holds, prefer = side_holds(c)
+        # once one condition is open the obligation is UNKNOWN anyway: the others are only searched for a
+        # refutation (z3 is for proofs, which can no longer change the answer)
+        use_z3 = not open_ and _size(c.term) <= _Z3_NODES
+        d = decide(
+            holds,
+            prefer,
+            facts.input_space,
+            solver_rlimit=min(budget.solver_rlimit, _CONDITION_RLIMIT) if use_z3 else 0,
+        )
+        if d.holds is True:
+            continue
+        if d.holds is False:
+            inputs = d.relevant([c.term])
+            message = (
+                f"{DOMAIN_REFUTATION} {describe([c])}, a simplification the reference does not make; "
+                f"these inputs violate it"
+            )
+            cx = Counterexample(
+                CounterexampleKind.EXACT, message, dict(facts.instance), facts.launch, None, inputs=inputs,
+                tensor=ob.subject,
+            )  # fmt: skip
+            return ObligationResult(ob, Status.REFUTED, scope, PROVER, message, (), cx)
+        open_.append((c, d.how))
+    if open_:
+        c, why = open_[0]
+        more = f" (and {len(open_) - 1} more such conditions)" if len(open_) > 1 else ""
+        detail = (
+            f"{ob.subject}: the kernel's terms equal the reference's only where {describe([c])}{more}, "
+            f"a condition the reference does not need and that is neither proved nor refuted ({why})"
+        )
+        return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, detail)
+    if not legit:
+        return []
+    text = f"inputs in the domain of the reference (where it is defined): {describe(legit)}"
+    return [Assumption(AssumptionKind.DOMAIN, text)]
 
 
 def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:

@@ -172,7 +172,8 @@ class AssumptionKind(enum.Enum):
     MODEL = "model"  # the verification model itself (exact arithmetic, no aliasing, the task's launch)
     TASK = "task"  # something the task declares (value ranges of index tensors, constraints)
     NUMERIC = "numeric"  # a float-specific step (a literal read as a named constant, a sentinel max start)
-    NONZERO = "nonzero"  # a divisor taken to be nonzero without a proof from sign facts
+    DOMAIN = "domain"  # the inputs lie where the reference is defined (its log arguments positive, its
+    # divisors nonzero): a kernel that simplifies the same partial function is not refuted outside it
     TRUSTED = "trusted"  # a component trusted without a check (the frontend's reading of the source)
     PRECONDITION = "precondition"  # a precondition of the kernel (GPUVerify's __requires): the verdict is
     # about the executions that satisfy it

@@ -106,7 +106,7 @@ HANDLED = (
     ObligationKind.RACE,
     ObligationKind.BARRIER,
     ObligationKind.OVERFLOW,
-    ObligationKind.DEFINED,  # its compiler hints only: refuted or UNKNOWN, never proved from here
+    ObligationKind.DEFINED,  # compiler hints and integer divisions by sizes only: refuted or unknown, never proved
 )
 #: Steps of the search for the smallest witness (each one solver call of at most MINIMIZE_RLIMIT units).
 MINIMIZE_STEPS = 40
@@ -751,8 +751,22 @@ class _Analysis:
                 f = self.check_overflow()
                 what = f"{self.ex.ops} integer operations and {self.size_params} size parameters free of overflow"
             case ObligationKind.DEFINED:
-                f = self.check_hints()
-                what = f"{f.checked} compiler hints hold"
+                hints, divisors = self.check_hints(), self.check_divisors()
+                f = _Finding(
+                    [*hints.refuted, *divisors.refuted],
+                    [*hints.doubts, *divisors.doubts],
+                    [*hints.witnesses, *divisors.witnesses],
+                    hints.checked + divisors.checked,
+                )
+                data = [
+                    s
+                    for s in self.trace.sites
+                    if s.kind is SiteKind.DIVISOR and self.reg.any_data(self.reg.free(s.exact))
+                ]
+                n = self.ex.divisions - len(data)  # a divisor read from data is decided per instance
+                parts = [f"{hints.checked} compiler hints hold"] if hints.checked else []
+                parts += [f"{n} integer division(s) by sizes never by zero"] if n > 0 else []
+                what = " and ".join(parts)
             case _:
                 raise ValueError(ob.kind)
         for issue in self.trace.issues:
@@ -773,8 +787,10 @@ class _Analysis:
         sizes = "all sizes of this specialisation" if set(self.spec_text) - {AUTOTUNE_SCOPE} else "all sizes"
         detail = f"z3: {what} for {sizes} ({self.session.calls + self.base_session.calls} solver calls)"
         if ob.kind is ObligationKind.DEFINED:
-            # the other undefined operations (division by zero, shifts, conversions) are not checked here
-            detail += "; the other undefined operations are decided at the instances only"
+            # only compiler hints and divisions by sizes are decided here: the other undefined operations
+            # (conversions and arithmetic of data, shifts) are the bounded prover's, per instance, so nothing
+            # is proved for all sizes (with neither: nothing to say, the per-instance proof's detail stands)
+            detail = f"z3: {what} for {sizes}; the rest per instance" if what else ""
             return ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, detail, assumptions, None, secs)
         return ObligationResult(ob, Status.PROVED, scope, PROVER_NAME, detail, assumptions, None, secs)
 
@@ -1321,6 +1337,32 @@ class _Analysis:
             self._decide(f, (1, order), session, self._single(parts), parts, f"{where} may overflow", message, s.span)
         return f
 
+    def check_divisors(self) -> _Finding:
+        """Integer divisions whose divisor depends only on sizes, launch values and thread indices (not on
+        data: those are decided per instance): refuted at the smallest sizes where the divisor is zero."""
+        f = _Finding()
+        for order, s in enumerate(self.trace.sites):
+            if s.kind is not SiteKind.DIVISOR or self.reg.any_data(self.reg.free(s.exact)):
+                continue
+            f.checked += 1
+            where = f"`{s.source or s.text}` at {s.span.location()}"
+            if s.answer is Answer.UNKNOWN:
+                f.doubts.append(f"{where}: {s.reason}")
+                continue
+            parts = [*s.pc, s.exact == 0]
+
+            def message(model: Z, inst: dict[str, int], s: Site = s) -> str:
+                thread = self._thread(model, None, [s.exact, *s.pc])
+                return (
+                    f"`{s.source or s.text}` at {s.span.location()} divides by zero at {self._inst_text(inst)},"
+                    f" {thread} (smallest sizes by their sum)"
+                )
+
+            self._decide(
+                f, (1, order), self.session, self._single(parts), parts, f"{where} may divide by zero", message, s.span
+            )
+        return f
+
     def _overflow_text(self, s: Site, v: int, inst: dict[str, int], model: Z) -> str:
         lo, hi = trange(s.t)
         bound = f"{log2_text(hi + 1)} - 1" if v > hi and hi + 1 >= 1024 else str(hi) if v > hi else str(lo)
@@ -1336,6 +1378,8 @@ class _Analysis:
                 return (
                     f"{s.text} does not fit: {v} {cmp} {bound} at {self._inst_text(inst)} (smallest sizes by their sum)"
                 )
+            case SiteKind.DIVISOR:
+                raise AssertionError("a divisor is not an overflow site")
         ir = f" (IR `{s.text}`)" if s.source and s.source != s.text else ""
         return (
             f"`{s.source or s.text}`{ir} at {s.span.location()} {verb}: its value {log2_text(v)} {cmp} {bound}"

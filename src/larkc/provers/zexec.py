@@ -237,6 +237,7 @@ class SiteKind(enum.Enum):
     UNSIGNED = "unsigned"  # unsigned arithmetic: wraps modulo 2^bits
     CONVERT = "conversion"  # an integer conversion that may change the value
     PARAM = "parameter"  # a size bound to an integer kernel parameter that may not fit its type
+    DIVISOR = "divisor"  # the divisor of an integer / or % that may be zero (undefined in C); ``exact`` is it
 
 
 @dataclass(slots=True, eq=False)
@@ -459,6 +460,7 @@ class Executor:
         #: value in the range is possible, so a model is realised by the tensor filled with that value
         #: when every read of it agrees.
         self.range_reads: dict[str, str] = {}
+        self.divisions = 0  # integer divisions whose divisor was checked (proved nonzero or a site)
 
     # -- entry ---------------------------------------------------------------------------------------
 
@@ -1622,6 +1624,7 @@ class Executor:
             case BinaryOp.MUL:
                 return self.in_type(st, _fold(x * y, x, y, int.__mul__), it, kind, node, sites)
             case BinaryOp.DIV | BinaryOp.REM:
+                self._divisor(st, y, it, node)
                 if self._natural_division(st, x, y, signed):
                     if op is BinaryOp.REM:
                         return IntV(_fold(x % y, x, y, int.__mod__), it, sites)
@@ -1656,6 +1659,20 @@ class Executor:
                 raise _Unsupported(f"{op.value} on integers")
             case _:
                 raise _Unsupported(f"operator {op.value}")
+
+    def _divisor(self, st: State, y: Z, t: ScalarType, node: Expr) -> None:
+        """A site for the divisor ``y`` of an integer division unless it is nonzero on this path (C leaves
+        a division by zero undefined; the ``defined`` obligation decides the sites for every size)."""
+        self.divisions += 1
+        if z3.is_int_value(y):
+            if y.as_long() != 0:
+                return
+            out = Outcome(Answer.SAT)
+        else:
+            out = self.prove(st.pc, y != 0)
+            if out.answer is Answer.UNSAT:
+                return
+        self.new_site(SiteKind.DIVISOR, t, y, st.pc, out, node)
 
     def _natural_division(self, st: State, x: Z, y: Z, signed: bool) -> bool:
         """Whether ``x / y`` is a division of a non-negative by a positive value on this path (then C's

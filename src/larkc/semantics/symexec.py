@@ -110,6 +110,7 @@ from larkc.semantics.symvalues import (
     is_sym,
 )
 from larkc.symbolic import terms as tm
+from larkc.symbolic.conditions import RangeCondition
 from larkc.symbolic.terms import Poly, Term
 
 __all__ = [
@@ -176,6 +177,9 @@ class SymbolicRun:
     seconds: float
     unknowns: int = 0
     written: frozenset[str] = frozenset()  # the buffers stored to or updated atomically
+    #: operations on data defined only for part of the inputs (float-to-integer conversions, signed
+    #: overflow): what the ``defined`` obligation must prove beyond the simulator's own checks
+    range_conditions: tuple[RangeCondition, ...] = ()
 
     @property
     def control_concrete(self) -> bool:
@@ -503,8 +507,13 @@ class _Interp(Interpreter):
         la, lb = self._lift(a, e.lhs.type), self._lift(b, e.rhs.type)
         if t.is_bool:
             return self._concrete_or_none(self.dom.bool_binary(e.op, la, lb), BOOL)
-        out = self.dom.int_binary(e.op, la, lb, t)
+        out = self.dom.int_binary(e.op, la, lb, t, self._active_of(ub))
         return self._concrete_or_none(out, BOOL if e.op.is_comparison else t)
+
+    def _active_of(self, ub: UndefinedOps) -> torch.Tensor | None:
+        """The threads whose values matter for the expression being evaluated (``None``: all of them)."""
+        active = ub.active
+        return active if active.dim() == 1 and active.shape[0] == self.n else None
 
     def _select(self, e: Select, c: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         if is_sym(c):
@@ -541,7 +550,7 @@ class _Interp(Interpreter):
         if s_el.is_float:
             if d_el.is_bool:
                 return self._concrete_or_none(self.dom.to_bool(v), BOOL)
-            out = self.dom.float_to_int(v, d_el)
+            out = self.dom.float_to_int(v, d_el, self._active_of(ub))
             c = self.dom.concrete(out, d_el)
             if c is None:
                 return out
@@ -597,8 +606,10 @@ class _Interp(Interpreter):
             return super()._ptradd(e, base, off)
         size = _pointee_size(e.base.type)
         lb, lo = self._lift(base, I64), self._lift(off, off_t)
-        scaled = self.dom.int_binary(BinaryOp.MUL, lo, self.dom.lift(torch.tensor([size]), I64), I64)
-        return self.dom.int_binary(BinaryOp.ADD, lb, scaled, I64)
+        scaled = self.dom.int_binary(
+            BinaryOp.MUL, lo, self.dom.lift(torch.tensor([size]), I64), I64, c_arithmetic=False
+        )
+        return self.dom.int_binary(BinaryOp.ADD, lb, scaled, I64, c_arithmetic=False)
 
     def _stack(self, e: MakeVector, parts: list[torch.Tensor]) -> torch.Tensor:
         if any(is_sym(p) for p in parts):
@@ -715,7 +726,7 @@ class _Interp(Interpreter):
         cc, cv = dom.concrete(cur, vt), dom.concrete(v, vt)
         if cc is not None and cv is not None:
             return dom.lift(apply_binary(bop, cc, cv, vt), vt)
-        return dom.int_binary(bop, cur, v, vt)
+        return dom.int_binary(bop, cur, v, vt, c_arithmetic=False)  # atomics wrap (the simulator's rule)
 
     def _atomic(self, s: Atomic, frame: _Frame, mask: torch.Tensor) -> None:
         super()._atomic(s, frame, mask)
@@ -850,6 +861,7 @@ def execute_symbolic(
         seconds=time.perf_counter() - start,
         unknowns=domain.unknowns,
         written=frozenset(b for b, region in regions.items() if region.id in interp.smem.written),
+        range_conditions=tuple(domain.range_conditions.values()),
     )
 
 

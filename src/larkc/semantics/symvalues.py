@@ -22,7 +22,15 @@ with IEEE rules where they meet numbers (``max(-inf, x) = x``, ``exp(-inf) = 0``
 Exact arithmetic: casts between floating-point formats are the identity and rounding does not happen; a
 float-to-integer conversion truncates the exact value. Integer arithmetic on symbolic integers is exact
 and checked against the type's range through the declared value ranges of the input tensors; where wrap
-around cannot be excluded the domain raises :class:`SymbolicUnsupported` (the obligation is then UNKNOWN).
+around cannot be excluded the value is opaque (an output computed from it is UNKNOWN).
+
+**Defined operations.** C leaves a float-to-integer conversion of a value outside the integer type's range,
+and a signed 32- or 64-bit ``+ - *`` that overflows, undefined; the simulator reports both as ``ub``. Where
+the operand is symbolic the domain cannot decide this on its own: it records a :class:`RangeCondition`
+(the exact value, the open interval it must lie in, the operation and its location) for every active lane,
+unless the value ranges of the inputs (:meth:`SymbolicDomain.int_range`, which also reads ``max``/``min``
+clamps) already prove it. The ``defined`` obligation is then to prove or refute each recorded condition
+(:mod:`larkc.provers.domains`).
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ from larkc.errors import Span
 from larkc.ir.nodes import BinaryOp, MathFn
 from larkc.ir.types import ScalarKind, ScalarType
 from larkc.symbolic import terms as tm
+from larkc.symbolic.conditions import RangeCondition
 from larkc.symbolic.constants import LN10
 from larkc.symbolic.normal import equal
 from larkc.symbolic.signs import Sign, sign_of
@@ -282,6 +291,9 @@ class SymbolicDomain:
         self._views: dict[int, tuple[int, ScalarType]] = {}  # view id -> (viewed id, its type)
         self._view_ids: dict[tuple[int, ScalarType], int] = {}
         self.span: Span | None = None  # the expression being evaluated, for notes and errors
+        #: the range conditions of the defined obligation, each (value, operation) once, in order
+        self.range_conditions: dict[tuple[int, str], RangeCondition] = {}
+        self._checked: set[tuple[int, str]] = set()
 
     # -- ids and terms ---------------------------------------------------------------------------------
 
@@ -490,6 +502,29 @@ class SymbolicDomain:
         if not bad:
             return ids
         return _unique_map(ids, lambda u: bad.get(u, u))
+
+    def require_range(
+        self, ids: torch.Tensor, active: torch.Tensor | None, low: Fraction, high: Fraction, what: str
+    ) -> None:
+        """Record that the operation ``what`` is defined only where each active lane's value of ``ids`` lies
+        in the open interval ``(low, high)`` (see :class:`RangeCondition`). ``active`` is the mask of the
+        threads whose results matter (the leading dimension of ``ids``); specials (an undefined value, an
+        infinity, NaN) become opaque where they are converted and are not recorded."""
+        lanes = ids
+        if active is not None and ids.dim() >= 1 and ids.shape[0] == active.shape[0]:
+            lanes = ids[active]
+        for u in torch.unique(lanes.reshape(-1)).tolist():
+            if u in _SPECIALS or (u, what) in self._checked:
+                continue
+            self._checked.add((u, what))
+            term = self.table.term(u)
+            if not isinstance(term, Poly) or term.is_const:
+                continue  # a constant is checked by the simulator's own rule
+            lo, hi = self.int_range(term)
+            # the interval is computed in floating point: keep a margin so that rounding cannot claim it
+            margin = 1e-9 * max(1.0, abs(float(low)), abs(float(high)))
+            proved = lo > float(low) + margin and hi < float(high) - margin
+            self.range_conditions.setdefault((id(term), what), RangeCondition(term, low, high, what, self.span, proved))
 
     # -- floating-point arithmetic ---------------------------------------------------------------------
 
@@ -774,8 +809,20 @@ class SymbolicDomain:
 
     # -- integers and truth values ---------------------------------------------------------------------
 
-    def int_binary(self, op: BinaryOp, a: torch.Tensor, b: torch.Tensor, t: ScalarType) -> torch.Tensor:
-        """A symbolic integer operation; the result must stay in ``t``'s range (else unsupported)."""
+    def int_binary(
+        self,
+        op: BinaryOp,
+        a: torch.Tensor,
+        b: torch.Tensor,
+        t: ScalarType,
+        active: torch.Tensor | None = None,
+        *,
+        c_arithmetic: bool = True,
+    ) -> torch.Tensor:
+        """A symbolic integer operation; a result that may leave ``t``'s range is opaque. A signed 32- or
+        64-bit ``+ - *`` of the kernel's arithmetic (``c_arithmetic``; not an address computation or an
+        atomic, which wrap in the simulator) records its range condition for the lanes of ``active``
+        (undefined in C; the simulator reports ``ub``)."""
         match op:
             case BinaryOp.ADD:
                 out = _unique_map2(a, b, lambda x, y: self.id(tm.add(self.poly(x), self.poly(y))))
@@ -792,6 +839,9 @@ class SymbolicDomain:
                 return _unique_map2(a, b, lambda x, y: self.id(tm.compare(_CMP_TEXT[op], self.poly(x), self.poly(y))))
             case _:
                 raise SymbolicUnsupported(f"operator {op.value} on data-dependent {t} values", self.span)
+        if c_arithmetic and t.is_signed and t.bits in (32, 64) and op in (BinaryOp.ADD, BinaryOp.SUB, BinaryOp.MUL):
+            lo, hi = _type_range(t)
+            self.require_range(out, active, Fraction(lo - 1), Fraction(hi + 1), f"{t} {op.value}")
         return self.fitting(out, t, f"{t} {op.value}")
 
     def _int_extremum(self, x: int, y: int, t: ScalarType, is_max: bool) -> int:
@@ -898,14 +948,18 @@ class SymbolicDomain:
         """Ids of truth values as ids of 1/0."""
         return _unique_map(a, lambda x: self.id(_select_terms(self.truth(x), tm.ONE, tm.ZERO)))
 
-    def float_to_int(self, a: torch.Tensor, t: ScalarType) -> torch.Tensor:
+    def float_to_int(self, a: torch.Tensor, t: ScalarType, active: torch.Tensor | None = None) -> torch.Tensor:
+        """The conversion of floats to the integer type ``t`` (truncation toward zero), with its range
+        condition for the lanes of ``active``: C defines it only when the truncated value fits ``t``."""
+
         def conv(x: int) -> int:
             if x in _SPECIALS:
                 return self._opaque_id("a float-to-integer conversion of a non-finite value")
             return self.id(tm.apply(Fn.TRUNC, self.poly(x)))
 
-        out = _unique_map(a, conv)
-        return out
+        lo, hi = _type_range(t)
+        self.require_range(a, active, Fraction(lo - 1), Fraction(hi + 1), f"float-to-{t} conversion")
+        return _unique_map(a, conv)
 
     def ids_of_terms(self, terms: Iterable[Term]) -> list[int]:
         return [self.id(t) for t in terms]

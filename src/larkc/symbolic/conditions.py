@@ -35,12 +35,15 @@ import enum
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
+
+from larkc.errors import Span
 
 if TYPE_CHECKING:
     from larkc.symbolic.terms import BoolTerm, Poly
 
-__all__ = ["Requirement", "SideCondition", "SideConditions", "side_conditions"]
+__all__ = ["RangeCondition", "Requirement", "SideCondition", "SideConditions", "side_conditions"]
 
 
 class Requirement(enum.Enum):
@@ -67,6 +70,30 @@ class SideCondition:
 
     def __str__(self) -> str:
         return f"{self.term} {self.requirement.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class RangeCondition:
+    """An operation of the kernel on a data-dependent value that C defines only when ``low < value < high``
+    (open bounds): a float-to-integer conversion (``value`` the float converted, before truncation) or a
+    signed integer ``+ - *`` (``value`` its exact result). ``what`` names the operation (``float-to-i8
+    conversion``, ``i32 +``); ``proved`` says the input value ranges already bound ``value`` (the interval
+    reading of :meth:`SymbolicDomain.int_range`), so no solver is needed."""
+
+    value: Poly
+    low: Fraction
+    high: Fraction
+    what: str
+    span: Span | None
+    proved: bool
+
+    def text(self) -> str:
+        return f"{self.what} of {_short(self.value)} needs a value in ({self.low}, {self.high})"
+
+
+def _short(p: Poly) -> str:
+    text = str(p)
+    return text if len(text) <= 80 else text[:72] + " ..."
 
 
 class SideConditions:
