@@ -101,6 +101,7 @@ from larkc.semantics.symvalues import (
     ID_DTYPE,
     NAN,
     NEG_INF,
+    OPAQUE,
     POS_INF,
     TRUE_ID,
     UNDEF,
@@ -202,6 +203,8 @@ class _Interp(Interpreter):
         self.symbolic_reads: dict[int, Span] = {}  # region id -> first data-dependent read
         self.derived: set[int] = set()  # regions that start with an earlier launch's terms
         self._pure_cache: dict[int, bool] = {}
+        #: the indices of the opaque values that stand for what atomics returned (:meth:`_atomic`)
+        self._schedule_values: set[int] = set()
         self.deadline = math.inf  # perf_counter time after which the run stops (a budget)
         self.max_terms = 1 << 30  # distinct terms after which the run stops (a budget)
 
@@ -321,17 +324,26 @@ class _Interp(Interpreter):
 
     def _if_convert(self, s: If, mask: torch.Tensor, cond: torch.Tensor) -> torch.Tensor:
         """Both arms for the lanes whose condition is symbolic; values merge with ``select``."""
-        for body in (s.then_body, s.else_body):
-            bad = self._impure(body)
+        c = self._widen(cond)
+        bad = next((b for b in map(self._impure, (s.then_body, s.else_body)) if b is not None), None)
+        stores = any(isinstance(t, Store) for t in walk_stmts([*s.then_body, *s.else_body]))
+        if bad is not None or stores:
+            sym_ids = c[mask]
+            sym_ids = sym_ids[(sym_ids != TRUE_ID) & (sym_ids != FALSE_ID)]
+            scheduled = self._on_schedule(sym_ids)
+            if scheduled is not None:
+                # which thread's atomic returns what is the schedule's choice, and the choices are not
+                # independent (exactly one program draws the last ticket): guarded stores would merge arms
+                # no execution combines (the total never written because no program is the last)
+                raise SymbolicUnsupported(
+                    f"a branch on an atomic's result (condition {_clipped(scheduled)}) around "
+                    f"{bad or 'a store'}: which arm runs depends on the schedule",
+                    s.span,
+                )
             if bad is not None:
-                lanes = self._widen(cond)[mask]
-                sym_ids = lanes[(lanes != TRUE_ID) & (lanes != FALSE_ID)]
-                example = str(self.dom.term(int(sym_ids[0]))) if sym_ids.numel() else "?"
-                if len(example) > 200:
-                    example = example[:200] + "..."
+                example = _clipped(str(self.dom.term(int(sym_ids[0])))) if sym_ids.numel() else "?"
                 raise SymbolicUnsupported(f"a branch on input data ({example}) around {bad}", s.span)
         self.data_dependent.setdefault("a branch on input data (both arms run, values merged)", s.span)
-        c = self._widen(cond)
         if c.dim() > 1:
             raise SymbolicUnsupported("a branch on a block of data-dependent values", s.span)
         is_true = mask & (c == TRUE_ID)
@@ -340,7 +352,7 @@ class _Interp(Interpreter):
         frame = self._frames[-1]
         before = dict(frame.vars)
         outer = self.smem.guard
-        if outer is not None and any(isinstance(t, Store) for t in walk_stmts([*s.then_body, *s.else_body])):
+        if outer is not None and stores:
             # guards would be conjunctions, whose selects do not resolve against each other: an element
             # stored in every arm would keep a spurious unwritten case
             raise SymbolicUnsupported("a store under nested branches on input data", s.span)
@@ -373,6 +385,19 @@ class _Interp(Interpreter):
             merged = self.dom.select(cc.expand_as(tv) if cc.shape[0] == tv.shape[0] else cc, tv, ev)
             frame.vars[name] = torch.where(self._bmask(sym, merged), merged, self._lift(else_v, t))
         return mask
+
+    def _on_schedule(self, conditions: torch.Tensor) -> str | None:
+        """The first of ``conditions`` (truth ids) that depends on a value an atomic returned, as text;
+        ``None`` when none does."""
+        if not self._schedule_values:
+            return None
+        for i in torch.unique(conditions).tolist():
+            term = self.dom.table.peek(int(i))
+            if term is None:
+                continue
+            if not self._schedule_values.isdisjoint(tm.elements_of([term], OPAQUE)):
+                return str(term)
+        return None
 
     def _impure(self, body: Sequence[Stmt]) -> str | None:
         """The first statement of ``body`` (or of a function it calls) that an if-converted arm may not
@@ -733,8 +758,14 @@ class _Interp(Interpreter):
         if s.dst is not None:
             # the value an atomic returns depends on the order of the threads: never a proof's input
             old = frame.vars[s.dst]
+            first = self.dom.unknowns
             opaque = self.dom.opaque(tuple(old.shape), "the value an atomic returns (it depends on the schedule)")
+            self._schedule_values.update(range(first + 1, self.dom.unknowns + 1))
             frame.vars[s.dst] = torch.where(self._bmask(mask, opaque), opaque, self._lift(old, frame.types[s.dst]))
+
+
+def _clipped(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _one(i: int) -> torch.Tensor:

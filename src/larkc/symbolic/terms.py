@@ -121,6 +121,7 @@ __all__ = [
     "div",
     "dot",
     "elem",
+    "elements_of",
     "evaluate",
     "expand",
     "gc_paused",
@@ -2075,6 +2076,11 @@ def _post_order(
 def tensors_of(terms: Iterable[Term]) -> set[str]:
     """The names of the input tensors that ``terms`` read."""
     return {n.tensor for n in _post_order(terms) if isinstance(n, Elem | Read)}
+
+
+def elements_of(terms: Iterable[Term], tensor: str) -> set[int]:
+    """The flat indices of the elements of ``tensor`` that ``terms`` read (``Elem`` atoms only)."""
+    return {n.index for n in _post_order(terms) if isinstance(n, Elem) and n.tensor == tensor}
 
 
 @contextmanager
