@@ -1142,6 +1142,16 @@ def _confirm(
         # shows what the kernel computes there, and it computed the reference's values (within tolerance)
         why = f"{r.detail}; at these inputs the simulator's output matches the reference, so nothing is refuted"
         return ObligationResult(r.obligation, Status.UNKNOWN, r.scope, r.prover, why, (), None, r.seconds)
+    elif not cx.arithmetic:
+        # not a difference that rounding hides but a claim about what the kernel computes at all (an element
+        # never written, a non-finite value): a run at the same inputs that does not see it contradicts the
+        # symbolic run, which took a path or a memory state no execution reaches (an arm of a branch whose
+        # condition it could not decide)
+        why = (
+            f"not confirmed: the symbolic run finds {cx.message}, but the simulator at the same inputs does not "
+            f"(the symbolic value rests on a path no execution may take)"
+        )
+        return ObligationResult(r.obligation, Status.UNKNOWN, r.scope, r.prover, why, r.assumptions, seconds=r.seconds)
     elif r.obligation.kind is ObligationKind.EQUIVALENCE:
         note = " (under exact arithmetic; at the task's dtypes the simulator's output is within tolerance)"
         cx = dataclasses.replace(cx, kind=CounterexampleKind.EXACT, message=cx.message + note)

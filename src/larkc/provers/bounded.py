@@ -139,6 +139,8 @@ class ElementVerdict:
     equal: bool | None
     how: str
     witness: Witness | None = None
+    #: a refutation that is a difference of values under exact arithmetic (see ``Counterexample.arithmetic``)
+    arithmetic: bool = True
 
 
 def _contains(term: Term, tensor: str) -> bool:
@@ -178,12 +180,12 @@ def decide_equal(
         return _decide_nonfinite(kernel, spec, facts, unknowns)
     if isinstance(kernel, str):
         if kernel == "undef":
-            return ElementVerdict(False, "never written (or computed from a value never assigned)")
-        return ElementVerdict(False, f"the kernel's value is {kernel}, the reference's a real number")
+            return ElementVerdict(False, "never written (or computed from a value never assigned)", arithmetic=False)
+        return ElementVerdict(False, f"the kernel's value is {kernel}, the reference's a real number", arithmetic=False)
     if kernel is spec:
         return ElementVerdict(True, "identical normal forms")
     if unknowns and _contains(kernel, "<undef>"):
-        return ElementVerdict(False, "depends on memory never written or a variable never assigned")
+        return ElementVerdict(False, "depends on memory never written or a variable never assigned", arithmetic=False)
     if unknowns and _contains(kernel, "<opaque>"):
         why = "; ".join(facts.opaque[:3]) or "unknown"
         return ElementVerdict(None, f"depends on a value the symbolic executor cannot model ({why})")
@@ -229,7 +231,7 @@ def _decide_nonfinite(kernel: Term | str, spec: str, facts: InstanceFacts, unkno
         return ElementVerdict(True, f"both {spec}")
     if isinstance(kernel, str):
         what = "never written" if kernel == "undef" else kernel
-        return ElementVerdict(False, f"the kernel's value is {what}, the reference's {spec}")
+        return ElementVerdict(False, f"the kernel's value is {what}, the reference's {spec}", arithmetic=False)
     if unknowns and _contains(kernel, "<opaque>"):
         why = "; ".join(facts.opaque[:3]) or "unknown"
         return ElementVerdict(None, f"depends on a value the symbolic executor cannot model ({why})")
@@ -612,7 +614,17 @@ def _refuted(
             values = f": kernel {kv:.9g}, reference {sv:.9g}"
         message = f"{name}{list(idx)} {v.how}{values}"
     cx = Counterexample(
-        CounterexampleKind.EXACT, message, dict(facts.instance), facts.launch, None, idx, kv, sv, inputs, tensor=name
+        CounterexampleKind.EXACT,
+        message,
+        dict(facts.instance),
+        facts.launch,
+        None,
+        idx,
+        kv,
+        sv,
+        inputs,
+        tensor=name,
+        arithmetic=v.arithmetic,
     )
     return ObligationResult(ob, Status.REFUTED, _scope(facts), PROVER, v.how, (), cx)
 

@@ -225,6 +225,11 @@ class Counterexample:
     inputs: Mapping[str, Mapping[int, float]] = field(default_factory=dict)
     replay: str | None = None
     tensor: str = ""
+    #: True: the values differ under exact arithmetic, which float rounding may hide (so a simulator that
+    #: sees no difference does not contradict it: :attr:`CounterexampleKind.EXACT`); False: a claim about
+    #: what the kernel computes at all (an element never written, a non-finite value), which a run at the
+    #: same inputs either reproduces or contradicts
+    arithmetic: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {
