@@ -36,7 +36,9 @@ atomic (:func:`spins`: ``while tl.atomic_cas(lock, 0, 1) == 1: pass``) cannot ru
 holding the lock would only release it after every program left the loop. Its programs run one at a
 time instead, in program-id order, each to its end (the schedule of Triton's interpreter), and the race
 check orders their accesses by the happens-before of their atomics' memory orders
-(:class:`~larkc.semantics.memory.ProgramClocks`) rather than not at all.
+(:class:`~larkc.semantics.memory.ProgramClocks`) rather than not at all. So do the programs of a kernel
+that branches on an atomic's result (:func:`branches_on_atomics`: a ticket, "the last program adds the
+partials up"), whose acq_rel ticket orders the other programs' partials before the last one's loads.
 """
 
 from __future__ import annotations
@@ -353,7 +355,7 @@ class Interpreter:
         self.mem.track_non_coherent = any(
             isinstance(s, Load) and s.nc for f in module.functions for s in walk_stmts(f.body)
         )
-        if self.level is Level.BLOCK and spins(module):
+        if self.level is Level.BLOCK and (spins(module) or branches_on_atomics(module)):
             self.mem.clocks = ProgramClocks.start(n)
         elif (
             self.level is Level.THREAD
@@ -1529,6 +1531,43 @@ def spins(module: Module) -> bool:
             if isinstance(s, While | DoWhile) and any(isinstance(x, Atomic) for x in walk_stmts(s.body)):
                 return True
     return False
+
+
+def branches_on_atomics(module: Module) -> bool:
+    """Whether a branch or loop condition of the module reads what an atomic returned, directly or through
+    assignments: a ticket, ``if tl.atomic_add(count, 1) == nprog - 1`` ("the last program finishes").
+    Then, as for :func:`spins`, the programs of a block-level kernel run one at a time with happens-before
+    between them: in lock-step no program's accesses would be ordered before another's, and the last
+    program's loads of the partials the others published through an acq_rel ticket would be a race."""
+    for f in module.functions:
+        body = walk_stmts(f.body)
+        tainted = {s.dst for s in walk_stmts(f.body) if isinstance(s, Atomic) and s.dst is not None}
+        if not tainted:
+            continue
+        grew = True
+        while grew:  # names assigned from a tainted name, to a fixpoint
+            grew = False
+            for s in walk_stmts(f.body):
+                match s:
+                    case Decl(name, _, init) if init is not None and name not in tainted and _reads(init, tainted):
+                        tainted.add(name)
+                        grew = True
+                    case Assign(name, value) if name not in tainted and _reads(value, tainted):
+                        tainted.add(name)
+                        grew = True
+                    case _:
+                        pass
+        for s in body:
+            match s:
+                case If(cond) | While(cond) | DoWhile(_, cond) if _reads(cond, tainted):
+                    return True
+                case _:
+                    pass
+    return False
+
+
+def _reads(e: Expr, names: Collection[str]) -> bool:
+    return any(isinstance(x, VarRef) and x.name in names for x in sub_exprs(e))
 
 
 def _bodies(module: Module) -> tuple[Stmt, ...]:
