@@ -194,3 +194,55 @@ def test_a_value_difference_beside_the_same_branch_still_refutes(tmp_path: Path)
     """The same kernel against ``3 * x``: the simulator sees the difference, FAILED."""
     report = _verify(_branch_task(tmp_path, lambda x: 3 * x), tmp_path)
     assert report.verdict is Verdict.FAILED, "\n".join(report.render())
+
+
+# The last program reads its own partial back through the block load, as the red-team case does: the
+# scalar store (one thread) and the block load (many) are ordered by the barrier Triton puts behind a
+# scalar atomic whose result is used. Without a used result there is no barrier, and the read-back of a
+# global element another thread wrote races (issue 19, class 3).
+_READ_OWN = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def own_partial(src_ptr, sums_ptr, done_ptr, dst_ptr, size, TILE: tl.constexpr, MAX_TILES: tl.constexpr):
+    me = tl.program_id(0)
+    tiles = tl.num_programs(0)
+    idx = me * TILE + tl.arange(0, TILE)
+    tl.store(sums_ptr + me, tl.sum(tl.load(src_ptr + idx, mask=idx < size, other=0.0), axis=0))
+    TAIL
+"""
+
+_TICKET_TAIL = """seen = tl.atomic_add(done_ptr, 1)
+    if seen == tiles - 1:
+        t = tl.arange(0, MAX_TILES)
+        tl.store(dst_ptr, tl.sum(tl.load(sums_ptr + t, mask=t < tiles, other=0.0), axis=0))"""
+
+_NO_TICKET_TAIL = """tl.atomic_add(done_ptr, 1)
+    t = tl.arange(0, MAX_TILES)
+    tl.store(dst_ptr, tl.sum(tl.load(sums_ptr + t, mask=t < tiles, other=0.0), axis=0))"""
+
+
+def _own_task(tmp_path: Path, tail: str) -> Task:
+    src = tmp_path / "own_partial.py"
+    src.write_text(_READ_OWN.replace("TAIL", tail))
+    return Task(
+        source=src, kernel="own_partial", reference=_sum,
+        inputs={"x": "f32[n]"}, outputs={"out": "f32[1]"},
+        scratch={"sums": "f32[cdiv(n, 32)]", "done": (("1",), "i32", "zeros")},
+        bindings={"src_ptr": "x", "sums_ptr": "sums", "done_ptr": "done", "dst_ptr": "out", "size": "n",
+                  "TILE": 32, "MAX_TILES": 128},
+        symbols=["n"], constraints=["n <= 32"], instances=[{"n": 20}],
+        grid=["cdiv(n, 32)"], block=[1], tolerance={"rtol": 1e-4, "atol": 1e-4},
+    )  # fmt: skip
+
+
+def test_triton_last_program_reading_its_own_partial_is_not_failed(tmp_path: Path) -> None:
+    _not_failed(_verify(_own_task(tmp_path, _TICKET_TAIL), tmp_path))
+
+
+def test_a_scalar_atomic_whose_result_is_unused_orders_no_elements(tmp_path: Path) -> None:
+    report = _verify(_own_task(tmp_path, _NO_TICKET_TAIL), tmp_path)
+    assert report.verdict is Verdict.FAILED, "\n".join(report.render())
+    assert "race" in report.kinds()

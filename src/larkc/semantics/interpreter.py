@@ -363,6 +363,8 @@ class Interpreter:
             and any(fences_and_atomics(f.body) for f in module.functions)
         ):
             self.mem.fences = FenceClocks.start(self.space)
+        #: the scalar atomics of a block-level kernel whose result is used (:func:`broadcast_atomics`)
+        self._broadcasts = broadcast_atomics(module) if self.level is Level.BLOCK else frozenset()
         self.full = torch.ones(n, dtype=torch.bool)
         self.none = torch.zeros(n, dtype=torch.bool)
         self.exited = self.none
@@ -971,6 +973,11 @@ class Interpreter:
                 flat = self._scatter(flat, enabled, old, dst_t)
                 old = flat
             self._assign_rows(frame, s.dst, idx, old.reshape(idx.numel(), *_trailing(dst_t)), mask)
+            if not shape and id(s) in self._broadcasts:
+                # Triton lowers a scalar atomic whose result is used as one thread's atomic, the result
+                # stored to shared memory, a barrier, and every thread's load of it: that barrier orders
+                # the program's elements' accesses before the atomic with those after it
+                self.mem.phases += mask.to(torch.int32)
 
     # -- synchronisation and warps ---------------------------------------------------------------------
 
@@ -1564,6 +1571,46 @@ def branches_on_atomics(module: Module) -> bool:
                 case _:
                     pass
     return False
+
+
+def broadcast_atomics(module: Module) -> frozenset[int]:
+    """The ``id`` of every atomic whose result a branch condition, a store or another atomic reads,
+    directly or through assignments and loads (a use Triton's dead-code elimination keeps; a load alone
+    is not one). Triton broadcasts the result of such an atomic on a scalar to the program's threads
+    through shared memory behind a barrier (:meth:`Interpreter._atomic`)."""
+    out: set[int] = set()
+    for f in module.functions:
+        for a in walk_stmts(f.body):
+            if not isinstance(a, Atomic) or a.dst is None:
+                continue
+            tainted = {a.dst}
+            grew = True
+            while grew:
+                grew = False
+                for s in walk_stmts(f.body):
+                    match s:
+                        case Decl(name, _, init) if init is not None and name not in tainted and _reads(init, tainted):
+                            tainted.add(name)
+                            grew = True
+                        case Assign(name, value) if name not in tainted and _reads(value, tainted):
+                            tainted.add(name)
+                            grew = True
+                        case Load(name, ptr, m, other) if name not in tainted and any(
+                            e is not None and _reads(e, tainted) for e in (ptr, m, other)
+                        ):
+                            tainted.add(name)
+                            grew = True
+                        case _:
+                            pass
+            for s in walk_stmts(f.body):
+                match s:
+                    case If(cond) | While(cond) | DoWhile(_, cond) if _reads(cond, tainted):
+                        out.add(id(a))
+                    case Store() | Atomic() if any(_reads(e, tainted) for e in stmt_exprs(s)):
+                        out.add(id(a))
+                    case _:
+                        pass
+    return frozenset(out)
 
 
 def _reads(e: Expr, names: Collection[str]) -> bool:
