@@ -158,7 +158,8 @@ def _scaled(tmp_path: Path, kernel: str, scale: str = "sqrt(4) / 16") -> Task:
     return Task(
         source=src, kernel=kernel, reference=reference, inputs={"x": "f32[n]"}, outputs={"out": "f32[n]"},
         bindings={"x_ptr": "x", "out_ptr": "out", **bias, "scale": ScalarExpr(scale), "BLOCK": 64},
-        symbols=["n"], instances=[{"n": 100}, {"n": 64}], grid=["cdiv(n, 64)"], block=[1],
+        symbols=["n"], constraints=["n <= 16777216"],  # past 2^31 pid * BLOCK (i32) wraps: a real overflow
+        instances=[{"n": 100}, {"n": 64}], grid=["cdiv(n, 64)"], block=[1],
     )  # fmt: skip
 
 
