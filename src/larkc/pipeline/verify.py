@@ -36,7 +36,13 @@ from larkc.ir.nodes import Assert, AssertKind, Function, Module
 from larkc.ir.types import ScalarType
 from larkc.ir.walk import walk_stmts
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
-from larkc.pipeline.memory import Engine, instance_refused, refused_run, simulation_refused
+from larkc.pipeline.memory import (
+    Engine,
+    check_instance_launches,
+    instance_refused,
+    refused_run,
+    simulation_refused,
+)
 from larkc.pipeline.preconditions import (
     noting_instance,
     outside_contract,
@@ -96,6 +102,7 @@ def obligations_of(task: Task) -> list[Obligation]:
             ObligationKind.DEFINED,
             ObligationKind.ASSERT,
             ObligationKind.OVERFLOW,
+            ObligationKind.LAUNCH,
         )
     ]
     return obs
@@ -180,6 +187,9 @@ def _verify_specialisation(
     if module is None:
         module = parse_task(task, chosen[0] if chosen else None, config)
     module, f = bind_null_pointers(task, module, kernel_function(task, module))
+    # An instance of the task itself that cannot launch is bad input (as for larkc run), whatever the order
+    # the instances would run in; other sizes that cannot launch refute the launch obligation.
+    check_instance_launches(task, module, [f], chosen)
     for p in f.params:
         if isinstance(b := task.binding(p.name), ScalarExpr):
             check_float_param(task, p, b)  # before the parametric prover reads the bindings
@@ -206,7 +216,7 @@ def _verify_specialisation(
     for r in _parametric(task, module, f, lower, config, parametric_obs, budget):
         r = _confirm_static(task, module, r, replay_dir, cfgs, lower)
         per_ob[r.obligation].append(_settle_witnesses(task, r, simulate, bounded, replay_dir, say))
-    bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
+    bounded_obs = [ob for ob in obligations if ob.kind not in PARAMETRIC_ONLY]
     for k, env in enumerate(chosen):
         shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
         say(f"instance {k + 1}/{len(chosen)} ({shape}): symbolic execution")
@@ -305,7 +315,16 @@ def _across_configs(
 
 
 #: The obligations the parametric prover decides for all sizes (the bounded prover for its instances).
-PARAMETRIC_KINDS = (ObligationKind.BOUNDS, ObligationKind.RACE, ObligationKind.BARRIER, ObligationKind.OVERFLOW)
+PARAMETRIC_KINDS = (
+    ObligationKind.BOUNDS,
+    ObligationKind.RACE,
+    ObligationKind.BARRIER,
+    ObligationKind.OVERFLOW,
+    ObligationKind.LAUNCH,
+)
+#: ... and those only it decides: no instance checks overflow, and an instance that runs is a valid launch
+#: (one that is not is bad input, as for ``larkc run``), so the launch obligation is about all sizes alone.
+PARAMETRIC_ONLY = (ObligationKind.OVERFLOW, ObligationKind.LAUNCH)
 
 
 def _hinted(ob: Obligation, modules: Sequence[Module]) -> bool:
@@ -393,7 +412,7 @@ def _several_launches(
     configs = parsed.configs()
     hinted = list(parsed.modules(None, configs[0])) if configs else []
     parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS or _hinted(ob, hinted)]
-    bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
+    bounded_obs = [ob for ob in obligations if ob.kind not in PARAMETRIC_ONLY]
     per_config: list[tuple[str, dict[Obligation, list[ObligationResult]]]] = []
     runs: list[tuple[dict[str, int], str, float]] = []
     stopped: StoppedEarly | None = None
@@ -404,6 +423,7 @@ def _several_launches(
         for k, mod in enumerate(parsed.modules(None, cfg)):
             view = _without_written_ranges(configured.launch_task(k), k)
             mod_k, f_k = bind_null_pointers(view, mod, kernel_function(view, mod))
+            check_instance_launches(view, mod_k, [f_k], chosen)  # bad input, as in _verify_specialisation
             bound.append(mod_k)
             label = task.launch_label(k) + (f" (autotune configuration {config_values(cfg[k])})" if cfg[k] else "")
             say(f"{label}: parametric proof of {', '.join(ob.name for ob in parametric_obs)}")
@@ -656,6 +676,8 @@ def _confirm_static(
     sizes, whose constexprs and argument types may differ from ``module``'s)."""
     cx = r.counterexample
     if r.status is not Status.REFUTED or cx is None or not cx.instance:
+        return r
+    if r.obligation.kind is ObligationKind.LAUNCH:  # the launch evaluated at the sizes confirms it already
         return r
     try:
         env = task.shape_env(cx.instance)

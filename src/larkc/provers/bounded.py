@@ -280,6 +280,10 @@ def prove_instance(facts: InstanceFacts, obligations: Sequence[Obligation], budg
                 r = ObligationResult(
                     ob, Status.UNKNOWN, _scope(facts), PROVER, "integer overflow is decided by the parametric prover"
                 )
+            case ObligationKind.LAUNCH:  # an instance that runs is a valid launch; one that is not, bad input
+                r = ObligationResult(
+                    ob, Status.UNKNOWN, _scope(facts), PROVER, "launch validity is decided by the parametric prover"
+                )
             case (
                 ObligationKind.BOUNDS
                 | ObligationKind.RACE
