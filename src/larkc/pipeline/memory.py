@@ -92,7 +92,6 @@ def refused_run(
 MAX_STATIC_SHARED_BYTES = 48 * 1024
 
 
-
 class Engine(enum.Enum):
     """The engine a run is estimated for."""
 
