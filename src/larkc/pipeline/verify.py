@@ -554,9 +554,14 @@ def _per_launch_result(
     ``modules_at``), proved for all sizes if every launch is, else unknown."""
     from larkc.provers import Scope
 
-    refuted = next((r for _, r in launch_results if r.status is Status.REFUTED), None)
+    refuted = next(((label, r) for label, r in launch_results if r.status is Status.REFUTED), None)
+    if refuted is not None and ob.kind is ObligationKind.LAUNCH:  # confirmed by its evaluation: no run
+        label, r = refuted
+        cx = r.counterexample
+        where = dataclasses.replace(cx, launch=f"{label}: {cx.launch}") if cx is not None else None
+        return dataclasses.replace(r, detail=f"{label}: {r.detail}", counterexample=where)
     if refuted is not None:
-        return _confirm_sequence(task, modules_at, refuted, chosen, replay_dir, cfg)
+        return _confirm_sequence(task, modules_at, refuted[1], chosen, replay_dir, cfg)
     if all(r.status is Status.PROVED for _, r in launch_results):
         first = launch_results[0][1]
         detail = "; ".join(f"{label}: {r.detail}" for label, r in launch_results)
