@@ -205,3 +205,31 @@ def test_an_instance_of_the_task_that_cannot_launch_stays_bad_input(tmp_path: Pa
     # the second instance is bad input even though the launch refutation would stop after the first
     with pytest.raises(LarkcError, match="bad launch: 256 threads per block exceed the kernel's __launch_bounds__"):
         verify_task(_bounded(tmp_path), instances=[{"rows": 2, "d": 5}, {"rows": 1, "d": 200}])
+
+
+#: A copy in tiles of at most 64 threads, the limit stated as the kernel's precondition (GPUVerify style).
+TILE_COPY_REQUIRES = """
+#include <cuda_runtime.h>
+
+__global__ void tile_copy(const float* __restrict__ x, float* __restrict__ out, int n) {
+    __requires(blockDim.x <= 64);
+    __shared__ float tile[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) tile[threadIdx.x] = x[i];
+    __syncthreads();
+    if (i < n) out[i] = tile[threadIdx.x];
+}
+"""
+
+
+def test_a_launch_refutation_a_precondition_may_exclude_is_unknown(tmp_path: Path) -> None:
+    task = Task(
+        source=_write(tmp_path, "tile.cu", TILE_COPY_REQUIRES), kernel="tile_copy",
+        reference=lambda x: x.clone(), inputs={"x": "f32[n]"}, outputs={"out": "f32[n]"},
+        symbols=["n", "b"], constraints=["n <= 4096"], instances=[{"n": 70, "b": 32}],
+        grid=["cdiv(n, b)"], block=["b"],
+    )  # fmt: skip
+    report = verify_task(task)
+    [launch] = [r for r in report.results if r.obligation.kind is ObligationKind.LAUNCH]
+    assert launch.status is Status.UNKNOWN and "b=1025" in launch.detail and "precondition" in launch.detail
+    assert report.verdict is Verdict.UNKNOWN

@@ -32,7 +32,7 @@ from pathlib import Path
 from larkc.errors import LarkcError, PreconditionError, TaskError
 from larkc.frontends import parse_task, specialisation_heuristics, specialised_per_instance, task_configs
 from larkc.frontends.triton.values import ConstValue
-from larkc.ir.nodes import Assert, AssertKind, Function, Module
+from larkc.ir.nodes import Assert, AssertKind, Assume, Function, Module
 from larkc.ir.types import ScalarType
 from larkc.ir.walk import walk_stmts
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
@@ -213,7 +213,9 @@ def _verify_specialisation(
             facts = _instance_facts(task, mod, fn, None, env, budget)
             return _confirm(task, mod, prove_instance(facts, [ob], budget)[0], env, replay_dir, cfgs)
 
+    pres = preconditions(module, f)
     for r in _parametric(task, module, f, lower, config, parametric_obs, budget):
+        r = _launch_outside_contract(r, pres)
         r = _confirm_static(task, module, r, replay_dir, cfgs, lower)
         per_ob[r.obligation].append(_settle_witnesses(task, r, simulate, bounded, replay_dir, say))
     bounded_obs = [ob for ob in obligations if ob.kind not in PARAMETRIC_ONLY]
@@ -241,8 +243,20 @@ def _verify_specialisation(
             per_ob[r.obligation].append(r)
         if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
             break  # a refutation decides the verdict; later instances would only repeat it
-    pres = preconditions(module, f)
     return {ob: with_preconditions(rs, pres) for ob, rs in per_ob.items()}, runs
+
+
+def _launch_outside_contract(r: ObligationResult, pres: Sequence[Assume]) -> ObligationResult:
+    """A launch refutation of a kernel with preconditions is UNKNOWN: the launch obligation does not read
+    them, and one may exclude the sizes (``__requires(blockDim.x <= 64)``: the verdict is about the
+    launches that satisfy it)."""
+    if r.obligation.kind is not ObligationKind.LAUNCH or r.status is not Status.REFUTED or not pres:
+        return r
+    why = (
+        f"{r.detail}; unless a precondition of the kernel excludes these sizes (the launch obligation does not"
+        " read preconditions)"
+    )
+    return dataclasses.replace(r, status=Status.UNKNOWN, detail=why, counterexample=None)  # sizes in the detail
 
 
 def _across_configs(
