@@ -133,7 +133,7 @@ def test_verify_of_several_launches_proves_safety_per_launch_and_equivalence_on_
     assert scope == {
         "equivalence(out)": "bounded", "inputs": "bounded", "bounds": "parametric", "race": "parametric",
         "barrier": "parametric", "init": "bounded", "defined": "bounded", "assert": "bounded",
-        "overflow": "parametric",
+        "overflow": "parametric", "launch": "parametric",
     }  # fmt: skip
     bounds = next(r for r in report.results if r.obligation.name == "bounds")
     assert bounds.detail.startswith("launch 1 (kernel block_partial_sums): z3: ")

@@ -63,7 +63,7 @@ def test_without_a_witness_race_freedom_is_bounded_and_the_headline_says_so(tmp_
     assert report.verified_scope == "bounded" and report.exit_code == 0 and report.stopped is None
     headline = (
         "VERIFIED (bounded: equivalence(out), inputs, race, init, defined, assert at 2 shapes;"
-        " bounds, barrier, overflow for all sizes)"
+        " bounds, barrier, overflow, launch for all sizes)"
     )
     lines = report.render()
     assert headline in lines, lines
@@ -87,7 +87,7 @@ def test_a_witness_is_dismissed_where_the_bounded_prover_proves_its_sizes(tmp_pa
     assert all(w.kind is CounterexampleKind.POSSIBLE and w.instance for w in overflow.witnesses)
     lines = report.render()
     assert any(line.startswith("    possible at r=") for line in lines), lines
-    assert report.to_json()["obligations"][-1]["witnesses"]
+    assert next(o for o in report.to_json()["obligations"] if o["obligation"] == "overflow")["witnesses"]
 
 
 # -- the headline, from reports built by hand ----------------------------------------------------------

@@ -27,7 +27,7 @@ from pathlib import Path
 from manifest import Case, Expect
 
 from larkc.errors import LarkcError
-from larkc.pipeline.verify import verify_task
+from larkc.pipeline.verify import obligations_of, verify_task
 from larkc.provers import Budget, ObligationResult, ScopeKind, Status, Verdict
 from larkc.tasks import Task, load_task
 from larkc.tasks.shape_expr import evaluate, parse_shape_expr
@@ -64,16 +64,7 @@ def load(case: Case) -> Task:
         dataclasses.replace(task, instances=[dict(case.witness)])  # raises TaskError if the constraints forbid it
         if not manifests(case, case.witness):
             raise AssertionError(f"{case.name}: the witness {case.witness} does not satisfy {case.manifests!r}")
-        names = {f"equivalence({o})" for o in task.outputs} | {
-            "inputs",
-            "bounds",
-            "race",
-            "barrier",
-            "init",
-            "defined",
-            "assert",
-            "overflow",
-        }
+        names = {ob.name for ob in obligations_of(task)}
         unknown = set(case.violates) - names
         if unknown:
             raise AssertionError(f"{case.name}: no obligation {sorted(unknown)} (obligations: {sorted(names)})")

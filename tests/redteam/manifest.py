@@ -240,7 +240,7 @@ CASES: tuple[Case, ...] = (
     ),
     wrong(
         "cu_rowsum_launch_bounds_exceeded",
-        "equivalence(out)",
+        ("launch", "equivalence(out)"),
         "d > 128",
         {"rows": 1, "d": 200},
         "__launch_bounds__(128) but blocks of up to 256 threads: the launch fails for d > 128",
@@ -248,7 +248,7 @@ CASES: tuple[Case, ...] = (
     ),
     wrong(
         "cu_rowsum_dyn_shared_over_limit",
-        ("bounds", "equivalence(out)"),
+        ("launch", "bounds", "equivalence(out)"),
         "d > 58112",
         {"rows": 1, "d": 58113},
         "dynamic shared memory 4 * d bytes: over 227 KiB (any GPU's limit) the launch fails",

@@ -20,7 +20,7 @@ task = Task(
     inputs={"input": "f32[tokens, 2 * d]"},
     outputs={"out": "f32[tokens, d]"},
     symbols=["tokens", "d"],
-    constraints=["d <= 8192"],
+    constraints=["d <= 8192", "tokens <= 2147483647"],
     instances=[{"tokens": 1, "d": 1}, {"tokens": 3, "d": 300}, {"tokens": 4, "d": 1100}],
     grid=["tokens"],
     block=[256],

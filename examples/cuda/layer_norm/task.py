@@ -28,7 +28,7 @@ task = Task(
     outputs={"out": "f32[rows, d]"},
     bindings={"eps": ScalarArg(EPS)},
     symbols=["rows", "d"],
-    constraints=["d <= 65536"],
+    constraints=["d <= 65536", "rows <= 2147483647"],
     instances=[{"rows": 1, "d": 1}, {"rows": 4, "d": 100}, {"rows": 16, "d": 768}, {"rows": 2, "d": 1030}],
     grid=["rows"],
     block=[256],

@@ -29,7 +29,7 @@ task = Task(
     outputs={"out": "f32[rows, d]"},
     bindings={"eps": ScalarArg(EPS)},
     symbols=["rows", "d"],
-    constraints=["d <= 65536"],
+    constraints=["d <= 65536", "rows <= 2147483647"],
     instances=[{"rows": 1, "d": 100}, {"rows": 4, "d": 100}, {"rows": 2, "d": 768}],
     grid=["rows"],
     block=[256],

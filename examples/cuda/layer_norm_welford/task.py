@@ -21,7 +21,7 @@ task = Task(
     outputs={"out": "f32[rows, d]"},
     bindings={"eps": ScalarArg(EPS)},
     symbols=["rows", "d"],
-    constraints=["d <= 65536"],
+    constraints=["d <= 65536", "rows <= 2147483647"],
     instances=[{"rows": 1, "d": 1}, {"rows": 3, "d": 50}, {"rows": 2, "d": 300}],
     grid=["rows"],
     block=["32 * min(cdiv(d, 32), 8)"],

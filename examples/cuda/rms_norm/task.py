@@ -21,7 +21,7 @@ task = Task(
     outputs={"out": "f32[num_tokens, hidden_size]"},
     bindings={"epsilon": ScalarArg(EPS)},
     symbols=["num_tokens", "hidden_size"],
-    constraints=["hidden_size <= 65536"],
+    constraints=["hidden_size <= 65536", "num_tokens <= 2147483647"],
     instances=[
         {"num_tokens": 1, "hidden_size": 1},
         {"num_tokens": 3, "hidden_size": 100},

@@ -22,7 +22,7 @@ task = Task(
     outputs={"out": "bf16[tokens, hidden_size]"},
     bindings={"epsilon": ScalarArg(EPS)},
     symbols=["tokens", "hidden_size"],
-    constraints=["hidden_size <= 65536"],
+    constraints=["hidden_size <= 65536", "tokens <= 2147483647"],
     instances=[
         {"tokens": 1, "hidden_size": 2},
         {"tokens": 4, "hidden_size": 333},

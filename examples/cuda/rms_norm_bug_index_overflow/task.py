@@ -27,7 +27,7 @@ task = Task(
     bindings={"epsilon": ScalarArg(EPS)},
     symbols=["num_tokens", "hidden_size"],
     # No bound on num_tokens: only the tensor size limit (max_tensor_bytes, 2^36 bytes) bounds it.
-    constraints=["hidden_size <= 65536"],
+    constraints=["hidden_size <= 65536", "num_tokens <= 2147483647"],
     instances=[
         {"num_tokens": 1, "hidden_size": 1},
         {"num_tokens": 3, "hidden_size": 100},

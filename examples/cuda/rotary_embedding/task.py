@@ -32,7 +32,13 @@ task = Task(
     },
     outputs={"out": "f32[num_tokens, num_heads, head_size]"},
     symbols=["num_tokens", "num_heads", "head_size", "rot_dim", "max_position"],
-    constraints=["rot_dim % 2 == 0", "rot_dim <= head_size", "head_size <= 256", "num_heads <= 64"],
+    constraints=[
+        "rot_dim % 2 == 0",
+        "rot_dim <= head_size",
+        "head_size <= 256",
+        "num_heads <= 64",
+        "num_tokens <= 2147483647",
+    ],
     instances=[
         {"num_tokens": 1, "num_heads": 1, "head_size": 2, "rot_dim": 2, "max_position": 1},
         {"num_tokens": 5, "num_heads": 4, "head_size": 64, "rot_dim": 64, "max_position": 32},

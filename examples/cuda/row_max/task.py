@@ -17,7 +17,7 @@ task = Task(
     inputs={"x": "f32[rows, d]"},
     outputs={"out": "f32[rows]"},
     symbols=["rows", "d"],
-    constraints=["d <= 65536"],
+    constraints=["d <= 65536", "rows <= 2147483647"],
     instances=[{"rows": 1, "d": 1}, {"rows": 4, "d": 100}, {"rows": 3, "d": 1000}],
     grid=["rows"],
     block=["32 * min(cdiv(d, 32), 8)"],

@@ -18,7 +18,7 @@ task = Task(
     inputs={"x": "f32[rows, d]"},
     outputs={"out": "f32[rows]"},
     symbols=["rows", "d"],
-    constraints=["d <= 65536"],
+    constraints=["d <= 65536", "rows <= 2147483647"],
     instances=[{"rows": 1, "d": 1}, {"rows": 3, "d": 255}, {"rows": 8, "d": 700}, {"rows": 2, "d": 1024}],
     grid=["rows"],
     block=[256],

@@ -20,7 +20,7 @@ task = Task(
     inputs={"input": "f16[tokens, 2 * d]"},
     outputs={"out": "f16[tokens, d]"},
     symbols=["tokens", "d"],
-    constraints=["d <= 16384"],
+    constraints=["d <= 16384", "tokens <= 2147483647"],
     instances=[{"tokens": 1, "d": 1}, {"tokens": 3, "d": 200}, {"tokens": 4, "d": 1100}],
     grid=["tokens"],
     block=["min(d, 1024)"],

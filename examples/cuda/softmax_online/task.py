@@ -17,7 +17,7 @@ task = Task(
     inputs={"x": "f32[rows, d]"},
     outputs={"out": "f32[rows, d]"},
     symbols=["rows", "d"],
-    constraints=["d <= 65536"],
+    constraints=["d <= 65536", "rows <= 2147483647"],
     instances=[{"rows": 1, "d": 1}, {"rows": 5, "d": 129}, {"rows": 8, "d": 1024}, {"rows": 2, "d": 3000}],
     grid=["rows"],
     block=[128],

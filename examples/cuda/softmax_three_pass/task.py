@@ -17,7 +17,7 @@ task = Task(
     inputs={"x": "f32[rows, d]"},
     outputs={"out": "f32[rows, d]"},
     symbols=["rows", "d"],
-    constraints=["d <= 65536"],
+    constraints=["d <= 65536", "rows <= 2147483647"],
     instances=[{"rows": 1, "d": 1}, {"rows": 4, "d": 77}, {"rows": 16, "d": 1000}, {"rows": 3, "d": 256}],
     grid=["rows"],
     block=["min(next_pow2(d), 256)"],

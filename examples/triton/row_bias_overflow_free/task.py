@@ -15,7 +15,7 @@ task = Task(
     outputs={"out": "f32[r, d]"},
     bindings={"x_ptr": "x", "b_ptr": "b", "out_ptr": "out", "n_cols": "d", "stride": "d", "BLOCK": 128},
     symbols=["r", "d"],
-    constraints=["d <= 65536"],
+    constraints=["d <= 65536", "r <= 2147483647"],
     instances=[{"r": 3, "d": 100}, {"r": 2, "d": 300}, {"r": 1, "d": 1}],
     grid=["r"],
     block=[1],

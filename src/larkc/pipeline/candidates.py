@@ -77,7 +77,7 @@ def candidate_task(model_new: str | Path, reference: str | Path) -> Task:
 # -- batch mode ------------------------------------------------------------------------------------
 
 #: Bumped when what a cached result means changes (its JSON, or what the derivation gives).
-_CACHE_FORMAT = 4  # 3: the inputs obligation and the counterexample's tensor in the report; 4: verified scope
+_CACHE_FORMAT = 5  # 3: inputs obligation, counterexample tensor in the report; 4: verified scope; 5: launch
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@ from larkc.ir.types import AddressSpace, BlockType, size_of
 from larkc.ir.walk import walk_stmts
 from larkc.provers import Obligation, ObligationResult, Scope, Status
 from larkc.provers.core import DEFAULT_MEMORY_BYTES
+from larkc.provers.zworld import MAX_SHARED_BYTES_PER_BLOCK
+from larkc.semantics.geometry import LaunchConfig, check_launch
 from larkc.tasks import Launch, Task
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "Engine",
     "MemoryBudgetExceeded",
     "MemoryEstimate",
+    "check_instance_launches",
     "current_budget",
     "estimate_run",
     "format_bytes",
@@ -87,10 +90,6 @@ def refused_run(
 
 #: The most static ``__shared__`` memory a CUDA kernel may declare (ptxas refuses more: 0xc000 bytes).
 MAX_STATIC_SHARED_BYTES = 48 * 1024
-
-#: The most shared memory one block may have on any GPU: 227 KiB on an H100 (the opt-in maximum of
-#: compute capability 9.0, ``cudaDevAttrMaxSharedMemoryPerBlockOptin``); a launch asking more fails.
-MAX_SHARED_BYTES_PER_BLOCK = 227 * 1024
 
 
 class Engine(enum.Enum):
@@ -230,6 +229,25 @@ def check_launchable(f: Function, static_shared: int, dynamic_shared: int, site:
             f"bytes (227 KiB) any GPU gives a block: the launch fails",
             f.span,
         )
+
+
+def check_instance_launches(
+    task: Task, modules: Module | Sequence[Module], kernels: Sequence[Function], envs: Sequence[Mapping[str, int]]
+) -> None:
+    """Raise a "bad launch" error (bad input, as ``larkc run`` reports it) when a launch of one of the
+    task's own instances ``envs`` is one CUDA refuses: its grid, block or shared memory past the limits.
+    Sizes the constraints allow but no instance has are the ``launch`` obligation's (a refutation)."""
+    mods = [modules] * len(task.launches) if isinstance(modules, Module) else list(modules)
+    for env in envs:
+        for k, (mod, f) in enumerate(zip(mods, kernels, strict=True)):
+            grid, block, dynamic = task.launch_task(k).launch.concrete(dict(env))
+            static, _, _, site = _allocations(mod, f)
+            try:
+                check_launch(LaunchConfig(grid, block, dynamic), f.level, f.max_threads)
+                check_launchable(f, static, dynamic, site)
+            except SimulationError as e:
+                sizes = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
+                raise SimulationError(f"{e.message} (the task's instance {sizes})", e.span) from None
 
 
 def _allocations(module: Module, kernel: Function) -> tuple[int, int, int, Span | None]:

@@ -9,7 +9,16 @@ from pathlib import Path
 from typing import Any, assert_never
 
 from larkc.errors import Span
-from larkc.provers import Assumption, AssumptionKind, ObligationResult, ScopeKind, Status, Verdict
+from larkc.provers import (
+    Assumption,
+    AssumptionKind,
+    CounterexampleKind,
+    ObligationKind,
+    ObligationResult,
+    ScopeKind,
+    Status,
+    Verdict,
+)
 from larkc.semantics import Diagnosis, LaunchConfig
 from larkc.tasks import Task
 
@@ -436,7 +445,10 @@ class VerifyReport:
                     shown = ", ".join(f"{tensor}[{i}]={v:.9g}" for i, v in list(vals.items())[:8])
                     more = f" (+{len(vals) - 8} more)" if len(vals) > 8 else ""
                     out.append(f"  inputs: {shown}{more}")
-                out.append(f"  evidence: {_EVIDENCE[cx.kind.value]}")
+                evidence = _EVIDENCE[cx.kind.value]
+                if first.obligation.kind is ObligationKind.LAUNCH and cx.kind is CounterexampleKind.CONFIRMED:
+                    evidence = "confirmed: the launch configuration evaluated at these sizes (it cannot run)"
+                out.append(f"  evidence: {evidence}")
                 if cx.replay:
                     out.append(f"  replay: larkc run --replay {cx.replay}")
                 for r in refuted[1:]:
@@ -520,8 +532,19 @@ class VerifyReport:
 
 #: Which refutation a FAILED verdict shows first: causes before their consequences (an overflowing index
 #: before the out-of-bounds access it makes, a race before the wrong output it leaves, an input overwritten
-#: before an output computed from what it was overwritten with).
-_ROOT_CAUSE_ORDER = ("overflow", "barrier", "race", "bounds", "init", "defined", "assert", "inputs", "equivalence")
+#: before an output computed from what it was overwritten with); an invalid launch first: the kernel never runs.
+_ROOT_CAUSE_ORDER = (
+    "launch",
+    "overflow",
+    "barrier",
+    "race",
+    "bounds",
+    "init",
+    "defined",
+    "assert",
+    "inputs",
+    "equivalence",
+)
 
 _EVIDENCE = {
     "possible": "a solver's model that may not be realisable (not a refutation)",

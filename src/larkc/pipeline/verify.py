@@ -32,10 +32,16 @@ from pathlib import Path
 from larkc.errors import LarkcError, PreconditionError, TaskError
 from larkc.frontends import parse_task, specialisation_heuristics, specialised_per_instance, task_configs
 from larkc.frontends.triton.values import ConstValue
-from larkc.ir.nodes import Function, Module
+from larkc.ir.nodes import Assume, Function, Module
 from larkc.ir.types import ScalarType
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
-from larkc.pipeline.memory import Engine, instance_refused, refused_run, simulation_refused
+from larkc.pipeline.memory import (
+    Engine,
+    check_instance_launches,
+    instance_refused,
+    refused_run,
+    simulation_refused,
+)
 from larkc.pipeline.preconditions import (
     noting_instance,
     outside_contract,
@@ -95,6 +101,7 @@ def obligations_of(task: Task) -> list[Obligation]:
             ObligationKind.DEFINED,
             ObligationKind.ASSERT,
             ObligationKind.OVERFLOW,
+            ObligationKind.LAUNCH,
         )
     ]
     return obs
@@ -179,6 +186,9 @@ def _verify_specialisation(
     if module is None:
         module = parse_task(task, chosen[0] if chosen else None, config)
     module, f = bind_null_pointers(task, module, kernel_function(task, module))
+    # An instance of the task itself that cannot launch is bad input (as for larkc run), whatever the order
+    # the instances would run in; other sizes that cannot launch refute the launch obligation.
+    check_instance_launches(task, module, [f], chosen)
     for p in f.params:
         if isinstance(b := task.binding(p.name), ScalarExpr):
             check_float_param(task, p, b)  # before the parametric prover reads the bindings
@@ -202,10 +212,12 @@ def _verify_specialisation(
             facts = _instance_facts(task, mod, fn, None, env, budget)
             return _confirm(task, mod, prove_instance(facts, [ob], budget)[0], env, replay_dir, cfgs)
 
+    pres = preconditions(module, f)
     for r in _parametric(task, module, f, lower, config, parametric_obs, budget):
+        r = _launch_outside_contract(r, pres)
         r = _confirm_static(task, module, r, replay_dir, cfgs, lower)
         per_ob[r.obligation].append(_settle_witnesses(task, r, simulate, bounded, replay_dir, say))
-    bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
+    bounded_obs = [ob for ob in obligations if ob.kind not in PARAMETRIC_ONLY]
     for k, env in enumerate(chosen):
         shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
         say(f"instance {k + 1}/{len(chosen)} ({shape}): symbolic execution")
@@ -230,8 +242,20 @@ def _verify_specialisation(
             per_ob[r.obligation].append(r)
         if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
             break  # a refutation decides the verdict; later instances would only repeat it
-    pres = preconditions(module, f)
     return {ob: with_preconditions(rs, pres) for ob, rs in per_ob.items()}, runs
+
+
+def _launch_outside_contract(r: ObligationResult, pres: Sequence[Assume]) -> ObligationResult:
+    """A launch refutation of a kernel with preconditions is UNKNOWN: the launch obligation does not read
+    them, and one may exclude the sizes (``__requires(blockDim.x <= 64)``: the verdict is about the
+    launches that satisfy it)."""
+    if r.obligation.kind is not ObligationKind.LAUNCH or r.status is not Status.REFUTED or not pres:
+        return r
+    why = (
+        f"{r.detail}; unless a precondition of the kernel excludes these sizes (the launch obligation does not"
+        " read preconditions)"
+    )
+    return dataclasses.replace(r, status=Status.UNKNOWN, detail=why, counterexample=None)  # sizes in the detail
 
 
 def _across_configs(
@@ -310,7 +334,11 @@ PARAMETRIC_KINDS = (
     ObligationKind.BARRIER,
     ObligationKind.OVERFLOW,
     ObligationKind.DEFINED,  # hints, divisions by sizes: refuted or unknown for all sizes (proved per instance)
+    ObligationKind.LAUNCH,
 )
+#: ... and those only it decides: no instance checks overflow, and an instance that runs is a valid launch
+#: (one that is not is bad input, as for ``larkc run``), so the launch obligation is about all sizes alone.
+PARAMETRIC_ONLY = (ObligationKind.OVERFLOW, ObligationKind.LAUNCH)
 
 
 #: A parametric counterexample is run in the simulator when no tensor of its instance exceeds this.
@@ -386,7 +414,7 @@ def _several_launches(
     obligations = obligations_of(task)
     configs = parsed.configs()
     parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
-    bounded_obs = [ob for ob in obligations if ob.kind is not ObligationKind.OVERFLOW]
+    bounded_obs = [ob for ob in obligations if ob.kind not in PARAMETRIC_ONLY]
     per_config: list[tuple[str, dict[Obligation, list[ObligationResult]]]] = []
     runs: list[tuple[dict[str, int], str, float]] = []
     stopped: StoppedEarly | None = None
@@ -397,6 +425,7 @@ def _several_launches(
         for k, mod in enumerate(parsed.modules(None, cfg)):
             view = _without_written_ranges(configured.launch_task(k), k)
             mod_k, f_k = bind_null_pointers(view, mod, kernel_function(view, mod))
+            check_instance_launches(view, mod_k, [f_k], chosen)  # bad input, as in _verify_specialisation
             bound.append(mod_k)
             label = task.launch_label(k) + (f" (autotune configuration {config_values(cfg[k])})" if cfg[k] else "")
             say(f"{label}: parametric proof of {', '.join(ob.name for ob in parametric_obs)}")
@@ -527,9 +556,14 @@ def _per_launch_result(
     ``modules_at``), proved for all sizes if every launch is, else unknown."""
     from larkc.provers import Scope
 
-    refuted = next((r for _, r in launch_results if r.status is Status.REFUTED), None)
+    refuted = next(((label, r) for label, r in launch_results if r.status is Status.REFUTED), None)
+    if refuted is not None and ob.kind is ObligationKind.LAUNCH:  # confirmed by its evaluation: no run
+        label, r = refuted
+        cx = r.counterexample
+        where = dataclasses.replace(cx, launch=f"{label}: {cx.launch}") if cx is not None else None
+        return dataclasses.replace(r, detail=f"{label}: {r.detail}", counterexample=where)
     if refuted is not None:
-        return _confirm_sequence(task, modules_at, refuted, chosen, replay_dir, cfg)
+        return _confirm_sequence(task, modules_at, refuted[1], chosen, replay_dir, cfg)
     if all(r.status is Status.PROVED for _, r in launch_results):
         first = launch_results[0][1]
         detail = "; ".join(f"{label}: {r.detail}" for label, r in launch_results)
@@ -649,6 +683,8 @@ def _confirm_static(
     sizes, whose constexprs and argument types may differ from ``module``'s)."""
     cx = r.counterexample
     if r.status is not Status.REFUTED or cx is None or not cx.instance:
+        return r
+    if r.obligation.kind is ObligationKind.LAUNCH:  # the launch evaluated at the sizes confirms it already
         return r
     try:
         env = task.shape_env(cx.instance)

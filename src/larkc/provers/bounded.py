@@ -305,6 +305,10 @@ def prove_instance(facts: InstanceFacts, obligations: Sequence[Obligation], budg
                 r = _safety(facts, ob)
                 if r.status is Status.PROVED:
                     r = _defined_on_data(facts, r, budget)
+            case ObligationKind.LAUNCH:  # an instance that runs is a valid launch; one that is not, bad input
+                r = ObligationResult(
+                    ob, Status.UNKNOWN, _scope(facts), PROVER, "launch validity is decided by the parametric prover"
+                )
             case (
                 ObligationKind.BOUNDS
                 | ObligationKind.RACE

@@ -61,6 +61,7 @@ class ObligationKind(enum.Enum):
     DEFINED = "defined"  # no undefined operation (integer division by zero, shift out of range, ...)
     ASSERT = "assert"  # every assert() holds
     OVERFLOW = "overflow"  # signed index arithmetic never overflows, unsigned never wraps into an address
+    LAUNCH = "launch"  # every launch the task's constraints allow is one CUDA accepts (grid, block, shared memory)
 
     @property
     def failure_kind(self) -> str:
@@ -78,6 +79,7 @@ _FAILURE_WORD = {
     ObligationKind.DEFINED: "ub",
     ObligationKind.ASSERT: "assert",
     ObligationKind.OVERFLOW: "overflow",
+    ObligationKind.LAUNCH: "launch",
 }
 
 #: The obligation kind a diagnosis word refutes (the inverse of :attr:`ObligationKind.failure_kind`).

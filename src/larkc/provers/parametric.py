@@ -54,6 +54,7 @@ from larkc.provers.core import (
     Scope,
     Status,
 )
+from larkc.provers.launch import launch_result
 from larkc.provers.zexec import (
     ALL_SAFETY,
     Access,
@@ -107,6 +108,7 @@ HANDLED = (
     ObligationKind.BARRIER,
     ObligationKind.OVERFLOW,
     ObligationKind.DEFINED,  # compiler hints and integer divisions by sizes only: refuted or unknown, never proved
+    ObligationKind.LAUNCH,  # decided from the task's launch and the kernel's limits alone (provers/launch.py)
 )
 #: Steps of the search for the smallest witness (each one solver call of at most MINIMIZE_RLIMIT units).
 MINIMIZE_STEPS = 40
@@ -129,7 +131,7 @@ def prove_parametric(
     """One result per obligation (in order) for kernel ``kernel`` of ``module`` under ``task``.
 
     ``kernel`` is the IR function name or the task's kernel name (``row_sum_shared`` finds
-    ``row_sum_shared<256>``). Kinds other than bounds, race, barrier and overflow are UNKNOWN.
+    ``row_sum_shared<256>``). Kinds other than bounds, race, barrier, overflow and launch are UNKNOWN.
 
     A block-level (Triton) kernel is one specialisation: its constexprs are folded into the IR and its
     integer arguments typed by their values. ``specialised_for`` is the shape instance the module was
@@ -154,20 +156,21 @@ def _prove_one(
 ) -> tuple[list[ObligationResult], list[str]]:
     """:func:`prove_parametric`'s results and the scope constraints that select the specialisation."""
     start = time.monotonic()
-    todo = [o for o in obligations if o.kind in HANDLED]
+    todo = [o for o in obligations if o.kind in HANDLED and o.kind is not ObligationKind.LAUNCH]
     deadline = start + budget.seconds
     analysis: _Analysis | None = None
+    fn: Function | None = None
     failure = ""
-    if todo:
+    if todo or any(o.kind is ObligationKind.LAUNCH for o in obligations):
         try:
             fn = _kernel(module, kernel, task)
         except LarkcError as e:
             failure = e.message
-        else:
-            try:
-                analysis = _Analysis(module, fn, task, budget, deadline, specialised_for, heuristics)
-            except LarkcError as e:
-                failure = f"cannot analyse the kernel: {e.message}"
+    if todo and fn is not None:
+        try:
+            analysis = _Analysis(module, fn, task, budget, deadline, specialised_for, heuristics)
+        except LarkcError as e:
+            failure = f"cannot analyse the kernel: {e.message}"
     scope = Scope.parametric(task.symbols, [shape_text(c) for c in task.constraints])
     results: list[ObligationResult] = []
     for ob in obligations:
@@ -179,9 +182,13 @@ def _prove_one(
                     Status.UNKNOWN,
                     scope,
                     PROVER_NAME,
-                    f"the parametric prover handles bounds, race, barrier and overflow, not {ob.kind.value}",
+                    f"the parametric prover handles bounds, race, barrier, overflow and launch, not {ob.kind.value}",
                 )
             )
+            continue
+        if ob.kind is ObligationKind.LAUNCH:  # the launch alone: no analysis of the kernel's body needed
+            launch = launch_result(module, fn, task, ob, budget) if fn is not None else None
+            results.append(launch or ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, failure))
             continue
         if analysis is None:
             results.append(ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, failure))
@@ -333,6 +340,20 @@ def prove_parametric_family(
         return [ObligationResult(ob, Status.UNKNOWN, scope, PROVER_NAME, e.message) for ob in obligations]
     if fn.level is Level.THREAD:
         return prove_parametric(module, kernel, task, obligations, budget)
+    if any(ob.kind is ObligationKind.LAUNCH for ob in obligations):
+        # the grid is the same shape expression for every specialisation: decided once, for all sizes
+        rest = [ob for ob in obligations if ob.kind is not ObligationKind.LAUNCH]
+        others = iter(
+            prove_parametric_family(
+                task, kernel, lower, rest, budget, heuristics=heuristics, heuristics_unknown=heuristics_unknown
+            )
+            if rest
+            else []
+        )
+        return [
+            launch_result(module, fn, task, ob, budget) if ob.kind is ObligationKind.LAUNCH else next(others)
+            for ob in obligations
+        ]
     keys = specialisation_keys(task, fn, heuristics)
     instances, incomplete = enumerate_specialisations(task, keys, budget)
     if heuristics_unknown:

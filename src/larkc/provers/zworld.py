@@ -65,6 +65,9 @@ Z = Any
 MAX_BLOCK_THREADS = 1024
 MAX_BLOCK_DIMS = (1024, 1024, 64)
 MAX_GRID_DIMS = (2**31 - 1, 65535, 65535)
+#: The most shared memory one block may have on any GPU: 227 KiB on an H100 (the opt-in maximum of
+#: compute capability 9.0, ``cudaDevAttrMaxSharedMemoryPerBlockOptin``); a launch asking more fails.
+MAX_SHARED_BYTES_PER_BLOCK = 227 * 1024
 #: The first attempt of each solver configuration, in z3 resource units (``rlimit``), before the full
 #: limit of the call (:attr:`~larkc.provers.Budget.solver_rlimit`). Resource units count z3's own steps:
 #: the same formulas get the same answer on any machine and under any load (about 1 to 5 million a
@@ -312,7 +315,8 @@ class World:
     """The facts every size the task allows satisfies, and the launch as terms over its symbols.
 
     ``facts`` hold for every allowed size (the scope's constraints); ``launch_facts`` state that the
-    launch is one CUDA accepts (larger launches fail before the kernel runs: a model assumption);
+    launch is one CUDA accepts (larger launches fail before the kernel runs; the launch obligation shows
+    that every allowed size gives one, so the other obligations may take them);
     ``scope`` is the text of the constraints, ``launch_text`` of the launch assumption.
     """
 
@@ -356,16 +360,18 @@ class World:
         lf.append(self.block[0] * self.block[1] * self.block[2] <= self.max_threads)
         self.launch_facts = lf
         bound = "__launch_bounds__ " if max_threads and max_threads < MAX_BLOCK_THREADS else ""
+        # The other obligations are about launches that run; the launch obligation (provers/launch.py)
+        # decides for every allowed size that the launch is one, so these facts are justified, not assumed.
         if programs:  # a block-level (Triton) kernel: the grid's limits are CUDA's, blocks are programs
             self.launch_text = (
-                "the launch is valid: the grid has at most 2^31 - 1 programs along axis 0 and 65535 along axes"
-                " 1 and 2 (larger grids fail before the kernel runs)"
+                "the other obligations are about valid launches (the launch obligation): the grid has at most"
+                " 2^31 - 1 programs along axis 0 and 65535 along axes 1 and 2"
             )
         else:
             self.launch_text = (
-                f"the launch is valid for CUDA: 1 <= blockDim.x * blockDim.y * blockDim.z <= {self.max_threads}"
-                f" ({bound}limit), gridDim.x <= 2^31 - 1, gridDim.y, gridDim.z <= 65535 (larger launches fail"
-                " before the kernel runs)"
+                "the other obligations are about valid launches (the launch obligation): 1 <= blockDim.x *"
+                f" blockDim.y * blockDim.z <= {self.max_threads} ({bound}limit), gridDim.x <= 2^31 - 1,"
+                " gridDim.y, gridDim.z <= 65535"
             )
 
     def _dims(self, dims: tuple[ShapeExpr, ...]) -> tuple[Z, Z, Z]:

@@ -17,7 +17,7 @@ import torch
 from larkc.errors import SimulationError
 from larkc.ir.nodes import Level
 
-__all__ = ["WARP_SIZE", "LaunchConfig", "ThreadSpace", "format_dim3"]
+__all__ = ["WARP_SIZE", "LaunchConfig", "ThreadSpace", "check_launch", "format_dim3"]
 
 WARP_SIZE = 32
 
@@ -44,34 +44,40 @@ class LaunchConfig:
         return f"grid {g}, block {b}{extra}"
 
 
+def check_launch(launch: LaunchConfig, level: Level, max_threads: int | None = None) -> None:
+    """Raise a "bad launch" :class:`~larkc.errors.SimulationError` for a launch CUDA refuses: a dimension
+    below 1, past CUDA's limits (thread-level kernels), or more threads per block than 1024 or the
+    kernel's ``__launch_bounds__`` (``max_threads``). Shared memory is checked with the kernel's arrays
+    (``larkc.pipeline.memory.check_launchable``)."""
+    for what, dims, limits in (("grid", launch.grid, MAX_GRID_DIMS), ("block", launch.block, MAX_BLOCK_DIMS)):
+        for d, lim in zip(dims, limits, strict=True):
+            if d < 1:
+                raise SimulationError(f"bad launch: {what} dimensions must be positive, got {dims}")
+            if level is Level.THREAD and d > lim:
+                raise SimulationError(f"bad launch: {what} dimensions {dims} exceed CUDA's limits {limits}")
+    if launch.shared_bytes < 0:
+        raise SimulationError(f"bad launch: negative dynamic shared memory {launch.shared_bytes}")
+    if level is Level.THREAD:
+        threads = math.prod(launch.block)
+        if threads > MAX_THREADS_PER_BLOCK:
+            raise SimulationError(
+                f"bad launch: {threads} threads per block exceed CUDA's limit of {MAX_THREADS_PER_BLOCK}"
+            )
+        if max_threads is not None and threads > max_threads:
+            raise SimulationError(
+                f"bad launch: {threads} threads per block exceed the kernel's __launch_bounds__ of {max_threads}"
+            )
+
+
 class ThreadSpace:
     """Per-thread coordinates of a launch, as tensors over the thread numbers ``0 .. T-1``."""
 
     def __init__(self, launch: LaunchConfig, level: Level, *, max_threads: int | None = None) -> None:
         self.launch = launch
         self.level = level
-        for what, dims, limits in (("grid", launch.grid, MAX_GRID_DIMS), ("block", launch.block, MAX_BLOCK_DIMS)):
-            for d, lim in zip(dims, limits, strict=True):
-                if d < 1:
-                    raise SimulationError(f"bad launch: {what} dimensions must be positive, got {dims}")
-                if level is Level.THREAD and d > lim:
-                    raise SimulationError(f"bad launch: {what} dimensions {dims} exceed CUDA's limits {limits}")
-        if launch.shared_bytes < 0:
-            raise SimulationError(f"bad launch: negative dynamic shared memory {launch.shared_bytes}")
+        check_launch(launch, level, max_threads)
         self.num_blocks = math.prod(launch.grid)
-        if level is Level.THREAD:
-            self.block_size = math.prod(launch.block)
-            if self.block_size > MAX_THREADS_PER_BLOCK:
-                raise SimulationError(
-                    f"bad launch: {self.block_size} threads per block exceed CUDA's limit of {MAX_THREADS_PER_BLOCK}"
-                )
-            if max_threads is not None and self.block_size > max_threads:
-                raise SimulationError(
-                    f"bad launch: {self.block_size} threads per block exceed the kernel's "
-                    f"__launch_bounds__ of {max_threads}"
-                )
-        else:
-            self.block_size = 1
+        self.block_size = math.prod(launch.block) if level is Level.THREAD else 1
         self.num_threads = self.num_blocks * self.block_size
         bs = self.block_size
         self._block_shift = bs.bit_length() - 1 if bs & (bs - 1) == 0 else None

@@ -84,7 +84,7 @@ T = TypeVar("T")
 #: The diagnoses a seeded-bug task may expect; the simulator and provers report these words.
 #: ``overflow`` is reported by ``larkc verify`` only: an index expression that overflows at sizes the task allows.
 #: ``input-write`` is reported by ``larkc run``: a store into an input the task does not declare in-place.
-FAILURE_KINDS = ("race", "oob", "mismatch", "divergence", "uninit", "ub", "assert", "overflow", "input-write")
+FAILURE_KINDS = ("race", "oob", "mismatch", "divergence", "uninit", "ub", "assert", "overflow", "input-write", "launch")
 
 #: The default of :attr:`Task.max_tensor_bytes`: 64 GiB, the largest tensor the overflow proofs consider.
 DEFAULT_MAX_TENSOR_BYTES = 2**36

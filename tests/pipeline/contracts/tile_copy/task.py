@@ -18,7 +18,7 @@ task = Task(
     outputs={"out": "f32[n]"},
     bindings={"n": ShapeArg("n")},
     symbols=["n", "b"],
-    constraints=["n <= 1048576"],
+    constraints=["n <= 1048576", "b <= 1024"],
     instances=[{"n": 100, "b": 64}, {"n": 70, "b": 32}],
     grid=["cdiv(n, b)"],
     block=["b"],
