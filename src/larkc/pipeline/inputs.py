@@ -88,8 +88,25 @@ def kernel_function(task: Task, module: Module, launch: int = 0) -> Function:
     except TaskError as e:
         raise TaskError(f"task {task.name}: {e.message}") from None
     if task.language == "cuda":  # a Triton kernel's constexprs are gone from f: checked by its frontend
-        task.check_binding_names(launch, [p.name for p in f.params])
+        task.check_binding_names(launch, [p.name for p in f.params] + _null_bound(f))
     return f
+
+
+def _null_bound(f: Function) -> list[str]:
+    """The parameters :func:`bind_null_pointers` made locals of ``f`` (its leading null pointer decls)."""
+    names = []
+    for s in f.body:
+        if not (
+            isinstance(s, Decl)
+            and isinstance(s.type, PointerType)
+            and isinstance(s.init, Cast)
+            and s.init.kind is CastKind.BITCAST
+            and isinstance(s.init.operand, Const)
+            and s.init.operand.value == 0
+        ):
+            break
+        names.append(s.name)
+    return names
 
 
 def kernel_args(
