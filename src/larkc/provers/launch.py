@@ -52,6 +52,7 @@ from larkc.provers.zworld import (
     Session,
     World,
     Z,
+    minimize_sum,
     model_int,
     shape_text,
 )
@@ -60,9 +61,6 @@ from larkc.tasks import Task
 __all__ = ["launch_result", "static_shared_bytes"]
 
 PROVER_NAME = "parametric-z3"
-#: Steps of the search for the smallest invalid launch (each one solver call of at most MINIMIZE_RLIMIT).
-MINIMIZE_STEPS = 40
-MINIMIZE_RLIMIT = 4_000_000
 
 _AXES = ("x", "y", "z")
 
@@ -114,7 +112,7 @@ def launch_result(module: Module, fn: Function, task: Task, ob: Obligation, budg
         return result(Status.PROVED, f"z3: the launch's {what} within CUDA's limits for all sizes")
     if out.answer is Answer.UNKNOWN:
         return result(Status.UNKNOWN, f"whether every allowed launch is valid: {out.reason}")
-    model = _minimize(session, list(world.syms.values()), [violated], out.model)
+    model = minimize_sum(session, list(world.syms.values()), [violated], out.model)
     inst = {name: model_int(model, v) or 1 for name, v in world.syms.items()}
     sizes = ", ".join(f"{k}={v}" for k, v in inst.items()) or "the launch"
     try:
@@ -179,28 +177,3 @@ def _violation(
             f" {MAX_SHARED_BYTES_PER_BLOCK} (227 KiB, an H100's per-block maximum)"
         )
     return None
-
-
-def _minimize(session: Session, syms: Sequence[Z], conjuncts: Sequence[Z], model: Z) -> Z:
-    """A model with the least sum of the symbols (binary search, best effort: a step that does not decide
-    ends the search with the best model so far)."""
-    if not syms:
-        return model
-    total = z3.Sum(*syms)
-    best = model_int(model, total)
-    if best is None:
-        return model
-    lo = len(syms)
-    for _ in range(MINIMIZE_STEPS):
-        if lo >= best:
-            break
-        mid = (lo + best) // 2
-        out = session.check([*conjuncts, total <= mid], rlimit=MINIMIZE_RLIMIT)
-        if out.answer is Answer.SAT:
-            model = out.model
-            best = model_int(model, total) or mid
-        elif out.answer is Answer.UNSAT:
-            lo = mid + 1
-        else:
-            break
-    return model

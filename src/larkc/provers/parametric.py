@@ -71,7 +71,18 @@ from larkc.provers.zexec import (
     walk,
 )
 from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, Region, RegionKind, Value, trange, wrap
-from larkc.provers.zworld import Answer, Registry, Session, World, Z, log2_text, model_int, shape_text
+from larkc.provers.zworld import (
+    MINIMIZE_RLIMIT,
+    Answer,
+    Registry,
+    Session,
+    World,
+    Z,
+    log2_text,
+    minimize_sum,
+    model_int,
+    shape_text,
+)
 from larkc.tasks import BufferArg, ScalarArg, ShapeArg, Task, evaluate, free_symbols, resolve_kernel
 from larkc.tasks.shape_expr import (
     ArithOp,
@@ -110,9 +121,6 @@ HANDLED = (
     ObligationKind.DEFINED,  # compiler hints and integer divisions by sizes only: refuted or unknown, never proved
     ObligationKind.LAUNCH,  # decided from the task's launch and the kernel's limits alone (provers/launch.py)
 )
-#: Steps of the search for the smallest witness (each one solver call of at most MINIMIZE_RLIMIT units).
-MINIMIZE_STEPS = 40
-MINIMIZE_RLIMIT = 4_000_000
 #: Wall-clock safety net of one whole search for the smallest witness (the best model so far is kept).
 MINIMIZE_SECONDS = 20.0
 #: A witness fills a tensor with one value (a read from a declared value range) up to this many elements.
@@ -823,30 +831,9 @@ class _Analysis:
         return sorted({i.what for i in self.reg.inexact(names)})
 
     def _minimize(self, session: Session, conjuncts: Sequence[Z], model: Z) -> Z:
-        """A model with the least sum of the symbols (binary search, best effort: a step that times out
-        ends the search with the best model so far)."""
-        syms = list(self.world.syms.values())
-        if not syms:
-            return model
-        total = z3.Sum(*syms)
-        best = model_int(model, total)
-        if best is None:
-            return model
-        lo = len(syms)
+        """A model with the least sum of the symbols (:func:`~larkc.provers.zworld.minimize_sum`)."""
         deadline = time.perf_counter() + MINIMIZE_SECONDS
-        for _ in range(MINIMIZE_STEPS):
-            if lo >= best or time.perf_counter() > deadline:
-                break
-            mid = (lo + best) // 2
-            out = session.check([*conjuncts, total <= mid], rlimit=MINIMIZE_RLIMIT)
-            if out.answer is Answer.SAT:
-                model = out.model
-                best = model_int(model, total) or mid
-            elif out.answer is Answer.UNSAT:
-                lo = mid + 1
-            else:
-                break
-        return model
+        return minimize_sum(session, list(self.world.syms.values()), conjuncts, model, deadline)
 
     def _below(self, session: Session, conjuncts: Sequence[Z], bound: int) -> bool:
         """Whether some model has a smaller sum of the symbols than ``bound`` (quick, best effort)."""

@@ -592,6 +592,39 @@ def model_int(model: Z, e: Z) -> int | None:
     return v.as_long() if z3.is_int_value(v) else None
 
 
+#: Steps of the search for the smallest model (each one solver call of at most MINIMIZE_RLIMIT units).
+MINIMIZE_STEPS = 40
+MINIMIZE_RLIMIT = 4_000_000
+
+
+def minimize_sum(
+    session: Session, syms: Sequence[Z], conjuncts: Sequence[Z], model: Z, deadline: float | None = None
+) -> Z:
+    """A model of ``conjuncts`` with the least sum of ``syms`` (binary search from ``model``, best effort: a
+    step that does not decide, or a ``deadline`` (``time.perf_counter``) passed, ends the search with the
+    best model so far)."""
+    if not syms:
+        return model
+    total = z3.Sum(*syms)
+    best = model_int(model, total)
+    if best is None:
+        return model
+    lo = len(syms)
+    for _ in range(MINIMIZE_STEPS):
+        if lo >= best or (deadline is not None and time.perf_counter() > deadline):
+            break
+        mid = (lo + best) // 2
+        out = session.check([*conjuncts, total <= mid], rlimit=MINIMIZE_RLIMIT)
+        if out.answer is Answer.SAT:
+            model = out.model
+            best = model_int(model, total) or mid
+        elif out.answer is Answer.UNSAT:
+            lo = mid + 1
+        else:
+            break
+    return model
+
+
 def log2_text(v: int) -> str:
     """``2^k`` when ``v`` is a power of two, else the number."""
     if v > 0 and v & (v - 1) == 0 and v >= 1024:
