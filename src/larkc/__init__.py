@@ -9,7 +9,8 @@ The public API is what this module exports; everything else is internal to its p
   and ``.to_json()``).
 * KernelBench candidates: :func:`candidate_task` (the task of a ``ModelNew`` file against its problem file),
   :func:`verify_many` (many candidates in one process, results cached).
-* Errors: :class:`LarkcError` (every error larkc reports; ``.render()`` gives the located message).
+* Errors: :class:`LarkcError` (every error in the input larkc reports; ``.render()`` gives the located
+  message); :class:`InternalError` (a bug in larkc itself, deliberately not a ``LarkcError``).
 
 ``parse``, ``trace``, ``run`` and the report types are loaded on first use, so ``import larkc`` stays
 light (no torch until a function needs it).
@@ -20,7 +21,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from larkc.errors import LarkcError, Span
+from larkc.errors import InternalError, LarkcError, Span
 from larkc.tasks import (
     BufferArg,
     ScalarArg,
@@ -56,6 +57,7 @@ _LAZY = {
 __all__ = [
     "BufferArg",
     "InstanceReport",
+    "InternalError",
     "LarkcError",
     "OutputReport",
     "RunReport",

@@ -8,7 +8,11 @@ it is about and the :class:`Stage` that raised it, and renders in the form compi
           |     ^~~~~~~~~~
 
 The CLI prints :meth:`LarkcError.render` and exits with status 2; nothing else reaches the user as a
-traceback. Spans are 1-based (line and column), end-exclusive in the column.
+traceback. A failure of larkc itself (an invariant of its own broken: a frontend's ill-typed IR, the
+simulator failing on a statement, a spec rule torch contradicts) is an :class:`InternalError`, deliberately
+outside that family: the CLI reports it as an internal error (exit status 3, one line), never as bad input.
+
+Spans are 1-based (line and column), end-exclusive in the column.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
+    "InternalError",
     "LarkcError",
     "LimitExceeded",
     "ReferenceError_",
@@ -208,3 +213,23 @@ class SimulationError(LarkcError):
 class LimitExceeded(SimulationError):
     """A run reached one of the simulator's limits (loop iterations, call depth): the kernel may not
     terminate, or needs more than the limit. Symbolic execution reports it as a reason for UNKNOWN."""
+
+
+class InternalError(Exception):
+    """A bug in larkc, not in its input: an invariant of larkc's own that failed.
+
+    Not a :class:`LarkcError` on purpose, so that no ``except LarkcError`` (bad input, or a reason for
+    UNKNOWN) swallows it: the CLI prints ``error: internal error: <message> (a larkc bug; ...)`` and
+    exits 3; the Python API raises it. ``message`` is one line; ``span``, where known, is the construct
+    of the input larkc failed on (the failure is larkc's, the place helps to reproduce it).
+    """
+
+    def __init__(self, message: str, span: Span | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+    def __str__(self) -> str:
+        if self.span is None or self.span.line == 0:
+            return self.message
+        return f"{self.span.location()}: {self.message}"

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from larkc import __version__
-from larkc.errors import LarkcError, Span, Stage
+from larkc.errors import InternalError, LarkcError, Span, Stage
 from larkc.tasks import Task
 
 __all__ = [
@@ -332,9 +332,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def internal_error(e: BaseException) -> int:
     """Report ``e``, a bug in larkc, in the one shape every internal error has: one line on standard
-    error (``LARKC_DEBUG=1`` raises instead, for the traceback); returns :data:`EXIT_INTERNAL`."""
+    error (``LARKC_DEBUG=1`` raises instead, for the traceback); returns :data:`EXIT_INTERNAL`. An
+    :class:`~larkc.errors.InternalError` (larkc's own check failed) says what failed; any other exception
+    is named by its type."""
     text = " ".join(str(e).split())
-    detail = f"{type(e).__name__}: {text}" if text else type(e).__name__
+    if isinstance(e, InternalError):
+        detail = text
+    else:
+        detail = f"{type(e).__name__}: {text}" if text else type(e).__name__
     print(f"error: internal error: {detail} (a larkc bug; LARKC_DEBUG=1 shows where)", file=sys.stderr)
     return EXIT_INTERNAL
 

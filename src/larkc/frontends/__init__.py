@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from larkc.errors import LarkcError, Stage, TaskError
+from larkc.errors import InternalError, LarkcError, Stage, TaskError, TypeCheckError
 from larkc.frontends.cuda import parse_cuda
 from larkc.ir.nodes import Function, Module
 from larkc.ir.verify import verify_module
@@ -33,13 +33,12 @@ __all__ = [
 
 
 def _check(module: Module) -> Module:
-    """Run the IR verifier: an ill-typed result is a frontend bug, reported as an internal error."""
+    """Run the IR verifier: an ill-typed result is a frontend bug, an :class:`InternalError` (never bad
+    input, nor a reason for UNKNOWN: the kernel was accepted, larkc failed on it)."""
     try:
         verify_module(module)
-    except LarkcError as e:
-        raise LarkcError(
-            f"internal error: the frontend produced ill-typed IR: {e.message}", e.span, stage=Stage.FRONTEND
-        ) from e
+    except TypeCheckError as e:
+        raise InternalError(f"the frontend produced ill-typed IR: {e}") from e
     return module
 
 

@@ -41,7 +41,7 @@ from typing import Any
 import torch
 
 from larkc.dtypes import scalar_type_of, torch_dtype
-from larkc.errors import NO_SPAN, LarkcError, ReferenceError_, SourceCache, Span
+from larkc.errors import NO_SPAN, InternalError, LarkcError, ReferenceError_, SourceCache, Span
 from larkc.ir.types import F32, ScalarType
 from larkc.reference.rules import infer_type
 from larkc.reference.shapes import (
@@ -229,7 +229,7 @@ def _load_file_module(path: Path) -> types.ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except LarkcError:
+    except (LarkcError, InternalError):  # raised by larkc inside the call, not by the user's code
         raise
     except USER_CODE_ERRORS as e:
         raise _user_exception(e, {str(path)}, Span(str(path), 1, 1, 1, 2), "loading the reference") from None
@@ -242,7 +242,7 @@ def _instantiate(cls: type, init_inputs: Sequence[Any], files: set[str], span: S
         torch.manual_seed(0)
         try:
             module: torch.nn.Module = cls(*init_inputs)
-        except LarkcError:
+        except (LarkcError, InternalError):  # raised by larkc inside the call, not by the user's code
             raise
         except USER_CODE_ERRORS as e:
             raise _user_exception(e, files, span, f"constructing {cls.__name__}") from None
@@ -307,7 +307,7 @@ def load_reference(reference: object, init_inputs: Sequence[Any] = (), file: str
 def _call_user(fn: Callable[[], Any], files: set[str], what: str) -> Any:
     try:
         return fn()
-    except LarkcError:
+    except (LarkcError, InternalError):  # raised by larkc inside the call, not by the user's code
         raise
     except USER_CODE_ERRORS as e:
         raise _user_exception(e, files, NO_SPAN, what) from None
@@ -556,14 +556,14 @@ def _export(ref: LoadedReference, args: Sequence[_Arg], sizes: Mapping[str, int]
     with _stack_trace_anchors(ref.codes), _quiet():
         try:
             ep = torch.export.export(wrapper, tuple(values), dynamic_shapes=(tuple(dynamic),), strict=False)
-        except LarkcError:
+        except (LarkcError, InternalError):  # raised by larkc inside the call, not by the user's code
             raise
         except USER_CODE_ERRORS as e:
             raise _static_error(wrapper, values, ref, _export_error(e, ref), sizes) from None
         if any(_is_mutating(n) for n in ep.graph.nodes):
             try:
                 ep = ep.run_decompositions({})
-            except LarkcError:
+            except (LarkcError, InternalError):  # raised by larkc inside the call, not by the user's code
                 raise
             except USER_CODE_ERRORS as e:
                 raise _mutation_error(ep, ref, e) from None
@@ -778,9 +778,9 @@ class Converter:
                 len(want.shape) == len(have.shape)
                 and all(same(a, b) for a, b in zip(want.shape, have.shape, strict=True))
             ):
-                raise self.error(
-                    node,
-                    f"internal error: the spec rule gives {have} for {node.target} but torch gives {want}",
+                # torch's type is the truth: a rule that disagrees is larkc's bug, not the reference's
+                raise InternalError(
+                    f"the spec rule of {node.target} gives {have} but torch gives {want}", self.span(node)
                 )
             for i, n in enumerate(self.nodes):
                 if n.name == result.name and n.type != want:

@@ -51,7 +51,7 @@ from typing import assert_never
 
 import torch
 
-from larkc.errors import LarkcError, LimitExceeded, PreconditionError, SimulationError, Span
+from larkc.errors import InternalError, LarkcError, LimitExceeded, PreconditionError, SimulationError, Span
 from larkc.ir.nodes import (
     Alloc,
     Arange,
@@ -616,8 +616,10 @@ class Interpreter:
             except LarkcError as err:
                 raise err.with_span(s.span) from None
             except (RuntimeError, ValueError, IndexError, TypeError) as err:
-                # A bug of the simulator, not of the kernel: say so, at the statement, without a traceback.
-                raise SimulationError(f"internal error of the simulator: {type(err).__name__}: {err}", s.span) from err
+                # A bug of the simulator, not of the kernel: said at the statement, and not a LarkcError (no
+                # caller may take it for bad input or a reason for UNKNOWN). Not caught again by the
+                # enclosing statements' _stmts: an InternalError is none of these types.
+                raise InternalError(f"the simulator failed: {type(err).__name__}: {err}", s.span) from err
         return mask
 
     def _stmt(self, s: Stmt, mask: torch.Tensor) -> torch.Tensor:

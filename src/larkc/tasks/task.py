@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from larkc.errors import LarkcError, SourceCache, Span, TaskError
+from larkc.errors import InternalError, LarkcError, SourceCache, Span, TaskError
 from larkc.ir.types import (
     BF16,
     BOOL,
@@ -968,6 +968,8 @@ def load_task(path: str | Path) -> Task:
             raise
         span = _raising_span(e, p)
         raise TaskError(e.message if span is not None else f"{p}: {e.message}", span, notes=e.notes) from None
+    except InternalError:  # larkc's own (a Task's checks run inside the task file): never the file's fault
+        raise
     except USER_CODE_ERRORS as e:
         raise TaskError(f"task file {describe_user_exception(e)}", _raising_span(e, p)) from None
     task = getattr(module, "task", None)

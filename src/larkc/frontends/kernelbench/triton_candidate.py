@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from larkc.errors import LarkcError, Span, Stage
+from larkc.errors import InternalError, LarkcError, Span, Stage
 from larkc.frontends.triton.launcher import task_from_launcher
 from larkc.tasks import Task, shape_expr
 from larkc.tasks.user_code import USER_CODE_ERRORS, describe_user_exception
@@ -83,7 +83,7 @@ def triton_candidate_task(
     def forward(*args: Any) -> Any:
         try:
             return model(*args)
-        except LarkcError:
+        except (LarkcError, InternalError):  # raised by larkc inside the call, not by the user's code
             raise
         except USER_CODE_ERRORS as e:
             raise _located(e, path, "ModelNew.forward") from None

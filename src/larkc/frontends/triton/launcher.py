@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from larkc.errors import LarkcError, Span, Stage
+from larkc.errors import InternalError, LarkcError, Span, Stage
 from larkc.tasks.shape_expr import next_pow2
 from larkc.tasks.user_code import USER_CODE_ERRORS, describe_user_exception, user_frame
 
@@ -363,7 +363,7 @@ def _load_launcher(spec: str, base: Path) -> Callable[..., Any]:
         sys.modules[name] = module
         try:
             spec_.loader.exec_module(module)
-        except LarkcError:
+        except (LarkcError, InternalError):  # raised by larkc inside the call, not by the user's code
             raise
         except USER_CODE_ERRORS as e:
             del sys.modules[name]

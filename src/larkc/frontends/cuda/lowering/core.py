@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import tree_sitter as ts
 
-from larkc.errors import Span, Stage, TypeCheckError, UnsupportedError
+from larkc.errors import InternalError, Span, Stage, TypeCheckError, UnsupportedError
 from larkc.frontends.cuda.constants import try_resolve_type
 from larkc.frontends.cuda.ctypes import CArray, CType, StructInfo
 from larkc.frontends.cuda.groups import Group
@@ -40,11 +40,12 @@ if TYPE_CHECKING:
     from larkc.frontends.cuda.lowering.lambdas import Lambda
 
 
-class IllTypedLowering(RuntimeError):
+class IllTypedLowering(InternalError):
     """The lowering of a function produced IR the verifier rejects: a bug in larkc, not in the kernel.
 
-    Deliberately not a :class:`~larkc.errors.LarkcError` (an error in the user's input): the CLI reports
-    it as an internal error (exit status 3). ``error`` is the verifier's located error.
+    An :class:`~larkc.errors.InternalError`, not a :class:`~larkc.errors.LarkcError` (an error in the
+    user's input): the CLI reports it as an internal error (exit status 3). ``error`` is the verifier's
+    located error.
     """
 
     def __init__(self, function: Function, error: TypeCheckError) -> None:
