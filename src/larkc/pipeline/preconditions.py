@@ -19,7 +19,15 @@ from larkc.errors import PreconditionError, SourceCache, Span
 from larkc.ir.nodes import Assume, Builtin, BuiltinReg, Call, Function, Module, VarRef
 from larkc.ir.printer import print_expr
 from larkc.ir.walk import sub_exprs, walk_stmts
-from larkc.provers import Assumption, AssumptionKind, ObligationResult, Status
+from larkc.provers import (
+    Assumption,
+    AssumptionKind,
+    Counterexample,
+    CounterexampleKind,
+    ObligationResult,
+    ScopeKind,
+    Status,
+)
 
 
 def preconditions(module: Module, kernel: Function) -> tuple[Assume, ...]:
@@ -122,7 +130,17 @@ def outside_contract(r: ObligationResult, e: PreconditionError) -> ObligationRes
         f"the counterexample ({r.detail}) is outside the kernel's precondition{where}: the simulator, which "
         "checks it in every thread, rejects its inputs"
     )
-    return ObligationResult(r.obligation, Status.UNKNOWN, r.scope, r.prover, why, r.assumptions, None, r.seconds)
+    return ObligationResult(
+        r.obligation, Status.UNKNOWN, r.scope, r.prover, why, r.assumptions, None, r.seconds, possible(r)
+    )
+
+
+def possible(r: ObligationResult) -> tuple[Counterexample, ...]:
+    """A parametric refutation that is not upheld kept as a possible violation (a witness that blocks a
+    bounded proof from standing for all sizes, :func:`larkc.provers.combine`); none from a bounded one."""
+    if r.counterexample is None or r.scope.kind is not ScopeKind.PARAMETRIC:
+        return ()
+    return (dataclasses.replace(r.counterexample, kind=CounterexampleKind.POSSIBLE),)
 
 
 def unsimulated(r: ObligationResult, module: Module, kernel: Function) -> ObligationResult:
@@ -136,7 +154,9 @@ def unsimulated(r: ObligationResult, module: Module, kernel: Function) -> Obliga
         f"a model of the paired threads ({r.detail}) that the simulator cannot check against every thread's "
         f"precondition (the one{where} depends on the thread)"
     )
-    return ObligationResult(r.obligation, Status.UNKNOWN, r.scope, r.prover, why, r.assumptions, None, r.seconds)
+    return ObligationResult(
+        r.obligation, Status.UNKNOWN, r.scope, r.prover, why, r.assumptions, None, r.seconds, possible(r)
+    )
 
 
 @contextlib.contextmanager

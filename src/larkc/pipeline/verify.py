@@ -20,7 +20,6 @@ Results of one obligation over several instances (and provers) are combined
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 import time
@@ -45,6 +44,7 @@ from larkc.pipeline.memory import (
 from larkc.pipeline.preconditions import (
     noting_instance,
     outside_contract,
+    possible,
     preconditions,
     unsimulated,
     with_preconditions,
@@ -692,8 +692,10 @@ def _confirm_static(
     except (TaskError, ValueError):
         return r
     if lower is not None:
-        with contextlib.suppress(LarkcError):  # not lowerable there: the solver's model stays the evidence
+        try:
             module = lower(env)
+        except LarkcError as e:  # never simulated with another specialisation's kernel
+            return _possible(r, f"the kernel cannot be lowered at these sizes ({e.message})")
     if max(sizes, default=0) > _SIMULABLE_ELEMENTS or simulation_refused(task, module, env) is not None:
         # sizes no simulator can allocate: the solver's model is the evidence (if it is for every thread)
         return unsimulated(r, module, kernel_function(task, module))
@@ -702,6 +704,15 @@ def _confirm_static(
     if cx is not None and cx.kind is not CounterexampleKind.CONFIRMED:
         return unsimulated(confirmed, module, kernel_function(task, module))
     return confirmed
+
+
+def _possible(r: ObligationResult, why: str) -> ObligationResult:
+    """A parametric refutation not upheld: UNKNOWN with it as a possible violation (:func:`possible`), which
+    :func:`_settle_witnesses` then checks further or keeps."""
+    return ObligationResult(
+        r.obligation, Status.UNKNOWN, r.scope, r.prover, f"{r.detail} ({why})", r.assumptions, None, r.seconds,
+        possible(r),
+    )  # fmt: skip
 
 
 #: A possible violation's sizes are simulated when no tensor exceeds _SIMULABLE_ELEMENTS and the launch has
@@ -759,6 +770,9 @@ def _settle_witnesses(
             except PreconditionError as e:
                 kept.append(dataclasses.replace(w, message=f"{w.message} (outside the kernel's precondition: {e})"))
                 continue
+            except LarkcError as e:  # not lowerable or over the memory budget there: kept, never a crash
+                kept.append(dataclasses.replace(w, message=f"{w.message} (not checked: {e.message})"))
+                continue
             found = next((d for d in rep.diagnoses if d.kind.value == word), None)
             if found is not None:
                 replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
@@ -770,7 +784,11 @@ def _settle_witnesses(
             why = "the simulator at those sizes runs clean"
         if elements <= _SYMBOLIC_ELEMENTS and threads <= _SYMBOLIC_THREADS:
             say(f"{ob.name}: the bounded prover at the possible violation's sizes {shape}")
-            b = bounded(ob, env)
+            try:
+                b = bounded(ob, env)
+            except LarkcError as e:
+                kept.append(dataclasses.replace(w, message=f"{w.message} (not checked: {e.message})"))
+                continue
             if b.status is Status.REFUTED:
                 return dataclasses.replace(
                     b, detail=f"z3's {w.message}; the bounded prover refutes it there: {b.detail}"
