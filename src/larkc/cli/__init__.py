@@ -398,9 +398,11 @@ def check_output_file(option: str, value: str | None) -> Path | None:
     return path
 
 
-def check_output_dir(option: str, value: str | None) -> Path | None:
+def check_output_dir(option: str, value: str | None, *, make: bool = False) -> Path | None:
     """The folder an output option (``--replay-dir DIR``, ``emit -o DIR``) names, checked before any
-    work: a folder, writable, made (with its parents) if it is missing."""
+    work: a folder, writable; a missing one must be creatable (its nearest existing parent a writable
+    folder) and is made only with ``make`` (otherwise by whoever writes into it, after the work: bad input
+    leaves nothing behind)."""
     if value is None:
         return None
     path = Path(value)
@@ -408,6 +410,13 @@ def check_output_dir(option: str, value: str | None) -> Path | None:
     if path.exists() and not path.is_dir():
         raise LarkcError(f"{prefix} is not a folder", stage=Stage.CLI)
     if not path.exists():
+        parent = path.absolute().parent
+        while not parent.exists():
+            parent = parent.parent
+        if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+            raise LarkcError(f"{prefix} cannot be made: {parent} is not a writable folder", stage=Stage.CLI)
+        if not make:
+            return path
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as err:

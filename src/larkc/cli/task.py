@@ -48,7 +48,7 @@ def _command(args: argparse.Namespace) -> int:
             raise LarkcError(f"no such file: {p}", stage=Stage.CLI)
     if out.is_dir():
         raise LarkcError(f"-o {out}: is a folder, not a file", stage=Stage.CLI)
-    check_output_dir("-o", str(out.parent))  # made if missing, as before
+    check_output_dir("-o", str(out.parent), make=True)  # made if missing, as before
     cuda = out.parent / f"{Path(args.target).stem}.cu"
     derived = derive_candidate(args.target, args.reference, cuda_file=cuda)
     write_output("-o", out, task_file_text(derived, out))

@@ -31,7 +31,7 @@ open Larkc
 
 /-- The task's constraints on the shape symbols. -/
 def Constraints (tokens d : ℕ) : Prop :=
-  1 ≤ tokens ∧ 1 ≤ d ∧ ((d ≤ 8192))
+  1 ≤ tokens ∧ 1 ≤ d ∧ ((d ≤ 8192) ∧ (tokens ≤ 2147483647))
 
 /-- The locations that exist: each global buffer's elements, each block's shared arrays, and the
 registers and local arrays of every thread. -/

@@ -31,7 +31,7 @@ open Larkc
 
 /-- The task's constraints on the shape symbols. -/
 def Constraints (tokens hidden_size : ℕ) : Prop :=
-  1 ≤ tokens ∧ 1 ≤ hidden_size ∧ ((hidden_size ≤ 65536))
+  1 ≤ tokens ∧ 1 ≤ hidden_size ∧ ((hidden_size ≤ 65536) ∧ (tokens ≤ 2147483647))
 
 /-- The locations that exist: each global buffer's elements, each block's shared arrays, and the
 registers and local arrays of every thread. -/

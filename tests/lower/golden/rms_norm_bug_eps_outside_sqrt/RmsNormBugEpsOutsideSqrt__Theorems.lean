@@ -31,7 +31,7 @@ open Larkc
 
 /-- The task's constraints on the shape symbols. -/
 def Constraints (num_tokens hidden_size : ℕ) : Prop :=
-  1 ≤ num_tokens ∧ 1 ≤ hidden_size ∧ ((hidden_size ≤ 65536))
+  1 ≤ num_tokens ∧ 1 ≤ hidden_size ∧ ((hidden_size ≤ 65536) ∧ (num_tokens ≤ 2147483647))
 
 /-- The locations that exist: each global buffer's elements, each block's shared arrays, and the
 registers and local arrays of every thread. -/

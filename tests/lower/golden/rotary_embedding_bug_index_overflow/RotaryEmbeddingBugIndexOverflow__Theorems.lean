@@ -31,7 +31,7 @@ open Larkc
 
 /-- The task's constraints on the shape symbols. -/
 def Constraints (num_tokens num_heads head_size rot_dim max_position : ℕ) : Prop :=
-  1 ≤ num_tokens ∧ 1 ≤ num_heads ∧ 1 ≤ head_size ∧ 1 ≤ rot_dim ∧ 1 ≤ max_position ∧ (((rot_dim % 2) = 0) ∧ (rot_dim ≤ head_size) ∧ (head_size ≤ 256) ∧ (num_heads ≤ 64))
+  1 ≤ num_tokens ∧ 1 ≤ num_heads ∧ 1 ≤ head_size ∧ 1 ≤ rot_dim ∧ 1 ≤ max_position ∧ (((rot_dim % 2) = 0) ∧ (rot_dim ≤ head_size) ∧ (head_size ≤ 256) ∧ (num_heads ≤ 64) ∧ (num_tokens ≤ 2147483647))
 
 /-- The locations that exist: each global buffer's elements, each block's shared arrays, and the
 registers and local arrays of every thread. -/

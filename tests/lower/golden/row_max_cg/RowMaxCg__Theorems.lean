@@ -31,7 +31,7 @@ open Larkc
 
 /-- The task's constraints on the shape symbols. -/
 def Constraints (rows d : ℕ) : Prop :=
-  1 ≤ rows ∧ 1 ≤ d ∧ ((d ≤ 65536))
+  1 ≤ rows ∧ 1 ≤ d ∧ ((d ≤ 65536) ∧ (rows ≤ 2147483647))
 
 /-- The locations that exist: each global buffer's elements, each block's shared arrays, and the
 registers and local arrays of every thread. -/
