@@ -15,7 +15,7 @@ task = Task(
     inputs={"x": "f32[rows, cols]"},
     outputs={"out": "i64[rows]"},
     symbols=["rows", "cols"],
-    constraints=["cols <= 8192"],
+    constraints=["cols <= 8192", "rows <= 2147483647"],  # one block per row: gridDim.x <= 2^31 - 1
     instances=[{"rows": 2, "cols": 7}, {"rows": 1, "cols": 20}],
     grid=["rows"],
     block=[32],
