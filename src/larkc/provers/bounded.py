@@ -56,6 +56,7 @@ from larkc.provers.domains import (
     ReferenceMatch,
     decide,
     describe,
+    int_type_range,
     match_reference,
     range_holds,
     reference_domain,
@@ -266,21 +267,13 @@ def _z3_equal(
                 continue
             v = conv.convert(tm.elem(node.tensor, node.index))
             s.add(z3.IsInt(v))
-            lo, hi = int_ranges.get(node.tensor, _int_type_range(dt))
+            lo, hi = int_ranges.get(node.tensor, int_type_range(dt))
             s.add(v >= lo, v <= hi)
     s.add(za != zb)
     r = s.check()
     if r == z3.unsat:
         return True
     return None
-
-
-def _int_type_range(t: ScalarType) -> tuple[int, int]:
-    if t.is_bool:
-        return (0, 1)
-    if t.is_unsigned:
-        return (0, 2**t.bits - 1)
-    return (-(2 ** (t.bits - 1)), 2 ** (t.bits - 1) - 1)
 
 
 def _scope(facts: InstanceFacts) -> Scope:

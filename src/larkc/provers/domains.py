@@ -44,6 +44,7 @@ __all__ = [
     "decide",
     "describe",
     "implied_by",
+    "int_type_range",
     "match_reference",
     "range_holds",
     "reference_domain",
@@ -154,7 +155,7 @@ def _z3_decide(
             if dt is None:
                 continue
             if dt.is_int or dt.is_bool:
-                lo, hi = space.int_ranges.get(node.tensor, _int_type_range(dt))
+                lo, hi = space.int_ranges.get(node.tensor, int_type_range(dt))
                 s.add(z3.IsInt(v), v >= lo, v <= hi)
             elif (m := _FLOAT_MAX.get(str(dt))) is not None:
                 s.add(v >= -m, v <= m)
@@ -223,7 +224,7 @@ def _search(holds: BoolTerm, space: InputSpace, names: Sequence[str], seed: int)
                 dt = space.dtypes.get(name)
                 n = space.sizes[name]
                 if dt is not None and (dt.is_int or dt.is_bool):
-                    lo, hi = space.int_ranges.get(name, (0, 1) if dt.is_bool else _int_type_range(dt))
+                    lo, hi = space.int_ranges.get(name, (0, 1) if dt.is_bool else int_type_range(dt))
                     lo, hi = max(lo, -(2**62)), min(hi, 2**62)  # numpy draws int64
                     env[name] = rng.integers(lo, hi, n, endpoint=True).astype(np.float64)
                 else:
@@ -240,7 +241,8 @@ def _search(holds: BoolTerm, space: InputSpace, names: Sequence[str], seed: int)
     return None
 
 
-def _int_type_range(t: ScalarType) -> tuple[int, int]:
+def int_type_range(t: ScalarType) -> tuple[int, int]:
+    """The values of integer type ``t`` (an input element of no declared range)."""
     if t.is_bool:
         return (0, 1)
     if t.is_unsigned:

@@ -711,38 +711,18 @@ class Interpreter:
                 cond = self._concrete(self._eval(s.cond, ub), "assertion", s.cond.span, mask)
                 self._report_ub(ub, s.span)
                 failed = mask & ~cond
-                if bool(failed.any()) and s.kind is AssertKind.HINT:
-                    # a false compiler hint: undefined behaviour (the compiler optimised on it), no trap
+                if bool(failed.any()):
                     idx = failed.expand(self.n) if failed.shape[0] != self.n else failed
                     t0 = int(idx.nonzero()[0])
                     block, thread = self.space.coords(t0)
-                    self.log.add(
-                        Diagnosis(
-                            DiagnosisKind.UB,
-                            f"compiler hint false in {self.space.describe(t0)} (the compiler optimises on it)",
-                            s.span,
-                            block,
-                            thread,
-                        ),
-                        key="hint",
-                        occurrences=int(idx.sum()),
-                    )
-                elif bool(failed.any()):
-                    idx = failed.expand(self.n) if failed.shape[0] != self.n else failed
-                    t0 = int(idx.nonzero()[0])
-                    block, thread = self.space.coords(t0)
-                    self.log.add(
-                        Diagnosis(
-                            DiagnosisKind.ASSERT,
-                            f"assertion failed in {self.space.describe(t0)}",
-                            s.span,
-                            block,
-                            thread,
-                        ),
-                        key="assert",
-                        occurrences=int(idx.sum()),
-                    )
-                    self.exited = self.exited | idx  # a trapping thread does nothing more
+                    hint = s.kind is AssertKind.HINT  # a false compiler hint: undefined behaviour, no trap
+                    kind, key = (DiagnosisKind.UB, "hint") if hint else (DiagnosisKind.ASSERT, "assert")
+                    what = "compiler hint false" if hint else "assertion failed"
+                    more = " (the compiler optimises on it)" if hint else ""
+                    text = f"{what} in {self.space.describe(t0)}{more}"
+                    self.log.add(Diagnosis(kind, text, s.span, block, thread), key=key, occurrences=int(idx.sum()))
+                    if not hint:
+                        self.exited = self.exited | idx  # a trapping thread does nothing more
                     self._live_per_block = None
                     self._live_bits = None
                     return self._narrow(mask, cond)
