@@ -8,6 +8,7 @@ must be NaN in the kernel too, as ``larkc run`` compares. Kernels are task folde
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -16,9 +17,11 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 
 from larkc.errors import LarkcError
+from larkc.pipeline.run import InputDistribution, run_task
 from larkc.pipeline.verify import verify_task
-from larkc.provers import Budget, Verdict
+from larkc.provers import Budget, CounterexampleKind, Status, Verdict
 from larkc.reference import evaluate, evaluate_symbolic, trace_reference
+from larkc.reference.symbolic import InfinityChosenByData
 from larkc.symbolic import terms as tm
 from larkc.symbolic.extended import NonFinite, Undecided, ext_add, ext_apply, ext_extremum, ext_mul
 from larkc.tasks import load_task
@@ -27,6 +30,66 @@ HERE = Path(__file__).resolve().parent / "masked"
 
 CORRECT = ("causal_softmax_triton", "causal_softmax_cuda", "strict_causal_nan_row", "pad_inf_row_min")
 WRONG = ("causal_softmax_triton_bug_zero_fill", "causal_softmax_cuda_bug_zero_fill", "strict_causal_bug_zero_row")
+
+
+# A bool mask given as an input (a padding or attention mask) chooses -inf by data: decided by cases over
+# the mask's values, the reference's choices and the kernel's selects then constant on both sides.
+MASK_INPUT_CORRECT = ("padding_softmax_cuda", "attn_mask_softmax_triton", "gated_exp_cuda")
+MASK_INPUT_WRONG = (
+    "padding_softmax_cuda_bug_zero_fill",  # padding as the score 0: a fully padded row is NaN in torch
+    "attn_mask_softmax_triton_bug_inverted",  # the mask read the wrong way round
+    "attn_mask_softmax_triton_bug_finite_fill",  # -1e9 for -inf: a fully masked row uniform, not NaN
+)
+
+
+@pytest.mark.parametrize("name", MASK_INPUT_CORRECT)
+def test_kernel_masked_by_a_bool_input_verifies_by_cases(name: str, tmp_path: Path) -> None:
+    report = verify_task(load_task(HERE / name), budget=Budget(seconds=120), replay_dir=tmp_path)
+    assert report.verdict is Verdict.VERIFIED, "\n".join(report.render())
+    eq = next(r for r in report.results if r.obligation.kind.value == "equivalence")
+    assert eq.scope.kind.value == "bounded" and "by cases over the 2^" in eq.detail
+    # larkc run agrees: random masks (fair coins, fully masked rows among them) on several seeds (the x100
+    # draw is left out: expf of it overflows in float32, which exact arithmetic does not model)
+    draws = (InputDistribution.NORMAL, InputDistribution.NEGATIVE)
+    run = run_task(load_task(HERE / name), replay_dir=tmp_path, seeds=4, distributions=draws)
+    assert run.ok, run.kinds()
+
+
+@pytest.mark.parametrize("name", MASK_INPUT_WRONG)
+def test_kernel_masked_by_a_bool_input_wrongly_fails_with_the_mask_in_its_witness(name: str, tmp_path: Path) -> None:
+    task = load_task(HERE / name)
+    report = verify_task(task, budget=Budget(seconds=120), replay_dir=tmp_path)
+    assert report.verdict is Verdict.FAILED, "\n".join(report.render())
+    (bad,) = [r for r in report.results if r.status is Status.REFUTED]
+    cx = bad.counterexample
+    assert cx is not None and cx.kind is CounterexampleKind.CONFIRMED
+    (mask,) = [name for name, spec in task.inputs.items() if spec.dtype.is_bool]
+    assert set(cx.inputs[mask]) == set(range(6))  # the case's whole mask is part of the witness
+    # larkc run at the witness shows the same mismatch
+    run = run_task(task, inputs=cx.inputs, replay_dir=tmp_path)
+    assert "mismatch" in run.kinds()
+
+
+def test_bool_mask_beyond_the_case_limit_is_unknown_with_the_reason(tmp_path: Path) -> None:
+    task = load_task(HERE / "padding_softmax_cuda")
+    report = verify_task(task, instances=[{"rows": 3, "keys": 4}], budget=Budget(seconds=120), replay_dir=tmp_path)
+    assert report.verdict is Verdict.UNKNOWN, "\n".join(report.render())
+    eq = next(r for r in report.results if r.obligation.kind.value == "equivalence")
+    assert eq.status is Status.UNKNOWN and "2^12 symbolic runs" in eq.detail and "keep" in eq.detail
+
+
+def test_infinity_chosen_by_float_data_stays_a_located_error(tmp_path: Path) -> None:
+    """A choice by a float comparison has no case split: the reference is refused at its line (exit 2),
+    not a crash, also when the task has a bool input that the split would cover."""
+
+    def by_sign(x: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
+        return torch.exp(x.masked_fill(x < 0, float("-inf"))) * gate
+
+    task = dataclasses.replace(load_task(HERE / "gated_exp_cuda"), reference=by_sign)
+    with pytest.raises(LarkcError) as info:
+        verify_task(task, budget=Budget(seconds=60), replay_dir=tmp_path)
+    assert info.value.span is not None and "test_infinities.py" in str(info.value.span.file)
+    assert "depends on input data" in info.value.message
 
 
 @pytest.mark.parametrize("name", CORRECT)
@@ -106,11 +169,15 @@ def test_an_infinity_chosen_by_input_data_is_a_located_error() -> None:
         return torch.softmax(x.masked_fill(~keep, float("-inf")), dim=-1)
 
     graph = trace_reference(padding_mask, {"x": "f32[2, 3]", "keep": "bool[2, 3]"})
-    with pytest.raises(LarkcError) as info:
+    with pytest.raises(InfinityChosenByData) as info:  # the verifier decides it by cases over keep
         evaluate_symbolic(graph, {})
     err = info.value
     assert err.span is not None and err.span.line > 0 and "test_infinities.py" in str(err.span.file)
     assert "depends on input data" in err.message
+    # with keep fixed (one case) the choices are decided: row 0 keeps x[0], x[2]; row 1 keeps nothing
+    (out,) = evaluate_symbolic(graph, {}, fixed={"keep": (True, False, True, False, False, False)})
+    assert out.elems[1] is tm.ZERO and isinstance(out.elems[0], tm.Poly)
+    assert out.elems[3:] == (NonFinite.NAN,) * 3
 
 
 def test_an_infinity_times_an_input_is_a_located_error() -> None:

@@ -67,8 +67,10 @@ from larkc.provers import (
 )
 from larkc.provers.bounded import DOMAIN_REFUTATION, Finding, InstanceFacts, prove_instance
 from larkc.provers.parametric import AUTOTUNE_SCOPE, prove_parametric, prove_parametric_family
+from larkc.reference.symbolic import InfinityChosenByData
 from larkc.semantics import LaunchConfig
 from larkc.semantics.symexec import OutputValue, SymbolicArg, SymbolicBuffer, SymbolicRun, execute_symbolic
+from larkc.semantics.symvalues import DATA_CHOSEN_NONFINITE
 from larkc.symbolic import terms as tm
 from larkc.symbolic.conditions import side_conditions
 from larkc.symbolic.constants import match_named_constant, round_to_format
@@ -229,20 +231,129 @@ def _verify_specialisation(
                 per_ob[r.obligation].append(r)
             continue
         with tm.gc_paused():  # terms die by reference counting; collections would rescan them all
-            with noting_instance(task.name, env):
-                facts = _instance_facts(task, mod, fn, graph, env, budget)
-            say(f"instance {k + 1}/{len(chosen)}: deciding {len(bounded_obs)} obligations")
-            results = prove_instance(facts, bounded_obs, budget)
-            results = _inexact_scalars(task, fn, env, results)
-            results = [_confirm(task, mod, r, env, replay_dir, cfgs) for r in results]
-            launch = facts.launch
-            del facts
+            by_cases = f"instance {k + 1}/{len(chosen)}: infinities chosen by input data; by cases over the bool inputs"
+            try:
+                results, launch, by_data = _decide_instance(
+                    task, mod, fn, graph, env, budget, bounded_obs, replay_dir, cfgs
+                )
+            except InfinityChosenByData as e:
+                if not _bool_inputs(task, env):
+                    raise  # a choice by float data: no case split covers it (located at the reference line)
+                say(by_cases)
+                results, launch = _by_bool_cases(task, mod, fn, graph, env, budget, bounded_obs, replay_dir, cfgs, e)
+            else:
+                undecided = not any(r.status is Status.REFUTED for r in results)
+                if by_data and undecided and _bool_inputs(task, env):  # the kernel's choice, not the reference's
+                    say(by_cases)
+                    cased, cased_launch = _by_bool_cases(
+                        task, mod, fn, graph, env, budget, bounded_obs, replay_dir, cfgs
+                    )
+                    if cased:  # else more cases than the limit: the first run's unknowns stand
+                        results, launch = cased, cased_launch
         runs.append((env, launch, time.perf_counter() - t0))
         for r in results:
             per_ob[r.obligation].append(r)
         if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
             break  # a refutation decides the verdict; later instances would only repeat it
     return {ob: with_preconditions(rs, pres) for ob, rs in per_ob.items()}, runs
+
+
+def _decide_instance(
+    task: Task,
+    module: Module,
+    f: Function,
+    graph: object | None,
+    env: dict[str, int],
+    budget: Budget,
+    obligations: Sequence[Obligation],
+    replay_dir: Path | None,
+    cfgs: Configs | None,
+    fixed: Mapping[str, tuple[bool, ...]] | None = None,
+) -> tuple[list[ObligationResult], str, bool]:
+    """The results of ``obligations`` on the instance ``env`` (``fixed``: one case of the ``bool`` inputs,
+    see :func:`_by_bool_cases`), each refutation confirmed by the simulator; the launch text; and whether
+    the kernel chose between a non-finite value and another by input data (an opaque value)."""
+    with noting_instance(task.name, env):
+        facts = _instance_facts(task, module, f, graph, env, budget, fixed)
+    results = prove_instance(facts, obligations, budget)
+    results = _inexact_scalars(task, f, env, results)
+    results = [_confirm(task, module, r, env, replay_dir, cfgs, fixed) for r in results]
+    return results, facts.launch, DATA_CHOSEN_NONFINITE in facts.opaque
+
+
+#: The most elements of ``bool`` inputs a case split enumerates (``2**MAX_CASE_BITS`` symbolic runs).
+MAX_CASE_BITS = 10
+
+
+def _by_bool_cases(
+    task: Task,
+    module: Module,
+    f: Function,
+    graph: object | None,
+    env: dict[str, int],
+    budget: Budget,
+    obligations: Sequence[Obligation],
+    replay_dir: Path | None,
+    cfgs: Configs | None,
+    why: LarkcError | None = None,
+) -> tuple[list[ObligationResult], str]:
+    """The results of ``obligations`` on ``env`` for a reference (``why``: its error) or a kernel that
+    chooses between an infinity and a number by input data: decided once for every value of the task's
+    ``bool`` inputs (:func:`_bool_inputs`), which then are constants on both sides, so the reference's
+    choices and the kernel's selects are decided. The cases cover every input a ``bool`` tensor can hold,
+    so an obligation proved in each is proved on the instance; a refutation in one is a refutation (its
+    witness carries the case's values); otherwise unknown. Beyond :data:`MAX_CASE_BITS` elements the
+    instance is unknown for a reference's choice (``[]`` for a kernel's: its first results stand)."""
+    sizes = _bool_inputs(task, env)
+    bits = sum(sizes.values())
+    names = " and ".join(sizes)
+    if bits > MAX_CASE_BITS:
+        if why is None:
+            return [], ""
+        reason = (
+            f"{why.message}: deciding it by cases over the {bits} elements of {names} takes 2^{bits} symbolic "
+            f"runs, more than the 2^{MAX_CASE_BITS} an instance may take (choose a smaller instance)"
+        )
+        return instance_refused(task, obligations, env, reason), ""
+    per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
+    launch = ""
+    for code in range(1 << bits):
+        flat = tuple(bool(code >> i & 1) for i in range(bits))
+        fixed: dict[str, tuple[bool, ...]] = {}
+        start = 0
+        for name, n in sizes.items():
+            fixed[name] = flat[start : start + n]
+            start += n
+        results, launch, _ = _decide_instance(task, module, f, graph, env, budget, obligations, replay_dir, cfgs, fixed)
+        for r in results:
+            per_ob[r.obligation].append(_in_case(r, fixed))
+        if any(r.status is Status.REFUTED for r in results):
+            break  # a refutation decides the verdict
+    cases = f"by cases over the 2^{bits} values of {names}"
+    out = []
+    for rs in per_ob.values():
+        refuted = [r for r in rs if r.status is Status.REFUTED]
+        unknown = [r for r in rs if r.status is Status.UNKNOWN]
+        if refuted or unknown:
+            out.append((refuted or unknown)[0])
+            continue
+        details = list(dict.fromkeys(r.detail for r in rs if r.detail))
+        shown = "; ".join(details[:3]) + ("; ..." if len(details) > 3 else "")
+        out.append(dataclasses.replace(rs[0], detail=f"{cases}: {shown}" if shown else cases))
+    return out, launch
+
+
+def _bool_inputs(task: Task, env: Mapping[str, int]) -> dict[str, int]:
+    """The ``bool`` inputs of ``task`` and their numbers of elements at ``env``."""
+    return {name: math.prod(spec.concrete_shape(dict(env))) for name, spec in task.inputs.items() if spec.dtype.is_bool}
+
+
+def _in_case(r: ObligationResult, fixed: Mapping[str, tuple[bool, ...]]) -> ObligationResult:
+    """``r`` of one case of the ``bool`` inputs, its detail saying which when it is not a proof."""
+    if r.status is Status.PROVED:
+        return r
+    values = "; ".join(f"{name} = {''.join('1' if v else '0' for v in vs)}" for name, vs in fixed.items())
+    return dataclasses.replace(r, detail=f"with {values} (flat, row-major): {r.detail}")
 
 
 def _launch_outside_contract(r: ObligationResult, pres: Sequence[Assume]) -> ObligationResult:
@@ -830,16 +941,22 @@ def _instance_facts(
     graph: object | None,
     env: dict[str, int],
     budget: Budget,
+    fixed: Mapping[str, tuple[bool, ...]] | None = None,
 ) -> InstanceFacts:
     """The facts of one symbolic run of ``f`` on the instance ``env``, with the spec's terms when the task
-    has a reference (``graph``)."""
+    has a reference (``graph``); ``fixed`` gives ``bool`` inputs fixed values on both sides."""
     grid, block, shared = task.launch.concrete(env)
     launch = LaunchConfig(grid, block, shared)
     args = symbolic_args(task, f, env)
+    for p, a in list(args.items()):
+        if isinstance(a, SymbolicBuffer) and fixed and a.name in fixed:
+            args[p] = dataclasses.replace(
+                a, init="terms", terms=tuple(tm.TRUE if v else tm.FALSE for v in fixed[a.name])
+            )
     ranges = _int_ranges(task, env)
     with side_conditions() as conditions:  # what the simplifications of both sides assume
         with side_conditions() as spec_conditions:  # of those, the spec's own
-            spec_terms, reader = _spec_side(task, graph, env)
+            spec_terms, reader = _spec_side(task, graph, env, fixed)
         run = execute_symbolic(
             module,
             f.name,
@@ -851,14 +968,14 @@ def _instance_facts(
             max_terms=budget.term_size,
         )
     passed = {a.name for a in args.values() if isinstance(a, SymbolicBuffer)}
-    facts = _facts(task, env, run, spec_terms, ranges, passed)
+    facts = _facts(task, env, run, spec_terms, ranges, passed, fixed)
     return dataclasses.replace(
         facts, side_conditions=conditions.conditions, spec_side_conditions=spec_conditions.conditions
     )
 
 
 def _spec_side(
-    task: Task, graph: object | None, env: dict[str, int]
+    task: Task, graph: object | None, env: dict[str, int], fixed: Mapping[str, tuple[bool, ...]] | None = None
 ) -> tuple[dict[str, tuple[OutputValue, ...]] | None, Callable[[float, ScalarType], tuple[Poly, str | None]]]:
     """The spec's output terms on the instance ``env`` (``None`` without a reference) and the reader of the
     kernel's float constants they imply; called inside the instance's ``side_conditions``. An element the
@@ -869,7 +986,7 @@ def _spec_side(
     from larkc.reference import SpecGraph, evaluate_symbolic
 
     assert isinstance(graph, SpecGraph)
-    outs = evaluate_symbolic(graph, env)
+    outs = evaluate_symbolic(graph, env, fixed)
     spec_terms = {
         name: tuple(e.value if isinstance(e, NonFinite) else e for e in tt.elems)
         for name, tt in zip(task.outputs, outs, strict=True)
@@ -954,9 +1071,14 @@ def _chain_facts(
     )
 
 
-def _initial_contents(task: Task, name: str, env: Mapping[str, int]) -> tuple[Term | str, ...]:
+def _initial_contents(
+    task: Task, name: str, env: Mapping[str, int], fixed: Mapping[str, tuple[bool, ...]] | None = None
+) -> tuple[Term | str, ...]:
     """The elements tensor ``name`` holds before the launch, as the symbolic run starts it: an input element
-    the symbol ``elem(x, i)`` (a bool one ``elem(x, i) != 0``), zeros, or ``"undef"`` (an ``empty`` buffer)."""
+    the symbol ``elem(x, i)`` (a bool one ``elem(x, i) != 0``, or its value in ``fixed``), zeros, or
+    ``"undef"`` (an ``empty`` buffer)."""
+    if fixed and name in fixed:
+        return tuple(tm.TRUE if v else tm.FALSE for v in fixed[name])
     spec = task.tensors[name]
     n = math.prod(spec.concrete_shape(dict(env)))
     init = init_of(task, name, spec)
@@ -970,7 +1092,7 @@ def _initial_contents(task: Task, name: str, env: Mapping[str, int]) -> tuple[Te
 
 
 def _kept_inputs(
-    task: Task, env: Mapping[str, int], run: SymbolicRun
+    task: Task, env: Mapping[str, int], run: SymbolicRun, fixed: Mapping[str, tuple[bool, ...]] | None = None
 ) -> tuple[dict[str, tuple[Term, ...]], dict[str, tuple[Term | str, ...]]]:
     """The inputs the kernel must leave unchanged, as the run started and ended them: for a task with a
     reference (as for ``larkc run``'s ``input-write``), each input not in-place that the kernel is passed.
@@ -982,7 +1104,7 @@ def _kept_inputs(
     for name in task.inputs:
         if name in task.inplace or name not in run.buffers:
             continue
-        start = _initial_contents(task, name, env)
+        start = _initial_contents(task, name, env, fixed)
         before[name] = tuple(t for t in start if not isinstance(t, str))
         after[name] = run.buffers[name]
         if len(before[name]) != len(start):  # an input declared empty: no start value to keep
@@ -1053,6 +1175,7 @@ def _facts(
     spec_terms: dict[str, tuple[OutputValue, ...]] | None,
     ranges: Mapping[str, tuple[int, int]],
     passed: set[str],
+    fixed: Mapping[str, tuple[bool, ...]] | None = None,
 ) -> InstanceFacts:
     """The facts of ``run`` for the provers. An output the kernel is not passed (``passed``: the buffers it
     is) keeps what it held before the launch: the empty kernel standing for a host function that launches
@@ -1068,7 +1191,7 @@ def _facts(
     outputs = {name: run.buffers[name] for name in task.outputs if name in run.buffers}
     if run.unsupported is None:
         outputs.update({name: _initial_contents(task, name, env) for name in task.outputs if name not in passed})
-    before, after = _kept_inputs(task, env, run)
+    before, after = _kept_inputs(task, env, run, fixed)
     return InstanceFacts(
         instance=dict(env),
         launch=str(run.launch),
@@ -1171,12 +1294,17 @@ def _confirm(
     env: Mapping[str, int],
     replay_dir: Path | None,
     config: Configs | None = None,
+    fixed: Mapping[str, tuple[bool, ...]] | None = None,
 ) -> ObligationResult:
     """Run a refutation's witness through the simulator and the reference (``module``: the kernel lowered
-    for the autotune configuration ``config``); attach a replay file."""
+    for the autotune configuration ``config``; ``fixed``: the values of the ``bool`` inputs the refutation
+    was found with, part of its witness); attach a replay file."""
     if r.status is not Status.REFUTED or r.counterexample is None:
         return r
     cx = r.counterexample
+    if fixed:
+        chosen = {name: {i: float(v) for i, v in enumerate(vs)} for name, vs in fixed.items()}
+        cx = dataclasses.replace(cx, inputs={**cx.inputs, **chosen})
     inputs = {t: dict(v) for t, v in cx.inputs.items() if t in task.inputs}
     try:
         rep, _ = run_instance(task, module, env, 0, inputs=inputs, config=config)

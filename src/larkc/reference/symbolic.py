@@ -29,6 +29,7 @@ from larkc.symbolic.extended import (
     Ext,
     NonFinite,
     Undecided,
+    UndecidedChoice,
     ext_add,
     ext_apply,
     ext_compare,
@@ -42,9 +43,15 @@ from larkc.symbolic.extended import (
 from larkc.symbolic.tensor import TermTensor
 from larkc.symbolic.terms import BoolTerm, Cmp, CmpOp, Elem, Fn, Poly, Term
 
-__all__ = ["SYMBOLIC_RULES", "evaluate_symbolic"]
+__all__ = ["SYMBOLIC_RULES", "InfinityChosenByData", "evaluate_symbolic"]
 
 ObjArray = np.ndarray[Any, np.dtype[np.object_]]
+
+
+class InfinityChosenByData(ReferenceError_):
+    """The reference chooses between an infinity and a number (or two non-finite values) by input data
+    (``masked_fill(mask, float("-inf"))`` with ``mask`` an input): one term cannot say the element. The
+    verifier evaluates the reference again with the ``bool`` inputs fixed, case by case."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +153,8 @@ def _decided(fn: Callable[..., _V], *args: Any) -> _V:
     reference error."""
     try:
         return fn(*args)
+    except UndecidedChoice as e:
+        raise InfinityChosenByData(f"infinities: {e.reason}") from None
     except Undecided as e:
         raise ReferenceError_(f"infinities: {e.reason}") from None
     except ZeroDivisionError:
@@ -459,10 +468,7 @@ def _softmax_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext
 
     def line_fn(line: list[Value]) -> Sequence[Value]:
         if any(isinstance(t, NonFinite) for t in line):
-            try:
-                return _ext_softmax_line(line, log)
-            except Undecided as e:
-                raise ReferenceError_(f"infinities: {e.reason}") from None
+            return _decided(_ext_softmax_line, line, log)
         return _softmax_line(line, log)
 
     return _along(_arr(a[0]), node.attr("dim"), line_fn)
@@ -808,8 +814,13 @@ SYMBOLIC_RULES: dict[SpecOp, SymbolicRule] = {
 }
 
 
-def _input_terms(name: str, shape: Sequence[int], dtype: ScalarType) -> SymValue:
-    leaves: list[Term] = [tm.elem(name, i) for i in range(math.prod(shape))]
+def _input_terms(name: str, shape: Sequence[int], dtype: ScalarType, fixed: Sequence[bool] | None = None) -> SymValue:
+    n = math.prod(shape)
+    if fixed is not None:
+        if not dtype.is_bool or len(fixed) != n:
+            raise ValueError(f"input {name}: fixed values need a bool tensor of {n} elements")
+        return SymValue(_obj([tm.TRUE if v else tm.FALSE for v in fixed], shape), dtype)
+    leaves: list[Term] = [tm.elem(name, i) for i in range(n)]
     if dtype.is_bool:
         leaves = [truth(t) for t in leaves]  # a bool input element is the number x[i] != 0
     return SymValue(_obj(leaves, shape), dtype)
@@ -832,21 +843,27 @@ def _scalar_value(s: Scalar, env: Mapping[str, int]) -> SymValue:
     return SymValue(_obj(tm.const(concrete(v, env))), I64)
 
 
-def evaluate_symbolic(graph: SpecGraph, shape_env: Mapping[str, int]) -> tuple[TermTensor, ...]:
+def evaluate_symbolic(
+    graph: SpecGraph, shape_env: Mapping[str, int], fixed: Mapping[str, Sequence[bool]] | None = None
+) -> tuple[TermTensor, ...]:
     """The outputs of ``graph`` for the shape instance ``shape_env``, each element a term over the
-    elements of the inputs and parameters (``elem(name, flat_index)``, row-major)."""
+    elements of the inputs and parameters (``elem(name, flat_index)``, row-major). ``fixed`` gives some
+    ``bool`` inputs fixed values (flat, row-major): one case of a split on them."""
     unbound = [s for s in graph.symbols if s not in shape_env]
     if unbound:
         raise ReferenceError_(f"spec {graph.name}: no value for symbol(s) {', '.join(unbound)}")
     with tm.gc_paused():
-        return _evaluate_symbolic(graph, dict(shape_env))
+        return _evaluate_symbolic(graph, dict(shape_env), fixed or {})
 
 
-def _evaluate_symbolic(graph: SpecGraph, env: dict[str, int]) -> tuple[TermTensor, ...]:
+def _evaluate_symbolic(
+    graph: SpecGraph, env: dict[str, int], fixed: Mapping[str, Sequence[bool]]
+) -> tuple[TermTensor, ...]:
     ctx = SymbolicContext(env)
     values: dict[str, SymValue] = {}
     for inp in graph.inputs:
-        values[inp.name] = _input_terms(inp.name, [concrete(d, env) for d in inp.type.shape], inp.type.dtype)
+        shape = [concrete(d, env) for d in inp.type.shape]
+        values[inp.name] = _input_terms(inp.name, shape, inp.type.dtype, fixed.get(inp.name))
     for p in graph.params:
         values[p.name] = _input_terms(p.name, [concrete(d, env) for d in p.type.shape], p.type.dtype)
     for node in graph.nodes:
@@ -861,8 +878,8 @@ def _evaluate_symbolic(graph: SpecGraph, env: dict[str, int]) -> tuple[TermTenso
                     args.append(None)
         try:
             out = SYMBOLIC_RULES[node.op](node, args, ctx)
-        except ReferenceError_ as e:
-            raise ReferenceError_(f"symbolic %{node.name} = {node.op.value}: {e.message}", node.span) from None
+        except ReferenceError_ as e:  # the same class: a choice by data stays one
+            raise type(e)(f"symbolic %{node.name} = {node.op.value}: {e.message}", node.span) from None
         convert = truth if node.dtype.is_bool else xreal
         out = _map(convert, out)
         want = tuple(concrete(d, env) for d in node.shape)

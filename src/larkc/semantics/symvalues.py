@@ -55,6 +55,7 @@ from larkc.symbolic.signs import Sign, sign_of
 from larkc.symbolic.terms import BoolConst, BoolTerm, Fn, Poly, Term
 
 __all__ = [
+    "DATA_CHOSEN_NONFINITE",
     "FALSE_ID",
     "NAN",
     "NEG_INF",
@@ -82,6 +83,10 @@ ID_DTYPE = torch.int32
 #: Constants of at least this magnitude passed to max/min or compared are *sentinels* (``-FLT_MAX`` as the
 #: start of a max reduction): the domain treats them as -inf/+inf and records the assumption.
 SENTINEL_MAGNITUDE = Fraction(10) ** 30
+
+#: The reason of an opaque value chosen between a non-finite one and another by data (a bool mask input
+#: selecting ``-inf``); the verifier decides such a run by cases over the bool inputs.
+DATA_CHOSEN_NONFINITE = "a data-dependent choice of a non-finite value"
 
 OPAQUE = "<opaque>"  # the tensor name of values the domain cannot express (see :meth:`SymbolicDomain.opaque`)
 UNDEFINED = "<undef>"  # the tensor name of the distinct unknown values an undefined value stands for
@@ -928,7 +933,7 @@ class SymbolicDomain:
                 px = self.fresh(UNDEFINED) if x == UNDEF else self.poly(x)
                 py = self.fresh(UNDEFINED) if y == UNDEF else self.poly(y)
                 return self.id(_select_terms(cond, px, py))
-            return self._opaque_id("a data-dependent choice of a non-finite value")
+            return self._opaque_id(DATA_CHOSEN_NONFINITE)
         tx, ty = self.table.term(x), self.table.term(y)
         if isinstance(tx, Poly) and isinstance(ty, Poly):
             return self.id(_select_terms(cond, tx, ty))

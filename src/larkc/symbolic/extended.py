@@ -31,6 +31,7 @@ __all__ = [
     "Ext",
     "NonFinite",
     "Undecided",
+    "UndecidedChoice",
     "ext_add",
     "ext_apply",
     "ext_compare",
@@ -67,6 +68,12 @@ class Undecided(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class UndecidedChoice(Undecided):
+    """A choice between a term and a non-finite value (or two different ones) on a condition over input
+    data: the value is extended-real piecewise, which one term cannot say. Where the condition reads only
+    ``bool`` inputs the verifier decides it by cases over their values (:mod:`larkc.pipeline.verify`)."""
 
 
 def is_nonfinite(x: object) -> bool:
@@ -193,7 +200,7 @@ def ext_select(cond: BoolTerm, x: Ext, y: Ext) -> Ext:
         return tm.select(cond, x, y)
     if x is y:
         return x
-    raise Undecided(f"a choice between {_short(x)} and {_short(y)} that depends on input data ({_short(cond)})")
+    raise UndecidedChoice(f"a choice between {_short(x)} and {_short(y)} that depends on input data ({_short(cond)})")
 
 
 #: ``fn`` at the non-finite values (IEEE 754): a term or a non-finite value.
