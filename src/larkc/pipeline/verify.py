@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import TypeAlias
 
 from larkc.errors import LarkcError, PreconditionError, TaskError
 from larkc.frontends import parse_task, specialisation_heuristics, specialised_per_instance, task_configs
@@ -231,23 +232,21 @@ def _verify_specialisation(
                 per_ob[r.obligation].append(r)
             continue
         with tm.gc_paused():  # terms die by reference counting; collections would rescan them all
-            by_cases = f"instance {k + 1}/{len(chosen)}: infinities chosen by input data; by cases over the bool inputs"
+            by_cases = f"instance {k + 1}/{len(chosen)}: infinities chosen by input data; by cases over the masks"
             try:
                 results, launch, by_data = _decide_instance(
                     task, mod, fn, graph, env, budget, bounded_obs, replay_dir, cfgs
                 )
             except InfinityChosenByData as e:
-                if not _bool_inputs(task, env):
-                    raise  # a choice by float data: no case split covers it (located at the reference line)
+                if not _mask_inputs(task, env):
+                    raise  # a choice by other data: no case split covers it (located at the reference line)
                 say(by_cases)
-                results, launch = _by_bool_cases(task, mod, fn, graph, env, budget, bounded_obs, replay_dir, cfgs, e)
+                results, launch = _by_cases(task, mod, fn, graph, env, budget, bounded_obs, replay_dir, cfgs, e)
             else:
                 undecided = not any(r.status is Status.REFUTED for r in results)
-                if by_data and undecided and _bool_inputs(task, env):  # the kernel's choice, not the reference's
+                if by_data and undecided and _mask_inputs(task, env):  # the kernel's choice, not the reference's
                     say(by_cases)
-                    cased, cased_launch = _by_bool_cases(
-                        task, mod, fn, graph, env, budget, bounded_obs, replay_dir, cfgs
-                    )
+                    cased, cased_launch = _by_cases(task, mod, fn, graph, env, budget, bounded_obs, replay_dir, cfgs)
                     if cased:  # else more cases than the limit: the first run's unknowns stand
                         results, launch = cased, cased_launch
         runs.append((env, launch, time.perf_counter() - t0))
@@ -256,6 +255,10 @@ def _verify_specialisation(
         if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
             break  # a refutation decides the verdict; later instances would only repeat it
     return {ob: with_preconditions(rs, pres) for ob, rs in per_ob.items()}, runs
+
+
+#: Fixed values of some inputs (flat, row-major; a ``bool`` as 0 or 1): one case of a split.
+Fixed: TypeAlias = Mapping[str, tuple[int, ...]]
 
 
 def _decide_instance(
@@ -268,7 +271,7 @@ def _decide_instance(
     obligations: Sequence[Obligation],
     replay_dir: Path | None,
     cfgs: Configs | None,
-    fixed: Mapping[str, tuple[bool, ...]] | None = None,
+    fixed: Fixed | None = None,
 ) -> tuple[list[ObligationResult], str, bool]:
     """The results of ``obligations`` on the instance ``env`` (``fixed``: one case of the ``bool`` inputs,
     see :func:`_by_bool_cases`), each refutation confirmed by the simulator; the launch text; and whether
@@ -281,11 +284,11 @@ def _decide_instance(
     return results, facts.launch, DATA_CHOSEN_NONFINITE in facts.opaque
 
 
-#: The most elements of ``bool`` inputs a case split enumerates (``2**MAX_CASE_BITS`` symbolic runs).
-MAX_CASE_BITS = 10
+#: The most cases a split of one instance enumerates (each a symbolic run): ``2**MAX_CASE_BITS``.
+MAX_CASE_BITS = 8
 
 
-def _by_bool_cases(
+def _by_cases(
     task: Task,
     module: Module,
     f: Function,
@@ -299,37 +302,39 @@ def _by_bool_cases(
 ) -> tuple[list[ObligationResult], str]:
     """The results of ``obligations`` on ``env`` for a reference (``why``: its error) or a kernel that
     chooses between an infinity and a number by input data: decided once for every value of the task's
-    ``bool`` inputs (:func:`_bool_inputs`), which then are constants on both sides, so the reference's
-    choices and the kernel's selects are decided. The cases cover every input a ``bool`` tensor can hold,
-    so an obligation proved in each is proved on the instance; a refutation in one is a refutation (its
-    witness carries the case's values); otherwise unknown. Beyond :data:`MAX_CASE_BITS` elements the
+    inputs with few values (:func:`_mask_inputs`: ``bool`` ones, and integer ones declared in a range of
+    two values, a 0/1 mask as ``uint8``), which then are constants on both sides, so the reference's
+    choices and the kernel's selects are decided. The cases cover every value those inputs can hold, so an
+    obligation proved in each is proved on the instance; a refutation in one is a refutation (its witness
+    carries the case's values); otherwise unknown, naming the case. Beyond ``2**MAX_CASE_BITS`` cases the
     instance is unknown for a reference's choice (``[]`` for a kernel's: its first results stand)."""
-    sizes = _bool_inputs(task, env)
-    bits = sum(sizes.values())
-    names = " and ".join(sizes)
-    if bits > MAX_CASE_BITS:
+    masks = _mask_inputs(task, env)
+    cases = math.prod((hi - lo) ** n for n, lo, hi in masks.values())
+    names = " and ".join(masks)
+    if cases > 1 << MAX_CASE_BITS:
         if why is None:
             return [], ""
         reason = (
-            f"{why.message}: deciding it by cases over the {bits} elements of {names} takes 2^{bits} symbolic "
-            f"runs, more than the 2^{MAX_CASE_BITS} an instance may take (choose a smaller instance)"
+            f"{why.message}: deciding it by cases over the values of {names} takes {cases} symbolic runs, more "
+            f"than the 2^{MAX_CASE_BITS} an instance may take (choose a smaller instance)"
         )
         return instance_refused(task, obligations, env, reason), ""
     per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
     launch = ""
-    for code in range(1 << bits):
-        flat = tuple(bool(code >> i & 1) for i in range(bits))
-        fixed: dict[str, tuple[bool, ...]] = {}
-        start = 0
-        for name, n in sizes.items():
-            fixed[name] = flat[start : start + n]
-            start += n
+    for code in range(cases):
+        fixed: dict[str, tuple[int, ...]] = {}
+        for name, (n, lo, hi) in masks.items():
+            values = []
+            for _ in range(n):
+                code, v = divmod(code, hi - lo)
+                values.append(lo + v)
+            fixed[name] = tuple(values)
         results, launch, _ = _decide_instance(task, module, f, graph, env, budget, obligations, replay_dir, cfgs, fixed)
         for r in results:
             per_ob[r.obligation].append(_in_case(r, fixed))
         if any(r.status is Status.REFUTED for r in results):
             break  # a refutation decides the verdict
-    cases = f"by cases over the 2^{bits} values of {names}"
+    split = f"by cases over the {cases} values of {names}"
     out = []
     for rs in per_ob.values():
         refuted = [r for r in rs if r.status is Status.REFUTED]
@@ -339,20 +344,35 @@ def _by_bool_cases(
             continue
         details = list(dict.fromkeys(r.detail for r in rs if r.detail))
         shown = "; ".join(details[:3]) + ("; ..." if len(details) > 3 else "")
-        out.append(dataclasses.replace(rs[0], detail=f"{cases}: {shown}" if shown else cases))
+        out.append(dataclasses.replace(rs[0], detail=f"{split}: {shown}" if shown else split))
     return out, launch
 
 
-def _bool_inputs(task: Task, env: Mapping[str, int]) -> dict[str, int]:
-    """The ``bool`` inputs of ``task`` and their numbers of elements at ``env``."""
-    return {name: math.prod(spec.concrete_shape(dict(env))) for name, spec in task.inputs.items() if spec.dtype.is_bool}
+def _mask_inputs(task: Task, env: Mapping[str, int]) -> dict[str, tuple[int, int, int]]:
+    """The inputs of ``task`` a case split enumerates, each as ``(elements, low, high)`` at ``env``: the
+    ``bool`` inputs (values 0 and 1) and the integer ones declared in a range of at most two values."""
+    out = {}
+    for name, spec in task.inputs.items():
+        n = math.prod(spec.concrete_shape(dict(env)))
+        if spec.dtype.is_bool:
+            out[name] = (n, 0, 2)
+        elif not spec.dtype.is_float and (r := spec.value_range(dict(env))) is not None and r[1] - r[0] <= 2:
+            out[name] = (n, r[0], r[1])
+    return out
 
 
-def _in_case(r: ObligationResult, fixed: Mapping[str, tuple[bool, ...]]) -> ObligationResult:
-    """``r`` of one case of the ``bool`` inputs, its detail saying which when it is not a proof."""
+def _fixed_terms(dtype: ScalarType, values: Sequence[int]) -> tuple[Term, ...]:
+    """The terms of fixed input values: truth constants for a ``bool`` tensor, integers otherwise."""
+    if dtype.is_bool:
+        return tuple(tm.TRUE if v else tm.FALSE for v in values)
+    return tuple(tm.const(v) for v in values)
+
+
+def _in_case(r: ObligationResult, fixed: Fixed) -> ObligationResult:
+    """``r`` of one case of a split, its detail saying which when it is not a proof."""
     if r.status is Status.PROVED:
         return r
-    values = "; ".join(f"{name} = {''.join('1' if v else '0' for v in vs)}" for name, vs in fixed.items())
+    values = "; ".join(f"{name} = {' '.join(str(v) for v in vs)}" for name, vs in fixed.items())
     return dataclasses.replace(r, detail=f"with {values} (flat, row-major): {r.detail}")
 
 
@@ -941,18 +961,17 @@ def _instance_facts(
     graph: object | None,
     env: dict[str, int],
     budget: Budget,
-    fixed: Mapping[str, tuple[bool, ...]] | None = None,
+    fixed: Fixed | None = None,
 ) -> InstanceFacts:
     """The facts of one symbolic run of ``f`` on the instance ``env``, with the spec's terms when the task
-    has a reference (``graph``); ``fixed`` gives ``bool`` inputs fixed values on both sides."""
+    has a reference (``graph``); ``fixed`` gives some inputs fixed values on both sides (a case of
+    :func:`_by_cases`)."""
     grid, block, shared = task.launch.concrete(env)
     launch = LaunchConfig(grid, block, shared)
     args = symbolic_args(task, f, env)
     for p, a in list(args.items()):
         if isinstance(a, SymbolicBuffer) and fixed and a.name in fixed:
-            args[p] = dataclasses.replace(
-                a, init="terms", terms=tuple(tm.TRUE if v else tm.FALSE for v in fixed[a.name])
-            )
+            args[p] = dataclasses.replace(a, init="terms", terms=_fixed_terms(a.dtype, fixed[a.name]))
     ranges = _int_ranges(task, env)
     with side_conditions() as conditions:  # what the simplifications of both sides assume
         with side_conditions() as spec_conditions:  # of those, the spec's own
@@ -975,7 +994,7 @@ def _instance_facts(
 
 
 def _spec_side(
-    task: Task, graph: object | None, env: dict[str, int], fixed: Mapping[str, tuple[bool, ...]] | None = None
+    task: Task, graph: object | None, env: dict[str, int], fixed: Fixed | None = None
 ) -> tuple[dict[str, tuple[OutputValue, ...]] | None, Callable[[float, ScalarType], tuple[Poly, str | None]]]:
     """The spec's output terms on the instance ``env`` (``None`` without a reference) and the reader of the
     kernel's float constants they imply; called inside the instance's ``side_conditions``. An element the
@@ -1072,14 +1091,14 @@ def _chain_facts(
 
 
 def _initial_contents(
-    task: Task, name: str, env: Mapping[str, int], fixed: Mapping[str, tuple[bool, ...]] | None = None
+    task: Task, name: str, env: Mapping[str, int], fixed: Fixed | None = None
 ) -> tuple[Term | str, ...]:
     """The elements tensor ``name`` holds before the launch, as the symbolic run starts it: an input element
-    the symbol ``elem(x, i)`` (a bool one ``elem(x, i) != 0``, or its value in ``fixed``), zeros, or
+    the symbol ``elem(x, i)`` (a bool one ``elem(x, i) != 0``; its value in ``fixed`` if there), zeros, or
     ``"undef"`` (an ``empty`` buffer)."""
-    if fixed and name in fixed:
-        return tuple(tm.TRUE if v else tm.FALSE for v in fixed[name])
     spec = task.tensors[name]
+    if fixed and name in fixed:
+        return _fixed_terms(spec.dtype, fixed[name])
     n = math.prod(spec.concrete_shape(dict(env)))
     init = init_of(task, name, spec)
     if init == "random":
@@ -1092,7 +1111,7 @@ def _initial_contents(
 
 
 def _kept_inputs(
-    task: Task, env: Mapping[str, int], run: SymbolicRun, fixed: Mapping[str, tuple[bool, ...]] | None = None
+    task: Task, env: Mapping[str, int], run: SymbolicRun, fixed: Fixed | None = None
 ) -> tuple[dict[str, tuple[Term, ...]], dict[str, tuple[Term | str, ...]]]:
     """The inputs the kernel must leave unchanged, as the run started and ended them: for a task with a
     reference (as for ``larkc run``'s ``input-write``), each input not in-place that the kernel is passed.
@@ -1175,7 +1194,7 @@ def _facts(
     spec_terms: dict[str, tuple[OutputValue, ...]] | None,
     ranges: Mapping[str, tuple[int, int]],
     passed: set[str],
-    fixed: Mapping[str, tuple[bool, ...]] | None = None,
+    fixed: Fixed | None = None,
 ) -> InstanceFacts:
     """The facts of ``run`` for the provers. An output the kernel is not passed (``passed``: the buffers it
     is) keeps what it held before the launch: the empty kernel standing for a host function that launches
@@ -1294,11 +1313,11 @@ def _confirm(
     env: Mapping[str, int],
     replay_dir: Path | None,
     config: Configs | None = None,
-    fixed: Mapping[str, tuple[bool, ...]] | None = None,
+    fixed: Fixed | None = None,
 ) -> ObligationResult:
     """Run a refutation's witness through the simulator and the reference (``module``: the kernel lowered
-    for the autotune configuration ``config``; ``fixed``: the values of the ``bool`` inputs the refutation
-    was found with, part of its witness); attach a replay file."""
+    for the autotune configuration ``config``; ``fixed``: the values of the inputs the refutation was
+    found with in a case split, part of its witness); attach a replay file."""
     if r.status is not Status.REFUTED or r.counterexample is None:
         return r
     cx = r.counterexample

@@ -51,7 +51,7 @@ ObjArray = np.ndarray[Any, np.dtype[np.object_]]
 class InfinityChosenByData(ReferenceError_):
     """The reference chooses between an infinity and a number (or two non-finite values) by input data
     (``masked_fill(mask, float("-inf"))`` with ``mask`` an input): one term cannot say the element. The
-    verifier evaluates the reference again with the ``bool`` inputs fixed, case by case."""
+    verifier evaluates the reference again with the mask inputs fixed, case by case."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -814,12 +814,15 @@ SYMBOLIC_RULES: dict[SpecOp, SymbolicRule] = {
 }
 
 
-def _input_terms(name: str, shape: Sequence[int], dtype: ScalarType, fixed: Sequence[bool] | None = None) -> SymValue:
+def _input_terms(name: str, shape: Sequence[int], dtype: ScalarType, fixed: Sequence[int] | None = None) -> SymValue:
     n = math.prod(shape)
     if fixed is not None:
-        if not dtype.is_bool or len(fixed) != n:
-            raise ValueError(f"input {name}: fixed values need a bool tensor of {n} elements")
-        return SymValue(_obj([tm.TRUE if v else tm.FALSE for v in fixed], shape), dtype)
+        if dtype.is_float or len(fixed) != n:
+            raise ValueError(f"input {name}: fixed values need a bool or integer tensor of {n} elements")
+        values: list[Term] = (
+            [tm.TRUE if v else tm.FALSE for v in fixed] if dtype.is_bool else [tm.const(v) for v in fixed]
+        )
+        return SymValue(_obj(values, shape), dtype)
     leaves: list[Term] = [tm.elem(name, i) for i in range(n)]
     if dtype.is_bool:
         leaves = [truth(t) for t in leaves]  # a bool input element is the number x[i] != 0
@@ -844,11 +847,11 @@ def _scalar_value(s: Scalar, env: Mapping[str, int]) -> SymValue:
 
 
 def evaluate_symbolic(
-    graph: SpecGraph, shape_env: Mapping[str, int], fixed: Mapping[str, Sequence[bool]] | None = None
+    graph: SpecGraph, shape_env: Mapping[str, int], fixed: Mapping[str, Sequence[int]] | None = None
 ) -> tuple[TermTensor, ...]:
     """The outputs of ``graph`` for the shape instance ``shape_env``, each element a term over the
     elements of the inputs and parameters (``elem(name, flat_index)``, row-major). ``fixed`` gives some
-    ``bool`` inputs fixed values (flat, row-major): one case of a split on them."""
+    ``bool`` or integer inputs fixed values (flat, row-major; a bool as 0 or 1): one case of a split."""
     unbound = [s for s in graph.symbols if s not in shape_env]
     if unbound:
         raise ReferenceError_(f"spec {graph.name}: no value for symbol(s) {', '.join(unbound)}")
@@ -857,7 +860,7 @@ def evaluate_symbolic(
 
 
 def _evaluate_symbolic(
-    graph: SpecGraph, env: dict[str, int], fixed: Mapping[str, Sequence[bool]]
+    graph: SpecGraph, env: dict[str, int], fixed: Mapping[str, Sequence[int]]
 ) -> tuple[TermTensor, ...]:
     ctx = SymbolicContext(env)
     values: dict[str, SymValue] = {}

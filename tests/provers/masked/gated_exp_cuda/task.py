@@ -15,7 +15,7 @@ task = Task(
     outputs={"y": "f32[n]"},
     symbols=["n"],
     constraints=["n <= 1048576"],
-    instances=[{"n": 5}],
+    instances=[{"n": 6}],
     grid=["cdiv(n, 128)"],
     block=[128],
 )
