@@ -318,7 +318,11 @@ def _by_cases(
             f"{why.message}: deciding it by cases over the values of {names} takes {cases} symbolic runs, more "
             f"than the 2^{MAX_CASE_BITS} an instance may take (choose a smaller instance)"
         )
-        return instance_refused(task, obligations, env, reason), ""
+        # the other obligations do not read the reference: one run without it decides them
+        equivalence = [ob for ob in obligations if ob.kind is ObligationKind.EQUIVALENCE]
+        others = [ob for ob in obligations if ob.kind is not ObligationKind.EQUIVALENCE]
+        results, launch, _ = _decide_instance(task, module, f, None, env, budget, others, replay_dir, cfgs)
+        return instance_refused(task, equivalence, env, reason) + results, launch
     per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
     launch = ""
     for code in range(cases):
