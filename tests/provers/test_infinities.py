@@ -40,6 +40,7 @@ MASK_INPUT_WRONG = (
     "padding_softmax_cuda_bug_zero_fill",  # padding as the score 0: a fully padded row is NaN in torch
     "attn_mask_softmax_triton_bug_inverted",  # the mask read the wrong way round
     "attn_mask_softmax_triton_bug_finite_fill",  # -1e9 for -inf: a fully masked row uniform, not NaN
+    "padding_softmax_cuda_bug_finite_fill",  # the same in CUDA
 )
 
 

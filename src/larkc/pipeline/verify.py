@@ -974,6 +974,8 @@ def _instance_facts(
     launch = LaunchConfig(grid, block, shared)
     args = symbolic_args(task, f, env)
     for p, a in list(args.items()):
+        # a fixed input starts as given contents, like an earlier launch's: a read of it at an index that
+        # depends on data stops the run (it would read the symbolic tensor, not the case's values)
         if isinstance(a, SymbolicBuffer) and fixed and a.name in fixed:
             args[p] = dataclasses.replace(a, init="terms", terms=_fixed_terms(a.dtype, fixed[a.name]))
     ranges = _int_ranges(task, env)
