@@ -71,9 +71,11 @@ __all__ = [
     "ScalarArg",
     "ScalarExpr",
     "ShapeArg",
+    "Step",
     "Task",
     "TaskFieldError",
     "TensorSpec",
+    "TorchStep",
     "command_line_task",
     "load_task",
     "parse_dtype",
@@ -353,6 +355,54 @@ class KernelLaunch:
         return Launch(self.grid, self.block, self.shared_bytes)
 
 
+@dataclass(frozen=True, slots=True)
+class TorchStep:
+    """A part of the computation left to PyTorch (``x = self.conv(x)`` in a candidate's forward): a
+    function of torch tensors whose semantics are the reference stage's (traced by the same tracer;
+    trusted, and listed as such in every verdict).
+
+    ``function`` is a pure function of torch tensors, called with the task tensors ``inputs`` positionally
+    (inputs, parameters, scratch, or outputs an earlier step wrote); it returns a tensor or a tuple of
+    tensors, which fill the task tensors ``outputs`` (scratch, or outputs), in order, with exactly their
+    declared shapes and dtypes. ``label`` is what the user wrote (``self.conv(x)``), for reports.
+    """
+
+    function: Callable[..., Any]
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    label: str = ""
+
+    def __init__(
+        self, *, function: Callable[..., Any], inputs: Sequence[str], outputs: Sequence[str], label: str = ""
+    ) -> None:
+        if not callable(function):
+            raise TaskError(f"TorchStep function must be a callable of torch tensors, got {function!r}")
+        for what, names in (("inputs", inputs), ("outputs", outputs)):
+            if isinstance(names, str) or not isinstance(names, Sequence):
+                raise TaskError(f"TorchStep {what} must be a sequence of tensor names, got {names!r}")
+            if any(not isinstance(n, str) or not n.isidentifier() for n in names):
+                raise TaskError(f"TorchStep {what} must name task tensors, got {list(names)!r}")
+        if not outputs:
+            raise TaskError("TorchStep outputs: a step fills one or more task tensors, got none")
+        for what, names in (("inputs", inputs), ("outputs", outputs)):
+            dup = sorted({n for n in names if list(names).count(n) > 1})
+            if dup:
+                raise TaskError(f"TorchStep {what} name {', '.join(dup)} twice: each tensor once")
+        set_ = object.__setattr__
+        set_(self, "function", function)
+        set_(self, "inputs", tuple(inputs))
+        set_(self, "outputs", tuple(outputs))
+        set_(self, "label", str(label))
+
+    @property
+    def description(self) -> str:
+        """How reports name the step: its label, else the function's name."""
+        return self.label or f"{getattr(self.function, '__name__', 'function')}({', '.join(self.inputs)})"
+
+
+#: One step of a task: a kernel launch, or a part left to PyTorch.
+Step = KernelLaunch | TorchStep
+
 Reference = Callable[..., Any] | type | str
 
 
@@ -418,6 +468,8 @@ class Task:
     task_file: Path | None = None
     #: the launches of a task of several (``()`` for a single-launch task): see :attr:`launches`
     _launches: tuple[KernelLaunch, ...] = ()
+    #: every step in order where some are PyTorch steps (``()`` otherwise): see :attr:`steps`
+    _steps: tuple[Step, ...] = ()
 
     def __init__(
         self,
@@ -427,7 +479,7 @@ class Task:
         grid: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int | None = None,
         block: Sequence[ShapeExpr | str | int] | ShapeExpr | str | int | None = None,
         shared_bytes: ShapeExpr | str | int | None = None,
-        launches: Sequence[KernelLaunch] | None = None,
+        launches: Sequence[KernelLaunch | TorchStep] | None = None,
         name: str = "",
         reference: Reference | None = None,
         init_inputs: Sequence[Any] = (),
@@ -447,6 +499,7 @@ class Task:
         max_tensor_bytes: int = DEFAULT_MAX_TENSOR_BYTES,
         task_file: Path | None = None,
         _launches: Sequence[KernelLaunch] = (),
+        _steps: Sequence[Step] = (),
     ) -> None:
         set_ = object.__setattr__
         set_(self, "source", Path(source))
@@ -454,7 +507,9 @@ class Task:
             set_(self, field_name, _tensor_specs(field_name, role, given))
         set_(self, "scratch", _tensor_specs("scratch", "scratch", scratch))
         set_(self, "params", {str(k): str(v) for k, v in (params or {}).items()})
-        launches = _launch_form(
+        if launches is None and _steps:  # dataclasses.replace of a task with PyTorch steps passes them back
+            launches, _launches = _steps, ()
+        steps = _launch_form(
             f"task {name or source}",
             launches,
             _launches,
@@ -465,25 +520,32 @@ class Task:
             bindings=bindings,
             template_args=template_args,
         )
-        resolved = tuple(
+        resolved_steps = tuple(
             dataclasses.replace(
                 x,
                 bindings={
                     k: _in_field("bindings", k, functools.partial(self._binding, k, v)) for k, v in x.bindings.items()
                 },
             )
-            for x in launches
+            if isinstance(x, KernelLaunch)
+            else x
+            for x in steps
         )
-        first = resolved[0]
-        one = len(resolved) == 1
-        set_(self, "kernel", first.kernel if one else "")
-        set_(self, "grid", first.grid if one else ())
-        set_(self, "block", first.block if one else ())
-        set_(self, "shared_bytes", first.shared_bytes if one else ShapeNum(0))
-        set_(self, "bindings", dict(first.bindings) if one else {})
-        set_(self, "template_args", first.template_args if one else ())
-        set_(self, "_launches", () if one else resolved)
-        set_(self, "name", name or (first.kernel if one else " + ".join(x.kernel for x in resolved)))
+        resolved = tuple(x for x in resolved_steps if isinstance(x, KernelLaunch))
+        torch_steps = len(resolved) < len(resolved_steps)
+        # A task with PyTorch steps is always of the several-steps form, even with one kernel launch.
+        one = len(resolved) == 1 and not torch_steps
+        first = resolved[0] if one else None
+        set_(self, "kernel", first.kernel if first else "")
+        set_(self, "grid", first.grid if first else ())
+        set_(self, "block", first.block if first else ())
+        set_(self, "shared_bytes", first.shared_bytes if first else ShapeNum(0))
+        set_(self, "bindings", dict(first.bindings) if first else {})
+        set_(self, "template_args", first.template_args if first else ())
+        set_(self, "_launches", () if first else resolved)
+        set_(self, "_steps", resolved_steps if torch_steps else ())
+        default_name = " + ".join(x.kernel for x in resolved) if resolved else "pytorch"
+        set_(self, "name", name or (first.kernel if first else default_name))
         set_(self, "reference", reference)
         set_(self, "init_inputs", tuple(init_inputs))
         for sym in symbols:
@@ -514,8 +576,9 @@ class Task:
 
     @property
     def launches(self) -> tuple[KernelLaunch, ...]:
-        """The kernel launches, in the order they run (one for a task of the single-launch form)."""
-        if self._launches:
+        """The kernel launches, in the order they run (one for a task of the single-launch form; none for a
+        task whose every step is PyTorch). PyTorch steps are not launches: :attr:`steps` has both."""
+        if self._launches or self._steps:
             return self._launches
         return (
             KernelLaunch(
@@ -523,6 +586,26 @@ class Task:
                 bindings=self.bindings, template_args=self.template_args,
             ),
         )  # fmt: skip
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """Every step in the order it runs: kernel launches and PyTorch steps (:class:`TorchStep`). The
+        stages that execute a task (``larkc run``, the bounded symbolic chain) iterate these; the ones
+        that only look at kernels (parametric proofs, the launch obligation, emit) read :attr:`launches`."""
+        return self._steps or self.launches
+
+    @property
+    def torch_steps(self) -> tuple[TorchStep, ...]:
+        """The PyTorch steps, in order (none for a task of kernel launches only)."""
+        return tuple(x for x in self._steps if isinstance(x, TorchStep))
+
+    def step_label(self, index: int) -> str:
+        """How reports name step ``index`` of :attr:`steps`: ``PyTorch step 1 (self.conv(x))`` for a PyTorch
+        step, the launch's :meth:`launch_label` for a kernel launch."""
+        x = self.steps[index]
+        if isinstance(x, TorchStep):
+            return f"PyTorch step {index + 1} ({x.description})"
+        return self.launch_label(sum(1 for y in self.steps[:index] if isinstance(y, KernelLaunch)))
 
     def launch_task(self, index: int) -> Task:
         """The single-launch task of launch ``index``: the same tensors, shapes and reference, one kernel.
@@ -536,12 +619,12 @@ class Task:
         return dataclasses.replace(
             self, kernel=x.kernel, grid=x.grid, block=x.block, shared_bytes=x.shared_bytes,
             bindings={k: self._binding(k, v) for k, v in x.bindings.items()}, template_args=x.template_args,
-            _launches=(),
+            _launches=(), _steps=(),
         )  # fmt: skip
 
     def launch_label(self, index: int) -> str:
         """``launch 2 (kernel k2)``: how diagnoses name a launch of a task of several (``""`` for one)."""
-        if len(self.launches) == 1:
+        if len(self.launches) == 1 and not self._steps:
             return ""
         return f"launch {index + 1} (kernel {self.launches[index].kernel})"
 
@@ -561,6 +644,11 @@ class Task:
         return self._single().launch
 
     def _single(self) -> KernelLaunch:
+        if self._steps:
+            raise TaskError(
+                f"task {self.name} has {len(self.steps)} steps, {len(self.torch_steps)} of them PyTorch: this needs "
+                f"one kernel launch"
+            )
         if self._launches:
             kernels = ", ".join(x.kernel for x in self._launches)
             raise TaskError(f"task {self.name} has {len(self._launches)} launches ({kernels}): this needs one launch")
@@ -649,6 +737,10 @@ class Task:
                         f"nor an integer constexpr of the autotune configuration {dict(given)}"
                     )
             out.append(dataclasses.replace(x, grid=grid, block=block, shared_bytes=shared))
+        if self._steps:
+            kernels = iter(out)
+            steps = tuple(next(kernels) if isinstance(x, KernelLaunch) else x for x in self._steps)
+            return dataclasses.replace(self, launches=steps)  # type: ignore[call-arg]  # Task.__init__ takes it
         if not self._launches:
             (x,) = out
             return dataclasses.replace(self, grid=x.grid, block=x.block, shared_bytes=x.shared_bytes)
@@ -679,6 +771,30 @@ class Task:
                 return ScalarArg(value)
             case _:
                 raise TaskError(f"binding of parameter {param!r}: unsupported value {value!r}")
+
+    def _check_torch_steps(self) -> None:
+        """Each PyTorch step reads task tensors and fills scratch or outputs (never an input: the
+        reference reads its inputs as they were)."""
+        for i, x in enumerate(self._steps):
+            if not isinstance(x, TorchStep):
+                continue
+            label = self.step_label(i)
+            for n in x.inputs:
+                if n not in self.tensors:
+                    raise TaskFieldError(f"task {self.name}: {label} reads unknown tensor {n!r}", "launches", i)
+            for n in x.outputs:
+                if n in self.inputs:
+                    raise TaskFieldError(
+                        f"task {self.name}: {label} writes input {n!r}: a PyTorch step fills scratch or outputs",
+                        "launches",
+                        i,
+                    )
+                if n not in self.tensors:
+                    raise TaskFieldError(
+                        f"task {self.name}: {label} writes unknown tensor {n!r} (declare it in scratch= or outputs=)",
+                        "launches",
+                        i,
+                    )
 
     def _check(self) -> None:
         names = list(self.inputs) + [n for n in self.outputs if n not in self.inputs] + list(self.scratch)
@@ -720,6 +836,7 @@ class Task:
                     raise TaskError(
                         f"task {self.name}: {label}parameter {pname!r} is bound to unknown tensor {b.name!r}"
                     )
+        self._check_torch_steps()
         for tname, spec in self.tensors.items():
             exprs += [(f"shape of {tname!r}", d) for d in spec.shape]
             exprs += [(f"value range of {tname!r}", d) for d in (spec.low, spec.high) if d is not None]
@@ -818,7 +935,7 @@ def _tolerance(given: Mapping[str, float] | None) -> dict[str, float]:
 
 def _launch_form(
     what: str,
-    launches: Sequence[KernelLaunch] | None,
+    launches: Sequence[KernelLaunch | TorchStep] | None,
     stored: Sequence[KernelLaunch],
     *,
     kernel: str | None,
@@ -827,8 +944,8 @@ def _launch_form(
     shared_bytes: ShapeExpr | str | int | None,
     bindings: Mapping[str, BindingValue] | None,
     template_args: Mapping[str, str | int] | Sequence[str | int] | None,
-) -> Sequence[KernelLaunch]:
-    """The launches of a task from the arguments of :class:`Task`: ``launches=``, or the one launch's
+) -> Sequence[KernelLaunch | TorchStep]:
+    """The steps of a task from the arguments of :class:`Task`: ``launches=``, or the one launch's
     fields, or (from ``dataclasses.replace``) the launches a task of several ``stored``."""
     # dataclasses.replace passes the stored form back: the empty single-launch fields of a task of several
     # launches (kernel "", grid (), shared_bytes 0) are not a second form.
@@ -848,9 +965,11 @@ def _launch_form(
     if launches is not None:
         if isinstance(launches, KernelLaunch) or not isinstance(launches, Sequence):
             raise TaskError(f"{what}: launches must be a sequence of KernelLaunch, got {launches!r}")
-        bad = [x for x in launches if not isinstance(x, KernelLaunch)]
+        bad = [x for x in launches if not isinstance(x, KernelLaunch | TorchStep)]
         if bad or not launches:
-            raise TaskError(f"{what}: launches must be one or more KernelLaunch(...), got {bad or '()'}")
+            raise TaskError(
+                f"{what}: launches must be one or more KernelLaunch(...) or TorchStep(...), got {bad or '()'}"
+            )
         return launches
     if stored:
         if given:
@@ -917,7 +1036,7 @@ def _field_span(task_file: Path, field_name: str, key: int | str | None, line: i
         for n in ast.walk(tree)
         if isinstance(n, ast.Call)
         and (n.func.id if isinstance(n.func, ast.Name) else n.func.attr if isinstance(n.func, ast.Attribute) else "")
-        in ("Task", "KernelLaunch")
+        in ("Task", "KernelLaunch", "TorchStep")
     ]
     if line is not None:
         covering = [c for c in calls if c.lineno <= line <= (c.end_lineno or c.lineno)]
