@@ -20,7 +20,7 @@ from larkc.provers import (
     Verdict,
 )
 from larkc.semantics import Diagnosis, LaunchConfig
-from larkc.tasks import Task
+from larkc.tasks import Task, TorchStep
 
 __all__ = [
     "InputWrite",
@@ -32,6 +32,7 @@ __all__ = [
     "inputs_json",
     "launch_json",
     "task_assumptions",
+    "task_steps",
 ]
 
 
@@ -188,10 +189,12 @@ class RunReport:
     instances: tuple[InstanceReport, ...]
     strict: bool = False
     preconditions: tuple[str, ...] = ()
+    #: the PyTorch steps of a task that launches no kernel (not a kernel: nothing was run)
+    not_a_kernel: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return all(i.ok for i in self.instances)
+        return not self.not_a_kernel and all(i.ok for i in self.instances)
 
     def assumptions(self) -> tuple[str, ...]:
         """What the verdict takes for granted (choices a stricter reading of CUDA would make otherwise)."""
@@ -203,7 +206,8 @@ class RunReport:
         )
 
     def kinds(self) -> set[str]:
-        return set().union(*(i.kinds() for i in self.instances)) if self.instances else set()
+        found = set().union(*(i.kinds() for i in self.instances)) if self.instances else set()
+        return found | ({ObligationKind.KERNEL.failure_kind} if self.not_a_kernel else set())
 
     def render(self) -> str:
         """The human-readable report: per instance a header, the diagnoses, the outputs; then a verdict."""
@@ -219,6 +223,12 @@ class RunReport:
             lines.extend(o.render() for o in inst.outputs)
             if inst.replay is not None:
                 lines.append(f"replay: larkc run --replay {inst.replay}")
+        if self.not_a_kernel:
+            lines.append(f"FAILED: {not_a_kernel_text(self.not_a_kernel)}")
+            if self.expected_failure is not None:
+                caught = "found" if self.expected_failure in self.kinds() else "NOT found"
+                lines.append(f"the task expects {self.expected_failure}: {caught}")
+            return "\n".join(lines)
         n = len(self.instances)
         failed = [i for i in self.instances if not i.ok]
         warned = sum(len(i.warnings()) for i in self.instances)
@@ -253,7 +263,13 @@ class RunReport:
             "assumptions": list(self.assumptions()),
             "preconditions": list(self.preconditions),
             "instances": [i.to_json() for i in self.instances],
+            **({"not_a_kernel": list(self.not_a_kernel)} if self.not_a_kernel else {}),
         }
+
+
+def not_a_kernel_text(labels: tuple[str, ...]) -> str:
+    """What a task whose every step is PyTorch is (KernelBench's fallback check rejects it)."""
+    return f"not a kernel: every step is PyTorch ({'; '.join(labels)}), no kernel of the candidate's own runs"
 
 
 def launch_json(launch: LaunchConfig) -> dict[str, Any]:
@@ -266,12 +282,29 @@ def inputs_json(inputs: Mapping[str, Mapping[int, float]]) -> dict[str, dict[str
     return {t: {str(i): float(v) for i, v in sorted(vals.items())} for t, vals in sorted(inputs.items())}
 
 
+def task_steps(task: Task) -> tuple[tuple[str, str], ...]:
+    """:attr:`VerifyReport.steps` of ``task``: which steps are kernels and which PyTorch (none listed for a task
+    of kernel launches only)."""
+    if not task.torch_steps:
+        return ()
+    return tuple(
+        ("pytorch", x.description) if isinstance(x, TorchStep) else ("kernel", x.kernel) for x in task.steps
+    )
+
+
 def task_assumptions(task: Task) -> tuple[Assumption, ...]:
     """What a verdict on ``task`` assumes because of how the task is built, beyond the provers' own
     assumptions: inputs standing for the reference module's parameters (``params``) are the kernel's
     weights, that is, the candidate's parameters equal the reference's (KernelBench's harness makes them
-    so by construction)."""
+    so by construction); and each PyTorch step of the task computes what the reference stage's reading of it
+    says (the step is traced and evaluated as a reference is, never checked: trusted)."""
     out = list(_constant_assumptions(task))
+    out += [
+        Assumption(
+            AssumptionKind.TRUSTED, f"PyTorch computes {x.description}: its semantics are the reference stage's"
+        )
+        for x in task.torch_steps
+    ]
     if not task.params:
         return tuple(out)
     pairs = ", ".join(f"{name} = {path}" for name, path in task.params.items())
@@ -368,6 +401,9 @@ class VerifyReport:
     task_assumptions: tuple[Assumption, ...] = ()  # of the task itself (:func:`task_assumptions`)
     stopped: StoppedEarly | None = None
     all_sizes: bool = False
+    #: the task's steps in order, ``("kernel", name)`` or ``("pytorch", label)``, for a task with PyTorch
+    #: steps (empty for one of kernel launches only)
+    steps: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -440,6 +476,9 @@ class VerifyReport:
                 cx = first.counterexample
                 assert cx is not None
                 out.append(self.headline())
+                if first.obligation.kind is ObligationKind.KERNEL:  # a property of the task, at no instance
+                    out.append("  evidence: the task's steps (its forward launches no kernel)")
+                    return out
                 out.append(f"  instance: {_shape_text(cx.instance)} ({cx.launch})")
                 for tensor, vals in cx.inputs.items():
                     shown = ", ".join(f"{tensor}[{i}]={v:.9g}" for i, v in list(vals.items())[:8])
@@ -527,6 +566,7 @@ class VerifyReport:
             "obligations": [r.to_json() for r in self.results],
             "assumptions": [a.to_json() for a in self.assumptions()],
             "seconds": round(self.seconds, 4),
+            **({"steps": [{"kind": kind, "name": name} for kind, name in self.steps]} if self.steps else {}),
         }
 
 
@@ -534,6 +574,7 @@ class VerifyReport:
 #: before the out-of-bounds access it makes, a race before the wrong output it leaves, an input overwritten
 #: before an output computed from what it was overwritten with); an invalid launch first: the kernel never runs.
 _ROOT_CAUSE_ORDER = (
+    "kernel",
     "launch",
     "overflow",
     "barrier",

@@ -19,7 +19,7 @@ from typing import assert_never
 
 import torch
 
-from larkc.errors import TaskError
+from larkc.errors import Span, TaskError
 from larkc.frontends import parse_task, specialised_per_instance, task_configs
 from larkc.frontends.triton.values import ConstValue
 from larkc.ir.nodes import Function, Module
@@ -31,7 +31,8 @@ from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import InputWrite, InstanceReport, OutputReport, RunReport
 from larkc.semantics import Diagnosis, DiagnosisKind, KernelArg, LaunchConfig, SimLimits, SimResult, simulate
 from larkc.semantics.interpreter import StepLimitExceeded, WriteLog
-from larkc.tasks import Task
+from larkc.pipeline.torch_steps import run_torch_step, step_span
+from larkc.tasks import KernelLaunch, Task, TorchStep
 
 __all__ = [
     "DEFAULT_SEEDS",
@@ -136,6 +137,8 @@ def run_instance(
     """
     env = task.shape_env(instance)
     n = len(task.launches)
+    if n == 0:
+        raise TaskError(f"task {task.name}: every step is PyTorch: there is no kernel to run")
     task = task.with_launch_constants(config if config is not None else tuple({} for _ in task.launches))
     modules = [module] * n if isinstance(module, Module) else list(module)
     if len(modules) != n:
@@ -172,7 +175,14 @@ def run_instance(
             outputs.append(rep)
             if not rep.ok:
                 ref = low[i] if wide is None else wide[i]
-                diagnoses.append(_mismatch(f, rep, got, ref, runs.writers.get(name, [])))
+                found = _mismatch(f, rep, got, ref, runs.writers.get(name, []))
+                if name in runs.computed_by:  # a PyTorch step after the kernels filled the output from their work
+                    label, where = runs.computed_by[name]
+                    found = dataclasses.replace(
+                        found, message=f"{found.message}; {name} was computed by {label} from what the kernels wrote",
+                        span=where or found.span,
+                    )  # fmt: skip
+                diagnoses.append(found)
     elif task.outputs:
         for name in task.outputs:
             w = runs.written.get(name)
@@ -191,6 +201,7 @@ def run_instance(
         launches=tuple(runs.configs) if n > 1 else (), config=config_label(task, config) if config else "",
         config_values=tuple(dict(c) for c in config) if config and any(config) else (),
     )  # fmt: skip
+    assert runs.last is not None
     return report, runs.last
 
 
@@ -204,27 +215,44 @@ class _Launches:
     diagnoses: list[Diagnosis]
     configs: list[LaunchConfig]
     kernels: list[Function]
-    last: SimResult
+    last: SimResult | None = None  # the last kernel launch's simulation
     seconds: float = 0.0
     aborted: bool = False
+    #: the buffers a PyTorch step wrote last: the step's label and where its function is
+    computed_by: dict[str, tuple[str, Span | None]] = dataclasses.field(default_factory=dict)
 
 
 def _run_launches(
     task: Task, modules: Sequence[Module], tensors: Mapping[str, torch.Tensor], env: Mapping[str, int],
     limits: SimLimits | None,
 ) -> _Launches:  # fmt: skip
-    """Simulate the task's launches in order; each starts from the buffers the previous one left.
+    """Simulate the task's steps in order; each starts from the buffers the previous one left.
 
     What the earlier launches wrote is initialised for the next (a launch boundary synchronises
     everything): a buffer that started empty is passed with the mask of the elements some launch wrote,
-    so an element no launch wrote is still an ``uninit`` read in a later launch.
+    so an element no launch wrote is still an ``uninit`` read in a later launch. A PyTorch step runs on
+    the buffers as they are and fills its outputs whole (:func:`~larkc.pipeline.torch_steps.run_torch_step`).
     """
     state = dict(tensors)
     initialised: dict[str, bool | torch.Tensor] = {
         name: init_of(task, name, spec) != "empty" for name, spec in task.tensors.items()
     }
-    runs: _Launches | None = None
-    for k, mod in enumerate(modules):
+    runs = _Launches(state, {}, {}, [], [], [])
+    kernel_modules = iter(enumerate(modules))
+    for i, step in enumerate(task.steps):
+        if isinstance(step, TorchStep):
+            runs.diagnoses.extend(run_torch_step(task, i, step, state, initialised, env))
+            for name in step.outputs:
+                initialised[name] = True
+                if name in runs.written:
+                    runs.written[name] = torch.ones_like(runs.written[name])
+                elif init_of(task, name, task.tensors[name]) == "empty":
+                    runs.written[name] = torch.ones(state[name].shape, dtype=torch.bool)
+                runs.writers[name] = []  # what the kernels stored there is gone
+                runs.computed_by[name] = (task.step_label(i), step_span(step))
+            continue
+        assert isinstance(step, KernelLaunch)
+        k, mod = next(kernel_modules)
         view = task.launch_task(k)
         grid, block, shared = view.launch.concrete(dict(env))
         launch = LaunchConfig(grid, block, shared)
@@ -232,8 +260,6 @@ def _run_launches(
         args = kernel_args(view, f, state, env, initialised=initialised)
         result = _simulate(mod, f, launch, args, limits, tuple(task.tensors))
         label = task.launch_label(k)
-        if runs is None:
-            runs = _Launches(state, {}, {}, [], [], [], result)
         runs.last = result
         runs.configs.append(launch)
         runs.kernels.append(f)
@@ -250,12 +276,14 @@ def _run_launches(
             runs.written[name] = wrote | runs.written[name] if name in runs.written else wrote
         for name, data in result.buffers.items():
             state[name] = data
+            if name in result.writers and bool((result.writers[name].site >= 0).any()):
+                runs.computed_by.pop(name, None)  # a kernel wrote it after the PyTorch step
             if name in runs.written:
                 initialised[name] = runs.written[name].reshape(data.shape)  # the elements some launch wrote
         if result.aborted:
             runs.aborted = True
             break
-    assert runs is not None  # a task has at least one launch
+    assert runs.last is not None  # run_instance runs tasks of one kernel launch or more
     return runs
 
 
@@ -412,6 +440,9 @@ def _run_task(
     seeds: int,
     distributions: Sequence[InputDistribution],
 ) -> RunReport:
+    if not task.launches:  # all PyTorch: nothing of the candidate's own to run
+        labels = tuple(x.description for x in task.torch_steps)
+        return RunReport(task.name, task.expected_failure, (), strict=strict, not_a_kernel=labels)
     chosen = list(instances) if instances is not None else list(task.instances)
     parsed = LaunchModules(task, chosen)
     configs: list[Configs | None] = [None]

@@ -51,8 +51,16 @@ from larkc.pipeline.preconditions import (
     with_preconditions,
 )
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
-from larkc.pipeline.reports import InputWrite, InstanceReport, StoppedEarly, VerifyReport, task_assumptions
+from larkc.pipeline.reports import (
+    InputWrite,
+    InstanceReport,
+    StoppedEarly,
+    VerifyReport,
+    task_assumptions,
+    task_steps,
+)
 from larkc.pipeline.run import Configs, LaunchModules, config_label, run_instance
+from larkc.pipeline.torch_steps import UNDEF, step_span, symbolic_torch_step, trace_step, uninit_inputs
 from larkc.provers import (
     Assumption,
     AssumptionKind,
@@ -77,7 +85,18 @@ from larkc.symbolic.conditions import side_conditions
 from larkc.symbolic.constants import match_named_constant, round_to_format
 from larkc.symbolic.extended import NonFinite
 from larkc.symbolic.terms import Poly, Term
-from larkc.tasks import BufferArg, NullArg, ScalarArg, ScalarExpr, ShapeArg, Task, TensorSpec, evaluate
+from larkc.tasks import (
+    BufferArg,
+    KernelLaunch,
+    NullArg,
+    ScalarArg,
+    ScalarExpr,
+    ShapeArg,
+    Task,
+    TensorSpec,
+    TorchStep,
+    evaluate,
+)
 from larkc.tasks.shape_expr import ShapeExpr
 
 __all__ = ["Progress", "obligations_of", "verify_task"]
@@ -89,8 +108,10 @@ Progress = Callable[[str], None]
 def obligations_of(task: Task) -> list[Obligation]:
     """Equivalence of every output and inputs left unchanged (when the task has a reference: only then are
     its tensors inputs the caller still holds, as for ``larkc run``'s ``input-write``), then the safety
-    properties."""
-    obs = []
+    properties; for a task with PyTorch steps, first that it launches a kernel of its own."""
+    obs = [Obligation(ObligationKind.KERNEL)] if task.torch_steps else []
+    if not task.launches:  # all PyTorch: nothing else is the candidate's
+        return obs
     if task.reference:
         obs = [Obligation(ObligationKind.EQUIVALENCE, name) for name in task.outputs]
         obs.append(Obligation(ObligationKind.INPUTS))
@@ -123,7 +144,9 @@ def verify_task(
     start = time.perf_counter()
     budget = budget or Budget()
     say = progress or (lambda _line: None)
-    if len(task.launches) > 1:
+    if not task.launches:
+        return _not_a_kernel(task, start)
+    if len(task.launches) > 1 or task.torch_steps:
         return _several_launches(task, instances, budget, say, replay_dir, start)
     graph = None
     if task.reference is not None:
@@ -164,6 +187,7 @@ def verify_task(
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
         task_assumptions=task_assumptions(task),
+        steps=task_steps(task),
         stopped=stopped,
     )
 
@@ -546,7 +570,8 @@ def _several_launches(
 
         graph = trace_task(functional_reference(task))
     parsed = LaunchModules(task, chosen)
-    obligations = obligations_of(task)
+    obligations = [ob for ob in obligations_of(task) if ob.kind is not ObligationKind.KERNEL]
+    step_graphs = _step_graphs(task)
     configs = parsed.configs()
     parametric_obs = [ob for ob in obligations if ob.kind in PARAMETRIC_KINDS]
     bounded_obs = [ob for ob in obligations if ob.kind not in PARAMETRIC_ONLY]
@@ -577,18 +602,19 @@ def _several_launches(
         per_instance = any(parsed.per_instance)
         runs_before = len(runs)
 
-        at_sizes = _SequenceAt(task, configured, witness_modules, cfg, budget, replay_dir)
+        at_sizes = _SequenceAt(task, configured, witness_modules, cfg, budget, replay_dir, step_graphs)
         for ob, launch_results in per_launch.items():
             r = _per_launch_result(task, ob, launch_results, witness_modules, chosen, replay_dir, cfg)
             settled = _settle_witnesses(configured, r, at_sizes.simulate, at_sizes.bounded, replay_dir, say)
             per_ob[ob].append(settled)
         for n, env in enumerate(chosen):
             shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
-            say(f"instance {n + 1}/{len(chosen)} ({shape}): symbolic execution of {len(task.launches)} launches")
+            torch_note = f" and {len(task.torch_steps)} PyTorch step(s)" if task.torch_steps else ""
+            say(f"instance {n + 1}/{len(chosen)} ({shape}): symbolic execution of {len(task.launches)} launches{torch_note}")
             t0 = time.perf_counter()
             mods = bound if not per_instance else _bound_modules(configured, parsed.modules(env, cfg))
             with tm.gc_paused():
-                facts = _chain_facts(configured, mods, graph, env, budget)
+                facts = _chain_facts(configured, mods, graph, env, budget, step_graphs)
                 results = prove_instance(facts, bounded_obs, budget)
                 for k, mod in enumerate(mods):
                     view = configured.launch_task(k)
@@ -618,6 +644,8 @@ def _several_launches(
             _across_configs(ob, [(label, per_ob[ob]) for label, per_ob in per_config], combinations=True)
             for ob in obligations
         )
+    if task.torch_steps:
+        combined = (_kernel_result(task), *combined)
     return VerifyReport(
         task=task.name,
         expected_failure=task.expected_failure,
@@ -626,6 +654,7 @@ def _several_launches(
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
         task_assumptions=task_assumptions(task),
+        steps=task_steps(task),
         stopped=stopped,
     )
 
@@ -656,6 +685,7 @@ class _SequenceAt:
     cfg: Configs
     budget: Budget
     replay_dir: Path | None
+    step_graphs: Mapping[int, object]
 
     def simulate(self, env: Mapping[str, int]) -> InstanceReport:
         return run_instance(self.task, self.modules(env), env, 0, config=self.cfg)[0]
@@ -663,7 +693,7 @@ class _SequenceAt:
     def bounded(self, ob: Obligation, env: dict[str, int]) -> ObligationResult:
         mods = self.modules(env)
         with tm.gc_paused(), noting_instance(self.task.name, env):
-            facts = _chain_facts(self.configured, mods, None, env, self.budget)
+            facts = _chain_facts(self.configured, mods, None, env, self.budget, self.step_graphs)
             r = prove_instance(facts, [ob], self.budget)[0]
         return _confirm(self.task, mods, r, env, self.replay_dir, self.cfg)
 
@@ -1026,25 +1056,47 @@ def _chain_facts(
     graph: object | None,
     env: dict[str, int],
     budget: Budget,
+    step_graphs: Mapping[int, object] | None = None,
 ) -> InstanceFacts:
-    """The facts of the launches of ``task`` run symbolically in order on the instance ``env``.
+    """The facts of the steps of ``task`` run symbolically in order on the instance ``env``.
 
-    Each launch starts from what the earlier ones left: a buffer an earlier launch wrote starts with those
-    terms (``"undef"`` where no launch wrote it yet), the others as the task declares them. The facts are
+    Each launch starts from what the earlier steps left: a buffer an earlier step wrote starts with those
+    terms (``"undef"`` where no step wrote it yet), the others as the task declares them. A PyTorch step's
+    spec graph (``step_graphs``, by step index: :func:`_step_graphs`) is evaluated on the terms its input
+    buffers hold, and its results are its output buffers' terms (:func:`symbolic_torch_step`); one that
+    reads an element no step wrote is an ``uninit`` finding, and its outputs stay unwritten. The facts are
     those of the sequence: every launch's diagnoses (named by their launch), the final contents of every
     buffer, and the union of what made a run inexact. A launch that stops (unsupported) stops the chain.
     """
     from larkc.pipeline.run import _in_launch
 
+    graphs = step_graphs if step_graphs is not None else _step_graphs(task)
     ranges = _int_ranges(task, env)
-    contents: dict[str, tuple[OutputValue, ...]] = {}  # buffers some launch wrote, as it left them
+    contents: dict[str, tuple[OutputValue, ...]] = {}  # buffers some step wrote, as it left them
     runs: list[SymbolicRun] = []
     diagnoses = []
     passed: set[str] = set()
+    kernel_modules = iter(enumerate(modules))
     with side_conditions() as conditions:
         with side_conditions() as spec_conditions:
             spec_terms, reader = _spec_side(task, graph, env)
-        for k, mod in enumerate(modules):
+        for i, step in enumerate(task.steps):
+            if isinstance(step, TorchStep):
+                passed |= {*step.inputs, *step.outputs}
+                current = {n: contents.get(n) or _initial_contents(task, n, env) for n in step.inputs}
+                unwritten = {n: sum(1 for t in terms if t == UNDEF) for n, terms in current.items()}
+                if any(unwritten.values()):
+                    total = {n: len(terms) for n, terms in current.items()}
+                    diagnoses += uninit_inputs(task, i, step, unwritten, total)
+                    for n in step.outputs:
+                        contents[n] = (UNDEF,) * math.prod(task.tensors[n].concrete_shape(env))
+                    continue
+                with side_conditions() as step_conditions:  # the reference's semantics: the spec's own
+                    contents.update(symbolic_torch_step(task, i, step, graphs[i], env, current))
+                spec_conditions.extend(step_conditions.conditions)
+                continue
+            assert isinstance(step, KernelLaunch)
+            k, mod = next(kernel_modules)
             view = task.launch_task(k)
             f = kernel_function(view, mod)
             grid, block, shared = view.launch.concrete(env)
@@ -1093,6 +1145,52 @@ def _chain_facts(
     launch = "; ".join(f"{task.launch_label(k)}: {r.launch}" for k, r in enumerate(runs))
     return dataclasses.replace(
         facts, launch=launch, side_conditions=conditions.conditions, spec_side_conditions=spec_conditions.conditions
+    )
+
+
+def _step_graphs(task: Task) -> dict[int, object]:
+    """The spec graph of each PyTorch step of ``task``, by its index in :attr:`Task.steps`."""
+    return {i: trace_step(task, x) for i, x in enumerate(task.steps) if isinstance(x, TorchStep)}
+
+
+def _steps_text(task: Task) -> str:
+    """Which steps are the candidate's kernels and which PyTorch, in order."""
+    return ", then ".join(
+        f"PyTorch {x.description}" if isinstance(x, TorchStep) else f"kernel {x.kernel}" for x in task.steps
+    )
+
+
+def _kernel_result(task: Task) -> ObligationResult:
+    """The ``kernel`` obligation of a task with PyTorch steps: proved when it launches a kernel (for every
+    size: the steps do not depend on sizes), refuted when every step is PyTorch (not a kernel)."""
+    from larkc.pipeline.reports import not_a_kernel_text
+    from larkc.provers import Scope
+
+    ob = Obligation(ObligationKind.KERNEL)
+    if task.launches:
+        scope = Scope.parametric(task.symbols, [])
+        return ObligationResult(ob, Status.PROVED, scope, "pipeline", f"steps: {_steps_text(task)}")
+    first = task.torch_steps[0]
+    cx = Counterexample(
+        CounterexampleKind.CONFIRMED, not_a_kernel_text(tuple(x.description for x in task.torch_steps)),
+        span=step_span(first),
+    )  # fmt: skip
+    return ObligationResult(ob, Status.REFUTED, Scope.parametric(task.symbols, []), "pipeline", cx.message, (), cx)
+
+
+def _not_a_kernel(task: Task, start: float) -> VerifyReport:
+    """The report on a task whose every step is PyTorch: FAILED, not a kernel (KernelBench's fallback check
+    rejects such a candidate); nothing else is the candidate's to check."""
+    result = _kernel_result(task)
+    return VerifyReport(
+        task=task.name,
+        expected_failure=task.expected_failure,
+        results=(result,),
+        verdict=verdict((result,)),
+        instances=(),
+        seconds=time.perf_counter() - start,
+        task_assumptions=task_assumptions(task),
+        steps=task_steps(task),
     )
 
 

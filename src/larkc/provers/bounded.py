@@ -302,6 +302,8 @@ def prove_instance(facts: InstanceFacts, obligations: Sequence[Obligation], budg
                 r = ObligationResult(
                     ob, Status.UNKNOWN, _scope(facts), PROVER, "launch validity is decided by the parametric prover"
                 )
+            case ObligationKind.KERNEL:  # a property of the task's steps, not of an instance
+                r = ObligationResult(ob, Status.UNKNOWN, _scope(facts), PROVER, "decided from the task's steps")
             case (
                 ObligationKind.BOUNDS
                 | ObligationKind.RACE

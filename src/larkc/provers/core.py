@@ -62,6 +62,7 @@ class ObligationKind(enum.Enum):
     ASSERT = "assert"  # every assert() holds
     OVERFLOW = "overflow"  # signed index arithmetic never overflows, unsigned never wraps into an address
     LAUNCH = "launch"  # every launch the task's constraints allow is one CUDA accepts (grid, block, shared memory)
+    KERNEL = "kernel"  # a task with PyTorch steps launches a kernel of its own (one that is all PyTorch is no kernel)
 
     @property
     def failure_kind(self) -> str:
@@ -80,6 +81,7 @@ _FAILURE_WORD = {
     ObligationKind.ASSERT: "assert",
     ObligationKind.OVERFLOW: "overflow",
     ObligationKind.LAUNCH: "launch",
+    ObligationKind.KERNEL: "not-a-kernel",
 }
 
 #: The obligation kind a diagnosis word refutes (the inverse of :attr:`ObligationKind.failure_kind`).

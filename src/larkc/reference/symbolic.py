@@ -847,25 +847,38 @@ def _scalar_value(s: Scalar, env: Mapping[str, int]) -> SymValue:
 
 
 def evaluate_symbolic(
-    graph: SpecGraph, shape_env: Mapping[str, int], fixed: Mapping[str, Sequence[int]] | None = None
+    graph: SpecGraph,
+    shape_env: Mapping[str, int],
+    fixed: Mapping[str, Sequence[int]] | None = None,
+    inputs: Mapping[str, Sequence[Value]] | None = None,
 ) -> tuple[TermTensor, ...]:
     """The outputs of ``graph`` for the shape instance ``shape_env``, each element a term over the
     elements of the inputs and parameters (``elem(name, flat_index)``, row-major). ``fixed`` gives some
-    ``bool`` or integer inputs fixed values (flat, row-major; a bool as 0 or 1): one case of a split."""
+    ``bool`` or integer inputs fixed values (flat, row-major; a bool as 0 or 1): one case of a split.
+
+    ``inputs`` gives the elements (row-major) of some inputs instead of their ``elem`` leaves: what an
+    earlier step of a task left in a buffer that a PyTorch step reads (``larkc.pipeline.torch_steps``)."""
     unbound = [s for s in graph.symbols if s not in shape_env]
     if unbound:
         raise ReferenceError_(f"spec {graph.name}: no value for symbol(s) {', '.join(unbound)}")
     with tm.gc_paused():
-        return _evaluate_symbolic(graph, dict(shape_env), fixed or {})
+        return _evaluate_symbolic(graph, dict(shape_env), fixed or {}, inputs or {})
 
 
 def _evaluate_symbolic(
-    graph: SpecGraph, env: dict[str, int], fixed: Mapping[str, Sequence[int]]
+    graph: SpecGraph, env: dict[str, int], fixed: Mapping[str, Sequence[int]], given: Mapping[str, Sequence[Value]]
 ) -> tuple[TermTensor, ...]:
     ctx = SymbolicContext(env)
     values: dict[str, SymValue] = {}
     for inp in graph.inputs:
         shape = [concrete(d, env) for d in inp.type.shape]
+        if inp.name in given:
+            elems = given[inp.name]
+            if len(elems) != math.prod(shape):
+                raise ReferenceError_(f"spec {graph.name}: {len(elems)} elements given for input {inp.name}{shape}")
+            leaves = [truth(t) for t in elems] if inp.type.dtype.is_bool else list(elems)  # as _input_terms
+            values[inp.name] = SymValue(_obj(leaves, shape), inp.type.dtype)
+            continue
         values[inp.name] = _input_terms(inp.name, shape, inp.type.dtype, fixed.get(inp.name))
     for p in graph.params:
         values[p.name] = _input_terms(p.name, [concrete(d, env) for d in p.type.shape], p.type.dtype)

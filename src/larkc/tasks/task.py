@@ -86,7 +86,11 @@ T = TypeVar("T")
 #: The diagnoses a seeded-bug task may expect; the simulator and provers report these words.
 #: ``overflow`` is reported by ``larkc verify`` only: an index expression that overflows at sizes the task allows.
 #: ``input-write`` is reported by ``larkc run``: a store into an input the task does not declare in-place.
-FAILURE_KINDS = ("race", "oob", "mismatch", "divergence", "uninit", "ub", "assert", "overflow", "input-write", "launch")
+#: ``not-a-kernel`` is a task whose every step is PyTorch (:class:`TorchStep`): it launches no kernel of its own.
+FAILURE_KINDS = (
+    "race", "oob", "mismatch", "divergence", "uninit", "ub", "assert", "overflow", "input-write", "launch",
+    "not-a-kernel",
+)  # fmt: skip
 
 #: The default of :attr:`Task.max_tensor_bytes`: 64 GiB, the largest tensor the overflow proofs consider.
 DEFAULT_MAX_TENSOR_BYTES = 2**36
