@@ -40,6 +40,10 @@ def _command(args: argparse.Namespace) -> int:
     out = check_output_dir("-o", args.output)
     assert out is not None  # -o is required
     task = task_from_args(args)
+    if task.torch_steps:  # located at the task file's TorchStep(...): PyTorch steps are not emitted
+        from larkc.pipeline.api import check_emittable
+
+        check_emittable(task)
     if len(task.launches) > 1:  # the Lean lowering states one kernel's theorems
         kernels = ", ".join(x.kernel for x in task.launches)
         raise LarkcError(

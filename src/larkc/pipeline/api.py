@@ -179,6 +179,12 @@ def check_emittable(task: Task) -> None:
                 return Span(str(task.task_file), i, col + 1, i, col + 1 + len(needle))
         return Span.point(str(task.task_file), 1, 1)
 
+    if task.torch_steps:  # the Lean statements are about kernels against the reference: no PyTorch step in them
+        steps = "; ".join(x.description for x in task.torch_steps)
+        raise UnsupportedError(
+            "task with PyTorch steps in larkc emit (PyTorch steps are not emitted)", steps, where("TorchStep("),
+            stage=Stage.LOWER,
+        )  # fmt: skip
     if len(task.launches) > 1:
         kernels = ", ".join(x.kernel for x in task.launches)
         raise UnsupportedError("task of several launches in larkc emit", kernels, where("launches="), stage=Stage.LOWER)

@@ -149,20 +149,27 @@ def run_torch_step(
     return uninit_inputs(task, index, step, unwritten, total)
 
 
-def trace_step(task: Task, step: TorchStep) -> Any:
-    """The spec graph of the step's function, traced as a reference over its input tensors (their specs, over
-    the task's symbols); its outputs are checked against the step's declared outputs when evaluated."""
+def trace_step(task: Task, index: int, step: TorchStep) -> Any:
+    """The spec graph of step ``index``'s function, traced as a reference over its input tensors (their specs,
+    over the task's symbols); its outputs are checked against the step's declared outputs when evaluated.
+    What the tracer refuses is bad input, named by the step."""
+    from larkc.errors import ReferenceError_
     from larkc.reference import trace_reference
 
-    return trace_reference(
-        step.function,
-        {name: task.tensors[name] for name in step.inputs},
-        symbols=task.symbols,
-        constraints=task.constraints,
-        instances=task.instances,
-        name=step.description,
-        param_inputs={},
-    )
+    try:
+        return trace_reference(
+            step.function,
+            {name: task.tensors[name] for name in step.inputs},
+            symbols=task.symbols,
+            constraints=task.constraints,
+            instances=task.instances,
+            name=step.description,
+            param_inputs={},
+        )
+    except ReferenceError_ as e:
+        raise ReferenceError_(
+            f"task {task.name}: {task.step_label(index)}: {e.message}", e.span or step_span(step), notes=e.notes
+        ) from None
 
 
 def symbolic_torch_step(

@@ -1150,7 +1150,7 @@ def _chain_facts(
 
 def _step_graphs(task: Task) -> dict[int, object]:
     """The spec graph of each PyTorch step of ``task``, by its index in :attr:`Task.steps`."""
-    return {i: trace_step(task, x) for i, x in enumerate(task.steps) if isinstance(x, TorchStep)}
+    return {i: trace_step(task, i, x) for i, x in enumerate(task.steps) if isinstance(x, TorchStep)}
 
 
 def _steps_text(task: Task) -> str:

@@ -1,0 +1,31 @@
+"""A PyTorch step whose result is not its declared output's shape (no padding: 2 smaller in h and w)."""
+
+import torch.nn.functional as F
+
+from larkc.tasks import KernelLaunch, Task, TorchStep
+
+
+def reference(x, conv_weight, conv_bias, bias):
+    return (F.conv2d(x, conv_weight, conv_bias, padding=1) + bias.view(1, -1, 1, 1)).relu()
+
+
+def _step0(x, conv_weight, conv_bias):
+    return F.conv2d(x, conv_weight, conv_bias)
+
+
+task = Task(
+    source="fused.cu",
+    launches=(
+        TorchStep(function=_step0, inputs=("x", "conv_weight", "conv_bias"), outputs=("t0",), label="self.conv(x)"),
+        KernelLaunch(
+            kernel="bias_relu_kernel", grid=["cdiv(c * h * w, 64)"], block=[64],
+            bindings={"t": "t0", "total": "c * h * w", "channels": "c", "hw": "h * w"},
+        ),
+    ),
+    reference=reference,
+    inputs={"x": "f32[1, 2, h, w]", "conv_weight": "f32[c, 2, 3, 3]", "conv_bias": "f32[c]", "bias": "f32[c]"},
+    outputs={"out": "f32[1, c, h, w]"},
+    scratch={"t0": "f32[1, c, h, w]"},
+    symbols=["c", "h", "w"],
+    instances=[{"c": 2, "h": 3, "w": 3}],
+)
