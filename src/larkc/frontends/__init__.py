@@ -77,7 +77,9 @@ def parse_task(
     :func:`specialised_per_instance`) and one ``@triton.autotune`` configuration (``config``, one of
     :func:`task_configs`; by default the first).
     """
-    if len(task.launches) > 1:
+    if task.torch_steps and len(task.launches) == 1:  # PyTorch steps are no kernels: the one launch's
+        return parse_task(task.launch_task(0), instance, config)
+    if len(task.launches) > 1 or task.torch_steps:
         if config is not None:
             raise TaskError(f"task {task.name}: an autotune configuration is one launch's: parse launch_task(k)")
         functions: dict[str, Function] = {}
