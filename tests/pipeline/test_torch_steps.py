@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
-import torch.nn.functional as F
+from torch.nn import functional
 
 from larkc.cli import main
 from larkc.errors import LarkcError, TaskError
@@ -34,7 +34,7 @@ def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 
 
 def _conv(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    return F.conv1d(x, w)
+    return functional.conv1d(x, w)
 
 
 def _relu_task(**changes: object) -> Task:
@@ -44,11 +44,13 @@ def _relu_task(**changes: object) -> Task:
         "launches": (
             TorchStep(function=_conv, inputs=("x", "w"), outputs=("t0",), label="self.conv(x)"),
             KernelLaunch(
-                kernel="bias_relu_kernel", grid=[1], block=[64],
+                kernel="bias_relu_kernel",
+                grid=[1],
+                block=[64],
                 bindings={"t": "t0", "total": "c * (l - 2)", "channels": "c", "hw": "l - 2"},
             ),
-        ),  # fmt: skip
-        "reference": lambda x, w, bias: torch.relu(F.conv1d(x, w) + bias.view(1, -1, 1)),
+        ),
+        "reference": lambda x, w, bias: torch.relu(functional.conv1d(x, w) + bias.view(1, -1, 1)),
         "inputs": {"x": "f32[1, 2, l]", "w": "f32[c, 2, 3]", "bias": "f32[c]"},
         "outputs": {"out": "f32[1, c, l - 2]"},
         "scratch": {"t0": "f32[1, c, l - 2]"},
@@ -94,7 +96,7 @@ def test_a_step_reads_task_tensors_and_fills_scratch_or_outputs(step: TorchStep,
 
 def test_a_step_is_a_callable_filling_some_tensors() -> None:
     with pytest.raises(TaskError, match="callable"):
-        TorchStep(function="F.conv1d", inputs=("x",), outputs=("t0",))  # type: ignore[arg-type]
+        TorchStep(function="functional.conv1d", inputs=("x",), outputs=("t0",))  # type: ignore[arg-type]
     with pytest.raises(TaskError, match="none"):
         TorchStep(function=_conv, inputs=("x",), outputs=())
     with pytest.raises(TaskError, match="twice"):
@@ -102,7 +104,8 @@ def test_a_step_is_a_callable_filling_some_tensors() -> None:
 
 
 def test_a_task_file_error_in_a_step_points_at_it(tmp_path: Path) -> None:
-    text = (HERE / "task_bias_relu.py").read_text().replace('inputs=("x", "conv_weight", "conv_bias")', 'inputs=("x", "w")')
+    text = (HERE / "task_bias_relu.py").read_text()
+    text = text.replace('inputs=("x", "conv_weight", "conv_bias")', 'inputs=("x", "w")')
     (tmp_path / "fused.cu").write_text((HERE / "fused.cu").read_text())
     (tmp_path / "task.py").write_text(text)
     with pytest.raises(TaskError) as e:
@@ -137,7 +140,8 @@ def test_conv_in_pytorch_then_a_fused_kernel_is_verified(capsys: pytest.CaptureF
     assert "steps: PyTorch self.conv(x), then kernel bias_relu_kernel" in out
     data = json.loads(report.read_text())
     assert data["verdict"] == "VERIFIED"
-    assert data["steps"] == [{"kind": "pytorch", "name": "self.conv(x)"}, {"kind": "kernel", "name": "bias_relu_kernel"}]
+    kernel = {"kind": "kernel", "name": "bias_relu_kernel"}
+    assert data["steps"] == [{"kind": "pytorch", "name": "self.conv(x)"}, kernel]
 
 
 def test_a_fused_kernel_missing_the_bias_fails_and_run_reproduces_it(
@@ -216,7 +220,7 @@ def test_a_step_returning_another_shape_is_bad_input(capsys: pytest.CaptureFixtu
 
 def test_the_symbolic_engine_checks_a_step_s_shape_at_each_instance() -> None:
     def flipped(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-        return F.conv1d(x, w).transpose(1, 2)  # [1, l - 2, c] for [1, c, l - 2]
+        return functional.conv1d(x, w).transpose(1, 2)  # [1, l - 2, c] for [1, c, l - 2]
 
     step = TorchStep(function=flipped, inputs=("x", "w"), outputs=("t0",), label="self.conv(x)")
     task = _relu_task(launches=(step, *_relu_task().steps[1:]))
@@ -230,7 +234,7 @@ def test_an_exception_in_a_step_is_located_bad_input() -> None:
 
     step = TorchStep(function=broken, inputs=("x", "w"), outputs=("t0",), label="self.conv(x)")
     task = _relu_task(launches=(step, *_relu_task().steps[1:]))
-    with pytest.raises(TaskError, match="PyTorch step 1 .* raised ValueError: no conv today") as e:
+    with pytest.raises(TaskError, match=r"PyTorch step 1 .* raised ValueError: no conv today") as e:
         run_task(task, write_replay=False, seeds=1)
     assert e.value.span is not None and e.value.span.file == __file__
 

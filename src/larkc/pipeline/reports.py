@@ -287,9 +287,7 @@ def task_steps(task: Task) -> tuple[tuple[str, str], ...]:
     of kernel launches only)."""
     if not task.torch_steps:
         return ()
-    return tuple(
-        ("pytorch", x.description) if isinstance(x, TorchStep) else ("kernel", x.kernel) for x in task.steps
-    )
+    return tuple(("pytorch", x.description) if isinstance(x, TorchStep) else ("kernel", x.kernel) for x in task.steps)
 
 
 def task_assumptions(task: Task) -> tuple[Assumption, ...]:
@@ -300,9 +298,7 @@ def task_assumptions(task: Task) -> tuple[Assumption, ...]:
     says (the step is traced and evaluated as a reference is, never checked: trusted)."""
     out = list(_constant_assumptions(task))
     out += [
-        Assumption(
-            AssumptionKind.TRUSTED, f"PyTorch computes {x.description}: its semantics are the reference stage's"
-        )
+        Assumption(AssumptionKind.TRUSTED, f"PyTorch computes {x.description}: its semantics are the reference stage's")
         for x in task.torch_steps
     ]
     if not task.params:

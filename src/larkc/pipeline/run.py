@@ -29,9 +29,9 @@ from larkc.pipeline.memory import Engine, MemoryBudgetExceeded, current_budget, 
 from larkc.pipeline.preconditions import describe, noting_instance, preconditions
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import InputWrite, InstanceReport, OutputReport, RunReport
+from larkc.pipeline.torch_steps import run_torch_step, step_span
 from larkc.semantics import Diagnosis, DiagnosisKind, KernelArg, LaunchConfig, SimLimits, SimResult, simulate
 from larkc.semantics.interpreter import StepLimitExceeded, WriteLog
-from larkc.pipeline.torch_steps import run_torch_step, step_span
 from larkc.tasks import KernelLaunch, Task, TorchStep
 
 __all__ = [

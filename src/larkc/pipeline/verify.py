@@ -609,8 +609,8 @@ def _several_launches(
             per_ob[ob].append(settled)
         for n, env in enumerate(chosen):
             shape = ", ".join(f"{s}={v}" for s, v in env.items()) or "no symbols"
-            torch_note = f" and {len(task.torch_steps)} PyTorch step(s)" if task.torch_steps else ""
-            say(f"instance {n + 1}/{len(chosen)} ({shape}): symbolic execution of {len(task.launches)} launches{torch_note}")
+            steps = f" and {len(task.torch_steps)} PyTorch step(s)" if task.torch_steps else ""
+            say(f"instance {n + 1}/{len(chosen)} ({shape}): symbolic execution of {len(task.launches)} launches{steps}")
             t0 = time.perf_counter()
             mods = bound if not per_instance else _bound_modules(configured, parsed.modules(env, cfg))
             with tm.gc_paused():

@@ -21,7 +21,9 @@ task = Task(
     launches=(
         TorchStep(function=_step0, inputs=("x", "conv_weight", "conv_bias"), outputs=("t0",), label="self.conv(x)"),
         KernelLaunch(
-            kernel="scale_clamp_kernel", grid=[2], block=[32],
+            kernel="scale_clamp_kernel",
+            grid=[2],
+            block=[32],
             bindings={"t": "t0", "total": "b * c * (l - 2)", "scale": 0.5, "lo": 0.0, "hi": HI},
         ),
     ),

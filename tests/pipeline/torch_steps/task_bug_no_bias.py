@@ -19,7 +19,9 @@ task = Task(
     launches=(
         TorchStep(function=_step0, inputs=("x", "conv_weight"), outputs=("t0",), label="self.conv(x)"),
         KernelLaunch(
-            kernel="relu_no_bias_kernel", grid=["cdiv(c * h * w, 64)"], block=[64],
+            kernel="relu_no_bias_kernel",
+            grid=["cdiv(c * h * w, 64)"],
+            block=[64],
             bindings={"t": "t0", "total": "c * h * w", "channels": "c", "hw": "h * w"},
         ),
     ),

@@ -24,7 +24,9 @@ task = Task(
     launches=(
         TorchStep(function=_conv, inputs=("x", "conv_weight", "conv_bias"), outputs=("t0",), label="self.conv(x)"),
         KernelLaunch(
-            kernel="bias_relu_kernel", grid=["cdiv(c * h * w, 64)"], block=[64],
+            kernel="bias_relu_kernel",
+            grid=["cdiv(c * h * w, 64)"],
+            block=[64],
             bindings={"t": "t0", "out": "t1", "total": "c * h * w", "channels": "c", "hw": "h * w"},
         ),
         TorchStep(function=_sum, inputs=("t1",), outputs=("out",), label="x.sum(dim=1)"),

@@ -1,6 +1,5 @@
 """A linear layer left to PyTorch (F.linear), then a Triton SiLU kernel, against linear + silu."""
 
-import torch
 import torch.nn.functional as F
 
 from larkc.tasks import KernelLaunch, Task, TorchStep
@@ -19,7 +18,9 @@ task = Task(
     launches=(
         TorchStep(function=_linear, inputs=("x", "weight", "bias"), outputs=("h",), label="self.fc(x)"),
         KernelLaunch(
-            kernel="silu_kernel", grid=["cdiv(b * n, 16)"], block=[1],
+            kernel="silu_kernel",
+            grid=["cdiv(b * n, 16)"],
+            block=[1],
             bindings={"x_ptr": "h", "out_ptr": "out", "n_elements": "b * n", "BLOCK": 16},
         ),
     ),
