@@ -377,7 +377,7 @@ class TorchStep:
     label: str = ""
 
     def __init__(
-        self, *, function: Callable[..., Any], inputs: Sequence[str], outputs: Sequence[str], label: str = ""
+        self, function: Callable[..., Any], inputs: Sequence[str], outputs: Sequence[str], label: str = ""
     ) -> None:
         if not callable(function):
             raise TaskError(f"TorchStep function must be a callable of torch tensors, got {function!r}")
