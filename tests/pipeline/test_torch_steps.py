@@ -80,6 +80,16 @@ def test_a_task_holds_its_steps_in_order_and_its_kernel_launches_apart() -> None
         _ = task.launch  # a task with PyTorch steps is never the single-launch form
 
 
+def test_sizes_that_empty_a_step_s_output_are_none_of_the_task_s() -> None:
+    # conv1d of an input shorter than its kernel is an error in PyTorch: l = 2 is no size of the task, so the
+    # kernel's launch over nothing there (a grid of 0 blocks) is no finding of the launch obligation
+    task = _relu_task(constraints=["c <= 8", "l <= 16"])
+    assert [str(c) for c in task.constraints] == ["(c <= 8)", "(l <= 16)", "((l - 2) >= 1)"]
+    assert dataclasses.replace(task, instances=({"c": 1, "l": 3},)).constraints == task.constraints  # once
+    with pytest.raises(TaskError, match="violates constraint"):
+        task.shape_env({"c": 1, "l": 2})
+
+
 @pytest.mark.parametrize(
     ("step", "message"),
     [

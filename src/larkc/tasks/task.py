@@ -52,6 +52,7 @@ from larkc.tasks.shape_expr import (
     ShapeExpr,
     ShapeNot,
     ShapeNum,
+    ShapeSym,
     evaluate,
     free_symbols,
     shape_expr,
@@ -560,7 +561,8 @@ class Task:
             raise TaskFieldError(
                 f"constraints must be a list of conditions, got the string {constraints!r}", "constraints"
             )
-        set_(self, "constraints", tuple(_constraint(k, c) for k, c in enumerate(constraints)))
+        stated = tuple(_constraint(k, c) for k, c in enumerate(constraints))
+        set_(self, "constraints", stated + self._nonempty_step_outputs(stated))
         set_(self, "instances", tuple(dict(i) for i in instances) or ({},))
         set_(self, "defines", {str(k): str(v) for k, v in (defines or {}).items()})
         if isinstance(include_dirs, str | Path):
@@ -775,6 +777,27 @@ class Task:
                 return ScalarArg(value)
             case _:
                 raise TaskError(f"binding of parameter {param!r}: unsupported value {value!r}")
+
+    def _nonempty_step_outputs(self, stated: Sequence[ShapeExpr]) -> tuple[ShapeExpr, ...]:
+        """``d >= 1`` for every dimension ``d`` of a PyTorch step's output that is not a bare symbol (each is at
+        least 1 already) nor a constant, and not among the ``stated`` constraints: PyTorch refuses the sizes
+        that make such an output empty (a convolution's input smaller than its kernel: ``h - 2 >= 1``), so
+        they are none of the task's, and a kernel launched on nothing there is no finding."""
+        seen = {str(c) for c in stated}
+        out: list[ShapeExpr] = []
+        for x in self._steps:
+            if not isinstance(x, TorchStep):
+                continue
+            for name in x.outputs:
+                spec = self.tensors.get(name)
+                for d in spec.shape if spec is not None else ():
+                    if isinstance(d, ShapeSym) or not free_symbols(d):
+                        continue
+                    c = shape_expr(f"{d} >= 1", f"shape of {name!r}")
+                    if str(c) not in seen:
+                        seen.add(str(c))
+                        out.append(c)
+        return tuple(out)
 
     def _check_torch_steps(self) -> None:
         """Each PyTorch step reads task tensors and fills scratch or outputs (never an input: the
