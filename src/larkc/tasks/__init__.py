@@ -21,6 +21,7 @@ from larkc.tasks.task import (
     command_line_task,
     load_task,
     parse_dtype,
+    step_output_constraints,
 )
 
 __all__ = [
@@ -52,4 +53,5 @@ __all__ = [
     "parse_shape_expr",
     "resolve_kernel",
     "shape_expr",
+    "step_output_constraints",
 ]

@@ -80,6 +80,7 @@ __all__ = [
     "command_line_task",
     "load_task",
     "parse_dtype",
+    "step_output_constraints",
 ]
 
 T = TypeVar("T")
@@ -562,7 +563,8 @@ class Task:
                 f"constraints must be a list of conditions, got the string {constraints!r}", "constraints"
             )
         stated = tuple(_constraint(k, c) for k, c in enumerate(constraints))
-        set_(self, "constraints", stated + self._nonempty_step_outputs(stated))
+        implied = step_output_constraints(self._steps, self.tensors)
+        set_(self, "constraints", stated + tuple(c for c in implied if str(c) not in {str(d) for d in stated}))
         set_(self, "instances", tuple(dict(i) for i in instances) or ({},))
         set_(self, "defines", {str(k): str(v) for k, v in (defines or {}).items()})
         if isinstance(include_dirs, str | Path):
@@ -711,7 +713,13 @@ class Task:
                 raise TaskError(f"task {self.name}: symbol {s} must be a positive integer, got {env[s]!r}")
         for c in self.constraints:
             if not evaluate(c, env):
-                raise TaskError(f"task {self.name}: shape instance {env} violates constraint {c}")
+                implied = {str(d) for d in step_output_constraints(self._steps, self.tensors)}
+                why = (
+                    " (a PyTorch step's output would be empty: PyTorch refuses these sizes)"
+                    if str(c) in implied
+                    else ""
+                )
+                raise TaskError(f"task {self.name}: shape instance {env} violates constraint {c}{why}")
         for tname, spec in self.tensors.items():
             bounds = spec.value_range(env)
             if bounds is not None and bounds[0] >= bounds[1]:
@@ -777,27 +785,6 @@ class Task:
                 return ScalarArg(value)
             case _:
                 raise TaskError(f"binding of parameter {param!r}: unsupported value {value!r}")
-
-    def _nonempty_step_outputs(self, stated: Sequence[ShapeExpr]) -> tuple[ShapeExpr, ...]:
-        """``d >= 1`` for every dimension ``d`` of a PyTorch step's output that is not a bare symbol (each is at
-        least 1 already) nor a constant, and not among the ``stated`` constraints: PyTorch refuses the sizes
-        that make such an output empty (a convolution's input smaller than its kernel: ``h - 2 >= 1``), so
-        they are none of the task's, and a kernel launched on nothing there is no finding."""
-        seen = {str(c) for c in stated}
-        out: list[ShapeExpr] = []
-        for x in self._steps:
-            if not isinstance(x, TorchStep):
-                continue
-            for name in x.outputs:
-                spec = self.tensors.get(name)
-                for d in spec.shape if spec is not None else ():
-                    if isinstance(d, ShapeSym) or not free_symbols(d):
-                        continue
-                    c = shape_expr(f"{d} >= 1", f"shape of {name!r}")
-                    if str(c) not in seen:
-                        seen.add(str(c))
-                        out.append(c)
-        return tuple(out)
 
     def _check_torch_steps(self) -> None:
         """Each PyTorch step reads task tensors and fills scratch or outputs (never an input: the
@@ -890,6 +877,26 @@ class Task:
                             roles[tname],
                             tname,
                         )
+
+
+def step_output_constraints(steps: Sequence[Step], tensors: Mapping[str, TensorSpec]) -> tuple[ShapeExpr, ...]:
+    """``d >= 1`` for every dimension ``d`` of a PyTorch step's output (``tensors`` gives their specs) that is
+    neither a bare symbol (at least 1 already) nor a constant, once each. PyTorch refuses the sizes that make
+    such an output empty (a convolution's input smaller than its kernel: ``(h - 2) >= 1``), so they are none
+    of the task's (:class:`Task` adds these to its constraints), and a kernel launched on nothing there is
+    no finding. A caller choosing a task's instances keeps those that satisfy them."""
+    seen: dict[str, ShapeExpr] = {}
+    for x in steps:
+        if not isinstance(x, TorchStep):
+            continue
+        for name in x.outputs:
+            spec = tensors.get(name)
+            for d in spec.shape if spec is not None else ():
+                if isinstance(d, ShapeSym) or not free_symbols(d):
+                    continue
+                c = shape_expr(f"{d} >= 1", f"shape of {name!r}")
+                seen.setdefault(str(c), c)
+    return tuple(seen.values())
 
 
 #: What :attr:`Task.tolerance` may set: the absolute and the relative tolerance of the comparison.
