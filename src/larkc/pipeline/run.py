@@ -19,7 +19,7 @@ from typing import assert_never
 
 import torch
 
-from larkc.errors import TaskError
+from larkc.errors import PreconditionError, TaskError
 from larkc.frontends import parse_task, specialised_per_instance, task_configs
 from larkc.frontends.triton.values import ConstValue
 from larkc.ir.nodes import Function, Module
@@ -162,6 +162,14 @@ def run_instance(
             if not 0 <= i < flat.numel():
                 raise TaskError(f"task {task.name}: explicit value for {name}[{i}], past its {flat.numel()} elements")
             flat[i] = v
+        tri = task.inputs[name].triangular
+        shape = tuple(tensors[name].shape)
+        outside = [i for i, v in values.items() if v != 0 and tri is not None and tri.zero_at(i, shape)]
+        if outside:
+            raise PreconditionError(
+                f"task {task.name}: explicit value {values[outside[0]]} for {name}[{outside[0]}], which the"
+                f" input's precondition makes 0 ({name} is {tri})"
+            )
     with noting_instance(task.name, env, f", seed {seed}"):
         runs = _run_launches(task, modules, tensors, env, limits)
     diagnoses = list(runs.diagnoses)

@@ -192,9 +192,9 @@ class _FactsMode(TorchFunctionMode):
                 top = None if lo is None or hi is None else max(abs(lo), abs(hi))
                 bottom = lo if lo is not None and lo >= 0 else 0.0
                 integer = first.integer if first is not None else False
-                tri = first.triangle if first is not None else None
+                kept = first.triangle if first is not None else None  # |0| is 0: the triangle stays
                 diag = first.diagonal if first is not None else 0
-                return InputFacts(bottom, top, integer, tri, diag, origin="torch.abs")
+                return InputFacts(bottom, top, integer, kept, diag, origin="torch.abs")
             case "relu":
                 lo, hi = iv
                 return InputFacts(

@@ -1,26 +1,26 @@
 import torch
-import torch.nn as nn
+from torch import nn
 
 
 class Model(nn.Module):
     """C = A @ B for lower-triangular A and B; the result is lower-triangular too."""
 
     def __init__(self):
-        super(Model, self).__init__()
+        super().__init__()
 
-    def forward(self, A, B):
-        return torch.tril(torch.matmul(A, B))
+    def forward(self, a, b):
+        return torch.tril(torch.matmul(a, b))
 
 
 N = 4096
 
 
 def get_inputs():
-    A = torch.rand(N, N)
-    B = torch.rand(N, N)
-    A = torch.tril(A)
-    B = torch.tril(B)
-    return [A, B]
+    a = torch.rand(N, N)
+    b = torch.rand(N, N)
+    a = torch.tril(a)
+    b = torch.tril(b)
+    return [a, b]
 
 
 def get_init_inputs():

@@ -1,5 +1,4 @@
-import torch
-import torch.nn as nn
+from torch import nn
 from torch.utils.cpp_extension import load_inline
 
 tril_mm_source = r"""
@@ -43,8 +42,8 @@ tril_mm = load_inline(
 
 class ModelNew(nn.Module):
     def __init__(self):
-        super(ModelNew, self).__init__()
+        super().__init__()
         self.tril_mm = tril_mm
 
-    def forward(self, A, B):
-        return self.tril_mm.tril_mm_cuda(A, B)
+    def forward(self, a, b):
+        return self.tril_mm.tril_mm_cuda(a, b)
