@@ -991,6 +991,7 @@ def _instance_facts(
             int_ranges=ranges,
             seconds=budget.seconds,
             max_terms=budget.term_size,
+            narrowest_float=narrowest_float(task),
         )
     passed = {a.name for a in args.values() if isinstance(a, SymbolicBuffer)}
     facts = _facts(task, env, run, spec_terms, ranges, passed, fixed)
@@ -1063,6 +1064,7 @@ def _chain_facts(
                 int_ranges=ranges,
                 seconds=budget.seconds,
                 max_terms=budget.term_size,
+                narrowest_float=narrowest_float(task),
             )
             runs.append(run)
             diagnoses += [_in_launch(d, task.launch_label(k)) for d in run.diagnoses]
@@ -1177,6 +1179,12 @@ def symbolic_args(task: Task, f: Function, env: Mapping[str, int]) -> dict[str, 
                     f"{p.name}, or bind it in bindings=...)"
                 )
     return args
+
+
+def narrowest_float(task: Task) -> ScalarType | None:
+    """The narrowest float type of the task's tensors (the reference's precision), if any is float."""
+    floats = [spec.dtype for spec in task.tensors.values() if spec.dtype.is_float]
+    return min(floats, key=lambda t: t.size) if floats else None
 
 
 def zero_elements(task: Task, env: Mapping[str, int]) -> dict[str, frozenset[int]]:
