@@ -181,3 +181,15 @@ def test_lower_triangular_matmul_verified_under_its_precondition(candidate: str,
     assert report.verdict.value == verdict, text
     if verdict == "VERIFIED":
         assert "input a is lower-triangular (zero above the diagonal)" in text
+
+
+def test_explicit_value_in_the_zero_triangle_is_outside_the_precondition() -> None:
+    # a witness (or a replay) that sets a[0, 1] of a lower-triangular input is no input the problem draws
+    import larkc
+    from larkc.errors import PreconditionError
+
+    task = derive_candidate(TRIL / "model_new.py", TRIL / "model.py").task
+    env = dict(task.instances[0])
+    with pytest.raises(PreconditionError, match=r"a\[1\], which the input's precondition makes 0"):
+        larkc.run(task, instances=[env], inputs={"a": {1: 2.0}}, replay_dir=None)
+    assert larkc.run(task, instances=[env], inputs={"a": {env["N"]: 2.0}}).ok  # a[1, 0]: below the diagonal
