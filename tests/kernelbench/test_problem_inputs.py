@@ -193,3 +193,13 @@ def test_explicit_value_in_the_zero_triangle_is_outside_the_precondition() -> No
     with pytest.raises(PreconditionError, match=r"a\[1\], which the input's precondition makes 0"):
         larkc.run(task, instances=[env], inputs={"a": {1: 2.0}}, replay_dir=None)
     assert larkc.run(task, instances=[env], inputs={"a": {env["N"]: 2.0}}).ok  # a[1, 0]: below the diagonal
+
+
+def test_tracing_at_a_shape_that_fits_no_memory_is_a_located_error(tmp_path: Path) -> None:
+    # 2^40 elements: get_inputs() itself costs nothing now; tracing at that shape needs tensors of it
+    from larkc.errors import ReferenceError_
+    from larkc.reference import trace_reference
+
+    path = _problem(tmp_path, "return [torch.rand(N, N)]", "N = 1 << 20")
+    with pytest.raises(ReferenceError_, match=r"input 'arg0' .* \(1048576x1048576\) does not fit in memory"):
+        trace_reference(str(path))

@@ -555,7 +555,15 @@ def _export(ref: LoadedReference, args: Sequence[_Arg], sizes: Mapping[str, int]
         if isinstance(a.value, torch.Tensor) and not is_meta(a.value):
             values.append(a.value)
         elif isinstance(a.value, torch.Tensor):  # get_inputs()'s shape: export reads no element, so none is drawn
-            values.append(torch.empty(tuple(a.value.shape), dtype=a.value.dtype))
+            try:
+                values.append(torch.empty(tuple(a.value.shape), dtype=a.value.dtype))
+            except RuntimeError:  # the allocator refuses even untouched memory of that size
+                size = "x".join(str(d) for d in a.value.shape)
+                raise ReferenceError_(
+                    f"input {a.name!r} of the problem's shape ({size}) does not fit in memory to trace at that"
+                    " shape: trace the task derived for a candidate (larkc task), whose shapes are symbolic",
+                    ref.span,
+                ) from None
         else:
             shape = [int(evaluate(d, dict(sizes))) for d in a.spec.shape]
             values.append(_example_tensor(shape, a.spec.dtype))
