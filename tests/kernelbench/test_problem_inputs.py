@@ -110,17 +110,22 @@ def test_preconditions_derived_from_get_inputs() -> None:
     ]
 
 
-def test_no_precondition_survives_an_in_place_update_or_two_tensors() -> None:
+def test_no_precondition_survives_an_in_place_update_keywords_or_two_tensors() -> None:
     def in_place() -> list[object]:
         a = torch.tril(torch.rand(8, 8))
         a[0, 7] = 1.0  # through a view or an index: the triangle is gone
         return [a]
+
+    def keywords() -> list[object]:
+        x = torch.rand(4, 4)
+        return [torch.sub(x, 1, alpha=3), torch.div(x - 0.5, 2, rounding_mode="floor"), torch.add(x, 1)]
 
     def two_tensors() -> list[object]:
         a = torch.tril(torch.rand(8, 8))
         return [a + torch.rand(8, 8), (a + a.T) / 2]
 
     assert _facts(in_place) == [[]]
+    assert _facts(keywords) == [[], [], ["in [1, 2]"]]
     assert _facts(two_tensors) == [[], []]
 
 

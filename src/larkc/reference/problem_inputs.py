@@ -97,6 +97,8 @@ def _is_int_number(x: object) -> bool:
 _KEEP = frozenset({"cuda", "cpu", "contiguous", "clone", "detach", "float", "double", "requires_grad_"})
 #: Float dtypes a value keeps its facts in (an integer value converted exactly: randint's range is small).
 _FLOAT_DTYPES = frozenset({torch.float32, torch.float64, torch.float16, torch.bfloat16})
+#: Arithmetic whose keyword arguments change its value (``torch.sub(x, 1, alpha=3)``).
+_ARITHMETIC = frozenset({"mul", "multiply", "div", "divide", "add", "sub", "subtract", "rsub"})
 #: In-place updates besides the ``*_`` methods: what they change may be seen through views.
 _MUTATING = frozenset({"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "copy_"})
 
@@ -157,6 +159,8 @@ class _FactsMode(TorchFunctionMode):
     def _rule(self, name: str, args: list[Any], kw: dict[str, Any]) -> InputFacts | None:
         """The facts of ``name(*args, **kw)``'s result, or ``None`` where no rule derives any."""
         first = self._of(args[0]) if args else None
+        if kw and name in _ARITHMETIC:  # alpha=, rounding_mode=, out=: another value than the plain operator's
+            return None
         iv: _Interval = (first.low, first.high) if first is not None else (None, None)
         match name:
             case "rand" | "rand_like":
