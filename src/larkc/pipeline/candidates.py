@@ -39,11 +39,12 @@ def _problem(reference: str | Path) -> tuple[list[ProblemInput], list[object], l
         raise ReferenceError_(f"{reference} is no KernelBench-style problem file (no get_inputs())", loaded.span)
     names = [p.name for p in loaded.params if p.kind is not p.VAR_KEYWORD]
     out = []
-    for i, v in enumerate(loaded.example_args):
+    facts = loaded.input_facts or (None,) * len(loaded.example_args)
+    for i, (v, f) in enumerate(zip(loaded.example_args, facts, strict=True)):
         positional = i < len(names) and loaded.params[i].kind is not loaded.params[i].VAR_POSITIONAL
         name = names[i] if positional else f"arg{i}"
         if isinstance(v, torch.Tensor):
-            out.append(ProblemInput(name, tuple(int(d) for d in v.shape), str(scalar_type_of(v.dtype))))
+            out.append(ProblemInput(name, tuple(int(d) for d in v.shape), str(scalar_type_of(v.dtype)), facts=f))
         else:
             out.append(ProblemInput(name, None, None, v))
     module = loaded.target

@@ -3,7 +3,8 @@
 **Inputs.** Floating tensors are standard normal, drawn in float32 and rounded to their dtype; integer
 tensors are uniform in their ``TensorSpec`` value range (``"i64[n] in [0, max_pos)"``), or else in
 ``[0, m)`` with ``m`` the instance's smallest symbol value (integer inputs of kernels are nearly always
-indices, and the smallest dimension is a bound every index respects); bools are fair coins. Outputs
+indices, and the smallest dimension is a bound every index respects); bools are fair coins. An input
+declared ``triangular`` (``TensorSpec.triangular``) has its other triangle zero. Outputs
 and scratch start as their ``TensorSpec.init`` says (``empty`` by default: unspecified bytes whose
 reads are ``uninit``). The generator is fresh per instance, seeded with the seed, so an instance is
 reproducible alone.
@@ -42,6 +43,7 @@ __all__ = [
     "kernel_args",
     "kernel_function",
     "make_inputs",
+    "with_preconditions",
 ]
 
 
@@ -69,8 +71,19 @@ def make_inputs(task: Task, env: Mapping[str, int], seed: int) -> dict[str, torc
                 t = torch.randint(low, high, shape, generator=gen, dtype=torch.int64).to(dtype)
         else:
             t = torch.zeros(shape, dtype=dtype)
+        if init == "random":
+            t = with_preconditions(spec, t)
         out[name] = t
     return out
+
+
+def with_preconditions(spec: TensorSpec, t: torch.Tensor) -> torch.Tensor:
+    """``t`` made to satisfy the structural precondition of the input ``spec`` declares: the other
+    triangle of a ``triangular`` one zero."""
+    tri = spec.triangular
+    if tri is None or t.dim() < 2:
+        return t
+    return torch.tril(t, tri.diagonal) if tri.side == "lower" else torch.triu(t, tri.diagonal)
 
 
 def init_of(task: Task, name: str, spec: TensorSpec) -> str:

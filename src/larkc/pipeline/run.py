@@ -19,12 +19,19 @@ from typing import assert_never
 
 import torch
 
-from larkc.errors import Span, TaskError
+from larkc.errors import PreconditionError, Span, TaskError
 from larkc.frontends import parse_task, specialised_per_instance, task_configs
 from larkc.frontends.triton.values import ConstValue
 from larkc.ir.nodes import Function, Module
 from larkc.pipeline.compare import compare_output, reference_outputs
-from larkc.pipeline.inputs import bind_null_pointers, init_of, kernel_args, kernel_function, make_inputs
+from larkc.pipeline.inputs import (
+    bind_null_pointers,
+    init_of,
+    kernel_args,
+    kernel_function,
+    make_inputs,
+    with_preconditions,
+)
 from larkc.pipeline.memory import Engine, MemoryBudgetExceeded, current_budget, memory_budget, refused_run
 from larkc.pipeline.preconditions import describe, noting_instance, preconditions
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
@@ -100,7 +107,7 @@ class InputDistribution(enum.Enum):
                         x = 2.0 + x / 100.0
                     case _:
                         assert_never(self)
-                t.copy_(x.to(t.dtype))
+                t.copy_(with_preconditions(spec, x.to(t.dtype)))  # 2 + x / 100 keeps no zero triangle
             elif self is InputDistribution.EDGES and t.dtype != torch.bool:
                 # The range pipeline.inputs draws integers from: the spec's, else [0, smallest symbol).
                 low, high = spec.value_range(dict(env)) or (0, max(1, min(env.values(), default=1)))
@@ -158,6 +165,14 @@ def run_instance(
             if not 0 <= i < flat.numel():
                 raise TaskError(f"task {task.name}: explicit value for {name}[{i}], past its {flat.numel()} elements")
             flat[i] = v
+        tri = task.inputs[name].triangular
+        shape = tuple(tensors[name].shape)
+        outside = [i for i, v in values.items() if v != 0 and tri is not None and tri.zero_at(i, shape)]
+        if outside:
+            raise PreconditionError(
+                f"task {task.name}: explicit value {values[outside[0]]} for {name}[{outside[0]}], which the"
+                f" input's precondition makes 0 ({name} is {tri})"
+            )
     with noting_instance(task.name, env, f", seed {seed}"):
         runs = _run_launches(task, modules, tensors, env, limits)
     diagnoses = list(runs.diagnoses)

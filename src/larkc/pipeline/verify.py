@@ -1021,6 +1021,7 @@ def _instance_facts(
             int_ranges=ranges,
             seconds=budget.seconds,
             max_terms=budget.term_size,
+            narrowest_float=narrowest_float(task),
         )
     passed = {a.name for a in args.values() if isinstance(a, SymbolicBuffer)}
     facts = _facts(task, env, run, spec_terms, ranges, passed, fixed)
@@ -1041,7 +1042,7 @@ def _spec_side(
     from larkc.reference import SpecGraph, evaluate_symbolic
 
     assert isinstance(graph, SpecGraph)
-    outs = evaluate_symbolic(graph, env, fixed)
+    outs = evaluate_symbolic(graph, env, fixed, zeros=zero_elements(task, env))
     spec_terms = {
         name: tuple(e.value if isinstance(e, NonFinite) else e for e in tt.elems)
         for name, tt in zip(task.outputs, outs, strict=True)
@@ -1115,6 +1116,7 @@ def _chain_facts(
                 int_ranges=ranges,
                 seconds=budget.seconds,
                 max_terms=budget.term_size,
+                narrowest_float=narrowest_float(task),
             )
             runs.append(run)
             diagnoses += [_in_launch(d, task.launch_label(k)) for d in run.diagnoses]
@@ -1208,7 +1210,8 @@ def _initial_contents(
     if init == "random":
         if spec.dtype.is_bool:
             return tuple(tm.compare("!=", tm.elem(name, i), tm.ZERO) for i in range(n))
-        return tuple(tm.elem(name, i) for i in range(n))
+        zeros = zero_elements(task, env).get(name, frozenset())
+        return tuple(tm.ZERO if i in zeros else tm.elem(name, i) for i in range(n))
     if init == "zeros":
         return (tm.FALSE if spec.dtype.is_bool else tm.ZERO,) * n
     return ("undef",) * n
@@ -1246,7 +1249,12 @@ def symbolic_args(task: Task, f: Function, env: Mapping[str, int]) -> dict[str, 
                 check_pointee(task, p, b.name, spec)
                 init = init_of(task, b.name, spec)
                 kind = {"random": "input", "zeros": "zeros", "empty": "empty"}[init]
-                args[p.name] = SymbolicBuffer(b.name, spec.concrete_shape(dict(env)), spec.dtype, kind)  # type: ignore[arg-type]
+                shape = spec.concrete_shape(dict(env))
+                if kind == "input" and spec.triangular is not None:  # its zero triangle is 0, not a symbol
+                    terms = _initial_contents(task, b.name, env)
+                    args[p.name] = SymbolicBuffer(b.name, shape, spec.dtype, "terms", terms)
+                    continue
+                args[p.name] = SymbolicBuffer(b.name, shape, spec.dtype, kind)  # type: ignore[arg-type]
             case ShapeArg():
                 args[p.name] = int(evaluate(b.expr, dict(env)))
             case ScalarArg():
@@ -1269,6 +1277,24 @@ def symbolic_args(task: Task, f: Function, env: Mapping[str, int]) -> dict[str, 
                     f"{p.name}, or bind it in bindings=...)"
                 )
     return args
+
+
+def narrowest_float(task: Task) -> ScalarType | None:
+    """The narrowest float type of the task's tensors (the reference's precision), if any is float."""
+    floats = [spec.dtype for spec in task.tensors.values() if spec.dtype.is_float]
+    return min(floats, key=lambda t: t.size) if floats else None
+
+
+def zero_elements(task: Task, env: Mapping[str, int]) -> dict[str, frozenset[int]]:
+    """The elements of each input that are 0 by its precondition (the zero triangle of a ``triangular``
+    input, as the problem's ``torch.tril(...)`` draws it), by row-major index at the instance ``env``."""
+    out: dict[str, frozenset[int]] = {}
+    for name, spec in task.inputs.items():
+        if spec.triangular is None or name in task.inplace:
+            continue
+        shape = spec.concrete_shape(dict(env))
+        out[name] = frozenset(i for i in range(math.prod(shape)) if spec.triangular.zero_at(i, shape))
+    return out
 
 
 def _int_ranges(task: Task, env: Mapping[str, int]) -> dict[str, tuple[int, int]]:
@@ -1310,6 +1336,9 @@ def _facts(
     assumptions = [Assumption(AssumptionKind.NUMERIC, n.text, n.span) for n in run.notes]
     for name, (lo, hi) in ranges.items():
         assumptions.append(Assumption(AssumptionKind.TASK, f"every element of {name} is in [{lo}, {hi}]"))
+    for name, spec in task.inputs.items():
+        if spec.triangular is not None and name not in task.inplace:
+            assumptions.append(Assumption(AssumptionKind.TASK, f"input {name} is {spec.triangular}"))
     shapes = {name: spec.concrete_shape(dict(env)) for name, spec in task.tensors.items()}
     outputs = {name: run.buffers[name] for name in task.outputs if name in run.buffers}
     if run.unsupported is None:

@@ -814,7 +814,13 @@ SYMBOLIC_RULES: dict[SpecOp, SymbolicRule] = {
 }
 
 
-def _input_terms(name: str, shape: Sequence[int], dtype: ScalarType, fixed: Sequence[int] | None = None) -> SymValue:
+def _input_terms(
+    name: str,
+    shape: Sequence[int],
+    dtype: ScalarType,
+    fixed: Sequence[int] | None = None,
+    zeros: frozenset[int] = frozenset(),
+) -> SymValue:
     n = math.prod(shape)
     if fixed is not None:
         if dtype.is_float or len(fixed) != n:
@@ -823,7 +829,7 @@ def _input_terms(name: str, shape: Sequence[int], dtype: ScalarType, fixed: Sequ
             [tm.TRUE if v else tm.FALSE for v in fixed] if dtype.is_bool else [tm.const(v) for v in fixed]
         )
         return SymValue(_obj(values, shape), dtype)
-    leaves: list[Term] = [tm.elem(name, i) for i in range(n)]
+    leaves: list[Term] = [tm.ZERO if i in zeros else tm.elem(name, i) for i in range(n)]
     if dtype.is_bool:
         leaves = [truth(t) for t in leaves]  # a bool input element is the number x[i] != 0
     return SymValue(_obj(leaves, shape), dtype)
@@ -851,22 +857,29 @@ def evaluate_symbolic(
     shape_env: Mapping[str, int],
     fixed: Mapping[str, Sequence[int]] | None = None,
     inputs: Mapping[str, Sequence[Value]] | None = None,
+    zeros: Mapping[str, frozenset[int]] | None = None,
 ) -> tuple[TermTensor, ...]:
     """The outputs of ``graph`` for the shape instance ``shape_env``, each element a term over the
     elements of the inputs and parameters (``elem(name, flat_index)``, row-major). ``fixed`` gives some
     ``bool`` or integer inputs fixed values (flat, row-major; a bool as 0 or 1): one case of a split.
 
     ``inputs`` gives the elements (row-major) of some inputs instead of their ``elem`` leaves: what an
-    earlier step of a task left in a buffer that a PyTorch step reads (``larkc.pipeline.torch_steps``)."""
+    earlier step of a task left in a buffer that a PyTorch step reads (``larkc.pipeline.torch_steps``).
+    ``zeros`` names input elements that are 0 by a precondition of the input (the zero triangle of a
+    triangular one)."""
     unbound = [s for s in graph.symbols if s not in shape_env]
     if unbound:
         raise ReferenceError_(f"spec {graph.name}: no value for symbol(s) {', '.join(unbound)}")
     with tm.gc_paused():
-        return _evaluate_symbolic(graph, dict(shape_env), fixed or {}, inputs or {})
+        return _evaluate_symbolic(graph, dict(shape_env), fixed or {}, inputs or {}, zeros or {})
 
 
 def _evaluate_symbolic(
-    graph: SpecGraph, env: dict[str, int], fixed: Mapping[str, Sequence[int]], given: Mapping[str, Sequence[Value]]
+    graph: SpecGraph,
+    env: dict[str, int],
+    fixed: Mapping[str, Sequence[int]],
+    given: Mapping[str, Sequence[Value]],
+    zeros: Mapping[str, frozenset[int]],
 ) -> tuple[TermTensor, ...]:
     ctx = SymbolicContext(env)
     values: dict[str, SymValue] = {}
@@ -879,7 +892,8 @@ def _evaluate_symbolic(
             leaves = [truth(t) for t in elems] if inp.type.dtype.is_bool else list(elems)  # as _input_terms
             values[inp.name] = SymValue(_obj(leaves, shape), inp.type.dtype)
             continue
-        values[inp.name] = _input_terms(inp.name, shape, inp.type.dtype, fixed.get(inp.name))
+        zero = zeros.get(inp.name, frozenset())
+        values[inp.name] = _input_terms(inp.name, shape, inp.type.dtype, fixed.get(inp.name), zero)
     for p in graph.params:
         values[p.name] = _input_terms(p.name, [concrete(d, env) for d in p.type.shape], p.type.dtype)
     for node in graph.nodes:

@@ -43,6 +43,7 @@ import torch
 from larkc.dtypes import scalar_type_of, torch_dtype
 from larkc.errors import NO_SPAN, InternalError, LarkcError, ReferenceError_, SourceCache, Span
 from larkc.ir.types import F32, ScalarType
+from larkc.reference.problem_inputs import call_get_inputs, is_meta
 from larkc.reference.rules import infer_type
 from larkc.reference.shapes import (
     assuming,
@@ -67,6 +68,7 @@ from larkc.reference.spec import (
     ValueType,
 )
 from larkc.tasks import Task, TensorSpec
+from larkc.tasks.input_facts import InputFacts
 from larkc.tasks.shape_expr import (
     ShapeExpr,
     ShapeNum,
@@ -165,7 +167,8 @@ class LoadedReference:
     codes: list[types.CodeType]  # its code objects (kept in torch.export's stack traces)
     file_inputs: Mapping[str, object] | None = None  # ``inputs`` of a reference file
     file_symbols: tuple[str, ...] = ()  # ``symbols`` of a reference file
-    example_args: tuple[Any, ...] | None = None  # KernelBench ``get_inputs()``
+    example_args: tuple[Any, ...] | None = None  # KernelBench ``get_inputs()`` (tensors on the meta device)
+    input_facts: tuple[InputFacts, ...] = ()  # what ``get_inputs()`` guarantees of each of them
 
 
 def _def_span(obj: Any, fallback_file: str | None) -> Span:
@@ -265,9 +268,12 @@ def load_reference(reference: object, init_inputs: Sequence[Any] = (), file: str
             loaded = load_reference(_instantiate(model, init, {str(path)}, _def_span(model, str(path))), (), str(path))
             loaded.name = path.stem
             if hasattr(module, "get_inputs"):
-                with torch.random.fork_rng():
-                    torch.manual_seed(0)
-                    loaded.example_args = tuple(_call_user(module.get_inputs, {str(path)}, "get_inputs()"))
+                # on meta tensors: the problem's shapes and dtypes, and the preconditions it puts on its inputs,
+                # without drawing tensors of the scored shape (gigabytes, a minute)
+                get_inputs = module.get_inputs
+                values, facts = _call_user(lambda: call_get_inputs(get_inputs), {str(path)}, "get_inputs()")
+                loaded.example_args = tuple(values)
+                loaded.input_facts = tuple(facts)
             return loaded
         fn = getattr(module, "reference", None)
         if callable(fn):
@@ -546,8 +552,18 @@ def _export(ref: LoadedReference, args: Sequence[_Arg], sizes: Mapping[str, int]
             values.append(a.value)
             dynamic.append(None)
             continue
-        if isinstance(a.value, torch.Tensor):
+        if isinstance(a.value, torch.Tensor) and not is_meta(a.value):
             values.append(a.value)
+        elif isinstance(a.value, torch.Tensor):  # get_inputs()'s shape: export reads no element, so none is drawn
+            try:
+                values.append(torch.empty(tuple(a.value.shape), dtype=a.value.dtype))
+            except RuntimeError:  # the allocator refuses even untouched memory of that size
+                size = "x".join(str(d) for d in a.value.shape)
+                raise ReferenceError_(
+                    f"input {a.name!r} of the problem's shape ({size}) does not fit in memory to trace at that"
+                    " shape: trace the task derived for a candidate (larkc task), whose shapes are symbolic",
+                    ref.span,
+                ) from None
         else:
             shape = [int(evaluate(d, dict(sizes))) for d in a.spec.shape]
             values.append(_example_tensor(shape, a.spec.dtype))

@@ -207,6 +207,9 @@ class _Interp(Interpreter):
         self._schedule_values: set[int] = set()
         self.deadline = math.inf  # perf_counter time after which the run stops (a budget)
         self.max_terms = 1 << 30  # distinct terms after which the run stops (a budget)
+        # the narrowest float type of the task's tensors: a conversion of data to a narrower one rounds
+        # below the reference's precision, which exact arithmetic cannot stand for
+        self.narrowest_float: ScalarType | None = None
 
     # -- registers -------------------------------------------------------------------------------------
 
@@ -571,6 +574,11 @@ class _Interp(Interpreter):
         if e.kind is CastKind.BITCAST:
             return self._bitcast(e, v, ub)
         if s_el.is_float and d_el.is_float:
+            low = self.narrowest_float
+            if is_sym(v) and low is not None and d_el.size < min(s_el.size, low.size):
+                # a precision downgrade (an f32 task computed in f16): its rounding is no exact real value
+                why = f"a rounding of {s_el} data to {d_el}, below the task's {low} (a precision downgrade)"
+                return self.dom.opaque(tuple(v.shape), why)
             return v
         if s_el.is_float:
             if d_el.is_bool:
@@ -799,6 +807,7 @@ def execute_symbolic(
     limits: SimLimits | None = None,
     seconds: float = math.inf,
     max_terms: int = 1 << 30,
+    narrowest_float: ScalarType | None = None,
 ) -> SymbolicRun:
     """Run ``kernel`` on ``launch`` with symbolic inputs; see the module docstring.
 
@@ -806,7 +815,9 @@ def execute_symbolic(
     floats exact). ``constant_reader`` gives the exact reading of a float constant of the kernel (default:
     its exact binary value, no assumption); ``int_ranges`` the inclusive ranges of integer input tensors'
     elements (default: their types' ranges). ``seconds`` and ``max_terms`` bound the run: past them it stops
-    as unsupported, with the reason. A launch that cannot run raises
+    as unsupported, with the reason. ``narrowest_float`` is the narrowest float type of the task's
+    tensors: a conversion of data to a narrower float type makes an opaque value (its rounding is a
+    precision downgrade, not an exact real). A launch that cannot run raises
     :class:`~larkc.errors.SimulationError` as :func:`~larkc.semantics.simulate` does.
     """
     start = time.perf_counter()
@@ -824,6 +835,7 @@ def execute_symbolic(
     interp = _Interp(module, f, launch, limits, domain)
     interp.deadline = start + seconds
     interp.max_terms = max_terms
+    interp.narrowest_float = narrowest_float
     sim_args: dict[str, KernelArg] = {}
     buffers: dict[str, SymbolicBuffer] = {}
     for name, v in args.items():

@@ -44,6 +44,7 @@ from larkc.ir.types import (
     U64,
     ScalarType,
 )
+from larkc.tasks.input_facts import Triangular
 from larkc.tasks.kernel_name import KernelName
 from larkc.tasks.scalar_expr import ScalarExpr
 from larkc.tasks.shape_expr import (
@@ -146,6 +147,8 @@ class TensorSpec:
 
     ``low``/``high`` bound the values of an integer tensor to ``[low, high)`` (indices such as token
     positions that the kernel trusts); written ``"i64[n] in [0, max_pos)"`` in the string form.
+    ``triangular``: an input whose last two dimensions are a triangular matrix (the other triangle
+    zero, as a KernelBench problem's ``torch.tril(...)`` draws it), a precondition of the checks.
     """
 
     shape: tuple[ShapeExpr, ...]
@@ -153,6 +156,7 @@ class TensorSpec:
     init: Literal["random", "zeros", "empty"] | None = None
     low: ShapeExpr | None = None
     high: ShapeExpr | None = None
+    triangular: Triangular | None = None
 
     @staticmethod
     def of(value: object, what: str) -> TensorSpec:

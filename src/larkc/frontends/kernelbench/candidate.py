@@ -14,7 +14,7 @@ from running it (the reference stage does).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -27,11 +27,13 @@ __all__ = [
     "CudaText",
     "Extension",
     "ForwardCall",
+    "InputRead",
     "ModelNewFile",
     "ParamRef",
     "View",
     "init_input_values",
     "input_dim_names",
+    "read_get_inputs",
     "read_model_new",
 ]
 
@@ -506,40 +508,121 @@ def _read_forward(
     raise LarkcError("ModelNew.forward returns nothing", _span(path, forward), stage=Stage.FRONTEND)
 
 
+#: torch's factory functions: their sizes are the tensor's dimensions.
+_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty", "full", "randint", "normal"})
+
+
+@dataclass(frozen=True, slots=True)
+class InputRead:
+    """One value ``get_inputs()`` returns, as written: the names of its dimensions (a module-level name,
+    an integer literal, or ``None`` for a size given otherwise; ``()`` for a value that is no tensor or
+    cannot be read so), and the name bounding its values from above where it is ``torch.randint(lo, hi,
+    ...)`` with ``hi`` a module-level name (``num_classes``)."""
+
+    dims: tuple[str | int | None, ...]
+    high: str | None = None
+
+
 def input_dim_names(path: Path) -> list[list[str | int | None]]:
-    """For each tensor ``get_inputs()`` returns (``torch.randn(a, b)``, ``torch.rand((a, b))``,
-    ``torch.randn(a, b, dtype=...)``), the names of its dimensions where they are module-level names,
-    the value where it is an integer literal (a fixed size, ``torch.randn(K, 1)``), ``None`` for a
-    dimension given otherwise; ``[]`` where the file cannot be read so."""
+    """For each value ``get_inputs()`` returns, the names of its dimensions (:func:`read_get_inputs`)."""
+    return [list(r.dims) for r in read_get_inputs(path)]
+
+
+def read_get_inputs(path: Path) -> list[InputRead]:
+    """Each value ``get_inputs()`` returns, read as written: ``torch.randn(a, b)``, ``torch.rand((a, b))``,
+    ``torch.randint(0, c, (b,))``, a size from a module-level tuple (``torch.rand(b, *shape)``), under
+    calls that keep the shape (``torch.tril(torch.rand(n, n))``, ``torch.abs(...)``, ``F.softmax(...)``,
+    ``.cuda()``, ``x * 2 - 1``), through local names (``a = torch.rand(m, m); a = torch.tril(a)``);
+    ``[]`` where the file cannot be read so. The sizes' values come from running it on meta tensors."""
     try:
-        _, tree = _parse(path)
+        source, tree = _parse(path)
     except LarkcError:
         return []
+    module = _Module(path, source, tree)
     fn = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "get_inputs"), None)
-    ret = next((s for s in ast.walk(fn) if isinstance(s, ast.Return)), None) if fn is not None else None
+    if fn is None:
+        return []
+    ret = next((s for s in fn.body if isinstance(s, ast.Return)), None)
     if ret is None or not isinstance(ret.value, ast.List | ast.Tuple):
         return []
-    local: dict[str, ast.expr] = {}
-    assert fn is not None
-    for s in fn.body:
+    local: dict[str, InputRead] = {}
+    for s in fn.body:  # straight-line assignments before the return, in order
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
-            local[s.targets[0].id] = s.value
-    out: list[list[str | int | None]] = []
-    for item in ret.value.elts:
-        if isinstance(item, ast.Name) and item.id in local:
-            item = local[item.id]
-        dims: list[str | int | None] = []
-        if isinstance(item, ast.Call):
-            args = item.args
-            if len(args) == 1 and isinstance(args[0], ast.Tuple | ast.List):
-                args = list(args[0].elts)
-            for a in args:
-                if isinstance(a, ast.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool):
-                    dims.append(a.value)
-                else:
-                    dims.append(a.id if isinstance(a, ast.Name) else None)
-        out.append(dims)
-    return out
+            local[s.targets[0].id] = _tensor_read(module, s.value, local, 0)
+    return [_tensor_read(module, item, local, 0) for item in ret.value.elts]
+
+
+def _tensor_read(module: _Module, e: ast.expr, local: Mapping[str, InputRead], depth: int) -> InputRead:
+    """What ``e`` in ``get_inputs()`` makes (:class:`InputRead`): a factory call's sizes, or those of the
+    tensor a shape-keeping call or arithmetic wraps."""
+    unread = InputRead(())
+    if depth > 20:
+        return unread
+    match e:
+        case ast.Name(id=name):
+            return local.get(name, unread)
+        case ast.BinOp(left=left, right=right):  # x * 2 - 1: the tensor operand's shape
+            a, b = _tensor_read(module, left, local, depth + 1), _tensor_read(module, right, local, depth + 1)
+            return a if a.dims else b
+        case ast.UnaryOp(operand=x):
+            return _tensor_read(module, x, local, depth + 1)
+        case ast.Call(func=ast.Attribute(value=owner, attr=fn)) if fn in _FACTORIES and _is_torch(owner):
+            return _factory_read(module, fn, e)
+        case ast.Call(func=ast.Attribute(value=owner, attr=_)) if not _is_torch(owner) and not _is_functional(owner):
+            return _tensor_read(module, owner, local, depth + 1)  # a method: x.cuda(), x.float(), x.to(...)
+        case ast.Call(args=[first, *_]):  # torch.tril(x), torch.abs(x), F.softmax(x, dim=1): the first argument's
+            return _tensor_read(module, first, local, depth + 1)
+    return unread
+
+
+def _is_torch(e: ast.expr) -> bool:
+    return isinstance(e, ast.Name) and e.id == "torch"
+
+
+def _is_functional(e: ast.expr) -> bool:
+    return (isinstance(e, ast.Name) and e.id in ("F", "nn")) or (
+        isinstance(e, ast.Attribute) and e.attr in ("functional", "nn")
+    )
+
+
+def _factory_read(module: _Module, fn: str, call: ast.Call) -> InputRead:
+    """The dimensions of ``torch.<fn>(...)`` and, for ``randint``, the name of its upper bound."""
+    kw = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    args = list(call.args)
+    high: str | None = None
+    if fn == "randint":  # randint(high, size) or randint(low, high, size)
+        if "size" in kw:
+            bound = args[-1] if args else kw.get("high")
+            args = [kw["size"]]
+        else:
+            bound = args[-2] if len(args) >= 2 else kw.get("high")
+            args = args[-1:]
+        high = bound.id if isinstance(bound, ast.Name) else None
+    elif fn == "full":
+        args = args[:1]
+    elif fn == "normal":
+        args = [kw["size"]] if "size" in kw else args[2:3]
+    elif not args and "size" in kw:
+        args = [kw["size"]]
+    if len(args) == 1 and isinstance(args[0], ast.Tuple | ast.List):
+        args = list(args[0].elts)
+    dims: list[str | int | None] = []
+    for a in args:
+        match a:
+            case ast.Starred(value=ast.Name(id=name)) if isinstance(module.values.get(name), ast.Tuple | ast.List):
+                # a module-level shape tuple: its names name sizes; its literals are not written here
+                shape = module.values[name]
+                assert isinstance(shape, ast.Tuple | ast.List)
+                dims += [d.id if isinstance(d, ast.Name) else None for d in shape.elts]
+            case ast.Starred():
+                return InputRead(())
+            case ast.Constant(value=int(v)) if not isinstance(v, bool):
+                dims.append(v)
+            case ast.Name(id=name):
+                dims.append(name)
+            case _:
+                dims.append(None)
+    return InputRead(tuple(dims), high)
 
 
 def init_input_values(path: Path) -> list[object] | None:

@@ -33,7 +33,7 @@ from larkc.frontends.kernelbench.candidate import (
     ForwardCall,
     ParamRef,
     View,
-    input_dim_names,
+    read_get_inputs,
     read_model_new,
 )
 from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
@@ -51,6 +51,7 @@ from larkc.tasks import (
     load_task,
     parse_dtype,
 )
+from larkc.tasks.input_facts import InputFacts
 from larkc.tasks.shape_expr import ArithOp, ShapeArith, ShapeCmp, ShapeExpr, ShapeNum, ShapeSym, evaluate
 
 __all__ = [
@@ -84,6 +85,7 @@ class ProblemInput:
     shape: tuple[int, ...] | None
     dtype: str | None
     value: object = None
+    facts: InputFacts | None = None  # the preconditions get_inputs() puts on it (tril, randint, ...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,17 +149,18 @@ def _write(path: Path, text: str) -> None:
 
 
 def _symbol_names(problem: Sequence[ProblemInput], reference: Path) -> list[list[str | int]]:
-    """A symbol per dimension of each input: the name ``get_inputs()`` sizes it with where there is one
-    (one name, one symbol), else ``<input>_d<k>``; a size written as a literal (``torch.randn(K, 1)``) or
-    of 1 stays that constant."""
-    named = input_dim_names(reference)
-    tensors = [p for p in problem if p.shape is not None]
+    """A symbol per dimension of each tensor input: the name ``get_inputs()`` sizes it with where there is
+    one (one name, one symbol, also under wrapping calls: ``torch.tril(torch.rand(n, n))`` is ``[n, n]``),
+    else ``<input>_d<k>``; a size written as a literal (``torch.randn(K, 1)``) or of 1 stays that constant."""
+    read = read_get_inputs(reference)
     taken = {p.name for p in problem}
     value_of: dict[str, int] = {}
     out: list[list[str | int]] = []
-    for i, p in enumerate(tensors):
-        assert p.shape is not None
-        names = named[i] if i < len(named) and len(named[i]) == len(p.shape) else [None] * len(p.shape)
+    for i, p in enumerate(problem):  # read_get_inputs has an entry per returned value, tensor or not
+        if p.shape is None:
+            continue
+        named = read[i].dims if i < len(read) and len(read) == len(problem) else ()
+        names = named if len(named) == len(p.shape) else (None,) * len(p.shape)
         dims: list[str | int] = []
         for k, (n, v) in enumerate(zip(names, p.shape, strict=True)):
             if v == 1 or (isinstance(n, int) and n == v):
@@ -170,6 +173,45 @@ def _symbol_names(problem: Sequence[ProblemInput], reference: Path) -> list[list
             dims.append(sym)
         out.append(dims)
     return out
+
+
+def _preconditions(
+    problem: Sequence[ProblemInput], reference: Path, given: Mapping[str, int]
+) -> dict[str, dict[str, Any]]:
+    """The preconditions ``get_inputs()`` puts on each tensor input, as fields of its ``TensorSpec``: an
+    integer range (``low``/``high``, :func:`_value_range`) and a zero triangle (``triangular``)."""
+    read = read_get_inputs(reference)
+    out: dict[str, dict[str, Any]] = {}
+    for i, p in enumerate(problem):
+        if p.shape is None or p.facts is None:
+            continue
+        fields: dict[str, Any] = {}
+        high_name = read[i].high if i < len(read) and len(read) == len(problem) else None
+        r = _value_range(p, high_name, given)
+        if r is not None:
+            fields["low"], fields["high"] = r
+        triangular = p.facts.triangular()
+        if triangular is not None and len(p.shape) >= 2:
+            fields["triangular"] = triangular
+        if fields:
+            out[p.name] = fields
+    return out
+
+
+def _value_range(
+    p: ProblemInput, high_name: str | None, given: Mapping[str, int]
+) -> tuple[ShapeExpr, ShapeExpr] | None:
+    """The ``[low, high)`` range of an integer input's values that ``get_inputs()`` draws it in
+    (``torch.randint(0, c, ...)``): ``high`` the symbol of the same name and value where a dimension has
+    one (the class count that is also a size, so that scaled-down instances keep targets in range), else
+    the constant."""
+    r = p.facts.int_range() if p.facts is not None else None
+    if r is None or p.dtype is None or not p.dtype.startswith(("i", "u")):
+        return None
+    lo, hi = r
+    if high_name is not None and given.get(high_name) == hi:
+        return ShapeNum(lo), ShapeSym(high_name)
+    return ShapeNum(lo), ShapeNum(hi)
 
 
 def _instances(
@@ -280,6 +322,7 @@ def derive_task(
         for s, v in zip(dims, p.shape or (), strict=True)
         if isinstance(s, str)
     }
+    preconditions = _preconditions(problem, ref_path, given)
     weights, weight_paths, by_path = _weights(path, ref_path, candidate.calls, params, init_args, given, host_inputs)
     result = HostResult()
     returned: list[HostTensor] = []
@@ -331,7 +374,9 @@ def derive_task(
         _write(target, text)
         single = (ShapeNum(1),)
         result.launches.append(HostLaunch(_NO_LAUNCH, (), single, single, ShapeNum(0), {}, span(fn)))
-    task = _task(path, ref_path, target, {**host_inputs, **weights}, result, given, span, fn, weight_paths)
+    task = _task(
+        path, ref_path, target, {**host_inputs, **weights}, result, given, span, fn, weight_paths, preconditions
+    )
     derived = DerivedCandidate(task, path, target, aligned, given)
     if cuda_file is None:
         # the task as a task file beside the CUDA file, and the task loaded from it: a replay file of a
@@ -578,6 +623,7 @@ def _task(
     span: Callable[[ts.Node], Span],
     fn: ts.Node,
     params: Mapping[str, str],
+    preconditions: Mapping[str, Mapping[str, Any]],
 ) -> Task:
     names: dict[str, str] = {}
     returned = [t.name for t in result.returned]
@@ -618,7 +664,7 @@ def _task(
         "name": path.parent.name if path.stem == "model_new" else path.stem,
         "source": source,
         "reference": str(reference),
-        "inputs": {k: TensorSpec(t.shape, _dtype(t.dtype)) for k, t in inputs.items()},
+        "inputs": {k: TensorSpec(t.shape, _dtype(t.dtype), **preconditions.get(k, {})) for k, t in inputs.items()},
         "params": dict(params),
         "outputs": outputs,
         "scratch": scratch,
@@ -681,6 +727,13 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
         for k, spec in m.items():
             shape = ", ".join(repr(show(d)) for d in spec.shape)
             init = f", {spec.init!r}" if spec.init is not None else ""
+            if spec.low is not None or spec.triangular is not None:  # an input's preconditions
+                text = f"TensorSpec.of({str(spec)!r}, {k!r})"
+                if spec.triangular is not None:
+                    tri = spec.triangular
+                    text = f"replace({text}, triangular=Triangular({tri.side!r}, {tri.diagonal!r}))"
+                items.append(f"{k!r}: {text}")
+                continue
             items.append(f"{k!r}: (({shape}{',' if len(spec.shape) == 1 else ''}), {str(spec.dtype)!r}{init})")
         return "{" + ", ".join(items) + "}"
 
@@ -711,9 +764,24 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
         else "The CUDA file holds the extension's CUDA source.",
         '"""',
         "",
+        *(
+            ["from dataclasses import replace", ""]
+            if any(spec.triangular is not None for spec in t.inputs.values())
+            else []
+        ),
         "from larkc.tasks import BufferArg, "
         + ("KernelLaunch, " if len(t.launches) > 1 else "")
-        + "ScalarArg, ScalarExpr, ShapeArg, Task",
+        + "ScalarArg, ScalarExpr, ShapeArg, Task"
+        + (
+            ", TensorSpec"
+            if any(spec.low is not None or spec.triangular is not None for spec in t.inputs.values())
+            else ""
+        ),
+        *(
+            ["from larkc.tasks.input_facts import Triangular"]
+            if any(spec.triangular is not None for spec in t.inputs.values())
+            else []
+        ),
         "",
         "task = Task(",
         f"    name={t.name!r},",
