@@ -270,6 +270,15 @@ def test_dim3_of_a_product_of_names(tmp_path: Path) -> None:
     assert report.exit_code == 0, "\n".join(report.render())
 
 
+def test_dim3_assigned_by_component(tmp_path: Path) -> None:
+    """``dim3 grid; grid.x = ...; grid.y = ...;`` (a default ``dim3`` is 1, 1, 1)."""
+    cuda = DIM3_FROM_NAMES.replace(
+        "dim3 grid(grid_x, grid_y);", "dim3 grid;\n    grid.x = grid_x;\n    grid.y = grid_y;"
+    )
+    report = _verify(tmp_path, SCALED_RELU, _candidate(cuda, "scaled_relu"))
+    assert report.exit_code == 0, "\n".join(report.render())
+
+
 def test_dim3_with_the_wrong_grid_is_refuted(tmp_path: Path) -> None:
     """Read as an object, the ``dim3`` is the launch's: a grid one block short in y leaves rows unwritten."""
     cuda = DIM3_FROM_NAMES.replace(

@@ -872,6 +872,24 @@ class _Evaluator:
                 v = self.operate(_COMPOUND[op], base.items[i], v, e)
             self.env[node_text(arg)] = _List((*base.items[:i], v, *base.items[i + 1 :]))
             return
+        if left.type == "field_expression":  # dim3 grid; grid.x = blocks;
+            arg = left.child_by_field_name("argument")
+            field_name = node_text(left.child_by_field_name("field"))
+            assert arg is not None
+            grid = self.expr(arg)
+            if arg.type != "identifier" or not isinstance(grid, _Dim3) or field_name not in ("x", "y", "z"):
+                raise self.unsupported("assignment in host code", e)
+            v = self.expr(right)
+            if op != "=":
+                v = self.operate(_COMPOUND[op], self.expr(left), v, e)
+            if not isinstance(v, _Int):
+                raise self.unsupported("dim3 component", right)
+            dims = [*grid.dims, *[ShapeNum(1)] * (3 - len(grid.dims))]
+            dims["xyz".index(field_name)] = v.expr
+            while len(dims) > 1 and dims[-1] == ShapeNum(1):
+                dims.pop()
+            self.env[node_text(arg)] = _Dim3(tuple(dims))
+            return
         if left.type != "identifier":
             raise self.unsupported("assignment in host code", e)
         v = self.expr(right)
