@@ -448,6 +448,17 @@ def test_zeroed_before_the_launch(zeroing: str, tmp_path: Path) -> None:
     assert report.exit_code == 0, "\n".join(report.render())
 
 
+def test_allocated_then_moved_to_the_device(tmp_path: Path) -> None:
+    """``torch::zeros({rows}, torch::kFloat32).to(x.device())``: the tensor itself (larkc's are CUDA tensors)."""
+    cuda = ROW_SUM_CUDA.replace(
+        "auto out = torch::empty({rows}, x.options());\n    out.zero_();",
+        "auto out = torch::zeros({rows}, torch::kFloat32).to(x.device());",
+    )
+    assert cuda != ROW_SUM_CUDA
+    report = _verify(tmp_path, ROW_SUM, _candidate(cuda, "row_sum"))
+    assert report.exit_code == 0, "\n".join(report.render())
+
+
 def test_not_zeroed_is_refuted(tmp_path: Path) -> None:
     report = _verify(tmp_path, ROW_SUM, _candidate(ROW_SUM_CUDA.replace("out.zero_();", ""), "row_sum"))
     assert report.exit_code == 1, "\n".join(report.render())

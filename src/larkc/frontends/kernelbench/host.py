@@ -1174,6 +1174,8 @@ class _Evaluator:
                 last = node_text(e).split("::")[-1]
                 if last in _TORCH_DTYPES:
                     return _Dtype(_TORCH_DTYPES[last])
+                if last == "kCUDA":
+                    return _Opaque("device")
                 raise self.unsupported("name in host code", e)
             case "binary_expression":
                 return self.binary(e)
@@ -1500,6 +1502,12 @@ class _Evaluator:
                 return _Bool(True)
             case "defined":
                 return _Bool(True)  # a task tensor (an input or an allocation) is a defined tensor
+            case "to" if args:  # .to(x.device()), .to(torch::kCUDA), .to(x.dtype()) of its own dtype: itself
+                for a in args:
+                    v = self.expr(a)
+                    if not (v == _Opaque("device") or (isinstance(v, _Dtype) and v.dtype in (None, t.dtype))):
+                        raise self.unsupported("conversion of a tensor to another dtype in host code", e)
+                return t
             case "device":
                 return _Opaque("device")
             case _ if method in _SAME_TENSOR:
