@@ -400,11 +400,23 @@ LINEAR_INIT = """        self.fc = nn.Linear(in_features, out_features)
 """
 
 
-def test_contiguous_defined_and_sizes_vec(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("bias_type", "bias_ptr"),
+    [
+        ("torch::Tensor", "bias.defined() ? bias.data_ptr<float>() : nullptr"),
+        ("c10::optional<torch::Tensor>", "bias.has_value() ? bias.value().data_ptr<float>() : nullptr"),
+    ],
+    ids=["defined", "optional"],
+)
+def test_contiguous_defined_and_sizes_vec(bias_type: str, bias_ptr: str, tmp_path: Path) -> None:
     """``weight.contiguous()`` is the weight, ``bias.defined()`` of a passed tensor is true (the bias
-    pointer is the bias's data), ``x.sizes().vec()`` is a list of sizes that ``out_sizes[1] = n`` edits."""
+    pointer is the bias's data; so is ``has_value()`` of an optional tensor parameter given one),
+    ``x.sizes().vec()`` is a list of sizes that ``out_sizes[1] = n`` edits."""
+    cuda = LINEAR_RELU_CUDA.replace("torch::Tensor bias)", f"{bias_type} bias)").replace(
+        "bias.defined() ? bias.data_ptr<float>() : nullptr", bias_ptr
+    )
     candidate = _candidate(
-        LINEAR_RELU_CUDA,
+        cuda,
         "linear_relu",
         init=LINEAR_INIT,
         params=", in_features, out_features",

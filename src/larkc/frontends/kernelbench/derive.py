@@ -73,7 +73,11 @@ _FLOOR = 4
 #: The empty kernel a task runs for a host function that launches none (its outputs stay unwritten).
 _NO_LAUNCH = "larkc_no_launch"
 
-_TENSOR_TYPES = frozenset({"torch::Tensor", "at::Tensor", "Tensor"})
+_TENSOR_TYPES = frozenset(
+    {"torch::Tensor", "at::Tensor", "Tensor"}
+    # an optional tensor parameter (a bias) is given a tensor: the host function's has_value() is true
+    | {f"{ns}optional<{t}>" for ns in ("c10::", "torch::", "std::", "at::") for t in ("torch::Tensor", "at::Tensor")}
+)
 
 
 @dataclass(frozen=True, slots=True)

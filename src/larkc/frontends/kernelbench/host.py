@@ -1500,8 +1500,12 @@ class _Evaluator:
                 return _Dtype(t.dtype)
             case "is_cuda" | "is_contiguous":
                 return _Bool(True)
-            case "defined":
-                return _Bool(True)  # a task tensor (an input or an allocation) is a defined tensor
+            case "defined" | "has_value":
+                # a task tensor (an input or an allocation) is a defined tensor, and an optional tensor
+                # parameter (`c10::optional<torch::Tensor> bias`) holds one: forward passes no None for it
+                return _Bool(True)
+            case "value" if not args:  # bias.value() of an optional tensor
+                return t
             case "to" if args:  # .to(x.device()), .to(torch::kCUDA), .to(x.dtype()) of its own dtype: itself
                 for a in args:
                     v = self.expr(a)
