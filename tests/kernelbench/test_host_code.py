@@ -381,6 +381,8 @@ __global__ void linear_relu_kernel(const float* __restrict__ x, const float* __r
 torch::Tensor linear_relu(torch::Tensor x, torch::Tensor weight, torch::Tensor bias) {
     auto input = x.contiguous();
     auto w = weight.contiguous();
+    TORCH_CHECK(input.sizes() == x.sizes(), "contiguous() keeps the shape");
+    TORCH_CHECK(w.size(1) == input.size(1), "weight must be (out_features, in_features)");
     const int batch = input.size(0);
     const int in_features = input.size(1);
     const int out_features = w.size(0);

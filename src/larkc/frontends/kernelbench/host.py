@@ -1292,6 +1292,17 @@ class _Evaluator:
             return self.logical(op, a, b, e)
         if isinstance(a, _Dtype) and isinstance(b, _Dtype) and op in ("==", "!="):
             return _Bool((a.dtype == b.dtype) == (op == "=="))
+        if isinstance(a, _List) and isinstance(b, _List) and op in ("==", "!="):  # A.sizes() == B.sizes()
+            if len(a.items) != len(b.items):
+                return _Bool(op == "!=")
+            same: _Value = _Bool(True)
+            for da, db in zip(a.items, b.items, strict=True):
+                same = self.logical("&&", same, self.operate("==", da, db, e), e)
+            if op == "==":
+                return same
+            if isinstance(same, _Bool):
+                return _Bool(not same.value)
+            raise self.unsupported("condition in host code", e)
         statuses = {v.what for v in (a, b) if isinstance(v, _Opaque)}
         if statuses == {"status", "cudaSuccess"} and op in ("==", "!="):
             return _Bool(op == "==")  # a launch that succeeds (the model larkc verifies)
@@ -1310,6 +1321,8 @@ class _Evaluator:
                 x, y = a.expr.value, b.expr.value
                 results = {"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}
                 return _Bool(results[op])
+            if a.expr == b.expr:  # the same size (`A.size(1) == B.size(0)` where both are K)
+                return _Bool(op in ("==", "<=", ">="))
             known = _compare_positive(op, a.expr, b.expr)
             if known is not None:
                 return _Bool(known)
