@@ -619,3 +619,55 @@ def test_a_variable_assigned_after_its_declaration(tmp_path: Path) -> None:
     cuda = SUM_DIM_CUDA.replace("int64_t outer = 1;", "int64_t outer;\n    outer = 1;")
     report = _verify(tmp_path, SUM_OVER_DIM, _sum_dim(cuda))
     assert report.exit_code == 0, "\n".join(report.render())
+
+
+# -- a launch clamped at a constant (`std::min(1024, inner)` threads) ---------------------------------
+
+WIDE_SUM = (
+    SUM_OVER_DIM.replace("width = 40", "width = 2048")
+    .replace("length = 24", "length = 8")
+    .replace("batch = 8", "batch = 4")
+)
+
+CLAMPED_CUDA = """
+__global__ void sum_dim_kernel(const float* x, float* out, int reduce, int inner) {
+    int o = blockIdx.x;
+    for (int i = threadIdx.x; i < inner; i += blockDim.x) {
+        float acc = 0.0f;
+        for (int r = 0; r < reduce; ++r) {
+            acc += x[(o * reduce + r) * inner + i];
+        }
+        out[o * inner + i] = acc;
+    }
+}
+
+torch::Tensor sum_dim(torch::Tensor x, int64_t dim) {
+    auto sizes = x.sizes().vec();
+    int reduce = sizes[dim];
+    int outer = 1;
+    for (int i = 0; i < dim; ++i) outer *= sizes[i];
+    int inner = 1;
+    for (int i = dim + 1; i < x.dim(); ++i) inner *= sizes[i];
+    sizes.erase(sizes.begin() + dim);
+    auto out = torch::zeros(sizes, x.options());
+    const int threads = std::min(1024, inner);
+    sum_dim_kernel<<<outer, threads>>>(x.data_ptr<float>(), out.data_ptr<float>(), reduce, inner);
+    return out;
+}
+"""
+
+
+@pytest.mark.parametrize("correct", [True, False], ids=["strided", "one_thread_per_column"])
+def test_a_launch_clamped_at_a_constant_is_checked_past_the_clamp(correct: bool, tmp_path: Path) -> None:
+    """``threads = std::min(1024, inner)`` with one thread per column (no stride) leaves the columns past
+    1024 unwritten: right at every scaled-down instance (``width`` at most 1024 there), wrong at the
+    problem's ``width = 2048``. The derived instances include one past the clamp (``width = 1025``)."""
+    cuda = CLAMPED_CUDA
+    if not correct:
+        cuda = cuda.replace("for (int i = threadIdx.x; i < inner; i += blockDim.x) {", "{ int i = threadIdx.x;")
+    model_new, model = _write(tmp_path, WIDE_SUM, _sum_dim(cuda))
+    task = larkc.candidate_task(model_new, model)
+    past = [i for i in task.instances if i["width"] > 1024]
+    assert [i["width"] for i in past] == [1025]
+    report = larkc.verify(task, instances=past)
+    assert report.exit_code == (0 if correct else 1), "\n".join(report.render())

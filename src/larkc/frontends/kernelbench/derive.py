@@ -36,7 +36,15 @@ from larkc.frontends.kernelbench.candidate import (
     read_get_inputs,
     read_model_new,
 )
-from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
+from larkc.frontends.kernelbench.host import (
+    HostLaunch,
+    HostResult,
+    HostTensor,
+    clamp_instances,
+    evaluate_host,
+    host_function,
+    show,
+)
 from larkc.frontends.kernelbench.params import ModuleParam, Opaque, Size, init_sizes, module_params
 from larkc.frontends.kernelbench.triton_candidate import is_triton_candidate, triton_candidate_task
 from larkc.ir.types import ScalarType
@@ -69,6 +77,8 @@ __all__ = [
 MAX_ELEMENTS = 1024
 #: The least a size is scaled down to (a batch of 16 rows stays several rows).
 _FLOOR = 4
+#: The most elements a tensor of an instance past a launch's clamp may have (it is simulated and proved).
+_CLAMP_ELEMENTS = 1 << 16
 
 #: The empty kernel a task runs for a host function that launches none (its outputs stay unwritten).
 _NO_LAUNCH = "larkc_no_launch"
@@ -655,6 +665,16 @@ def _task(
     shapes = [t.shape for t in inputs.values()]
     shapes += [t.shape for t, _ in result.allocated.values()]
     instances = _instances(given, shapes, result.constraints)
+    if instances:  # past a clamp of the launch (`std::min(1024, n)` threads), before the smallest instance
+        base = instances[-2] if len(instances) > 1 else instances[0]
+        extra = [
+            i
+            for i in clamp_instances(result.launches, given, base)
+            if i not in instances
+            and all(evaluate(c, i) for c in result.constraints)
+            and all(math.prod(int(evaluate(d, i)) for d in shape) <= _CLAMP_ELEMENTS for shape in shapes)
+        ]
+        instances[-1:-1] = extra
     if not instances:
         raise LarkcError(
             "the checks of the host function fail on the problem's shape",

@@ -43,6 +43,7 @@ from larkc.tasks.shape_expr import (
     ShapeNum,
     ShapeSym,
     evaluate,
+    free_symbols,
 )
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "HostLaunch",
     "HostResult",
     "HostTensor",
+    "clamp_instances",
     "evaluate_host",
     "kernel_parameters",
     "show",
@@ -1616,6 +1618,50 @@ class _Evaluator:
         tensor = HostTensor(name, shape, dtype)
         self.result.allocated[name] = (tensor, init)
         return tensor
+
+
+def _clamps(e: ShapeExpr) -> list[tuple[ShapeExpr, int]]:
+    """The ``(size expression, constant)`` pairs of every ``min``/``max`` of a size and a constant in ``e``."""
+    match e:
+        case ShapeCall("min" | "max", args):
+            nums = [a.value for a in args if isinstance(a, ShapeNum)]
+            out = [(a, k) for a in args if not isinstance(a, ShapeNum) for k in nums]
+            return out + [c for a in args for c in _clamps(a)]
+        case ShapeCall(_, args):
+            return [c for a in args for c in _clamps(a)]
+        case ShapeArith(_, lhs, rhs) | ShapeCmp(_, lhs, rhs):
+            return _clamps(lhs) + _clamps(rhs)
+        case _:
+            return []
+
+
+def clamp_instances(
+    launches: Sequence[HostLaunch], given: Mapping[str, int], base: Mapping[str, int]
+) -> list[dict[str, int]]:
+    """Instances past each clamp of the launches (``block = std::min(1024, inner)``, one thread per
+    column): where ``base`` (a scaled-down instance) keeps the clamped size below its constant and the
+    problem's shape (``given``) takes it above, ``base`` with the least value of one of its sizes that
+    takes it past the constant. At scaled-down sizes only the unclamped branch of the launch runs: a
+    kernel wrong past the clamp (the columns beyond 1024 never written) would be verified there."""
+    exprs: list[ShapeExpr] = []
+    for launch in launches:
+        exprs += [*launch.grid, *launch.block, launch.shared_bytes]
+        exprs += [a[1] for a in launch.arguments.values() if a[0] == "shape"]
+    out: list[dict[str, int]] = []
+    for e, k in (c for x in exprs for c in _clamps(x)):
+        if int(evaluate(e, dict(base))) > k:
+            continue
+        for s in sorted(free_symbols(e)):
+            if s not in given or s not in base or int(evaluate(e, {**base, s: given[s]})) <= k:
+                continue
+            lo, hi = base[s], given[s]  # e <= k at lo, e > k at hi: the least value past k, e rising with s
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if int(evaluate(e, {**base, s: mid})) > k else (mid, hi)
+            past = {**base, s: hi}
+            if past not in out:
+                out.append(past)
+    return out
 
 
 def host_function(root: ts.Node, name: str) -> tuple[ts.Node, list[tuple[str, str, ts.Node]]] | None:
