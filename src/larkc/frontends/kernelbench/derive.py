@@ -665,14 +665,15 @@ def _task(
     shapes = [t.shape for t in inputs.values()]
     shapes += [t.shape for t, _ in result.allocated.values()]
     instances = _instances(given, shapes, result.constraints)
-    if instances:  # past a clamp of the launch (`std::min(1024, n)` threads), before the smallest instance
-        base = instances[-2] if len(instances) > 1 else instances[0]
+    if instances:  # past a clamp of the launch (`std::min(1024, n)` threads), from the smallest instance
+
+        def elements(i: Mapping[str, int]) -> int:
+            return max(math.prod(int(evaluate(d, dict(i))) for d in shape) for shape in shapes)
+
         extra = [
             i
-            for i in clamp_instances(result.launches, given, base)
-            if i not in instances
-            and all(evaluate(c, i) for c in result.constraints)
-            and all(math.prod(int(evaluate(d, i)) for d in shape) <= _CLAMP_ELEMENTS for shape in shapes)
+            for i in clamp_instances(result.launches, given, min(instances, key=elements))
+            if i not in instances and all(evaluate(c, i) for c in result.constraints) and elements(i) <= _CLAMP_ELEMENTS
         ]
         instances[-1:-1] = extra
     if not instances:
