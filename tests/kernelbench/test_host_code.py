@@ -657,12 +657,17 @@ torch::Tensor sum_dim(torch::Tensor x, int64_t dim) {
 """
 
 
-@pytest.mark.parametrize("correct", [True, False], ids=["strided", "one_thread_per_column"])
-def test_a_launch_clamped_at_a_constant_is_checked_past_the_clamp(correct: bool, tmp_path: Path) -> None:
-    """``threads = std::min(1024, inner)`` with one thread per column (no stride) leaves the columns past
-    1024 unwritten: right at every scaled-down instance (``width`` at most 1024 there), wrong at the
-    problem's ``width = 2048``. The derived instances include one past the clamp (``width = 1025``)."""
-    cuda = CLAMPED_CUDA
+@pytest.mark.parametrize(
+    ("correct", "threads"),
+    [(True, "std::min(1024, inner)"), (False, "std::min(1024, inner)"), (False, "inner > 1024 ? 1024 : inner")],
+    ids=["strided", "one_thread_per_column", "one_thread_per_column_ternary"],
+)
+def test_a_launch_clamped_at_a_constant_is_checked_past_the_clamp(correct: bool, threads: str, tmp_path: Path) -> None:
+    """``threads = std::min(1024, inner)`` (or ``inner > 1024 ? 1024 : inner``) with one thread per column
+    (no stride) leaves the columns past 1024 unwritten: right at every scaled-down instance (``width`` at
+    most 1024 there), wrong at the problem's ``width = 2048``. The derived instances include one past the
+    clamp (``width = 1025``)."""
+    cuda = CLAMPED_CUDA.replace("std::min(1024, inner)", threads)
     if not correct:
         cuda = cuda.replace("for (int i = threadIdx.x; i < inner; i += blockDim.x) {", "{ int i = threadIdx.x;")
     model_new, model = _write(tmp_path, WIDE_SUM, _sum_dim(cuda))

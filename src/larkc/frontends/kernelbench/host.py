@@ -1201,6 +1201,9 @@ class _Evaluator:
                     arms = [e.child_by_field_name(f) for f in ("consequence", "alternative")]
                     if any(a is not None and kernel_parameters(self.root, node_text(a)) is not None for a in arms):
                         raise self.unsupported("kernel chosen at run time", e)
+                    clamp = self.min_max(c, arms)
+                    if clamp is not None:
+                        return clamp
                     raise self.unsupported("choice on sizes in host code", e)
                 branch = e.child_by_field_name("consequence" if c.value else "alternative")
                 assert branch is not None
@@ -1241,6 +1244,21 @@ class _Evaluator:
                 raise self.unsupported("member in host code", e)
             case _:
                 raise self.unsupported(f"{e.type.replace('_', ' ')} in host code", e)
+
+    def min_max(self, c: _Value, arms: Sequence[ts.Node | None]) -> _Value | None:
+        """``n > 1024 ? 1024 : n`` (and the other spellings of a minimum or maximum of two sizes) as
+        ``min(n, 1024)``, if ``c ? arms[0] : arms[1]`` is one."""
+        if not isinstance(c, _Cond) or not isinstance(c.expr, ShapeCmp) or None in arms:
+            return None
+        values = [self.expr(a) for a in arms if a is not None]
+        if not all(isinstance(v, _Int) for v in values):
+            return None
+        then, other = (v.expr for v in values if isinstance(v, _Int))
+        op, lhs, rhs = c.expr.op, c.expr.lhs, c.expr.rhs
+        if {then, other} != {lhs, rhs} or lhs == rhs or op in (CmpOp.EQ, CmpOp.NE):
+            return None
+        greater = op in (CmpOp.GT, CmpOp.GE)  # the condition holds where lhs is the larger
+        return _Int(ShapeCall("max" if greater == (then == lhs) else "min", (lhs, rhs)))
 
     def number(self, e: ts.Node) -> _Value:
         text = node_text(e).lower()
