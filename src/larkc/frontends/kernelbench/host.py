@@ -1477,6 +1477,13 @@ class _Evaluator:
                     return d
             if short == "TensorOptions" and not args:
                 return _Dtype(None)
+        if short in (
+            "cudaStreamCreate",
+            "cudaStreamCreateWithFlags",
+            "cudaStreamCreateWithPriority",
+            "getStreamFromPool",
+        ):
+            raise self.unsupported("stream of its own in host code (larkc models launches on the current stream)", e)
         if name.startswith(("torch::", "at::")):
             raise self.unsupported(
                 f"torch function {name} in host code (the host function's torch computations other than "
