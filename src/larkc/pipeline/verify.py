@@ -81,7 +81,7 @@ from larkc.semantics import LaunchConfig
 from larkc.semantics.symexec import OutputValue, SymbolicArg, SymbolicBuffer, SymbolicRun, execute_symbolic
 from larkc.semantics.symvalues import DATA_CHOSEN_NONFINITE
 from larkc.symbolic import terms as tm
-from larkc.symbolic.conditions import side_conditions
+from larkc.symbolic.conditions import SideCondition, side_conditions
 from larkc.symbolic.constants import match_named_constant, round_to_format
 from larkc.symbolic.extended import NonFinite
 from larkc.symbolic.terms import Poly, Term
@@ -1009,9 +1009,10 @@ def _instance_facts(
         if isinstance(a, SymbolicBuffer) and fixed and a.name in fixed:
             args[p] = dataclasses.replace(a, init="terms", terms=_fixed_terms(a.dtype, fixed[a.name]))
     ranges = _int_ranges(task, env)
-    with side_conditions() as conditions:  # what the simplifications of both sides assume
-        with side_conditions() as spec_conditions:  # of those, the spec's own
-            spec_terms, reader = _spec_side(task, graph, env, fixed)
+    # the spec's conditions are kept per output (each output's equivalence may assume only its own
+    # reference's domain); the kernel run's are not attributable to an output and go to every one
+    spec_terms, spec_conditions, reader = _spec_side(task, graph, env, fixed)
+    with side_conditions() as conditions:
         run = execute_symbolic(
             module,
             f.name,
@@ -1024,30 +1025,33 @@ def _instance_facts(
         )
     passed = {a.name for a in args.values() if isinstance(a, SymbolicBuffer)}
     facts = _facts(task, env, run, spec_terms, ranges, passed, fixed)
-    return dataclasses.replace(
-        facts, side_conditions=conditions.conditions, spec_side_conditions=spec_conditions.conditions
-    )
+    return dataclasses.replace(facts, side_conditions=conditions.conditions, spec_conditions=spec_conditions)
 
 
 def _spec_side(
     task: Task, graph: object | None, env: dict[str, int], fixed: Fixed | None = None
-) -> tuple[dict[str, tuple[OutputValue, ...]] | None, Callable[[float, ScalarType], tuple[Poly, str | None]]]:
-    """The spec's output terms on the instance ``env`` (``None`` without a reference) and the reader of the
-    kernel's float constants they imply; called inside the instance's ``side_conditions``. An element the
-    reference computes as an infinity or NaN for every input is spelled as the kernel's run spells it
-    (``"+inf"``, ``"-inf"``, ``"nan"``)."""
+) -> tuple[
+    dict[str, tuple[OutputValue, ...]] | None,
+    dict[str, tuple[SideCondition, ...]],
+    Callable[[float, ScalarType], tuple[Poly, str | None]],
+]:
+    """The spec's output terms on the instance ``env`` (``None`` without a reference), the side conditions
+    each output's own computation recorded, and the reader of the kernel's float constants they imply. An
+    element the reference computes as an infinity or NaN for every input is spelled as the kernel's run
+    spells it (``"+inf"``, ``"-inf"``, ``"nan"``)."""
     if graph is None:
-        return None, _exact_constant
-    from larkc.reference import SpecGraph, evaluate_symbolic
+        return None, {}, _exact_constant
+    from larkc.reference import SpecGraph, evaluate_symbolic_with_conditions
 
     assert isinstance(graph, SpecGraph)
-    outs = evaluate_symbolic(graph, env, fixed)
+    outs = evaluate_symbolic_with_conditions(graph, env, fixed)
     spec_terms = {
         name: tuple(e.value if isinstance(e, NonFinite) else e for e in tt.elems)
-        for name, tt in zip(task.outputs, outs, strict=True)
+        for name, (tt, _) in zip(task.outputs, outs, strict=True)
     }
-    terms = [t for tt in outs for t in tt.elems if not isinstance(t, NonFinite)]
-    return spec_terms, ConstantReader(terms, _scalar_values(task, env)).read
+    conditions = {name: cs for name, (_, cs) in zip(task.outputs, outs, strict=True)}
+    terms = [t for tt, _ in outs for t in tt.elems if not isinstance(t, NonFinite)]
+    return spec_terms, conditions, ConstantReader(terms, _scalar_values(task, env)).read
 
 
 def _chain_facts(
@@ -1077,9 +1081,11 @@ def _chain_facts(
     diagnoses = []
     passed: set[str] = set()
     kernel_modules = iter(enumerate(modules))
+    spec_terms, spec_conditions, reader = _spec_side(task, graph, env)
+    # the steps' conditions, as in _instance_facts: a PyTorch step's too, since it computes a part of the
+    # kernel's side (where its simplifications do not hold it has no such value, and no output's
+    # reference is excused by that unless the output's own reference needs the same condition)
     with side_conditions() as conditions:
-        with side_conditions() as spec_conditions:
-            spec_terms, reader = _spec_side(task, graph, env)
         for i, step in enumerate(task.steps):
             if isinstance(step, TorchStep):
                 passed |= {*step.inputs, *step.outputs}
@@ -1091,9 +1097,7 @@ def _chain_facts(
                     for n in step.outputs:
                         contents[n] = (UNDEF,) * math.prod(task.tensors[n].concrete_shape(env))
                     continue
-                with side_conditions() as step_conditions:  # the reference's semantics: the spec's own
-                    contents.update(symbolic_torch_step(task, i, step, graphs[i], env, current))
-                spec_conditions.extend(step_conditions.conditions)
+                contents.update(symbolic_torch_step(task, i, step, graphs[i], env, current))
                 continue
             assert isinstance(step, KernelLaunch)
             k, mod = next(kernel_modules)
@@ -1144,7 +1148,7 @@ def _chain_facts(
     facts = _facts(task, env, merged, spec_terms, ranges, passed)
     launch = "; ".join(f"{task.launch_label(k)}: {r.launch}" for k, r in enumerate(runs))
     return dataclasses.replace(
-        facts, launch=launch, side_conditions=conditions.conditions, spec_side_conditions=spec_conditions.conditions
+        facts, launch=launch, side_conditions=conditions.conditions, spec_conditions=spec_conditions
     )
 
 
