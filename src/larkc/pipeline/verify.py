@@ -78,6 +78,7 @@ from larkc.provers.bounded import DOMAIN_REFUTATION, Finding, InstanceFacts, pro
 from larkc.provers.parametric import AUTOTUNE_SCOPE, prove_parametric, prove_parametric_family
 from larkc.reference.symbolic import InfinityChosenByData
 from larkc.semantics import LaunchConfig
+from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind
 from larkc.semantics.symexec import OutputValue, SymbolicArg, SymbolicBuffer, SymbolicRun, execute_symbolic
 from larkc.semantics.symvalues import DATA_CHOSEN_NONFINITE
 from larkc.symbolic import terms as tm
@@ -789,7 +790,10 @@ def _confirm_sequence(
         rep, _ = run_instance(task, modules, env, 0, config=config)
     except PreconditionError as e:
         return outside_contract(r, e)
-    if r.obligation.kind.failure_kind not in rep.kinds():
+    word = r.obligation.kind.failure_kind
+    if word not in rep.kinds() and _reported(rep, word) is None:
+        if r.obligation.kind not in _UNSEEN_BY_SIMULATOR:
+            return _possible(r, _RAN_CLEAN)
         return _unsimulated_launches(task, modules, r)
     replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
     return dataclasses.replace(
@@ -867,8 +871,30 @@ def _confirm_static(
     confirmed = _confirm(task, module, r, env, replay_dir, config)
     cx = confirmed.counterexample
     if cx is not None and cx.kind is not CounterexampleKind.CONFIRMED:
+        if confirmed.status is Status.REFUTED and r.obligation.kind not in _UNSEEN_BY_SIMULATOR:
+            return _possible(r, _RAN_CLEAN)
         return unsimulated(confirmed, module, kernel_function(task, module))
     return confirmed
+
+
+#: The parametric refutations the simulator cannot reproduce (it does not check integer overflow), so that a
+#: run at the witness's sizes that does not report them is no evidence against them.
+_UNSEEN_BY_SIMULATOR = (ObligationKind.OVERFLOW, ObligationKind.LAUNCH)
+#: Why a parametric refutation the simulator ran at its sizes is only a possible violation: the solver's
+#: model of the paired threads is not realised by the kernel's execution there (a model that abstracts a
+#: value, an ordering the simulator rules out). It stays a witness that blocks a bounded proof for all sizes
+#: (UNKNOWN then, never FAILED on evidence the execution contradicts, nor VERIFIED past it).
+_RAN_CLEAN = "not confirmed: the simulator at these sizes runs without reporting it"
+
+
+def _reported(rep: InstanceReport, word: str) -> Diagnosis | None:
+    """The first diagnosis of ``rep`` that refutes the obligation whose failure word is ``word``. A race of
+    writes storing one value (``race (same value)``, a warning of ``larkc run``) refutes ``race`` as well:
+    ``verify``'s race obligation, as its solver's model, has no values (docs/verify.md)."""
+    for d in rep.diagnoses:
+        if d.kind.value == word or (word == "race" and d.kind is DiagnosisKind.RACE_SAME_VALUE):
+            return d
+    return None
 
 
 def _possible(r: ObligationResult, why: str) -> ObligationResult:
@@ -938,7 +964,7 @@ def _settle_witnesses(
             except LarkcError as e:  # not lowerable or over the memory budget there: kept, never a crash
                 kept.append(dataclasses.replace(w, message=f"{w.message} (not checked: {e.message})"))
                 continue
-            found = next((d for d in rep.diagnoses if d.kind.value == word), None)
+            found = _reported(rep, word)
             if found is not None:
                 replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
                 cx = Counterexample(
@@ -1438,7 +1464,7 @@ def _confirm(
     except PreconditionError as e:
         return outside_contract(r, e)
     word = r.obligation.kind.failure_kind
-    seen = word in rep.kinds()
+    seen = word in rep.kinds() or _reported(rep, word) is not None
     replay: str | None = None
     if not rep.ok:
         replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
