@@ -37,8 +37,10 @@ from larkc.ir.types import ScalarType
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
 from larkc.pipeline.memory import (
     Engine,
+    MemoryBudgetExceeded,
     check_instance_launches,
     instance_refused,
+    memory_budget,
     refused_run,
     simulation_refused,
 )
@@ -141,9 +143,23 @@ def verify_task(
     replay_dir: Path | None = None,
     module: Module | None = None,
 ) -> VerifyReport:
-    """Prove or refute every obligation of ``task`` (see the module docstring)."""
-    start = time.perf_counter()
+    """Prove or refute every obligation of ``task`` (see the module docstring). Every simulation and
+    symbolic run it starts is estimated first against ``budget.memory_bytes`` (the one memory budget of a
+    verification; :func:`~larkc.pipeline.memory.memory_budget` hands it to the engines)."""
     budget = budget or Budget()
+    with memory_budget(budget.memory_bytes):
+        return _verify_task(task, instances, budget, progress, replay_dir, module)
+
+
+def _verify_task(
+    task: Task,
+    instances: Sequence[Mapping[str, int]] | None,
+    budget: Budget,
+    progress: Progress | None,
+    replay_dir: Path | None,
+    module: Module | None,
+) -> VerifyReport:
+    start = time.perf_counter()
     say = progress or (lambda _line: None)
     if not task.launches:
         return _not_a_kernel(task, start)
@@ -236,6 +252,7 @@ def _verify_specialisation(
 
     def bounded(ob: Obligation, env: dict[str, int]) -> ObligationResult:
         mod, fn = at(env)
+        _check_symbolic_memory(task, mod, env, [fn])
         with tm.gc_paused(), noting_instance(task.name, env):
             facts = _instance_facts(task, mod, fn, None, env, budget)
             return _confirm(task, mod, prove_instance(facts, [ob], budget)[0], env, replay_dir, cfgs)
@@ -614,6 +631,10 @@ def _several_launches(
             say(f"instance {n + 1}/{len(chosen)} ({shape}): symbolic execution of {len(task.launches)} launches{steps}")
             t0 = time.perf_counter()
             mods = bound if not per_instance else _bound_modules(configured, parsed.modules(env, cfg))
+            if (refused := refused_run(configured, mods, env, Engine.SYMBOLIC)) is not None:
+                for r in instance_refused(configured, bounded_obs, env, refused):
+                    per_ob[r.obligation].append(r)
+                continue
             with tm.gc_paused():
                 facts = _chain_facts(configured, mods, graph, env, budget, step_graphs)
                 results = prove_instance(facts, bounded_obs, budget)
@@ -693,10 +714,20 @@ class _SequenceAt:
 
     def bounded(self, ob: Obligation, env: dict[str, int]) -> ObligationResult:
         mods = self.modules(env)
+        _check_symbolic_memory(self.configured, mods, env)
         with tm.gc_paused(), noting_instance(self.task.name, env):
             facts = _chain_facts(self.configured, mods, None, env, self.budget, self.step_graphs)
             r = prove_instance(facts, [ob], self.budget)[0]
         return _confirm(self.task, mods, r, env, self.replay_dir, self.cfg)
+
+
+def _check_symbolic_memory(
+    task: Task, modules: Module | Sequence[Module], env: Mapping[str, int], kernels: Sequence[Function] | None = None
+) -> None:
+    """Raises :class:`MemoryBudgetExceeded` when a symbolic run at ``env`` (a witness's sizes) is past the
+    memory budget: the witness is then kept, unchecked (:func:`_settle_witnesses`)."""
+    if (refused := refused_run(task, modules, env, Engine.SYMBOLIC, kernels)) is not None:
+        raise MemoryBudgetExceeded(f"task {task.name}, instance {_sizes_text(env)}: {refused}")
 
 
 def _bound_modules(task: Task, modules: Sequence[Module]) -> list[Module]:
