@@ -117,7 +117,7 @@ def test_module_params_read(tmp_path: Path) -> None:
         "        self.act = nn.ReLU()\n"
         "        self.norm = nn.LayerNorm(shape)\n"
         "        self.scale = nn.Parameter(torch.ones(c_out, 1, 1) * 2.0)\n"
-        "        self.bn = nn.BatchNorm2d(c_out)\n\n\n"
+        "        self.rnn = nn.GRU(c_out, c_out)\n\n\n"
         "channels = 8\nout_channels = 16\nkernel = 3\nshape = (out_channels, 4)\n\n\n"
         "def get_init_inputs():\n    return [channels, out_channels, kernel, shape]\n"
     )
@@ -131,7 +131,7 @@ def test_module_params_read(tmp_path: Path) -> None:
         ("norm.bias", "LayerNorm.bias", [(16, "out_channels"), (4, None)]),
         ("scale", "Parameter(torch.ones(...) * 2.0)", [(16, "out_channels"), (1, None), (1, None)]),
     ]
-    assert [p.what for p in got if isinstance(p, Opaque)] == ["nn.BatchNorm2d(c_out)"]
+    assert [p.what for p in got if isinstance(p, Opaque)] == ["nn.GRU(c_out, c_out)"]
 
 
 _CANDIDATE = '''import torch
@@ -178,7 +178,7 @@ _MISMATCHES = {
         ["self.gemm = nn.Linear(out_features, in_features)"],
         "self.gemm.bias",
         0,
-        "gemm.weight (Linear.weight of shape [256, 512]) is not Model's in its place",
+        "gemm.bias (Linear.bias of shape [256]) is not Model's in its place, gemm.bias (Linear.bias of shape [512])",
     ),
     "another_scale": (
         ["self.gemm = nn.Linear(in_features, out_features)", "self.bias = nn.Parameter(torch.randn(bias_shape))"],
@@ -211,10 +211,10 @@ _MISMATCHES = {
         ["self.noise = torch.randn(4)", "self.gemm = nn.Linear(in_features, out_features)"],
         "self.gemm.weight",
         0,
-        "before parameter gemm.weight (larkc reads nn.Linear, nn.Conv1d/2d/3d, nn.LayerNorm and nn.Parameter",
+        "before parameter gemm.weight (larkc reads nn.Linear, nn.Conv*d, nn.ConvTranspose*d, the norms",
     ),
     "unknown_module_before": (
-        ["self.norm = nn.BatchNorm1d(in_features)", "self.gemm = nn.Linear(in_features, out_features)"],
+        ["self.rnn = nn.GRU(in_features, out_features)", "self.gemm = nn.Linear(in_features, out_features)"],
         "self.gemm.weight",
         0,
         "unsupported parameters in ModelNew.__init__ before parameter gemm.weight",

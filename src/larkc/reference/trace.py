@@ -265,7 +265,11 @@ def load_reference(reference: object, init_inputs: Sequence[Any] = (), file: str
             init = list(init_inputs)
             if not init and hasattr(module, "get_init_inputs"):
                 init = list(_call_user(module.get_init_inputs, {str(path)}, "get_init_inputs()"))
-            loaded = load_reference(_instantiate(model, init, {str(path)}, _def_span(model, str(path))), (), str(path))
+            instance = _instantiate(model, init, {str(path)}, _def_span(model, str(path)))
+            loaded = load_reference(instance, (), str(path))
+            # KernelBench's harness calls the Model it constructs without .eval(): in training mode, so batch
+            # norm normalises by the batch's statistics (and dropout with p > 0 is random: refused)
+            instance.train()
             loaded.name = path.stem
             if hasattr(module, "get_inputs"):
                 # on meta tensors: the problem's shapes and dtypes, and the preconditions it puts on its inputs,

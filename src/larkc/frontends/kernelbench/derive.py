@@ -448,8 +448,7 @@ def _weights(
             return {}, {}, {}  # the kernel reads no weight: the reference keeps its own (as before params)
         if isinstance(p, Opaque):
             raise LarkcError(
-                f"unsupported parameters in Model.__init__ (larkc reads nn.Linear, nn.Conv1d/2d/3d, nn.LayerNorm"
-                f" and nn.Parameter(torch.randn(...)) of sizes from get_init_inputs()): {p.what}",
+                f"unsupported parameters in Model.__init__ ({_KNOWN} of sizes from get_init_inputs()): {p.what}",
                 p.span,
                 stage=Stage.FRONTEND,
             )
@@ -477,30 +476,7 @@ def _weights(
                 r.span,
                 stage=Stage.FRONTEND,
             )
-        for j, p in enumerate(new[: index + 1]):
-            if isinstance(p, Opaque):
-                raise LarkcError(
-                    f"unsupported parameters in ModelNew.__init__ before parameter {r.path} (larkc reads nn.Linear,"
-                    f" nn.Conv1d/2d/3d, nn.LayerNorm and nn.Parameter(torch.randn(...))): {p.what}",
-                    p.span,
-                    stage=Stage.FRONTEND,
-                )
-            if j >= len(model):
-                raise LarkcError(
-                    f"ModelNew's parameter {p.describe()} has no counterpart in Model, which creates"
-                    f" {len(model)} parameter(s){': ' if model else ''}{', '.join(m.path for m in model)}",
-                    p.span,
-                    stage=Stage.FRONTEND,
-                )
-            m = model[j]
-            if p.kind != m.kind or [d.value for d in p.shape] != [d.value for d in m.shape]:
-                raise LarkcError(
-                    f"ModelNew's parameter {p.describe()} is not Model's in its place, {m.describe()}"
-                    " (equal values need the same order, shapes and initialisers)",
-                    p.span,
-                    stage=Stage.FRONTEND,
-                )
-        by_path[r.path] = names[index]
+        by_path[r.path] = names[_counterpart(new, index, model)]
     weights: dict[str, HostTensor] = {}
     dtypes = {p.path: p.dtype for p in params}
     for name, p in zip(names, model, strict=True):
@@ -516,6 +492,81 @@ def _weights(
             dims.append(ShapeSym(sym))
         weights[name] = HostTensor(name, tuple(dims), dtypes[p.path])
     return weights, dict(zip(names, (p.path for p in model), strict=True)), by_path
+
+
+#: what a message about parameters larkc cannot read says it reads
+_KNOWN = (
+    "larkc reads nn.Linear, nn.Conv*d, nn.ConvTranspose*d, the norms, nn.Embedding, nn.PReLU"
+    " and nn.Parameter(torch.randn(...))"
+)
+
+
+def _draws_before(entries: Sequence[ModuleParam | Opaque], index: int) -> list[tuple[str, tuple[int, ...], str]] | None:
+    """The draws from the random generator before ``entries[index]`` is created (kind, shape and what else
+    decides the values), which fix the generator's state it is drawn from; ``None`` where an entry before
+    it may draw in a way larkc does not know."""
+    out = []
+    for e in entries[:index]:
+        if isinstance(e, Opaque):
+            return None
+        if e.draws:
+            out.append((e.kind, tuple(d.value for d in e.shape), e.detail))
+    return out
+
+
+def _counterpart(new: Sequence[ModuleParam | Opaque], index: int, model: Sequence[ModuleParam]) -> int:
+    """The place in ``model`` of the parameter that ``ModelNew``'s ``new[index]`` equals when both modules
+    are constructed under the same seed: one of the same fixed value and shape (``torch.ones(c)`` and a
+    norm's weight), wherever either is created; or one drawn alike after the same draws. Several fixed
+    ones alike: the one in the same place or of the same name, else the one of the same rank among them.
+    Anything else is an error at ``ModelNew``'s line saying what differs."""
+    p = new[index]
+    assert isinstance(p, ModuleParam)
+    last = p.path.rsplit(".", 1)[-1]
+    for later in new[index + 1 :]:  # nn.init.zeros_(self.fc.bias), self.weight.data.normal_() after creation
+        if isinstance(later, Opaque) and not later.path and re.search(rf"\bself\.{re.escape(p.path)}\b", later.what):
+            raise LarkcError(
+                f"unsupported change of ModelNew's parameter {p.path} after its creation ({_KNOWN}): {later.what}",
+                later.span,
+                stage=Stage.FRONTEND,
+            )
+    if p.draws:
+        state = _draws_before(new, index)
+        if state is None:
+            opaque = next(e for e in new[:index] if isinstance(e, Opaque))
+            raise LarkcError(
+                f"unsupported parameters in ModelNew.__init__ before parameter {p.path} ({_KNOWN}): {opaque.what}",
+                opaque.span,
+                stage=Stage.FRONTEND,
+            )
+        alike = [j for j, m in enumerate(model) if p.same_initial_value(m) and _draws_before(model, j) == state]
+        if alike:
+            return alike[0]
+    else:
+        alike = [j for j, m in enumerate(model) if p.same_initial_value(m)]
+        if alike:
+            if index in alike:
+                return index
+            named = [j for j in alike if model[j].path.rsplit(".", 1)[-1] == last]
+            if len(named) == 1:
+                return named[0]
+            rank = [j for j, e in enumerate(new) if isinstance(e, ModuleParam) and p.same_initial_value(e)].index(index)
+            if rank < len(alike):
+                return alike[rank]
+    if index >= len(model):
+        raise LarkcError(
+            f"ModelNew's parameter {p.describe()} has no counterpart in Model, which creates"
+            f" {len(model)} parameter(s){': ' if model else ''}{', '.join(m.path for m in model)}",
+            p.span,
+            stage=Stage.FRONTEND,
+        )
+    m = model[index]
+    raise LarkcError(
+        f"ModelNew's parameter {p.describe()} is not Model's in its place, {m.describe()}"
+        " (equal values need the same order, shapes and initialisers)",
+        p.span,
+        stage=Stage.FRONTEND,
+    )
 
 
 def _input_name(param_path: str, taken: set[str]) -> str:

@@ -6,13 +6,22 @@ their parameters in the same order, with the same shapes and initialisers. This 
 ``__init__`` creates, in order, with each shape as the sizes of ``get_init_inputs()`` it is made of
 (their values and the problem file's names for them, which become the task's symbols):
 
-- ``nn.Linear(in, out, bias=True)``: ``weight`` ``(out, in)``, ``bias`` ``(out,)``;
+- ``nn.Linear(in, out, bias=True)``: ``weight`` ``(out, in)``, ``bias`` ``(out,)``; ``nn.Bilinear``;
 - ``nn.Conv1d/2d/3d(in, out, kernel_size, ..., groups=1, bias=True)``: ``weight``
-  ``(out, in / groups, *kernel)``, ``bias`` ``(out,)``;
-- ``nn.LayerNorm(shape, eps, elementwise_affine=True, bias=True)``: ``weight`` and ``bias`` of ``shape``;
-- ``nn.Parameter(torch.randn(...))`` (``rand``, ``zeros``, ``ones``, possibly times a constant);
+  ``(out, in / groups, *kernel)``, ``bias`` ``(out,)``; ``nn.ConvTranspose1d/2d/3d``: ``weight``
+  ``(in, out / groups, *kernel)``;
+- ``nn.LayerNorm``, ``nn.RMSNorm``, ``nn.BatchNorm1d/2d/3d``, ``nn.GroupNorm``, ``nn.InstanceNorm1d/2d/3d``
+  (``affine=True``): ``weight`` ones and ``bias`` zeros (running statistics are buffers, not parameters);
+  ``nn.PReLU`` (``weight`` filled with ``init``); ``nn.Embedding`` (``weight`` drawn ``normal(0, 1)``);
+- ``nn.Parameter(torch.randn(...))`` (``rand``, ``zeros``, ``ones``, ``empty``, ``full``, possibly times a
+  constant);
 - modules without parameters (``nn.ReLU()``, ``nn.Dropout(p)``, ...) create nothing; any other module
   is an :class:`Opaque` entry: what it creates (and how it draws from the generator) is unknown.
+
+Each parameter says whether creating it draws from the generator (``Linear``/``Conv``/``Embedding``
+weights and biases, ``randn``, ``rand``) or sets a fixed value (norms' ones and zeros, ``torch.zeros``):
+a fixed one equals any other of the same value and shape wherever it is created, a drawn one another
+drawn alike from the same state, that is after the same draws (:meth:`ModuleParam.same_initial_value`).
 """
 
 from __future__ import annotations
@@ -46,9 +55,29 @@ class ModuleParam:
     kind: str
     shape: tuple[Size, ...]
     span: Span = field(compare=False)
+    #: the initial value where it is fixed (``"ones"``, ``"zeros"``, ``"full(0.25)"``, ``"ones * 2.0"``):
+    #: such a parameter draws nothing from the random generator; ``None``: it is drawn (``Linear.weight``,
+    #: ``Parameter(torch.randn(...))``), from the generator's state when it is created
+    constant: str | None = None
+    #: what else the drawn values depend on besides the kind and shape (a bias's bound ``1/sqrt(fan_in)``)
+    detail: str = ""
 
     def describe(self) -> str:
         return f"{self.path} ({self.kind} of shape [{', '.join(str(d.value) for d in self.shape)}])"
+
+    @property
+    def draws(self) -> bool:
+        """Whether creating this parameter draws from the random generator."""
+        return self.constant is None
+
+    def same_initial_value(self, other: ModuleParam) -> bool:
+        """Whether ``other`` starts with this parameter's values, given that both are created from the
+        same generator state where they draw (fixed values: the same value and shape; ``torch.empty``
+        is uninitialised, equal to nothing)."""
+        shape = [d.value for d in self.shape] == [d.value for d in other.shape]
+        if self.constant is not None or other.constant is not None:
+            return shape and self.constant == other.constant and self.constant != "empty"
+        return shape and self.kind == other.kind and self.detail == other.detail
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +96,13 @@ _PARAMETERLESS = frozenset(
         "ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Identity",
         "Flatten", "LeakyReLU", "ELU", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish", "Softplus", "Softsign",
         "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
-        "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool2d", "Upsample",
+        "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+        "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "SELU", "CELU", "GLU", "LogSigmoid",
+        "Softmin", "Softmax2d", "Tanhshrink", "Hardshrink", "Softshrink", "Threshold", "Dropout1d", "Dropout2d",
+        "Dropout3d", "AlphaDropout", "Unflatten", "PixelShuffle", "PixelUnshuffle", "ZeroPad1d", "ZeroPad2d",
+        "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "CosineSimilarity", "PairwiseDistance",
+        "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
+        "TripletMarginLoss", "MarginRankingLoss",
     }
 )  # fmt: skip
 #: Initialisers of ``nn.Parameter(torch.<fn>(shape))``.
@@ -188,8 +223,61 @@ def _flag(env: _Init, args: dict[str, ast.expr], key: str) -> bool:
     return v
 
 
+def _fan_in(*dims: Size) -> str:
+    """The fan-in a bias's bound ``1 / sqrt(fan_in)`` is computed from (the weight's sizes past the first two
+    times its second), as a text to compare."""
+    n = 1
+    for d in dims:
+        n *= d.value
+    return f"fan_in={n}"
+
+
+def _per_group(env: _Init, args: dict[str, ast.expr], channels: Size) -> Size:
+    groups = env.size(args["groups"]).value if "groups" in args else 1
+    return channels if groups == 1 else Size(channels.value // groups)
+
+
+def _norm(attr: str, cls: str, shape: tuple[Size, ...], span: Span, weight: bool, bias: bool) -> list[ModuleParam]:
+    """A normalisation's affine parameters: weight ones, bias zeros (no draw from the generator)."""
+    out = []
+    if weight:
+        out.append(ModuleParam(f"{attr}.weight", f"{cls}.weight", shape, span, constant="ones"))
+    if bias:
+        out.append(ModuleParam(f"{attr}.bias", f"{cls}.bias", shape, span, constant="zeros"))
+    return out
+
+
+def _parameter(env: _Init, attr: str, value: ast.Call, span: Span) -> list[ModuleParam | Opaque]:
+    """``nn.Parameter(torch.randn(shape) * c)`` and the other initialisers of :data:`_INITIALISERS`."""
+    module = env.module
+    if not value.args:
+        raise _error(module, value, "initialiser")
+    init = value.args[0]
+    scale = ""
+    if isinstance(init, ast.BinOp) and isinstance(init.op, ast.Mult | ast.Div):
+        scale = f" {'*' if isinstance(init.op, ast.Mult) else '/'} {ast.unparse(init.right)}"
+        init = init.left
+    fn = init.func if isinstance(init, ast.Call) else None
+    if not (
+        isinstance(init, ast.Call)
+        and isinstance(fn, ast.Attribute)
+        and isinstance(fn.value, ast.Name)
+        and fn.value.id == "torch"
+        and (fn.attr in _INITIALISERS or fn.attr == "full")
+    ):
+        raise _error(module, value.args[0], "initialiser")
+    kind = f"Parameter(torch.{fn.attr}(...){scale})"
+    if fn.attr == "full":  # torch.full(shape, value)
+        if len(init.args) != 2 or not isinstance(fill := env.value(init.args[1]), int | float | Size):
+            raise _error(module, init, "initialiser")
+        number = fill.value if isinstance(fill, Size) else fill
+        return [ModuleParam(attr, kind, env.shape(init.args[:1]), span, constant=f"full({float(number)!r}){scale}")]
+    constant = None if fn.attr in ("randn", "rand") else f"{fn.attr}{scale}"
+    return [ModuleParam(attr, kind, env.shape(init.args), span, constant=constant)]
+
+
 def _created(env: _Init, attr: str, value: ast.expr, span: Span) -> list[ModuleParam | Opaque]:
-    """What ``self.<attr> = <value>`` creates."""
+    """What ``self.<attr> = <value>`` creates, in torch's order (each module's ``reset_parameters``)."""
     module = env.module
     out: list[ModuleParam | Opaque]
     if not isinstance(value, ast.Call):
@@ -198,57 +286,79 @@ def _created(env: _Init, attr: str, value: ast.expr, span: Span) -> list[ModuleP
     if cls is None:
         return []
     if cls == "Parameter":
-        if not value.args:
-            raise _error(module, value, "initialiser")
-        init = value.args[0]
-        scale = ""
-        if isinstance(init, ast.BinOp) and isinstance(init.op, ast.Mult | ast.Div):
-            scale = f" {'*' if isinstance(init.op, ast.Mult) else '/'} {ast.unparse(init.right)}"
-            init = init.left
-        fn = init.func if isinstance(init, ast.Call) else None
-        if not (
-            isinstance(init, ast.Call)
-            and isinstance(fn, ast.Attribute)
-            and isinstance(fn.value, ast.Name)
-            and fn.value.id == "torch"
-            and fn.attr in _INITIALISERS
-        ):
-            raise _error(module, value.args[0], "initialiser")
-        return [ModuleParam(attr, f"Parameter(torch.{fn.attr}(...){scale})", env.shape(init.args), span)]
-    if cls == "Linear":
+        return _parameter(env, attr, value, span)
+    if cls == "Linear":  # weight kaiming-uniform, bias uniform(+-1/sqrt(in)): both drawn
         a = _arguments(value, ("in_features", "out_features", "bias"))
         if "in_features" not in a or "out_features" not in a:
             raise _error(module, value, "nn.Linear")
         n_in, n_out = env.size(a["in_features"]), env.size(a["out_features"])
         out = [ModuleParam(f"{attr}.weight", "Linear.weight", (n_out, n_in), span)]
         if _flag(env, a, "bias"):
-            out.append(ModuleParam(f"{attr}.bias", "Linear.bias", (n_out,), span))
+            out.append(ModuleParam(f"{attr}.bias", "Linear.bias", (n_out,), span, detail=_fan_in(n_in)))
         return out
-    if cls in ("Conv1d", "Conv2d", "Conv3d"):
-        rank = int(cls[4])
-        names = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups", "bias")
+    if cls == "Bilinear":  # weight and bias uniform(+-1/sqrt(in1)): both drawn
+        a = _arguments(value, ("in1_features", "in2_features", "out_features", "bias"))
+        if not all(k in a for k in ("in1_features", "in2_features", "out_features")):
+            raise _error(module, value, "nn.Bilinear")
+        n1, n2, n_out = (env.size(a[k]) for k in ("in1_features", "in2_features", "out_features"))
+        out = [ModuleParam(f"{attr}.weight", "Bilinear.weight", (n_out, n1, n2), span, detail=_fan_in(n1))]
+        if _flag(env, a, "bias"):
+            out.append(ModuleParam(f"{attr}.bias", "Bilinear.bias", (n_out,), span, detail=_fan_in(n1)))
+        return out
+    if cls in ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"):
+        rank = int(cls[-2])
+        transposed = cls.startswith("ConvTranspose")
+        names: tuple[str, ...] = ("in_channels", "out_channels", "kernel_size", "stride", "padding")
+        names += ("output_padding", "groups", "bias", "dilation") if transposed else ("dilation", "groups", "bias")
         a = _arguments(value, names)
         if not all(k in a for k in names[:3]):
             raise _error(module, value, f"nn.{cls}")
         c_in, c_out = env.size(a["in_channels"]), env.size(a["out_channels"])
-        groups = env.size(a["groups"]).value if "groups" in a else 1
-        per_group = c_in if groups == 1 else Size(c_in.value // groups)
         kernel = env.dims(a["kernel_size"], rank)
-        out = [ModuleParam(f"{attr}.weight", f"{cls}.weight", (c_out, per_group, *kernel), span)]
+        # weight (out, in / groups, *kernel), transposed (in, out / groups, *kernel); the bias's bound is
+        # 1/sqrt(weight.size(1) * prod(kernel))
+        first, second = (c_in, _per_group(env, a, c_out)) if transposed else (c_out, _per_group(env, a, c_in))
+        out = [ModuleParam(f"{attr}.weight", f"{cls}.weight", (first, second, *kernel), span)]
         if _flag(env, a, "bias"):
-            out.append(ModuleParam(f"{attr}.bias", f"{cls}.bias", (c_out,), span))
+            out.append(ModuleParam(f"{attr}.bias", f"{cls}.bias", (c_out,), span, detail=_fan_in(second, *kernel)))
         return out
-    if cls == "LayerNorm":
+    if cls in ("LayerNorm", "RMSNorm"):
         a = _arguments(value, ("normalized_shape", "eps", "elementwise_affine", "bias"))
         if "normalized_shape" not in a:
-            raise _error(module, value, "nn.LayerNorm")
+            raise _error(module, value, f"nn.{cls}")
         shape = env.shape([a["normalized_shape"]])
-        if not _flag(env, a, "elementwise_affine"):
-            return []
-        out = [ModuleParam(f"{attr}.weight", "LayerNorm.weight", shape, span)]
-        if _flag(env, a, "bias"):
-            out.append(ModuleParam(f"{attr}.bias", "LayerNorm.bias", shape, span))
-        return out
+        affine = _flag(env, a, "elementwise_affine")
+        return list(_norm(attr, cls, shape, span, affine, affine and cls == "LayerNorm" and _flag(env, a, "bias")))
+    if cls in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"):
+        # running statistics are buffers, not parameters; affine: True for batch norm, False for instance norm
+        a = _arguments(value, ("num_features", "eps", "momentum", "affine", "track_running_stats"))
+        if "num_features" not in a:
+            raise _error(module, value, f"nn.{cls}")
+        channels = env.size(a["num_features"])
+        affine = _flag(env, a, "affine") if cls.startswith("Batch") or "affine" in a else False
+        return list(_norm(attr, cls, (channels,), span, affine, affine))
+    if cls == "GroupNorm":
+        a = _arguments(value, ("num_groups", "num_channels", "eps", "affine"))
+        if "num_channels" not in a:
+            raise _error(module, value, "nn.GroupNorm")
+        affine = _flag(env, a, "affine")
+        return list(_norm(attr, cls, (env.size(a["num_channels"]),), span, affine, affine))
+    if cls == "PReLU":  # weight filled with init (0.25): no draw
+        a = _arguments(value, ("num_parameters", "init"))
+        count = env.size(a["num_parameters"]) if "num_parameters" in a else Size(1)
+        fill = env.value(a["init"]) if "init" in a else 0.25
+        number = fill.value if isinstance(fill, Size) else fill
+        if not isinstance(number, int | float):
+            raise _error(module, a["init"], "nn.PReLU init")
+        return [ModuleParam(f"{attr}.weight", "PReLU.weight", (count,), span, constant=f"full({float(number)!r})")]
+    if cls == "Embedding":  # weight normal(0, 1), the padding row zeroed: drawn
+        a = _arguments(value, ("num_embeddings", "embedding_dim", "padding_idx"))
+        if "num_embeddings" not in a or "embedding_dim" not in a:
+            raise _error(module, value, "nn.Embedding")
+        rows, dim = env.size(a["num_embeddings"]), env.size(a["embedding_dim"])
+        pad = env.value(a["padding_idx"]) if "padding_idx" in a else None
+        detail = "" if pad is None else f"padding_idx={pad.value if isinstance(pad, Size) else pad}"
+        return [ModuleParam(f"{attr}.weight", "Embedding.weight", (rows, dim), span, detail=detail)]
     if cls in _PARAMETERLESS:
         return []
     return [Opaque(attr, ast.get_source_segment(module.source, value) or f"nn.{cls}", span)]
