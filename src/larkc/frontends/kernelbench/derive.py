@@ -276,7 +276,7 @@ def derive_task(
     except (OSError, UnicodeDecodeError) as e:
         raise LarkcError(f"cannot read {path}: {e}", stage=Stage.FRONTEND) from None
     if is_triton_candidate(source_text):
-        return _triton(path, ref_path, problem, init_args)
+        return _triton(path, ref_path, problem, init_args, params)
     candidate = read_model_new(path, init_args)
     if not candidate.calls:
         raise LarkcError("ModelNew.forward calls no CUDA function", stage=Stage.FRONTEND)
@@ -387,8 +387,27 @@ def derive_task(
     return derived
 
 
+def _scaled(values: Sequence[object], sizes: Sequence[object], inst: Mapping[str, int]) -> list[object]:
+    """``get_init_inputs()`` (``values``) at a shape instance: each integer read through a name that is a
+    symbol (``sizes``, from :func:`init_sizes`) has the instance's value; containers keep their types."""
+
+    def one(v: object, size: object) -> object:
+        if isinstance(size, Size):
+            return inst.get(size.name, v) if size.name is not None and isinstance(v, int) else v
+        if isinstance(size, list) and isinstance(v, list | tuple) and len(v) == len(size):
+            items = [one(a, b) for a, b in zip(v, size, strict=True)]
+            return type(v)(items) if isinstance(v, tuple) else items
+        return v
+
+    return [one(v, size) for v, size in zip(values, sizes, strict=False)] + list(values[len(sizes) :])
+
+
 def _triton(
-    path: Path, reference: Path, problem: Sequence[ProblemInput], init_args: Sequence[object]
+    path: Path,
+    reference: Path,
+    problem: Sequence[ProblemInput],
+    init_args: Sequence[object],
+    params: Sequence[ProblemParam] = (),
 ) -> DerivedCandidate:
     """The task of a Triton candidate (:mod:`.triton_candidate`), with the shapes of a CUDA one."""
     symbols = _symbol_names(problem, reference)
@@ -401,14 +420,42 @@ def _triton(
         for s, v in zip(dims, p.shape or (), strict=True)
         if isinstance(s, str)
     }
-    shapes = [tuple(ShapeNum(d) if isinstance(d, int) else ShapeSym(d) for d in dims) for dims in symbols]
-    instances = _instances(given, shapes, [])
+    shapes: list[tuple[ShapeExpr, ...]] = [
+        tuple(ShapeNum(d) if isinstance(d, int) else ShapeSym(d) for d in dims) for dims in symbols
+    ]
     inputs = {
         p.name: f"{p.dtype or 'f32'}[{', '.join(str(d) for d in dims)}]"
         for p, dims in zip(tensors, symbols, strict=True)
     }
+    # Model's parameters are inputs (ModelNew's, bound to them, are set to them in forward); ModelNew is
+    # built per instance, with get_init_inputs()'s sizes that are symbols at the instance's values
+    sizes = init_sizes(reference)
+    reads = [
+        (p.path, p.span)
+        for p in (module_params(path, "ModelNew", sizes) if sizes is not None else [])
+        if isinstance(p, ModuleParam)
+    ]
+    weights, weight_paths, bound = _bind_weights(path, reference, reads, params, init_args, given, inputs)
+    shapes += [w.shape for w in weights.values()]
+    instances = _instances(given, shapes, [])
+    weight_texts = {n: f"{w.dtype}[{', '.join(str(d) for d in w.shape)}]" for n, w in weights.items()}
+
+    def init_at(inst: Mapping[str, int]) -> list[object]:
+        return _scaled(init_args, sizes, inst) if sizes is not None else list(init_args)
+
     bounds = [f"{s} <= {max([v, *(i[s] for i in instances)])}" for s, v in given.items()]
-    task = triton_candidate_task(path, reference, inputs, list(given), instances, bounds, init_args)
+    task = triton_candidate_task(
+        path,
+        reference,
+        inputs,
+        list(given),
+        instances,
+        bounds,
+        init_at,
+        weights=weight_texts,
+        bound=bound,
+        param_paths=weight_paths,
+    )
     derived = DerivedCandidate(task, path, path, True, given)
     digest = hashlib.sha256(f"{path.resolve()}\0{reference.resolve()}".encode()).hexdigest()[:16]
     task_file = cache_root() / "kernelbench" / digest / "task.py"
@@ -435,7 +482,20 @@ def _weights(
     generator alike before constructing each; anything else is an error at ``ModelNew``'s line. Sizes
     named in ``get_init_inputs()`` (``in_features``) are symbols, added to ``given`` where no input has them.
     """
-    reads = [a for c in calls for a in c.arguments if isinstance(a, ParamRef)]
+    reads = [(a.path, a.span) for c in calls for a in c.arguments if isinstance(a, ParamRef)]
+    return _bind_weights(path, reference, reads, params, init_args, given, inputs)
+
+
+def _bind_weights(
+    path: Path,
+    reference: Path,
+    reads: Sequence[tuple[str, Span]],
+    params: Sequence[ProblemParam],
+    init_args: Sequence[object],
+    given: dict[str, int],
+    inputs: Mapping[str, object],
+) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str]]:
+    """:func:`_weights` for the parameters of ``ModelNew`` at ``reads`` (paths, and where they are read)."""
     if not params and not reads:
         return {}, {}, {}
     sizes = init_sizes(reference) or [
@@ -467,16 +527,16 @@ def _weights(
     new = module_params(path, "ModelNew", sizes)
     by_path: dict[str, str] = {}
     names = [_input_name(p.path, {*inputs, *given}) for p in model]
-    for r in reads:
-        index = next((i for i, p in enumerate(new) if p.path == r.path), None)
+    for read, where in reads:
+        index = next((i for i, p in enumerate(new) if p.path == read), None)
         if index is None or isinstance(new[index], Opaque):
             created = ", ".join(p.path for p in new if isinstance(p, ModuleParam)) or "none"
             raise LarkcError(
-                f"ModelNew.__init__ creates no parameter {r.path} that larkc can read (it creates: {created})",
-                r.span,
+                f"ModelNew.__init__ creates no parameter {read} that larkc can read (it creates: {created})",
+                where,
                 stage=Stage.FRONTEND,
             )
-        by_path[r.path] = names[_counterpart(new, index, model)]
+        by_path[read] = names[_counterpart(new, index, model)]
     weights: dict[str, HostTensor] = {}
     dtypes = {p.path: p.dtype for p in params}
     for name, p in zip(names, model, strict=True):
