@@ -1,4 +1,4 @@
-# ruff: noqa: E731, N803, PLR0402, UP008  (written as generated Triton candidates are)
+# ruff: noqa: N803, PLR0402, UP008  (written as generated Triton candidates are)
 import torch
 import torch.nn as nn
 import triton
