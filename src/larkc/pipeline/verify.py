@@ -71,6 +71,7 @@ from larkc.provers import (
     ObligationKind,
     ObligationResult,
     Status,
+    Verdict,
     combine,
     verdict,
 )
@@ -183,12 +184,13 @@ def verify_task(
         task=task.name,
         expected_failure=task.expected_failure,
         results=combined,
-        verdict=verdict(combined),
+        verdict=Verdict.FAILED if task.findings else verdict(combined),
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
         task_assumptions=task_assumptions(task),
         steps=task_steps(task),
         stopped=stopped,
+        findings=task.findings,
     )
 
 
@@ -650,12 +652,13 @@ def _several_launches(
         task=task.name,
         expected_failure=task.expected_failure,
         results=combined,
-        verdict=verdict(combined),
+        verdict=Verdict.FAILED if task.findings else verdict(combined),
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
         task_assumptions=task_assumptions(task),
         steps=task_steps(task),
         stopped=stopped,
+        findings=task.findings,
     )
 
 

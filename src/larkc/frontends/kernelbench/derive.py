@@ -323,7 +323,9 @@ def derive_task(
         if isinstance(s, str)
     }
     preconditions = _preconditions(problem, ref_path, given)
-    weights, weight_paths, by_path = _weights(path, ref_path, candidate.calls, params, init_args, given, host_inputs)
+    weights, weight_paths, by_path, findings = _weights(
+        path, ref_path, candidate.calls, params, init_args, given, host_inputs
+    )
     result = HostResult()
     returned: list[HostTensor] = []
     allocated: dict[str, HostTensor] = {}  # tensors forward allocates, by local name
@@ -377,6 +379,7 @@ def derive_task(
     task = _task(
         path, ref_path, target, {**host_inputs, **weights}, result, given, span, fn, weight_paths, preconditions
     )
+    task = dataclasses.replace(task, findings=tuple(findings))
     derived = DerivedCandidate(task, path, target, aligned, given)
     if cuda_file is None:
         # the task as a task file beside the CUDA file, and the task loaded from it: a replay file of a
@@ -435,7 +438,7 @@ def _triton(
         for p in (module_params(path, "ModelNew", sizes) if sizes is not None else [])
         if isinstance(p, ModuleParam)
     ]
-    weights, weight_paths, bound = _bind_weights(path, reference, reads, params, init_args, given, inputs)
+    weights, weight_paths, bound, findings = _bind_weights(path, reference, reads, params, init_args, given, inputs)
     shapes += [w.shape for w in weights.values()]
     instances = _instances(given, shapes, [])
     weight_texts = {n: f"{w.dtype}[{', '.join(str(d) for d in w.shape)}]" for n, w in weights.items()}
@@ -456,6 +459,7 @@ def _triton(
         bound=bound,
         param_paths=weight_paths,
     )
+    task = dataclasses.replace(task, findings=tuple(findings))
     derived = DerivedCandidate(task, path, path, True, given)
     digest = hashlib.sha256(f"{path.resolve()}\0{reference.resolve()}".encode()).hexdigest()[:16]
     task_file = cache_root() / "kernelbench" / digest / "task.py"
@@ -472,7 +476,7 @@ def _weights(
     init_args: Sequence[object],
     given: dict[str, int],
     inputs: Mapping[str, HostTensor],
-) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str]]:
+) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str], list[str]]:
     """The task inputs standing for ``Model``'s parameters (all of them, in creation order, named after
     their paths: ``linear.weight`` is ``linear_weight``), each one's path, and for each parameter of
     ``ModelNew`` the kernel reads, the input it is.
@@ -494,10 +498,10 @@ def _bind_weights(
     init_args: Sequence[object],
     given: dict[str, int],
     inputs: Mapping[str, object],
-) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str]]:
+) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str], list[str]]:
     """:func:`_weights` for the parameters of ``ModelNew`` at ``reads`` (paths, and where they are read)."""
     if not params and not reads:
-        return {}, {}, {}
+        return {}, {}, {}, []
     sizes = init_sizes(reference) or [
         Size(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in init_args
     ]
@@ -505,7 +509,7 @@ def _bind_weights(
     model: list[ModuleParam] = []
     for p in module_params(reference, "Model", sizes) if params else []:
         if isinstance(p, Opaque) and not reads:
-            return {}, {}, {}  # the kernel reads no weight: the reference keeps its own (as before params)
+            return {}, {}, {}, []  # the kernel reads no weight: the reference keeps its own (as before params)
         if isinstance(p, Opaque):
             raise LarkcError(
                 f"unsupported parameters in Model.__init__ ({_KNOWN} of sizes from get_init_inputs()): {p.what}",
@@ -526,6 +530,7 @@ def _bind_weights(
         )
     new = module_params(path, "ModelNew", sizes)
     by_path: dict[str, str] = {}
+    findings: list[str] = []
     names = [_input_name(p.path, {*inputs, *given}) for p in model]
     for read, where in reads:
         index = next((i for i, p in enumerate(new) if p.path == read), None)
@@ -536,7 +541,10 @@ def _bind_weights(
                 where,
                 stage=Stage.FRONTEND,
             )
-        by_path[read] = names[_counterpart(new, index, model)]
+        place, finding = _counterpart(new, index, model)
+        by_path[read] = names[place]
+        if finding is not None:
+            findings.append(finding)
     weights: dict[str, HostTensor] = {}
     dtypes = {p.path: p.dtype for p in params}
     for name, p in zip(names, model, strict=True):
@@ -551,7 +559,7 @@ def _bind_weights(
                 given[sym] = d.value
             dims.append(ShapeSym(sym))
         weights[name] = HostTensor(name, tuple(dims), dtypes[p.path])
-    return weights, dict(zip(names, (p.path for p in model), strict=True)), by_path
+    return weights, dict(zip(names, (p.path for p in model), strict=True)), by_path, findings
 
 
 #: what a message about parameters larkc cannot read says it reads
@@ -574,12 +582,20 @@ def _draws_before(entries: Sequence[ModuleParam | Opaque], index: int) -> list[t
     return out
 
 
-def _counterpart(new: Sequence[ModuleParam | Opaque], index: int, model: Sequence[ModuleParam]) -> int:
-    """The place in ``model`` of the parameter that ``ModelNew``'s ``new[index]`` equals when both modules
-    are constructed under the same seed: one of the same fixed value and shape (``torch.ones(c)`` and a
-    norm's weight), wherever either is created; or one drawn alike after the same draws. Several fixed
-    ones alike: the one in the same place or of the same name, else the one of the same rank among them.
-    Anything else is an error at ``ModelNew``'s line saying what differs."""
+def _counterpart(
+    new: Sequence[ModuleParam | Opaque], index: int, model: Sequence[ModuleParam]
+) -> tuple[int, str | None]:
+    """The place in ``model`` of the parameter that ``ModelNew``'s ``new[index]`` stands for, and a finding
+    where its initial values differ.
+
+    Equal values when both modules are constructed under the same seed: one of the same fixed value and
+    shape (``torch.ones(c)`` and a norm's weight), wherever either is created; or one drawn alike after the
+    same draws. Several fixed ones alike: the one in the same place or of the same name, else the one of
+    the same rank among them. Failing that, the one of the same role, of the same path, or in the same
+    place with the same shape and a name alike (``weight`` or ``fc_weight`` for ``fc.weight``), initialised
+    otherwise (``torch.randn`` for ``nn.Linear``'s kaiming-uniform): the kernel is still proved for every
+    value of it, and the finding says that KernelBench's harness gives the two different values. Anything
+    else is an error at ``ModelNew``'s line saying what differs."""
     p = new[index]
     assert isinstance(p, ModuleParam)
     last = p.path.rsplit(".", 1)[-1]
@@ -590,35 +606,54 @@ def _counterpart(new: Sequence[ModuleParam | Opaque], index: int, model: Sequenc
                 later.span,
                 stage=Stage.FRONTEND,
             )
+    state = _draws_before(new, index) if p.draws else []
+    if state is None:
+        opaque = next(e for e in new[:index] if isinstance(e, Opaque))
+        raise LarkcError(
+            f"unsupported parameters in ModelNew.__init__ before parameter {p.path} ({_KNOWN}): {opaque.what}",
+            opaque.span,
+            stage=Stage.FRONTEND,
+        )
     if p.draws:
-        state = _draws_before(new, index)
-        if state is None:
-            opaque = next(e for e in new[:index] if isinstance(e, Opaque))
-            raise LarkcError(
-                f"unsupported parameters in ModelNew.__init__ before parameter {p.path} ({_KNOWN}): {opaque.what}",
-                opaque.span,
-                stage=Stage.FRONTEND,
-            )
         alike = [j for j, m in enumerate(model) if p.same_initial_value(m) and _draws_before(model, j) == state]
         if alike:
-            return alike[0]
+            return alike[0], None
     else:
         alike = [j for j, m in enumerate(model) if p.same_initial_value(m)]
         if alike:
             if index in alike:
-                return index
+                return index, None
             named = [j for j in alike if model[j].path.rsplit(".", 1)[-1] == last]
             if len(named) == 1:
-                return named[0]
+                return named[0], None
             rank = [j for j, e in enumerate(new) if isinstance(e, ModuleParam) and p.same_initial_value(e)].index(index)
             if rank < len(alike):
-                return alike[rank]
+                return alike[rank], None
     if index >= len(model):
         raise LarkcError(
             f"ModelNew's parameter {p.describe()} has no counterpart in Model, which creates"
             f" {len(model)} parameter(s){': ' if model else ''}{', '.join(m.path for m in model)}",
             p.span,
             stage=Stage.FRONTEND,
+        )
+    shape = [d.value for d in p.shape]
+    same_path = [j for j, m in enumerate(model) if m.path == p.path and [d.value for d in m.shape] == shape]
+    in_place = model[index]
+    other = in_place.path.rsplit(".", 1)[-1].lower()  # weight for fc_weight, W for weight: the same role
+    named_alike = other in p.path.lower() or last.lower() in in_place.path.lower()
+    alike_in_place = [d.value for d in in_place.shape] == shape and named_alike
+    role = same_path or ([index] if alike_in_place else [])
+    if role:
+        m = model[role[0]]
+        how = (
+            "drawn from another state of the random generator (other draws come before it)"
+            if p.same_initial_value(m)
+            else "initialised otherwise"
+        )
+        return role[0], (
+            f"ModelNew's parameter {p.describe()} is {how} than Model's {m.describe()}, which it stands for:"
+            " under KernelBench's seeded construction their values differ, so ModelNew's outputs differ from"
+            " Model's (the kernel itself is checked with both equal, for every value)"
         )
     m = model[index]
     raise LarkcError(
@@ -902,6 +937,7 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
         f"    reference={rel(str(t.reference))!r},",
         f"    inputs={tensors(t.inputs)},",
         *([f"    params={dict(t.params)!r},"] if t.params else []),
+        *([f"    findings={list(t.findings)!r},"] if t.findings else []),
         f"    outputs={tensors(t.outputs)},",
     ]
     if t.scratch:
