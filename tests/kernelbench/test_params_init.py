@@ -129,6 +129,15 @@ _SAME_VALUES = {
         ],
         ["lin.weight", "s"],
     ),
+    "size_from_an_attribute": (
+        ["self.lin = nn.Linear(c_in, c_out * 2)", "self.s = nn.Parameter(torch.randn(c_out * 2))"],
+        [
+            "self.hidden = c_out * 2",
+            "self.lin = nn.Linear(c_in, self.hidden)",
+            "self.s = nn.Parameter(torch.randn(self.hidden))",
+        ],
+        ["lin.weight", "lin.bias", "s"],
+    ),
     "embedding_and_prelu": (
         ["self.emb = nn.Embedding(vocab, features)", "self.act = nn.PReLU(features)"],
         ["self.act = nn.PReLU(features)", "self.emb = nn.Embedding(vocab, features)"],

@@ -160,6 +160,8 @@ class _Init:
         match node:
             case ast.Name(id=n) if n in self.env:
                 return self.env[n]
+            case ast.Attribute(value=ast.Name(id="self"), attr=name) if f"self.{name}" in self.env:
+                return self.env[f"self.{name}"]  # an attribute set earlier in __init__: self.hidden = 2 * n
             case ast.Tuple(elts=items) | ast.List(elts=items):
                 return [self.value(it) for it in items]
             case ast.BinOp(left=left, op=op, right=right):
@@ -395,6 +397,11 @@ def module_params(path: Path, class_name: str, sizes: Sequence[object]) -> list[
             made = [Opaque(t.attr, ast.get_source_segment(source, stmt.value) or "module", span)]
         if not made and _draws(stmt.value):  # self.noise = torch.randn(...): draws from the generator
             made = [Opaque(t.attr, text, span)]
+        if not made:  # self.hidden = 2 * n: a size later parameters may be made of
+            try:
+                env.env[f"self.{t.attr}"] = env.value(stmt.value)
+            except LarkcError:
+                env.env.pop(f"self.{t.attr}", None)
         out += made
     return out
 
