@@ -138,6 +138,15 @@ _SAME_VALUES = {
         ],
         ["lin.weight", "lin.bias", "s"],
     ),
+    "zeroed_after_creation": (
+        ["self.lin = nn.Linear(c_in, c_out)", "self.bn = nn.BatchNorm1d(c_out)"],
+        [
+            "self.lin = nn.Linear(c_in, c_out)",
+            "self.beta = nn.Parameter(torch.randn(c_out))",
+            "nn.init.zeros_(self.beta)",
+        ],
+        ["lin.weight", "beta"],
+    ),
     "embedding_and_prelu": (
         ["self.emb = nn.Embedding(vocab, features)", "self.act = nn.PReLU(features)"],
         ["self.act = nn.PReLU(features)", "self.emb = nn.Embedding(vocab, features)"],
@@ -183,6 +192,16 @@ _DIFFERENT = {
         ["self.conv = nn.ConvTranspose2d(c_in, c_out, k, groups=groups)"],
         "conv.bias",
     ),
+    "kaiming_with_another_slope": (
+        ["self.lin = nn.Linear(c_in, c_out)"],
+        ["self.weight = nn.Parameter(torch.empty(c_out, c_in))", "nn.init.kaiming_uniform_(self.weight, a=1)"],
+        "weight",
+    ),
+    "normal_redraw": (
+        ["self.conv = nn.ConvTranspose2d(c_in, c_out, k)"],
+        ["self.conv = nn.ConvTranspose2d(c_in, c_out, k)", "nn.init.normal_(self.conv.weight)"],
+        "conv.weight",
+    ),
     "reinitialised_after": (
         ["self.lin = nn.Linear(c_in, c_out)"],
         ["self.lin = nn.Linear(c_in, c_out)", "nn.init.zeros_(self.lin.bias)"],
@@ -211,3 +230,24 @@ def test_parameters_of_other_values_are_not_bound(case: str, tmp_path: Path) -> 
         assert e.span is not None and e.span.file == str(new_path)
     else:  # bound by its role, with the difference as a finding
         assert finding is not None and "under KernelBench's seeded construction their values differ" in finding
+
+
+def test_module_default_initialiser_again_is_unknown(tmp_path: Path) -> None:
+    """kaiming_uniform_(a=sqrt(5)) is nn.Linear's own initialiser: the values may be Model's (or not,
+    after other draws); larkc says neither, it refuses at the parameter."""
+    model_path = _file(tmp_path, "model", "Model", ["self.lin = nn.Linear(c_in, c_out)"])
+    new_path = _file(
+        tmp_path,
+        "model_new",
+        "ModelNew",
+        [
+            "self.weight = nn.Parameter(torch.empty(c_out, c_in))",
+            "nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))",
+        ],
+    )
+    sizes = init_sizes(model_path)
+    assert sizes is not None
+    model = [p for p in module_params(model_path, "Model", sizes) if isinstance(p, ModuleParam)]
+    new = module_params(new_path, "ModelNew", sizes)
+    with pytest.raises(LarkcError, match="unsupported change of ModelNew's parameter weight after its creation"):
+        _counterpart(new, 0, model)

@@ -10,6 +10,7 @@ the problem's shape, small enough to simulate, including sizes that are no multi
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import math
@@ -37,7 +38,14 @@ from larkc.frontends.kernelbench.candidate import (
     read_model_new,
 )
 from larkc.frontends.kernelbench.host import HostLaunch, HostResult, HostTensor, evaluate_host, host_function, show
-from larkc.frontends.kernelbench.params import ModuleParam, Opaque, Size, init_sizes, module_params
+from larkc.frontends.kernelbench.params import (
+    ModuleParam,
+    Opaque,
+    Size,
+    init_sizes,
+    module_buffers,
+    module_params,
+)
 from larkc.frontends.kernelbench.triton_candidate import is_triton_candidate, triton_candidate_task
 from larkc.ir.types import ScalarType
 from larkc.tasks import (
@@ -435,7 +443,11 @@ def _triton(
     sizes = init_sizes(reference)
     reads = [
         (p.path, p.span)
-        for p in (module_params(path, "ModelNew", sizes) if sizes is not None else [])
+        for p in (
+            [*module_params(path, "ModelNew", sizes), *module_buffers(path, "ModelNew", sizes)]
+            if sizes is not None
+            else []
+        )
         if isinstance(p, ModuleParam)
     ]
     weights, weight_paths, bound, findings = _bind_weights(path, reference, reads, params, init_args, given, inputs)
@@ -499,12 +511,19 @@ def _bind_weights(
     given: dict[str, int],
     inputs: Mapping[str, object],
 ) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str], list[str]]:
-    """:func:`_weights` for the parameters of ``ModelNew`` at ``reads`` (paths, and where they are read)."""
-    if not params and not reads:
-        return {}, {}, {}, []
+    """:func:`_weights` for the parameters of ``ModelNew`` at ``reads`` (paths, and where they are read).
+
+    Batch norm's running statistics of ``Model`` are inputs too, after the parameters, whether a kernel
+    reads them or not: the reference, in training mode as KernelBench's harness runs it, reads none but
+    updates them in place, so they follow the instance's sizes; free inputs, so a kernel reading them
+    (``ModelNew``'s in the same rank) is proved for every value of them (an inference formula is refuted).
+    """
     sizes = init_sizes(reference) or [
         Size(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in init_args
     ]
+    model_buffers = module_buffers(reference, "Model", sizes)
+    if not params and not reads and not model_buffers:
+        return {}, {}, {}, []
     ref_span = Span(str(reference), 1, 1, 1, 2)
     model: list[ModuleParam] = []
     for p in module_params(reference, "Model", sizes) if params else []:
@@ -529,11 +548,24 @@ def _bind_weights(
             stage=Stage.FRONTEND,
         )
     new = module_params(path, "ModelNew", sizes)
+    new_buffers = module_buffers(path, "ModelNew", sizes)
+    n_params = len(model)
+    model += model_buffers
     by_path: dict[str, str] = {}
     findings: list[str] = []
     names = [_input_name(p.path, {*inputs, *given}) for p in model]
     for read, where in reads:
         index = next((i for i, p in enumerate(new) if p.path == read), None)
+        buffer = next((b for b in new_buffers if b.path == read), None)
+        if index is None and buffer is not None:
+            rank = [b for b in new_buffers if b.kind == buffer.kind].index(buffer)
+            theirs = [b for b in model_buffers if b.kind == buffer.kind]
+            if rank >= len(theirs) or [d.value for d in theirs[rank].shape] != [d.value for d in buffer.shape]:
+                raise LarkcError(
+                    f"ModelNew's buffer {buffer.describe()} has no counterpart in Model", where, stage=Stage.FRONTEND
+                )
+            by_path[read] = names[model.index(theirs[rank])]
+            continue
         if index is None or isinstance(new[index], Opaque):
             created = ", ".join(p.path for p in new if isinstance(p, ModuleParam)) or "none"
             raise LarkcError(
@@ -541,12 +573,12 @@ def _bind_weights(
                 where,
                 stage=Stage.FRONTEND,
             )
-        place, finding = _counterpart(new, index, model)
+        place, finding = _counterpart(new, index, model[:n_params])
         by_path[read] = names[place]
         if finding is not None:
             findings.append(finding)
     weights: dict[str, HostTensor] = {}
-    dtypes = {p.path: p.dtype for p in params}
+    dtypes = {p.path: p.dtype for p in params} | {b.path: "f32" for b in model_buffers}
     for name, p in zip(names, model, strict=True):
         dims: list[ShapeExpr] = []
         for k, d in enumerate(p.shape):
@@ -582,6 +614,44 @@ def _draws_before(entries: Sequence[ModuleParam | Opaque], index: int) -> list[t
     return out
 
 
+_INIT_CALL = re.compile(r"^(?:torch\.)?nn\.init\.(?P<fn>\w+_)\(\s*self\.(?P<path>[\w.]+)\s*(?:,(?P<rest>.*))?\)$", re.S)
+
+
+def _reinitialised(statement: str, path: str) -> str | None:
+    """What ``nn.init.<fn>_(self.<path>, ...)`` after the parameter's creation makes of it: a fixed value
+    (``zeros_``, ``ones_``, ``constant_`` of a number: ``"fixed:<value>"``); ``"normal"`` for a draw from
+    a normal distribution (``normal_``, ``kaiming_normal_``, ``xavier_normal_``, ``trunc_normal_``);
+    ``"kaiming"`` for ``kaiming_uniform_`` with a slope ``a`` other than the modules' own ``sqrt(5)``
+    (``a=1``, ``calculate_gain('linear')``, read off the fan-in); ``None`` for anything else (unknown)."""
+    found = _INIT_CALL.match(statement.strip())
+    if found is None or found["path"] != path:
+        return None
+    fn, rest = found["fn"], (found["rest"] or "").strip()
+    if fn in ("zeros_", "ones_") and not rest:
+        return f"fixed:{fn[:-1]}"
+    if fn == "constant_":
+        try:
+            value = ast.literal_eval(rest)
+        except (ValueError, SyntaxError):
+            return None
+        return (
+            f"fixed:full({float(value)!r})" if isinstance(value, int | float) and not isinstance(value, bool) else None
+        )
+    if fn in ("normal_", "kaiming_normal_", "xavier_normal_", "trunc_normal_"):
+        return "normal"
+    if fn == "kaiming_uniform_":
+        slope = re.fullmatch(r"a\s*=\s*(?P<a>[^,]+)", rest)
+        text = slope["a"].replace(" ", "") if slope is not None else ""
+        gains = {"1", "1.0", "0", "0.0", "torch.nn.init.calculate_gain('linear')", "nn.init.calculate_gain('linear')"}
+        gains |= {g.replace("'", '"') for g in gains}
+        return "kaiming" if text in gains else None  # a = 1 or 0: a bound other than 1/sqrt(fan_in)
+    return None
+
+
+#: parameters drawn uniformly by their module (kaiming-uniform weights, biases in 1/sqrt(fan_in))
+_UNIFORM_KINDS = re.compile(r"^(Linear|Bilinear|Conv[123]d|ConvTranspose[123]d)\.(weight|bias)$")
+
+
 def _counterpart(
     new: Sequence[ModuleParam | Opaque], index: int, model: Sequence[ModuleParam]
 ) -> tuple[int, str | None]:
@@ -599,14 +669,26 @@ def _counterpart(
     p = new[index]
     assert isinstance(p, ModuleParam)
     last = p.path.rsplit(".", 1)[-1]
+    redrawn: str | None = None  # a random nn.init after creation: values of another distribution
+    redraw_kind = ""
     for later in new[index + 1 :]:  # nn.init.zeros_(self.fc.bias), self.weight.data.normal_() after creation
         if isinstance(later, Opaque) and not later.path and re.search(rf"\bself\.{re.escape(p.path)}\b", later.what):
-            raise LarkcError(
-                f"unsupported change of ModelNew's parameter {p.path} after its creation ({_KNOWN}): {later.what}",
-                later.span,
-                stage=Stage.FRONTEND,
-            )
-    state = _draws_before(new, index) if p.draws else []
+            match _reinitialised(later.what, p.path):
+                case str(fixed) if fixed.startswith("fixed:"):
+                    p = dataclasses.replace(
+                        p, kind=f"{p.kind} then {later.what}", constant=fixed.removeprefix("fixed:")
+                    )
+                    redrawn = None
+                case str(how) if how in ("normal", "kaiming"):
+                    redrawn, redraw_kind = later.what, how
+                case _:
+                    raise LarkcError(
+                        f"unsupported change of ModelNew's parameter {p.path} after its creation ({_KNOWN}):"
+                        f" {later.what}",
+                        later.span,
+                        stage=Stage.FRONTEND,
+                    )
+    state = _draws_before(new, index) if p.draws and redrawn is None else []
     if state is None:
         opaque = next(e for e in new[:index] if isinstance(e, Opaque))
         raise LarkcError(
@@ -614,7 +696,9 @@ def _counterpart(
             opaque.span,
             stage=Stage.FRONTEND,
         )
-    if p.draws:
+    if redrawn is not None:
+        pass  # equal to no module's default values: only its role is looked for, below
+    elif p.draws:
         alike = [j for j, m in enumerate(model) if p.same_initial_value(m) and _draws_before(model, j) == state]
         if alike:
             return alike[0], None
@@ -626,7 +710,8 @@ def _counterpart(
             named = [j for j in alike if model[j].path.rsplit(".", 1)[-1] == last]
             if len(named) == 1:
                 return named[0], None
-            rank = [j for j, e in enumerate(new) if isinstance(e, ModuleParam) and p.same_initial_value(e)].index(index)
+            fixed_alike = [j for j, e in enumerate(new) if isinstance(e, ModuleParam) and p.same_initial_value(e)]
+            rank = sorted({*fixed_alike, index}).index(index)  # (p itself may be zeroed after its creation)
             if rank < len(alike):
                 return alike[rank], None
     if index >= len(model):
@@ -643,10 +728,24 @@ def _counterpart(
     named_alike = other in p.path.lower() or last.lower() in in_place.path.lower()
     alike_in_place = [d.value for d in in_place.shape] == shape and named_alike
     role = same_path or ([index] if alike_in_place else [])
+    # a redraw differs from a module's uniform draw (normal against uniform; kaiming with another bound,
+    # from the same state or not); against anything else it might not: unknown
+    if redrawn is not None and not (
+        role
+        and _UNIFORM_KINDS.match(model[role[0]].kind)
+        and (redraw_kind == "normal" or model[role[0]].kind.endswith(".weight"))
+    ):
+        raise LarkcError(
+            f"unsupported change of ModelNew's parameter {p.path} after its creation ({_KNOWN}): {redrawn}",
+            p.span,
+            stage=Stage.FRONTEND,
+        )
     if role:
         m = model[role[0]]
         how = (
-            "drawn from another state of the random generator (other draws come before it)"
+            f"re-initialised by {redrawn}, otherwise"
+            if redrawn is not None
+            else "drawn from another state of the random generator (other draws come before it)"
             if p.same_initial_value(m)
             else "initialised otherwise"
         )

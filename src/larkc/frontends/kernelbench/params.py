@@ -34,7 +34,7 @@ from pathlib import Path
 from larkc.errors import LarkcError, Span, Stage
 from larkc.frontends.kernelbench.candidate import _Module, _parse, _span, init_inputs_with
 
-__all__ = ["ModuleParam", "Opaque", "Size", "init_sizes", "module_params"]
+__all__ = ["ModuleParam", "Opaque", "Size", "init_sizes", "module_buffers", "module_params"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +403,52 @@ def module_params(path: Path, class_name: str, sizes: Sequence[object]) -> list[
             except LarkcError:
                 env.env.pop(f"self.{t.attr}", None)
         out += made
+    return out
+
+
+def module_buffers(path: Path, class_name: str, sizes: Sequence[object]) -> list[ModuleParam]:
+    """The buffers of batch and instance norms ``class_name.__init__`` of ``path`` creates, in order:
+    ``running_mean`` (zeros) and ``running_var`` (ones) of the channels where ``track_running_stats``
+    (batch norm's default, not instance norm's); other buffers are not listed."""
+    source, tree = _parse(path)
+    module = _Module(path, source, tree)
+    cls = next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name), None)
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None) if cls else None
+    if init is None:
+        return []
+    env = _Init(module, init, sizes)
+    out: list[ModuleParam] = []
+    for stmt in init.body:
+        t = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+            continue
+        assert isinstance(stmt, ast.Assign)
+        value = stmt.value
+        cls_name = _is_nn(value.func) if isinstance(value, ast.Call) else None
+        if (
+            not isinstance(value, ast.Call)
+            or cls_name is None
+            or not cls_name.startswith(("BatchNorm", "InstanceNorm"))
+        ):
+            continue
+        a = _arguments(value, ("num_features", "eps", "momentum", "affine", "track_running_stats"))
+        try:
+            tracked = (
+                _flag(env, a, "track_running_stats")
+                if cls_name.startswith("Batch") or "track_running_stats" in a
+                else False
+            )
+            channels = env.size(a["num_features"]) if "num_features" in a else None
+        except LarkcError:
+            continue
+        if tracked and channels is not None:
+            span = _span(path, stmt)
+            out.append(
+                ModuleParam(f"{t.attr}.running_mean", f"{cls_name}.running_mean", (channels,), span, constant="zeros")
+            )
+            out.append(
+                ModuleParam(f"{t.attr}.running_var", f"{cls_name}.running_var", (channels,), span, constant="ones")
+            )
     return out
 
 

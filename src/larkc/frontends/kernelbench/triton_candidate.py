@@ -212,12 +212,15 @@ def triton_candidate_task(
                 raise
             except USER_CODE_ERRORS as e:
                 raise _located(e, path, "constructing ModelNew") from None
+            # every tensor ModelNew holds must be a task input (a kernel reading another would read a buffer
+            # the task does not describe); batch norm's step count is read by no kernel
             held = {p for p, _ in models[key].named_parameters()}
-            if held != set(bound):
-                unread = ", ".join(sorted(held - set(bound))) or "none"
+            held |= {b for b, _ in models[key].named_buffers() if not b.endswith("num_batches_tracked")}
+            if not held <= set(bound):
+                unread = ", ".join(sorted(held - set(bound)))
                 raise LarkcError(
-                    f"ModelNew's parameters as constructed ({', '.join(sorted(held)) or 'none'}) are not those read"
-                    f" from its __init__ (unread: {unread})",
+                    f"ModelNew's parameters and buffers as constructed ({', '.join(sorted(held))}) are not those"
+                    f" read from its __init__ (unread: {unread})",
                     Span(str(path), 1, 1, 1, 2),
                     stage=Stage.FRONTEND,
                 )
@@ -231,7 +234,12 @@ def triton_candidate_task(
         model = construct(inst if inst is not None else probes[0])
         with torch.no_grad():  # ModelNew's parameters are the task's inputs standing for Model's
             for param_path, input_name in bound.items():
-                model.get_parameter(param_path).data = args[n_inputs + list(weights).index(input_name)]
+                tensor = args[n_inputs + list(weights).index(input_name)]
+                buffers = dict(model.named_buffers())
+                if param_path in buffers:
+                    buffers[param_path].data = tensor
+                else:
+                    model.get_parameter(param_path).data = tensor
         try:
             with _cuda_like(path):
                 return model(*args[:n_inputs])
