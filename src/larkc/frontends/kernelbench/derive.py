@@ -751,8 +751,9 @@ def _counterpart(
         )
         return role[0], (
             f"ModelNew's parameter {p.describe()} is {how} than Model's {m.describe()}, which it stands for:"
-            " under KernelBench's seeded construction their values differ, so ModelNew's outputs differ from"
-            " Model's (the kernel itself is checked with both equal, for every value)"
+            " under KernelBench's seeded construction their values differ, so ModelNew computes with other"
+            " weights than Model (its outputs differ wherever they depend on them; the kernel itself is checked"
+            " with both equal, for every value)"
         )
     m = model[index]
     raise LarkcError(
