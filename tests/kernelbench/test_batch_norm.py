@@ -38,3 +38,30 @@ def test_running_statistics_refuted() -> None:
     assert task.bindings["var"] == BufferArg("bn_running_var")
     report = larkc.verify(task, instances=[task.instances[-1]])
     assert report.exit_code == 1 and "mismatch" in report.kinds(), "\n".join(report.render())
+
+
+def test_registered_buffers_and_plain_parameters(tmp_path: Path) -> None:
+    """ModelNew holding the norm as plain parameters (ones, zeros) and registered buffers (zeros, ones):
+    bound to Model's batch norm's by value and shape; the inference formula is still refuted."""
+    text = (HERE / "wrong_running_stats.py").read_text()
+    module = "        self.bn = nn.BatchNorm1d(num_features)\n"
+    plain = (
+        "        self.gamma = nn.Parameter(torch.ones(num_features))\n"
+        "        self.beta = nn.Parameter(torch.zeros(num_features))\n"
+        '        self.register_buffer("mean", torch.zeros(num_features))\n'
+        '        self.register_buffer("var", torch.ones(num_features))\n'
+    )
+    call = "self.bn.weight, self.bn.bias, self.bn.running_mean, self.bn.running_var"
+    assert module in text and call in text
+    path = tmp_path / "model_new.py"
+    path.write_text(text.replace(module, plain).replace(call, "self.gamma, self.beta, self.mean, self.var"))
+    task = larkc.candidate_task(path, HERE / "model.py")
+    assert task.findings == ()
+    assert [task.bindings[k] for k in ("w", "b", "mean", "var")] == [
+        BufferArg("bn_weight"),
+        BufferArg("bn_bias"),
+        BufferArg("bn_running_mean"),
+        BufferArg("bn_running_var"),
+    ]
+    report = larkc.verify(task, instances=[task.instances[-1]])
+    assert report.exit_code == 1 and "mismatch" in report.kinds(), "\n".join(report.render())

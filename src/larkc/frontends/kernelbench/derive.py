@@ -558,9 +558,11 @@ def _bind_weights(
         index = next((i for i, p in enumerate(new) if p.path == read), None)
         buffer = next((b for b in new_buffers if b.path == read), None)
         if index is None and buffer is not None:
-            rank = [b for b in new_buffers if b.kind == buffer.kind].index(buffer)
-            theirs = [b for b in model_buffers if b.kind == buffer.kind]
-            if rank >= len(theirs) or [d.value for d in theirs[rank].shape] != [d.value for d in buffer.shape]:
+            # Model's buffer of the same initial value and shape, in the same rank among those (a kernel
+            # reading it is proved for every value of it; the reference reads none in training mode)
+            rank = [b for b in new_buffers if b.same_initial_value(buffer)].index(buffer)
+            theirs = [b for b in model_buffers if b.same_initial_value(buffer)]
+            if rank >= len(theirs):
                 raise LarkcError(
                     f"ModelNew's buffer {buffer.describe()} has no counterpart in Model", where, stage=Stage.FRONTEND
                 )

@@ -409,7 +409,8 @@ def module_params(path: Path, class_name: str, sizes: Sequence[object]) -> list[
 def module_buffers(path: Path, class_name: str, sizes: Sequence[object]) -> list[ModuleParam]:
     """The buffers of batch and instance norms ``class_name.__init__`` of ``path`` creates, in order:
     ``running_mean`` (zeros) and ``running_var`` (ones) of the channels where ``track_running_stats``
-    (batch norm's default, not instance norm's); other buffers are not listed."""
+    (batch norm's default, not instance norm's), and ``self.register_buffer(name, torch.zeros/ones(...))``;
+    other buffers are not listed."""
     source, tree = _parse(path)
     module = _Module(path, source, tree)
     cls = next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name), None)
@@ -419,6 +420,19 @@ def module_buffers(path: Path, class_name: str, sizes: Sequence[object]) -> list
     env = _Init(module, init, sizes)
     out: list[ModuleParam] = []
     for stmt in init.body:
+        match stmt:  # self.register_buffer("running_mean", torch.zeros(n)): a buffer of a fixed value
+            case ast.Expr(
+                value=ast.Call(
+                    func=ast.Attribute(value=ast.Name(id="self"), attr="register_buffer"),
+                    args=[ast.Constant(value=str(name)), ast.Call(func=ast.Attribute(attr=fn), args=shape_args)],
+                )
+            ) if fn in ("zeros", "ones"):
+                try:
+                    shape = env.shape(shape_args)
+                except LarkcError:
+                    continue
+                out.append(ModuleParam(name, f"buffer(torch.{fn}(...))", shape, _span(path, stmt), constant=fn))
+                continue
         t = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
         if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
             continue
