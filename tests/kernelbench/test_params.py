@@ -236,6 +236,23 @@ _INIT_DIFFERS = {
             " Model's bias (Parameter(torch.randn(...) * 0.02) of shape [512])"
         ],
     ),
+    "created_in_another_order": (
+        {
+            "        self.fc = nn.Linear(in_features, out_features)\n"
+            "        self.bias = nn.Parameter(torch.randn(bias_shape) * 0.02)": (
+                "        self.bias = nn.Parameter(torch.randn(bias_shape) * 0.02)\n"
+                "        self.fc = nn.Linear(in_features, out_features)"
+            )
+        },
+        [
+            "ModelNew's parameter fc.weight (Linear.weight of shape [512, 256]) is drawn from another state of the"
+            " random generator (other draws come before it) than Model's gemm.weight",
+            "ModelNew's parameter fc.bias (Linear.bias of shape [512]) is drawn from another state of the random"
+            " generator (other draws come before it) than Model's gemm.bias",
+            "ModelNew's parameter bias (Parameter(torch.randn(...) * 0.02) of shape [512]) is drawn from another"
+            " state of the random generator (other draws come before it) than Model's bias",
+        ],
+    ),
     "randn_for_linear": (
         {
             "self.fc = nn.Linear(in_features, out_features)": "self.fc_weight = nn.Parameter(torch.randn(out_features,"

@@ -663,8 +663,9 @@ def _counterpart(
     Equal values when both modules are constructed under the same seed: one of the same fixed value and
     shape (``torch.ones(c)`` and a norm's weight), wherever either is created; or one drawn alike after the
     same draws. Several fixed ones alike: the one in the same place or of the same name, else the one of
-    the same rank among them. Failing that, the one of the same role, of the same path, or in the same
-    place with the same shape and a name alike (``weight`` or ``fc_weight`` for ``fc.weight``), initialised
+    the same rank among them. Failing that, the one of the same role (of the same path; the only one of
+    the same kind and shape; in the same place with the same shape and a name alike, ``weight`` or
+    ``fc_weight`` for ``fc.weight``), initialised
     otherwise (``torch.randn`` for ``nn.Linear``'s kaiming-uniform): the kernel is still proved for every
     value of it, and the finding says that KernelBench's harness gives the two different values. Anything
     else is an error at ``ModelNew``'s line saying what differs."""
@@ -729,7 +730,8 @@ def _counterpart(
     other = in_place.path.rsplit(".", 1)[-1].lower()  # weight for fc_weight, W for weight: the same role
     named_alike = other in p.path.lower() or last.lower() in in_place.path.lower()
     alike_in_place = [d.value for d in in_place.shape] == shape and named_alike
-    role = same_path or ([index] if alike_in_place else [])
+    same_kind = [j for j, m in enumerate(model) if m.kind == p.kind and [d.value for d in m.shape] == shape]
+    role = same_path or (same_kind if len(same_kind) == 1 else []) or ([index] if alike_in_place else [])
     # a redraw differs from a module's uniform draw (normal against uniform; kaiming with another bound,
     # from the same state or not); against anything else it might not: unknown
     if redrawn is not None and not (
