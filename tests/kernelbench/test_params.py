@@ -126,7 +126,7 @@ def test_module_params_read(tmp_path: Path) -> None:
     got = module_params(path, "Model", sizes)
     params = [(p.path, p.kind, [(d.value, d.name) for d in p.shape]) for p in got if isinstance(p, ModuleParam)]
     assert params == [
-        ("conv.weight", "Conv2d.weight", [(16, "out_channels"), (4, None), (3, "kernel"), (5, None)]),
+        ("conv.weight", "Conv2d.weight", [(16, "out_channels"), (4, None), (3, None), (5, None)]),
         ("norm.weight", "LayerNorm.weight", [(16, "out_channels"), (4, None)]),
         ("norm.bias", "LayerNorm.bias", [(16, "out_channels"), (4, None)]),
         ("scale", "Parameter(torch.ones(...) * 2.0)", [(16, "out_channels"), (1, None), (1, None)]),

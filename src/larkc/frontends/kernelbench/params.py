@@ -316,7 +316,9 @@ def _created(env: _Init, attr: str, value: ast.expr, span: Span) -> list[ModuleP
         if not all(k in a for k in names[:3]):
             raise _error(module, value, f"nn.{cls}")
         c_in, c_out = env.size(a["in_channels"]), env.size(a["out_channels"])
-        kernel = env.dims(a["kernel_size"], rank)
+        # a kernel size is no shape symbol (the reference's convolution needs it concrete; the instances
+        # scale the channels and the inputs, not the window): its dimensions are unnamed constants
+        kernel = tuple(Size(d.value) for d in env.dims(a["kernel_size"], rank))
         # weight (out, in / groups, *kernel), transposed (in, out / groups, *kernel); the bias's bound is
         # 1/sqrt(weight.size(1) * prod(kernel))
         first, second = (c_in, _per_group(env, a, c_out)) if transposed else (c_out, _per_group(env, a, c_in))
