@@ -73,6 +73,7 @@ from larkc.provers import (
     ObligationKind,
     ObligationResult,
     Status,
+    Verdict,
     combine,
     verdict,
 )
@@ -200,12 +201,13 @@ def _verify_task(
         task=task.name,
         expected_failure=task.expected_failure,
         results=combined,
-        verdict=verdict(combined),
+        verdict=Verdict.FAILED if task.findings else verdict(combined),
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
         task_assumptions=task_assumptions(task),
         steps=task_steps(task),
         stopped=stopped,
+        findings=task.findings,
     )
 
 
@@ -672,12 +674,13 @@ def _several_launches(
         task=task.name,
         expected_failure=task.expected_failure,
         results=combined,
-        verdict=verdict(combined),
+        verdict=Verdict.FAILED if task.findings else verdict(combined),
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
         task_assumptions=task_assumptions(task),
         steps=task_steps(task),
         stopped=stopped,
+        findings=task.findings,
     )
 
 
