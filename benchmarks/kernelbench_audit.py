@@ -48,6 +48,8 @@ DEFAULT_MANIFEST = HERE / "kernelbench-audit" / "manifest.json"
 DEFAULT_ROOT = Path("/work/audit/kernelbench")
 DEFAULT_MIRRORS = Path("/work/.mirror")
 DEFAULT_OUT = HERE / "results" / "kernelbench-audit.txt"
+#: the results file of each stage under ``--root``
+RESULTS = {"verify": "results.jsonl", "task": "results-task.jsonl"}
 
 
 # ---- reading the mirrors
@@ -331,22 +333,29 @@ def materialise(entry: dict[str, Any], root: Path, mirrors: Path) -> Path:
     return work
 
 
-def run_one(entry: dict[str, Any], work: Path, root: Path, timeout: float, seconds: float) -> dict[str, Any]:
+def run_one(
+    entry: dict[str, Any], work: Path, root: Path, timeout: float, seconds: float, stage: str = "verify"
+) -> dict[str, Any]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     env["LARKC_CACHE_DIR"] = str(root / "larkc-cache")
-    cmd = [
-        "nice", "-n", "19", sys.executable, "-c", "import sys; from larkc.cli import main; sys.exit(main())",
-        "verify", "model_new.py", "--reference", "model.py", "--json", "-", "--seconds", f"{seconds:g}",
-        "--replay-dir", str(root / "replay"),
-    ]  # fmt: skip
+    larkc = ["nice", "-n", "19", sys.executable, "-m", "larkc.cli"]
+    if stage == "task":  # only reading the candidate: is a task derived (no prover runs)
+        cmd = [*larkc, "task", "model_new.py", "--reference", "model.py", "-o", str(work / "derived" / "task.py")]
+    else:
+        cmd = [
+            *larkc, "verify", "model_new.py", "--reference", "model.py", "--json", "-", "--seconds", f"{seconds:g}",
+            "--replay-dir", str(root / "replay"),
+        ]  # fmt: skip
     start = time.monotonic()
     try:
         proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return {"id": entry["id"], "exit": None, "seconds": time.monotonic() - start, "timeout": True}
     result: dict[str, Any] = {"id": entry["id"], "exit": proc.returncode, "seconds": time.monotonic() - start}
-    if proc.returncode in (0, 1, 4):
+    if stage == "task":
+        result["stage"] = "task"
+    elif proc.returncode in (0, 1, 4):
         try:
             report = json.loads(proc.stdout)
             result["verdict"] = report.get("verdict")
@@ -562,7 +571,16 @@ def summarise(entries: Sequence[dict[str, Any]], results: dict[str, dict[str, An
     decided = outcome["VERIFIED"] + outcome["FAILED"] + outcome["UNKNOWN"]
     out.append("## Outcomes")
     out.append("")
-    for k in ("VERIFIED", "FAILED", "UNKNOWN", "refused (exit 2)", "internal error (exit 3)", "timeout", "other exit"):
+    for k in (
+        "read (task derived)",
+        "VERIFIED",
+        "FAILED",
+        "UNKNOWN",
+        "refused (exit 2)",
+        "internal error (exit 3)",
+        "timeout",
+        "other exit",
+    ):
         if outcome[k]:
             out.append(f"- {k}: {outcome[k]} ({pct(outcome[k], n)})")
     out.append(f"- decided (VERIFIED, FAILED or UNKNOWN): {decided} of {n} ({pct(decided, n)})")
@@ -653,6 +671,8 @@ def _normalise(text: str) -> str:
 def outcome_of(r: dict[str, Any]) -> str:
     if r.get("timeout"):
         return "timeout"
+    if r.get("stage") == "task" and r.get("exit") == 0:
+        return "read (task derived)"
     match r.get("exit"):
         case 0 | 1 | 4 if r.get("verdict"):
             return str(r["verdict"])
@@ -686,12 +706,12 @@ def select(entries: list[dict[str, Any]], sample: int | None, seed: int, only: S
 def iterate(
     chosen: Sequence[dict[str, Any]], args: argparse.Namespace, done: dict[str, dict[str, Any]]
 ) -> Iterator[dict[str, Any]]:
-    results_path = args.root / "results.jsonl"
+    results_path = args.root / RESULTS[args.stage]
     for i, e in enumerate(chosen, 1):
         if e["id"] in done and not args.fresh:
             continue
         work = materialise(e, args.root, args.mirrors)
-        r = run_one(e, work, args.root, args.timeout, args.seconds)
+        r = run_one(e, work, args.root, args.timeout, args.seconds, args.stage)
         with results_path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(r) + "\n")
         line = error_line(r.get("stderr", "")) if outcome_of(r) != r.get("verdict") else ""
@@ -710,6 +730,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=[], help="run/report: candidates whose id contains one of these")
     parser.add_argument("--timeout", type=float, default=120.0, help="run: wall-clock limit per candidate (s)")
     parser.add_argument("--seconds", type=float, default=20.0, help="run: larkc verify's --seconds")
+    parser.add_argument(
+        "--stage", choices=tuple(RESULTS), default="verify", help="run/report: verify, or only derive the task"
+    )
     parser.add_argument("--fresh", action="store_true", help="run: rerun candidates that have a result")
     parser.add_argument("--out", type=Path, help="also write the report to this file")
     args = parser.parse_args(argv)
@@ -724,12 +747,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     entries = json.loads(args.manifest.read_text(encoding="utf-8"))["candidates"]
     args.root.mkdir(parents=True, exist_ok=True)
-    done = load_results(args.root / "results.jsonl")
+    done = load_results(args.root / RESULTS[args.stage])
     chosen = select(entries, args.sample, args.seed, args.only)
     if args.command == "run":
         for r in iterate(chosen, args, done):
             done[r["id"]] = r
     scope = f"--seconds {args.seconds:g}, --timeout {args.timeout:g}"
+    if args.stage == "task":
+        scope = f"larkc task only (reading the candidate, no prover), --timeout {args.timeout:g}"
     if args.sample is not None:
         scope += f", a random sample of {args.sample} (seed {args.seed})"
     text = summarise(chosen, done, scope, args.root)
