@@ -769,7 +769,9 @@ def _per_launch_result(
         detail = "; ".join(f"{label}: {r.detail}" for label, r in launch_results)
         assumptions = {a: None for _, r in launch_results for a in r.assumptions}
         return dataclasses.replace(first, detail=detail, assumptions=tuple(assumptions))
-    why = "; ".join(f"{label}: {r.detail}" for label, r in launch_results if r.status is not Status.PROVED)
+    why = "; ".join(
+        f"{label}: {r.detail or r.status.value}" for label, r in launch_results if r.status is not Status.PROVED
+    )
     scope = launch_results[0][1].scope if launch_results else Scope.bounded([], [])
     witnesses = tuple(
         dataclasses.replace(w, message=f"{label}: {w.message}") for label, r in launch_results for w in r.witnesses
