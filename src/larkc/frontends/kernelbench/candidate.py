@@ -823,6 +823,9 @@ class _ForwardReader:
 
     def call(self, e: ast.Call) -> ast.expr:
         f = e.func
+        if isinstance(f, ast.Attribute) and f.attr in ("data_ptr", "storage", "untyped_storage", "storage_offset"):
+            # a buffer's address says nothing of its values (a cache keyed on it returns stale results)
+            raise self.error("use of a tensor's address in ModelNew.forward", e)
         match e:
             case ast.Call(func=ast.Name(id="hasattr"), args=[ast.Name(id="self"), ast.Constant(value=str(name))]):
                 return ast.copy_location(ast.Constant(name in self.attributes), e)
@@ -1182,7 +1185,7 @@ class _ForwardReader:
                 raise self.error("return of a tensor no CUDA call is given", stmt)
             self.out.returns = result
         elif not isinstance(result, CallResult):
-            raise self.error("return of a tensor ModelNew.forward does not compute", stmt)
+            raise self.error("return of a tensor ModelNew.forward does not compute (an input or a parameter)", stmt)
         self.out.result = result
 
 
