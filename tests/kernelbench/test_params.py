@@ -12,7 +12,7 @@ import larkc
 from larkc.cli import main
 from larkc.errors import LarkcError, TaskError
 from larkc.frontends.kernelbench.params import ModuleParam, Opaque, init_sizes, module_params
-from larkc.provers import AssumptionKind
+from larkc.provers import AssumptionKind, Verdict
 from larkc.tasks import BufferArg, Task, load_task
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,7 +117,7 @@ def test_module_params_read(tmp_path: Path) -> None:
         "        self.act = nn.ReLU()\n"
         "        self.norm = nn.LayerNorm(shape)\n"
         "        self.scale = nn.Parameter(torch.ones(c_out, 1, 1) * 2.0)\n"
-        "        self.bn = nn.BatchNorm2d(c_out)\n\n\n"
+        "        self.rnn = nn.GRU(c_out, c_out)\n\n\n"
         "channels = 8\nout_channels = 16\nkernel = 3\nshape = (out_channels, 4)\n\n\n"
         "def get_init_inputs():\n    return [channels, out_channels, kernel, shape]\n"
     )
@@ -126,12 +126,12 @@ def test_module_params_read(tmp_path: Path) -> None:
     got = module_params(path, "Model", sizes)
     params = [(p.path, p.kind, [(d.value, d.name) for d in p.shape]) for p in got if isinstance(p, ModuleParam)]
     assert params == [
-        ("conv.weight", "Conv2d.weight", [(16, "out_channels"), (4, None), (3, "kernel"), (5, None)]),
+        ("conv.weight", "Conv2d.weight", [(16, "out_channels"), (4, None), (3, None), (5, None)]),
         ("norm.weight", "LayerNorm.weight", [(16, "out_channels"), (4, None)]),
         ("norm.bias", "LayerNorm.bias", [(16, "out_channels"), (4, None)]),
         ("scale", "Parameter(torch.ones(...) * 2.0)", [(16, "out_channels"), (1, None), (1, None)]),
     ]
-    assert [p.what for p in got if isinstance(p, Opaque)] == ["nn.BatchNorm2d(c_out)"]
+    assert [p.what for p in got if isinstance(p, Opaque)] == ["nn.GRU(c_out, c_out)"]
 
 
 _CANDIDATE = '''import torch
@@ -168,25 +168,6 @@ class ModelNew(nn.Module):
 #: (counted in ``init``), and what the error says; against l2_linear_bias_sigmoid's Model (gemm.weight
 #: (512, 256), gemm.bias (512,), bias (512,) = randn * 0.02).
 _MISMATCHES = {
-    "another_kind": (
-        ["self.weight = nn.Parameter(torch.randn(out_features, in_features))"],
-        "self.weight",
-        0,
-        "weight (Parameter(torch.randn(...)) of shape [512, 256]) is not Model's in its place, gemm.weight",
-    ),
-    "another_shape": (
-        ["self.gemm = nn.Linear(out_features, in_features)"],
-        "self.gemm.bias",
-        0,
-        "gemm.weight (Linear.weight of shape [256, 512]) is not Model's in its place",
-    ),
-    "another_scale": (
-        ["self.gemm = nn.Linear(in_features, out_features)", "self.bias = nn.Parameter(torch.randn(bias_shape))"],
-        "self.bias",
-        1,
-        "bias (Parameter(torch.randn(...)) of shape [512]) is not Model's in its place, bias"
-        " (Parameter(torch.randn(...) * 0.02)",
-    ),
     "only_in_model_new": (
         [
             "self.gemm = nn.Linear(in_features, out_features)",
@@ -211,10 +192,10 @@ _MISMATCHES = {
         ["self.noise = torch.randn(4)", "self.gemm = nn.Linear(in_features, out_features)"],
         "self.gemm.weight",
         0,
-        "before parameter gemm.weight (larkc reads nn.Linear, nn.Conv1d/2d/3d, nn.LayerNorm and nn.Parameter",
+        "before parameter gemm.weight (larkc reads nn.Linear, nn.Conv*d, nn.ConvTranspose*d, the norms",
     ),
     "unknown_module_before": (
-        ["self.norm = nn.BatchNorm1d(in_features)", "self.gemm = nn.Linear(in_features, out_features)"],
+        ["self.rnn = nn.GRU(in_features, out_features)", "self.gemm = nn.Linear(in_features, out_features)"],
         "self.gemm.weight",
         0,
         "unsupported parameters in ModelNew.__init__ before parameter gemm.weight",
@@ -243,3 +224,80 @@ def test_emit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     (spec,) = out.glob("*/Spec.lean")
     assert "(x linear_weight linear_bias : Larkc.Tensor)" in spec.read_text()
+
+
+#: ModelNew's __init__ and forward for l2_linear_bias_sigmoid, initialised otherwise than Model, and the
+#: findings (a kernel that is right for every weight value)
+_INIT_DIFFERS = {
+    "scale_dropped": (
+        {"torch.randn(bias_shape) * 0.02)": "torch.randn(bias_shape))"},
+        [
+            "ModelNew's parameter bias (Parameter(torch.randn(...)) of shape [512]) is initialised otherwise than"
+            " Model's bias (Parameter(torch.randn(...) * 0.02) of shape [512])"
+        ],
+    ),
+    "created_in_another_order": (
+        {
+            "        self.fc = nn.Linear(in_features, out_features)\n"
+            "        self.bias = nn.Parameter(torch.randn(bias_shape) * 0.02)": (
+                "        self.bias = nn.Parameter(torch.randn(bias_shape) * 0.02)\n"
+                "        self.fc = nn.Linear(in_features, out_features)"
+            )
+        },
+        [
+            "ModelNew's parameter fc.weight (Linear.weight of shape [512, 256]) is drawn from another state of the"
+            " random generator (other draws come before it) than Model's gemm.weight",
+            "ModelNew's parameter fc.bias (Linear.bias of shape [512]) is drawn from another state of the random"
+            " generator (other draws come before it) than Model's gemm.bias",
+            "ModelNew's parameter bias (Parameter(torch.randn(...) * 0.02) of shape [512]) is drawn from another"
+            " state of the random generator (other draws come before it) than Model's bias",
+        ],
+    ),
+    "randn_for_linear": (
+        {
+            "self.fc = nn.Linear(in_features, out_features)": "self.fc_weight = nn.Parameter(torch.randn(out_features,"
+            " in_features))\n        self.fc_bias = nn.Parameter(torch.randn(out_features))",
+            "w = self.fc.weight": "w = self.fc_weight",
+            "self.fc.bias": "self.fc_bias",
+        },
+        [
+            "ModelNew's parameter fc_weight (Parameter(torch.randn(...)) of shape [512, 256]) is initialised otherwise"
+            " than Model's gemm.weight (Linear.weight of shape [512, 256])",
+            "ModelNew's parameter fc_bias (Parameter(torch.randn(...)) of shape [512]) is initialised otherwise than"
+            " Model's gemm.bias (Linear.bias of shape [512])",
+            "ModelNew's parameter bias (Parameter(torch.randn(...) * 0.02) of shape [512]) is drawn from another state"
+            " of the random generator (other draws come before it) than Model's bias",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_INIT_DIFFERS))
+def test_initialised_otherwise_is_a_finding(case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A parameter of ModelNew in Model's one's role, initialised otherwise: the kernel is still proved
+    for every value of the weights, and the verdict is FAILED with the finding (KernelBench's harness,
+    seeding both constructions alike, gives the two different values)."""
+    edits, findings = _INIT_DIFFERS[case]
+    problem = CORPUS / "l2_linear_bias_sigmoid"
+    text = (problem / "model_new.py").read_text()
+    for old, new in edits.items():
+        assert old in text
+        text = text.replace(old, new)
+    path = tmp_path / "model_new.py"
+    path.write_text(text)
+    task = larkc.candidate_task(path, problem / "model.py")
+    assert len(task.findings) == len(findings)
+    for got, want in zip(task.findings, findings, strict=True):
+        assert got.startswith(want), got
+        assert "under KernelBench's seeded construction their values differ" in got
+    assert dict(task.params) == {"gemm_weight": "gemm.weight", "gemm_bias": "gemm.bias", "bias": "bias"}
+    report = larkc.verify(task, instances=[task.instances[-1]])
+    assert report.exit_code == 1 and report.kinds() == {"finding"}
+    assert report.kernel_verdict() is Verdict.VERIFIED
+    assert report.headline() == f"FAILED: {task.findings[0]}"
+    assert report.to_json()["findings"] == list(task.findings)
+    assert "the kernel itself: VERIFIED" in "\n".join(report.render())
+    # the finding survives the task file (larkc task), and the command line exits 1
+    assert load_task(task.task_file).findings == task.findings if task.task_file is not None else True
+    assert main(["verify", str(path), "--reference", str(problem / "model.py")]) == 1
+    assert f"FAILED: {task.findings[0]}" in capsys.readouterr().out

@@ -354,3 +354,36 @@ def test_a_data_dependent_read_of_what_an_earlier_launch_wrote_is_unknown(tmp_pa
 
 def _gather_reference(x: object, idx: object) -> object:
     return (2 * x)[idx.long()]  # type: ignore[operator, union-attr, index]
+
+
+def test_an_instance_of_several_launches_past_the_memory_budget_is_not_run(tmp_path: Path) -> None:
+    """The symbolic run of a sequence is estimated before it starts, as a single launch's is, against the
+    budget ``verify`` is given (``Budget.memory_bytes``, what ``--memory`` sets): past it, the instance's
+    obligations are UNKNOWN with the estimate, and nothing is proved from it."""
+    from larkc.pipeline.verify import verify_task
+    from larkc.provers import Budget
+
+    filled = _fill_then("copy", tmp_path)
+    task = Task(
+        source=filled.source, launches=filled.launches, outputs=filled.outputs, scratch=filled.scratch,
+        symbols=filled.symbols, constraints=["n <= 4096"], instances=filled.instances,
+    )  # fmt: skip
+    report = verify_task(task, budget=Budget(memory_bytes=256 * 1024), replay_dir=tmp_path)
+    assert report.verdict is Verdict.UNKNOWN, "\n".join(report.render())
+    eq = [r for r in report.results if r.obligation.name in {"equivalence(out)", "init"}]
+    assert eq and all(r.status is Status.UNKNOWN for r in eq), [r.detail for r in eq]
+    assert all("symbolic execution of this instance would need about" in r.detail for r in eq), [r.detail for r in eq]
+    assert all("over the memory budget of 256 KiB (--memory): not started" in r.detail for r in eq)
+    # the same task under the default budget runs (the estimate, not the task, refused it)
+    assert verify_task(task, replay_dir=tmp_path).verdict is Verdict.VERIFIED
+
+
+def test_the_memory_budget_is_part_of_a_cached_result(tmp_path: Path) -> None:
+    """A candidate's cached verdict depends on the memory budget it ran under (an instance refused under a
+    small one is UNKNOWN): the cache key holds it."""
+    from larkc.pipeline.candidates import _cache_key
+
+    model, problem = tmp_path / "model_new.py", tmp_path / "model.py"
+    model.write_text("class ModelNew: ...\n")
+    problem.write_text("class Model: ...\n")
+    assert _cache_key(model, problem, 60.0, False, 1 << 20) != _cache_key(model, problem, 60.0, False, 1 << 32)

@@ -263,6 +263,64 @@ def test_same_partial_simplification_in_the_reference_is_a_domain_assumption(tmp
     assert len(domain) <= 2, domain  # one statement (and at most a count), never one per element
 
 
+_LOG_STATS_TRITON = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def log_stats(x_ptr, sq_ptr, lg_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    lg = tl.log(x)
+    tl.store(lg_ptr + offs, lg, mask=mask)
+    tl.store(sq_ptr + offs, tl.exp(2.0 * lg), mask=mask)
+"""
+
+_LOG_STATS_TASK = """\
+import torch
+from larkc import Task
+
+def reference(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return %s, torch.log(x)
+
+task = Task(
+    source="kernel.py", kernel="log_stats", reference=reference,
+    inputs={"x": "f32[n]"}, outputs={"sq": "f32[n]", "lg": "f32[n]"},
+    bindings={"x_ptr": "x", "sq_ptr": "sq", "lg_ptr": "lg", "BLOCK": 32},
+    symbols=["n"], constraints=["n <= 65536"], instances=[{"n": 5}],
+    grid=["cdiv(n, 32)"], block=[1],
+)
+"""
+
+
+def test_another_outputs_reference_domain_excuses_nothing(tmp_path: Path) -> None:
+    """Two outputs: ``lg`` (the reference's ``torch.log(x)``, defined for x > 0) and ``sq`` (the reference's
+    ``x * x``, defined everywhere), the kernel's ``sq`` being ``exp(2 * log(x))``. Only ``lg``'s reference
+    needs x > 0: ``sq`` must not assume it (it did, when the domain was read from every output at once)."""
+    path = _write(tmp_path, "log_stats_sq", "kernel.py", _LOG_STATS_TRITON, _LOG_STATS_TASK % "x * x")
+    report = _verify(path, tmp_path)
+    assert report.verdict is Verdict.FAILED, "\n".join(report.render())
+    eqs = {r.obligation.subject: r for r in report.results if r.obligation.kind is ObligationKind.EQUIVALENCE}
+    assert eqs["sq"].status is Status.REFUTED and eqs["sq"].counterexample is not None
+    assert eqs["sq"].counterexample.kind is CounterexampleKind.CONFIRMED
+    assert eqs["lg"].status is Status.PROVED
+
+
+def test_each_output_assumes_its_own_reference_domain(tmp_path: Path) -> None:
+    """The same kernel against a reference whose ``sq`` is itself ``exp(2 * log(x))``: each output's
+    equivalence rests on its own reference's domain, and the kernel is VERIFIED."""
+    path = _write(
+        tmp_path, "log_stats_both", "kernel.py", _LOG_STATS_TRITON, _LOG_STATS_TASK % "torch.exp(2.0 * torch.log(x))"
+    )
+    report = _verify(path, tmp_path)
+    assert report.verdict is Verdict.VERIFIED, "\n".join(report.render())
+    for r in report.results:
+        if r.obligation.kind is ObligationKind.EQUIVALENCE and r.obligation.subject == "sq":
+            assert [a for a in r.assumptions if a.kind is AssumptionKind.DOMAIN], r.assumptions
+
+
 _ROW_TASK = """\
 import torch
 from larkc import Task

@@ -95,10 +95,7 @@ def _command(args: argparse.Namespace) -> int:
     seconds = check_seconds(args.seconds)
     memory = parse_memory(args.memory)
     if len(args.target) > 1 or args.jsonl:
-        from larkc.pipeline.memory import memory_budget
-
-        with memory_budget(memory):
-            return _batch(args)
+        return _batch(args, memory)
     args.target = args.target[0]
     json_file = check_output_file("--json", args.json)
     replay_dir = check_output_dir("--replay-dir", args.replay_dir)
@@ -135,7 +132,7 @@ def check_seconds(seconds: float) -> float:
     return seconds
 
 
-def _batch(args: argparse.Namespace) -> int:
+def _batch(args: argparse.Namespace, memory: int) -> int:
     """``larkc verify A B C --reference model.py``: one JSON line per candidate on standard output.
 
     Exit 1 if some candidate failed, else 2 if one could not be derived, else 4 if one is unknown, else 0.
@@ -163,6 +160,7 @@ def _batch(args: argparse.Namespace) -> int:
         cache_dir="" if args.no_cache else None,
         progress=progress,
         all_sizes=args.all_sizes,
+        memory_bytes=memory,
     ):
         codes.add(result.exit_code)
         print(json.dumps(result.to_json()), flush=True)

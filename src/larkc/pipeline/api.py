@@ -134,15 +134,12 @@ def verify(
     """
     import dataclasses
 
-    from larkc.pipeline.memory import memory_budget
     from larkc.pipeline.verify import verify_task
-    from larkc.provers import Budget
 
     folder = Path(replay_dir) if replay_dir is not None else None
-    budget = budget or Budget()
-    with memory_budget(budget.memory_bytes):  # every simulation and symbolic run is estimated against it
-        task = as_task(task_or_path)
-        report = verify_task(task, instances=instances, budget=budget, progress=progress, replay_dir=folder)
+    task = as_task(task_or_path)
+    # every simulation and symbolic run is estimated against budget.memory_bytes (verify_task applies it)
+    report = verify_task(task, instances=instances, budget=budget, progress=progress, replay_dir=folder)
     return dataclasses.replace(report, all_sizes=all_sizes)
 
 

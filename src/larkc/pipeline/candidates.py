@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from larkc.frontends.kernelbench import DerivedCandidate, ProblemInput, ProblemParam, derive_task, init_input_values
+from larkc.provers.core import DEFAULT_MEMORY_BYTES
 from larkc.tasks import Task
 
 __all__ = ["CandidateResult", "candidate_task", "derive_candidate", "problem_inputs", "verify_many"]
@@ -125,7 +126,7 @@ def _code_stamp() -> str:
     return str(sorted((str(p.relative_to(package)), p.stat().st_mtime_ns) for p in package.rglob("*.py")))
 
 
-def _cache_key(model_new: Path, reference: Path, seconds: float, all_sizes: bool) -> str:
+def _cache_key(model_new: Path, reference: Path, seconds: float, all_sizes: bool, memory_bytes: int) -> str:
     import importlib.metadata
 
     try:
@@ -135,7 +136,7 @@ def _cache_key(model_new: Path, reference: Path, seconds: float, all_sizes: bool
     stamp = _code_stamp()
     h = hashlib.sha256()
     for part in (
-        f"{_CACHE_FORMAT}\0{version}\0{stamp}\0{seconds}\0{all_sizes}\0".encode(),
+        f"{_CACHE_FORMAT}\0{version}\0{stamp}\0{seconds}\0{all_sizes}\0{memory_bytes}\0".encode(),
         model_new.read_bytes(),
         b"\0",
         reference.read_bytes(),
@@ -152,12 +153,14 @@ def verify_many(
     cache_dir: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
     all_sizes: bool = False,
+    memory_bytes: int = DEFAULT_MEMORY_BYTES,
 ) -> Iterator[CandidateResult]:
     """Verify each ``ModelNew`` file of ``candidates`` against the problem file ``reference`` in this
     process, yielding one :class:`CandidateResult` per candidate as it finishes.
 
-    Results are cached by the content of the candidate and of the problem file (and larkc's version and
-    ``seconds``, the budget per obligation) under ``cache_dir`` (default: larkc's cache folder,
+    Results are cached by the content of the candidate and of the problem file (and larkc's version,
+    ``seconds``, the budget per obligation, and ``memory_bytes``, that of one instance's run) under
+    ``cache_dir`` (default: larkc's cache folder,
     ``$LARKC_CACHE_DIR`` or ``~/.cache/larkc``); ``cache_dir=""`` disables it.
     A candidate larkc cannot derive is an ``ERROR`` result, not an exception. ``all_sizes``: a candidate
     VERIFIED only at the shape instances (``verified_scope`` ``"bounded"``) has exit code 4, as for
@@ -175,7 +178,7 @@ def verify_many(
         path = Path(c)
         start = time.monotonic()
         key = (
-            _cache_key(path, ref, seconds, all_sizes)
+            _cache_key(path, ref, seconds, all_sizes, memory_bytes)
             if folder is not None and path.is_file() and ref.is_file()
             else None
         )
@@ -199,10 +202,11 @@ def verify_many(
             task = candidate_task(path, ref)
             if progress is not None:
                 progress(f"{c}: verifying {', '.join(x.kernel for x in task.launches)}")
-            report = dataclasses.replace(verify_task(task, budget=Budget(seconds=seconds)), all_sizes=all_sizes)
+            budget = Budget(seconds=seconds, memory_bytes=memory_bytes)
+            report = dataclasses.replace(verify_task(task, budget=budget), all_sizes=all_sizes)
             status, code, by, kinds = report.verdict.value, report.exit_code, "verify", sorted(report.kinds())
             if report.verdict is Verdict.UNKNOWN:  # what the provers leave open, the simulator may refute
-                run = run_task(task, write_replay=False)
+                run = run_task(task, write_replay=False, memory_bytes=memory_bytes)
                 if not run.ok:
                     status, code, by, kinds = Verdict.FAILED.value, 1, "run", sorted(run.kinds())
             result = CandidateResult(

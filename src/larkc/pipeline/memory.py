@@ -4,9 +4,10 @@ The simulator holds every thread of a launch as one lane of a vector, and the sy
 tensor element and per thread's variable: both grow with the instance, and a size the task allows (a
 solver's witness at ``n = 2^31``, a forgotten ``cdiv`` making ``2^31`` threads) can need more memory
 than the machine has. Each run is therefore estimated first, from the launch and the tensors, and a run
-past the budget (:data:`DEFAULT_MEMORY_BYTES`, ``--memory``) is not started: ``larkc run`` says so as an
-error, ``larkc verify`` leaves that instance (or that confirmation of a witness) UNKNOWN with the
-estimate as its reason, or keeps the solver's model as its evidence.
+past the budget (:data:`DEFAULT_MEMORY_BYTES`, ``--memory``; ``Budget.memory_bytes`` for ``verify``, which
+sets it for every run it starts) is not started: ``larkc run`` says so as an error, ``larkc verify``
+leaves that instance (or that confirmation of a witness) UNKNOWN with the estimate as its reason, or
+keeps the solver's model as its evidence.
 
 The estimates are upper-bound-minded, from measurements of the engines (``docs/verify.md``, "Memory"):
 per thread, the simulator keeps its coordinates, masks and a vector entry per variable (a few hundred

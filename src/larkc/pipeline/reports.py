@@ -19,6 +19,7 @@ from larkc.provers import (
     Status,
     Verdict,
 )
+from larkc.provers import verdict as combined_verdict
 from larkc.semantics import Diagnosis, LaunchConfig
 from larkc.tasks import Task, TorchStep
 
@@ -400,6 +401,9 @@ class VerifyReport:
     #: the task's steps in order, ``("kernel", name)`` or ``("pytorch", label)``, for a task with PyTorch
     #: steps (empty for one of kernel launches only)
     steps: tuple[tuple[str, str], ...] = ()
+    #: the task's findings (:attr:`Task.findings`): each makes the verdict FAILED; ``results`` still say
+    #: what was proved of the kernel
+    findings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -423,8 +427,14 @@ class VerifyReport:
         return self.verdict.exit_code
 
     def kinds(self) -> set[str]:
-        """The failure words of the refuted obligations (``mismatch``, ``race``, ...)."""
-        return {r.obligation.kind.failure_kind for r in self.results if r.status is Status.REFUTED}
+        """The failure words of the refuted obligations (``mismatch``, ``race``, ...), and ``finding`` for a
+        verdict the task's findings decide."""
+        kinds = {r.obligation.kind.failure_kind for r in self.results if r.status is Status.REFUTED}
+        return kinds | ({"finding"} if self.findings else set())
+
+    def kernel_verdict(self) -> Verdict:
+        """The verdict of the kernel's obligations alone (``verdict`` less the task's findings)."""
+        return combined_verdict(self.results)
 
     def assumptions(self) -> tuple[Assumption, ...]:
         """Every assumption of the proved results, once each, in order."""
@@ -463,6 +473,11 @@ class VerifyReport:
                     groups.setdefault(r.scope.describe(), []).append(r.obligation.name)
                 for scope, names in groups.items():
                     out.append(f"  {', '.join(names)}: {scope}")
+            case Verdict.FAILED if not any(r.status is Status.REFUTED for r in self.results):
+                out.append(self.headline())
+                out.extend(f"  finding: {f}" for f in self.findings[1:])
+                kernel = self.kernel_verdict()
+                out.append(f"  the kernel itself: {kernel.value} (the obligations above)")
             case Verdict.FAILED:
                 refuted = sorted(
                     (r for r in self.results if r.status is Status.REFUTED),
@@ -488,6 +503,7 @@ class VerifyReport:
                     out.append(f"  replay: larkc run --replay {cx.replay}")
                 for r in refuted[1:]:
                     out.append(f"  also refuted: {r.obligation.name}")
+                out.extend(f"  finding: {f}" for f in self.findings)
             case Verdict.UNKNOWN:
                 open_ = [r for r in self.results if r.status is Status.UNKNOWN]
                 out.append(self.headline())
@@ -500,7 +516,7 @@ class VerifyReport:
         if self.stopped is not None:
             out.append(f"  {self.stopped.render()}")
         assumptions = self.assumptions()
-        if assumptions and self.verdict is not Verdict.FAILED:
+        if assumptions and not any(r.status is Status.REFUTED for r in self.results):  # what the proofs rest on
             out.append("assumptions:")
             out.extend(f"  [{a.kind.value}] {a.text}" for a in assumptions)
         if self.expected_failure is not None:
@@ -531,6 +547,8 @@ class VerifyReport:
                     parts.append(f"{', '.join(every)} for all sizes")
                 text = f"VERIFIED (bounded: {'; '.join(parts)})"
                 return f"UNKNOWN for all sizes (--all-sizes): {text}" if self.all_sizes else text
+            case Verdict.FAILED if not any(r.status is Status.REFUTED for r in self.results):
+                return f"FAILED: {self.findings[0]}"
             case Verdict.FAILED:
                 first = self._root_cause()
                 assert first.counterexample is not None
@@ -550,6 +568,7 @@ class VerifyReport:
         return {
             "task": self.task,
             "verdict": self.verdict.value,
+            "findings": list(self.findings),
             "verified_scope": self.verified_scope,
             "all_sizes": self.all_sizes,
             "headline": self.headline(),

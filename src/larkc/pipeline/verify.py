@@ -37,8 +37,10 @@ from larkc.ir.types import ScalarType
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
 from larkc.pipeline.memory import (
     Engine,
+    MemoryBudgetExceeded,
     check_instance_launches,
     instance_refused,
+    memory_budget,
     refused_run,
     simulation_refused,
 )
@@ -71,6 +73,7 @@ from larkc.provers import (
     ObligationKind,
     ObligationResult,
     Status,
+    Verdict,
     combine,
     verdict,
 )
@@ -78,10 +81,11 @@ from larkc.provers.bounded import DOMAIN_REFUTATION, Finding, InstanceFacts, pro
 from larkc.provers.parametric import AUTOTUNE_SCOPE, prove_parametric, prove_parametric_family
 from larkc.reference.symbolic import InfinityChosenByData
 from larkc.semantics import LaunchConfig
+from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind
 from larkc.semantics.symexec import OutputValue, SymbolicArg, SymbolicBuffer, SymbolicRun, execute_symbolic
 from larkc.semantics.symvalues import DATA_CHOSEN_NONFINITE
 from larkc.symbolic import terms as tm
-from larkc.symbolic.conditions import side_conditions
+from larkc.symbolic.conditions import SideCondition, side_conditions
 from larkc.symbolic.constants import match_named_constant, round_to_format
 from larkc.symbolic.extended import NonFinite
 from larkc.symbolic.terms import Poly, Term
@@ -140,9 +144,23 @@ def verify_task(
     replay_dir: Path | None = None,
     module: Module | None = None,
 ) -> VerifyReport:
-    """Prove or refute every obligation of ``task`` (see the module docstring)."""
-    start = time.perf_counter()
+    """Prove or refute every obligation of ``task`` (see the module docstring). Every simulation and
+    symbolic run it starts is estimated first against ``budget.memory_bytes`` (the one memory budget of a
+    verification; :func:`~larkc.pipeline.memory.memory_budget` hands it to the engines)."""
     budget = budget or Budget()
+    with memory_budget(budget.memory_bytes):
+        return _verify_task(task, instances, budget, progress, replay_dir, module)
+
+
+def _verify_task(
+    task: Task,
+    instances: Sequence[Mapping[str, int]] | None,
+    budget: Budget,
+    progress: Progress | None,
+    replay_dir: Path | None,
+    module: Module | None,
+) -> VerifyReport:
+    start = time.perf_counter()
     say = progress or (lambda _line: None)
     if not task.launches:
         return _not_a_kernel(task, start)
@@ -183,12 +201,13 @@ def verify_task(
         task=task.name,
         expected_failure=task.expected_failure,
         results=combined,
-        verdict=verdict(combined),
+        verdict=Verdict.FAILED if task.findings else verdict(combined),
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
         task_assumptions=task_assumptions(task),
         steps=task_steps(task),
         stopped=stopped,
+        findings=task.findings,
     )
 
 
@@ -235,6 +254,7 @@ def _verify_specialisation(
 
     def bounded(ob: Obligation, env: dict[str, int]) -> ObligationResult:
         mod, fn = at(env)
+        _check_symbolic_memory(task, mod, env, [fn])
         with tm.gc_paused(), noting_instance(task.name, env):
             facts = _instance_facts(task, mod, fn, None, env, budget)
             return _confirm(task, mod, prove_instance(facts, [ob], budget)[0], env, replay_dir, cfgs)
@@ -613,6 +633,10 @@ def _several_launches(
             say(f"instance {n + 1}/{len(chosen)} ({shape}): symbolic execution of {len(task.launches)} launches{steps}")
             t0 = time.perf_counter()
             mods = bound if not per_instance else _bound_modules(configured, parsed.modules(env, cfg))
+            if (refused := refused_run(configured, mods, env, Engine.SYMBOLIC)) is not None:
+                for r in instance_refused(configured, bounded_obs, env, refused):
+                    per_ob[r.obligation].append(r)
+                continue
             with tm.gc_paused():
                 facts = _chain_facts(configured, mods, graph, env, budget, step_graphs)
                 results = prove_instance(facts, bounded_obs, budget)
@@ -650,12 +674,13 @@ def _several_launches(
         task=task.name,
         expected_failure=task.expected_failure,
         results=combined,
-        verdict=verdict(combined),
+        verdict=Verdict.FAILED if task.findings else verdict(combined),
         instances=tuple(runs),
         seconds=time.perf_counter() - start,
         task_assumptions=task_assumptions(task),
         steps=task_steps(task),
         stopped=stopped,
+        findings=task.findings,
     )
 
 
@@ -692,10 +717,20 @@ class _SequenceAt:
 
     def bounded(self, ob: Obligation, env: dict[str, int]) -> ObligationResult:
         mods = self.modules(env)
+        _check_symbolic_memory(self.configured, mods, env)
         with tm.gc_paused(), noting_instance(self.task.name, env):
             facts = _chain_facts(self.configured, mods, None, env, self.budget, self.step_graphs)
             r = prove_instance(facts, [ob], self.budget)[0]
         return _confirm(self.task, mods, r, env, self.replay_dir, self.cfg)
+
+
+def _check_symbolic_memory(
+    task: Task, modules: Module | Sequence[Module], env: Mapping[str, int], kernels: Sequence[Function] | None = None
+) -> None:
+    """Raises :class:`MemoryBudgetExceeded` when a symbolic run at ``env`` (a witness's sizes) is past the
+    memory budget: the witness is then kept, unchecked (:func:`_settle_witnesses`)."""
+    if (refused := refused_run(task, modules, env, Engine.SYMBOLIC, kernels)) is not None:
+        raise MemoryBudgetExceeded(f"task {task.name}, instance {_sizes_text(env)}: {refused}")
 
 
 def _bound_modules(task: Task, modules: Sequence[Module]) -> list[Module]:
@@ -789,7 +824,10 @@ def _confirm_sequence(
         rep, _ = run_instance(task, modules, env, 0, config=config)
     except PreconditionError as e:
         return outside_contract(r, e)
-    if r.obligation.kind.failure_kind not in rep.kinds():
+    word = r.obligation.kind.failure_kind
+    if word not in rep.kinds() and _reported(rep, word) is None:
+        if r.obligation.kind not in _UNSEEN_BY_SIMULATOR:
+            return _possible(r, _RAN_CLEAN)
         return _unsimulated_launches(task, modules, r)
     replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
     return dataclasses.replace(
@@ -867,8 +905,30 @@ def _confirm_static(
     confirmed = _confirm(task, module, r, env, replay_dir, config)
     cx = confirmed.counterexample
     if cx is not None and cx.kind is not CounterexampleKind.CONFIRMED:
+        if confirmed.status is Status.REFUTED and r.obligation.kind not in _UNSEEN_BY_SIMULATOR:
+            return _possible(r, _RAN_CLEAN)
         return unsimulated(confirmed, module, kernel_function(task, module))
     return confirmed
+
+
+#: The parametric refutations the simulator cannot reproduce (it does not check integer overflow), so that a
+#: run at the witness's sizes that does not report them is no evidence against them.
+_UNSEEN_BY_SIMULATOR = (ObligationKind.OVERFLOW, ObligationKind.LAUNCH)
+#: Why a parametric refutation the simulator ran at its sizes is only a possible violation: the solver's
+#: model of the paired threads is not realised by the kernel's execution there (a model that abstracts a
+#: value, an ordering the simulator rules out). It stays a witness that blocks a bounded proof for all sizes
+#: (UNKNOWN then, never FAILED on evidence the execution contradicts, nor VERIFIED past it).
+_RAN_CLEAN = "not confirmed: the simulator at these sizes runs without reporting it"
+
+
+def _reported(rep: InstanceReport, word: str) -> Diagnosis | None:
+    """The first diagnosis of ``rep`` that refutes the obligation whose failure word is ``word``. A race of
+    writes storing one value (``race (same value)``, a warning of ``larkc run``) refutes ``race`` as well:
+    ``verify``'s race obligation, as its solver's model, has no values (docs/verify.md)."""
+    for d in rep.diagnoses:
+        if d.kind.value == word or (word == "race" and d.kind is DiagnosisKind.RACE_SAME_VALUE):
+            return d
+    return None
 
 
 def _possible(r: ObligationResult, why: str) -> ObligationResult:
@@ -938,7 +998,7 @@ def _settle_witnesses(
             except LarkcError as e:  # not lowerable or over the memory budget there: kept, never a crash
                 kept.append(dataclasses.replace(w, message=f"{w.message} (not checked: {e.message})"))
                 continue
-            found = next((d for d in rep.diagnoses if d.kind.value == word), None)
+            found = _reported(rep, word)
             if found is not None:
                 replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))
                 cx = Counterexample(
@@ -1009,9 +1069,10 @@ def _instance_facts(
         if isinstance(a, SymbolicBuffer) and fixed and a.name in fixed:
             args[p] = dataclasses.replace(a, init="terms", terms=_fixed_terms(a.dtype, fixed[a.name]))
     ranges = _int_ranges(task, env)
-    with side_conditions() as conditions:  # what the simplifications of both sides assume
-        with side_conditions() as spec_conditions:  # of those, the spec's own
-            spec_terms, reader = _spec_side(task, graph, env, fixed)
+    # the spec's conditions are kept per output (each output's equivalence may assume only its own
+    # reference's domain); the kernel run's are not attributable to an output and go to every one
+    spec_terms, spec_conditions, reader = _spec_side(task, graph, env, fixed)
+    with side_conditions() as conditions:
         run = execute_symbolic(
             module,
             f.name,
@@ -1025,30 +1086,33 @@ def _instance_facts(
         )
     passed = {a.name for a in args.values() if isinstance(a, SymbolicBuffer)}
     facts = _facts(task, env, run, spec_terms, ranges, passed, fixed)
-    return dataclasses.replace(
-        facts, side_conditions=conditions.conditions, spec_side_conditions=spec_conditions.conditions
-    )
+    return dataclasses.replace(facts, side_conditions=conditions.conditions, spec_conditions=spec_conditions)
 
 
 def _spec_side(
     task: Task, graph: object | None, env: dict[str, int], fixed: Fixed | None = None
-) -> tuple[dict[str, tuple[OutputValue, ...]] | None, Callable[[float, ScalarType], tuple[Poly, str | None]]]:
-    """The spec's output terms on the instance ``env`` (``None`` without a reference) and the reader of the
-    kernel's float constants they imply; called inside the instance's ``side_conditions``. An element the
-    reference computes as an infinity or NaN for every input is spelled as the kernel's run spells it
-    (``"+inf"``, ``"-inf"``, ``"nan"``)."""
+) -> tuple[
+    dict[str, tuple[OutputValue, ...]] | None,
+    dict[str, tuple[SideCondition, ...]],
+    Callable[[float, ScalarType], tuple[Poly, str | None]],
+]:
+    """The spec's output terms on the instance ``env`` (``None`` without a reference), the side conditions
+    each output's own computation recorded, and the reader of the kernel's float constants they imply. An
+    element the reference computes as an infinity or NaN for every input is spelled as the kernel's run
+    spells it (``"+inf"``, ``"-inf"``, ``"nan"``)."""
     if graph is None:
-        return None, _exact_constant
-    from larkc.reference import SpecGraph, evaluate_symbolic
+        return None, {}, _exact_constant
+    from larkc.reference import SpecGraph, evaluate_symbolic_with_conditions
 
     assert isinstance(graph, SpecGraph)
-    outs = evaluate_symbolic(graph, env, fixed, zeros=zero_elements(task, env))
+    outs = evaluate_symbolic_with_conditions(graph, env, fixed, zeros=zero_elements(task, env))
     spec_terms = {
         name: tuple(e.value if isinstance(e, NonFinite) else e for e in tt.elems)
-        for name, tt in zip(task.outputs, outs, strict=True)
+        for name, (tt, _) in zip(task.outputs, outs, strict=True)
     }
-    terms = [t for tt in outs for t in tt.elems if not isinstance(t, NonFinite)]
-    return spec_terms, ConstantReader(terms, _scalar_values(task, env)).read
+    conditions = {name: cs for name, (_, cs) in zip(task.outputs, outs, strict=True)}
+    terms = [t for tt, _ in outs for t in tt.elems if not isinstance(t, NonFinite)]
+    return spec_terms, conditions, ConstantReader(terms, _scalar_values(task, env)).read
 
 
 def _chain_facts(
@@ -1078,9 +1142,11 @@ def _chain_facts(
     diagnoses = []
     passed: set[str] = set()
     kernel_modules = iter(enumerate(modules))
+    spec_terms, spec_conditions, reader = _spec_side(task, graph, env)
+    # the steps' conditions, as in _instance_facts: a PyTorch step's too, since it computes a part of the
+    # kernel's side (where its simplifications do not hold it has no such value, and no output's
+    # reference is excused by that unless the output's own reference needs the same condition)
     with side_conditions() as conditions:
-        with side_conditions() as spec_conditions:
-            spec_terms, reader = _spec_side(task, graph, env)
         for i, step in enumerate(task.steps):
             if isinstance(step, TorchStep):
                 passed |= {*step.inputs, *step.outputs}
@@ -1092,9 +1158,7 @@ def _chain_facts(
                     for n in step.outputs:
                         contents[n] = (UNDEF,) * math.prod(task.tensors[n].concrete_shape(env))
                     continue
-                with side_conditions() as step_conditions:  # the reference's semantics: the spec's own
-                    contents.update(symbolic_torch_step(task, i, step, graphs[i], env, current))
-                spec_conditions.extend(step_conditions.conditions)
+                contents.update(symbolic_torch_step(task, i, step, graphs[i], env, current))
                 continue
             assert isinstance(step, KernelLaunch)
             k, mod = next(kernel_modules)
@@ -1146,7 +1210,7 @@ def _chain_facts(
     facts = _facts(task, env, merged, spec_terms, ranges, passed)
     launch = "; ".join(f"{task.launch_label(k)}: {r.launch}" for k, r in enumerate(runs))
     return dataclasses.replace(
-        facts, launch=launch, side_conditions=conditions.conditions, spec_side_conditions=spec_conditions.conditions
+        facts, launch=launch, side_conditions=conditions.conditions, spec_conditions=spec_conditions
     )
 
 
@@ -1463,7 +1527,7 @@ def _confirm(
     except PreconditionError as e:
         return outside_contract(r, e)
     word = r.obligation.kind.failure_kind
-    seen = word in rep.kinds()
+    seen = word in rep.kinds() or _reported(rep, word) is not None
     replay: str | None = None
     if not rep.ok:
         replay = str(write_replay_file(task, rep, replay_dir or default_replay_dir()))

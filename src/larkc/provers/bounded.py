@@ -120,13 +120,14 @@ class InstanceFacts:
     input_dtypes: Mapping[str, ScalarType] = field(default_factory=dict)
     int_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     aborted: bool = False
-    side_conditions: tuple[SideCondition, ...] = ()  # recorded while the terms were built
+    side_conditions: tuple[SideCondition, ...] = ()  # recorded while the kernel's terms were built
     unknowns: bool = True  # False: the run made no opaque or undefined value (no term can hold one)
     inputs_before: Mapping[str, Sequence[Term]] = field(default_factory=dict)
     inputs_after: Mapping[str, Sequence[Term | str]] = field(default_factory=dict)
     input_shapes: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     range_conditions: tuple[RangeCondition, ...] = ()  # operations on data defined only in a value range
-    spec_side_conditions: tuple[SideCondition, ...] = ()  # of side_conditions, those the spec's terms recorded
+    # by output: those that output's own reference computation recorded (its domain, not another output's)
+    spec_conditions: Mapping[str, tuple[SideCondition, ...]] = field(default_factory=dict)
 
     @property
     def input_space(self) -> InputSpace:
@@ -478,7 +479,8 @@ def _equivalence(facts: InstanceFacts, ob: Obligation, budget: Budget) -> Obliga
                 unknown.append((i, v.how))
                 continue
             hows[v.how] = hows.get(v.how, 0) + 1
-    domain = _side_conditions(facts, ob, (*facts.side_conditions, *sc.conditions), budget, deadline)
+    own_spec = facts.spec_conditions.get(name, ())
+    domain = _side_conditions(facts, ob, (*facts.side_conditions, *own_spec, *sc.conditions), budget, deadline)
     if isinstance(domain, ObligationResult):
         if not unknown or domain.status is Status.REFUTED:
             return domain
@@ -510,14 +512,16 @@ def _side_conditions(
     Those the sign facts prove, and those z3 proves from the inputs' declared ranges, are proved. Those the
     reference's own terms need to be defined (the reference applies the same partial function to the same
     argument, or its construction recorded the same condition) become one ``domain`` assumption: inputs
-    outside the reference's domain are no counterexample. Any other is refuted with inputs that violate it
-    (the simulator must then show the kernel's output differ), or leaves the obligation UNKNOWN."""
+    outside the reference's domain are no counterexample. The reference is that of the obligation's own
+    output (``ob.subject``): another output's ``log(x)`` does not excuse this one's. Any other is refuted
+    with inputs that violate it (the simulator must then show the kernel's output differ), or leaves the
+    obligation UNKNOWN."""
     _, remaining = discharge(dict.fromkeys(conditions))
     if not remaining:
         return []
-    spec_terms = [t for ts in (facts.spec_outputs or {}).values() for t in ts if not isinstance(t, str)]
-    ref = reference_domain(spec_terms)
-    for c in facts.spec_side_conditions:
+    own = (facts.spec_outputs or {}).get(ob.subject, ())
+    ref = reference_domain([t for t in own if not isinstance(t, str)])
+    for c in facts.spec_conditions.get(ob.subject, ()):
         ref.setdefault((id(c.term), c.requirement), c)
     legit: list[SideCondition] = []
     kernel_only: list[SideCondition] = []

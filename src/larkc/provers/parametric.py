@@ -121,8 +121,6 @@ HANDLED = (
     ObligationKind.DEFINED,  # compiler hints and integer divisions by sizes only: refuted or unknown, never proved
     ObligationKind.LAUNCH,  # decided from the task's launch and the kernel's limits alone (provers/launch.py)
 )
-#: Wall-clock safety net of one whole search for the smallest witness (the best model so far is kept).
-MINIMIZE_SECONDS = 20.0
 #: A witness fills a tensor with one value (a read from a declared value range) up to this many elements.
 FILL_ELEMENTS = 1 << 20
 
@@ -305,7 +303,13 @@ def enumerate_specialisations(
             return found, f"the enumeration of the kernel's specialisations did not finish ({out.reason})"
         if len(found) >= limit:
             return found, f"the constraints admit more than {limit} specialisations of the kernel"
-        inst = {name: model_int(out.model, v) or 1 for name, v in world.syms.items()}
+        # the values of the model itself: every symbol is >= 1 in the world's facts and the model is completed,
+        # so each is a size the constraints allow (a value replaced by another could name a specialisation the
+        # blocking clause below never excludes, or one the constraints do not admit)
+        read = {name: model_int(out.model, v) for name, v in world.syms.items()}
+        inst = {name: v for name, v in read.items() if v is not None and v >= 1}
+        if len(inst) != len(read):
+            return found, "the enumeration of the kernel's specialisations got a model without sizes"
         env = task.shape_env(inst)
         values = [evaluate(k.expr, env) for k in keys]
         found.append(inst)
@@ -842,9 +846,9 @@ class _Analysis:
         return sorted({i.what for i in self.reg.inexact(names)})
 
     def _minimize(self, session: Session, conjuncts: Sequence[Z], model: Z) -> Z:
-        """A model with the least sum of the symbols (:func:`~larkc.provers.zworld.minimize_sum`)."""
-        deadline = time.perf_counter() + MINIMIZE_SECONDS
-        return minimize_sum(session, list(self.world.syms.values()), conjuncts, model, deadline)
+        """A model with the least sum of the symbols (:func:`~larkc.provers.zworld.minimize_sum`, within its
+        deterministic budget of solver work: the witness never depends on the machine's load)."""
+        return minimize_sum(session, list(self.world.syms.values()), conjuncts, model)
 
     def _below(self, session: Session, conjuncts: Sequence[Z], bound: int) -> bool:
         """Whether some model has a smaller sum of the symbols than ``bound`` (quick, best effort)."""

@@ -528,6 +528,7 @@ class Session:
             self._stacks.append([])
         self.calls = 0
         self.seconds = 0.0
+        self.units = 0  # z3's resource units the calls used (deterministic: the machine's load changes none)
 
     def _load(self, i: int, conjuncts: Sequence[Z]) -> Z:
         solver, stack = self._solvers[i], self._stacks[i]
@@ -568,6 +569,7 @@ class Session:
             solver.set("timeout", max(1, int(min(remaining_ms, 2**31 - 1))))
             before = rlimit_count(solver)
             r = solver.check()
+            self.units += rlimit_count(solver) - before
             if r == z3.sat:
                 self.seconds += time.monotonic() - t0
                 return Outcome(Answer.SAT, solver.model() if want_model else None, seconds=time.monotonic() - t0)
@@ -592,17 +594,21 @@ def model_int(model: Z, e: Z) -> int | None:
     return v.as_long() if z3.is_int_value(v) else None
 
 
-#: Steps of the search for the smallest model (each one solver call of at most MINIMIZE_RLIMIT units).
+#: Steps of the search for the smallest model (each one solver call of at most MINIMIZE_RLIMIT units), and
+#: the z3 resource units the whole search may use: a deterministic budget, so that the witness a search
+#: returns (and whether its sizes can be simulated, which can decide the verdict) does not depend on the
+#: machine's load. The session's wall-clock safety net still applies to each call.
 MINIMIZE_STEPS = 40
 MINIMIZE_RLIMIT = 4_000_000
+MINIMIZE_UNITS = 10 * MINIMIZE_RLIMIT
 
 
 def minimize_sum(
-    session: Session, syms: Sequence[Z], conjuncts: Sequence[Z], model: Z, deadline: float | None = None
+    session: Session, syms: Sequence[Z], conjuncts: Sequence[Z], model: Z, max_units: int = MINIMIZE_UNITS
 ) -> Z:
     """A model of ``conjuncts`` with the least sum of ``syms`` (binary search from ``model``, best effort: a
-    step that does not decide, or a ``deadline`` (``time.perf_counter``) passed, ends the search with the
-    best model so far)."""
+    step that does not decide, or ``max_units`` of z3's resource units spent, ends the search with the best
+    model so far)."""
     if not syms:
         return model
     total = z3.Sum(*syms)
@@ -610,8 +616,9 @@ def minimize_sum(
     if best is None:
         return model
     lo = len(syms)
+    start = session.units
     for _ in range(MINIMIZE_STEPS):
-        if lo >= best or (deadline is not None and time.perf_counter() > deadline):
+        if lo >= best or session.units - start >= max_units:
             break
         mid = (lo + best) // 2
         out = session.check([*conjuncts, total <= mid], rlimit=MINIMIZE_RLIMIT)

@@ -25,7 +25,7 @@ from larkc.reference.spec import (
     SpecParam,
     ValueType,
 )
-from larkc.reference.symbolic import evaluate_symbolic
+from larkc.reference.symbolic import evaluate_symbolic, evaluate_symbolic_with_conditions
 from larkc.reference.trace import (
     LoadedReference,
     choose_sizes,
@@ -55,6 +55,7 @@ __all__ = [
     "choose_sizes",
     "evaluate",
     "evaluate_symbolic",
+    "evaluate_symbolic_with_conditions",
     "load_reference",
     "print_spec",
     "trace_reference",

@@ -24,6 +24,7 @@ from larkc.ir.types import ScalarType
 from larkc.reference.shapes import concrete
 from larkc.reference.spec import Absent, Ref, Scalar, SpecGraph, SpecNode, SpecOp
 from larkc.symbolic import terms as tm
+from larkc.symbolic.conditions import Requirement, SideCondition, side_conditions
 from larkc.symbolic.constants import SQRT_2_OVER_PI, SQRT_HALF
 from larkc.symbolic.extended import (
     Ext,
@@ -43,7 +44,7 @@ from larkc.symbolic.extended import (
 from larkc.symbolic.tensor import TermTensor
 from larkc.symbolic.terms import BoolTerm, Cmp, CmpOp, Elem, Fn, Poly, Term
 
-__all__ = ["SYMBOLIC_RULES", "InfinityChosenByData", "evaluate_symbolic"]
+__all__ = ["SYMBOLIC_RULES", "InfinityChosenByData", "evaluate_symbolic", "evaluate_symbolic_with_conditions"]
 
 ObjArray = np.ndarray[Any, np.dtype[np.object_]]
 
@@ -867,11 +868,27 @@ def evaluate_symbolic(
     earlier step of a task left in a buffer that a PyTorch step reads (``larkc.pipeline.torch_steps``).
     ``zeros`` names input elements that are 0 by a precondition of the input (the zero triangle of a
     triangular one)."""
+    return tuple(out for out, _ in evaluate_symbolic_with_conditions(graph, shape_env, fixed, inputs, zeros))
+
+
+def evaluate_symbolic_with_conditions(
+    graph: SpecGraph,
+    shape_env: Mapping[str, int],
+    fixed: Mapping[str, Sequence[int]] | None = None,
+    inputs: Mapping[str, Sequence[Value]] | None = None,
+    zeros: Mapping[str, frozenset[int]] | None = None,
+) -> tuple[tuple[TermTensor, tuple[SideCondition, ...]], ...]:
+    """:func:`evaluate_symbolic`, each output with the side conditions its own computation recorded (those of
+    the nodes it depends on, not those of another output's): the domain of that output's reference. An
+    enclosing :func:`~larkc.symbolic.conditions.side_conditions` block still receives every condition."""
     unbound = [s for s in graph.symbols if s not in shape_env]
     if unbound:
         raise ReferenceError_(f"spec {graph.name}: no value for symbol(s) {', '.join(unbound)}")
     with tm.gc_paused():
         return _evaluate_symbolic(graph, dict(shape_env), fixed or {}, inputs or {}, zeros or {})
+
+
+_ConditionSet = dict[tuple[int, Requirement], SideCondition]
 
 
 def _evaluate_symbolic(
@@ -880,9 +897,11 @@ def _evaluate_symbolic(
     fixed: Mapping[str, Sequence[int]],
     given: Mapping[str, Sequence[Value]],
     zeros: Mapping[str, frozenset[int]],
-) -> tuple[TermTensor, ...]:
+) -> tuple[tuple[TermTensor, tuple[SideCondition, ...]], ...]:
     ctx = SymbolicContext(env)
     values: dict[str, SymValue] = {}
+    # the conditions each node's value rests on: its own computation's and those of its operands (transitively)
+    needs: dict[str, _ConditionSet] = {}
     for inp in graph.inputs:
         shape = [concrete(d, env) for d in inp.type.shape]
         if inp.name in given:
@@ -906,12 +925,22 @@ def _evaluate_symbolic(
                     args.append(_scalar_value(a, env))
                 case Absent():
                     args.append(None)
-        try:
-            out = SYMBOLIC_RULES[node.op](node, args, ctx)
-        except ReferenceError_ as e:  # the same class: a choice by data stays one
-            raise type(e)(f"symbolic %{node.name} = {node.op.value}: {e.message}", node.span) from None
-        convert = truth if node.dtype.is_bool else xreal
-        out = _map(convert, out)
+        with side_conditions() as own:
+            try:
+                out = SYMBOLIC_RULES[node.op](node, args, ctx)
+            except ReferenceError_ as e:  # the same class: a choice by data stays one
+                raise type(e)(f"symbolic %{node.name} = {node.op.value}: {e.message}", node.span) from None
+            convert = truth if node.dtype.is_bool else xreal
+            out = _map(convert, out)
+        operands = [needs[a.name] for a in node.args if isinstance(a, Ref) and a.name in needs]
+        if not own and len(operands) == 1:
+            needs[node.name] = operands[0]  # shared, never changed after it is made
+        else:
+            merged: _ConditionSet = {}
+            for o in operands:
+                merged.update(o)
+            merged.update(((id(c.term), c.requirement), c) for c in own)
+            needs[node.name] = merged
         want = tuple(concrete(d, env) for d in node.shape)
         if tuple(out.shape) != want:
             raise ReferenceError_(
@@ -922,5 +951,6 @@ def _evaluate_symbolic(
     result = []
     for name in graph.outputs:
         v = values[name]
-        result.append(TermTensor(tuple(v.array.shape), v.dtype, tuple(v.array.reshape(-1))))
+        tensor = TermTensor(tuple(v.array.shape), v.dtype, tuple(v.array.reshape(-1)))
+        result.append((tensor, tuple(needs.get(name, {}).values())))
     return tuple(result)

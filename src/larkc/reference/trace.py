@@ -128,7 +128,8 @@ def _params_named(loaded: LoadedReference, inputs: Mapping[str, object]) -> dict
     if not isinstance(loaded.target, torch.nn.Module):
         return {}
     names = {p.name for p in loaded.params}
-    by_name = {re.sub(r"\W", "_", path): path for path, _ in loaded.target.named_parameters()}
+    held = [*loaded.target.named_parameters(), *loaded.target.named_buffers()]
+    by_name = {re.sub(r"\W", "_", path): path for path, _ in held}
     extra = [k for k in inputs if k not in names]
     return {k: by_name[k] for k in extra} if extra and all(k in by_name for k in extra) else {}
 
@@ -141,7 +142,7 @@ def with_params(loaded: LoadedReference, params: Mapping[str, str]) -> LoadedRef
     module = loaded.target
     if not isinstance(module, torch.nn.Module):
         raise ReferenceError_(f"reference {loaded.name} is no nn.Module: it has no parameters {', '.join(params)}")
-    have = dict(module.named_parameters())
+    have = dict(module.named_parameters()) | dict(module.named_buffers())  # buffers: batch norm's statistics
     for name, path in params.items():
         if path not in have:
             listed = ", ".join(have) or "none"
@@ -265,7 +266,11 @@ def load_reference(reference: object, init_inputs: Sequence[Any] = (), file: str
             init = list(init_inputs)
             if not init and hasattr(module, "get_init_inputs"):
                 init = list(_call_user(module.get_init_inputs, {str(path)}, "get_init_inputs()"))
-            loaded = load_reference(_instantiate(model, init, {str(path)}, _def_span(model, str(path))), (), str(path))
+            instance = _instantiate(model, init, {str(path)}, _def_span(model, str(path)))
+            loaded = load_reference(instance, (), str(path))
+            # KernelBench's harness calls the Model it constructs without .eval(): in training mode, so batch
+            # norm normalises by the batch's statistics (and dropout with p > 0 is random: refused)
+            instance.train()
             loaded.name = path.stem
             if hasattr(module, "get_inputs"):
                 # on meta tensors: the problem's shapes and dtypes, and the preconditions it puts on its inputs,

@@ -448,6 +448,9 @@ class Task:
     * ``expected_failure``: for seeded-bug examples, the diagnosis larkc must report.
     * ``max_tensor_bytes``: the largest size in bytes of any one tensor, for the parametric proofs of
       integer overflow freedom (sizes allowed by the constraints are further limited by it).
+    * ``findings``: what is wrong with the candidate apart from its kernel, found while deriving the task
+      (a KernelBench ``ModelNew`` parameter initialised otherwise than the ``Model`` one it stands for):
+      each makes the verdict FAILED, whatever the kernel's obligations give.
 
     The fields ``kernel`` ... ``template_args`` hold the one launch of a single-launch task; in a task of
     several launches they are empty and ``_launches`` holds the launches (read :attr:`launches`).
@@ -476,6 +479,7 @@ class Task:
     tolerance: Mapping[str, float] = field(default_factory=dict)
     max_tensor_bytes: int = DEFAULT_MAX_TENSOR_BYTES
     task_file: Path | None = None
+    findings: tuple[str, ...] = ()
     #: the launches of a task of several (``()`` for a single-launch task): see :attr:`launches`
     _launches: tuple[KernelLaunch, ...] = ()
     #: every step in order where some are PyTorch steps (``()`` otherwise): see :attr:`steps`
@@ -508,6 +512,7 @@ class Task:
         tolerance: Mapping[str, float] | None = None,
         max_tensor_bytes: int = DEFAULT_MAX_TENSOR_BYTES,
         task_file: Path | None = None,
+        findings: Sequence[str] = (),
         _launches: Sequence[KernelLaunch] = (),
         _steps: Sequence[Step] = (),
     ) -> None:
@@ -582,6 +587,9 @@ class Task:
             raise TaskError(f"max_tensor_bytes must be a positive integer, got {max_tensor_bytes!r}")
         set_(self, "max_tensor_bytes", max_tensor_bytes)
         set_(self, "task_file", task_file)
+        if isinstance(findings, str) or not all(isinstance(f, str) for f in findings):
+            raise TaskError(f"findings must be a list of texts, got {findings!r}")
+        set_(self, "findings", tuple(findings))
         self._check()
 
     # ------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ the problem's shape, small enough to simulate, including sizes that are no multi
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import math
@@ -44,11 +45,19 @@ from larkc.frontends.kernelbench.host import (
     HostTensor,
     _declarator_name,
     _function_definitions,
+    clamp_instances,
     evaluate_host,
     host_function,
     show,
 )
-from larkc.frontends.kernelbench.params import ModuleParam, Opaque, Size, init_sizes, module_params
+from larkc.frontends.kernelbench.params import (
+    ModuleParam,
+    Opaque,
+    Size,
+    init_sizes,
+    module_buffers,
+    module_params,
+)
 from larkc.frontends.kernelbench.triton_candidate import is_triton_candidate, triton_candidate_task
 from larkc.ir.types import ScalarType
 from larkc.tasks import (
@@ -80,11 +89,17 @@ __all__ = [
 MAX_ELEMENTS = 1024
 #: The least a size is scaled down to (a batch of 16 rows stays several rows).
 _FLOOR = 4
+#: The most elements a tensor of an instance past a launch's clamp may have (it is simulated and proved).
+_CLAMP_ELEMENTS = 1 << 16
 
 #: The empty kernel a task runs for a host function that launches none (its outputs stay unwritten).
 _NO_LAUNCH = "larkc_no_launch"
 
-_TENSOR_TYPES = frozenset({"torch::Tensor", "at::Tensor", "Tensor"})
+_TENSOR_TYPES = frozenset(
+    {"torch::Tensor", "at::Tensor", "Tensor"}
+    # an optional tensor parameter (a bias) is given a tensor: the host function's has_value() is true
+    | {f"{ns}optional<{t}>" for ns in ("c10::", "torch::", "std::", "at::") for t in ("torch::Tensor", "at::Tensor")}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +303,7 @@ def derive_task(
     except (OSError, UnicodeDecodeError) as e:
         raise LarkcError(f"cannot read {path}: {e}", stage=Stage.FRONTEND) from None
     if is_triton_candidate(source_text):
-        return _triton(path, ref_path, problem, init_args)
+        return _triton(path, ref_path, problem, init_args, params)
     kinds = [(len(p.shape), p.dtype or "f32") for p in problem if p.shape is not None]
     candidate = read_model_new(path, init_args, kinds)
     if not candidate.steps:
@@ -339,7 +354,9 @@ def derive_task(
     preconditions = _preconditions(problem, ref_path, given)
     if len(used) > 1:
         _check_one_definition(tree.root_node, candidate.calls, span)
-    weights, weight_paths, by_path = _weights(path, ref_path, candidate.steps, params, init_args, given, host_inputs)
+    weights, weight_paths, by_path, findings = _weights(
+        path, ref_path, candidate.steps, params, init_args, given, host_inputs
+    )
     parameters = {k: weights[v] for k, v in by_path.items()}
     result = HostResult()
     allocated: dict[str, HostTensor] = {}  # tensors forward allocates, by local name
@@ -425,6 +442,7 @@ def derive_task(
     task = _task(
         path, ref_path, target, {**host_inputs, **weights}, result, given, where, weight_paths, program, preconditions
     )
+    task = dataclasses.replace(task, findings=tuple(findings))
     functions = {x.name: x.text for x in program if isinstance(x, _PyTorchStep)}
     derived = DerivedCandidate(task, path, target, aligned, given, functions)
     if cuda_file is None:
@@ -614,8 +632,27 @@ def _check_one_definition(root: ts.Node, calls: Sequence[ForwardCall], span: Cal
     del calls
 
 
+def _scaled(values: Sequence[object], sizes: Sequence[object], inst: Mapping[str, int]) -> list[object]:
+    """``get_init_inputs()`` (``values``) at a shape instance: each integer read through a name that is a
+    symbol (``sizes``, from :func:`init_sizes`) has the instance's value; containers keep their types."""
+
+    def one(v: object, size: object) -> object:
+        if isinstance(size, Size):
+            return inst.get(size.name, v) if size.name is not None and isinstance(v, int) else v
+        if isinstance(size, list) and isinstance(v, list | tuple) and len(v) == len(size):
+            items = [one(a, b) for a, b in zip(v, size, strict=True)]
+            return type(v)(items) if isinstance(v, tuple) else items
+        return v
+
+    return [one(v, size) for v, size in zip(values, sizes, strict=False)] + list(values[len(sizes) :])
+
+
 def _triton(
-    path: Path, reference: Path, problem: Sequence[ProblemInput], init_args: Sequence[object]
+    path: Path,
+    reference: Path,
+    problem: Sequence[ProblemInput],
+    init_args: Sequence[object],
+    params: Sequence[ProblemParam] = (),
 ) -> DerivedCandidate:
     """The task of a Triton candidate (:mod:`.triton_candidate`), with the shapes of a CUDA one."""
     symbols = _symbol_names(problem, reference)
@@ -628,14 +665,47 @@ def _triton(
         for s, v in zip(dims, p.shape or (), strict=True)
         if isinstance(s, str)
     }
-    shapes = [tuple(ShapeNum(d) if isinstance(d, int) else ShapeSym(d) for d in dims) for dims in symbols]
-    instances = _instances(given, shapes, [])
+    shapes: list[tuple[ShapeExpr, ...]] = [
+        tuple(ShapeNum(d) if isinstance(d, int) else ShapeSym(d) for d in dims) for dims in symbols
+    ]
     inputs = {
         p.name: f"{p.dtype or 'f32'}[{', '.join(str(d) for d in dims)}]"
         for p, dims in zip(tensors, symbols, strict=True)
     }
+    # Model's parameters are inputs (ModelNew's, bound to them, are set to them in forward); ModelNew is
+    # built per instance, with get_init_inputs()'s sizes that are symbols at the instance's values
+    sizes = init_sizes(reference)
+    reads = [
+        (p.path, p.span)
+        for p in (
+            [*module_params(path, "ModelNew", sizes), *module_buffers(path, "ModelNew", sizes)]
+            if sizes is not None
+            else []
+        )
+        if isinstance(p, ModuleParam)
+    ]
+    weights, weight_paths, bound, findings = _bind_weights(path, reference, reads, params, init_args, given, inputs)
+    shapes += [w.shape for w in weights.values()]
+    instances = _instances(given, shapes, [])
+    weight_texts = {n: f"{w.dtype}[{', '.join(str(d) for d in w.shape)}]" for n, w in weights.items()}
+
+    def init_at(inst: Mapping[str, int]) -> list[object]:
+        return _scaled(init_args, sizes, inst) if sizes is not None else list(init_args)
+
     bounds = [f"{s} <= {max([v, *(i[s] for i in instances)])}" for s, v in given.items()]
-    task = triton_candidate_task(path, reference, inputs, list(given), instances, bounds, init_args)
+    task = triton_candidate_task(
+        path,
+        reference,
+        inputs,
+        list(given),
+        instances,
+        bounds,
+        init_at,
+        weights=weight_texts,
+        bound=bound,
+        param_paths=weight_paths,
+    )
+    task = dataclasses.replace(task, findings=tuple(findings))
     derived = DerivedCandidate(task, path, path, True, given)
     digest = hashlib.sha256(f"{path.resolve()}\0{reference.resolve()}".encode()).hexdigest()[:16]
     task_file = cache_root() / "kernelbench" / digest / "task.py"
@@ -652,7 +722,7 @@ def _weights(
     init_args: Sequence[object],
     given: dict[str, int],
     inputs: Mapping[str, HostTensor],
-) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str]]:
+) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str], list[str]]:
     """The task inputs standing for ``Model``'s parameters (all of them, in creation order, named after
     their paths: ``linear.weight`` is ``linear_weight``), each one's path, and for each parameter of
     ``ModelNew`` the kernel reads, the input it is.
@@ -662,21 +732,40 @@ def _weights(
     generator alike before constructing each; anything else is an error at ``ModelNew``'s line. Sizes
     named in ``get_init_inputs()`` (``in_features``) are symbols, added to ``given`` where no input has them.
     """
-    reads = [a for c in calls for a in c.arguments if isinstance(a, ParamRef)]
-    if not params and not reads:
-        return {}, {}, {}
+    reads = [(a.path, a.span) for c in calls for a in c.arguments if isinstance(a, ParamRef)]
+    return _bind_weights(path, reference, reads, params, init_args, given, inputs)
+
+
+def _bind_weights(
+    path: Path,
+    reference: Path,
+    reads: Sequence[tuple[str, Span]],
+    params: Sequence[ProblemParam],
+    init_args: Sequence[object],
+    given: dict[str, int],
+    inputs: Mapping[str, object],
+) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str], list[str]]:
+    """:func:`_weights` for the parameters of ``ModelNew`` at ``reads`` (paths, and where they are read).
+
+    Batch norm's running statistics of ``Model`` are inputs too, after the parameters, whether a kernel
+    reads them or not: the reference, in training mode as KernelBench's harness runs it, reads none but
+    updates them in place, so they follow the instance's sizes; free inputs, so a kernel reading them
+    (``ModelNew``'s in the same rank) is proved for every value of them (an inference formula is refuted).
+    """
     sizes = init_sizes(reference) or [
         Size(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in init_args
     ]
+    model_buffers = module_buffers(reference, "Model", sizes)
+    if not params and not reads and not model_buffers:
+        return {}, {}, {}, []
     ref_span = Span(str(reference), 1, 1, 1, 2)
     model: list[ModuleParam] = []
     for p in module_params(reference, "Model", sizes) if params else []:
         if isinstance(p, Opaque) and not reads:
-            return {}, {}, {}  # the kernel reads no weight: the reference keeps its own (as before params)
+            return {}, {}, {}, []  # the kernel reads no weight: the reference keeps its own (as before params)
         if isinstance(p, Opaque):
             raise LarkcError(
-                f"unsupported parameters in Model.__init__ (larkc reads nn.Linear, nn.Conv1d/2d/3d, nn.LayerNorm"
-                f" and nn.Parameter(torch.randn(...)) of sizes from get_init_inputs()): {p.what}",
+                f"unsupported parameters in Model.__init__ ({_KNOWN} of sizes from get_init_inputs()): {p.what}",
                 p.span,
                 stage=Stage.FRONTEND,
             )
@@ -693,43 +782,39 @@ def _weights(
             stage=Stage.FRONTEND,
         )
     new = module_params(path, "ModelNew", sizes)
+    new_buffers = module_buffers(path, "ModelNew", sizes)
+    n_params = len(model)
+    model += model_buffers
     by_path: dict[str, str] = {}
+    findings: list[str] = []
     names = [_input_name(p.path, {*inputs, *given}) for p in model]
-    for r in reads:
-        index = next((i for i, p in enumerate(new) if p.path == r.path), None)
+    for read, where in reads:
+        index = next((i for i, p in enumerate(new) if p.path == read), None)
+        buffer = next((b for b in new_buffers if b.path == read), None)
+        if index is None and buffer is not None:
+            # Model's buffer of the same initial value and shape, in the same rank among those (a kernel
+            # reading it is proved for every value of it; the reference reads none in training mode)
+            rank = [b for b in new_buffers if b.same_initial_value(buffer)].index(buffer)
+            theirs = [b for b in model_buffers if b.same_initial_value(buffer)]
+            if rank >= len(theirs):
+                raise LarkcError(
+                    f"ModelNew's buffer {buffer.describe()} has no counterpart in Model", where, stage=Stage.FRONTEND
+                )
+            by_path[read] = names[model.index(theirs[rank])]
+            continue
         if index is None or isinstance(new[index], Opaque):
             created = ", ".join(p.path for p in new if isinstance(p, ModuleParam)) or "none"
             raise LarkcError(
-                f"ModelNew.__init__ creates no parameter {r.path} that larkc can read (it creates: {created})",
-                r.span,
+                f"ModelNew.__init__ creates no parameter {read} that larkc can read (it creates: {created})",
+                where,
                 stage=Stage.FRONTEND,
             )
-        for j, p in enumerate(new[: index + 1]):
-            if isinstance(p, Opaque):
-                raise LarkcError(
-                    f"unsupported parameters in ModelNew.__init__ before parameter {r.path} (larkc reads nn.Linear,"
-                    f" nn.Conv1d/2d/3d, nn.LayerNorm and nn.Parameter(torch.randn(...))): {p.what}",
-                    p.span,
-                    stage=Stage.FRONTEND,
-                )
-            if j >= len(model):
-                raise LarkcError(
-                    f"ModelNew's parameter {p.describe()} has no counterpart in Model, which creates"
-                    f" {len(model)} parameter(s){': ' if model else ''}{', '.join(m.path for m in model)}",
-                    p.span,
-                    stage=Stage.FRONTEND,
-                )
-            m = model[j]
-            if p.kind != m.kind or [d.value for d in p.shape] != [d.value for d in m.shape]:
-                raise LarkcError(
-                    f"ModelNew's parameter {p.describe()} is not Model's in its place, {m.describe()}"
-                    " (equal values need the same order, shapes and initialisers)",
-                    p.span,
-                    stage=Stage.FRONTEND,
-                )
-        by_path[r.path] = names[index]
+        place, finding = _counterpart(new, index, model[:n_params])
+        by_path[read] = names[place]
+        if finding is not None:
+            findings.append(finding)
     weights: dict[str, HostTensor] = {}
-    dtypes = {p.path: p.dtype for p in params}
+    dtypes = {p.path: p.dtype for p in params} | {b.path: "f32" for b in model_buffers}
     for name, p in zip(names, model, strict=True):
         dims: list[ShapeExpr] = []
         # a convolution's kernel sizes stay the problem's: they do not scale with the data, and the
@@ -745,7 +830,179 @@ def _weights(
                 given[sym] = d.value
             dims.append(ShapeSym(sym))
         weights[name] = HostTensor(name, tuple(dims), dtypes[p.path])
-    return weights, dict(zip(names, (p.path for p in model), strict=True)), by_path
+    return weights, dict(zip(names, (p.path for p in model), strict=True)), by_path, findings
+
+
+#: what a message about parameters larkc cannot read says it reads
+_KNOWN = (
+    "larkc reads nn.Linear, nn.Conv*d, nn.ConvTranspose*d, the norms, nn.Embedding, nn.PReLU"
+    " and nn.Parameter(torch.randn(...))"
+)
+
+
+def _draws_before(entries: Sequence[ModuleParam | Opaque], index: int) -> list[tuple[str, tuple[int, ...], str]] | None:
+    """The draws from the random generator before ``entries[index]`` is created (kind, shape and what else
+    decides the values), which fix the generator's state it is drawn from; ``None`` where an entry before
+    it may draw in a way larkc does not know."""
+    out = []
+    for e in entries[:index]:
+        if isinstance(e, Opaque):
+            return None
+        if e.draws:
+            out.append((e.kind, tuple(d.value for d in e.shape), e.detail))
+    return out
+
+
+_INIT_CALL = re.compile(r"^(?:torch\.)?nn\.init\.(?P<fn>\w+_)\(\s*self\.(?P<path>[\w.]+)\s*(?:,(?P<rest>.*))?\)$", re.S)
+
+
+def _reinitialised(statement: str, path: str) -> str | None:
+    """What ``nn.init.<fn>_(self.<path>, ...)`` after the parameter's creation makes of it: a fixed value
+    (``zeros_``, ``ones_``, ``constant_`` of a number: ``"fixed:<value>"``); ``"normal"`` for a draw from
+    a normal distribution (``normal_``, ``kaiming_normal_``, ``xavier_normal_``, ``trunc_normal_``);
+    ``"kaiming"`` for ``kaiming_uniform_`` with a slope ``a`` other than the modules' own ``sqrt(5)``
+    (``a=1``, ``calculate_gain('linear')``, read off the fan-in); ``None`` for anything else (unknown)."""
+    found = _INIT_CALL.match(statement.strip())
+    if found is None or found["path"] != path:
+        return None
+    fn, rest = found["fn"], (found["rest"] or "").strip()
+    if fn in ("zeros_", "ones_") and not rest:
+        return f"fixed:{fn[:-1]}"
+    if fn == "constant_":
+        try:
+            value = ast.literal_eval(rest)
+        except (ValueError, SyntaxError):
+            return None
+        return (
+            f"fixed:full({float(value)!r})" if isinstance(value, int | float) and not isinstance(value, bool) else None
+        )
+    if fn in ("normal_", "kaiming_normal_", "xavier_normal_", "trunc_normal_"):
+        return "normal"
+    if fn == "kaiming_uniform_":
+        slope = re.fullmatch(r"a\s*=\s*(?P<a>[^,]+)", rest)
+        text = slope["a"].replace(" ", "") if slope is not None else ""
+        gains = {"1", "1.0", "0", "0.0", "torch.nn.init.calculate_gain('linear')", "nn.init.calculate_gain('linear')"}
+        gains |= {g.replace("'", '"') for g in gains}
+        return "kaiming" if text in gains else None  # a = 1 or 0: a bound other than 1/sqrt(fan_in)
+    return None
+
+
+#: parameters drawn uniformly by their module (kaiming-uniform weights, biases in 1/sqrt(fan_in))
+_UNIFORM_KINDS = re.compile(r"^(Linear|Bilinear|Conv[123]d|ConvTranspose[123]d)\.(weight|bias)$")
+
+
+def _counterpart(
+    new: Sequence[ModuleParam | Opaque], index: int, model: Sequence[ModuleParam]
+) -> tuple[int, str | None]:
+    """The place in ``model`` of the parameter that ``ModelNew``'s ``new[index]`` stands for, and a finding
+    where its initial values differ.
+
+    Equal values when both modules are constructed under the same seed: one of the same fixed value and
+    shape (``torch.ones(c)`` and a norm's weight), wherever either is created; or one drawn alike after the
+    same draws. Several fixed ones alike: the one in the same place or of the same name, else the one of
+    the same rank among them. Failing that, the one of the same role (of the same path; the only one of
+    the same kind and shape; in the same place with the same shape and a name alike, ``weight`` or
+    ``fc_weight`` for ``fc.weight``), initialised
+    otherwise (``torch.randn`` for ``nn.Linear``'s kaiming-uniform): the kernel is still proved for every
+    value of it, and the finding says that KernelBench's harness gives the two different values. Anything
+    else is an error at ``ModelNew``'s line saying what differs."""
+    p = new[index]
+    assert isinstance(p, ModuleParam)
+    last = p.path.rsplit(".", 1)[-1]
+    redrawn: str | None = None  # a random nn.init after creation: values of another distribution
+    redraw_kind = ""
+    for later in new[index + 1 :]:  # nn.init.zeros_(self.fc.bias), self.weight.data.normal_() after creation
+        if isinstance(later, Opaque) and not later.path and re.search(rf"\bself\.{re.escape(p.path)}\b", later.what):
+            match _reinitialised(later.what, p.path):
+                case str(fixed) if fixed.startswith("fixed:"):
+                    p = dataclasses.replace(
+                        p, kind=f"{p.kind} then {later.what}", constant=fixed.removeprefix("fixed:")
+                    )
+                    redrawn = None
+                case str(how) if how in ("normal", "kaiming"):
+                    redrawn, redraw_kind = later.what, how
+                case _:
+                    raise LarkcError(
+                        f"unsupported change of ModelNew's parameter {p.path} after its creation ({_KNOWN}):"
+                        f" {later.what}",
+                        later.span,
+                        stage=Stage.FRONTEND,
+                    )
+    state = _draws_before(new, index) if p.draws and redrawn is None else []
+    if state is None:
+        opaque = next(e for e in new[:index] if isinstance(e, Opaque))
+        raise LarkcError(
+            f"unsupported parameters in ModelNew.__init__ before parameter {p.path} ({_KNOWN}): {opaque.what}",
+            opaque.span,
+            stage=Stage.FRONTEND,
+        )
+    if redrawn is not None:
+        pass  # equal to no module's default values: only its role is looked for, below
+    elif p.draws:
+        alike = [j for j, m in enumerate(model) if p.same_initial_value(m) and _draws_before(model, j) == state]
+        if alike:
+            return alike[0], None
+    else:
+        alike = [j for j, m in enumerate(model) if p.same_initial_value(m)]
+        if alike:
+            if index in alike:
+                return index, None
+            named = [j for j in alike if model[j].path.rsplit(".", 1)[-1] == last]
+            if len(named) == 1:
+                return named[0], None
+            fixed_alike = [j for j, e in enumerate(new) if isinstance(e, ModuleParam) and p.same_initial_value(e)]
+            rank = sorted({*fixed_alike, index}).index(index)  # (p itself may be zeroed after its creation)
+            if rank < len(alike):
+                return alike[rank], None
+    if index >= len(model):
+        raise LarkcError(
+            f"ModelNew's parameter {p.describe()} has no counterpart in Model, which creates"
+            f" {len(model)} parameter(s){': ' if model else ''}{', '.join(m.path for m in model)}",
+            p.span,
+            stage=Stage.FRONTEND,
+        )
+    shape = [d.value for d in p.shape]
+    same_path = [j for j, m in enumerate(model) if m.path == p.path and [d.value for d in m.shape] == shape]
+    in_place = model[index]
+    other = in_place.path.rsplit(".", 1)[-1].lower()  # weight for fc_weight, W for weight: the same role
+    named_alike = other in p.path.lower() or last.lower() in in_place.path.lower()
+    alike_in_place = [d.value for d in in_place.shape] == shape and named_alike
+    same_kind = [j for j, m in enumerate(model) if m.kind == p.kind and [d.value for d in m.shape] == shape]
+    role = same_path or (same_kind if len(same_kind) == 1 else []) or ([index] if alike_in_place else [])
+    # a redraw differs from a module's uniform draw (normal against uniform; kaiming with another bound,
+    # from the same state or not); against anything else it might not: unknown
+    if redrawn is not None and not (
+        role
+        and _UNIFORM_KINDS.match(model[role[0]].kind)
+        and (redraw_kind == "normal" or model[role[0]].kind.endswith(".weight"))
+    ):
+        raise LarkcError(
+            f"unsupported change of ModelNew's parameter {p.path} after its creation ({_KNOWN}): {redrawn}",
+            p.span,
+            stage=Stage.FRONTEND,
+        )
+    if role:
+        m = model[role[0]]
+        how = (
+            f"re-initialised by {redrawn}, otherwise"
+            if redrawn is not None
+            else "drawn from another state of the random generator (other draws come before it)"
+            if p.same_initial_value(m)
+            else "initialised otherwise"
+        )
+        return role[0], (
+            f"ModelNew's parameter {p.describe()} is {how} than Model's {m.describe()}, which it stands for:"
+            " under KernelBench's seeded construction their values differ, so ModelNew computes with other"
+            " weights than Model (its outputs differ wherever they depend on them; the kernel itself is checked"
+            " with both equal, for every value)"
+        )
+    m = model[index]
+    raise LarkcError(
+        f"ModelNew's parameter {p.describe()} is not Model's in its place, {m.describe()}"
+        " (equal values need the same order, shapes and initialisers)",
+        p.span,
+        stage=Stage.FRONTEND,
+    )
 
 
 def _input_name(param_path: str, taken: set[str]) -> str:
@@ -881,6 +1138,17 @@ def _task(
     shapes = [t.shape for t in inputs.values()]
     shapes += [t.shape for t, _ in result.allocated.values()]
     instances = _instances(given, shapes, result.constraints)
+    if instances:  # past a clamp of the launch (`std::min(1024, n)` threads), from the smallest instance
+
+        def elements(i: Mapping[str, int]) -> int:
+            return max(math.prod(int(evaluate(d, dict(i))) for d in shape) for shape in shapes)
+
+        extra = [
+            i
+            for i in clamp_instances(result.launches, given, min(instances, key=elements))
+            if i not in instances and all(evaluate(c, i) for c in result.constraints) and elements(i) <= _CLAMP_ELEMENTS
+        ]
+        instances[-1:-1] = extra
     if not instances:
         raise LarkcError(
             "the checks of the host function fail on the problem's shape",
@@ -1045,6 +1313,7 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
         f"    reference={rel(str(t.reference))!r},",
         f"    inputs={tensors(t.inputs)},",
         *([f"    params={dict(t.params)!r},"] if t.params else []),
+        *([f"    findings={list(t.findings)!r},"] if t.findings else []),
         f"    outputs={tensors(t.outputs)},",
     ]
     if t.scratch:

@@ -43,6 +43,7 @@ from larkc.tasks.shape_expr import (
     ShapeNum,
     ShapeSym,
     evaluate,
+    free_symbols,
 )
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "HostLaunch",
     "HostResult",
     "HostTensor",
+    "clamp_instances",
     "evaluate_host",
     "kernel_parameters",
     "show",
@@ -142,9 +144,35 @@ _NO_EFFECT = frozenset(
 )
 #: Methods of a tensor that return the same tensor (the inputs larkc makes are contiguous CUDA tensors).
 _SAME_TENSOR = frozenset({"contiguous", "cuda", "detach"})
+#: RAII guards that make a tensor's device current (``at::cuda::CUDAGuard g(x.device());``): nothing
+#: here, since larkc models one device and its current stream.
+_GUARDS = frozenset(
+    {
+        "CUDAGuard",
+        "OptionalCUDAGuard",
+        "CUDAStreamGuard",
+        "OptionalCUDAStreamGuard",
+        "DeviceGuard",
+        "OptionalDeviceGuard",
+    }
+)
+#: Tensor types of host code (a variable of one holds a task tensor).
+_TENSOR_TYPES = frozenset({"torch::Tensor", "at::Tensor", "Tensor"})
+#: How many times a host loop is unrolled at most (its trip count is known at derivation time).
+MAX_UNROLL = 64
+#: Compound assignments and their operator.
+_COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%"}
 
 
 # -- values ------------------------------------------------------------------------------------------
+
+
+class _Break(Exception):
+    """``break`` in an unrolled host loop."""
+
+
+class _Continue(Exception):
+    """``continue`` in an unrolled host loop."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +241,35 @@ class _Opaque:
     what: str
 
 
-_Value = HostTensor | _Int | _Float | _FloatExpr | _Bool | _Cond | _Dim3 | _Ptr | _Dtype | _List | _Opaque
+@dataclass(frozen=True, slots=True)
+class _Position:
+    """An iterator into a list of sizes (``sizes.begin() + dim``), as the index it stands at."""
+
+    index: ShapeExpr
+
+
+@dataclass(frozen=True, slots=True)
+class _Uninitialised:
+    """A variable declared without a value (``int n;``): reading it before it is assigned is a finding."""
+
+    declared: ts.Node
+
+
+_Value = (
+    HostTensor
+    | _Int
+    | _Float
+    | _FloatExpr
+    | _Bool
+    | _Cond
+    | _Dim3
+    | _Ptr
+    | _Dtype
+    | _List
+    | _Opaque
+    | _Position
+    | _Uninitialised
+)
 
 #: How a kernel argument binds: a tensor's name, a shape expression, or a constant.
 HostArgument = (
@@ -369,7 +425,30 @@ def _product(dims: Sequence[ShapeExpr]) -> ShapeExpr:
     return out
 
 
+def _factors(e: ShapeExpr) -> list[str]:
+    """The factors of a product, as text, in order (``a * (b * 4)``: ``4``, ``a``, ``b``)."""
+    if isinstance(e, ShapeArith) and e.op is ArithOp.MUL:
+        return sorted(_factors(e.lhs) + _factors(e.rhs))
+    return [show(e)]
+
+
+def _same_size(a: ShapeExpr, b: ShapeExpr) -> bool:
+    """Whether ``a`` and ``b`` are the same product of sizes (``n * 4`` and ``4 * n``), read off their form."""
+    fa, fb = _factors(a), _factors(b)
+    return [f for f in fa if f != "1"] == [f for f in fb if f != "1"]
+
+
 # -- the syntax tree ---------------------------------------------------------------------------------
+
+
+def _declared_name(d: ts.Node) -> ts.Node | None:
+    """The identifier a declarator declares (``g`` of ``g(x.device())``, ``*p = ...``, ``v``)."""
+    while d.type != "identifier":
+        inner = d.child_by_field_name("declarator")
+        if inner is None:
+            return None
+        d = inner
+    return d
 
 
 def _function_definitions(root: ts.Node) -> list[tuple[ts.Node, bool]]:
@@ -462,6 +541,8 @@ class _Evaluator:
         self.aliases: dict[str, str] = {}  # type names bound by a dispatch macro (scalar_t -> float)
         self.given: Mapping[str, int] | None = None  # the problem's sizes
         self.owned: frozenset[str] = frozenset()  # tensors the caller allocated for this function to fill
+        self.types: dict[str, str] = {}  # declared type of each local variable (`int`, `float *`, `auto`)
+        self.loops = 0  # how many loops the statement being evaluated is in (for `break`, `continue`)
 
     def unsupported(self, what: str, node: ts.Node) -> LarkcError:
         return UnsupportedError(what, node_text(node), self.span(node), stage=Stage.FRONTEND)
@@ -506,37 +587,208 @@ class _Evaluator:
                     if branch.type == "else_clause":
                         branch = branch.named_children[0]
                     self.statement(branch)
-            case "for_statement" | "while_statement" | "do_statement" | "for_range_loop":
-                raise self.unsupported("loop in host code (launches are derived from straight-line code)", s)
+            case "for_statement" | "while_statement" | "for_range_loop":
+                self.loop(s)
+            case "break_statement" | "continue_statement" if self.loops:
+                raise _Break() if s.type == "break_statement" else _Continue()
+            case "do_statement":
+                raise self.unsupported("do loop in host code", s)
             case _:
                 raise self.unsupported(f"{s.type.replace('_', ' ')} in host code", s)
 
+    def loop(self, s: ts.Node) -> None:
+        """A loop whose trip count is known at derivation time (``for (int i = 0; i < x.dim(); ++i)``),
+        unrolled: each iteration's condition must be a constant, and at most :data:`MAX_UNROLL` run.
+        A condition on sizes (a launch per row) is an error at it. The loop's own variables are gone after it."""
+        outer = dict(self.env)
+        outer_types = dict(self.types)
+        body = s.child_by_field_name("body")
+        assert body is not None
+        items: Sequence[_Value] | None = None
+        if s.type == "for_range_loop":
+            right = s.child_by_field_name("right")
+            name = s.child_by_field_name("declarator")
+            assert right is not None and name is not None
+            seq = self.expr(right)
+            if not isinstance(seq, _List) or name.type not in ("identifier", "reference_declarator"):
+                raise self.unsupported("range loop in host code (over something other than a list of sizes)", s)
+            items = seq.items
+            if len(items) > MAX_UNROLL:
+                raise self.error(f"host loop of more than {MAX_UNROLL} iterations (larkc unrolls host loops)", s)
+        elif s.type == "for_statement":
+            init = s.child_by_field_name("initializer")
+            if init is not None:
+                if init.type == "declaration":
+                    self.declaration(init)
+                else:
+                    self.effect(init)
+        condition = s.child_by_field_name("condition")
+        update = s.child_by_field_name("update")
+        trips = 0
+        self.loops += 1
+        try:
+            while not self.done:
+                if items is not None:
+                    if trips == len(items):
+                        break
+                    declarator = s.child_by_field_name("declarator")
+                    assert declarator is not None
+                    self.env[node_text(declarator).lstrip("&").strip()] = items[trips]
+                elif condition is not None:
+                    inner = condition
+                    if inner.type == "condition_clause":
+                        inner = inner.child_by_field_name("value") or inner.named_children[-1]
+                    c = self.expr(inner)
+                    if not isinstance(c, _Bool):
+                        raise self.unsupported(
+                            "loop in host code whose trip count depends on the sizes "
+                            "(a launch count is derived from straight-line code)",
+                            s,
+                        )
+                    if not c.value:
+                        break
+                if trips == MAX_UNROLL:
+                    raise self.error(
+                        f"host loop runs more than {MAX_UNROLL} iterations at the problem's shape "
+                        "(larkc unrolls host loops whose trip count is a constant, up to that many)",
+                        s,
+                    )
+                trips += 1
+                try:
+                    self.statement(body)
+                except _Continue:
+                    pass
+                except _Break:
+                    break
+                if update is not None and not self.done:
+                    self.effect(update)
+        finally:
+            self.loops -= 1
+        # the loop's variables end with it; what it assigned to variables declared before it stays
+        for k in list(self.env):
+            if k not in outer:
+                del self.env[k]
+        self.types = {k: v for k, v in self.types.items() if k in outer_types}
+
     def declaration(self, s: ts.Node) -> None:
         type_node = s.child_by_field_name("type")
-        type_text = " ".join(node_text(type_node).split())
+        assert type_node is not None
+        type_text = self.cxx_type(type_node)
+        if type_text.split("::")[-1] in _GUARDS:
+            for d in s.children_by_field_name("declarator"):  # the guard's own name: nothing to do with it
+                self.env[node_text(_declared_name(d) or d)] = _Opaque("guard")
+            return
         for d in s.children_by_field_name("declarator"):
-            if d.type == "identifier":
-                if type_text == "dim3":
-                    self.env[node_text(d)] = _Dim3((ShapeNum(1),))
-                    continue
-                raise self.unsupported("declaration without a value in host code", d)
-            if d.type != "init_declarator":
+            self.declarator(type_text, d)
+
+    def declarator(self, type_text: str, d: ts.Node) -> None:
+        """One declarator of a declaration of type ``type_text``: ``n = x.numel()``, ``* p = x.data_ptr<float>()``,
+        ``g(a, b)`` (a ``dim3`` constructed, which tree-sitter reads as a function declaration), ``n``."""
+        value = d.child_by_field_name("value") if d.type == "init_declarator" else None
+        target = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+        pointer = False
+        while target is not None and target.type in ("pointer_declarator", "reference_declarator"):
+            pointer = pointer or target.type == "pointer_declarator"
+            target = target.child_by_field_name("declarator") or next(
+                (c for c in target.named_children if c.type == "identifier"), None
+            )
+        arguments: Sequence[tuple[_Value, ts.Node]] | None = None
+        if value is not None and value.type in ("argument_list", "initializer_list"):  # dim3 g(a, 16); dim3 g{a};
+            arguments = [(self.expr(a), a) for a in value.named_children if a.type != "comment"]
+        elif target is not None and target.type == "function_declarator" and not pointer:
+            # C++'s most vexing parse: `dim3 block(bx, by);` is a function declaration to the grammar, but in
+            # a function body, with names of values in scope as its "parameter types", it defines an object
+            arguments = self.constructor_arguments(target)
+            if arguments is None:
                 raise self.unsupported("declaration in host code", d)
-            name_node = d.child_by_field_name("declarator")
-            value = d.child_by_field_name("value")
-            if name_node is None or value is None or name_node.type != "identifier":
-                raise self.unsupported("declaration in host code", d)
-            if value.type in ("argument_list", "initializer_list"):  # dim3 g(a, b); dim3 g{a, b};
-                if type_text != "dim3":
-                    raise self.unsupported(f"initialisation of {type_text}", d)
-                v: _Value = self.dim3(value.named_children, value)
+            target = target.child_by_field_name("declarator")
+        if target is None or target.type != "identifier":
+            raise self.unsupported("declaration in host code", d)
+        name = node_text(target)
+        base = type_text.removeprefix("const ").strip()
+        if arguments is None and value is None:
+            if base == "dim3" and not pointer:
+                self.env[name] = _Dim3((ShapeNum(1),))
+            elif base.startswith("std::vector<") and not pointer:
+                self.env[name] = _List(())  # an empty vector (of sizes, once something is pushed)
             else:
-                v = self.expr(value)
-                if type_text == "dim3":
-                    v = self.as_dim3(v, value)
-            self.env[node_text(name_node)] = self.convert(v, type_text.removeprefix("const ").strip(), value)
-            if isinstance(v, HostTensor) and v.name in self.result.allocated:
-                self.result.variables.setdefault(v.name, node_text(name_node))
+                self.env[name] = _Uninitialised(d)
+            self.types[name] = base + (" *" if pointer else "")
+            return
+        v: _Value
+        if arguments is not None:
+            v = self.construct(base, pointer, arguments, d)
+        else:
+            assert value is not None
+            v = self.expr(value)
+            if pointer:
+                v = self.pointer(base, v, value)
+            elif base == "dim3":
+                v = self.as_dim3(v, value)
+        self.bind(name, base + (" *" if pointer else ""), v, value if value is not None else d)
+
+    def bind(self, name: str, type_text: str, v: _Value, node: ts.Node) -> None:
+        """``name`` holds ``v`` (of the variable's declared type ``type_text``)."""
+        self.env[name] = self.convert(v, type_text, node)
+        self.types[name] = type_text
+        if isinstance(v, HostTensor) and v.name in self.result.allocated:
+            self.result.variables.setdefault(v.name, name)
+
+    def constructor_arguments(self, declarator: ts.Node) -> list[tuple[_Value, ts.Node]] | None:
+        """The arguments of ``T v(a, b * c)`` read as a function declaration whose "parameters" are a
+        "type" ``a`` and a "pointer" ``c`` to "type" ``b``: each must be a name of a value in scope, or a
+        product of such names (a type name makes it a declaration indeed, and then ``None``)."""
+        params = declarator.child_by_field_name("parameters")
+        out: list[tuple[_Value, ts.Node]] = []
+        for p in params.named_children if params is not None else []:
+            if p.type == "comment":
+                continue
+            t = p.child_by_field_name("type")
+            if p.type != "parameter_declaration" or t is None or t.type != "type_identifier":
+                return None
+            factors = [t]
+            d = p.child_by_field_name("declarator")
+            while d is not None and d.type == "pointer_declarator" and len(d.named_children) == 1:
+                d = d.child_by_field_name("declarator")
+                if d is not None and d.type == "identifier":
+                    factors.append(d)
+                    d = None
+                elif d is not None and d.type != "pointer_declarator":
+                    return None
+            if d is not None or any(node_text(f) not in self.env for f in factors):
+                return None
+            v = self.expr(factors[0])
+            for f in factors[1:]:
+                v = self.operate("*", v, self.expr(f), p)
+            out.append((v, p))
+        return out
+
+    def construct(
+        self, type_text: str, pointer: bool, arguments: Sequence[tuple[_Value, ts.Node]], d: ts.Node
+    ) -> _Value:
+        """``T v(args)`` or ``T v{args}``: a ``dim3``, a copy of a tensor, a number from one value."""
+        if type_text == "dim3" and not pointer:
+            return self.dim3_of(arguments, d)
+        if len(arguments) == 1:
+            v, node = arguments[0]
+            if pointer:
+                return self.pointer(type_text, v, node)
+            if type_text in _TENSOR_TYPES and isinstance(v, HostTensor):
+                return v
+            if type_text in _INT_TYPES | _FLOAT_TYPES or type_text == "auto":
+                return v
+        raise self.unsupported(f"initialisation of {type_text}", d)
+
+    def pointer(self, type_text: str, v: _Value, node: ts.Node) -> _Value:
+        """A pointer variable (``const float* __restrict__ a = A.data_ptr<float>();``): a tensor's data,
+        of the declared element type."""
+        if v == _Opaque("null"):
+            return v  # `float* bias_ptr = nullptr;` (passing it to a kernel is an error at the launch)
+        if not isinstance(v, _Ptr):
+            raise self.unsupported(f"pointer of type {type_text} * in host code (expected a tensor's data_ptr)", node)
+        if type_text == "auto":
+            return v
+        return self.cast(f"{type_text}*", v, node)
 
     def convert(self, v: _Value, type_text: str, node: ts.Node) -> _Value:
         if type_text in _INT_TYPES and isinstance(v, _Float):
@@ -558,17 +810,30 @@ class _Evaluator:
 
     def effect(self, e: ts.Node) -> None:
         if e.type == "assignment_expression":
-            left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
-            assert left is not None and right is not None
-            if left.type != "identifier" or node_text(e.child_by_field_name("operator")) != "=":
-                raise self.unsupported("assignment in host code", e)
-            self.env[node_text(left)] = self.expr(right)
+            self.assign(e)
+            return
+        if e.type == "update_expression":  # ++i, i--
+            arg = e.child_by_field_name("argument")
+            op = node_text(e.child_by_field_name("operator"))
+            assert arg is not None
+            if arg.type != "identifier":
+                raise self.unsupported("update in host code", e)
+            self.store(arg, self.operate(op[0], self.expr(arg), _Int(ShapeNum(1)), e), e)
+            return
+        if e.type == "comma_expression":  # ++i, ++j
+            for side in ("left", "right"):
+                part = e.child_by_field_name(side)
+                assert part is not None
+                self.effect(part)
             return
         if e.type == "call_expression":
             if any(c.type == "kernel_call_syntax" for c in e.children):
                 self.launch(e)
                 return
             fn = e.child_by_field_name("function")
+            assert fn is not None
+            if fn.type == "field_expression" and self.mutation(fn, e):
+                return
             name = node_text(fn)
             if name in ("TORCH_CHECK", "AT_ASSERT", "TORCH_INTERNAL_ASSERT", "assert"):
                 args = e.child_by_field_name("arguments")
@@ -580,8 +845,135 @@ class _Evaluator:
             if name.startswith("AT_DISPATCH_"):
                 self.dispatch(e)
                 return
-            raise self.unsupported("call in host code", e)
+            if name.split("::")[-1] == "cudaMemset":
+                args = e.child_by_field_name("arguments")
+                self.memset(args.named_children if args is not None else [], e)
+                return
+            self.expr(e)  # a call with a value, dropped: evaluated for its errors
+            return
         raise self.unsupported("statement in host code", e)
+
+    def assign(self, e: ts.Node) -> None:
+        """``v = ...``, ``v *= ...`` (also on a variable declared without a value) and ``sizes[i] = ...``."""
+        left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
+        op = node_text(e.child_by_field_name("operator"))
+        assert left is not None and right is not None
+        if op != "=" and op not in _COMPOUND:
+            raise self.unsupported("assignment in host code", e)
+        if left.type == "subscript_expression":  # out_sizes[dim] = 1;
+            arg = left.child_by_field_name("argument")
+            idx = left.child_by_field_name("indices") or left.child_by_field_name("index")
+            assert arg is not None and idx is not None
+            base = self.expr(arg)
+            i = self.constant_int(idx.named_children[0] if idx.type == "subscript_argument_list" else idx)
+            if arg.type != "identifier" or not isinstance(base, _List) or not -len(base.items) <= i < len(base.items):
+                raise self.unsupported("assignment in host code", e)
+            i %= len(base.items)
+            v = self.expr(right)
+            if op != "=":
+                v = self.operate(_COMPOUND[op], base.items[i], v, e)
+            self.env[node_text(arg)] = _List((*base.items[:i], v, *base.items[i + 1 :]))
+            return
+        if left.type == "field_expression":  # dim3 grid; grid.x = blocks;
+            arg = left.child_by_field_name("argument")
+            field_name = node_text(left.child_by_field_name("field"))
+            assert arg is not None
+            grid = self.expr(arg)
+            if arg.type != "identifier" or not isinstance(grid, _Dim3) or field_name not in ("x", "y", "z"):
+                raise self.unsupported("assignment in host code", e)
+            v = self.expr(right)
+            if op != "=":
+                v = self.operate(_COMPOUND[op], self.expr(left), v, e)
+            if not isinstance(v, _Int):
+                raise self.unsupported("dim3 component", right)
+            dims = [*grid.dims, *[ShapeNum(1)] * (3 - len(grid.dims))]
+            dims["xyz".index(field_name)] = v.expr
+            while len(dims) > 1 and dims[-1] == ShapeNum(1):
+                dims.pop()
+            self.env[node_text(arg)] = _Dim3(tuple(dims))
+            return
+        if left.type != "identifier":
+            raise self.unsupported("assignment in host code", e)
+        v = self.expr(right)
+        if op != "=":
+            v = self.operate(_COMPOUND[op], self.expr(left), v, e)
+        self.store(left, v, e)
+
+    def store(self, name_node: ts.Node, v: _Value, e: ts.Node) -> None:
+        """``v`` into the variable ``name_node`` names, converted to its declared type."""
+        name = node_text(name_node)
+        if name not in self.env:
+            raise self.unsupported("name in host code", name_node)
+        declared = self.types.get(name)
+        if declared is not None and declared.endswith(" *"):
+            v = self.pointer(declared.removesuffix(" *"), v, e)
+        elif declared == "dim3":
+            v = self.as_dim3(v, e)
+        self.bind(name, declared or "auto", v, e)
+
+    def mutation(self, fn: ts.Node, e: ts.Node) -> bool:
+        """A method call that changes its receiver, if ``e`` is one: ``sizes.erase(sizes.begin() + dim)``,
+        ``sizes.push_back(n)`` on a list of sizes, ``out.zero_()`` on a tensor the function allocated."""
+        receiver = fn.child_by_field_name("argument")
+        method = node_text(fn.child_by_field_name("field"))
+        args_node = e.child_by_field_name("arguments")
+        args = args_node.named_children if args_node is not None else []
+        if receiver is None or receiver.type != "identifier":
+            return False
+        recv = self.expr(receiver)
+        if isinstance(recv, _List) and method in ("erase", "push_back", "emplace_back", "pop_back", "insert"):
+            items = list(recv.items)
+            if method in ("push_back", "emplace_back") and len(args) == 1:
+                items.append(self.expr(args[0]))
+            elif method == "pop_back" and not args and items:
+                items.pop()
+            elif method in ("erase", "insert") and len(args) == (1 if method == "erase" else 2):
+                at = self.expr(args[0])
+                if not isinstance(at, _Position) or not isinstance(at.index, ShapeNum):
+                    raise self.unsupported(f"{method} at a position that is not a constant", args[0])
+                i = at.index.value
+                if not 0 <= i < len(items) + (method == "insert"):
+                    raise self.error(f"{method} at position {i} of a list of {len(items)} sizes", e)
+                if method == "erase":
+                    del items[i]
+                else:
+                    items.insert(i, self.expr(args[1]))
+            else:
+                raise self.unsupported(f"{method} of a list of sizes", e)
+            self.env[node_text(receiver)] = _List(tuple(items))
+            return True
+        if isinstance(recv, HostTensor) and method in ("zero_", "fill_"):
+            if method == "fill_" and (len(args) != 1 or self.expr(args[0]) not in (_Int(ShapeNum(0)), _Float(0.0))):
+                raise self.unsupported("fill_ with a value other than 0 in host code", e)
+            self.zero(recv, e)
+            return True
+        return False
+
+    def zero(self, t: HostTensor, e: ts.Node) -> None:
+        """Tensor ``t`` is set to zeros (``t.zero_()``, ``cudaMemset(p, 0, bytes)``): one the function
+        allocated, before any launch reads or writes it, starts zeroed."""
+        if t.name not in self.result.allocated:
+            raise self.unsupported("zeroing of a tensor the host function did not allocate", e)
+        if any(("tensor", t.name) in launch.arguments.values() for launch in self.result.launches):
+            raise self.unsupported("zeroing of a tensor after a launch that used it", e)
+        tensor, _ = self.result.allocated[t.name]
+        self.result.allocated[t.name] = (tensor, "zeros")
+
+    def memset(self, args: Sequence[ts.Node], e: ts.Node) -> None:
+        """``cudaMemset(t.data_ptr<float>(), 0, t.numel() * sizeof(float))``: all of an allocated tensor
+        zeroed."""
+        if len(args) != 3:
+            raise self.unsupported("cudaMemset in host code", e)
+        ptr, value, size = (self.expr(a) for a in args)
+        if not isinstance(ptr, _Ptr) or value != _Int(ShapeNum(0)) or not isinstance(size, _Int):
+            raise self.unsupported("cudaMemset in host code (other than all of a tensor's bytes to 0)", e)
+        tensor, _ = self.result.allocated.get(ptr.tensor, (None, "empty"))
+        if tensor is None:
+            raise self.unsupported("cudaMemset of a tensor the host function did not allocate", e)
+        whole = _arith(ArithOp.MUL, _product(tensor.shape), ShapeNum(_SIZEOF[tensor.dtype]))
+        if not _same_size(size.expr, whole):
+            raise self.unsupported(f"cudaMemset of {show(size.expr)} bytes of a tensor of {show(whole)}", e)
+        self.zero(tensor, e)
 
     def file_constants(self, root: ts.Node) -> None:
         """File-level constants (``constexpr int BLOCK = 256;``, ``const float EPS = 1e-5f;``) the host
@@ -688,6 +1080,10 @@ class _Evaluator:
             if not isinstance(s, _Int):
                 raise self.unsupported("dynamic shared memory size", parts[2])
             smem = s.expr
+        if len(parts) > 3:  # the stream: the current one (PyTorch's), or the default one (0)
+            stream = self.expr(parts[3])
+            if stream not in (_Opaque("stream"), _Int(ShapeNum(0)), _Opaque("null")):
+                raise self.unsupported("launch on a stream other than the current one", parts[3])
         args_node = e.child_by_field_name("arguments")
         args = args_node.named_children if args_node is not None else []
         if len(args) != len(params):
@@ -720,15 +1116,19 @@ class _Evaluator:
                 return ("scalar", value)
             case _FloatExpr(text):
                 return ("scalar_expr", text)
+            case _Opaque("null"):
+                raise self.unsupported("null pointer passed to a kernel (an absent tensor is not modelled yet)", a)
             case _:
                 raise self.unsupported("kernel argument", a)
 
     # expressions
 
     def dim3(self, items: Sequence[ts.Node], node: ts.Node) -> _Dim3:
+        return self.dim3_of([(self.expr(it), it) for it in items], node)
+
+    def dim3_of(self, items: Sequence[tuple[_Value, ts.Node]], node: ts.Node) -> _Dim3:
         dims = []
-        for it in items:
-            v = self.expr(it)
+        for v, it in items:
             if not isinstance(v, _Int):
                 raise self.unsupported("dim3 component", it)
             dims.append(v.expr)
@@ -751,10 +1151,22 @@ class _Evaluator:
                 return self.number(e)
             case "true" | "false":
                 return _Bool(e.type == "true")
-            case "identifier":
+            case "null":
+                return _Opaque("null")  # a null pointer: passing it to a kernel is an error at the launch
+            case "identifier" | "type_identifier":  # a type identifier: a name in `dim3 g(a, b);`
                 name = node_text(e)
                 if name in self.env:
-                    return self.env[name]
+                    v = self.env[name]
+                    if isinstance(v, _Uninitialised):
+                        line = self.span(v.declared).line
+                        raise self.error(
+                            f"host variable {name} is used before it is initialised "
+                            f"(declared without a value at line {line})",
+                            e,
+                        )
+                    return v
+                if name == "NULL":
+                    return _Opaque("null")
                 if kernel_parameters(self.root, name) is not None:
                     return _Opaque("kernel")  # a kernel as a value: launching it is an error
                 if name == "cudaSuccess":
@@ -764,6 +1176,8 @@ class _Evaluator:
                 last = node_text(e).split("::")[-1]
                 if last in _TORCH_DTYPES:
                     return _Dtype(_TORCH_DTYPES[last])
+                if last == "kCUDA":
+                    return _Opaque("device")
                 raise self.unsupported("name in host code", e)
             case "binary_expression":
                 return self.binary(e)
@@ -787,6 +1201,9 @@ class _Evaluator:
                     arms = [e.child_by_field_name(f) for f in ("consequence", "alternative")]
                     if any(a is not None and kernel_parameters(self.root, node_text(a)) is not None for a in arms):
                         raise self.unsupported("kernel chosen at run time", e)
+                    clamp = self.min_max(c, arms)
+                    if clamp is not None:
+                        return clamp
                     raise self.unsupported("choice on sizes in host code", e)
                 branch = e.child_by_field_name("consequence" if c.value else "alternative")
                 assert branch is not None
@@ -828,6 +1245,21 @@ class _Evaluator:
             case _:
                 raise self.unsupported(f"{e.type.replace('_', ' ')} in host code", e)
 
+    def min_max(self, c: _Value, arms: Sequence[ts.Node | None]) -> _Value | None:
+        """``n > 1024 ? 1024 : n`` (and the other spellings of a minimum or maximum of two sizes) as
+        ``min(n, 1024)``, if ``c ? arms[0] : arms[1]`` is one."""
+        if not isinstance(c, _Cond) or not isinstance(c.expr, ShapeCmp) or None in arms:
+            return None
+        values = [self.expr(a) for a in arms if a is not None]
+        if not all(isinstance(v, _Int) for v in values):
+            return None
+        then, other = (v.expr for v in values if isinstance(v, _Int))
+        op, lhs, rhs = c.expr.op, c.expr.lhs, c.expr.rhs
+        if {then, other} != {lhs, rhs} or lhs == rhs or op in (CmpOp.EQ, CmpOp.NE):
+            return None
+        greater = op in (CmpOp.GT, CmpOp.GE)  # the condition holds where lhs is the larger
+        return _Int(ShapeCall("max" if greater == (then == lhs) else "min", (lhs, rhs)))
+
     def number(self, e: ts.Node) -> _Value:
         text = node_text(e).lower()
         stripped = text.rstrip("ul")
@@ -864,11 +1296,33 @@ class _Evaluator:
         op = node_text(e.child_by_field_name("operator"))
         left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
         assert left is not None and right is not None
-        a, b = self.expr(left), self.expr(right)
+        return self.operate(op, self.expr(left), self.expr(right), e)
+
+    def operate(self, op: str, a: _Value, b: _Value, e: ts.Node) -> _Value:
+        """``a op b`` (``e`` the expression, or the assignment ``a op= b``)."""
+        if isinstance(a, HostTensor) or isinstance(b, HostTensor):
+            raise self.unsupported(
+                f"torch arithmetic ({op}) on a tensor in host code (a computation on the kernel's output "
+                "after the launch is not modelled yet)",
+                e,
+            )
+        if isinstance(a, _Position) and isinstance(b, _Int) and op in ("+", "-"):
+            return _Position(_arith(ArithOp.ADD if op == "+" else ArithOp.SUB, a.index, b.expr))
         if op in ("&&", "||"):
             return self.logical(op, a, b, e)
         if isinstance(a, _Dtype) and isinstance(b, _Dtype) and op in ("==", "!="):
             return _Bool((a.dtype == b.dtype) == (op == "=="))
+        if isinstance(a, _List) and isinstance(b, _List) and op in ("==", "!="):  # A.sizes() == B.sizes()
+            if len(a.items) != len(b.items):
+                return _Bool(op == "!=")
+            same: _Value = _Bool(True)
+            for da, db in zip(a.items, b.items, strict=True):
+                same = self.logical("&&", same, self.operate("==", da, db, e), e)
+            if op == "==":
+                return same
+            if isinstance(same, _Bool):
+                return _Bool(not same.value)
+            raise self.unsupported("condition in host code", e)
         statuses = {v.what for v in (a, b) if isinstance(v, _Opaque)}
         if statuses == {"status", "cudaSuccess"} and op in ("==", "!="):
             return _Bool(op == "==")  # a launch that succeeds (the model larkc verifies)
@@ -887,6 +1341,8 @@ class _Evaluator:
                 x, y = a.expr.value, b.expr.value
                 results = {"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}
                 return _Bool(results[op])
+            if a.expr == b.expr:  # the same size (`A.size(1) == B.size(0)` where both are K)
+                return _Bool(op in ("==", "<=", ">="))
             known = _compare_positive(op, a.expr, b.expr)
             if known is not None:
                 return _Bool(known)
@@ -1021,6 +1477,19 @@ class _Evaluator:
                     return d
             if short == "TensorOptions" and not args:
                 return _Dtype(None)
+        if short in (
+            "cudaStreamCreate",
+            "cudaStreamCreateWithFlags",
+            "cudaStreamCreateWithPriority",
+            "getStreamFromPool",
+        ):
+            raise self.unsupported("stream of its own in host code (larkc models launches on the current stream)", e)
+        if name.startswith(("torch::", "at::")):
+            raise self.unsupported(
+                f"torch function {name} in host code (the host function's torch computations other than "
+                "allocation are not modelled yet)",
+                e,
+            )
         raise self.unsupported("call in host code", e)
 
     def method(
@@ -1036,6 +1505,10 @@ class _Evaluator:
             raise self.unsupported("tensor option", e)
         if isinstance(recv, _Opaque) and recv.what == "device" and method in ("is_cuda", "is_contiguous"):
             return _Bool(True)
+        if isinstance(recv, _Opaque) and recv.what == "stream" and method == "stream" and not args:
+            return recv  # at::cuda::getCurrentCUDAStream().stream(): the cudaStream_t of the current stream
+        if isinstance(recv, _List):
+            return self.list_method(recv, method, args, e)
         if not isinstance(recv, HostTensor):
             raise self.unsupported("method call in host code", e)
         t = recv
@@ -1067,6 +1540,18 @@ class _Evaluator:
                 return _Dtype(t.dtype)
             case "is_cuda" | "is_contiguous":
                 return _Bool(True)
+            case "defined" | "has_value":
+                # a task tensor (an input or an allocation) is a defined tensor, and an optional tensor
+                # parameter (`c10::optional<torch::Tensor> bias`) holds one: forward passes no None for it
+                return _Bool(True)
+            case "value" if not args:  # bias.value() of an optional tensor
+                return t
+            case "to" if args:  # .to(x.device()), .to(torch::kCUDA), .to(x.dtype()) of its own dtype: itself
+                for a in args:
+                    v = self.expr(a)
+                    if not (v == _Opaque("device") or (isinstance(v, _Dtype) and v.dtype in (None, t.dtype))):
+                        raise self.unsupported("conversion of a tensor to another dtype in host code", e)
+                return t
             case "device":
                 return _Opaque("device")
             case _ if method in _SAME_TENSOR:
@@ -1091,7 +1576,32 @@ class _Evaluator:
                     raise self.unsupported("squeeze of a dimension that may not be 1", e)
                 return HostTensor(t.name, (*t.shape[:i], *t.shape[i + 1 :]), t.dtype)
             case _:
-                raise self.unsupported("tensor method in host code", e)
+                raise self.unsupported(
+                    f"torch method {method}() on a tensor in host code (the host function's torch computations "
+                    "other than allocation, shapes and views are not modelled yet)",
+                    e,
+                )
+
+    def list_method(self, recv: _List, method: str, args: Sequence[ts.Node], e: ts.Node) -> _Value:
+        """Methods of a list of sizes (``x.sizes().vec()``, ``sizes.size()``, ``sizes.begin() + dim``)."""
+        match method, len(args):
+            case "vec", 0:
+                return recv
+            case "size", 0:
+                return _Int(ShapeNum(len(recv.items)))
+            case "begin", 0:
+                return _Position(ShapeNum(0))
+            case "end", 0:
+                return _Position(ShapeNum(len(recv.items)))
+            case "back", 0 if recv.items:
+                return recv.items[-1]
+            case "front", 0 if recv.items:
+                return recv.items[0]
+            case "at", 1:
+                i = self.constant_int(args[0])
+                if 0 <= i < len(recv.items):
+                    return recv.items[i]
+        raise self.unsupported("method of a list of sizes in host code", e)
 
     def shape(self, args: Sequence[ts.Node], e: ts.Node) -> tuple[ShapeExpr, ...]:
         if len(args) == 1:
@@ -1133,6 +1643,50 @@ class _Evaluator:
         tensor = HostTensor(name, shape, dtype)
         self.result.allocated[name] = (tensor, init)
         return tensor
+
+
+def _clamps(e: ShapeExpr) -> list[tuple[ShapeExpr, int]]:
+    """The ``(size expression, constant)`` pairs of every ``min``/``max`` of a size and a constant in ``e``."""
+    match e:
+        case ShapeCall("min" | "max", args):
+            nums = [a.value for a in args if isinstance(a, ShapeNum)]
+            out = [(a, k) for a in args if not isinstance(a, ShapeNum) for k in nums]
+            return out + [c for a in args for c in _clamps(a)]
+        case ShapeCall(_, args):
+            return [c for a in args for c in _clamps(a)]
+        case ShapeArith(_, lhs, rhs) | ShapeCmp(_, lhs, rhs):
+            return _clamps(lhs) + _clamps(rhs)
+        case _:
+            return []
+
+
+def clamp_instances(
+    launches: Sequence[HostLaunch], given: Mapping[str, int], base: Mapping[str, int]
+) -> list[dict[str, int]]:
+    """Instances past each clamp of the launches (``block = std::min(1024, inner)``, one thread per
+    column): where ``base`` (a scaled-down instance) keeps the clamped size below its constant and the
+    problem's shape (``given``) takes it above, ``base`` with the least value of one of its sizes that
+    takes it past the constant. At scaled-down sizes only the unclamped branch of the launch runs: a
+    kernel wrong past the clamp (the columns beyond 1024 never written) would be verified there."""
+    exprs: list[ShapeExpr] = []
+    for launch in launches:
+        exprs += [*launch.grid, *launch.block, launch.shared_bytes]
+        exprs += [a[1] for a in launch.arguments.values() if a[0] == "shape"]
+    out: list[dict[str, int]] = []
+    for e, k in (c for x in exprs for c in _clamps(x)):
+        if int(evaluate(e, dict(base))) > k:
+            continue
+        for s in sorted(free_symbols(e)):
+            if s not in given or s not in base or int(evaluate(e, {**base, s: given[s]})) <= k:
+                continue
+            lo, hi = base[s], given[s]  # e <= k at lo, e > k at hi: the least value past k, e rising with s
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if int(evaluate(e, {**base, s: mid})) > k else (mid, hi)
+            past = {**base, s: hi}
+            if past not in out:
+                out.append(past)
+    return out
 
 
 def host_function(root: ts.Node, name: str) -> tuple[ts.Node, list[tuple[str, str, ts.Node]]] | None:

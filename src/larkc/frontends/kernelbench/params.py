@@ -6,13 +6,22 @@ their parameters in the same order, with the same shapes and initialisers. This 
 ``__init__`` creates, in order, with each shape as the sizes of ``get_init_inputs()`` it is made of
 (their values and the problem file's names for them, which become the task's symbols):
 
-- ``nn.Linear(in, out, bias=True)``: ``weight`` ``(out, in)``, ``bias`` ``(out,)``;
+- ``nn.Linear(in, out, bias=True)``: ``weight`` ``(out, in)``, ``bias`` ``(out,)``; ``nn.Bilinear``;
 - ``nn.Conv1d/2d/3d(in, out, kernel_size, ..., groups=1, bias=True)``: ``weight``
-  ``(out, in / groups, *kernel)``, ``bias`` ``(out,)``;
-- ``nn.LayerNorm(shape, eps, elementwise_affine=True, bias=True)``: ``weight`` and ``bias`` of ``shape``;
-- ``nn.Parameter(torch.randn(...))`` (``rand``, ``zeros``, ``ones``, possibly times a constant);
+  ``(out, in / groups, *kernel)``, ``bias`` ``(out,)``; ``nn.ConvTranspose1d/2d/3d``: ``weight``
+  ``(in, out / groups, *kernel)``;
+- ``nn.LayerNorm``, ``nn.RMSNorm``, ``nn.BatchNorm1d/2d/3d``, ``nn.GroupNorm``, ``nn.InstanceNorm1d/2d/3d``
+  (``affine=True``): ``weight`` ones and ``bias`` zeros (running statistics are buffers, not parameters);
+  ``nn.PReLU`` (``weight`` filled with ``init``); ``nn.Embedding`` (``weight`` drawn ``normal(0, 1)``);
+- ``nn.Parameter(torch.randn(...))`` (``rand``, ``zeros``, ``ones``, ``empty``, ``full``, possibly times a
+  constant);
 - modules without parameters (``nn.ReLU()``, ``nn.Dropout(p)``, ...) create nothing; any other module
   is an :class:`Opaque` entry: what it creates (and how it draws from the generator) is unknown.
+
+Each parameter says whether creating it draws from the generator (``Linear``/``Conv``/``Embedding``
+weights and biases, ``randn``, ``rand``) or sets a fixed value (norms' ones and zeros, ``torch.zeros``):
+a fixed one equals any other of the same value and shape wherever it is created, a drawn one another
+drawn alike from the same state, that is after the same draws (:meth:`ModuleParam.same_initial_value`).
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ from pathlib import Path
 from larkc.errors import LarkcError, Span, Stage
 from larkc.frontends.kernelbench.candidate import _Module, _parse, _span, init_inputs_with
 
-__all__ = ["ModuleParam", "Opaque", "Size", "init_sizes", "module_params"]
+__all__ = ["ModuleParam", "Opaque", "Size", "init_sizes", "module_buffers", "module_params"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +55,29 @@ class ModuleParam:
     kind: str
     shape: tuple[Size, ...]
     span: Span = field(compare=False)
+    #: the initial value where it is fixed (``"ones"``, ``"zeros"``, ``"full(0.25)"``, ``"ones * 2.0"``):
+    #: such a parameter draws nothing from the random generator; ``None``: it is drawn (``Linear.weight``,
+    #: ``Parameter(torch.randn(...))``), from the generator's state when it is created
+    constant: str | None = None
+    #: what else the drawn values depend on besides the kind and shape (a bias's bound ``1/sqrt(fan_in)``)
+    detail: str = ""
 
     def describe(self) -> str:
         return f"{self.path} ({self.kind} of shape [{', '.join(str(d.value) for d in self.shape)}])"
+
+    @property
+    def draws(self) -> bool:
+        """Whether creating this parameter draws from the random generator."""
+        return self.constant is None
+
+    def same_initial_value(self, other: ModuleParam) -> bool:
+        """Whether ``other`` starts with this parameter's values, given that both are created from the
+        same generator state where they draw (fixed values: the same value and shape; ``torch.empty``
+        is uninitialised, equal to nothing)."""
+        shape = [d.value for d in self.shape] == [d.value for d in other.shape]
+        if self.constant is not None or other.constant is not None:
+            return shape and self.constant == other.constant and self.constant != "empty"
+        return shape and self.kind == other.kind and self.detail == other.detail
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +96,13 @@ _PARAMETERLESS = frozenset(
         "ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Identity",
         "Flatten", "LeakyReLU", "ELU", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish", "Softplus", "Softsign",
         "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
-        "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool2d", "Upsample",
+        "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+        "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "SELU", "CELU", "GLU", "LogSigmoid",
+        "Softmin", "Softmax2d", "Tanhshrink", "Hardshrink", "Softshrink", "Threshold", "Dropout1d", "Dropout2d",
+        "Dropout3d", "AlphaDropout", "Unflatten", "PixelShuffle", "PixelUnshuffle", "ZeroPad1d", "ZeroPad2d",
+        "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "CosineSimilarity", "PairwiseDistance",
+        "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
+        "TripletMarginLoss", "MarginRankingLoss",
     }
 )  # fmt: skip
 #: Initialisers of ``nn.Parameter(torch.<fn>(shape))``.
@@ -125,6 +160,8 @@ class _Init:
         match node:
             case ast.Name(id=n) if n in self.env:
                 return self.env[n]
+            case ast.Attribute(value=ast.Name(id="self"), attr=name) if f"self.{name}" in self.env:
+                return self.env[f"self.{name}"]  # an attribute set earlier in __init__: self.hidden = 2 * n
             case ast.Tuple(elts=items) | ast.List(elts=items):
                 return [self.value(it) for it in items]
             case ast.BinOp(left=left, op=op, right=right):
@@ -188,8 +225,61 @@ def _flag(env: _Init, args: dict[str, ast.expr], key: str) -> bool:
     return v
 
 
+def _fan_in(*dims: Size) -> str:
+    """The fan-in a bias's bound ``1 / sqrt(fan_in)`` is computed from (the weight's sizes past the first two
+    times its second), as a text to compare."""
+    n = 1
+    for d in dims:
+        n *= d.value
+    return f"fan_in={n}"
+
+
+def _per_group(env: _Init, args: dict[str, ast.expr], channels: Size) -> Size:
+    groups = env.size(args["groups"]).value if "groups" in args else 1
+    return channels if groups == 1 else Size(channels.value // groups)
+
+
+def _norm(attr: str, cls: str, shape: tuple[Size, ...], span: Span, weight: bool, bias: bool) -> list[ModuleParam]:
+    """A normalisation's affine parameters: weight ones, bias zeros (no draw from the generator)."""
+    out = []
+    if weight:
+        out.append(ModuleParam(f"{attr}.weight", f"{cls}.weight", shape, span, constant="ones"))
+    if bias:
+        out.append(ModuleParam(f"{attr}.bias", f"{cls}.bias", shape, span, constant="zeros"))
+    return out
+
+
+def _parameter(env: _Init, attr: str, value: ast.Call, span: Span) -> list[ModuleParam | Opaque]:
+    """``nn.Parameter(torch.randn(shape) * c)`` and the other initialisers of :data:`_INITIALISERS`."""
+    module = env.module
+    if not value.args:
+        raise _error(module, value, "initialiser")
+    init = value.args[0]
+    scale = ""
+    if isinstance(init, ast.BinOp) and isinstance(init.op, ast.Mult | ast.Div):
+        scale = f" {'*' if isinstance(init.op, ast.Mult) else '/'} {ast.unparse(init.right)}"
+        init = init.left
+    fn = init.func if isinstance(init, ast.Call) else None
+    if not (
+        isinstance(init, ast.Call)
+        and isinstance(fn, ast.Attribute)
+        and isinstance(fn.value, ast.Name)
+        and fn.value.id == "torch"
+        and (fn.attr in _INITIALISERS or fn.attr == "full")
+    ):
+        raise _error(module, value.args[0], "initialiser")
+    kind = f"Parameter(torch.{fn.attr}(...){scale})"
+    if fn.attr == "full":  # torch.full(shape, value)
+        if len(init.args) != 2 or not isinstance(fill := env.value(init.args[1]), int | float | Size):
+            raise _error(module, init, "initialiser")
+        number = fill.value if isinstance(fill, Size) else fill
+        return [ModuleParam(attr, kind, env.shape(init.args[:1]), span, constant=f"full({float(number)!r}){scale}")]
+    constant = None if fn.attr in ("randn", "rand") else f"{fn.attr}{scale}"
+    return [ModuleParam(attr, kind, env.shape(init.args), span, constant=constant)]
+
+
 def _created(env: _Init, attr: str, value: ast.expr, span: Span) -> list[ModuleParam | Opaque]:
-    """What ``self.<attr> = <value>`` creates."""
+    """What ``self.<attr> = <value>`` creates, in torch's order (each module's ``reset_parameters``)."""
     module = env.module
     out: list[ModuleParam | Opaque]
     if not isinstance(value, ast.Call):
@@ -198,57 +288,81 @@ def _created(env: _Init, attr: str, value: ast.expr, span: Span) -> list[ModuleP
     if cls is None:
         return []
     if cls == "Parameter":
-        if not value.args:
-            raise _error(module, value, "initialiser")
-        init = value.args[0]
-        scale = ""
-        if isinstance(init, ast.BinOp) and isinstance(init.op, ast.Mult | ast.Div):
-            scale = f" {'*' if isinstance(init.op, ast.Mult) else '/'} {ast.unparse(init.right)}"
-            init = init.left
-        fn = init.func if isinstance(init, ast.Call) else None
-        if not (
-            isinstance(init, ast.Call)
-            and isinstance(fn, ast.Attribute)
-            and isinstance(fn.value, ast.Name)
-            and fn.value.id == "torch"
-            and fn.attr in _INITIALISERS
-        ):
-            raise _error(module, value.args[0], "initialiser")
-        return [ModuleParam(attr, f"Parameter(torch.{fn.attr}(...){scale})", env.shape(init.args), span)]
-    if cls == "Linear":
+        return _parameter(env, attr, value, span)
+    if cls == "Linear":  # weight kaiming-uniform, bias uniform(+-1/sqrt(in)): both drawn
         a = _arguments(value, ("in_features", "out_features", "bias"))
         if "in_features" not in a or "out_features" not in a:
             raise _error(module, value, "nn.Linear")
         n_in, n_out = env.size(a["in_features"]), env.size(a["out_features"])
         out = [ModuleParam(f"{attr}.weight", "Linear.weight", (n_out, n_in), span)]
         if _flag(env, a, "bias"):
-            out.append(ModuleParam(f"{attr}.bias", "Linear.bias", (n_out,), span))
+            out.append(ModuleParam(f"{attr}.bias", "Linear.bias", (n_out,), span, detail=_fan_in(n_in)))
         return out
-    if cls in ("Conv1d", "Conv2d", "Conv3d"):
-        rank = int(cls[4])
-        names = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups", "bias")
+    if cls == "Bilinear":  # weight and bias uniform(+-1/sqrt(in1)): both drawn
+        a = _arguments(value, ("in1_features", "in2_features", "out_features", "bias"))
+        if not all(k in a for k in ("in1_features", "in2_features", "out_features")):
+            raise _error(module, value, "nn.Bilinear")
+        n1, n2, n_out = (env.size(a[k]) for k in ("in1_features", "in2_features", "out_features"))
+        out = [ModuleParam(f"{attr}.weight", "Bilinear.weight", (n_out, n1, n2), span, detail=_fan_in(n1))]
+        if _flag(env, a, "bias"):
+            out.append(ModuleParam(f"{attr}.bias", "Bilinear.bias", (n_out,), span, detail=_fan_in(n1)))
+        return out
+    if cls in ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"):
+        rank = int(cls[-2])
+        transposed = cls.startswith("ConvTranspose")
+        names: tuple[str, ...] = ("in_channels", "out_channels", "kernel_size", "stride", "padding")
+        names += ("output_padding", "groups", "bias", "dilation") if transposed else ("dilation", "groups", "bias")
         a = _arguments(value, names)
         if not all(k in a for k in names[:3]):
             raise _error(module, value, f"nn.{cls}")
         c_in, c_out = env.size(a["in_channels"]), env.size(a["out_channels"])
-        groups = env.size(a["groups"]).value if "groups" in a else 1
-        per_group = c_in if groups == 1 else Size(c_in.value // groups)
-        kernel = env.dims(a["kernel_size"], rank)
-        out = [ModuleParam(f"{attr}.weight", f"{cls}.weight", (c_out, per_group, *kernel), span)]
+        # a kernel size is no shape symbol (the reference's convolution needs it concrete; the instances
+        # scale the channels and the inputs, not the window): its dimensions are unnamed constants
+        kernel = tuple(Size(d.value) for d in env.dims(a["kernel_size"], rank))
+        # weight (out, in / groups, *kernel), transposed (in, out / groups, *kernel); the bias's bound is
+        # 1/sqrt(weight.size(1) * prod(kernel))
+        first, second = (c_in, _per_group(env, a, c_out)) if transposed else (c_out, _per_group(env, a, c_in))
+        out = [ModuleParam(f"{attr}.weight", f"{cls}.weight", (first, second, *kernel), span)]
         if _flag(env, a, "bias"):
-            out.append(ModuleParam(f"{attr}.bias", f"{cls}.bias", (c_out,), span))
+            out.append(ModuleParam(f"{attr}.bias", f"{cls}.bias", (c_out,), span, detail=_fan_in(second, *kernel)))
         return out
-    if cls == "LayerNorm":
+    if cls in ("LayerNorm", "RMSNorm"):
         a = _arguments(value, ("normalized_shape", "eps", "elementwise_affine", "bias"))
         if "normalized_shape" not in a:
-            raise _error(module, value, "nn.LayerNorm")
+            raise _error(module, value, f"nn.{cls}")
         shape = env.shape([a["normalized_shape"]])
-        if not _flag(env, a, "elementwise_affine"):
-            return []
-        out = [ModuleParam(f"{attr}.weight", "LayerNorm.weight", shape, span)]
-        if _flag(env, a, "bias"):
-            out.append(ModuleParam(f"{attr}.bias", "LayerNorm.bias", shape, span))
-        return out
+        affine = _flag(env, a, "elementwise_affine")
+        return list(_norm(attr, cls, shape, span, affine, affine and cls == "LayerNorm" and _flag(env, a, "bias")))
+    if cls in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"):
+        # running statistics are buffers, not parameters; affine: True for batch norm, False for instance norm
+        a = _arguments(value, ("num_features", "eps", "momentum", "affine", "track_running_stats"))
+        if "num_features" not in a:
+            raise _error(module, value, f"nn.{cls}")
+        channels = env.size(a["num_features"])
+        affine = _flag(env, a, "affine") if cls.startswith("Batch") or "affine" in a else False
+        return list(_norm(attr, cls, (channels,), span, affine, affine))
+    if cls == "GroupNorm":
+        a = _arguments(value, ("num_groups", "num_channels", "eps", "affine"))
+        if "num_channels" not in a:
+            raise _error(module, value, "nn.GroupNorm")
+        affine = _flag(env, a, "affine")
+        return list(_norm(attr, cls, (env.size(a["num_channels"]),), span, affine, affine))
+    if cls == "PReLU":  # weight filled with init (0.25): no draw
+        a = _arguments(value, ("num_parameters", "init"))
+        count = env.size(a["num_parameters"]) if "num_parameters" in a else Size(1)
+        fill = env.value(a["init"]) if "init" in a else 0.25
+        number = fill.value if isinstance(fill, Size) else fill
+        if not isinstance(number, int | float):
+            raise _error(module, a["init"], "nn.PReLU init")
+        return [ModuleParam(f"{attr}.weight", "PReLU.weight", (count,), span, constant=f"full({float(number)!r})")]
+    if cls == "Embedding":  # weight normal(0, 1), the padding row zeroed: drawn
+        a = _arguments(value, ("num_embeddings", "embedding_dim", "padding_idx"))
+        if "num_embeddings" not in a or "embedding_dim" not in a:
+            raise _error(module, value, "nn.Embedding")
+        rows, dim = env.size(a["num_embeddings"]), env.size(a["embedding_dim"])
+        pad = env.value(a["padding_idx"]) if "padding_idx" in a else None
+        detail = "" if pad is None else f"padding_idx={pad.value if isinstance(pad, Size) else pad}"
+        return [ModuleParam(f"{attr}.weight", "Embedding.weight", (rows, dim), span, detail=detail)]
     if cls in _PARAMETERLESS:
         return []
     return [Opaque(attr, ast.get_source_segment(module.source, value) or f"nn.{cls}", span)]
@@ -285,7 +399,72 @@ def module_params(path: Path, class_name: str, sizes: Sequence[object]) -> list[
             made = [Opaque(t.attr, ast.get_source_segment(source, stmt.value) or "module", span)]
         if not made and _draws(stmt.value):  # self.noise = torch.randn(...): draws from the generator
             made = [Opaque(t.attr, text, span)]
+        if not made:  # self.hidden = 2 * n: a size later parameters may be made of
+            try:
+                env.env[f"self.{t.attr}"] = env.value(stmt.value)
+            except LarkcError:
+                env.env.pop(f"self.{t.attr}", None)
         out += made
+    return out
+
+
+def module_buffers(path: Path, class_name: str, sizes: Sequence[object]) -> list[ModuleParam]:
+    """The buffers of batch and instance norms ``class_name.__init__`` of ``path`` creates, in order:
+    ``running_mean`` (zeros) and ``running_var`` (ones) of the channels where ``track_running_stats``
+    (batch norm's default, not instance norm's), and ``self.register_buffer(name, torch.zeros/ones(...))``;
+    other buffers are not listed."""
+    source, tree = _parse(path)
+    module = _Module(path, source, tree)
+    cls = next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name), None)
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None) if cls else None
+    if init is None:
+        return []
+    env = _Init(module, init, sizes)
+    out: list[ModuleParam] = []
+    for stmt in init.body:
+        match stmt:  # self.register_buffer("running_mean", torch.zeros(n)): a buffer of a fixed value
+            case ast.Expr(
+                value=ast.Call(
+                    func=ast.Attribute(value=ast.Name(id="self"), attr="register_buffer"),
+                    args=[ast.Constant(value=str(name)), ast.Call(func=ast.Attribute(attr=fn), args=shape_args)],
+                )
+            ) if fn in ("zeros", "ones"):
+                try:
+                    shape = env.shape(shape_args)
+                except LarkcError:
+                    continue
+                out.append(ModuleParam(name, f"buffer(torch.{fn}(...))", shape, _span(path, stmt), constant=fn))
+                continue
+        t = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+            continue
+        assert isinstance(stmt, ast.Assign)
+        value = stmt.value
+        cls_name = _is_nn(value.func) if isinstance(value, ast.Call) else None
+        if (
+            not isinstance(value, ast.Call)
+            or cls_name is None
+            or not cls_name.startswith(("BatchNorm", "InstanceNorm"))
+        ):
+            continue
+        a = _arguments(value, ("num_features", "eps", "momentum", "affine", "track_running_stats"))
+        try:
+            tracked = (
+                _flag(env, a, "track_running_stats")
+                if cls_name.startswith("Batch") or "track_running_stats" in a
+                else False
+            )
+            channels = env.size(a["num_features"]) if "num_features" in a else None
+        except LarkcError:
+            continue
+        if tracked and channels is not None:
+            span = _span(path, stmt)
+            out.append(
+                ModuleParam(f"{t.attr}.running_mean", f"{cls_name}.running_mean", (channels,), span, constant="zeros")
+            )
+            out.append(
+                ModuleParam(f"{t.attr}.running_var", f"{cls_name}.running_var", (channels,), span, constant="ones")
+            )
     return out
 
 

@@ -1,0 +1,42 @@
+# ruff: noqa: E501, F401, PLR0402, UP008  (written as generated candidates are)
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+bn_source = """
+#include <torch/extension.h>
+
+__global__ void bn_train_kernel(const float* x, const float* w, const float* b, float* y, int rows, int cols, float eps) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cols) return;
+    float sum = 0.0f;
+    for (int r = 0; r < rows; ++r) sum += x[r * cols + c];
+    float mean = sum / rows;
+    float sq = 0.0f;
+    for (int r = 0; r < rows; ++r) {
+        float d = x[r * cols + c] - mean;
+        sq += d * d;
+    }
+    float inv = rsqrtf(sq / rows + eps);
+    for (int r = 0; r < rows; ++r) y[r * cols + c] = (x[r * cols + c] - mean) * inv * w[c] + b[c];
+}
+
+torch::Tensor bn_train(torch::Tensor x, torch::Tensor w, torch::Tensor b, double eps) {
+    auto y = torch::empty_like(x);
+    int rows = x.size(0), cols = x.size(1);
+    bn_train_kernel<<<(cols + 63) / 64, 64>>>(x.data_ptr<float>(), w.data_ptr<float>(), b.data_ptr<float>(),
+                                              y.data_ptr<float>(), rows, cols, (float)eps);
+    return y;
+}
+"""
+
+bn = load_inline(name="bn", cpp_sources="", cuda_sources=bn_source, functions=["bn_train"])
+
+
+class ModelNew(nn.Module):
+    def __init__(self, num_features):
+        super(ModelNew, self).__init__()
+        self.bn = nn.BatchNorm1d(num_features)
+
+    def forward(self, x):
+        return bn.bn_train(x, self.bn.weight, self.bn.bias, 1e-5)
