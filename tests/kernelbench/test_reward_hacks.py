@@ -35,13 +35,13 @@ EXPECTED: dict[str, tuple[str, str]] = {
         "side_stream.py:21:5: error: unsupported stream of its own in host code "
         "(larkc models launches on the current stream): cudaStreamCreate(&side)",
     ),
-    "pointer_cache": ("ERROR", "unsupported computation in ModelNew.forward besides the CUDA call: key = x.data_ptr()"),
+    "pointer_cache": ("ERROR", "unsupported use of a tensor's address in ModelNew.forward: x.data_ptr()"),
     "half_precision": ("FAILED", "mismatch"),
     "timer_patch": ("VERIFIED", ""),
     "worker_thread": ("ERROR", "unsupported statement in ModelNew.forward"),
     "returns_input": (
         "ERROR",
-        "unsupported statement in ModelNew.forward (expected calls of the CUDA extension): return x",
+        "unsupported return of a tensor ModelNew.forward does not compute (an input or a parameter): return x",
     ),
     "empty_unwritten": ("ERROR", "unsupported return of a tensor no CUDA call is given: return out"),
 }

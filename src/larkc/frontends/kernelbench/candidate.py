@@ -14,6 +14,7 @@ from running it (the reference stage does).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,8 @@ __all__ = [
     "InputRead",
     "ModelNewFile",
     "ParamRef",
+    "Step",
+    "TorchOp",
     "View",
     "init_input_values",
     "input_dim_names",
@@ -61,7 +64,7 @@ class Extension:
 
 @dataclass(frozen=True, slots=True)
 class CallResult:
-    """An argument that is the result of an earlier extension call of forward (by its index)."""
+    """An argument that is the result of an earlier step of forward (by its index in ``steps``)."""
 
     index: int
 
@@ -110,17 +113,43 @@ class ForwardCall:
     span: Span
 
 
+@dataclass(frozen=True, slots=True)
+class TorchOp:
+    """A computation ``ModelNew.forward`` leaves to PyTorch (``x = self.conv(x)``, ``torch.relu(x)``,
+    ``x + self.bias``): ``expression`` is Python text over ``parameters`` (``torch`` and ``math`` are the
+    only other names), each parameter bound to the tensor in the same place of ``arguments``; ``label``
+    is the source text it was read from (``self.conv(x)``)."""
+
+    parameters: tuple[str, ...]
+    arguments: tuple[Argument, ...]
+    expression: str
+    label: str
+    span: Span = field(compare=False)
+
+
+#: One step of ``ModelNew.forward``: a call of an extension's function, or a computation left to PyTorch.
+Step = ForwardCall | TorchOp
+
+
 @dataclass
 class ModelNewFile:
-    """What ``ModelNew`` does: the forward parameters (after ``self``), the extension calls it makes in
-    order (each on forward's arguments, constants and earlier calls' results), and the call whose result
-    forward returns (the last)."""
+    """What ``ModelNew`` does: the forward parameters (after ``self``), its steps in order (extension
+    calls and computations left to PyTorch, each on forward's arguments, ``ModelNew``'s parameters,
+    constants and earlier steps' results: :class:`CallResult` ``k`` is ``steps[k]``'s), the extension
+    calls among them, and the tensor forward returns."""
 
     path: Path
     params: list[str] = field(default_factory=list)
     calls: list[ForwardCall] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
     returns: Allocation | None = None  # forward returns a tensor it allocated (and an extension filled)
     result_like: str | None = None  # forward returns the result seen with this parameter's shape (view_as)
+    result: Argument | None = None  # the tensor forward returns: a step's result, or what ``returns`` is
+    extensions: list[Extension] = field(default_factory=list)  # the file's load_inline extensions
+
+    @property
+    def torch_steps(self) -> list[TorchOp]:
+        return [s for s in self.steps if isinstance(s, TorchOp)]
 
 
 def _span(path: Path, node: ast.AST) -> Span:
@@ -245,11 +274,14 @@ def _is_load_inline(node: ast.expr) -> bool:
     )
 
 
-def read_model_new(path: Path, init_args: Sequence[object] = ()) -> ModelNewFile:
-    """Read ``ModelNew`` of ``path``: its extensions and the calls its ``forward`` makes.
+def read_model_new(
+    path: Path, init_args: Sequence[object] = (), inputs: Sequence[tuple[int, str]] = ()
+) -> ModelNewFile:
+    """Read ``ModelNew`` of ``path``: its extensions and the steps its ``forward`` makes.
 
     ``init_args`` are ``ModelNew.__init__``'s arguments in order (the problem's ``get_init_inputs()``),
-    for attributes such as ``self.alpha = alpha`` that forward passes on.
+    for attributes such as ``self.alpha = alpha`` that forward passes on; ``inputs`` the rank and element
+    type (``"f32"``) of each of ``get_inputs()``'s tensors, for ``x.dim()`` and ``x.dtype`` in forward.
     """
     source, tree = _parse(path)
     module = _Module(path, source, tree)
@@ -278,83 +310,655 @@ def read_model_new(path: Path, init_args: Sequence[object] = ()) -> ModelNewFile
     forward = methods.get("forward")
     if forward is None:
         raise LarkcError("ModelNew has no forward method", _span(path, cls), stage=Stage.FRONTEND)
-    out = ModelNewFile(path, [a.arg for a in forward.args.args[1:]])
+    out = ModelNewFile(path, [a.arg for a in forward.args.args[1:]], extensions=list(extensions.values()))
     if forward.args.vararg is not None or forward.args.kwonlyargs:
         raise _unsupported(path, "forward signature", forward, source)
-    _read_forward(module, forward, out, extensions, attributes)
+    kinds = dict(zip(out.params, inputs, strict=False))
+    _read_forward(module, forward, out, extensions, attributes, _imports(tree), kinds)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class _ExtFunction:
+    """``self.fn = ext.fn`` in ``__init__``: an exported function of an extension stored on ``self``."""
+
+    extension: Extension
+    function: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Submodule:
+    """``self.conv = nn.Conv2d(...)`` in ``__init__``: the module's class and its constructor's arguments by
+    name (:data:`_SIGNATURES`), each a constant or :data:`_UNKNOWN`."""
+
+    cls: str
+    arguments: tuple[tuple[str, object], ...]
+    span: Span = field(compare=False)
+
+    def get(self, name: str) -> object:
+        for k, v in self.arguments:
+            if k == name:
+                return v
+        return _DEFAULTS.get(self.cls.rstrip("123d"), {}).get(name, _UNKNOWN)
+
+
+@dataclass(frozen=True, slots=True)
+class _Parameter:
+    """``self.bias = nn.Parameter(...)`` in ``__init__``: ``self.bias`` is a parameter of ``ModelNew``."""
+
+
+class _Unknown:
+    """A value larkc cannot read statically (an argument computed at run time)."""
+
+    def __repr__(self) -> str:
+        return "<unknown>"
+
+
+_UNKNOWN = _Unknown()
+
+_CONV = (
+    "in_channels",
+    "out_channels",
+    "kernel_size",
+    "stride",
+    "padding",
+    "dilation",
+    "groups",
+    "bias",
+    "padding_mode",
+)
+_CONV_T = (
+    "in_channels", "out_channels", "kernel_size", "stride", "padding", "output_padding", "groups", "bias",
+    "dilation", "padding_mode",
+)  # fmt: skip
+_NORM = ("num_features", "eps", "momentum", "affine", "track_running_stats")
+#: The constructor signatures of the modules with parameters whose calls larkc reads (torch's positional order).
+_SIGNATURES: dict[str, tuple[str, ...]] = {
+    "Linear": ("in_features", "out_features", "bias"),
+    **{f"Conv{n}d": _CONV for n in (1, 2, 3)},
+    **{f"ConvTranspose{n}d": _CONV_T for n in (1, 2, 3)},
+    "GroupNorm": ("num_groups", "num_channels", "eps", "affine"),
+    "LayerNorm": ("normalized_shape", "eps", "elementwise_affine", "bias"),
+    **{f"BatchNorm{n}d": _NORM for n in (1, 2, 3)},
+    **{f"InstanceNorm{n}d": _NORM for n in (1, 2, 3)},
+}
+_CONV_DEFAULTS = {"stride": 1, "padding": 0, "output_padding": 0, "dilation": 1, "groups": 1, "bias": True}
+#: Defaults of the constructors' arguments, by class name without its rank (``Conv``, ``ConvTranspose``, ``BatchNorm``).
+_DEFAULTS: dict[str, dict[str, object]] = {
+    "Linear": {"bias": True},
+    "Conv": {**_CONV_DEFAULTS, "padding_mode": "zeros"},
+    "ConvTranspose": {**_CONV_DEFAULTS, "padding_mode": "zeros"},
+    "GroupNorm": {"eps": 1e-5, "affine": True},
+    "LayerNorm": {"eps": 1e-5, "elementwise_affine": True, "bias": True},
+    "BatchNorm": {"eps": 1e-5, "momentum": 0.1, "affine": True, "track_running_stats": True},
+    "InstanceNorm": {"eps": 1e-5, "momentum": 0.1, "affine": False, "track_running_stats": False},
+}
+#: Tensor methods that change nothing larkc models: the device and the memory layout (inputs are CUDA
+#: tensors; every tensor of a task is a contiguous buffer).
+_IDENTITY_METHODS = frozenset({"contiguous", "cuda", "detach"})
+#: larkc's element types by torch's names for them.
+_TORCH_DTYPE_NAMES = {
+    "f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64", "i32": "int32", "i64": "int64",
+    "i16": "int16", "i8": "int8", "u8": "uint8", "bool": "bool",
+}  # fmt: skip
+#: torch's aliases of its element types.
+_DTYPE_ALIASES = {
+    "float": "float32",
+    "half": "float16",
+    "double": "float64",
+    "int": "int32",
+    "long": "int64",
+    "short": "int16",
+}
+_TORCH_DTYPES = frozenset(
+    {"float32", "float", "float16", "half", "bfloat16", "float64", "double", "int32", "int", "int64", "long", "bool",
+     "int8", "uint8", "int16", "short"}
+)  # fmt: skip
+
+
+def _init_value(module: _Module, env: Mapping[str, object], node: ast.expr, depth: int = 0) -> object:
+    """A value ``__init__`` computes from its arguments (``env``), module constants and literals, or raise."""
+    if depth > 30:
+        raise _unsupported(module.path, "value that is not a constant", node, module.source)
+
+    def rec(n: ast.expr) -> object:
+        return _init_value(module, env, n, depth + 1)
+
+    match node:
+        case ast.Name(id=name) if name in env:
+            return env[name]
+        case ast.Constant(value=None):
+            return None
+        case ast.UnaryOp(op=ast.Not(), operand=x):
+            return not rec(x)
+        case ast.UnaryOp(op=ast.USub(), operand=x):
+            v = rec(x)
+            if isinstance(v, int | float):
+                return -v
+        case ast.BinOp(left=left, op=op, right=right):
+            a, b = rec(left), rec(right)
+            if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(op, ast.Pow | ast.MatMult):
+                if isinstance(op, ast.Div | ast.FloorDiv | ast.Mod) and not b:
+                    raise _unsupported(module.path, "division by zero", node, module.source)
+                return _arith(op, a, b)
+        case ast.Tuple(elts=items) | ast.List(elts=items):
+            return [rec(it) for it in items]
+        case ast.Compare(left=left, ops=[op], comparators=[right]):
+            a, b = rec(left), rec(right)
+            if isinstance(op, ast.Is | ast.IsNot) and (a is None or b is None):
+                return (a is b) == isinstance(op, ast.Is)
+            if isinstance(op, ast.Eq | ast.NotEq):
+                return (a == b) == isinstance(op, ast.Eq)
+        case ast.IfExp(test=test, body=yes, orelse=no):
+            return rec(yes) if rec(test) else rec(no)
+        case ast.Call(func=ast.Name(id="isinstance"), args=[x, ast.Name(id="int" | "float" | "tuple" | "list" as t)]):
+            v = rec(x)
+            kinds = {"int": int, "float": float, "tuple": list, "list": list}  # sequences are read as lists
+            return isinstance(v, kinds[t]) and not isinstance(v, bool)
+        case ast.Call(func=ast.Name(id="int" | "float" | "tuple" | "bool" as conv), args=[x], keywords=[]):
+            v = rec(x)
+            match conv:
+                case "int" if isinstance(v, int | float):
+                    return int(v)
+                case "float" if isinstance(v, int | float):
+                    return float(v)
+                case "bool":
+                    return bool(v)
+                case "tuple" if isinstance(v, list):
+                    return v
+    return module.constant(node, depth + 1)
+
+
+def _arith(op: ast.operator, a: float, b: float) -> float:
+    match op:
+        case ast.Add():
+            return a + b
+        case ast.Sub():
+            return a - b
+        case ast.Mult():
+            return a * b
+        case ast.Div():
+            return a / b
+        case ast.FloorDiv():
+            return a // b
+        case ast.Mod():
+            return a % b
+    raise LarkcError(f"operator {type(op).__name__}", stage=Stage.FRONTEND)
 
 
 def _init_attributes(
     module: _Module, init: ast.FunctionDef, extensions: dict[str, Extension], init_args: Sequence[object]
 ) -> dict[str, object]:
+    """What ``__init__`` stores on ``self``: extensions (and their functions), submodules with their
+    constructor arguments, parameters (:class:`_Parameter`) and constants; an ``if`` on constants takes
+    its branch, one on anything else is read on both (the later assignment wins)."""
     params = [a.arg for a in init.args.args[1:]]
-    values = dict(zip(params, init_args, strict=False))
+    env: dict[str, object] = dict(zip(params, init_args, strict=False))
     defaults = init.args.defaults
-    env: dict[str, object] = {}
     for i, p in enumerate(params):
-        if p in values:
-            env[p] = values[p]
-        elif i >= len(params) - len(defaults):
-            d = defaults[i - (len(params) - len(defaults))]
+        if p not in env and i >= len(params) - len(defaults):
             try:
-                env[p] = module.constant(d)
+                env[p] = _init_value(module, env, defaults[i - (len(params) - len(defaults))])
             except LarkcError:
                 continue
     out: dict[str, object] = {}
-    for stmt in ast.walk(init):
-        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
-            continue
-        t = stmt.targets[0]
-        if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
-            continue
-        v = stmt.value
+
+    def submodule(cls: str, call: ast.Call) -> _Submodule:
+        names = _SIGNATURES.get(cls, ())
+        given: dict[str, ast.expr] = {k.arg: k.value for k in call.keywords if k.arg is not None}
+        for name, a in zip(names, call.args, strict=False):
+            given.setdefault(name, a)
+        if not names:  # a module without parameters: its arguments in order, then by keyword
+            given = {**{str(i): a for i, a in enumerate(call.args)}, **given}
+        values: list[tuple[str, object]] = []
+        for k, v in given.items():
+            try:
+                values.append((k, _init_value(module, env, v)))
+            except LarkcError:
+                values.append((k, _UNKNOWN))
+        return _Submodule(cls, tuple(values), _span(module.path, call))
+
+    def assign(t: ast.Attribute, v: ast.expr) -> None:
+        while (  # nn.Linear(...).cuda(), .to(device): the same module
+            isinstance(v, ast.Call)
+            and isinstance(v.func, ast.Attribute)
+            and v.func.attr in ("cuda", "to")
+            and isinstance(v.func.value, ast.Call)
+            and _nn_class(v.func.value.func) is not None
+        ):
+            v = v.func.value
+        cls = _nn_class(v.func) if isinstance(v, ast.Call) else None
         if isinstance(v, ast.Name) and v.id in extensions:
             out[t.attr] = extensions[v.id]
-        elif isinstance(v, ast.Name) and v.id in env:
-            out[t.attr] = env[v.id]
+        elif isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id in extensions:
+            out[t.attr] = _ExtFunction(extensions[v.value.id], v.attr)
+        elif cls == "Parameter":
+            out[t.attr] = _Parameter()
+        elif cls is not None and isinstance(v, ast.Call):
+            out[t.attr] = submodule(cls, v)
         else:
             try:
-                out[t.attr] = module.constant(v)
+                out[t.attr] = _init_value(module, env, v)
             except LarkcError:
-                continue  # an attribute forward never passes to the extension needs no value
+                out[t.attr] = _UNKNOWN  # an error only where forward reads it
+
+    def block(stmts: Sequence[ast.stmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, ast.If):
+                try:
+                    taken = bool(_init_value(module, env, stmt.test))
+                except LarkcError:
+                    block(stmt.body)
+                    block(stmt.orelse)
+                    continue
+                block(stmt.body if taken else stmt.orelse)
+                continue
+            if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for t in targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        assign(t, stmt.value)
+                    elif isinstance(t, ast.Name):
+                        try:
+                            env[t.id] = _init_value(module, env, stmt.value)
+                        except LarkcError:
+                            env.pop(t.id, None)
+                continue
+            if (  # self.register_parameter("bias", None)
+                isinstance(stmt, ast.Expr)
+                and isinstance(stmt.value, ast.Call)
+                and isinstance(stmt.value.func, ast.Attribute)
+                and stmt.value.func.attr == "register_parameter"
+                and len(stmt.value.args) == 2
+                and isinstance(stmt.value.args[0], ast.Constant)
+                and isinstance(stmt.value.args[1], ast.Constant)
+                and stmt.value.args[1].value is None
+            ):
+                out[str(stmt.value.args[0].value)] = None
+                continue
+            for child in ast.iter_child_nodes(stmt):  # loops, with, try: their assignments, both ways
+                if isinstance(child, ast.stmt):
+                    block([child])
+
+    block(init.body)
     return out
 
 
-def _read_forward(
-    module: _Module,
-    forward: ast.FunctionDef,
-    out: ModelNewFile,
-    extensions: dict[str, Extension],
-    attributes: dict[str, object],
-) -> None:
-    path, source = module.path, module.source
-    locals_: dict[str, str] = {p: p for p in out.params}  # local name -> the forward parameter it is
-    results: dict[str, int] = {}  # local name -> the call whose result it holds
-    allocations: dict[str, Allocation] = {}  # local name -> a tensor forward allocated
-    weights: dict[str, ParamRef] = {}  # local name -> a parameter of ModelNew (w = self.linear.weight)
-    body = [s for s in forward.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+def _nn_class(node: ast.expr) -> str | None:
+    """The class name of ``nn.X`` / ``torch.nn.X`` (``X``), or ``None``."""
+    if isinstance(node, ast.Attribute):
+        owner = node.value
+        if (isinstance(owner, ast.Name) and owner.id == "nn") or (
+            isinstance(owner, ast.Attribute) and owner.attr == "nn"
+        ):
+            return node.attr
+    return None
 
-    def allocation(name: str, e: ast.expr) -> Allocation | None:
-        if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and len(e.args) == 1):
-            return None
-        owner, fn = e.func.value, e.func.attr
-        if not (isinstance(owner, ast.Name) and owner.id == "torch" and fn in ("empty_like", "zeros_like")):
-            return None
-        like = e.args[0]
-        if not (isinstance(like, ast.Name) and like.id in locals_) or e.keywords:
-            return None
-        return Allocation(name, locals_[like.id], "zeros" if fn == "zeros_like" else "empty")
 
-    def view(a: ast.expr) -> View | None:
-        """``p.view(...)``, ``p.reshape(...)``, ``p.flatten()`` of a forward parameter ``p``."""
+def _imports(tree: ast.Module) -> dict[str, str]:
+    """Module-level names of torch's modules and of ``math``, by the dotted path they stand for
+    (``F`` -> ``torch.nn.functional``)."""
+    out = {"torch": "torch", "math": "math"}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                if a.name == "torch" or a.name.startswith("torch.") or a.name == "math":
+                    out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module is not None and stmt.module.startswith("torch"):
+            for a in stmt.names:
+                out[a.asname or a.name] = f"{stmt.module}.{a.name}"
+    return out
+
+
+#: The name of placeholder ``k`` in a lowered expression (a tensor of forward).
+_PLACEHOLDER = "__larkc_v"
+
+
+@dataclass(frozen=True, slots=True)
+class _Size:
+    """A local holding a size (``batch = x.shape[0]``, ``h, w = x.shape[2:]``): its lowered expression,
+    used where the local is (inside PyTorch steps)."""
+
+    node: ast.expr
+
+
+class _ForwardReader:
+    """``ModelNew.forward`` read statement by statement into steps.
+
+    Each expression is *lowered*: the tensors it names become placeholders (``__larkc_v<k>``, bound to
+    a forward parameter, a parameter of ``ModelNew`` or an earlier step's result), attributes of
+    ``self`` their constants, module calls their functional form (``self.conv(x)`` is
+    ``torch.nn.functional.conv2d(x, w, b, ...)``), extension calls steps of their own; what is left is
+    a constant (``self.alpha * 2``), a tensor (an alias), a size (``x.size(0)``) or a computation that
+    becomes a :class:`TorchOp`.
+    """
+
+    def __init__(
+        self,
+        module: _Module,
+        out: ModelNewFile,
+        extensions: dict[str, Extension],
+        attributes: dict[str, object],
+        imports: dict[str, str],
+        kinds: dict[str, tuple[int, str]],
+    ) -> None:
+        self.module, self.path, self.source = module, module.path, module.source
+        self.kinds = kinds  # forward parameter -> its rank and element type
+        self.out = out
+        self.extensions = extensions
+        self.attributes = attributes
+        self.imports = imports
+        self.env: dict[str, object] = {p: p for p in out.params}  # local -> Argument, constant or _Size
+        self.values: list[Argument] = []  # placeholder k -> the tensor it stands for
+        self.noncontiguous: set[Argument] = set()  # step results that are views PyTorch may lay out otherwise
+        self.names: list[str] = []  # placeholder k -> a readable name for it
+
+    # -- values -----------------------------------------------------------------------------------
+
+    def error(self, what: str, node: ast.AST) -> LarkcError:
+        return _unsupported(self.path, what, node, self.source)
+
+    def placeholder(self, value: Argument, name: str) -> ast.Name:
+        if value in self.values:
+            k = self.values.index(value)
+        else:
+            k = len(self.values)
+            self.values.append(value)
+            self.names.append(re.sub(r"\W", "_", name))
+        return ast.Name(id=f"{_PLACEHOLDER}{k}", ctx=ast.Load())
+
+    def bound(self, node: ast.expr) -> Argument | None:
+        """The tensor a lowered expression is, when it is one placeholder."""
+        if isinstance(node, ast.Name) and node.id.startswith(_PLACEHOLDER):
+            return self.values[int(node.id.removeprefix(_PLACEHOLDER))]
+        return None
+
+    @staticmethod
+    def constant(node: ast.expr) -> tuple[bool, object]:
+        """``(True, value)`` for a lowered expression without tensors that evaluates to a constant."""
+        if any(isinstance(n, ast.Name) for n in ast.walk(node)):
+            return False, None
+        try:
+            return True, ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            pass
+        try:  # arithmetic of literals (``2 * 3``, ``1.0 / 4``)
+            return True, eval(compile(ast.Expression(node), "<forward>", "eval"), {"__builtins__": {}})
+        except Exception:
+            return False, None
+
+    @staticmethod
+    def literal(value: object, node: ast.AST) -> ast.expr:
+        return ast.copy_location(ast.parse(repr(value), mode="eval").body, node)
+
+    def param_ref(self, path: str, node: ast.AST) -> ast.expr:
+        return self.placeholder(ParamRef(path, _span(self.path, node)), path)
+
+    # -- lowering ---------------------------------------------------------------------------------
+
+    def lower(self, e: ast.expr) -> ast.expr:
+        """``e`` lowered, its constant parts folded (``self.conv.stride[0]`` is ``2``)."""
+        lowered = self.lower_parts(e)
+        if isinstance(lowered, ast.BinOp | ast.UnaryOp | ast.Subscript):
+            known, value = self.constant(lowered)
+            if known and (value is None or isinstance(value, int | float | bool | tuple | str)):
+                return self.literal(value, e)
+        return lowered
+
+    def lower_parts(self, e: ast.expr) -> ast.expr:
+        match e:
+            case ast.Constant():
+                return e
+            case ast.Name(id=name) if name in self.env:
+                v = self.env[name]
+                if isinstance(v, _Size):
+                    return v.node
+                if isinstance(v, str | CallResult | Allocation | View | ParamRef):
+                    return self.placeholder(v, name)
+                return self.literal(v, e)
+            case ast.Name(id=name) if name in self.imports:
+                dotted: ast.expr = ast.Name(id=self.imports[name].split(".")[0], ctx=ast.Load())
+                for part in self.imports[name].split(".")[1:]:
+                    dotted = ast.Attribute(value=dotted, attr=part, ctx=ast.Load())
+                return dotted
+            case ast.Name(id=name) if name in self.module.values:
+                try:
+                    return self.literal(self.module.constant(e), e)
+                except LarkcError:
+                    raise self.error("module-level value in ModelNew.forward", e) from None
+            case ast.Name(id="None" | "True" | "False"):
+                return e
+            case ast.Attribute(value=ast.Name(id="self"), attr=attr):
+                return self.self_attribute(attr, e)
+            case ast.Attribute(value=ast.Attribute(value=ast.Name(id="self"), attr=owner), attr=attr) if isinstance(
+                self.attributes.get(owner), _Submodule
+            ):
+                return self.submodule_attribute(owner, attr, e)
+            case ast.Attribute(value=owner, attr="dtype" | "ndim" as what) if self.kind(owner) is not None:
+                rank, dtype = self.kind(owner) or (0, "")
+                if what == "ndim":
+                    return ast.copy_location(ast.Constant(rank), e)
+                return ast.copy_location(ast.parse(f"torch.{_TORCH_DTYPE_NAMES[dtype]}", mode="eval").body, e)
+            case ast.Call(func=ast.Attribute(value=owner, attr="dim"), args=[], keywords=[]) if self.kind(owner):
+                return ast.copy_location(ast.Constant((self.kind(owner) or (0, ""))[0]), e)
+            case ast.Attribute(value=owner, attr="is_cuda"):
+                self.lower(owner)
+                return ast.copy_location(ast.Constant(True), e)  # forward runs on CUDA tensors
+            case ast.Attribute(value=owner, attr=attr):
+                return ast.copy_location(ast.Attribute(value=self.lower(owner), attr=attr, ctx=ast.Load()), e)
+            case ast.Call():
+                return self.call(e)
+            case ast.BinOp(left=left, op=op, right=right):
+                return ast.copy_location(ast.BinOp(left=self.lower(left), op=op, right=self.lower(right)), e)
+            case ast.UnaryOp(op=op, operand=x):
+                return ast.copy_location(ast.UnaryOp(op=op, operand=self.lower(x)), e)
+            case ast.BoolOp() | ast.Compare():
+                truth = self.truth(e)
+                if truth is None:
+                    raise self.error("condition in ModelNew.forward (not decided for CUDA tensors)", e)
+                return ast.copy_location(ast.Constant(truth), e)
+            case ast.IfExp(test=test, body=yes, orelse=no):
+                truth = self.truth(test)
+                if truth is None:
+                    raise self.error("condition in ModelNew.forward (not decided for CUDA tensors)", test)
+                return self.lower(yes if truth else no)
+            case ast.Subscript(value=value, slice=index):
+                return ast.copy_location(
+                    ast.Subscript(value=self.lower(value), slice=self.lower(index), ctx=ast.Load()), e
+                )
+            case ast.Slice(lower=lo, upper=hi, step=st):
+                return ast.Slice(
+                    lower=self.lower(lo) if lo else None,
+                    upper=self.lower(hi) if hi else None,
+                    step=self.lower(st) if st else None,
+                )
+            case ast.Tuple(elts=items):
+                return ast.copy_location(ast.Tuple(elts=[self.lower(i) for i in items], ctx=ast.Load()), e)
+            case ast.List(elts=items):
+                return ast.copy_location(ast.List(elts=[self.lower(i) for i in items], ctx=ast.Load()), e)
+            case ast.Starred(value=v):
+                return ast.copy_location(ast.Starred(value=self.lower(v), ctx=ast.Load()), e)
+        raise self.error("computation in ModelNew.forward", e)
+
+    def kind(self, e: ast.expr) -> tuple[int, str] | None:
+        """The rank and element type of a forward parameter ``e`` names (not reassigned), if known."""
+        if isinstance(e, ast.Name) and isinstance(self.env.get(e.id), str):
+            k = self.kinds.get(str(self.env[e.id]))
+            if k is not None and k[1] in _TORCH_DTYPE_NAMES:
+                return k
+        return None
+
+    def self_attribute(self, attr: str, e: ast.expr) -> ast.expr:
+        if attr == "training" and attr not in self.attributes:
+            # KernelBench's harness calls both modules without .eval(): in training mode, as the reference
+            # stage traces Model
+            return ast.copy_location(ast.Constant(True), e)
+        v = self.attributes.get(attr, _Parameter())  # an attribute __init__ does not show is a parameter
+        match v:
+            case _Parameter():
+                return self.param_ref(attr, e)
+            case Extension() | _ExtFunction() | _Submodule():
+                raise self.error("use of a module of ModelNew other than a call", e)
+            case _Unknown():
+                raise self.error("attribute of ModelNew that is not a constant", e)
+        return self.literal(v, e)
+
+    def submodule_attribute(self, owner: str, attr: str, e: ast.expr) -> ast.expr:
+        """``self.conv.weight``, ``self.conv.bias`` (``None`` without one), ``self.conv.kernel_size``."""
+        sub = self.attributes[owner]
+        assert isinstance(sub, _Submodule)
+        if attr == "weight" and _has_weight(sub):
+            return self.param_ref(f"{owner}.weight", e)
+        if attr == "bias":
+            return self.param_ref(f"{owner}.bias", e) if _has_bias(sub) else ast.copy_location(ast.Constant(None), e)
+        if attr in ("running_mean", "running_var") and sub.cls.startswith("BatchNorm"):
+            # a batch norm's statistics are buffers, bound to Model's (task inputs: the reference, traced in
+            # training mode, reads none of them, so a kernel applying them is refuted)
+            return self.param_ref(f"{owner}.{attr}", e)
+        v = _hyperparameter(sub, attr)
+        if isinstance(v, _Unknown):
+            raise self.error(f"attribute {attr} of nn.{sub.cls}", e)
+        return self.literal(v, e)
+
+    def call(self, e: ast.Call) -> ast.expr:
+        f = e.func
+        if isinstance(f, ast.Attribute) and f.attr in ("data_ptr", "storage", "untyped_storage", "storage_offset"):
+            # a buffer's address says nothing of its values (a cache keyed on it returns stale results)
+            raise self.error("use of a tensor's address in ModelNew.forward", e)
+        match e:
+            case ast.Call(func=ast.Name(id="hasattr"), args=[ast.Name(id="self"), ast.Constant(value=str(name))]):
+                return ast.copy_location(ast.Constant(name in self.attributes), e)
+            case ast.Call(func=ast.Name(id="float" | "int" | "bool" as conv), args=[x], keywords=[]):
+                known, value = self.constant(self.lower(x))
+                if known and isinstance(value, int | float | bool):
+                    return self.literal({"float": float, "int": int, "bool": bool}[conv](value), e)
+        ext = self.extension_of(f)
+        if ext is not None:
+            return self.placeholder(self.extension_call(ext[0], ext[1], e), f"t{len(self.out.steps) - 1}")
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+            sub = self.attributes.get(f.attr)
+            if isinstance(sub, _Submodule):
+                return self.module_call(f.attr, sub, e)
+        if isinstance(f, ast.Attribute) and not e.keywords:
+            if f.attr == "contiguous" and not e.args:
+                inner = self.lower(f.value)
+                bound = self.bound(inner)
+                if bound is not None and bound in self.noncontiguous:  # a copy in row-major order
+                    copy = ast.Call(
+                        func=ast.Attribute(value=inner, attr="contiguous", ctx=ast.Load()), args=[], keywords=[]
+                    )
+                    result = self.torch_step(ast.copy_location(copy, e), e)
+                    return self.placeholder(result, f"t{result.index}")
+                if bound is None and _may_be_noncontiguous(inner, self):
+                    return ast.copy_location(
+                        ast.Call(
+                            func=ast.Attribute(value=inner, attr="contiguous", ctx=ast.Load()), args=[], keywords=[]
+                        ),
+                        e,
+                    )
+                return inner
+            if f.attr in _IDENTITY_METHODS and not e.args:
+                return self.lower(f.value)
+            if f.attr == "is_contiguous" and not e.args:
+                self.lower(f.value)
+                return ast.copy_location(ast.Constant(True), e)
+        if (
+            isinstance(f, ast.Attribute)
+            and f.attr == "to"
+            and not any(self.is_dtype(a) for a in e.args)
+            and not any(k.arg in ("dtype", None) or self.is_dtype(k.value) for k in e.keywords)
+        ):
+            return self.lower(f.value)  # .to(device), .to(x.device), .to("cuda")
+        return ast.copy_location(
+            ast.Call(
+                func=self.lower(f),
+                args=[self.lower(a) for a in e.args],
+                keywords=[ast.keyword(arg=k.arg, value=self.lower(k.value)) for k in e.keywords],
+            ),
+            e,
+        )
+
+    def is_dtype(self, node: ast.expr) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr in _TORCH_DTYPES) or (
+            isinstance(node, ast.Attribute) and node.attr == "dtype"
+        )
+
+    def extension_of(self, f: ast.expr) -> tuple[Extension, str] | None:
+        """The extension and function ``f`` names: ``ext.fn``, ``self.ext.fn``, ``self.fn`` (stored)."""
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+            stored = self.attributes.get(f.attr)
+            return (stored.extension, stored.function) if isinstance(stored, _ExtFunction) else None
+        if not isinstance(f, ast.Attribute):
+            return None
+        owner = f.value
+        ext: object = None
+        if isinstance(owner, ast.Name) and owner.id in self.extensions and owner.id not in self.env:
+            ext = self.extensions[owner.id]
+        elif isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self":
+            ext = self.attributes.get(owner.attr)
+        return (ext, f.attr) if isinstance(ext, Extension) else None
+
+    def extension_call(self, ext: Extension, function: str, e: ast.Call) -> CallResult:
+        if function not in ext.functions:
+            raise self.error(f"call of a function {ext.variable} does not export", e)
+        if e.keywords:
+            raise self.error("keyword arguments of the CUDA function", e)
+        arguments = tuple(self.argument(a) for a in e.args)
+        call = ForwardCall(ext, function, arguments, _span(self.path, e))
+        self.out.calls.append(call)
+        self.out.steps.append(call)
+        return CallResult(len(self.out.steps) - 1)
+
+    def argument(self, a: ast.expr) -> Argument:
+        """An argument of an extension call: a tensor (a computed one becomes a PyTorch step first), or a constant."""
+        seen = self.view(a)
+        if seen is not None:
+            return seen
+        lowered = self.lower(a)
+        tensor = self.bound(lowered)
+        if tensor is None and not _may_be_noncontiguous(lowered, self):
+            known, value = self.constant(lowered)
+            if known and isinstance(value, int | float | bool):
+                return value
+        else:
+            known, value = False, None
+        if tensor is None and not known and not _is_size(lowered):
+            tensor = self.torch_step(lowered, a)
+        if tensor is not None:
+            if tensor in self.noncontiguous:
+                raise self.error(
+                    "tensor passed to the CUDA function that may not be contiguous (a view such as a transpose"
+                    " keeps the layout of what it views, which a kernel reading data_ptr() does not see; call"
+                    " .contiguous())",
+                    a,
+                )
+            return tensor
+        if known:
+            if value is None:
+                raise self.error("None passed to the CUDA function (an absent optional tensor)", a)
+            raise self.error("argument of the CUDA function (a tensor or a number)", a)
+        if _is_size(lowered):
+            raise self.error("argument of the CUDA function computed from sizes", a)
+        return self.torch_step(lowered, a)
+
+    def view(self, a: ast.expr) -> View | None:
+        """``p.view(...)``, ``p.reshape(...)``, ``p.flatten()`` of a forward parameter ``p``, passed to an
+        extension as the same buffer seen with another shape."""
+        while isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr in _IDENTITY_METHODS:
+            if a.args or a.keywords:
+                return None
+            a = a.func.value
         if not (isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and not a.keywords):
             return None
         owner, method = a.func.value, a.func.attr
-        if not (isinstance(owner, ast.Name) and owner.id in locals_ and method in ("view", "reshape", "flatten")):
+        if not (isinstance(owner, ast.Name) and isinstance(self.env.get(owner.id), str)):
             return None
+        param = self.env[owner.id]
+        assert isinstance(param, str)
         if method == "flatten":
-            return View(locals_[owner.id], (-1,)) if not a.args else None
+            return View(param, (-1,)) if not a.args else None
+        if method not in ("view", "reshape"):
+            return None
         items = list(a.args[0].elts) if len(a.args) == 1 and isinstance(a.args[0], ast.Tuple | ast.List) else a.args
         dims: list[int | tuple[str, int]] = []
         for d in items:
@@ -371,141 +975,433 @@ def _read_forward(
                     dims.append(("size", k))
                 case _:
                     try:
-                        v = module.constant(d)
+                        v = self.module.constant(d)
                     except LarkcError:
                         return None
                     if not isinstance(v, int) or isinstance(v, bool):
                         return None
                     dims.append(v)
-        return View(locals_[owner.id], tuple(dims))
+        return View(param, tuple(dims))
 
-    def shaped_like(e: ast.expr) -> tuple[ast.expr, str] | None:
-        """``r.view_as(p)``, ``r.view(p.shape)``, ``r.reshape(p.shape)``: ``r`` and the forward parameter ``p``."""
-        if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and len(e.args) == 1):
+    def module_call(self, attr: str, sub: _Submodule, e: ast.Call) -> ast.expr:
+        """``self.conv(x)``: the module's functional form over the call's input and the module's parameters."""
+        if len(e.args) != 1 or e.keywords:
+            raise self.error(f"call of nn.{sub.cls} (one tensor argument)", e)
+        x = self.lower(e.args[0])
+        xt = "__larkc_x"
+        weight = f"{_PLACEHOLDER}{self.index(self.param_ref(f'{attr}.weight', e))}" if _has_weight(sub) else "None"
+        bias = f"{_PLACEHOLDER}{self.index(self.param_ref(f'{attr}.bias', e))}" if _has_bias(sub) else "None"
+        text = _functional(sub, xt, weight, bias)
+        if text is None:
+            known = sub.cls in _SIGNATURES or sub.cls in _PARAMETERLESS
+            unknown = next((k for k, v in sub.arguments if isinstance(v, _Unknown)), None) if known else None
+            what = f" (argument {unknown} not read as a constant)" if unknown is not None else ""
+            raise self.error(f"call of nn.{sub.cls}{what}", e)
+        lowered = ast.parse(text, mode="eval").body
+
+        class _Put(ast.NodeTransformer):
+            def visit_Name(self, node: ast.Name) -> ast.expr:
+                return x if node.id == xt else node
+
+        put: ast.expr = _Put().visit(lowered)
+        return ast.copy_location(put, e)
+
+    def index(self, placeholder: ast.expr) -> int:
+        assert isinstance(placeholder, ast.Name)
+        return int(placeholder.id.removeprefix(_PLACEHOLDER))
+
+    def torch_step(self, lowered: ast.expr, node: ast.expr) -> CallResult:
+        """A :class:`TorchOp` computing ``lowered``; its result is the step's."""
+        used: list[int] = []
+        for n in ast.walk(lowered):
+            if isinstance(n, ast.Name) and n.id.startswith(_PLACEHOLDER):
+                k = int(n.id.removeprefix(_PLACEHOLDER))
+                if k not in used:
+                    used.append(k)
+        used.sort()
+        names: dict[int, str] = {}
+        for k in used:
+            base = self.names[k] if self.names[k].isidentifier() and not self.names[k].startswith("_") else "t"
+            name = base
+            while name in names.values() or name in ("torch", "math"):
+                name = f"{base}_{len(names)}"
+            names[k] = name
+
+        class _Name(ast.NodeTransformer):
+            def visit_Name(self, n: ast.Name) -> ast.expr:
+                if n.id.startswith(_PLACEHOLDER):
+                    return ast.Name(id=names[int(n.id.removeprefix(_PLACEHOLDER))], ctx=ast.Load())
+                return n
+
+        text = ast.unparse(_Name().visit(_copy(lowered)))
+        label = " ".join((ast.get_source_segment(self.source, node) or text).split())
+        step = TorchOp(
+            tuple(names[k] for k in used), tuple(self.values[k] for k in used), text, label, _span(self.path, node)
+        )
+        self.out.steps.append(step)
+        result = CallResult(len(self.out.steps) - 1)
+        if _may_be_noncontiguous(lowered, self):
+            self.noncontiguous.add(result)
+        return result
+
+    def tensor(self, e: ast.expr) -> Argument:
+        """The tensor ``e`` is: an alias of one, or a PyTorch step computing it."""
+        lowered = self.lower(e)
+        bound = self.bound(lowered)
+        if bound is not None:
+            return bound
+        known, _ = self.constant(lowered)
+        if known or _is_size(lowered):
+            raise self.error("value in ModelNew.forward where a tensor is expected", e)
+        return self.torch_step(lowered, e)
+
+    # -- conditions -------------------------------------------------------------------------------
+
+    def truth(self, e: ast.expr) -> bool | None:
+        """A condition decided for CUDA tensors and ``__init__``'s constants, or ``None``."""
+        match e:
+            case ast.BoolOp(op=op, values=items):
+                parts = [self.truth(i) for i in items]
+                if isinstance(op, ast.And):
+                    return False if False in parts else (None if None in parts else True)
+                return True if True in parts else (None if None in parts else False)
+            case ast.UnaryOp(op=ast.Not(), operand=x):
+                t = self.truth(x)
+                return None if t is None else not t
+            case ast.Compare(left=left, ops=[ast.Is() | ast.IsNot() as op], comparators=[right]):
+                a, b = self.lower(left), self.lower(right)
+                none_a = isinstance(a, ast.Constant) and a.value is None
+                none_b = isinstance(b, ast.Constant) and b.value is None
+                tensor = self.bound(a) is not None or self.bound(b) is not None
+                if (none_a or none_b) and (tensor or (none_a and none_b)):
+                    return (none_a and none_b) == isinstance(op, ast.Is)
+                return None
+        if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], ast.Eq | ast.NotEq):
+            da, db = _dtype_name(self.lower(e.left)), _dtype_name(self.lower(e.comparators[0]))
+            if da is not None and db is not None:  # x.dtype == torch.float32
+                return (da == db) == isinstance(e.ops[0], ast.Eq)
+        lowered = self.lower(e) if not isinstance(e, ast.BoolOp | ast.Compare) else self.lower_compare(e)
+        if lowered is None:
             return None
-        a, method = e.args[0], e.func.attr
-        if method == "view_as" and isinstance(a, ast.Name) and a.id in locals_:
-            return e.func.value, locals_[a.id]
-        if (
-            method in ("view", "reshape")
-            and isinstance(a, ast.Attribute)
-            and a.attr == "shape"
-            and isinstance(a.value, ast.Name)
-            and a.value.id in locals_
-        ):
-            return e.func.value, locals_[a.value.id]
-        return None
+        if self.bound(lowered) is not None:
+            return None  # the truth of a tensor is its value's
+        known, value = self.constant(lowered)
+        return bool(value) if known else None
 
-    def argument(a: ast.expr) -> Argument:
-        while isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr in ("contiguous", "cuda"):
-            if a.args or a.keywords:
-                break
-            a = a.func.value
-        seen = view(a)
-        if seen is not None:
-            return seen
-        match a:
-            case ast.Name(id=name) if name in locals_:
-                return locals_[name]
-            case ast.Name(id=name) if name in results:
-                return CallResult(results[name])
-            case ast.Name(id=name) if name in allocations:
-                return allocations[name]
-            case ast.Name(id=name) if name in weights:
-                return weights[name]
-            case ast.Attribute(value=ast.Name(id="self"), attr=attr) if attr in attributes:
-                v = attributes[attr]
-                if isinstance(v, int | float | bool):
-                    return v
-            case ast.Constant(value=v) if isinstance(v, int | float | bool):
-                return v
-            case ast.Attribute(value=ast.Name(id="self"), attr=attr) if attr not in attributes:
-                return ParamRef(attr, _span(path, a))  # self.weight
-            case ast.Attribute(value=ast.Attribute(value=ast.Name(id="self"), attr=owner), attr=attr) if (
-                owner not in attributes
+    def lower_compare(self, e: ast.expr) -> ast.expr | None:
+        if not isinstance(e, ast.Compare):
+            return None
+        return ast.copy_location(
+            ast.Compare(left=self.lower(e.left), ops=e.ops, comparators=[self.lower(c) for c in e.comparators]), e
+        )
+
+    # -- statements -------------------------------------------------------------------------------
+
+    def block(self, body: Sequence[ast.stmt]) -> bool:
+        """Read statements; ``True`` once one returned."""
+        return any(self.statement(stmt) for stmt in body)
+
+    def statement(self, stmt: ast.stmt) -> bool:
+        match stmt:
+            case ast.Expr(value=ast.Constant()) | ast.Pass():
+                return False
+            case ast.Assign(targets=[ast.Name(id=name)], value=value):
+                alloc = _allocation(name, value, self.env)
+                if alloc is not None:
+                    self.env[name] = alloc
+                    return False
+                self.env[name] = self.value(value, stmt)
+                return False
+            case ast.Assign(targets=targets, value=value) if len(targets) > 1 and all(
+                isinstance(t, ast.Name) for t in targets
             ):
-                return ParamRef(f"{owner}.{attr}", _span(path, a))  # self.linear.weight
-        raise _unsupported(path, "argument of the CUDA function (a forward argument or a constant)", a, source)
+                v = self.value(value, stmt)
+                for t in targets:
+                    assert isinstance(t, ast.Name)
+                    self.env[t.id] = v
+                return False
+            case ast.AnnAssign(target=ast.Name(id=name), value=value) if value is not None:
+                self.env[name] = self.value(value, stmt)
+                return False
+            case ast.Assign(targets=[ast.Tuple(elts=names) | ast.List(elts=names)], value=value) if all(
+                isinstance(n, ast.Name) for n in names
+            ):
+                lowered = self.lower(value)
+                if not _is_size(lowered):
+                    raise self.error("unpacking in ModelNew.forward (of sizes: x.shape)", stmt)
+                for k, n in enumerate(names):
+                    assert isinstance(n, ast.Name)
+                    item = ast.Subscript(value=lowered, slice=ast.Constant(k), ctx=ast.Load())
+                    self.env[n.id] = _Size(item)
+                return False
+            case ast.AugAssign(target=ast.Name(id=name), op=op, value=value) if name in self.env:
+                combined = ast.copy_location(
+                    ast.BinOp(left=ast.Name(id=name, ctx=ast.Load()), op=op, right=value), stmt
+                )
+                self.env[name] = self.value(combined, stmt)
+                return False
+            case ast.Expr(value=ast.Call() as call) if self.extension_of(call.func) is not None:
+                self.lower(call)  # self.ext.f(x, out): fills a tensor forward allocated
+                return False
+            case ast.If(test=test, body=yes, orelse=no):
+                truth = self.truth(test)
+                if truth is None:
+                    raise self.error("condition in ModelNew.forward (not decided for CUDA tensors)", test)
+                return self.block(yes if truth else no)
+            case ast.Assert(test=test):
+                if self.truth(test) is not True:
+                    raise self.error("assertion in ModelNew.forward (not decided for CUDA tensors)", stmt)
+                return False
+            case ast.Return(value=value) if value is not None:
+                self.ret(value, stmt)
+                return True
+        raise self.error("statement in ModelNew.forward", stmt)
 
-    def extension_call(e: ast.expr) -> ForwardCall | None:
-        if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)):
-            return None
-        owner = e.func.value
-        ext: object = None
-        if isinstance(owner, ast.Name) and owner.id in extensions:
-            ext = extensions[owner.id]
-        elif isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self":
-            ext = attributes.get(owner.attr)
-        if not isinstance(ext, Extension):
-            return None
-        if e.func.attr not in ext.functions:
-            raise _unsupported(path, f"call of a function {ext.variable} does not export", e, source)
-        if e.keywords:
-            raise _unsupported(path, "keyword arguments of the CUDA function", e, source)
-        return ForwardCall(ext, e.func.attr, tuple(argument(a) for a in e.args), _span(path, e))
+    def value(self, e: ast.expr, stmt: ast.stmt) -> object:
+        """What a local is assigned: a tensor, a constant or a size."""
+        lowered = self.lower(e)
+        bound = self.bound(lowered)
+        if bound is not None:
+            return bound
+        known, value = self.constant(lowered)
+        if known:
+            return value
+        if _is_size(lowered):
+            return _Size(lowered)
+        return self.torch_step(lowered, e)
 
-    for stmt in body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            name = stmt.targets[0].id
-            call = extension_call(stmt.value)
-            if call is not None:
-                out.calls.append(call)
-                results[name] = len(out.calls) - 1
-                locals_.pop(name, None)
-                continue
-            alloc = allocation(name, stmt.value)
-            if alloc is not None:
-                allocations[name] = alloc
-                locals_.pop(name, None)
-                results.pop(name, None)
-                continue
-            try:
-                src = argument(stmt.value)
-            except LarkcError:
-                raise _unsupported(
-                    path, "computation in ModelNew.forward besides the CUDA call", stmt, source
-                ) from None
-            if isinstance(src, str):
-                locals_[name] = src
-                results.pop(name, None)
-                continue
-            if isinstance(src, Allocation):
-                allocations[name] = src
-                continue
-            if isinstance(src, CallResult):
-                results[name] = src.index
-                locals_.pop(name, None)
-                continue
-            if isinstance(src, ParamRef):
-                weights[name] = src
-                locals_.pop(name, None)
-                results.pop(name, None)
-                continue
-        if isinstance(stmt, ast.Expr):  # self.ext.f(x, out): fills a tensor forward allocated
-            call = extension_call(stmt.value)
-            if call is not None:
-                out.calls.append(call)
-                continue
-        if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) and stmt.value.id in allocations:
-            alloc = allocations[stmt.value.id]
-            if not any(alloc in c.arguments for c in out.calls):
-                raise _unsupported(path, "return of a tensor no CUDA call is given", stmt, source)
-            out.returns = alloc
-            return
-        if isinstance(stmt, ast.Return) and stmt.value is not None:
-            like = shaped_like(stmt.value)
-            if like is not None:
-                stmt = ast.Return(value=like[0], lineno=stmt.lineno, col_offset=stmt.col_offset)
-                out.result_like = like[1]
-            assert stmt.value is not None
-            call = extension_call(stmt.value)
-            if call is not None:
-                out.calls.append(call)
+    def ret(self, value: ast.expr, stmt: ast.Return) -> None:
+        like = _shaped_like(value, self.env)
+        if like is not None:
+            inner = self.lower(like[0])
+            result = self.bound(inner)
+            if isinstance(result, CallResult) and isinstance(self.out.steps[result.index], ForwardCall):
+                self.out.result, self.out.result_like = result, like[1]  # r.view_as(x): the kernel's buffer
                 return
-            if isinstance(stmt.value, ast.Name) and results.get(stmt.value.id) == len(out.calls) - 1:
-                return
-        raise _unsupported(path, "statement in ModelNew.forward (expected calls of the CUDA extension)", stmt, source)
-    raise LarkcError("ModelNew.forward returns nothing", _span(path, forward), stage=Stage.FRONTEND)
+        result = self.tensor(value)
+        if isinstance(result, Allocation):
+            if not any(result in c.arguments for c in self.out.calls):
+                raise self.error("return of a tensor no CUDA call is given", stmt)
+            self.out.returns = result
+        elif not isinstance(result, CallResult):
+            raise self.error("return of a tensor ModelNew.forward does not compute (an input or a parameter)", stmt)
+        self.out.result = result
+
+
+def _dtype_name(node: ast.expr) -> str | None:
+    """``torch.float32`` (also ``torch.float``): ``float32``."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch":
+        name = _DTYPE_ALIASES.get(node.attr, node.attr)
+        return name if name in _TORCH_DTYPE_NAMES.values() else None
+    return None
+
+
+def _copy(node: ast.expr) -> ast.expr:
+    copied = ast.parse(ast.unparse(node), mode="eval").body
+    return copied
+
+
+def _allocation(name: str, e: ast.expr, env: Mapping[str, object]) -> Allocation | None:
+    """``torch.empty_like(x)`` / ``torch.zeros_like(x)`` of a forward parameter: a tensor to fill."""
+    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and len(e.args) == 1):
+        return None
+    owner, fn = e.func.value, e.func.attr
+    if not (isinstance(owner, ast.Name) and owner.id == "torch" and fn in ("empty_like", "zeros_like")):
+        return None
+    like = e.args[0]
+    if not (isinstance(like, ast.Name) and isinstance(env.get(like.id), str)) or e.keywords:
+        return None
+    param = env[like.id]
+    assert isinstance(param, str)
+    return Allocation(name, param, "zeros" if fn == "zeros_like" else "empty")
+
+
+def _shaped_like(e: ast.expr, env: Mapping[str, object]) -> tuple[ast.expr, str] | None:
+    """``r.view_as(p)``, ``r.view(p.shape)``, ``r.reshape(p.shape)``: ``r`` and the forward parameter ``p``."""
+    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and len(e.args) == 1):
+        return None
+    a, method = e.args[0], e.func.attr
+    if method == "view_as" and isinstance(a, ast.Name) and isinstance(env.get(a.id), str):
+        return e.func.value, str(env[a.id])
+    if (
+        method in ("view", "reshape")
+        and isinstance(a, ast.Attribute)
+        and a.attr == "shape"
+        and isinstance(a.value, ast.Name)
+        and isinstance(env.get(a.value.id), str)
+    ):
+        return e.func.value, str(env[a.value.id])
+    return None
+
+
+#: Tensor methods (and torch functions) whose result views its input with other strides: not contiguous.
+_STRIDED_VIEWS = frozenset(
+    {"t", "transpose", "permute", "expand", "expand_as", "narrow", "select", "diagonal", "unfold", "as_strided",
+     "swapaxes", "swapdims", "movedim", "moveaxis", "T", "mT", "H", "mH", "chunk", "split", "unbind"}
+)  # fmt: skip
+
+
+def _may_be_noncontiguous(node: ast.expr, reader: _ForwardReader) -> bool:
+    """Whether a lowered expression may be a view that is not contiguous (``B.t()``, ``x[:, 0]``)."""
+    match node:
+        case ast.Attribute(attr=attr) if attr in _STRIDED_VIEWS:
+            return True
+        case ast.Call(func=ast.Attribute(attr=attr)) if attr in _STRIDED_VIEWS:
+            return True
+        case ast.Subscript(value=value):
+            return not _is_size(value)
+        case ast.Call(func=ast.Attribute(value=owner, attr="view" | "reshape" | "view_as" | "squeeze" | "unsqueeze")):
+            return _may_be_noncontiguous(owner, reader)  # a view of a strided view stays strided
+        case ast.Name():
+            bound = reader.bound(node)
+            return bound is not None and bound in reader.noncontiguous
+    return False
+
+
+def _is_size(node: ast.expr) -> bool:
+    """Whether a lowered expression computes sizes only (``x.shape[0] * 2``, ``x.size()``, ``x.dim()``)."""
+    match node:
+        case ast.Constant(value=v):
+            return isinstance(v, int | float) or v is None
+        case ast.Attribute(attr="shape"):
+            return True
+        case ast.Call(func=ast.Attribute(attr="size" | "dim" | "numel" | "stride" | "element_size"), args=args):
+            return all(_is_size(a) for a in args)
+        case ast.Call(func=ast.Name(id="len" | "int"), args=[x]):
+            return _is_size(x)
+        case ast.Subscript(value=value, slice=index):
+            return _is_size(value) and (_is_size(index) or isinstance(index, ast.Slice))
+        case ast.BinOp(left=left, right=right):
+            return _is_size(left) and _is_size(right)
+        case ast.UnaryOp(operand=x):
+            return _is_size(x)
+        case ast.Tuple(elts=items) | ast.List(elts=items):
+            return all(_is_size(i) for i in items)
+    return False
+
+
+def _has_weight(sub: _Submodule) -> bool:
+    if sub.cls.startswith(("Conv", "Linear")):
+        return True
+    if sub.cls == "LayerNorm":
+        return sub.get("elementwise_affine") is True
+    if sub.cls in _SIGNATURES:
+        return sub.get("affine") is True
+    return False
+
+
+def _has_bias(sub: _Submodule) -> bool:
+    if sub.cls.startswith(("Conv", "Linear")):
+        return sub.get("bias") is not False
+    if sub.cls == "LayerNorm":
+        return sub.get("elementwise_affine") is True and sub.get("bias") is not False
+    return _has_weight(sub)
+
+
+def _rank(sub: _Submodule) -> int:
+    return int(sub.cls[-2]) if sub.cls[-2:-1].isdigit() else 1
+
+
+def _hyperparameter(sub: _Submodule, name: str) -> object:
+    """An attribute of the module as torch stores it: conv sizes as tuples of the module's rank."""
+    v = sub.get(name)
+    if sub.cls.startswith("Conv") and name in ("kernel_size", "stride", "padding", "dilation", "output_padding"):
+        if isinstance(v, int) and not isinstance(v, bool):
+            return (v,) * _rank(sub)
+        if isinstance(v, list):
+            return tuple(v)
+    if isinstance(v, list):
+        return tuple(v)
+    return v
+
+
+def _functional(sub: _Submodule, x: str, weight: str, bias: str) -> str | None:
+    """Python text computing ``sub``'s forward on ``x`` with its parameters ``weight`` and ``bias``
+    (names, or ``None``), as PyTorch's module does in training mode (KernelBench's harness never calls
+    ``.eval()``, and the reference stage traces ``Model`` so); ``None`` where an argument is unknown."""
+    cls = sub.cls
+
+    def args(*names: str) -> list[object] | None:
+        values = [_hyperparameter(sub, n) for n in names]
+        return None if any(isinstance(v, _Unknown) for v in values) else values
+
+    fn = "torch.nn.functional"
+    if cls == "Linear":
+        return f"{fn}.linear({x}, {weight}, {bias})"
+    if cls.startswith("Conv") and cls in _SIGNATURES:
+        if sub.get("padding_mode") != "zeros":
+            return None
+        rank = _rank(sub)
+        if cls.startswith("ConvTranspose"):
+            v = args("stride", "padding", "output_padding", "groups", "dilation")
+            if v is None:
+                return None
+            s, p, op, g, d = v
+            return (
+                f"{fn}.conv_transpose{rank}d({x}, {weight}, {bias}, stride={s!r}, padding={p!r},"
+                f" output_padding={op!r}, groups={g!r}, dilation={d!r})"
+            )
+        v = args("stride", "padding", "dilation", "groups")
+        if v is None:
+            return None
+        s, p, d, g = v
+        return f"{fn}.conv{rank}d({x}, {weight}, {bias}, stride={s!r}, padding={p!r}, dilation={d!r}, groups={g!r})"
+    if cls == "GroupNorm":
+        v = args("num_groups", "eps")
+        return None if v is None else f"{fn}.group_norm({x}, {v[0]!r}, {weight}, {bias}, {v[1]!r})"
+    if cls == "LayerNorm":
+        v = args("normalized_shape", "eps")
+        if v is None:
+            return None
+        shape, eps = v
+        k = len(shape) if isinstance(shape, tuple) else 1
+        return f"{fn}.layer_norm({x}, {x}.shape[-{k}:], {weight}, {bias}, {eps!r})"
+    if cls.startswith("BatchNorm"):
+        v = args("eps", "track_running_stats")
+        if v is None:
+            return None
+        eps, running = v
+        del running  # training mode: the batch's statistics (the running ones are updated, never read)
+        return f"{fn}.batch_norm({x}, None, None, {weight}, {bias}, True, 0.0, {eps!r})"
+    if cls.startswith("InstanceNorm"):
+        v = args("eps", "track_running_stats")
+        if v is None or v[1]:
+            return None
+        return f"{fn}.instance_norm({x}, None, None, {weight}, {bias}, True, 0.0, {v[0]!r})"
+    if cls in _PARAMETERLESS:
+        if any(isinstance(v, _Unknown) for _, v in sub.arguments):
+            return None
+        positional = [repr(v if not isinstance(v, list) else tuple(v)) for k, v in sub.arguments if k.isdigit()]
+        keywords = [f"{k}={v!r}" for k, v in sub.arguments if not k.isdigit()]
+        return f"torch.nn.{cls}({', '.join(positional + keywords)}).train()({x})"
+    return None
+
+
+#: Modules without parameters whose calls are PyTorch steps (constructed with their arguments, in training
+#: mode as KernelBench runs them: dropout with p > 0 is random, which the tracer refuses).
+_PARAMETERLESS = frozenset(
+    {
+        "ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Dropout2d",
+        "Dropout3d", "Identity", "Flatten", "LeakyReLU", "ELU", "SELU", "CELU", "Hardtanh", "Hardsigmoid",
+        "Hardswish", "Mish", "Softplus", "Softsign", "Tanhshrink", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+        "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+        "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Upsample", "PixelShuffle", "Softmin",
+    }
+)  # fmt: skip
+
+
+def _read_forward(
+    module: _Module,
+    forward: ast.FunctionDef,
+    out: ModelNewFile,
+    extensions: dict[str, Extension],
+    attributes: dict[str, object],
+    imports: dict[str, str],
+    kinds: dict[str, tuple[int, str]],
+) -> None:
+    reader = _ForwardReader(module, out, extensions, attributes, imports, kinds)
+    if not reader.block(forward.body):
+        raise LarkcError("ModelNew.forward returns nothing", _span(module.path, forward), stage=Stage.FRONTEND)
 
 
 #: torch's factory functions: their sizes are the tensor's dimensions.

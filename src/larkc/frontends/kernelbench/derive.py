@@ -33,6 +33,8 @@ from larkc.frontends.kernelbench.candidate import (
     CudaText,
     ForwardCall,
     ParamRef,
+    Step,
+    TorchOp,
     View,
     read_get_inputs,
     read_model_new,
@@ -41,6 +43,8 @@ from larkc.frontends.kernelbench.host import (
     HostLaunch,
     HostResult,
     HostTensor,
+    _declarator_name,
+    _function_definitions,
     clamp_instances,
     evaluate_host,
     host_function,
@@ -68,7 +72,7 @@ from larkc.tasks import (
     parse_dtype,
 )
 from larkc.tasks.input_facts import InputFacts
-from larkc.tasks.shape_expr import ArithOp, ShapeArith, ShapeCmp, ShapeExpr, ShapeNum, ShapeSym, evaluate
+from larkc.tasks.shape_expr import ArithOp, CmpOp, ShapeArith, ShapeCmp, ShapeExpr, ShapeNum, ShapeSym, evaluate
 
 __all__ = [
     "MAX_ELEMENTS",
@@ -130,6 +134,7 @@ class DerivedCandidate:
     cuda_file: Path
     aligned: bool
     given: dict[str, int] = field(default_factory=dict)
+    functions: dict[str, str] = field(default_factory=dict)  # the PyTorch steps' functions: name -> Python text
 
 
 @cache
@@ -299,14 +304,16 @@ def derive_task(
         raise LarkcError(f"cannot read {path}: {e}", stage=Stage.FRONTEND) from None
     if is_triton_candidate(source_text):
         return _triton(path, ref_path, problem, init_args, params)
-    candidate = read_model_new(path, init_args)
-    if not candidate.calls:
+    kinds = [(len(p.shape), p.dtype or "f32") for p in problem if p.shape is not None]
+    candidate = read_model_new(path, init_args, kinds)
+    if not candidate.steps:
         raise LarkcError("ModelNew.forward calls no CUDA function", stage=Stage.FRONTEND)
-    call = candidate.calls[0]
-    for other in candidate.calls[1:]:
-        if other.extension != call.extension:
-            raise UnsupportedError("call of a second load_inline extension", other.function, other.span)
-    text, aligned = _cuda_file_text(call.extension.cuda)
+    # several extensions: their CUDA texts joined in one file, each at its own lines of the candidate (a
+    # forward of PyTorch steps alone, not a kernel, has the file's extensions as its source)
+    used = list(dict.fromkeys(c.extension for c in candidate.calls)) or candidate.extensions
+    call_span = candidate.calls[0].span if candidate.calls else candidate.steps[0].span
+    texts = sorted((t for e in used for t in e.cuda), key=lambda t: (t.line is None, t.line or 0))
+    text, aligned = _cuda_file_text(texts)
     digest = hashlib.sha256(f"{path.resolve()}\0{ref_path.resolve()}\0{text}".encode()).hexdigest()[:16]
     target = Path(cuda_file) if cuda_file is not None else cache_root() / "kernelbench" / digest / f"{path.stem}.cu"
     _write(target, text)
@@ -345,22 +352,49 @@ def derive_task(
         if isinstance(s, str)
     }
     preconditions = _preconditions(problem, ref_path, given)
+    if len(used) > 1:
+        _check_one_definition(tree.root_node, candidate.calls, span)
     weights, weight_paths, by_path, findings = _weights(
-        path, ref_path, candidate.calls, params, init_args, given, host_inputs
+        path, ref_path, candidate.steps, params, init_args, given, host_inputs
     )
+    parameters = {k: weights[v] for k, v in by_path.items()}
     result = HostResult()
-    returned: list[HostTensor] = []
     allocated: dict[str, HostTensor] = {}  # tensors forward allocates, by local name
-    for c in candidate.calls:
-        for a in c.arguments:
-            if isinstance(a, Allocation) and a.name not in allocated:
-                index = list(candidate.params).index(a.like)
-                like = host_inputs[[p.name for p in problem][index]]
-                allocated[a.name] = HostTensor(f"forward_{a.name}", like.shape, like.dtype)
-                result.allocated[f"forward_{a.name}"] = (allocated[a.name], a.init)
-                result.variables[f"forward_{a.name}"] = a.name
+    for a in (a for c in candidate.steps for a in c.arguments):
+        if isinstance(a, Allocation) and a.name not in allocated:
+            index = list(candidate.params).index(a.like)
+            like = host_inputs[[p.name for p in problem][index]]
+            allocated[a.name] = HostTensor(f"forward_{a.name}", like.shape, like.dtype)
+            result.allocated[f"forward_{a.name}"] = (allocated[a.name], a.init)
+            result.variables[f"forward_{a.name}"] = a.name
+    values: dict[int, list[HostTensor]] = {}  # each step's results
+    program: list[HostLaunch | _PyTorchStep] = []  # the launches and PyTorch steps, in order
     fn: ts.Node | None = None
-    for i, c in enumerate(candidate.calls):
+    ordinal = 0
+    for i, step in enumerate(candidate.steps):
+        if isinstance(step, TorchOp):
+            inputs = [
+                _tensor_of(
+                    a,
+                    step.span,
+                    candidate.params,
+                    [p.name for p in problem],
+                    host_inputs,
+                    values,
+                    allocated,
+                    parameters,
+                )
+                for a in step.arguments
+            ]
+            torch_step, outs, assumptions = _pytorch_step(step, i, inputs, given, host_inputs, weights)
+            for t in outs:
+                result.allocated[t.name] = (t, "empty")
+                result.variables[t.name] = t.name
+            result.constraints += assumptions
+            values[i] = outs
+            program.append(torch_step)
+            continue
+        c = step
         found = host_function(tree.root_node, c.function)
         if found is None:
             raise LarkcError(
@@ -369,40 +403,48 @@ def derive_task(
                 stage=Stage.FRONTEND,
             )
         fn, params_of = found
-        parameters = {k: weights[v] for k, v in by_path.items()}
         arguments = _host_arguments(
-            c, candidate.params, [p.name for p in problem], params_of, host_inputs, returned, i, allocated, parameters
+            c, candidate.params, [p.name for p in problem], params_of, host_inputs, values, allocated, parameters
         )
-        prefix = f"c{i}_" if len(candidate.calls) > 1 else ""
+        prefix = f"c{ordinal}_" if len(candidate.calls) > 1 else ""
+        ordinal += 1
         owned = frozenset(t.name for t in allocated.values())
         one = evaluate_host(tree.root_node, fn, span, arguments, prefix=prefix, given=given, owned=owned)
         result.launches += one.launches
+        program += one.launches
         result.allocated.update(one.allocated)
         result.variables.update(one.variables)
         result.constraints += one.constraints
-        if len(one.returned) != 1 and i < len(candidate.calls) - 1 and candidate.returns is None:
-            raise UnsupportedError("call returning several tensors before the last call", c.function, c.span)
-        returned = one.returned
-    result.returned = [allocated[candidate.returns.name]] if candidate.returns is not None else returned
+        values[i] = list(one.returned)
+    if candidate.torch_steps:  # sizes the reference runs at: what PyTorch computes there is not empty
+        result.constraints += _reference_sizes(ref_path, init_args, host_inputs, weights, weight_paths, given)
+    if candidate.returns is not None:
+        result.returned = [allocated[candidate.returns.name]]
+    elif isinstance(candidate.result, CallResult):
+        result.returned = values[candidate.result.index]
     if not result.returned:
-        raise LarkcError("ModelNew.forward returns no tensor a CUDA call computed", call.span, stage=Stage.FRONTEND)
+        raise LarkcError("ModelNew.forward returns no tensor a CUDA call computed", call_span, stage=Stage.FRONTEND)
     if candidate.result_like is not None:  # r.view_as(x): the result with the input's shape
         like = host_inputs[[p.name for p in problem][list(candidate.params).index(candidate.result_like)]]
         if len(result.returned) != 1:
-            raise LarkcError("view_as of several results", call.span, stage=Stage.FRONTEND)
+            raise LarkcError("view_as of several results", call_span, stage=Stage.FRONTEND)
         r = result.returned[0]
         result.returned = [HostTensor(r.name, like.shape, r.dtype)]
-    assert fn is not None
-    if not result.launches:  # returns what it allocated, unwritten: an empty kernel stands for the launch
-        text += f"\n\n// written by larkc: {call.function} launches no kernel\n__global__ void {_NO_LAUNCH}() {{}}\n"
+    if not result.launches and fn is not None:  # returns what it allocated, unwritten: an empty kernel launches
+        called = candidate.calls[-1].function
+        text += f"\n\n// written by larkc: {called} launches no kernel\n__global__ void {_NO_LAUNCH}() {{}}\n"
         _write(target, text)
         single = (ShapeNum(1),)
-        result.launches.append(HostLaunch(_NO_LAUNCH, (), single, single, ShapeNum(0), {}, span(fn)))
+        empty = HostLaunch(_NO_LAUNCH, (), single, single, ShapeNum(0), {}, span(fn))
+        result.launches.append(empty)
+        program.append(empty)
+    where = span(fn) if fn is not None else call_span
     task = _task(
-        path, ref_path, target, {**host_inputs, **weights}, result, given, span, fn, weight_paths, preconditions
+        path, ref_path, target, {**host_inputs, **weights}, result, given, where, weight_paths, program, preconditions
     )
     task = dataclasses.replace(task, findings=tuple(findings))
-    derived = DerivedCandidate(task, path, target, aligned, given)
+    functions = {x.name: x.text for x in program if isinstance(x, _PyTorchStep)}
+    derived = DerivedCandidate(task, path, target, aligned, given, functions)
     if cuda_file is None:
         # the task as a task file beside the CUDA file, and the task loaded from it: a replay file of a
         # failing run names it, so that `larkc run --replay` finds the task again
@@ -410,6 +452,184 @@ def derive_task(
         _write(task_file, task_file_text(derived, task_file))
         derived.task = load_task(task_file)
     return derived
+
+
+@dataclass(frozen=True, slots=True)
+class _PyTorchStep:
+    """A step of the task left to PyTorch, before its tensors are named: the function (``name``, the
+    Python text defining it, and it compiled), the host tensors it reads and writes, and its label."""
+
+    name: str
+    text: str
+    function: Callable[..., Any]
+    inputs: tuple[HostTensor, ...]
+    outputs: tuple[HostTensor, ...]
+    label: str
+    span: Span
+
+
+def _step_text(op: TorchOp, name: str) -> str:
+    """The Python function of a PyTorch step: ``def _step0(x, conv_weight, conv_bias): return ...``."""
+    return f"def {name}({', '.join(op.parameters)}):\n    return {op.expression}\n"
+
+
+def _compile_step(text: str, name: str, span: Span) -> Callable[..., Any]:
+    import math
+
+    import torch
+
+    scope: dict[str, Any] = {"torch": torch, "math": math}
+    try:
+        exec(compile(text, f"<larkc step {name}>", "exec"), scope)  # text larkc wrote from the candidate's AST
+    except SyntaxError as e:
+        raise LarkcError(f"PyTorch step {name} is not valid Python: {e.msg}", span, stage=Stage.FRONTEND) from None
+    fn = scope[name]
+    assert callable(fn)
+    return fn  # type: ignore[no-any-return]
+
+
+def _pytorch_step(
+    op: TorchOp,
+    index: int,
+    inputs: Sequence[HostTensor],
+    given: Mapping[str, int],
+    host_inputs: Mapping[str, HostTensor],
+    weights: Mapping[str, HostTensor],
+) -> tuple[_PyTorchStep, list[HostTensor], list[ShapeExpr]]:
+    """The PyTorch step computing ``op`` and its results, with their shapes as the reference stage's
+    tracer infers them (exact shape expressions over the task's symbols: ``(h + 2 - k) // 1 + 1`` for a
+    convolution), and the conditions the tracer found the shapes to rest on (``h >= k``)."""
+    from larkc.reference import trace_reference
+
+    name = f"_step{index}"
+    text = _step_text(op, name)
+    fn = _compile_step(text, name, op.span)
+    specs = {p: TensorSpec(t.shape, _dtype(t.dtype)) for p, t in zip(op.parameters, inputs, strict=True)}
+    shapes = [t.shape for t in (*host_inputs.values(), *weights.values(), *inputs)]
+    # example sizes to trace with: a scaled-down instance (small real tensors), its sizes made distinct
+    # upwards (torch gives equal example sizes one symbol), then the problem's own sizes if small enough
+    tries = [_distinct(i) for i in _instances(dict(given), shapes, [])[:2]]
+    if all(math.prod([int(evaluate(d, dict(given))) for d in shape]) <= 1 << 22 for shape in shapes):
+        tries.append(_distinct(given))
+    error: LarkcError | None = None
+    for example in dict.fromkeys(tuple(sorted(t.items())) for t in tries):
+        try:
+            graph = trace_reference(fn, specs, symbols=list(given), example_shapes=dict(example), name=name)
+            break
+        except LarkcError as e:
+            error = e
+    else:
+        assert error is not None
+        raise LarkcError(
+            f"cannot trace the PyTorch step {op.label}: {error.message}", op.span, stage=Stage.FRONTEND
+        ) from None
+    types = graph.types()
+    outs: list[HostTensor] = []
+    for k, o in enumerate(graph.outputs):
+        t = types[o]
+        out_name = f"torch{index}" if len(graph.outputs) == 1 else f"torch{index}_{k}"
+        outs.append(HostTensor(out_name, tuple(t.shape), str(t.dtype)))
+    step = _PyTorchStep(name, text, fn, tuple(inputs), tuple(outs), op.label, op.span)
+    # every size is at least 1 (PyTorch refuses a convolution whose output would be empty): the sizes
+    # a result's shape expressions allow (h - 2 >= 1 for a 3x3 convolution) bound the instances and the
+    # parametric proofs as a TORCH_CHECK of the host code does
+    return step, outs, [*graph.assumptions, *_nonempty([t.shape for t in outs])]
+
+
+def _nonempty(shapes: Sequence[Sequence[ShapeExpr]]) -> list[ShapeExpr]:
+    """``d >= 1`` for each computed size ``d`` of ``shapes`` (symbols are at least 1 already)."""
+    out = [
+        ShapeCmp(CmpOp.GE, d, ShapeNum(1)) for shape in shapes for d in shape if not isinstance(d, ShapeNum | ShapeSym)
+    ]
+    return list(dict.fromkeys(out))
+
+
+def _reference_sizes(
+    reference: Path,
+    init_args: Sequence[object],
+    inputs: Mapping[str, HostTensor],
+    weights: Mapping[str, HostTensor],
+    paths: Mapping[str, str],
+    given: Mapping[str, int],
+) -> list[ShapeExpr]:
+    """The sizes at which ``Model``'s forward computes no empty tensor (PyTorch refuses pooling or a
+    convolution of an empty result: ``AvgPool2d(2)`` of a 1x1 image): ``d >= 1`` for every size the
+    reference stage's trace computes. A candidate's PyTorch steps and kernels are checked at those sizes
+    only, as the problem is; where the reference cannot be traced here, nothing (verify reports it)."""
+    from larkc.reference import trace_reference
+
+    specs = {k: TensorSpec(t.shape, _dtype(t.dtype)) for k, t in {**inputs, **weights}.items()}
+    shapes = [t.shape for t in (*inputs.values(), *weights.values())]
+    for example in [_distinct(i) for i in _instances(dict(given), shapes, [])[:2]]:
+        try:
+            graph = trace_reference(
+                str(reference),
+                specs,
+                symbols=list(given),
+                init_inputs=list(init_args),
+                example_shapes=example,
+                param_inputs=dict(paths),
+            )
+        except LarkcError:
+            continue
+        return [*graph.assumptions, *_nonempty([n.type.shape for n in graph.nodes])]
+    return []
+
+
+def _distinct(sizes: Mapping[str, int]) -> dict[str, int]:
+    """``sizes`` with equal values made distinct by raising the later ones (in value order) by one."""
+    out: dict[str, int] = {}
+    last = 0
+    for s, v in sorted(sizes.items(), key=lambda kv: kv[1]):
+        out[s] = max(v, last + 1) if v >= 2 else v
+        last = max(last, out[s])
+    return out
+
+
+def _tensor_of(
+    arg: object,
+    span: Span,
+    forward_params: Sequence[str],
+    input_names: Sequence[str],
+    inputs: Mapping[str, HostTensor],
+    values: Mapping[int, Sequence[HostTensor]],
+    allocated: Mapping[str, HostTensor],
+    parameters: Mapping[str, HostTensor],
+) -> HostTensor:
+    """The task tensor a tensor argument of a step is."""
+    match arg:
+        case str():
+            index = list(forward_params).index(arg)
+            if index >= len(input_names):
+                raise LarkcError(f"{arg} is no input of the problem", span, stage=Stage.FRONTEND)
+            return inputs[input_names[index]]
+        case CallResult(index=k):
+            got = values.get(k, [])
+            if len(got) != 1:
+                raise UnsupportedError("use of a step's several results as one tensor", str(k), span)
+            return got[0]
+        case Allocation(name=n):
+            return allocated[n]
+        case ParamRef(path=p):
+            return parameters[p]
+    raise UnsupportedError("argument of a PyTorch step", repr(arg), span)
+
+
+def _check_one_definition(root: ts.Node, calls: Sequence[ForwardCall], span: Callable[[ts.Node], Span]) -> None:
+    """With several extensions in one CUDA file, a function defined twice (``forward`` in each, or one
+    kernel name) would be ambiguous: an error at the second definition."""
+    seen: set[str] = set()
+    for fn, _kernel in _function_definitions(root):
+        name, _ = _declarator_name(fn)
+        if name in seen:
+            raise LarkcError(
+                f"{name} is defined by two load_inline extensions of the candidate (larkc verifies their CUDA"
+                " as one file, where a name is one definition)",
+                span(fn),
+                stage=Stage.FRONTEND,
+            )
+        seen.add(name)
+    del calls
 
 
 def _scaled(values: Sequence[object], sizes: Sequence[object], inst: Mapping[str, int]) -> list[object]:
@@ -497,7 +717,7 @@ def _triton(
 def _weights(
     path: Path,
     reference: Path,
-    calls: Sequence[ForwardCall],
+    calls: Sequence[Step],
     params: Sequence[ProblemParam],
     init_args: Sequence[object],
     given: dict[str, int],
@@ -597,9 +817,12 @@ def _bind_weights(
     dtypes = {p.path: p.dtype for p in params} | {b.path: "f32" for b in model_buffers}
     for name, p in zip(names, model, strict=True):
         dims: list[ShapeExpr] = []
+        # a convolution's kernel sizes stay the problem's: they do not scale with the data, and the
+        # reference stage's tracer reads a convolution of a symbolic kernel size as no op it knows
+        kernel_dims = range(2, len(p.shape)) if p.kind.startswith(("Conv", "ConvTranspose")) else range(0)
         for k, d in enumerate(p.shape):
             sym = d.name if d.name is not None and d.name.isidentifier() else None
-            if d.value == 1 or sym is None:
+            if d.value == 1 or sym is None or k in kernel_dims:
                 dims.append(ShapeNum(d.value))
                 continue
             if sym in inputs or sym in names or given.setdefault(sym, d.value) != d.value:
@@ -820,13 +1043,12 @@ def _host_arguments(
     input_names: Sequence[str],
     params: Sequence[tuple[str, str, ts.Node]],
     inputs: Mapping[str, HostTensor],
-    previous: Sequence[HostTensor],
-    index: int,
+    values: Mapping[int, Sequence[HostTensor]],
     allocated: Mapping[str, HostTensor],
     parameters: Mapping[str, HostTensor],
 ) -> dict[str, HostTensor | float | int | bool]:
     """The host function's parameters by name: forward's tensors as the problem's inputs, results of
-    earlier calls (``previous``: the result of call ``index - 1``), parameters of ``ModelNew`` (by
+    earlier steps (``values``, by step), parameters of ``ModelNew`` (by
     path: the task's inputs standing for ``Model``'s) and constants."""
     if len(call.arguments) != len(params):
         raise LarkcError(
@@ -854,11 +1076,12 @@ def _host_arguments(
         if isinstance(arg, str | CallResult) and base not in _TENSOR_TYPES:
             raise LarkcError(f"a tensor passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND)
         if isinstance(arg, CallResult):
-            if len(previous) != 1 or arg.index != index - 1:
+            got = values.get(arg.index, [])
+            if len(got) != 1:
                 raise UnsupportedError(
-                    "argument that is not the previous call's result", f"{call.function}({pname})", call.span
+                    "argument that is one of a call's several results", f"{call.function}({pname})", call.span
                 )
-            out[pname] = previous[0]
+            out[pname] = got[0]
         elif isinstance(arg, str):
             index = list(forward_params).index(arg)
             if index >= len(input_names):
@@ -884,15 +1107,15 @@ def _task(
     inputs: Mapping[str, HostTensor],
     result: HostResult,
     given: dict[str, int],
-    span: Callable[[ts.Node], Span],
-    fn: ts.Node,
+    where: Span,
     params: Mapping[str, str],
+    program: Sequence[HostLaunch | _PyTorchStep],
     preconditions: Mapping[str, Mapping[str, Any]],
 ) -> Task:
     names: dict[str, str] = {}
     returned = [t.name for t in result.returned]
     if len(set(returned)) != len(returned):
-        raise LarkcError("the host function returns one tensor twice", span(fn), stage=Stage.FRONTEND)
+        raise LarkcError("the host function returns one tensor twice", where, stage=Stage.FRONTEND)
     for i, t in enumerate(result.returned):
         names[t.name] = "out" if len(returned) == 1 else f"out{i}"
     taken = {*inputs, *names.values()}
@@ -911,7 +1134,7 @@ def _task(
         for k, (t, init) in result.allocated.items()
         if k not in returned
     }
-    launches = [_kernel_launch(launch, names) for launch in result.launches]
+    steps = [_kernel_launch(x, names) if isinstance(x, HostLaunch) else _torch_step(x, names) for x in program]
     shapes = [t.shape for t in inputs.values()]
     shapes += [t.shape for t, _ in result.allocated.values()]
     instances = _instances(given, shapes, result.constraints)
@@ -929,11 +1152,12 @@ def _task(
     if not instances:
         raise LarkcError(
             "the checks of the host function fail on the problem's shape",
-            result.launches[0].span,
+            result.launches[0].span if result.launches else where,
             stage=Stage.FRONTEND,
         )
     bounds = {s: max([given[s], *(inst[s] for inst in instances)]) for s in given}
-    checks = [c for c in result.constraints if not (isinstance(c, ShapeCmp) and c.lhs == c.rhs)]  # K == K
+    # a check such as K == K always holds
+    checks = list(dict.fromkeys(c for c in result.constraints if not (isinstance(c, ShapeCmp) and c.lhs == c.rhs)))
     constraints = [show(c) for c in checks] + [f"{s} <= {b}" for s, b in bounds.items()]
     common: dict[str, Any] = {
         "name": path.parent.name if path.stem == "model_new" else path.stem,
@@ -947,9 +1171,10 @@ def _task(
         "constraints": constraints,
         "instances": instances,
     }
-    if len(launches) > 1:
-        return Task(launches=launches, **common)
-    one = launches[0]
+    if len(steps) > 1 or not isinstance(steps[0], KernelLaunch):
+        return Task(launches=steps, **common)
+    one = steps[0]
+    assert isinstance(one, KernelLaunch)
     return Task(
         kernel=one.kernel,
         template_args=one.template_args,
@@ -958,6 +1183,21 @@ def _task(
         block=one.block,
         shared_bytes=one.shared_bytes,
         **common,
+    )
+
+
+def _torch_step(step: _PyTorchStep, names: Mapping[str, str]) -> Any:
+    """The task's ``TorchStep`` for ``step``, its tensors named as the task names them."""
+    import larkc.tasks
+
+    torch_step = getattr(larkc.tasks, "TorchStep", None)
+    if torch_step is None:  # a larkc without PyTorch steps in tasks
+        raise UnsupportedError("computation left to PyTorch in ModelNew.forward", step.label, step.span)
+    return torch_step(
+        function=step.function,
+        inputs=tuple(names.get(t.name, t.name) for t in step.inputs),
+        outputs=tuple(names.get(t.name, t.name) for t in step.outputs),
+        label=step.label,
     )
 
 
@@ -1026,6 +1266,8 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
                 raise LarkcError(f"cannot write binding {b!r} to a task file", stage=Stage.TASK)
 
     given = ", ".join(f"{s}={v}" for s, v in derived.given.items())
+    steps: list[Any] = list(getattr(t, "steps", t.launches))
+    torch_steps = [x for x in steps if not isinstance(x, KernelLaunch)]
     lines = [
         f'"""Derived by `larkc task` from {rel(derived.model_new)}',
         f"against {rel(str(t.reference))}; edit freely.",
@@ -1039,25 +1281,30 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
         else "The CUDA file holds the extension's CUDA source.",
         '"""',
         "",
+        *(["import math", ""] if any("math." in text for text in derived.functions.values()) else []),
+        *(["import torch", ""] if torch_steps else []),
         *(
             ["from dataclasses import replace", ""]
             if any(spec.triangular is not None for spec in t.inputs.values())
             else []
         ),
         "from larkc.tasks import BufferArg, "
-        + ("KernelLaunch, " if len(t.launches) > 1 else "")
+        + ("KernelLaunch, " if len(steps) > len(torch_steps) and (len(steps) > 1 or torch_steps) else "")
         + "ScalarArg, ScalarExpr, ShapeArg, Task"
         + (
             ", TensorSpec"
             if any(spec.low is not None or spec.triangular is not None for spec in t.inputs.values())
             else ""
-        ),
+        )
+        + (", TorchStep" if torch_steps else ""),
         *(
             ["from larkc.tasks.input_facts import Triangular"]
             if any(spec.triangular is not None for spec in t.inputs.values())
             else []
         ),
         "",
+        *[line for text in derived.functions.values() for line in ("", text.rstrip("\n"), "")],
+        *([""] if torch_steps else []),
         "task = Task(",
         f"    name={t.name!r},",
         f"    source={rel(t.source)!r},",
@@ -1087,12 +1334,22 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
         ]
         return out
 
-    if len(t.launches) == 1:
-        lines += launch_lines(t.launches[0], "    ")
+    if len(steps) == 1 and isinstance(steps[0], KernelLaunch):
+        lines += launch_lines(steps[0], "    ")
     else:
         lines.append("    launches=[")
-        for x in t.launches:
-            lines += ["        KernelLaunch(", *launch_lines(x, "            "), "        ),"]
+        for x in steps:
+            if isinstance(x, KernelLaunch):
+                lines += ["        KernelLaunch(", *launch_lines(x, "            "), "        ),"]
+                continue
+            lines += [
+                "        TorchStep(",
+                f"            function={x.function.__name__},",
+                f"            inputs={tuple(x.inputs)!r},",
+                f"            outputs={tuple(x.outputs)!r},",
+                f"            label={x.label!r},",
+                "        ),",
+            ]
         lines.append("    ],")
     lines += [
         f"    symbols={list(t.symbols)!r},",

@@ -1,0 +1,26 @@
+# ruff: noqa: N803, PLR0402
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """C = A @ B."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, A, B):
+        return torch.matmul(A, B)
+
+
+M = 64
+K = 48
+N = 32
+
+
+def get_inputs():
+    return [torch.randn(M, K), torch.randn(K, N)]
+
+
+def get_init_inputs():
+    return []
