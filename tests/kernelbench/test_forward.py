@@ -199,7 +199,7 @@ MODULES = [
     ("nn.AvgPool3d(2)", (1, 2, 4, 4, 6)),
     ("nn.AdaptiveAvgPool2d((1, 1))", (2, 3, 5, 7)),
     ("nn.Softmax(dim=1)", (3, 7)),
-    ("nn.Dropout(0.5)", (4, 9)),
+    ("nn.Dropout(0.0)", (4, 9)),
     ("nn.GELU()", (4, 9)),
     ("nn.Hardtanh(min_val=-0.5, max_val=0.5)", (4, 9)),
 ]
@@ -222,7 +222,7 @@ class ModelNew(nn.Module):
     op, _call = read_model_new(path).steps
     assert isinstance(op, TorchOp) and op.label == "self.m(x)"
     torch.manual_seed(0)
-    module = eval(ctor, {"nn": torch.nn}).eval()
+    module = eval(ctor, {"nn": torch.nn})  # in training mode, as KernelBench's harness runs ModelNew
     for p in module.parameters():  # trained values, not the initial ones (ones and zeros hide swapped roles)
         p.data = torch.randn_like(p)
     x = torch.randn(shape)
@@ -320,7 +320,7 @@ def test_kernel_ignoring_the_bias_after_a_pytorch_conv_refuted() -> None:
 
 def test_running_statistics_training_and_builtins(tmp_path: Path) -> None:
     """``self.bn.running_mean`` is the statistics a batch norm starts with (shaped as its weight),
-    ``self.training`` is false (the reference runs in eval mode), ``hasattr(self, ...)`` is decided,
+    ``self.training`` is true (KernelBench's harness never calls ``.eval()``), ``hasattr(self, ...)`` is decided,
     ``float(self.scale)`` folded, ``h = w = 5`` binds both; ``None`` for an optional tensor is an error at it."""
     path = _write(
         tmp_path,
@@ -333,7 +333,7 @@ class ModelNew(nn.Module):
         self.bias = None
 
     def forward(self, x):
-        if self.training or not hasattr(self, "bn"):
+        if not self.training or not hasattr(self, "bn"):
             return self.bn(x)
         h = w = 5
         mean = self.bn.running_mean
