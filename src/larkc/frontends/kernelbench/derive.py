@@ -43,12 +43,15 @@ from larkc.frontends.kernelbench.host import (
     HostLaunch,
     HostResult,
     HostTensor,
+    Threshold,
     _declarator_name,
     _function_definitions,
     clamp_instances,
     evaluate_host,
     host_function,
+    kernel_thresholds,
     show,
+    unreached_clamp,
 )
 from larkc.frontends.kernelbench.params import (
     ModuleParam,
@@ -440,7 +443,17 @@ def derive_task(
         program.append(empty)
     where = span(fn) if fn is not None else call_span
     task = _task(
-        path, ref_path, target, {**host_inputs, **weights}, result, given, where, weight_paths, program, preconditions
+        path,
+        ref_path,
+        target,
+        {**host_inputs, **weights},
+        result,
+        given,
+        where,
+        weight_paths,
+        program,
+        preconditions,
+        kernel_thresholds(tree.root_node, result.launches),
     )
     task = dataclasses.replace(task, findings=tuple(findings))
     functions = {x.name: x.text for x in program if isinstance(x, _PyTorchStep)}
@@ -1111,6 +1124,7 @@ def _task(
     params: Mapping[str, str],
     program: Sequence[HostLaunch | _PyTorchStep],
     preconditions: Mapping[str, Mapping[str, Any]],
+    thresholds: Sequence[Threshold] = (),
 ) -> Task:
     names: dict[str, str] = {}
     returned = [t.name for t in result.returned]
@@ -1145,10 +1159,19 @@ def _task(
 
         extra = [
             i
-            for i in clamp_instances(result.launches, given, min(instances, key=elements))
+            for i in clamp_instances(result.launches, given, min(instances, key=elements), thresholds)
             if i not in instances and all(evaluate(c, i) for c in result.constraints) and elements(i) <= _CLAMP_ELEMENTS
         ]
         instances[-1:-1] = extra
+        unreached = unreached_clamp(result.launches, given, instances, thresholds)
+        if unreached is not None:
+            launch, e, _k, what = unreached
+            raise UnsupportedError(
+                f"{what} that the problem's shape passes and no instance of at most {_CLAMP_ELEMENTS}"
+                " elements per tensor does (the branch past it would go unchecked)",
+                show(e),
+                launch.span,
+            )
     if not instances:
         raise LarkcError(
             "the checks of the host function fail on the problem's shape",
