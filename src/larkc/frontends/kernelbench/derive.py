@@ -51,7 +51,6 @@ from larkc.frontends.kernelbench.host import (
     host_function,
     kernel_thresholds,
     show,
-    unreached_clamp,
 )
 from larkc.frontends.kernelbench.params import (
     ModuleParam,
@@ -1163,15 +1162,6 @@ def _task(
             if i not in instances and all(evaluate(c, i) for c in result.constraints) and elements(i) <= _CLAMP_ELEMENTS
         ]
         instances[-1:-1] = extra
-        unreached = unreached_clamp(result.launches, given, instances, thresholds)
-        if unreached is not None:
-            launch, e, _k, what = unreached
-            raise UnsupportedError(
-                f"{what} that the problem's shape passes and no instance of at most {_CLAMP_ELEMENTS}"
-                " elements per tensor does (the branch past it would go unchecked)",
-                show(e),
-                launch.span,
-            )
     if not instances:
         raise LarkcError(
             "the checks of the host function fail on the problem's shape",

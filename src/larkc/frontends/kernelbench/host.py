@@ -56,7 +56,6 @@ __all__ = [
     "kernel_parameters",
     "kernel_thresholds",
     "show",
-    "unreached_clamp",
 ]
 
 #: C++ element types of ``data_ptr<T>()`` and casts, and the ``torch::k...`` dtype constants, to larkc's names.
@@ -1761,23 +1760,6 @@ def _launch_clamps(launches: Sequence[HostLaunch]) -> list[Threshold]:
         exprs += [a[1] for a in launch.arguments.values() if a[0] == "shape"]
         out += [(launch, e, k, f"clamp at {k}") for x in exprs for e, k in _clamps(x)]
     return out
-
-
-def unreached_clamp(
-    launches: Sequence[HostLaunch],
-    given: Mapping[str, int],
-    instances: Sequence[Mapping[str, int]],
-    thresholds: Sequence[Threshold] = (),
-) -> Threshold | None:
-    """A clamp of the launches (or a kernel's size threshold) that the problem's shape (``given``) takes
-    past its constant and no instance does: the instances then check only the branch below it, and a
-    kernel wrong past it (a grid clamped at 512 blocks without a grid-stride loop) would be verified."""
-    for launch, e, k, what in [*_launch_clamps(launches), *thresholds]:
-        if not all(s in given for s in free_symbols(e)) or int(evaluate(e, dict(given))) <= k:
-            continue
-        if not any(int(evaluate(e, {**given, **i})) > k for i in instances):
-            return launch, e, k, what
-    return None
 
 
 def host_function(root: ts.Node, name: str) -> tuple[ts.Node, list[tuple[str, str, ts.Node]]] | None:
