@@ -576,12 +576,37 @@ def _init_attributes(
             ):
                 out[str(stmt.value.args[0].value)] = None
                 continue
+            match stmt:  # self.eval(), self.train(False), self.bn.eval(): the mode forward then runs in
+                case ast.Expr(value=ast.Call(func=ast.Attribute(value=owner, attr="eval" | "train" as mode)) as call):
+                    if isinstance(owner, ast.Name) and owner.id == "self":
+                        out["training"] = _mode(module, env, mode, call)
+                    elif (  # a module's own mode: not modelled, an error where forward uses the module
+                        isinstance(owner, ast.Attribute)
+                        and isinstance(owner.value, ast.Name)
+                        and owner.value.id == "self"
+                    ):
+                        out[owner.attr] = _UNKNOWN
+                    continue
             for child in ast.iter_child_nodes(stmt):  # loops, with, try: their assignments, both ways
                 if isinstance(child, ast.stmt):
                     block([child])
 
     block(init.body)
     return out
+
+
+def _mode(module: _Module, env: dict[str, object], mode: str, call: ast.Call) -> object:
+    """``self.training`` after ``self.eval()`` (false) or ``self.train(mode=True)``; unknown if not a constant."""
+    if mode == "eval":
+        return False if not call.args and not call.keywords else _UNKNOWN
+    args = [*call.args, *(k.value for k in call.keywords if k.arg == "mode")]
+    if not args:
+        return True
+    try:
+        value = _init_value(module, env, args[0])
+    except LarkcError:
+        return _UNKNOWN
+    return value if isinstance(value, bool) and len(args) == 1 else _UNKNOWN
 
 
 def _nn_class(node: ast.expr) -> str | None:
@@ -790,8 +815,7 @@ class _ForwardReader:
 
     def self_attribute(self, attr: str, e: ast.expr) -> ast.expr:
         if attr == "training" and attr not in self.attributes:
-            # KernelBench's harness calls both modules without .eval(): in training mode, as the reference
-            # stage traces Model
+            # KernelBench's harness never calls .eval(): ModelNew runs in training mode, as Model is traced
             return ast.copy_location(ast.Constant(True), e)
         v = self.attributes.get(attr, _Parameter())  # an attribute __init__ does not show is a parameter
         match v:
@@ -860,7 +884,12 @@ class _ForwardReader:
             if f.attr in _IDENTITY_METHODS and not e.args:
                 return self.lower(f.value)
             if f.attr == "is_contiguous" and not e.args:
-                self.lower(f.value)
+                inner = self.lower(f.value)
+                bound = self.bound(inner)
+                if (bound is not None and bound in self.noncontiguous) or (
+                    bound is None and _may_be_noncontiguous(inner, self)
+                ):  # a view: contiguous or not by its sizes (B.t() of a (K, 1) B is), not decided here
+                    raise self.error("is_contiguous() of a view, which depends on its sizes", e)
                 return ast.copy_location(ast.Constant(True), e)
         if (
             isinstance(f, ast.Attribute)
@@ -991,6 +1020,12 @@ class _ForwardReader:
         xt = "__larkc_x"
         weight = f"{_PLACEHOLDER}{self.index(self.param_ref(f'{attr}.weight', e))}" if _has_weight(sub) else "None"
         bias = f"{_PLACEHOLDER}{self.index(self.param_ref(f'{attr}.bias', e))}" if _has_bias(sub) else "None"
+        if sub.cls in _DROPOUTS and _dropout_p(sub) != 0.0:
+            raise self.error(
+                f"call of nn.{sub.cls} with p > 0 (KernelBench's harness runs ModelNew in training mode, "
+                "where dropout is random)",
+                e,
+            )
         text = _functional(sub, xt, weight, bias)
         if text is None:
             known = sub.cls in _SIGNATURES or sub.cls in _PARAMETERLESS
@@ -1318,7 +1353,7 @@ def _hyperparameter(sub: _Submodule, name: str) -> object:
 def _functional(sub: _Submodule, x: str, weight: str, bias: str) -> str | None:
     """Python text computing ``sub``'s forward on ``x`` with its parameters ``weight`` and ``bias``
     (names, or ``None``), as PyTorch's module does in training mode (KernelBench's harness never calls
-    ``.eval()``, and the reference stage traces ``Model`` so); ``None`` where an argument is unknown."""
+    ``.eval()``); ``None`` where an argument is unknown."""
     cls = sub.cls
 
     def args(*names: str) -> list[object] | None:
@@ -1361,7 +1396,10 @@ def _functional(sub: _Submodule, x: str, weight: str, bias: str) -> str | None:
         if v is None:
             return None
         eps, running = v
-        del running  # training mode: the batch's statistics (the running ones are updated, never read)
+        if not running:  # no running statistics: the batch's, in eval mode too
+            return f"{fn}.batch_norm({x}, None, None, {weight}, {bias}, True, 0.0, {eps!r})"
+        # training mode, as KernelBench's harness runs ModelNew (and the reference stage traces Model): the
+        # batch's statistics; the running ones it updates are never read by this forward
         return f"{fn}.batch_norm({x}, None, None, {weight}, {bias}, True, 0.0, {eps!r})"
     if cls.startswith("InstanceNorm"):
         v = args("eps", "track_running_stats")
@@ -1373,12 +1411,23 @@ def _functional(sub: _Submodule, x: str, weight: str, bias: str) -> str | None:
             return None
         positional = [repr(v if not isinstance(v, list) else tuple(v)) for k, v in sub.arguments if k.isdigit()]
         keywords = [f"{k}={v!r}" for k, v in sub.arguments if not k.isdigit()]
-        return f"torch.nn.{cls}({', '.join(positional + keywords)}).train()({x})"
+        return f"torch.nn.{cls}({', '.join(positional + keywords)})({x})"
     return None
 
 
-#: Modules without parameters whose calls are PyTorch steps (constructed with their arguments, in training
-#: mode as KernelBench runs them: dropout with p > 0 is random, which the tracer refuses).
+#: Dropout modules: random in training mode (KernelBench's) unless ``p`` is 0.
+_DROPOUTS = frozenset({"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"})
+
+
+def _dropout_p(sub: _Submodule) -> object:
+    """The module's ``p`` as read (positional or keyword; torch's default 0.5)."""
+    for k, v in sub.arguments:
+        if k in ("0", "p"):
+            return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
+    return 0.5
+
+
+#: Modules without parameters whose calls are PyTorch steps (constructed with their arguments, in training mode).
 _PARAMETERLESS = frozenset(
     {
         "ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Dropout2d",

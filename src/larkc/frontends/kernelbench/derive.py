@@ -43,11 +43,13 @@ from larkc.frontends.kernelbench.host import (
     HostLaunch,
     HostResult,
     HostTensor,
+    Threshold,
     _declarator_name,
     _function_definitions,
     clamp_instances,
     evaluate_host,
     host_function,
+    kernel_thresholds,
     show,
 )
 from larkc.frontends.kernelbench.params import (
@@ -440,7 +442,17 @@ def derive_task(
         program.append(empty)
     where = span(fn) if fn is not None else call_span
     task = _task(
-        path, ref_path, target, {**host_inputs, **weights}, result, given, where, weight_paths, program, preconditions
+        path,
+        ref_path,
+        target,
+        {**host_inputs, **weights},
+        result,
+        given,
+        where,
+        weight_paths,
+        program,
+        preconditions,
+        kernel_thresholds(tree.root_node, result.launches),
     )
     task = dataclasses.replace(task, findings=tuple(findings))
     functions = {x.name: x.text for x in program if isinstance(x, _PyTorchStep)}
@@ -1111,6 +1123,7 @@ def _task(
     params: Mapping[str, str],
     program: Sequence[HostLaunch | _PyTorchStep],
     preconditions: Mapping[str, Mapping[str, Any]],
+    thresholds: Sequence[Threshold] = (),
 ) -> Task:
     names: dict[str, str] = {}
     returned = [t.name for t in result.returned]
@@ -1145,7 +1158,7 @@ def _task(
 
         extra = [
             i
-            for i in clamp_instances(result.launches, given, min(instances, key=elements))
+            for i in clamp_instances(result.launches, given, min(instances, key=elements), thresholds)
             if i not in instances and all(evaluate(c, i) for c in result.constraints) and elements(i) <= _CLAMP_ELEMENTS
         ]
         instances[-1:-1] = extra

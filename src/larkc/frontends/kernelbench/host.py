@@ -54,6 +54,7 @@ __all__ = [
     "clamp_instances",
     "evaluate_host",
     "kernel_parameters",
+    "kernel_thresholds",
     "show",
 ]
 
@@ -1660,22 +1661,70 @@ def _clamps(e: ShapeExpr) -> list[tuple[ShapeExpr, int]]:
             return []
 
 
+#: A point where a launch's behaviour may change with the sizes: the launch, a size expression, the
+#: constant it is compared with (the change between ``<= k`` and ``> k``) and what it is, for messages.
+Threshold = tuple[HostLaunch, ShapeExpr, int, str]
+
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def kernel_thresholds(root: ts.Node, launches: Sequence[HostLaunch]) -> list[Threshold]:
+    """Every comparison in a launched kernel of a size parameter with an integer constant (``if (n > 4096)``,
+    a vectorised path for large sizes): the scaled-down instances may all stay on one side of it, so it is
+    a point to check past, as a clamp in the launch is (``n > 4096`` changes between 4096 and 4097,
+    ``n >= 4096`` between 4095 and 4096)."""
+    kernels: dict[str, ts.Node] = {}
+    for fn, is_kernel in _function_definitions(root):
+        name, _ = _declarator_name(fn)
+        if is_kernel:
+            kernels[name.split("::")[-1]] = fn
+    out: list[Threshold] = []
+    for launch in launches:
+        kernel = kernels.get(launch.kernel)
+        if kernel is None:
+            continue
+        sizes = {k: a[1] for k, a in launch.arguments.items() if a[0] == "shape" and free_symbols(a[1])}
+        stack: list[ts.Node | None] = [kernel.child_by_field_name("body")]
+        while stack:
+            node = stack.pop()
+            if node is None:
+                continue
+            stack.extend(node.named_children)
+            if node.type != "binary_expression":
+                continue
+            op = node_text(node.child_by_field_name("operator"))
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op not in _FLIPPED or left is None or right is None:
+                continue
+            if right.type == "identifier" and left.type == "number_literal":
+                left, right, op = right, left, _FLIPPED[op]
+            if left.type != "identifier" or right.type != "number_literal" or node_text(left) not in sizes:
+                continue
+            try:
+                k = int(node_text(right).rstrip("uUlL"), 0)
+            except ValueError:
+                continue
+            at = k - 1 if op in ("<", ">=") else k  # the branch changes between at and at + 1
+            out.append((launch, sizes[node_text(left)], at, f"comparison {node_text(node)} in {launch.kernel}"))
+    return out
+
+
 def clamp_instances(
-    launches: Sequence[HostLaunch], given: Mapping[str, int], base: Mapping[str, int]
+    launches: Sequence[HostLaunch],
+    given: Mapping[str, int],
+    base: Mapping[str, int],
+    thresholds: Sequence[Threshold] = (),
 ) -> list[dict[str, int]]:
     """Instances past each clamp of the launches (``block = std::min(1024, inner)``, one thread per
     column): where ``base`` (a scaled-down instance) keeps the clamped size below its constant and the
     problem's shape (``given``) takes it above, ``base`` with the least value of one of its sizes that
     takes it past the constant. At scaled-down sizes only the unclamped branch of the launch runs: a
     kernel wrong past the clamp (the columns beyond 1024 never written) would be verified there."""
-    exprs: list[ShapeExpr] = []
-    for launch in launches:
-        exprs += [*launch.grid, *launch.block, launch.shared_bytes]
-        exprs += [a[1] for a in launch.arguments.values() if a[0] == "shape"]
     out: list[dict[str, int]] = []
-    for e, k in (c for x in exprs for c in _clamps(x)):
+    for _, e, k, _what in [*_launch_clamps(launches), *thresholds]:
         if int(evaluate(e, dict(base))) > k:
             continue
+        found = False
         for s in sorted(free_symbols(e)):
             if s not in given or s not in base or int(evaluate(e, {**base, s: given[s]})) <= k:
                 continue
@@ -1684,8 +1733,32 @@ def clamp_instances(
                 mid = (lo + hi) // 2
                 lo, hi = (lo, mid) if int(evaluate(e, {**base, s: mid})) > k else (mid, hi)
             past = {**base, s: hi}
+            found = True
             if past not in out:
                 out.append(past)
+        symbols = [s for s in sorted(free_symbols(e)) if s in given and s in base]
+        if not found and symbols and int(evaluate(e, {**base, **{s: given[s] for s in symbols}})) > k:
+            # no one size takes it past (`min(cdiv(batch * dim, 256), 512)` blocks): all of them together,
+            # each the same fraction of the way from base to the problem's, the least fraction past k
+            def at(t: int, symbols: list[str] = symbols) -> dict[str, int]:
+                return {**base, **{s: base[s] + (given[s] - base[s]) * t // 1024 for s in symbols}}
+
+            lo, hi = 0, 1024
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if int(evaluate(e, at(mid))) > k else (mid, hi)
+            if at(hi) not in out:
+                out.append(at(hi))
+    return out
+
+
+def _launch_clamps(launches: Sequence[HostLaunch]) -> list[Threshold]:
+    """Every ``min``/``max`` of a size and a constant in the launches' dimensions and size arguments."""
+    out: list[Threshold] = []
+    for launch in launches:
+        exprs = [*launch.grid, *launch.block, launch.shared_bytes]
+        exprs += [a[1] for a in launch.arguments.values() if a[0] == "shape"]
+        out += [(launch, e, k, f"clamp at {k}") for x in exprs for e, k in _clamps(x)]
     return out
 
 

@@ -1,0 +1,47 @@
+# ruff: noqa  (written as generated candidates are)
+# correct: a static branch on dtype and is_cuda, PyTorch otherwise
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = """
+#include <torch/extension.h>
+
+__global__ void relu_kernel(const float* x, float* out, int size) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < size) {
+        out[idx] = x[idx] > 0.0f ? x[idx] : 0.0f;
+    }
+}
+
+torch::Tensor relu_cuda(torch::Tensor x) {
+    auto size = x.numel();
+    auto out = torch::empty_like(x);
+    const int block_size = 256;
+    const int num_blocks = (size + block_size - 1) / block_size;
+    relu_kernel<<<num_blocks, block_size>>>(x.data_ptr<float>(), out.data_ptr<float>(), size);
+    return out;
+}
+"""
+
+cpp_source = ""
+
+ext = load_inline(
+    name="relu_correct_dtype_branch",
+    cpp_sources=cpp_source,
+    cuda_sources=cuda_source,
+    functions=["relu_cuda"],
+    verbose=False,
+)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super(ModelNew, self).__init__()
+        self.ext = ext
+
+    def forward(self, x):
+        if x.is_cuda and x.dtype == torch.float32:
+            return self.ext.relu_cuda(x.contiguous())
+        return torch.relu(x)

@@ -1,0 +1,46 @@
+# ruff: noqa  (written as generated candidates are)
+# wrong: two launches over halves of n / 2 elements each (the last element of an odd size is lost)
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = """
+#include <torch/extension.h>
+
+__global__ void relu_kernel(const float* x, float* out, int size) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < size) {
+        out[idx] = x[idx] > 0.0f ? x[idx] : 0.0f;
+    }
+}
+
+torch::Tensor relu_cuda(torch::Tensor x) {
+    int size = x.numel();
+    auto out = torch::zeros_like(x);
+    int half = size / 2;
+    for (int c = 0; c < 2; ++c) {
+        relu_kernel<<<(half + 255) / 256, 256>>>(x.data_ptr<float>() + c * half, out.data_ptr<float>() + c * half, half);
+    }
+    return out;
+}
+"""
+
+cpp_source = ""
+
+ext = load_inline(
+    name="relu_wrong_host_chunk_loop",
+    cpp_sources=cpp_source,
+    cuda_sources=cuda_source,
+    functions=["relu_cuda"],
+    verbose=False,
+)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super(ModelNew, self).__init__()
+        self.ext = ext
+
+    def forward(self, x):
+        return self.ext.relu_cuda(x)
