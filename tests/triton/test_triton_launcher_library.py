@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from larkc.errors import LarkcError
-from larkc.frontends.triton.launcher import derive_launch, probe_instances, task_from_launcher
+from larkc.frontends.triton.launcher import capture_launches, derive_launch, probe_instances, task_from_launcher
 from larkc.pipeline.verify import verify_task
 from larkc.provers import Status, Verdict
 from larkc.tasks import BufferArg, NullArg, ShapeArg, Task
@@ -178,7 +178,7 @@ def test_a_value_no_expression_explains_at_the_probes_is_an_error() -> None:
 
 
 def test_a_rearranged_internal_copy_of_an_input_is_an_error() -> None:
-    with pytest.raises(LarkcError, match=r"copy of input x in another layout made by the launcher"):
+    with pytest.raises(LarkcError, match=r"argument x_ptr holds the values of input x rearranged by the launcher"):
         _task(
             "liger_style.py:row_scale_transposed",
             inputs={"x": "f32[d, m]"},
@@ -196,3 +196,41 @@ def test_a_launcher_that_raises_is_a_located_error() -> None:
     with pytest.raises(LarkcError, match=r"the launcher rms_norm raised ValueError: bad size at r=3, d=50") as e:
         derive_launch(rms_norm, lambda i: {"x": torch.randn(i["r"], i["d"])}, ["r", "d"], ROWS)
     assert e.value.span is not None and e.value.span.line > 0
+
+
+def test_a_result_initialised_with_an_input_is_that_input_updated_in_place(tmp_path: Path) -> None:
+    """y = x.clone(); kernel updates y in place; return y: the kernel's y is x in place, compared with the
+    reference's result."""
+    task = _task(
+        "liger_style.py:residual_add",
+        reference=lambda x, res: x + res,
+        inputs={"x": "f32[r, d]", "res": "f32[r, d]"},
+        symbols=["r", "d"],
+        constraints=["d <= 65536", "r <= 2147483647"],
+        instances=ROWS,
+    )
+    assert list(task.outputs) == ["x"] and _bindings(task)["X_ptr"] == "x"
+    report = verify_task(task, replay_dir=tmp_path)
+    assert report.verdict is Verdict.VERIFIED, "\n".join(report.render())
+
+
+def test_a_result_computed_after_the_launch_is_an_error() -> None:
+    with pytest.raises(LarkcError, match=r"writes none of the launcher's inputs and none of its results"):
+        _task(
+            "liger_style.py:row_scale_sum",
+            inputs={"x": "f32[m, d]"},
+            symbols=["m", "d"],
+            instances=[{"m": 3, "d": 50}, {"m": 5, "d": 10}, {"m": 50, "d": 7}],
+        )
+
+
+def test_uninitialised_allocations_are_marked_during_a_capture() -> None:
+    """torch.empty may return memory that held an input freed before (its values would pass for a copy of it):
+    during a capture it is filled with a mark."""
+
+    def launcher(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return torch.empty_like(x), torch.empty(3, dtype=torch.int32), x.new_empty(2), torch.empty_strided((2,), (1,))
+
+    (a, b, c, e), launches = capture_launches(launcher, torch.randn(4))
+    assert launches == [] and a.isnan().all() and c.isnan().all() and e.isnan().all()
+    assert (b == torch.iinfo(torch.int32).max).all()

@@ -189,6 +189,37 @@ def cuda_stubbed(used: list[str]) -> Iterator[None]:
             setattr(device_class, m, fn)
 
 
+@contextlib.contextmanager
+def _marked_allocations() -> Iterator[None]:
+    """``torch.empty``, ``empty_like``, ``empty_strided`` and ``Tensor.new_empty`` fill what they return with
+    a mark (NaN, an integer type's maximum): uninitialised memory may hold anything, and so never the values
+    of an input that the allocator freed before, which would pass for a copy of it."""
+    import torch
+
+    def marked(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def alloc(*a: Any, **k: Any) -> Any:
+            t = fn(*a, **k)
+            if isinstance(t, torch.Tensor) and t.numel() > 0:
+                if t.is_floating_point():
+                    t.fill_(float("nan"))
+                elif t.dtype != torch.bool and not t.is_complex():
+                    t.fill_(torch.iinfo(t.dtype).max)
+            return t
+
+        return alloc
+
+    names = ("empty", "empty_like", "empty_strided")
+    saved: list[tuple[Any, str, Any]] = [(torch, n, getattr(torch, n)) for n in names]
+    saved.append((torch.Tensor, "new_empty", torch.Tensor.new_empty))
+    try:
+        for owner, n, fn in saved:
+            setattr(owner, n, marked(fn))
+        yield
+    finally:
+        for owner, n, fn in saved:
+            setattr(owner, n, fn)
+
+
 def capture_launches(
     launcher: Callable[..., Any], *args: Any, stubbed: list[str] | None = None, **kwargs: Any
 ) -> tuple[Any, list[CapturedLaunch]]:
@@ -215,7 +246,7 @@ def capture_launches(
             grid_t = tuple(int(g) for g in (grid if isinstance(grid, tuple | list) else (grid,)))
         launches.append(CapturedLaunch(fn.__name__, source, grid_t, grid_fn, arguments, _constexpr_params(fn)))
 
-    with _intercepted(record), cuda_stubbed(stubbed if stubbed is not None else []):
+    with _intercepted(record), cuda_stubbed(stubbed if stubbed is not None else []), _marked_allocations():
         result = launcher(*args, **kwargs)
     return result, launches
 
@@ -527,14 +558,26 @@ def _tensor_role(
         for i, x in enumerate(outs):
             if role is None and hasattr(x, "data_ptr") and x.data_ptr() == t.data_ptr():
                 role = "out" if len(outs) == 1 else f"out{i}"
-        if role is None:  # an internal copy of an input (x.contiguous(), x.clone()): the input's values
-            role = next((f"copy:{name}" for name, x in inp.items() if _same_values(x, t)), None)
+        copied = next((name for name, x in inp.items() if _same_values(x, t)), None)
         rearranged = next((name for name, x in inp.items() if _rearranged_values(x, t)), None)
+        if role is None and copied is not None:  # an internal copy of an input (x.clone()): the input's values
+            role = f"copy:{copied}"
+        elif role is not None and role.startswith("out") and copied is not None:
+            # a result the launcher initialised with an input's values (y = x.clone(); kernel updates y in
+            # place; return y): the input, updated in place
+            role = f"result:{copied}"
+        elif role is not None and role.startswith("out") and rearranged is not None:
+            raise LarkcError(
+                f"argument {param} is the launcher's result {role}, which it initialised with input {rearranged} in"
+                " another layout (a transpose or permute made contiguous): not supported; declare the rearranged"
+                " tensor as the task's input",
+                stage=Stage.TASK,
+            )
         if role is None and rearranged is not None:
             raise LarkcError(
-                f"argument {param} is a copy of input {rearranged} in another layout made by the launcher"
-                f" ({rearranged}.t().contiguous(), a permute or reshape): not supported (the kernel would read"
-                " a scratch buffer); declare the rearranged tensor as the task's input",
+                f"argument {param} holds the values of input {rearranged} rearranged by the launcher before the"
+                f" launch ({rearranged}.t().contiguous(), a permute, a sort): not supported (the kernel would read a"
+                " scratch buffer); declare the rearranged tensor as the task's input",
                 stage=Stage.TASK,
             )
         roles.add(role or f"scratch_{param}")
@@ -544,6 +587,8 @@ def _tensor_role(
     if role.startswith("copy:"):
         role = role.removeprefix("copy:")
         d.copies[param] = role
+    elif role.startswith("result:"):
+        role = role.removeprefix("result:")
     if role.startswith("out") or role.startswith("scratch"):
         shape = []
         for k in range(tensors[0].dim()):
@@ -701,7 +746,8 @@ def task_from_launcher(
     outputs.update({k: v for k, v in inputs.items() if k in inplace and k not in outputs})
     if not outputs:
         raise LarkcError(
-            f"the launcher returns no tensor and {d.kernel} writes none of its inputs: nothing to compare",
+            f"{d.kernel} writes none of the launcher's inputs and none of its results (a result computed after the"
+            " launch, such as a sum of the kernel's partial results, is not the kernel's): nothing to compare",
             stage=Stage.TASK,
         )
     for line in d.stubbed:  # said, never silent
