@@ -18,7 +18,7 @@ from larkc.pipeline.verify import verify_task
 from larkc.provers import Status, Verdict
 from larkc.tasks import BufferArg, NullArg, ShapeArg, Task
 
-pytest.importorskip("triton", reason="Triton is not installed (pip install triton)")
+triton = pytest.importorskip("triton", reason="Triton is not installed (pip install triton)")
 
 pytestmark = pytest.mark.triton
 
@@ -159,7 +159,25 @@ def test_a_grid_that_fits_the_instances_by_coincidence_is_checked_at_probe_sizes
 
 def test_probe_instances_scale_every_symbol_and_keep_the_constraints() -> None:
     probes = probe_instances([{"m": 3, "d": 4}, {"m": 5, "d": 2}], lambda i: i["d"] <= 40)
-    assert probes == [{"m": 21, "d": 28}, {"m": 35, "d": 14}, {"m": 65, "d": 26}]
+    assert probes == [{"m": 21, "d": 28}, {"m": 35, "d": 14}, {"m": 65, "d": 26}, {"m": 291, "d": 4}]
+
+
+def test_a_grid_over_a_size_far_below_its_divisor_is_checked_with_one_symbol_scaled() -> None:
+    """LightLLM's silu_and_mul grid, cdiv(M, 128): M below 128 at every instance and every probe scaled by 7
+    and 13; the probe with M alone scaled by 97 tells it from 1 (and 128, passed on every instance alike, is
+    the divisor, not a size of one instance)."""
+    from harness import _module
+
+    kernel = _module(HERE / "launchers" / "liger_style.py")._row_scale_kernel
+
+    def launcher(x: torch.Tensor) -> torch.Tensor:
+        y = torch.empty_like(x)
+        n_rows, n_cols = x.shape
+        kernel[(triton.cdiv(n_rows, 128),)](x, y, n_rows, n_cols, 2.0, ROWS=128, BLOCK_SIZE=128)
+        return y
+
+    d = derive_launch(launcher, lambda i: {"x": torch.randn(i["r"], i["d"])}, ["r", "d"], ROWS)
+    assert d.grid == ("cdiv(r, 128)",)
 
 
 def test_a_value_no_expression_explains_at_the_probes_is_an_error() -> None:

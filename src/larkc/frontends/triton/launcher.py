@@ -383,6 +383,9 @@ def _source_integers(*functions: Any) -> set[int]:
 #: task's instances do not have, where a shape expression fitted by coincidence (``1`` for
 #: ``cdiv(M, 100)`` on instances below 100) gives another value than the launcher's.
 PROBE_FACTORS = (7, 13)
+#: The factor by which each symbol alone is scaled in the first instance (a size below a large divisor on
+#: every instance: ``cdiv(m, 128)`` with ``m < 10``).
+PROBE_ONE_SYMBOL_FACTOR = 97
 #: The most elements a probe instance's inputs may have together (larger probes are skipped).
 PROBE_MAX_ELEMENTS = 1 << 22
 
@@ -391,13 +394,16 @@ def probe_instances(
     instances: Sequence[Mapping[str, int]], admits: Callable[[Mapping[str, int]], bool] | None = None
 ) -> list[dict[str, int]]:
     """The instances with every symbol multiplied by each of :data:`PROBE_FACTORS` (which keeps
-    divisibility constraints and ratios between symbols), those ``admits`` accepts, each once."""
+    divisibility constraints and ratios between symbols), then the first instance with each symbol alone
+    multiplied by :data:`PROBE_ONE_SYMBOL_FACTOR`; those ``admits`` accepts, each once."""
+    candidates = [{s: v * k for s, v in inst.items()} for k in PROBE_FACTORS for inst in instances]
+    if instances:
+        first = instances[0]
+        candidates += [{**first, s: first[s] * PROBE_ONE_SYMBOL_FACTOR} for s in first]
     out: list[dict[str, int]] = []
-    for k in PROBE_FACTORS:
-        for inst in instances:
-            probe = {s: v * k for s, v in inst.items()}
-            if probe not in out and probe not in instances and (admits is None or admits(probe)):
-                out.append(probe)
+    for probe in candidates:
+        if probe not in out and probe not in instances and (admits is None or admits(probe)):
+            out.append(probe)
     return out
 
 
@@ -458,10 +464,14 @@ def derive_launch(
     d.stubbed = stubbed
     d.probes = [dict(p) for p in points[len(instances) :]]
     grid_fns = [first.grid_fn] if first.grid_fn is not None else []
-    divisors = sorted(
-        {v for _, _, ln in records for v in ln.arguments.values() if isinstance(v, int) and v > 1}
-        | _source_integers(launcher, *grid_fns)
-    )
+    # candidate divisors: the integers the launch passes on every instance alike (BLOCK_M=128) and the
+    # literals of the launcher (sizes that vary between instances would divide by coincidence)
+    constant = {
+        v
+        for name, v in first.arguments.items()
+        if type(v) is int and v > 1 and all(ln.arguments.get(name) == v for _, _, ln in records)
+    }
+    divisors = sorted(constant | _source_integers(launcher, *grid_fns))
 
     def where(values: Sequence[Any]) -> str:
         return "(" + "; ".join(f"{v} at {_fmt_instance(p)}" for v, p in zip(values, points, strict=True)) + ")"
