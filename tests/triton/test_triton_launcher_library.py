@@ -252,3 +252,12 @@ def test_uninitialised_allocations_are_marked_during_a_capture() -> None:
     (a, b, c, e), launches = capture_launches(launcher, torch.randn(4))
     assert launches == [] and a.isnan().all() and c.isnan().all() and e.isnan().all()
     assert (b == torch.iinfo(torch.int32).max).all()
+
+
+def test_a_launcher_in_a_package_is_imported_with_its_package(capsys: pytest.CaptureFixture[str]) -> None:
+    """``from .utils import calculate_settings`` resolves (the file is imported as rowlib.square), and the
+    device query that utils makes at import is stubbed without a GPU, and said."""
+    task = _task("rowlib/square.py:square_forward", inputs={"x": "f32[r, d]"}, symbols=["r", "d"], instances=ROWS)
+    assert task.kernel == "_square_kernel" and _bindings(task)["BLOCK_SIZE"] == "next_pow2(d)"
+    if not torch.cuda.is_available():
+        assert "torch.cuda.get_device_capability() gave (9, 0)" in capsys.readouterr().err

@@ -634,8 +634,26 @@ def _rearranged_values(x: Any, t: Any) -> bool:
     return not torch.equal(a, b) and bool(torch.equal(a.sort().values, b.sort().values))
 
 
-def _load_launcher(spec: str, base: Path) -> Callable[..., Any]:
-    """``"file.py:function"`` (the file relative to ``base``) imported and looked up."""
+def _package_module(path: Path) -> tuple[Path, str] | None:
+    """For a file inside a package (its folder and those above hold ``__init__.py``): the folder that holds
+    the top package and the file's dotted module name (``liger_kernel.ops.rms_norm``); ``None`` otherwise."""
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.append(folder.name)
+        folder = folder.parent
+    if len(parts) == 1 or not all(p.isidentifier() for p in parts):
+        return None
+    return folder, ".".join(reversed(parts))
+
+
+def _load_launcher(spec: str, base: Path, stubbed: list[str] | None = None) -> Callable[..., Any]:
+    """``"file.py:function"`` (the file relative to ``base``) imported and looked up. A file inside a
+    package is imported as a module of its package (the folder above the top package first on
+    ``sys.path``), so that its relative imports (``from .utils import calculate_settings``) resolve; any
+    other file on its own. ``torch.cuda`` calls made at import are stubbed without a GPU
+    (:func:`cuda_stubbed`), each appended to ``stubbed``."""
+    import importlib
     import importlib.util
     import sys
 
@@ -645,22 +663,31 @@ def _load_launcher(spec: str, base: Path) -> Callable[..., Any]:
     path = (base / file).resolve()
     if not path.is_file():
         raise LarkcError(f"launcher file {path} does not exist", stage=Stage.TASK)
-    name = f"larkc_launcher_{abs(hash(str(path)))}"
+    package = _package_module(path)
+    name = package[1] if package else f"larkc_launcher_{abs(hash(str(path)))}"
     module = sys.modules.get(name)
     if module is None:
-        spec_ = importlib.util.spec_from_file_location(name, path)
-        assert spec_ is not None and spec_.loader is not None
-        module = importlib.util.module_from_spec(spec_)
-        sys.modules[name] = module
         try:
-            spec_.loader.exec_module(module)
+            with cuda_stubbed(stubbed if stubbed is not None else []):
+                if package is not None:
+                    if str(package[0]) not in sys.path:
+                        sys.path.insert(0, str(package[0]))
+                    module = importlib.import_module(name)
+                else:
+                    spec_ = importlib.util.spec_from_file_location(name, path)
+                    assert spec_ is not None and spec_.loader is not None
+                    module = importlib.util.module_from_spec(spec_)
+                    sys.modules[name] = module
+                    spec_.loader.exec_module(module)
         except (LarkcError, InternalError):  # raised by larkc inside the call, not by the user's code
             raise
         except USER_CODE_ERRORS as e:
-            del sys.modules[name]
-            frame = user_frame(e, {str(path)})
+            sys.modules.pop(name, None)
+            frame = user_frame(e, {str(path)}) or user_frame(e)
             span = Span(frame[0], frame[1], 1, frame[1], 2) if frame else None
             message = f"importing launcher file {path} {describe_user_exception(e)}"
+            if package is not None:
+                message += f" (imported as {name}, a module of its package)"
             raise LarkcError(message, span, stage=Stage.TASK) from None
     fn = getattr(module, func, None)
     if not callable(fn):
@@ -697,10 +724,11 @@ def task_from_launcher(
     from larkc.tasks import Task, TensorSpec
     from larkc.tasks.shape_expr import evaluate, shape_expr
 
+    import_stubbed: list[str] = []
     if isinstance(launcher, str):
         caller = sys._getframe(1).f_globals.get("__file__")
         root = Path(base) if base is not None else (Path(caller).parent if caller else Path.cwd())
-        fn = _load_launcher(launcher, root)
+        fn = _load_launcher(launcher, root, import_stubbed)
     else:
         fn = launcher
     specs = {k: TensorSpec.of(v, f"input {k!r}") for k, v in inputs.items()}
@@ -760,7 +788,7 @@ def task_from_launcher(
             " launch, such as a sum of the kernel's partial results, is not the kernel's): nothing to compare",
             stage=Stage.TASK,
         )
-    for line in d.stubbed:  # said, never silent
+    for line in dict.fromkeys([*import_stubbed, *d.stubbed]):  # said, never silent
         print(f"larkc: launcher {getattr(fn, '__name__', fn)} captured without a GPU: {line}", file=sys.stderr)
     return Task(**common, outputs=outputs, reference=reference, tolerance=tolerance)
 
