@@ -713,8 +713,12 @@ def task_from_launcher(
     ``inputs`` are the launcher's tensor arguments in order (as task tensors: ``"f32[r, d]"``);
     the launcher runs on random tensors of every instance (at least three are advised, with sizes that are
     not multiples of one another) with the launch intercepted; the kernel's arguments, the grid and the
-    results' shapes are derived as shape expressions (:func:`derive_launch`). The launcher's results are
-    the task's outputs, ``out`` (or ``out0``, ``out1``, ...) in order.
+    results' shapes are derived as shape expressions (:func:`derive_launch`), and checked at probe sizes.
+    The launcher's results are the task's outputs, ``out`` (or ``out0``, ``out1``, ...) in order, then the
+    inputs the kernel writes (in-place tensors, named as the inputs: a launcher that updates its inputs and
+    returns nothing, or returns a view of them). ``None`` arguments bind to ``None``. Without a GPU, the
+    ``torch.cuda`` calls of :data:`CUDA_STUBS` the launcher makes (at import or call) are stubbed, and each
+    one is printed on stderr.
     """
     import sys
 
