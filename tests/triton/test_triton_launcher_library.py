@@ -261,3 +261,21 @@ def test_a_launcher_in_a_package_is_imported_with_its_package(capsys: pytest.Cap
     assert task.kernel == "_square_kernel" and _bindings(task)["BLOCK_SIZE"] == "next_pow2(d)"
     if not torch.cuda.is_available():
         assert "torch.cuda.get_device_capability() gave (9, 0)" in capsys.readouterr().err
+
+
+def test_a_float_argument_computed_from_the_sizes_is_a_scalar_expression() -> None:
+    """Liger's tvd passes scale = 1 / n; attention kernels 1 / sqrt(head_dim)."""
+    from larkc.frontends.triton.launcher import derive_scalar_expression
+    from larkc.tasks import ScalarExpr
+
+    task = _task(
+        "liger_style.py:row_mean_scale",
+        inputs={"x": "f32[m, d]"},
+        symbols=["m", "d"],
+        instances=[{"m": 3, "d": 50}, {"m": 5, "d": 10}, {"m": 50, "d": 7}],
+    )
+    scale = task.bindings["scale"]
+    assert isinstance(scale, ScalarExpr) and scale.value({"m": 3, "d": 50}).approx == 1 / 50
+    insts = [{"h": 2, "d": 64}, {"h": 3, "d": 80}]
+    assert derive_scalar_expression([64**-0.5, 80**-0.5], insts, ["h", "d"]) == "1 / sqrt(d)"
+    assert derive_scalar_expression([0.3, 0.7], insts, ["h", "d"]) is None

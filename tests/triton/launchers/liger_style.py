@@ -230,3 +230,14 @@ def row_scale_sum(x):
         x, y, n_rows, n_cols, 2.0, ROWS=ROWS_PER_PROGRAM, BLOCK_SIZE=BLOCK_SIZE
     )
     return y.sum()
+
+
+def row_mean_scale(x):
+    """Scales each row by 1 / n_cols (a float argument computed from the sizes)."""
+    n_rows, n_cols = x.shape
+    y = torch.empty_like(x)
+    BLOCK_SIZE, _ = calculate_settings(n_cols)
+    _row_scale_kernel[(triton.cdiv(n_rows, ROWS_PER_PROGRAM),)](
+        x, y, n_rows, n_cols, 1.0 / n_cols, ROWS=ROWS_PER_PROGRAM, BLOCK_SIZE=BLOCK_SIZE
+    )
+    return y

@@ -352,6 +352,8 @@ class DerivedLaunch:
     grid: tuple[str, ...] = ()
     output_shapes: dict[str, tuple[tuple[str, ...], Any]] = field(default_factory=dict)
     scratch_shapes: dict[str, tuple[tuple[str, ...], Any]] = field(default_factory=dict)
+    #: float parameters that vary with the sizes, as scalar expressions (``1 / sqrt(d)``)
+    scalar_exprs: dict[str, str] = field(default_factory=dict)
     #: pointer parameters passed ``None`` (an optional tensor left out: Triton's constexpr ``None``)
     nulls: list[str] = field(default_factory=list)
     #: pointer parameters passed a copy of an input made by the launcher (``x.contiguous()`` of a
@@ -405,6 +407,27 @@ def probe_instances(
         if probe not in out and probe not in instances and (admits is None or admits(probe)):
             out.append(probe)
     return out
+
+
+def derive_scalar_expression(
+    values: Sequence[float], instances: Sequence[Mapping[str, int]], symbols: Sequence[str]
+) -> str | None:
+    """The simplest float expression over ``symbols`` equal (to 1e-12, relatively) to ``values[i]`` on
+    ``instances[i]``: ``1 / n``, ``1 / sqrt(n)``, ``sqrt(n)`` or ``n`` for a product ``n`` of up to three
+    symbols (a scale the launcher computes from the sizes); ``None`` if none fits."""
+    from larkc.tasks import ScalarExpr
+
+    forms = ("1 / ({})", "1 / sqrt({})", "sqrt({})", "1.0 * ({})")
+    for p in _products(symbols):
+        for form in forms:
+            text = form.format(" * ".join(p))
+            expr = ScalarExpr(text)
+            if all(
+                math.isclose(expr.value(dict(inst)).approx, v, rel_tol=1e-12)
+                for inst, v in zip(instances, values, strict=True)
+            ):
+                return text
+    return None
 
 
 def derive_launch(
@@ -482,10 +505,20 @@ def derive_launch(
             d.tensors[name] = _tensor_role(
                 name, [r[0] for r in records], [r[1] for r in records], per, d, symbols, points
             )
-        elif isinstance(v0, bool | float):
+        elif isinstance(v0, bool) or (isinstance(v0, float) and len(set(per)) == 1):
             if len(set(per)) != 1:
                 raise LarkcError(f"argument {name} differs between instances: {per}", stage=Stage.TASK)
             d.scalars[name] = v0
+        elif isinstance(v0, float):  # computed from the sizes: 1 / n, 1 / sqrt(head_dim)
+            floats = [float(x) if isinstance(x, int | float) else math.nan for x in per]
+            text = derive_scalar_expression(floats, points, symbols)
+            if text is None:
+                raise LarkcError(
+                    f"argument {name} of {first.kernel} {where(per)} is no scalar expression over {', '.join(symbols)}"
+                    " (1 / n, 1 / sqrt(n), sqrt(n), n of a product n of sizes)",
+                    stage=Stage.TASK,
+                )
+            d.scalar_exprs[name] = text
         elif isinstance(v0, int):
             ints = [x for x in per if isinstance(x, int) and not isinstance(x, bool)]
             expr = derive_expression(ints, points, symbols, divisors) if len(ints) == len(per) else None
@@ -760,7 +793,15 @@ def task_from_launcher(
         k: (shape, str(dtype).removeprefix("torch.")) for k, (shape, dtype) in sorted(d.output_shapes.items())
     }
     scratch = {k: (shape, str(dtype).removeprefix("torch.")) for k, (shape, dtype) in d.scratch_shapes.items()}
-    bindings: dict[str, Any] = {**d.tensors, **d.sizes, **d.scalars, **dict.fromkeys(d.nulls)}
+    from larkc.tasks import ScalarExpr
+
+    bindings: dict[str, Any] = {
+        **d.tensors,
+        **d.sizes,
+        **d.scalars,
+        **{k: ScalarExpr(v) for k, v in d.scalar_exprs.items()},
+        **dict.fromkeys(d.nulls),
+    }
     common: dict[str, Any] = {
         "source": d.source,
         "kernel": d.kernel,
