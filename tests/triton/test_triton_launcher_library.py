@@ -279,3 +279,11 @@ def test_a_float_argument_computed_from_the_sizes_is_a_scalar_expression() -> No
     insts = [{"h": 2, "d": 64}, {"h": 3, "d": 80}]
     assert derive_scalar_expression([64**-0.5, 80**-0.5], insts, ["h", "d"]) == "1 / sqrt(d)"
     assert derive_scalar_expression([0.3, 0.7], insts, ["h", "d"]) is None
+
+
+def test_the_larger_power_of_two_of_two_sizes_is_derived() -> None:
+    """Liger's RoPE: BLOCK_SIZE = max(next_power_of_2(n_q_head), next_power_of_2(n_kv_head))."""
+    from larkc.frontends.triton.launcher import derive_expression
+
+    insts = [{"hq": 4, "hk": 2}, {"hq": 6, "hk": 3}, {"hq": 3, "hk": 20}]
+    assert derive_expression([4, 8, 32], insts, ["hq", "hk"]) == "max(next_pow2(hq), next_pow2(hk))"

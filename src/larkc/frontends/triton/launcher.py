@@ -304,6 +304,11 @@ def _candidates(symbols: Sequence[str], divisors: Sequence[int]) -> Iterator[tup
         for c in range(2, 9):
             yield f"next_pow2({'*'.join(p)} // {c})", (lambda inst, f=f, c=c: next_pow2(f(inst) // c))  # type: ignore[misc]
             yield f"next_pow2({c}*{'*'.join(p)})", (lambda inst, f=f, c=c: next_pow2(c * f(inst)))  # type: ignore[misc]
+    for a, b in itertools.combinations(symbols, 2):  # one block for two head counts (Liger's RoPE)
+        yield (
+            f"max(next_pow2({a}), next_pow2({b}))",
+            (lambda inst, a=a, b=b: max(next_pow2(inst[a]), next_pow2(inst[b]))),  # type: ignore[misc]
+        )
     singles = [(p, _product(p)) for p in prods[: len(symbols)]]
     for (p1, f1, k1), (p2, f2, k2) in itertools.combinations_with_replacement(
         [(p, f, k) for (p, f) in singles for k in ks], 2
@@ -325,8 +330,9 @@ def derive_expression(
     """The simplest shape expression over ``symbols`` equal to ``values[i]`` on ``instances[i]`` for every
     ``i``: a constant, a product of up to three symbols, ``next_pow2`` of one, a product times a constant up
     to 8 (``2*n``), ``cdiv`` of a product by one of ``divisors`` (or a power of two), a product
-    floor-divided by a constant up to 8 (``d // 2``), ``next_pow2`` of a product or of such a quotient, a
-    product of two ``cdiv``s, or a product plus a small constant; ``None`` if none fits."""
+    floor-divided by a constant up to 8 (``d // 2``), ``next_pow2`` of a product or of such a quotient, the
+    larger ``next_pow2`` of two symbols, a product of two ``cdiv``s, or a product plus a small constant;
+    ``None`` if none fits."""
     if len(set(values)) == 1 and (len(instances) > 1 or not symbols):
         return str(values[0])
     for text, f in _candidates(symbols, divisors):
