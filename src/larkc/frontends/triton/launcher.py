@@ -150,13 +150,17 @@ CUDA_STUBS: dict[str, tuple[Callable[..., Any], str]] = {
 @contextlib.contextmanager
 def cuda_stubbed(used: list[str]) -> Iterator[None]:
     """Without a GPU, ``torch.cuda``'s device, stream and capability functions replaced by
-    :data:`CUDA_STUBS` (the line of each one called is appended to ``used``, once); with one, nothing."""
+    :data:`CUDA_STUBS` (the line of each one called is appended to ``used``, once). With one, only
+    ``torch.cuda.device``: the capture's tensors are on the CPU, and ``torch.cuda.device(x.device)`` refuses
+    a CPU device."""
     import torch
 
-    if torch.cuda.is_available():
-        yield
-        return
-    saved = {name: getattr(torch.cuda, name) for name in CUDA_STUBS if hasattr(torch.cuda, name) and name != "device"}
+    gpu = torch.cuda.is_available()
+    saved = {
+        name: getattr(torch.cuda, name)
+        for name in CUDA_STUBS
+        if hasattr(torch.cuda, name) and name != "device" and not gpu
+    }
     # torch.cuda.device is a class that libraries alias at import (torch_gpu_device = torch.cuda.device):
     # its methods are replaced, so that every alias is an empty context
     device_class = torch.cuda.device
