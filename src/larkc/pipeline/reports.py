@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +14,7 @@ from larkc.errors import Span
 from larkc.provers import (
     Assumption,
     AssumptionKind,
+    Counterexample,
     CounterexampleKind,
     ObligationKind,
     ObligationResult,
@@ -499,6 +502,8 @@ class VerifyReport:
                 if first.obligation.kind is ObligationKind.LAUNCH and cx.kind is CounterexampleKind.CONFIRMED:
                     evidence = "confirmed: the launch configuration evaluated at these sizes (it cannot run)"
                 out.append(f"  evidence: {evidence}")
+                if first.obligation.kind is ObligationKind.OVERFLOW and (hint := int32_offset_hint(cx)) is not None:
+                    out.append(f"  fix: {hint}")
                 if cx.replay:
                     out.append(f"  replay: larkc run --replay {cx.replay}")
                 for r in refuted[1:]:
@@ -601,6 +606,38 @@ _ROOT_CAUSE_ORDER = (
     "inputs",
     "equivalence",
 )
+
+_TRITON_I32_OVERFLOW = re.compile(
+    r"^`(?P<expr>[^`]+)` \(IR `[^`]*`\) at \S+\.py:\d+:\d+ overflows i32: its value (?P<value>-?\d+)"
+)
+
+
+def int32_offset_hint(cx: Counterexample) -> str | None:
+    """For an int32 overflow refuted in a Triton kernel (a ``.py`` source: Triton passes integers below 2^31 as
+    int32, so ``row * stride`` is computed in int32), one line that says at which size it overflows (the
+    smallest product of the counterexample's sizes that reaches the overflowing value: the elements of the
+    tensor it indexes) and the usual fix, offsets in ``tl.int64``; ``None`` for any other counterexample."""
+    m = _TRITON_I32_OVERFLOW.match(cx.message)
+    if m is None:
+        return None
+    expr, value = m["expr"], abs(int(m["value"]))
+    sizes = {k: v for k, v in cx.instance.items() if v > 1}
+    products = [
+        (math.prod(sizes[k] for k in ks), ks)
+        for n in range(1, len(sizes) + 1)
+        for ks in itertools.combinations(sizes, n)
+    ]
+    reaching = sorted(p for p in products if p[0] >= value)
+    at = ", ".join(f"{k}={v}" for k, v in cx.instance.items())
+    if reaching:
+        total, ks = reaching[0]
+        where = f"once {' * '.join(ks)} reaches 2^31 (at {at}: {' * '.join(ks)} = {total}, the value {value})"
+    else:
+        where = f"at {at} (the value {value})"
+    operand = re.match(r"^\(?([A-Za-z_]\w*)\)? \* (.+)$", expr)
+    fix = f"`{operand[1]}.to(tl.int64) * {operand[2]}`" if operand else "an operand cast with `.to(tl.int64)` first"
+    return f"`{expr}` overflows int32 {where}; the usual fix: offsets in tl.int64 ({fix})"
+
 
 _EVIDENCE = {
     "possible": "a solver's model that may not be realisable (not a refutation)",
