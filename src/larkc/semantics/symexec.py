@@ -608,9 +608,20 @@ class _Interp(Interpreter):
         d_el = _elem(e.type)
         c = self.dom.concrete(v, s_el) if is_sym(v) else v
         if c is None:
-            if s_el.size == d_el.size and tuple(_trailing(e.operand.type)) == tuple(_trailing(e.type)):
+            s_dims, d_dims = tuple(_trailing(e.operand.type)), tuple(_trailing(e.type))
+            if s_el.size == d_el.size and s_dims == d_dims:
                 return self.dom.bits_view(v, s_el, d_el)
-            return self.dom.opaque(tuple(v.shape), f"a bit reinterpretation of {s_el} as {d_el}")
+            lead = tuple(v.shape[: v.dim() - len(s_dims)])
+            s_lanes, d_lanes = (s_dims or (1,))[0], (d_dims or (1,))[0]
+            if len(s_dims) <= 1 and len(d_dims) <= 1 and s_lanes * s_el.size == d_lanes * d_el.size:
+                # other lanes (bf16x8 <-> i32x4, bf16x2 <-> u32): the lanes packed or unpacked, exactly
+                if d_el.size % s_el.size == 0:
+                    k = d_el.size // s_el.size
+                    return self.dom.pack(v.reshape(*lead, d_lanes, k), s_el, d_el).reshape(*lead, *d_dims)
+                if s_el.size % d_el.size == 0:
+                    k = s_el.size // d_el.size
+                    return self.dom.unpack_all(v, d_el, k).reshape(*lead, *d_dims)
+            return self.dom.opaque((*lead, *d_dims), f"a bit reinterpretation of {s_el} as {d_el}")
         if s_el.is_float:
             c = c.to(_float_dtype(s_el))
         out = super()._cast(e, c, ub)

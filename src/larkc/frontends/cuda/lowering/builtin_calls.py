@@ -653,12 +653,15 @@ class BuiltinCalls(Contracts):
         """A known function outside the supported subset: an error naming it."""
         raise self.unsupported(_UNSUPPORTED[name], node)
 
-    def numeric_limits(self, type_text: str, member: str, node: ts.Node) -> Val:
-        """``std::numeric_limits<T>::member()`` as a constant."""
+    def numeric_limits(self, type_text: str, member: str, node: ts.Node, type_node: ts.Node | None = None) -> Val:
+        """``std::numeric_limits<T>::member()`` as a constant; ``type_node`` is ``T``'s type descriptor
+        (a type alias or a template parameter resolves as any type does)."""
         t: Type | None = BUILTIN_TYPES.get(type_text)
         bound = self.env.get(type_text)
         if bound is not None and is_type_arg(bound):
             t = bound
+        if t is None and type_node is not None:
+            t = self.resolve_type(type_node, node)
         if not isinstance(t, ScalarType):
             raise self.unsupported("numeric_limits of this type", node)
         span = self.span(node)
@@ -669,15 +672,19 @@ class BuiltinCalls(Contracts):
                 "f64": (float.fromhex("0x1.fffffffffffffp+1023"), float.fromhex("0x1p-1022"), 2.0**-52),
                 "f16": (65504.0, 2.0**-14, 2.0**-10),
                 "bf16": (float.fromhex("0x1.fep+127"), float.fromhex("0x1p-126"), 2.0**-7),
+                # c10::Float8_e4m3fn / __nv_fp8_e4m3 (no infinity) and Float8_e5m2 / __nv_fp8_e5m2
+                "f8e4m3": (448.0, 2.0**-6, 2.0**-3),
+                "f8e5m2": (57344.0, 2.0**-14, 2.0**-2),
             }[str(t)]
             table = {
-                "infinity": math.inf,
                 "max": info[0],
                 "lowest": -info[0],
                 "min": info[1],
                 "epsilon": info[2],
                 "quiet_NaN": math.nan,
             }
+            if t != F8E4M3:  # e4m3fn has no infinity (has_infinity is false; c10 does not define one)
+                table["infinity"] = math.inf
         else:
             lo = -(2 ** (t.bits - 1)) if t.is_signed else 0
             hi = 2 ** (t.bits - 1) - 1 if t.is_signed else 2**t.bits - 1

@@ -369,7 +369,7 @@ class LoweringCore(abc.ABC):
         """A call of the device library function ``name``, dispatched through the table of handlers."""
 
     @abc.abstractmethod
-    def numeric_limits(self, type_text: str, member: str, node: ts.Node) -> Val:
+    def numeric_limits(self, type_text: str, member: str, node: ts.Node, type_node: ts.Node | None = None) -> Val:
         """``std::numeric_limits<T>::member()`` as a constant."""
 
     @abc.abstractmethod
