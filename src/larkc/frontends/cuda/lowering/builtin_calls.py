@@ -206,7 +206,7 @@ class BuiltinCalls(Contracts):
                 raise self.type_error(f"call of host function {name} from device code", node)
             handler = _C_LIBRARY.get(name)
         if handler is None:
-            raise self.unsupported("call of unknown function", node)
+            raise self.unknown_name(name, self.unsupported("call of unknown function", node), node)
         return handler(self, name, arg_nodes, node, want_value)
 
     def no_result(self, name: str, node: ts.Node, want_value: bool) -> Val | None:

@@ -86,7 +86,7 @@ class Calls(Conversions):
                 ]
                 if key is not None:
                     return self.user_call(key, targs, arg_nodes, node, want_value)
-                raise self.unsupported("call of unknown function", node)
+                raise self.unknown_name(base, self.unsupported("call of unknown function", node), node)
             key = self.tu.find(text, fn_node, self.tu.functions)
             if key is not None:
                 return self.user_call(key, [], arg_nodes, node, want_value)
