@@ -84,6 +84,26 @@ def test_numeric_limits_of_fp8_types(tmp_path: Path) -> None:
     assert got == [448.0, -448.0, 2.0**-6, 0.125, 57344.0, float("inf"), 448.0]
 
 
+def test_a_file_scope_constexpr_auto_of_numeric_limits(tmp_path: Path) -> None:
+    """vLLM's ``C10_HOST_DEVICE constexpr auto FP8_E4M3_MAX = std::numeric_limits<FP8_TYPE>::max();``: a
+    constant of type ``FP8_TYPE`` (it was "global constant that is not a scalar constant expression")."""
+    path = tmp_path / "scale.cu"
+    path.write_text(
+        "#include <c10/util/Float8_e4m3fn.h>\n"
+        "using FP8_TYPE = c10::Float8_e4m3fn;\n"
+        "__host__ __device__ constexpr auto FP8_E4M3_MAX = std::numeric_limits<FP8_TYPE>::max();\n"
+        "constexpr int BIG = std::numeric_limits<int>::max();\n"
+        "__global__ void scale(float* out, const float* in) {\n"
+        "  out[threadIdx.x] = in[threadIdx.x] / FP8_E4M3_MAX + (BIG == 2147483647 ? 1.0f : 0.0f);\n"
+        "}\n"
+    )
+    x = torch.tensor([448.0, -896.0, 1.0, 0.0])
+    buffers = {"out": GlobalBuffer("out", torch.zeros(4), F32), "in": GlobalBuffer("in", x, F32)}
+    result = simulate(parse_source(path), "scale", LaunchConfig((1, 1, 1), (4, 1, 1), 0), buffers)
+    want = torch.tensor([2.0, -1.0, 1.0 + 1.0 / 448.0, 1.0], dtype=torch.float32)
+    assert torch.equal(result.buffers["out"], want)
+
+
 def test_e4m3_has_no_infinity(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "inf.cu"
     path.write_text(
@@ -98,13 +118,20 @@ def test_e4m3_has_no_infinity(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_fp8_scale_reduction_runs_and_its_seeded_bug_is_found(tmp_path: Path) -> None:
-    """vLLM's segmented_max_reduction pattern: run agrees with the reference; verify stays UNKNOWN (the
-    atomicMax on the float's bits sits behind a branch on the data), never VERIFIED for the bug."""
+    """vLLM's segmented_max_reduction pattern. ``value >= 0 ? atomicMax(...) : atomicMin(...)`` on a max of
+    absolute values started at 0 takes one arm (the sign oracle decides it): the symbolic run goes past it
+    (it stopped there, every obligation but the parametric ones UNKNOWN), and the bug is refuted."""
     good = HERE / "fp8_absmax" / "task.py"
     bad = HERE / "fp8_absmax" / "task_bug_quarter_tree.py"
     assert larkc.run(good, replay_dir=tmp_path).ok
     assert larkc.run(bad, replay_dir=tmp_path).kinds() == {"mismatch"}
-    assert larkc.verify(bad, replay_dir=tmp_path).verdict.value != "VERIFIED"
+    report = larkc.verify(bad, replay_dir=tmp_path)
+    assert report.verdict.value == "FAILED", report.render()
+    assert _status(report, "equivalence(scale)") == "refuted"
+    report = larkc.verify(good, replay_dir=tmp_path)
+    assert report.verdict.value != "FAILED", report.render()
+    assert _status(report, "inputs") == "proved"
+    assert _status(report, "init") == "proved"
 
 
 # 3. Every exception a simulator rule raises is one internal error at its statement ---------------------

@@ -315,7 +315,15 @@ class _Interp(Interpreter):
             cond = self._eval(s.cond, ub)
             if is_sym(cond) and self._concrete_on(self._widen(cond), mask) is None:
                 self._report_ub(ub, s.span)
-                return self._if_convert(s, mask, cond)
+                decided = self._concrete_on(self._decide_by_sign(self._widen(cond)), mask)
+                if decided is None:
+                    return self._if_convert(s, mask, cond)
+                # every thread's condition has one value whatever the inputs: the branch as on concrete data
+                then_mask = self._narrow(mask, decided.to(torch.bool))
+                else_mask = self._narrow(mask, ~decided.to(torch.bool))
+                after_then = self._stmts(s.then_body, then_mask) if s.then_body else then_mask
+                after_else = self._stmts(s.else_body, else_mask) if s.else_body else else_mask
+                return self._union(mask, after_then, after_else)
         if isinstance(s, Load):
             ub = UndefinedOps(mask)
             pv = self._eval(s.ptr, ub)
@@ -325,9 +333,25 @@ class _Interp(Interpreter):
                 return mask
         return super()._stmt(s, mask)
 
+    def _decide_by_sign(self, c: torch.Tensor) -> torch.Tensor:
+        """The truth ids ``c`` with each comparison the sign oracle decides for every input replaced by its
+        value: vLLM's ``value >= 0 ? atomicMax(...) : atomicMin(...)`` on a max of absolute values takes one
+        arm (exact arithmetic, as every rule here)."""
+        if c.dim() > 1 or c.numel() == 0:
+            return c
+
+        def decide(i: int) -> int:
+            if i in (TRUE_ID, FALSE_ID):
+                return i
+            value = self.dom.decided(i)
+            return i if value is None else (TRUE_ID if value else FALSE_ID)
+
+        uniq, inv = torch.unique(c, return_inverse=True)
+        return torch.tensor([decide(int(i)) for i in uniq.tolist()], dtype=c.dtype)[inv]
+
     def _if_convert(self, s: If, mask: torch.Tensor, cond: torch.Tensor) -> torch.Tensor:
         """Both arms for the lanes whose condition is symbolic; values merge with ``select``."""
-        c = self._widen(cond)
+        c = self._decide_by_sign(self._widen(cond))  # the lanes the sign oracle decides run one arm
         bad = next((b for b in map(self._impure, (s.then_body, s.else_body)) if b is not None), None)
         stores = any(isinstance(t, Store) for t in walk_stmts([*s.then_body, *s.else_body]))
         if bad is not None or stores:

@@ -39,7 +39,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, assert_never
 
 import numpy as np
 import torch
@@ -322,6 +322,29 @@ class SymbolicDomain:
         if isinstance(t, Poly):
             return tm.compare("!=", t, tm.ZERO)
         return t
+
+    def decided(self, i: int) -> bool | None:
+        """The truth value ``i`` has whatever the inputs, when the sign oracle (:func:`sign_of`) decides its
+        comparison (``0 <= max(x, 0, -x)``: a max with a zero argument is never negative), else ``None``."""
+        t = self.truth(i)
+        if isinstance(t, BoolConst):
+            return t.value
+        if not isinstance(t, tm.Cmp):
+            return None
+        signs = sign_of(t.lhs).value  # the comparison is `lhs op 0`
+        neg, zero, pos = (signs & Sign.NEGATIVE.value, signs & Sign.ZERO.value, signs & Sign.POSITIVE.value)
+        match t.op:
+            case tm.CmpOp.LT:
+                holds, fails = not (zero or pos), not neg
+            case tm.CmpOp.LE:
+                holds, fails = not pos, not (neg or zero)
+            case tm.CmpOp.EQ:
+                holds, fails = not (neg or pos), not zero
+            case tm.CmpOp.NE:
+                holds, fails = not zero, not (neg or pos)
+            case _:
+                assert_never(t.op)
+        return True if holds else (False if fails else None)
 
     def note(self, text: str) -> None:
         self.notes.setdefault(text, NumericNote(text, self.span))

@@ -17,7 +17,7 @@ import tree_sitter as ts
 
 from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
 from larkc.frontends.cuda.constant_writes import check_constant_writes
-from larkc.frontends.cuda.constants import fold_constant
+from larkc.frontends.cuda.constants import fold_constant, fold_limits_call
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, UNSUPPORTED_TYPES, StructInfo, vector
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.headers import SkippedHeader
@@ -701,6 +701,11 @@ class TranslationUnit:
                 value = d.child_by_field_name("value")
                 target = d.child_by_field_name("declarator")
                 if value is not None and target is not None and target.type == "identifier":
+                    limit = fold_limits_call(self, value, {}) if value.type == "call_expression" else None
+                    if type_node.type == "placeholder_type_specifier" and limit is not None:
+                        # `constexpr auto FP8_E4M3_MAX = std::numeric_limits<FP8_TYPE>::max();` (vLLM): of type T
+                        self.constants[ns + node_text(target)] = limit
+                        continue
                     try:
                         vt: Type | None = self.resolve_type(type_node, {}, node)
                     except LarkcError:

@@ -8,7 +8,6 @@ first; a host function of the file shadows only the names of ``_C_LIBRARY``.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -16,7 +15,7 @@ import tree_sitter as ts
 
 from larkc.errors import Span
 from larkc.frontends.cuda import builtins as lib
-from larkc.frontends.cuda.constants import fold_constant
+from larkc.frontends.cuda.constants import fold_constant, numeric_limit
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, integer_promote, vector
 from larkc.frontends.cuda.lowering.contracts import RETURN_VALUES, UNMODELLED, Contracts, in_loop_condition
 from larkc.frontends.cuda.lowering.cooperative import linear_thread_index
@@ -664,35 +663,10 @@ class BuiltinCalls(Contracts):
             t = self.resolve_type(type_node, node)
         if not isinstance(t, ScalarType):
             raise self.unsupported("numeric_limits of this type", node)
-        span = self.span(node)
-        value: int | float
-        if t.is_float:
-            info = {
-                "f32": (float.fromhex("0x1.fffffep+127"), float.fromhex("0x1p-126"), float.fromhex("0x1p-23")),
-                "f64": (float.fromhex("0x1.fffffffffffffp+1023"), float.fromhex("0x1p-1022"), 2.0**-52),
-                "f16": (65504.0, 2.0**-14, 2.0**-10),
-                "bf16": (float.fromhex("0x1.fep+127"), float.fromhex("0x1p-126"), 2.0**-7),
-                # c10::Float8_e4m3fn / __nv_fp8_e4m3 (no infinity) and Float8_e5m2 / __nv_fp8_e5m2
-                "f8e4m3": (448.0, 2.0**-6, 2.0**-3),
-                "f8e5m2": (57344.0, 2.0**-14, 2.0**-2),
-            }[str(t)]
-            table = {
-                "max": info[0],
-                "lowest": -info[0],
-                "min": info[1],
-                "epsilon": info[2],
-                "quiet_NaN": math.nan,
-            }
-            if t != F8E4M3:  # e4m3fn has no infinity (has_infinity is false; c10 does not define one)
-                table["infinity"] = math.inf
-        else:
-            lo = -(2 ** (t.bits - 1)) if t.is_signed else 0
-            hi = 2 ** (t.bits - 1) - 1 if t.is_signed else 2**t.bits - 1
-            table = {"max": hi, "min": lo, "lowest": lo}
-        if member not in table:
+        value = numeric_limit(t, member)
+        if value is None:
             raise self.unsupported(f"numeric_limits member {member}", node)
-        value = table[member]
-        return Val(Const(value, t, span), t)
+        return Val(Const(value, t, self.span(node)), t)
 
     def args(self, arg_nodes: Sequence[ts.Node]) -> list[Val]:
         return [self.decay(self.rvalue(a)) for a in arg_nodes]
