@@ -114,6 +114,8 @@ class SymbolicMemory(Memory):
             codes[slots + k] = _INNER
         # a value packing narrower ones (an int4 lane holding two bf16 values) is stored as what it packs,
         # so that a read of the narrower type, or of the packed one again, gives them back exactly
+        if not self.domain.has_packs:
+            return
         for slot, i in zip(slots.tolist(), ids.tolist(), strict=True):
             packed = self.domain.packed(int(i))
             if packed is None or len(packed[0]) * packed[1].size != t.size:

@@ -415,6 +415,11 @@ class SymbolicDomain:
             out.append(got)
         return torch.tensor(out, dtype=ID_DTYPE).reshape(ids.shape[:-1])
 
+    @property
+    def has_packs(self) -> bool:
+        """Whether any value packs others (:meth:`pack`): memory need not look for them otherwise."""
+        return bool(self._packs)
+
     def packed(self, i: int) -> tuple[tuple[int, ...], ScalarType] | None:
         """What the value ``i`` packs (its values, lowest address first, and their type), if a pack."""
         return self._packs.get(i)
