@@ -1,10 +1,12 @@
 // The absolute maximum of a tensor divided by fp8 e4m3's largest value (a per-tensor quantisation scale),
 // written as vLLM writes it (csrc/quantization/fp8/common.cuh, segmented_max_reduction): a grid-stride
-// max per thread, a tree in shared memory, one atomicMax on the float's bits per block.
+// max per thread, a tree in shared memory, one atomicMax on the float's bits per block (nvcc needs
+// --expt-relaxed-constexpr, as PyTorch extensions are built).
 #include <c10/util/Float8_e4m3fn.h>
 #include <cmath>
 
 using FP8_TYPE = c10::Float8_e4m3fn;
+__host__ __device__ constexpr auto FP8_E4M3_MAX = std::numeric_limits<FP8_TYPE>::max();
 
 namespace vllm {
 
@@ -41,7 +43,7 @@ __global__ void absmax_scale(float* __restrict__ scale, const scalar_t* __restri
     ib /= 2;
   }
   if (threadIdx.x == 0) {
-    atomicMaxFloat(scale, cache[0] / std::numeric_limits<FP8_TYPE>::max());
+    atomicMaxFloat(scale, cache[0] / FP8_E4M3_MAX);
   }
 }
 
@@ -71,7 +73,7 @@ __global__ void absmax_scale_bug_quarter_tree(float* __restrict__ scale, const s
     ib /= 2;
   }
   if (threadIdx.x == 0) {
-    atomicMaxFloat(scale, cache[0] / std::numeric_limits<FP8_TYPE>::max());
+    atomicMaxFloat(scale, cache[0] / FP8_E4M3_MAX);
   }
 }
 
