@@ -268,6 +268,11 @@ class StepLimitExceeded(LimitExceeded):
         self.diagnoses: tuple[Diagnosis, ...] = ()
 
 
+# What a failing rule of the simulator raises (torch's shape errors, a table without an entry, ...): each
+# becomes one InternalError at the statement. Not SymbolicUnsupported (a reason for UNKNOWN), not _Abort.
+_SIMULATOR_BUGS = (ArithmeticError, AssertionError, AttributeError, LookupError, RuntimeError, TypeError, ValueError)
+
+
 class _Abort(Exception):
     """Raised to stop a launch after a diagnosis that leaves no meaningful continuation (divergence)."""
 
@@ -615,7 +620,7 @@ class Interpreter:
                 raise
             except LarkcError as err:
                 raise err.with_span(s.span) from None
-            except (RuntimeError, ValueError, IndexError, TypeError) as err:
+            except _SIMULATOR_BUGS as err:
                 # A bug of the simulator, not of the kernel: said at the statement, and not a LarkcError (no
                 # caller may take it for bad input or a reason for UNKNOWN). Not caught again by the
                 # enclosing statements' _stmts: an InternalError is none of these types.

@@ -315,7 +315,15 @@ class _Interp(Interpreter):
             cond = self._eval(s.cond, ub)
             if is_sym(cond) and self._concrete_on(self._widen(cond), mask) is None:
                 self._report_ub(ub, s.span)
-                return self._if_convert(s, mask, cond)
+                decided = self._concrete_on(self._decide_by_sign(self._widen(cond)), mask)
+                if decided is None:
+                    return self._if_convert(s, mask, cond)
+                # every thread's condition has one value whatever the inputs: the branch as on concrete data
+                then_mask = self._narrow(mask, decided.to(torch.bool))
+                else_mask = self._narrow(mask, ~decided.to(torch.bool))
+                after_then = self._stmts(s.then_body, then_mask) if s.then_body else then_mask
+                after_else = self._stmts(s.else_body, else_mask) if s.else_body else else_mask
+                return self._union(mask, after_then, after_else)
         if isinstance(s, Load):
             ub = UndefinedOps(mask)
             pv = self._eval(s.ptr, ub)
@@ -325,9 +333,25 @@ class _Interp(Interpreter):
                 return mask
         return super()._stmt(s, mask)
 
+    def _decide_by_sign(self, c: torch.Tensor) -> torch.Tensor:
+        """The truth ids ``c`` with each comparison the sign oracle decides for every input replaced by its
+        value: vLLM's ``value >= 0 ? atomicMax(...) : atomicMin(...)`` on a max of absolute values takes one
+        arm (exact arithmetic, as every rule here)."""
+        if c.dim() > 1 or c.numel() == 0:
+            return c
+
+        def decide(i: int) -> int:
+            if i in (TRUE_ID, FALSE_ID):
+                return i
+            value = self.dom.decided(i)
+            return i if value is None else (TRUE_ID if value else FALSE_ID)
+
+        uniq, inv = torch.unique(c, return_inverse=True)
+        return torch.tensor([decide(int(i)) for i in uniq.tolist()], dtype=c.dtype)[inv]
+
     def _if_convert(self, s: If, mask: torch.Tensor, cond: torch.Tensor) -> torch.Tensor:
         """Both arms for the lanes whose condition is symbolic; values merge with ``select``."""
-        c = self._widen(cond)
+        c = self._decide_by_sign(self._widen(cond))  # the lanes the sign oracle decides run one arm
         bad = next((b for b in map(self._impure, (s.then_body, s.else_body)) if b is not None), None)
         stores = any(isinstance(t, Store) for t in walk_stmts([*s.then_body, *s.else_body]))
         if bad is not None or stores:
@@ -608,9 +632,20 @@ class _Interp(Interpreter):
         d_el = _elem(e.type)
         c = self.dom.concrete(v, s_el) if is_sym(v) else v
         if c is None:
-            if s_el.size == d_el.size and tuple(_trailing(e.operand.type)) == tuple(_trailing(e.type)):
+            s_dims, d_dims = tuple(_trailing(e.operand.type)), tuple(_trailing(e.type))
+            if s_el.size == d_el.size and s_dims == d_dims:
                 return self.dom.bits_view(v, s_el, d_el)
-            return self.dom.opaque(tuple(v.shape), f"a bit reinterpretation of {s_el} as {d_el}")
+            lead = tuple(v.shape[: v.dim() - len(s_dims)])
+            s_lanes, d_lanes = (s_dims or (1,))[0], (d_dims or (1,))[0]
+            if len(s_dims) <= 1 and len(d_dims) <= 1 and s_lanes * s_el.size == d_lanes * d_el.size:
+                # other lanes (bf16x8 <-> i32x4, bf16x2 <-> u32): the lanes packed or unpacked, exactly
+                if d_el.size % s_el.size == 0:
+                    k = d_el.size // s_el.size
+                    return self.dom.pack(v.reshape(*lead, d_lanes, k), s_el, d_el).reshape(*lead, *d_dims)
+                if s_el.size % d_el.size == 0:
+                    k = s_el.size // d_el.size
+                    return self.dom.unpack_all(v, d_el, k).reshape(*lead, *d_dims)
+            return self.dom.opaque((*lead, *d_dims), f"a bit reinterpretation of {s_el} as {d_el}")
         if s_el.is_float:
             c = c.to(_float_dtype(s_el))
         out = super()._cast(e, c, ub)

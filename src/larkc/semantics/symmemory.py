@@ -112,6 +112,20 @@ class SymbolicMemory(Memory):
         codes[slots] = _CODE[t]
         for k in range(1, t.size):
             codes[slots + k] = _INNER
+        # a value packing narrower ones (an int4 lane holding two bf16 values) is stored as what it packs,
+        # so that a read of the narrower type, or of the packed one again, gives them back exactly
+        if not self.domain.has_packs:
+            return
+        for slot, i in zip(slots.tolist(), ids.tolist(), strict=True):
+            packed = self.domain.packed(int(i))
+            if packed is None or len(packed[0]) * packed[1].size != t.size:
+                continue
+            parts, src = packed
+            for j, part in enumerate(parts):
+                at = slot + j * src.size
+                store[at] = part
+                codes[at] = _CODE[src]
+                codes[at + 1 : at + src.size] = _INNER
 
     def _read(self, region: Region, slots: torch.Tensor, t: ScalarType) -> torch.Tensor:
         store = self.ids[region.id]
@@ -145,6 +159,11 @@ class SymbolicMemory(Memory):
                 if whole:
                     out.append(int(self.domain.bits_view(store[slot : slot + 1], src, t)[0]))
                     continue
+            parts = self._whole_values(region, slot, t.size) if raw is None else None
+            if parts is not None:  # narrower values read as one wider value: their pack
+                ids = torch.tensor(parts[0], dtype=ID_DTYPE)
+                out.append(int(self.domain.pack(ids[None, :], parts[1], t)[0]))
+                continue
             if raw is None:
                 out.append(int(self.domain.opaque((1,), f"memory written as one type and read as {t}")[0]))
                 continue
@@ -161,6 +180,22 @@ class SymbolicMemory(Memory):
             else:
                 out.append(self.domain.id(tm.const(int(value))))
         return torch.tensor(out, dtype=ID_DTYPE)
+
+    def _whole_values(self, region: Region, start: int, size: int) -> tuple[list[int], ScalarType] | None:
+        """The ids of two or more whole values of one type that fill bytes ``[start, start + size)``."""
+        codes = self.codes[region.id]
+        head = int(codes[start])
+        if head <= 0:
+            return None
+        src = SCALAR_CODES[head - 1]
+        if src.size >= size or size % src.size:
+            return None
+        parts = []
+        for at in range(start, start + size, src.size):
+            if int(codes[at]) != head or any(int(codes[at + k]) != _INNER for k in range(1, src.size)):
+                return None
+            parts.append(int(self.ids[region.id][at]))
+        return parts, src
 
     def _constant_bytes(self, region: Region, start: int, size: int) -> bytes | None:
         """The bytes ``[start, start + size)`` when every value overlapping them is a known constant."""

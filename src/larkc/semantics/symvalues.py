@@ -39,7 +39,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, assert_never
 
 import numpy as np
 import torch
@@ -295,6 +295,9 @@ class SymbolicDomain:
         self._range_memo: dict[int, tuple[float, float]] = {}
         self._views: dict[int, tuple[int, ScalarType]] = {}  # view id -> (viewed id, its type)
         self._view_ids: dict[tuple[int, ScalarType], int] = {}
+        #: pack id -> (the ids it packs, lowest address first, their type); see :meth:`pack`
+        self._packs: dict[int, tuple[tuple[int, ...], ScalarType]] = {}
+        self._pack_ids: dict[tuple[tuple[int, ...], ScalarType, ScalarType], int] = {}
         self.span: Span | None = None  # the expression being evaluated, for notes and errors
         #: the range conditions of the defined obligation, each (value, operation) once, in order
         self.range_conditions: dict[tuple[int, str], RangeCondition] = {}
@@ -319,6 +322,29 @@ class SymbolicDomain:
         if isinstance(t, Poly):
             return tm.compare("!=", t, tm.ZERO)
         return t
+
+    def decided(self, i: int) -> bool | None:
+        """The truth value ``i`` has whatever the inputs, when the sign oracle (:func:`sign_of`) decides its
+        comparison (``0 <= max(x, 0, -x)``: a max with a zero argument is never negative), else ``None``."""
+        t = self.truth(i)
+        if isinstance(t, BoolConst):
+            return t.value
+        if not isinstance(t, tm.Cmp):
+            return None
+        signs = sign_of(t.lhs).value  # the comparison is `lhs op 0`
+        neg, zero, pos = (signs & Sign.NEGATIVE.value, signs & Sign.ZERO.value, signs & Sign.POSITIVE.value)
+        match t.op:
+            case tm.CmpOp.LT:
+                holds, fails = not (zero or pos), not neg
+            case tm.CmpOp.LE:
+                holds, fails = not pos, not (neg or zero)
+            case tm.CmpOp.EQ:
+                holds, fails = not (neg or pos), not zero
+            case tm.CmpOp.NE:
+                holds, fails = not zero, not (neg or pos)
+            case _:
+                assert_never(t.op)
+        return True if holds else (False if fails else None)
 
     def note(self, text: str) -> None:
         self.notes.setdefault(text, NumericNote(text, self.span))
@@ -365,6 +391,56 @@ class SymbolicDomain:
             return out
 
         return _unique_map(ids, view)
+
+    def pack(self, ids: torch.Tensor, src: ScalarType, dst: ScalarType) -> torch.Tensor:
+        """The values of ``dst`` whose bits are ``k`` values of ``src`` each (``ids`` of shape ``[..., k]``,
+        lowest address first, ``k * src.size == dst.size``): shape ``[...]``.
+
+        A pack of non-constant values is an opaque value that remembers what it packs, so that unpacking
+        it (:meth:`unpack`, or a store of it read back as ``src``) gives the values exactly: llm.c's
+        ``Packed128`` of eight bf16 lanes moved through an ``int4``. One pack per tuple and type.
+        """
+        k = ids.shape[-1]
+        if k * src.size != dst.size:
+            raise SymbolicUnsupported(f"a packing of {k} {src} values as {dst}", self.span)
+        rows = ids.reshape(-1, k).tolist()
+        out = []
+        for row in rows:
+            key = (tuple(int(i) for i in row), src, dst)
+            got = self._pack_ids.get(key)
+            if got is None:
+                got = self._opaque_id(f"the bits of {k} {src} values read as one {dst}")
+                self._packs[got] = (key[0], src)
+                self._pack_ids[key] = got
+            out.append(got)
+        return torch.tensor(out, dtype=ID_DTYPE).reshape(ids.shape[:-1])
+
+    @property
+    def has_packs(self) -> bool:
+        """Whether any value packs others (:meth:`pack`): memory need not look for them otherwise."""
+        return bool(self._packs)
+
+    def packed(self, i: int) -> tuple[tuple[int, ...], ScalarType] | None:
+        """What the value ``i`` packs (its values, lowest address first, and their type), if a pack."""
+        return self._packs.get(i)
+
+    def unpack(self, i: int, src: ScalarType, k: int) -> tuple[int, ...] | None:
+        """The ``k`` values of ``src`` that the value ``i`` packs (:meth:`pack`), or ``None``."""
+        packed = self._packs.get(i)
+        if packed is None or packed[1] != src or len(packed[0]) != k:
+            return None
+        return packed[0]
+
+    def unpack_all(self, ids: torch.Tensor, src: ScalarType, k: int) -> torch.Tensor:
+        """Each value of ``ids`` as the ``k`` values of ``src`` its bits are (shape ``[..., k]``): what it
+        packs, else fresh opaque values."""
+        out: list[int] = []
+        for i in ids.reshape(-1).tolist():
+            parts = self.unpack(int(i), src, k)
+            if parts is None:
+                parts = tuple(self._opaque_id(f"the bits of one value read as {k} {src} values") for _ in range(k))
+            out.extend(parts)
+        return torch.tensor(out, dtype=ID_DTYPE).reshape(*ids.shape, k)
 
     # -- lifting concrete values -----------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ def _translation_unit(
     defines: Mapping[str, str],
     include_dirs: Sequence[str | Path],
 ) -> TranslationUnit:
+    from larkc.frontends.cuda.headers import cuda_include_dir
     from larkc.frontends.cuda.preprocess import preprocess
 
     if text is None:
@@ -49,8 +50,16 @@ def _translation_unit(
             raise LarkcError(f"{path} is not UTF-8 text", stage=Stage.FRONTEND) from None
     name = file or (str(path) if path is not None else "<input>")
     SourceCache.register(name, text)
-    pp = preprocess(text, name, defines={**_CUDA_HEADER_MACROS, **defines}, include_dirs=tuple(include_dirs))
-    return TranslationUnit(pp.text, SourcePositions(name, pp.source_map), _language())
+    pp = preprocess(
+        text,
+        name,
+        defines={**_CUDA_HEADER_MACROS, **defines},
+        include_dirs=tuple(include_dirs),
+        cuda_include=cuda_include_dir(),
+    )
+    tu = TranslationUnit(pp.text, SourcePositions(name, pp.source_map), _language())
+    tu.skipped_headers = pp.skipped_headers
+    return tu
 
 
 def parse_cuda(

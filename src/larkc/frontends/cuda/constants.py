@@ -7,6 +7,7 @@ unroll`` counts, enumerators, ``constexpr`` values); ordinary expressions are lo
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -276,6 +277,65 @@ def _type_trait(tu: TranslationUnit, node: ts.Node, env: TemplateEnv) -> bool | 
     return None
 
 
+# Each float type's largest finite value, smallest normal value and epsilon (std::numeric_limits).
+_FLOAT_LIMITS: dict[str, tuple[float, float, float]] = {
+    "f32": (float.fromhex("0x1.fffffep+127"), float.fromhex("0x1p-126"), float.fromhex("0x1p-23")),
+    "f64": (float.fromhex("0x1.fffffffffffffp+1023"), float.fromhex("0x1p-1022"), 2.0**-52),
+    "f16": (65504.0, 2.0**-14, 2.0**-10),
+    "bf16": (float.fromhex("0x1.fep+127"), float.fromhex("0x1p-126"), 2.0**-7),
+    # c10::Float8_e4m3fn / __nv_fp8_e4m3 (no infinity) and Float8_e5m2 / __nv_fp8_e5m2
+    "f8e4m3": (448.0, 2.0**-6, 2.0**-3),
+    "f8e5m2": (57344.0, 2.0**-14, 2.0**-2),
+}
+
+
+def numeric_limit(t: ScalarType, member: str) -> int | float | None:
+    """``std::numeric_limits<t>::member()``, or ``None`` for a member larkc does not know (or ``t`` lacks:
+    e4m3fn has no infinity, its ``has_infinity`` is false and c10 defines none)."""
+    if t.is_float:
+        big, small, eps = _FLOAT_LIMITS[str(t)]
+        table: dict[str, int | float] = {
+            "max": big,
+            "lowest": -big,
+            "min": small,
+            "epsilon": eps,
+            "quiet_NaN": math.nan,
+        }
+        if str(t) != "f8e4m3":
+            table["infinity"] = math.inf
+    else:
+        lo = -(2 ** (t.bits - 1)) if t.is_signed else 0
+        hi = 2 ** (t.bits - 1) - 1 if t.is_signed else 2**t.bits - 1
+        table = {"max": hi, "min": lo, "lowest": lo}
+    return table.get(member)
+
+
+_LIMITS_CALL = re.compile(r"std::numeric_limits<(.+)>::(\w+)")
+
+
+def fold_limits_call(tu: TranslationUnit, node: ts.Node, env: TemplateEnv) -> tuple[ScalarType, int | float] | None:
+    """``std::numeric_limits<T>::member()`` (``node`` the call) as ``(T, value)``, or ``None``."""
+    fn = node.child_by_field_name("function")
+    args = node.child_by_field_name("arguments")
+    if fn is None or args is None or args.named_children or fn.type != "qualified_identifier":
+        return None
+    m = _LIMITS_CALL.fullmatch("".join(node_text(fn).split()))
+    if m is None:
+        return None
+    stack = [fn]
+    type_node = None
+    while stack and type_node is None:
+        n = stack.pop()
+        if n.type == "template_argument_list":
+            type_node = next((c for c in n.named_children if c.type == "type_descriptor"), None)
+        stack.extend(n.named_children)
+    t = try_resolve_type(tu, type_node, env, node) if type_node is not None else None
+    if not isinstance(t, ScalarType):
+        return None
+    value = numeric_limit(t, m.group(2))
+    return None if value is None else (t, value)
+
+
 def _fold_constexpr_call(
     tu: TranslationUnit, node: ts.Node, env: TemplateEnv, consts: Mapping[str, bool | int | float]
 ) -> bool | int | float | None:
@@ -284,6 +344,9 @@ def _fold_constexpr_call(
     The body may be a sequence of ``if (c) return e;`` and ``return e;`` statements (what helpers such
     as ``next_pow2`` look like); anything else is not folded.
     """
+    limit = fold_limits_call(tu, node, env)
+    if limit is not None:
+        return limit[1]
     fn = node.child_by_field_name("function")
     args = node.child_by_field_name("arguments")
     if fn is None or args is None or fn.type != "identifier":

@@ -22,8 +22,10 @@ Columns are 1-based character (not byte) columns, end-exclusive, like :class:`~l
 Includes are searched as nvcc searches them: ``#include "h"`` in the directory of the including file,
 then in the include directories (``-I``, :attr:`~larkc.tasks.Task.include_dirs`) in order;
 ``#include <h>`` in the include directories only. A header larkc models itself (:data:`SYSTEM_HEADERS`:
-the C and C++ standard headers, the CUDA toolkit's, PyTorch's) is known by name and skipped; any other
-header that is not found is a located error naming the directories searched.
+the C and C++ standard headers, the CUDA toolkit's, PyTorch's) is known by name and skipped; a
+header found in no include directory is looked for among the headers of the machine larkc does not model
+(the CUDA toolkit's include directory, OpenMP, THC, POSIX: :mod:`~larkc.frontends.cuda.headers`), skipped
+and recorded if it is one; any other is a located error naming the directories searched.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from types import MappingProxyType
 from typing import Final, NamedTuple, assert_never
 
 from larkc.errors import LarkcError, SourceCache, Span, Stage, UnsupportedError
+from larkc.frontends.cuda.headers import SkippedHeader, host_library
 
 __all__ = [
     "SYSTEM_HEADERS",
@@ -218,13 +221,15 @@ class Preprocessed:
     """The result of :func:`preprocess`.
 
     ``system_includes`` are the ``#include`` names that were skipped as known headers
-    (:data:`SYSTEM_HEADERS`), in order.
+    (:data:`SYSTEM_HEADERS`), in order; ``skipped_headers`` the headers of the machine larkc does not
+    model (the toolkit's others, OpenMP's, ...: :mod:`~larkc.frontends.cuda.headers`), in order.
     """
 
     text: str
     source_map: SourceMap
     macros: Mapping[str, Macro]
     system_includes: tuple[str, ...] = ()
+    skipped_headers: tuple[SkippedHeader, ...] = ()
 
 
 # The C++17 and C++20 standard library headers, and the C standard headers in both spellings: device
@@ -282,13 +287,16 @@ def preprocess(
     *,
     defines: Mapping[str, str] = _NO_DEFINES,
     include_dirs: Sequence[str | Path] = (),
+    cuda_include: Path | None = None,
 ) -> Preprocessed:
     """Preprocess CUDA C++ ``text`` read from ``file`` (the name used in spans and for quoted includes).
 
     ``defines`` are ``-D`` options: ``{"BLOCK": "256"}``; ``""`` defines a macro as empty, and a key such
     as ``"SQ(x)"`` defines a function-like macro. They override the predefined macros. ``include_dirs``
     are searched in order for ``#include <...>``, and after the including file's directory for
-    ``#include "..."`` (see the module docstring); each must be a directory.
+    ``#include "..."`` (see the module docstring); each must be a directory. ``cuda_include`` is the CUDA
+    toolkit's include directory (:func:`~larkc.frontends.cuda.headers.cuda_include_dir`), where a header
+    found in no include directory is looked for last: one there is known and skipped.
     Raises :class:`~larkc.errors.LarkcError` (stage ``preprocess``) for every error in the input.
     """
     normalized = _normalize(text)
@@ -297,7 +305,7 @@ def preprocess(
     missing = [str(d) for d in dirs if not d.is_dir()]
     if missing:
         raise _error(f"include directory not found: {', '.join(missing)}", None)
-    pp = _Preprocessor(dirs)
+    pp = _Preprocessor(dirs, cuda_include)
     try:
         pp.predefine(defines)
         pp.run_main(normalized, file)
@@ -314,6 +322,7 @@ def preprocess(
         source_map=SourceMap(file, lines),
         macros=MappingProxyType(dict(pp.macros)),
         system_includes=tuple(pp.system_includes),
+        skipped_headers=tuple(pp.skipped_headers),
     )
 
 
@@ -345,6 +354,7 @@ def preprocess_file(
     *,
     defines: Mapping[str, str] = _NO_DEFINES,
     include_dirs: Sequence[str | Path] = (),
+    cuda_include: Path | None = None,
 ) -> Preprocessed:
     """:func:`preprocess` the file at ``path`` (named ``str(path)`` in spans)."""
     return preprocess(_read(Path(path), None), str(path), defines=defines, include_dirs=include_dirs)
@@ -1009,11 +1019,13 @@ _UNSUPPORTED: Final = frozenset({"line", "ident", "sccs", "assert", "unassert", 
 class _Preprocessor:
     """The state of one run: macros, the include stack, and the output lines so far."""
 
-    def __init__(self, include_dirs: list[Path]) -> None:
+    def __init__(self, include_dirs: list[Path], cuda_include: Path | None = None) -> None:
         self.include_dirs = include_dirs
+        self.cuda_include = cuda_include
         self.macros: dict[str, Macro] = {}
         self.output: list[OutputLine] = []
         self.system_includes: list[str] = []
+        self.skipped_headers: list[SkippedHeader] = []
         self._stack: list[tuple[str, str]] = []  # (resolved key, name) of the files being read
         self._once: set[str] = set()
         self._pushed: dict[str, list[Macro | None]] = {}
@@ -1543,6 +1555,10 @@ class _Preprocessor:
             return
         found = self._find_include(header, quoted, line.file)
         if found is None:
+            skipped = self._machine_header(header, where)
+            if skipped is not None:
+                self.skipped_headers.append(skipped)
+                return
             raise _error(_not_found(header, quoted, self._search_dirs(header, quoted, line.file)), where)
         key = _file_key(str(found))
         if key in self._once:
@@ -1560,6 +1576,18 @@ class _Preprocessor:
         original = _read(found, where)
         SourceCache.register(str(found), original)
         self._process(_normalize(original), str(found), key)
+
+    def _machine_header(self, header: str, where: Span) -> SkippedHeader | None:
+        """``header`` as a header of the machine that larkc does not model (searched after the include
+        directories, as nvcc searches the toolkit's and the system's after ``-I``), or ``None``."""
+        if Path(header).is_absolute():
+            return None
+        if self.cuda_include is not None and (self.cuda_include / header).is_file():
+            return SkippedHeader(header, where, "the CUDA toolkit", self.cuda_include / header)
+        library = host_library(header)
+        if library is not None:
+            return SkippedHeader(header, where, library.library, None, library.names)
+        return None
 
     def _find_include(self, header: str, quoted: bool, current: str) -> Path | None:
         """The file ``#include "header"`` (``quoted``) or ``<header>`` names, seen from file ``current``."""

@@ -17,9 +17,10 @@ import tree_sitter as ts
 
 from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
 from larkc.frontends.cuda.constant_writes import check_constant_writes
-from larkc.frontends.cuda.constants import fold_constant
+from larkc.frontends.cuda.constants import fold_constant, fold_limits_call
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, UNSUPPORTED_TYPES, StructInfo, vector
 from larkc.frontends.cuda.groups import GROUP_PARAM, Group
+from larkc.frontends.cuda.headers import SkippedHeader
 from larkc.frontends.cuda.syntax import misread_comma, node_text, takes_address, type_words
 from larkc.ir.nodes import Function, FunctionKind, Module, Param
 from larkc.ir.types import (
@@ -266,6 +267,9 @@ class TranslationUnit:
         self.host_functions: set[str] = set()
         self.user_operators: set[str] = set()  # operators the file overloads for device code ("+", "*=")
         self.unsupported_globals: dict[str, tuple[str, ts.Node]] = {}  # name -> (construct, declaration)
+        #: the headers of the machine larkc skipped (``Preprocessed.skipped_headers``): a name only one of
+        #: them declares is an error naming it (:meth:`skipped_header_of`)
+        self.skipped_headers: tuple[SkippedHeader, ...] = ()
         self.namespace_aliases: dict[str, str] = {}  # `namespace cg = cooperative_groups;`
         self.using_namespaces: list[str] = []  # `using namespace X;` at file scope
         self.specializations: dict[str, list[FunctionDef]] = {}  # explicit specializations by template name
@@ -332,6 +336,12 @@ class TranslationUnit:
     def _collect(self, scope: ts.Node, ns: str = "") -> None:
         for child in scope.named_children:
             self._collect_one(child, None, None, ns)
+
+    def skipped_header_of(self, name: str) -> SkippedHeader | None:
+        """The skipped header of the machine that would declare ``name`` (the last one included that
+        does: the one a use of the name can come from), or ``None``."""
+        short = name.rpartition("::")[2]
+        return next((h for h in reversed(self.skipped_headers) if h.declares(short)), None)
 
     def find(self, text: str, ctx: ts.Node | None, table: Container[str]) -> str | None:
         """The key of ``table`` that the (possibly qualified) name ``text`` denotes at ``ctx``, C++-style.
@@ -691,6 +701,11 @@ class TranslationUnit:
                 value = d.child_by_field_name("value")
                 target = d.child_by_field_name("declarator")
                 if value is not None and target is not None and target.type == "identifier":
+                    limit = fold_limits_call(self, value, {}) if value.type == "call_expression" else None
+                    if type_node.type == "placeholder_type_specifier" and limit is not None:
+                        # `constexpr auto FP8_E4M3_MAX = std::numeric_limits<FP8_TYPE>::max();` (vLLM): of type T
+                        self.constants[ns + node_text(target)] = limit
+                        continue
                     try:
                         vt: Type | None = self.resolve_type(type_node, {}, node)
                     except LarkcError:

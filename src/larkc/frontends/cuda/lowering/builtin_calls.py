@@ -8,7 +8,6 @@ first; a host function of the file shadows only the names of ``_C_LIBRARY``.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -16,7 +15,7 @@ import tree_sitter as ts
 
 from larkc.errors import Span
 from larkc.frontends.cuda import builtins as lib
-from larkc.frontends.cuda.constants import fold_constant
+from larkc.frontends.cuda.constants import fold_constant, numeric_limit
 from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, integer_promote, vector
 from larkc.frontends.cuda.lowering.contracts import RETURN_VALUES, UNMODELLED, Contracts, in_loop_condition
 from larkc.frontends.cuda.lowering.cooperative import linear_thread_index
@@ -206,7 +205,7 @@ class BuiltinCalls(Contracts):
                 raise self.type_error(f"call of host function {name} from device code", node)
             handler = _C_LIBRARY.get(name)
         if handler is None:
-            raise self.unsupported("call of unknown function", node)
+            raise self.unknown_name(name, self.unsupported("call of unknown function", node), node)
         return handler(self, name, arg_nodes, node, want_value)
 
     def no_result(self, name: str, node: ts.Node, want_value: bool) -> Val | None:
@@ -653,39 +652,21 @@ class BuiltinCalls(Contracts):
         """A known function outside the supported subset: an error naming it."""
         raise self.unsupported(_UNSUPPORTED[name], node)
 
-    def numeric_limits(self, type_text: str, member: str, node: ts.Node) -> Val:
-        """``std::numeric_limits<T>::member()`` as a constant."""
+    def numeric_limits(self, type_text: str, member: str, node: ts.Node, type_node: ts.Node | None = None) -> Val:
+        """``std::numeric_limits<T>::member()`` as a constant; ``type_node`` is ``T``'s type descriptor
+        (a type alias or a template parameter resolves as any type does)."""
         t: Type | None = BUILTIN_TYPES.get(type_text)
         bound = self.env.get(type_text)
         if bound is not None and is_type_arg(bound):
             t = bound
+        if t is None and type_node is not None:
+            t = self.resolve_type(type_node, node)
         if not isinstance(t, ScalarType):
             raise self.unsupported("numeric_limits of this type", node)
-        span = self.span(node)
-        value: int | float
-        if t.is_float:
-            info = {
-                "f32": (float.fromhex("0x1.fffffep+127"), float.fromhex("0x1p-126"), float.fromhex("0x1p-23")),
-                "f64": (float.fromhex("0x1.fffffffffffffp+1023"), float.fromhex("0x1p-1022"), 2.0**-52),
-                "f16": (65504.0, 2.0**-14, 2.0**-10),
-                "bf16": (float.fromhex("0x1.fep+127"), float.fromhex("0x1p-126"), 2.0**-7),
-            }[str(t)]
-            table = {
-                "infinity": math.inf,
-                "max": info[0],
-                "lowest": -info[0],
-                "min": info[1],
-                "epsilon": info[2],
-                "quiet_NaN": math.nan,
-            }
-        else:
-            lo = -(2 ** (t.bits - 1)) if t.is_signed else 0
-            hi = 2 ** (t.bits - 1) - 1 if t.is_signed else 2**t.bits - 1
-            table = {"max": hi, "min": lo, "lowest": lo}
-        if member not in table:
+        value = numeric_limit(t, member)
+        if value is None:
             raise self.unsupported(f"numeric_limits member {member}", node)
-        value = table[member]
-        return Val(Const(value, t, span), t)
+        return Val(Const(value, t, self.span(node)), t)
 
     def args(self, arg_nodes: Sequence[ts.Node]) -> list[Val]:
         return [self.decay(self.rvalue(a)) for a in arg_nodes]

@@ -70,7 +70,7 @@ class Calls(Conversions):
             text = "".join(node_text(fn_node).split())
             m = re.fullmatch(r"std::numeric_limits<(.+)>::(\w+)", text)
             if m is not None:
-                return self.numeric_limits(m.group(1), m.group(2), node)
+                return self.numeric_limits(m.group(1), m.group(2), node, _limits_type_node(fn_node))
             inner = fn_node.child_by_field_name("name")
             while inner is not None and inner.type == "qualified_identifier":
                 inner = inner.child_by_field_name("name")
@@ -86,7 +86,7 @@ class Calls(Conversions):
                 ]
                 if key is not None:
                     return self.user_call(key, targs, arg_nodes, node, want_value)
-                raise self.unsupported("call of unknown function", node)
+                raise self.unknown_name(base, self.unsupported("call of unknown function", node), node)
             key = self.tu.find(text, fn_node, self.tu.functions)
             if key is not None:
                 return self.user_call(key, [], arg_nodes, node, want_value)
@@ -486,3 +486,14 @@ def _targ_text(a: object) -> str:
     from larkc.frontends.cuda.unit import _targ_str
 
     return _targ_str(a)  # type: ignore[arg-type]  # env values are template arguments
+
+
+def _limits_type_node(qualified: ts.Node) -> ts.Node | None:
+    """The ``T`` of ``std::numeric_limits<T>::member``: its type descriptor, to resolve as any type."""
+    stack = [qualified]
+    while stack:
+        n = stack.pop()
+        if n.type == "template_argument_list":
+            return next((c for c in n.named_children if c.type == "type_descriptor"), None)
+        stack.extend(n.named_children)
+    return None

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import tree_sitter as ts
 
-from larkc.errors import InternalError, Span, Stage, TypeCheckError, UnsupportedError
+from larkc.errors import InternalError, LarkcError, Span, Stage, TypeCheckError, UnsupportedError
 from larkc.frontends.cuda.constants import try_resolve_type
 from larkc.frontends.cuda.ctypes import CArray, CType, StructInfo
 from larkc.frontends.cuda.groups import Group
@@ -92,6 +92,14 @@ class LoweringCore(abc.ABC):
 
     def type_error(self, message: str, node: ts.Node) -> TypeCheckError:
         return TypeCheckError(message, self.span(node), stage=Stage.FRONTEND)
+
+    def unknown_name(self, name: str, error: LarkcError, node: ts.Node) -> LarkcError:
+        """``error`` for a name the file does not declare, unless a skipped header of the machine would
+        declare it: then an error naming that header (larkc does not model it)."""
+        header = self.tu.skipped_header_of(name)
+        if header is None:
+            return error
+        return self.unsupported(f"use of {name}, declared by {header.describe()}, a header larkc does not model", node)
 
     def fresh(self, base: str) -> str:
         name = base
@@ -369,7 +377,7 @@ class LoweringCore(abc.ABC):
         """A call of the device library function ``name``, dispatched through the table of handlers."""
 
     @abc.abstractmethod
-    def numeric_limits(self, type_text: str, member: str, node: ts.Node) -> Val:
+    def numeric_limits(self, type_text: str, member: str, node: ts.Node, type_node: ts.Node | None = None) -> Val:
         """``std::numeric_limits<T>::member()`` as a constant."""
 
     @abc.abstractmethod

@@ -292,7 +292,7 @@ class Expressions(Conversions):
         member = self.member(name, node)
         if member is not None:
             return member if isinstance(member, Val) else self.read(member, node)
-        raise self.type_error(f"use of undeclared identifier {name}", node)
+        raise self.unknown_name(name, self.type_error(f"use of undeclared identifier {name}", node), node)
 
     def qualified(self, node: ts.Node) -> Val:
         text = "".join(node_text(node).split())

@@ -1,0 +1,25 @@
+"""vLLM-style fp8 scale: max |x| over the tensor divided by e4m3's largest value (448)."""
+
+import torch
+
+from larkc import Task
+
+
+def reference(input: torch.Tensor) -> torch.Tensor:
+    return (input.abs().max() / torch.finfo(torch.float8_e4m3fn).max).reshape(1)
+
+
+task = Task(
+    source="kernel.cu",
+    kernel="vllm::absmax_scale",
+    template_args={"scalar_t": "float"},
+    reference=reference,
+    inputs={"input": "f32[n]"},
+    outputs={"scale": (("1",), "f32", "zeros")},
+    bindings={"num_elems": "n"},
+    symbols=["n"],
+    constraints=["n <= 16777216"],
+    instances=[{"n": 1}, {"n": 600}],
+    grid=["cdiv(n, 256)"],
+    block=[256],
+)

@@ -1,0 +1,25 @@
+"""Seeded bug: the halves of each packet swapped on the way out (llm.c-style Packed128<bf16>)."""
+
+import torch
+
+from larkc import Task
+
+
+def reference(inp1: torch.Tensor, inp2: torch.Tensor) -> torch.Tensor:
+    return (inp1.float() + inp2.float()).to(torch.bfloat16)
+
+
+task = Task(
+    source="kernel.cu",
+    kernel="residual_packed_bug_swapped_halves",
+    reference=reference,
+    expected_failure="mismatch",
+    inputs={"inp1": "bf16[n]", "inp2": "bf16[n]"},
+    outputs={"out": "bf16[n]"},
+    bindings={"N": "n"},
+    symbols=["n"],
+    constraints=["n % 8 == 0", "n <= 16777216"],
+    instances=[{"n": 8}, {"n": 1024}, {"n": 2056}],
+    grid=["cdiv(n, 8 * 128)"],
+    block=[128],
+)
