@@ -32,7 +32,7 @@ from typing import TypeAlias
 from larkc.errors import LarkcError, PreconditionError, TaskError
 from larkc.frontends import parse_task, specialisation_heuristics, specialised_per_instance, task_configs
 from larkc.frontends.triton.values import ConstValue
-from larkc.ir.nodes import Assume, Function, Module
+from larkc.ir.nodes import Assume, Function, Level, Module
 from larkc.ir.types import ScalarType
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
 from larkc.pipeline.memory import (
@@ -1086,7 +1086,12 @@ def _instance_facts(
         )
     passed = {a.name for a in args.values() if isinstance(a, SymbolicBuffer)}
     facts = _facts(task, env, run, spec_terms, ranges, passed, fixed)
-    return dataclasses.replace(facts, side_conditions=conditions.conditions, spec_conditions=spec_conditions)
+    return dataclasses.replace(
+        facts,
+        side_conditions=conditions.conditions,
+        spec_conditions=spec_conditions,
+        block_level=f.level is not Level.THREAD,
+    )
 
 
 def _spec_side(
@@ -1142,6 +1147,7 @@ def _chain_facts(
     diagnoses = []
     passed: set[str] = set()
     kernel_modules = iter(enumerate(modules))
+    block_level = False  # some launch is of a block-level (Triton) kernel
     spec_terms, spec_conditions, reader = _spec_side(task, graph, env)
     # the steps' conditions, as in _instance_facts: a PyTorch step's too, since it computes a part of the
     # kernel's side (where its simplifications do not hold it has no such value, and no output's
@@ -1164,6 +1170,7 @@ def _chain_facts(
             k, mod = next(kernel_modules)
             view = task.launch_task(k)
             f = kernel_function(view, mod)
+            block_level = block_level or f.level is not Level.THREAD
             grid, block, shared = view.launch.concrete(env)
             args = symbolic_args(view, f, env)
             for p, a in list(args.items()):
@@ -1210,7 +1217,11 @@ def _chain_facts(
     facts = _facts(task, env, merged, spec_terms, ranges, passed)
     launch = "; ".join(f"{task.launch_label(k)}: {r.launch}" for k, r in enumerate(runs))
     return dataclasses.replace(
-        facts, launch=launch, side_conditions=conditions.conditions, spec_conditions=spec_conditions
+        facts,
+        launch=launch,
+        side_conditions=conditions.conditions,
+        spec_conditions=spec_conditions,
+        block_level=block_level,
     )
 
 

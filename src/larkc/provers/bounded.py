@@ -39,6 +39,7 @@ from larkc.errors import Span
 from larkc.ir.types import ScalarType
 from larkc.provers.congruence import AtomMatcher, DerivedUnfolder, ExtremaSimplifier
 from larkc.provers.core import (
+    SAME_ELEMENT_SAME_THREAD,
     Assumption,
     AssumptionKind,
     Budget,
@@ -128,6 +129,7 @@ class InstanceFacts:
     range_conditions: tuple[RangeCondition, ...] = ()  # operations on data defined only in a value range
     # by output: those that output's own reference computation recorded (its domain, not another output's)
     spec_conditions: Mapping[str, tuple[SideCondition, ...]] = field(default_factory=dict)
+    block_level: bool = False  # a block-level (Triton) kernel: its race model has SAME_ELEMENT_SAME_THREAD
 
     @property
     def input_space(self) -> InputSpace:
@@ -364,7 +366,8 @@ def _safety(facts: InstanceFacts, ob: Obligation) -> ObligationResult:
         if facts.exhaustive
         else "a superset of the accesses checked (" + "; ".join(facts.data_dependent) + ")"
     )
-    return ObligationResult(ob, Status.PROVED, scope, PROVER, how, (_MODEL,))
+    same_thread = (SAME_ELEMENT_SAME_THREAD,) if ob.kind is ObligationKind.RACE and facts.block_level else ()
+    return ObligationResult(ob, Status.PROVED, scope, PROVER, how, (_MODEL, *same_thread))
 
 
 def _defined_on_data(facts: InstanceFacts, proved: ObligationResult, budget: Budget) -> ObligationResult:

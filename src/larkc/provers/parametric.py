@@ -43,6 +43,7 @@ from larkc.ir.phases import block_intervals, covers, phase_form
 from larkc.ir.types import I32, PointerType, ScalarType, Type, VectorType
 from larkc.ir.walk import fences_and_atomics, stmt_exprs
 from larkc.provers.core import (
+    SAME_ELEMENT_SAME_THREAD,
     Assumption,
     AssumptionKind,
     Budget,
@@ -509,15 +510,6 @@ def _casts_away_const(module: Module) -> bool:
     return False
 
 
-#: The race model of a block-level kernel rests on this (docs/trusted-base.md, "Triton elements and threads").
-_SAME_ELEMENT_SAME_THREAD = Assumption(
-    AssumptionKind.MODEL,
-    "an element of a Triton block is held by the same GPU thread from statement to statement for blocks of one"
-    " shape (a program reading back its own elements needs no tl.debug_barrier(); Triton does not promise"
-    " it: triton-lang/triton#10924)",
-)
-
-
 class _Analysis:
     """One symbolic execution of the kernel and the checks of each obligation kind over its trace."""
 
@@ -755,7 +747,7 @@ class _Analysis:
                 Assumption(AssumptionKind.MODEL, "distinct tensors of the task are distinct buffers (no aliasing)")
             )
         if kind is ObligationKind.RACE and self.block_level:
-            out.append(_SAME_ELEMENT_SAME_THREAD)
+            out.append(SAME_ELEMENT_SAME_THREAD)
         if kind is ObligationKind.BOUNDS:
             out.append(
                 Assumption(
