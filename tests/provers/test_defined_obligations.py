@@ -553,3 +553,40 @@ def test_triton_int32_row_sum_that_overflows_is_failed(tmp_path: Path) -> None:
     )
     """
     _assert_ub_refuted(_verify(_write(tmp_path, "rowsum_tl", "kernel.py", src, task), tmp_path))
+
+
+_HALVE_TO_INT8 = """\
+__global__ void halve_to_int8(const int* idx, signed char* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (signed char)((float)idx[i] * 0.5f);
+}
+"""
+
+_HALVE_TO_INT8_TASK = """\
+import torch
+from larkc import Task
+
+def reference(idx: torch.Tensor) -> torch.Tensor:
+    return (idx.to(torch.float32) * 0.5).to(torch.int8)
+
+task = Task(
+    source="kernel.cu", kernel="halve_to_int8", reference=reference,
+    inputs={"idx": "i32[n] in [%d, 256)"}, outputs={"out": "i8[n]"},
+    symbols=["n"], constraints=["n <= 1048576"], instances=[{"n": 9}],
+    grid=["cdiv(n, 64)"], block=[64],
+)
+"""
+
+
+def test_conversion_range_is_exact_for_truncation(tmp_path: Path) -> None:
+    """A C cast truncates toward zero: -128.5 and 127.5 become -128 and 127, inside int8, so values in
+    [-128.5, 127.5] are defined (proved, not refuted) and the detail and assumptions say the value decided
+    is the exact one (its float rounding is not modelled); -129 is not (refuted, confirmed by the simulator)."""
+    path = _write(tmp_path, "in_range", "kernel.cu", _HALVE_TO_INT8, _HALVE_TO_INT8_TASK % -257)
+    report = _verify(path, tmp_path)
+    defined = _result(report, ObligationKind.DEFINED)
+    assert defined.status is Status.PROVED, defined.detail
+    assert "truncated toward zero" in defined.detail and "float rounding" in defined.detail, defined.detail
+    assert any("exact real arithmetic" in a.text for a in defined.assumptions), defined.assumptions
+    path = _write(tmp_path, "past", "kernel.cu", _HALVE_TO_INT8, _HALVE_TO_INT8_TASK % -258)
+    _assert_ub_refuted(_verify(path, tmp_path))

@@ -13,6 +13,7 @@ The kernels are written here as library code is, one file per test (`tmp_path`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import torch
 from larkc import Task
 from larkc.frontends import parse_task
 from larkc.pipeline.run import run_task
-from larkc.pipeline.verify import kernel_function, verify_task
+from larkc.pipeline.verify import _instance_facts, kernel_function, verify_task
 from larkc.provers import (
     Budget,
     CounterexampleKind,
@@ -33,6 +34,8 @@ from larkc.provers import (
     Status,
     Verdict,
 )
+from larkc.provers.bounded import prove_instance
+from larkc.provers.core import SAME_ELEMENT_SAME_THREAD
 from larkc.provers.parametric import prove_parametric
 
 HEADER = "import triton\nimport triton.language as tl\n\n\n"
@@ -373,3 +376,18 @@ def test_parametric_prover_proves_the_correct_versions_for_all_sizes(tmp_path: P
     r = _parametric_race(make(tmp_path))
     assert r.status is Status.PROVED, r.detail
     assert r.scope.kind is ScopeKind.PARAMETRIC, r.scope
+
+
+def test_a_bounded_race_proof_lists_the_same_element_assumption(tmp_path: Path) -> None:
+    """The race model of a Triton program (an element held by one GPU thread from statement to statement,
+    triton-lang/triton#10924) is an assumption of a bounded proof as of a parametric one."""
+    task = _own_element(tmp_path)
+    module = parse_task(task)
+    f = kernel_function(task, module)
+    facts = _instance_facts(task, module, f, None, task.shape_env(task.instances[0]), Budget())
+    (r,) = prove_instance(facts, [Obligation(ObligationKind.RACE)], Budget())
+    assert r.status is Status.PROVED and r.scope.kind is ScopeKind.BOUNDED, r.detail
+    assert SAME_ELEMENT_SAME_THREAD in r.assumptions, r.assumptions
+    # a CUDA kernel's threads are its threads: no such assumption
+    (r,) = prove_instance(dataclasses.replace(facts, block_level=False), [Obligation(ObligationKind.RACE)], Budget())
+    assert SAME_ELEMENT_SAME_THREAD not in r.assumptions

@@ -311,3 +311,20 @@ def test_a_cuda_index_range_one_past_the_table_fails(tmp_path: Path) -> None:
     (bounds,) = [r for r in report.results if r.obligation.kind is BOUNDS]
     assert bounds.status is Status.REFUTED and bounds.counterexample is not None, bounds.detail
     assert f"every element of ids equal to {bounds.counterexample.instance['v']}" in bounds.counterexample.message
+
+
+def test_a_given_module_is_one_specialisation_not_all_sizes(tmp_path: Path) -> None:
+    # verify_task(module=...) (the mutation harness) lowers nothing itself, so it does not enumerate the
+    # specialisations: the parametric proofs of the module given (BLOCK_SIZE = 8, lowered at d = 5) hold
+    # for that specialisation's sizes only and are stated at the instances, never for all sizes
+    task = _softmax_task(tmp_path, MASKED_LOAD, [{"r": 2, "d": 5}])
+    report = verify_task(task, module=parse_task(task), budget=BUDGET, replay_dir=tmp_path)
+    assert report.verdict is Verdict.VERIFIED, "\n".join(report.render())
+    safety = [r for r in report.results if r.obligation.kind in (BOUNDS, ObligationKind.RACE, OVERFLOW)]
+    assert safety and all(r.status is Status.PROVED for r in safety), "\n".join(report.render())
+    assert all(r.scope.kind is ScopeKind.BOUNDED for r in safety), [(r.obligation.name, r.scope) for r in safety]
+    assert any("single specialisation" in r.detail for r in safety), [r.detail for r in safety]
+    # the same task lowered by verify_task itself is proved for every specialisation
+    report = verify_task(task, budget=BUDGET, replay_dir=tmp_path)
+    (bounds,) = [r for r in report.results if r.obligation.kind is BOUNDS]
+    assert bounds.scope.kind is ScopeKind.PARAMETRIC, bounds.detail

@@ -32,7 +32,7 @@ from typing import TypeAlias
 from larkc.errors import LarkcError, PreconditionError, TaskError
 from larkc.frontends import parse_task, specialisation_heuristics, specialised_per_instance, task_configs
 from larkc.frontends.triton.values import ConstValue
-from larkc.ir.nodes import Assume, Function, Module
+from larkc.ir.nodes import Assume, Function, Level, Module
 from larkc.ir.types import ScalarType
 from larkc.pipeline.inputs import bind_null_pointers, check_float_param, check_pointee, init_of, kernel_function
 from larkc.pipeline.memory import (
@@ -78,7 +78,7 @@ from larkc.provers import (
     verdict,
 )
 from larkc.provers.bounded import DOMAIN_REFUTATION, Finding, InstanceFacts, prove_instance
-from larkc.provers.parametric import AUTOTUNE_SCOPE, prove_parametric, prove_parametric_family
+from larkc.provers.parametric import AUTOTUNE_SCOPE, one_specialisation, prove_parametric, prove_parametric_family
 from larkc.reference.symbolic import InfinityChosenByData
 from larkc.semantics import LaunchConfig
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind
@@ -260,7 +260,7 @@ def _verify_specialisation(
             return _confirm(task, mod, prove_instance(facts, [ob], budget)[0], env, replay_dir, cfgs)
 
     pres = preconditions(module, f)
-    for r in _parametric(task, module, f, lower, config, parametric_obs, budget):
+    for r in _parametric(task, module, f, lower, config, parametric_obs, budget, chosen):
         r = _launch_outside_contract(r, pres)
         r = _confirm_static(task, module, r, replay_dir, cfgs, lower)
         per_ob[r.obligation].append(_settle_witnesses(task, r, simulate, bounded, replay_dir, say))
@@ -544,11 +544,23 @@ def _parametric(
     config: Mapping[str, ConstValue] | None,
     obligations: Sequence[Obligation],
     budget: Budget,
+    chosen: Sequence[Mapping[str, int]],
 ) -> list[ObligationResult]:
     """The parametric results: of a Triton kernel, over every specialisation the constraints admit (each
-    lowered by ``lower``); of any other kernel, of ``module``."""
+    lowered by ``lower``); of any other kernel, of ``module``. A Triton ``module`` given by the caller
+    (``lower`` None) is one specialisation: its proofs are stated at the ``chosen`` instances only."""
     if lower is None:
-        return prove_parametric(module, f.name, task, obligations, budget)
+        results = prove_parametric(module, f.name, task, obligations, budget)
+        if f.level is Level.THREAD:
+            return results
+        given: dict[str, ShapeExpr] | None = None
+        unknown_heuristics = False
+        try:
+            given = specialisation_heuristics(task, config)
+        except LarkcError:
+            unknown_heuristics = True  # they may select the specialisation by the sizes
+        launches = [str(LaunchConfig(*task.launch.concrete(dict(env)))) for env in chosen]
+        return one_specialisation(task, f, results, chosen, launches, given, heuristics_unknown=unknown_heuristics)
     unknown = ""
     heuristics: dict[str, ShapeExpr] | None
     try:
@@ -611,7 +623,7 @@ def _several_launches(
             say(f"{label}: parametric proof of {', '.join(ob.name for ob in parametric_obs)}")
             pres = preconditions(mod_k, f_k)
             lower = _launch_lowering(task, view, k, cfg[k]) if view.language == "triton" else None
-            results = _parametric(view, mod_k, f_k, lower, cfg[k], parametric_obs, budget)
+            results = _parametric(view, mod_k, f_k, lower, cfg[k], parametric_obs, budget, chosen)
             for r in with_preconditions(results, pres):
                 per_launch[r.obligation].append((label, r))
         per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
@@ -1088,7 +1100,12 @@ def _instance_facts(
         )
     passed = {a.name for a in args.values() if isinstance(a, SymbolicBuffer)}
     facts = _facts(task, env, run, spec_terms, ranges, passed, fixed)
-    return dataclasses.replace(facts, side_conditions=conditions.conditions, spec_conditions=spec_conditions)
+    return dataclasses.replace(
+        facts,
+        side_conditions=conditions.conditions,
+        spec_conditions=spec_conditions,
+        block_level=f.level is not Level.THREAD,
+    )
 
 
 def _spec_side(
@@ -1144,6 +1161,7 @@ def _chain_facts(
     diagnoses = []
     passed: set[str] = set()
     kernel_modules = iter(enumerate(modules))
+    block_level = False  # some launch is of a block-level (Triton) kernel
     spec_terms, spec_conditions, reader = _spec_side(task, graph, env)
     # the steps' conditions, as in _instance_facts: a PyTorch step's too, since it computes a part of the
     # kernel's side (where its simplifications do not hold it has no such value, and no output's
@@ -1166,6 +1184,7 @@ def _chain_facts(
             k, mod = next(kernel_modules)
             view = task.launch_task(k)
             f = kernel_function(view, mod)
+            block_level = block_level or f.level is not Level.THREAD
             grid, block, shared = view.launch.concrete(env)
             args = symbolic_args(view, f, env)
             for p, a in list(args.items()):
@@ -1212,7 +1231,11 @@ def _chain_facts(
     facts = _facts(task, env, merged, spec_terms, ranges, passed)
     launch = "; ".join(f"{task.launch_label(k)}: {r.launch}" for k, r in enumerate(runs))
     return dataclasses.replace(
-        facts, launch=launch, side_conditions=conditions.conditions, spec_conditions=spec_conditions
+        facts,
+        launch=launch,
+        side_conditions=conditions.conditions,
+        spec_conditions=spec_conditions,
+        block_level=block_level,
     )
 
 

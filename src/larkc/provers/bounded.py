@@ -39,6 +39,7 @@ from larkc.errors import Span
 from larkc.ir.types import ScalarType
 from larkc.provers.congruence import AtomMatcher, DerivedUnfolder, ExtremaSimplifier
 from larkc.provers.core import (
+    SAME_ELEMENT_SAME_THREAD,
     Assumption,
     AssumptionKind,
     Budget,
@@ -128,6 +129,7 @@ class InstanceFacts:
     range_conditions: tuple[RangeCondition, ...] = ()  # operations on data defined only in a value range
     # by output: those that output's own reference computation recorded (its domain, not another output's)
     spec_conditions: Mapping[str, tuple[SideCondition, ...]] = field(default_factory=dict)
+    block_level: bool = False  # a block-level (Triton) kernel: its race model has SAME_ELEMENT_SAME_THREAD
 
     @property
     def input_space(self) -> InputSpace:
@@ -364,7 +366,8 @@ def _safety(facts: InstanceFacts, ob: Obligation) -> ObligationResult:
         if facts.exhaustive
         else "a superset of the accesses checked (" + "; ".join(facts.data_dependent) + ")"
     )
-    return ObligationResult(ob, Status.PROVED, scope, PROVER, how, (_MODEL,))
+    same_thread = (SAME_ELEMENT_SAME_THREAD,) if ob.kind is ObligationKind.RACE and facts.block_level else ()
+    return ObligationResult(ob, Status.PROVED, scope, PROVER, how, (_MODEL, *same_thread))
 
 
 def _defined_on_data(facts: InstanceFacts, proved: ObligationResult, budget: Budget) -> ObligationResult:
@@ -410,7 +413,17 @@ def _defined_on_data(facts: InstanceFacts, proved: ObligationResult, budget: Bud
     ways = [f"{by_ranges} by the operands' value ranges"] if by_ranges else []
     ways += [f"{by_z3} by z3 from the inputs' declared ranges"] if by_z3 else []
     how = f"{proved.detail}; {len(conditions)} operation(s) on data in range ({what}): {', '.join(ways)}"
-    return ObligationResult(ob, Status.PROVED, scope, PROVER, how, proved.assumptions)
+    assumptions = proved.assumptions
+    if any(c.what.startswith("float-to-") for c in conditions):
+        # The interval is exact for C's truncation toward zero (and Triton's .to): a value v converts to an
+        # integer type [lo, hi] iff lo - 1 < v < hi + 1. It is decided on the exact value of the
+        # expression converted: the float rounding of that value (127.99999 computed as 128.0f) is not.
+        how += (
+            "; each conversion decided on the exact value converted, truncated toward zero (defined strictly"
+            " between lo - 1 and hi + 1), not on its float rounding"
+        )
+        assumptions = tuple(dict.fromkeys((*assumptions, _EXACT)))
+    return ObligationResult(ob, Status.PROVED, scope, PROVER, how, assumptions)
 
 
 def _range_refuted(facts: InstanceFacts, proved: ObligationResult, c: RangeCondition, d: Decision) -> ObligationResult:

@@ -31,6 +31,7 @@ from larkc.errors import Span
 
 __all__ = [
     "KIND_OF_FAILURE",
+    "SAME_ELEMENT_SAME_THREAD",
     "Assumption",
     "AssumptionKind",
     "Budget",
@@ -193,6 +194,16 @@ class Assumption:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "text": self.text, "location": self.span.location() if self.span else None}
+
+
+#: The race model of a block-level (Triton) kernel rests on this, bounded or parametric
+#: (docs/trusted-base.md, "Triton elements and threads").
+SAME_ELEMENT_SAME_THREAD = Assumption(
+    AssumptionKind.MODEL,
+    "an element of a Triton block is held by the same GPU thread from statement to statement for blocks of one"
+    " shape (a program reading back its own elements needs no tl.debug_barrier(); Triton does not promise"
+    " it: triton-lang/triton#10924)",
+)
 
 
 class CounterexampleKind(enum.Enum):

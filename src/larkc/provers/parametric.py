@@ -43,6 +43,7 @@ from larkc.ir.phases import block_intervals, covers, phase_form
 from larkc.ir.types import I32, PointerType, ScalarType, Type, VectorType
 from larkc.ir.walk import fences_and_atomics, stmt_exprs
 from larkc.provers.core import (
+    SAME_ELEMENT_SAME_THREAD,
     Assumption,
     AssumptionKind,
     Budget,
@@ -52,6 +53,7 @@ from larkc.provers.core import (
     ObligationKind,
     ObligationResult,
     Scope,
+    ScopeKind,
     Status,
 )
 from larkc.provers.launch import launch_result
@@ -399,6 +401,42 @@ def prove_parametric_family(
     return [_over_specialisations(k, ob, per_spec, summary, incomplete) for k, ob in enumerate(obligations)]
 
 
+def one_specialisation(
+    task: Task,
+    fn: Function,
+    results: Sequence[ObligationResult],
+    instances: Sequence[Mapping[str, int]],
+    launches: Sequence[str],
+    heuristics: Mapping[str, ShapeExpr] | None,
+    *,
+    heuristics_unknown: bool = False,
+) -> list[ObligationResult]:
+    """``results`` of :func:`prove_parametric` on one given lowering ``fn`` of a block-level (Triton)
+    kernel, whose specialisations were not enumerated (``verify_task(module=...)``): where the IR depends
+    on the sizes (:func:`specialisation_keys`), a proof covers only the sizes of that one specialisation,
+    which are not known here, so it is stated for the ``instances`` the module is verified at (a bounded
+    scope, the one the symbolic engine's results on that module have, with their ``launches``), never for
+    all sizes (``heuristics_unknown``: the ``@triton.heuristics`` may depend on the sizes, never all sizes).
+    Refutations and unknowns are kept."""
+    keys = specialisation_keys(task, fn, heuristics)
+    if not keys and not heuristics_unknown:
+        return list(results)  # the IR is the same at every size: its proof is for all sizes
+    shown = ", ".join(k.text(evaluate(k.expr, task.shape_env(instances[0]))) for k in keys) if instances else ""
+    scope = Scope.bounded(instances, launches)
+    out = []
+    for r in results:
+        # the launch's validity is the grid's, the same shape expression in every specialisation
+        launch = r.obligation.kind is ObligationKind.LAUNCH
+        if r.status is Status.PROVED and r.scope.kind is ScopeKind.PARAMETRIC and not launch:
+            detail = (
+                f"{r.detail}; single specialisation (the module given, e.g. {shown}): the specialisations the"
+                " sizes select were not enumerated, so this holds at the instances, not for all sizes"
+            )
+            r = dataclasses.replace(r, scope=scope, detail=detail)
+        out.append(r)
+    return out
+
+
 def _over_specialisations(
     index: int,
     ob: Obligation,
@@ -507,15 +545,6 @@ def _casts_away_const(module: Module) -> bool:
                     if not isinstance(src, PointerType) or src.const:
                         return True
     return False
-
-
-#: The race model of a block-level kernel rests on this (docs/trusted-base.md, "Triton elements and threads").
-_SAME_ELEMENT_SAME_THREAD = Assumption(
-    AssumptionKind.MODEL,
-    "an element of a Triton block is held by the same GPU thread from statement to statement for blocks of one"
-    " shape (a program reading back its own elements needs no tl.debug_barrier(); Triton does not promise"
-    " it: triton-lang/triton#10924)",
-)
 
 
 class _Analysis:
@@ -755,7 +784,7 @@ class _Analysis:
                 Assumption(AssumptionKind.MODEL, "distinct tensors of the task are distinct buffers (no aliasing)")
             )
         if kind is ObligationKind.RACE and self.block_level:
-            out.append(_SAME_ELEMENT_SAME_THREAD)
+            out.append(SAME_ELEMENT_SAME_THREAD)
         if kind is ObligationKind.BOUNDS:
             out.append(
                 Assumption(

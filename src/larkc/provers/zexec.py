@@ -144,6 +144,9 @@ from larkc.provers.zvalues import (
 from larkc.provers.zworld import Answer, Outcome, Registry, Session, VarLevel, World, Z, shape_text
 from larkc.tasks import ShapeExpr, Task
 
+#: z3's resource units for proving one lemma about a quotient or remainder (a small query).
+LEMMA_RLIMIT = 1_000_000
+
 __all__ = [
     "ALL_SAFETY",
     "Access",
@@ -461,6 +464,10 @@ class Executor:
         #: when every read of it agrees.
         self.range_reads: dict[str, str] = {}
         self.divisions = 0  # integer divisions whose divisor was checked (proved nonzero or a site)
+        #: ``x / y`` and ``x % y`` over sizes, by the ids of ``x`` and ``y``: their quotient and remainder
+        #: variables (``_quotient_remainder``), shared by every division of ``x`` by ``y``.
+        self._divisions: dict[tuple[int, int], tuple[Z, Z, Z, Z]] = {}
+        self._upper: dict[int, tuple[Z, Z]] = {}  # a remainder variable's id: it, and its divisor
 
     # -- entry ---------------------------------------------------------------------------------------
 
@@ -1626,6 +1633,9 @@ class Executor:
             case BinaryOp.DIV | BinaryOp.REM:
                 self._divisor(st, y, it, node)
                 if self._natural_division(st, x, y, signed):
+                    named = self._quotient_remainder(x, y)
+                    if named is not None:
+                        return IntV(named[1] if op is BinaryOp.REM else named[0], it, sites)
                     if op is BinaryOp.REM:
                         return IntV(_fold(x % y, x, y, int.__mod__), it, sites)
                     self._division_lemmas(st, x, y)
@@ -1685,6 +1695,96 @@ class Executor:
         if not signed or (z3.is_int_value(x) and x.as_long() >= 0):
             return True
         return self.prove(st.pc, x >= 0).answer is Answer.UNSAT
+
+    def _quotient_remainder(self, x: Z, y: Z) -> tuple[Z, Z] | None:
+        """For ``x / y`` and ``x % y`` with ``x >= 0`` and a symbolic ``y > 0`` on this path (the caller
+        proved both), variables ``q`` and ``r`` defined by the linear facts ``x = q*y + r, 0 <= r < y``
+        instead of z3's ``div``/``mod``, whose axioms make the solver's search hard (the grouped
+        program ordering of the Triton matmul tutorial). The facts define ``q`` and ``r`` uniquely
+        wherever ``y > 0``, so nothing is dropped or assumed (the path condition proved ``x >= 0``,
+        ``y > 0``; the facts guard on them so that they are tautologies as well). Only for ``x`` and
+        ``y`` over sizes and block indices (GLOBAL and BLOCK variables, no functions, no data): those
+        are never substituted (a loop counter or a Triton element index is), so ``q`` and ``r`` stay
+        tied to the values they name; the variables take the level of ``x`` and ``y`` so that the race
+        check's renaming of a block renames them with it. ``None``: keep z3's operators."""
+        if z3.is_int_value(y):
+            return None  # a division by a constant is linear for z3 already
+        names = self.reg.free_all([x, y])
+        level = VarLevel.GLOBAL
+        for n in names:
+            info = self.reg.info(n)
+            if info.data or z3.is_func_decl(self.reg.decls[n]) or info.level not in (VarLevel.GLOBAL, VarLevel.BLOCK):
+                return None
+            if info.level is VarLevel.BLOCK:
+                level = VarLevel.BLOCK
+        key = (x.get_id(), y.get_id())
+        hit = self._divisions.get(key)
+        if hit is not None:
+            return hit[0], hit[1]
+        exact = self.reg.all_exact(names)
+        q = self.reg.int_var("q", level, exact=exact, what="the quotient of an integer division by a size")
+        r = self.reg.int_var("r", level, exact=exact, what="the remainder of an integer division by a size")
+        # Guarded by x >= 0 and y > 0 (which the path proved): then the facts are theorems of z3's
+        # floor division, and a fact never constrains an execution where the guard is false.
+        guard = z3.And(x >= 0, y > 0)
+        defining = z3.Implies(guard, z3.And(x == q * y + r, r >= 0, r < y, q >= 0))
+        self.reg.info(q.decl().name()).facts.append(defining)
+        self.reg.info(r.decl().name()).facts.append(defining)
+        self._divisions[key] = (q, r, x, y)  # x and y kept alive: their ids stay unique
+        self._upper[r.get_id()] = (r, y)
+        # Linear bounds of q and r, each proved by z3 from the definition alone (a small query) and then
+        # a fact: the queries of the obligations, where the definition's product q*y sits among all
+        # the other facts, need them and do not find them within their resource limit.
+        for lemma in self._division_candidates(q, r, x, y):
+            claim = z3.Implies(guard, lemma)
+            facts = self.reg.facts(self.reg.free_all([claim]))
+            out = self.session.check([*facts, z3.Not(claim)], want_model=False, rlimit=LEMMA_RLIMIT)
+            if out.answer is Answer.UNSAT:
+                self.reg.info(q.decl().name()).facts.append(claim)
+        return q, r
+
+    def _division_candidates(self, q: Z, r: Z, x: Z, y: Z) -> list[Z]:
+        """Bounds of ``q = x / y`` and ``r = x % y`` to try as lemmas: ``q <= x``, ``r <= x``, and, for
+        each upper bound ``x < P * F`` of ``x`` (a fact of its variable, or the divisor of the division
+        that made it a remainder) where ``y = c * P`` (``P`` a product of the bound's factors, ``c`` a
+        constant), ``c * q < F``: the program ordering's ``group_id * GROUP_M < num_pid_m`` from
+        ``pid < num_pid_m * num_pid_n`` and ``num_pid_in_group = GROUP_M * num_pid_n``. Candidates only:
+        each is proved before it is used."""
+        out = [q <= x, r <= x]
+        c, ys = _factors(y)
+        for bound in self._upper_bounds(x):
+            k, fs = _factors(bound)
+            rest = list(fs)
+            for f in ys:
+                hit = next((i for i, g in enumerate(rest) if g.eq(f)), None)
+                if hit is None:
+                    break
+                del rest[hit]
+            else:
+                if c >= 1:
+                    cofactor: Z = z3.IntVal(k)
+                    for g in rest:
+                        cofactor = cofactor * g
+                    out.append(c * q < cofactor)
+        return out
+
+    def _upper_bounds(self, x: Z) -> list[Z]:
+        """Exclusive upper bounds ``x < B`` read off the facts of ``x`` when it is a variable."""
+        if not z3.is_const(x) or z3.is_int_value(x):
+            return []
+        hit = self._upper.get(x.get_id())
+        if hit is not None:
+            return [hit[1]]
+        name = x.decl().name()
+        if name not in self.reg.vars:
+            return []
+        out = []
+        for f in self.reg.info(name).facts:
+            if z3.is_le(f) and f.arg(0).eq(x):
+                out.append(_plus_one(f.arg(1)))
+            elif z3.is_lt(f) and f.arg(0).eq(x):
+                out.append(f.arg(1))
+        return out
 
     def _division_lemmas(self, st: State, x: Z, y: Z) -> None:
         """For ``q = x / y`` by a symbolic ``y > 0``: where the path says ``x < y * c`` (``x <= y * c``),
@@ -1809,6 +1909,33 @@ class Executor:
 
 #: The integer operators that may leave their type's range.
 _WRAPPING = (BinaryOp.ADD, BinaryOp.SUB, BinaryOp.MUL, BinaryOp.SHL)
+
+
+def _factors(e: Z) -> tuple[int, list[Z]]:
+    """``e`` as a constant times a list of factors (each simplified, so that two spellings of one size
+    compare equal): ``2 * ((n + 31) / 32)`` is ``(2, [(31 + n) / 32])``."""
+    const = 1
+    out: list[Z] = []
+    todo = [e]
+    while todo:
+        t = todo.pop()
+        if z3.is_mul(t):
+            todo.extend(t.children())
+        elif z3.is_int_value(t):
+            const *= t.as_long()
+        else:
+            out.append(z3.simplify(t))
+    return const, out
+
+
+def _plus_one(e: Z) -> Z:
+    """``e + 1``, with ``a - 1 + 1`` read as ``a`` (an inclusive bound ``grid - 1`` as the exclusive ``grid``)."""
+    if z3.is_sub(e) and e.num_args() == 2 and z3.is_int_value(e.arg(1)) and e.arg(1).as_long() == 1:
+        return e.arg(0)
+    if z3.is_add(e) and z3.is_int_value(e.arg(e.num_args() - 1)) and e.arg(e.num_args() - 1).as_long() == -1:
+        args = [e.arg(i) for i in range(e.num_args() - 1)]
+        return args[0] if len(args) == 1 else z3.Sum(*args)
+    return e + 1
 
 
 def _scalar_of(t: Type) -> Type:
