@@ -10,7 +10,7 @@ sizes; the pipeline's upgrade (only of a bounded proof, a contradiction shown as
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,6 +152,15 @@ def test_size_only_mutants_are_never_proved_for_every_size(mutant: SizeOnly, tmp
     assert not loud.ok, f"{mutant.key}: the simulator sees no difference at {mutant.witness}"
     (a,) = _attempts(task)
     assert not a.proved, f"{mutant.key}: proved for every size: {a.detail}"
+    if a.candidate is not None:  # the sizes z3 found are where the simulator sees the mutant fail
+        assert not run(task, instances=[dict(a.candidate)]).ok, f"{mutant.key}: nothing at {a.candidate}"
+
+
+def test_a_failed_attempt_names_the_smallest_sizes_it_may_fail_at(tmp_path: Path) -> None:
+    mutant = SIZE_ONLY[0]  # the tail skipped when n % 256 == 255
+    (a,) = _attempts(load_task(_copy(mutant.example, tmp_path, mutant.old, mutant.new)))
+    assert a.candidate == {"n": 255}
+    assert "a candidate, not confirmed: n=255" in a.detail
 
 
 def test_a_merged_branch_keeps_both_values(tmp_path: Path) -> None:
@@ -188,14 +197,31 @@ def test_the_pipeline_upgrades_a_bounded_proof_and_only_then() -> None:
 
 
 @pytest.mark.slow
-def test_the_pipeline_keeps_the_bounded_scope_of_a_size_only_mutant(tmp_path: Path) -> None:
+def test_the_pipeline_refutes_a_size_only_mutant_at_the_sizes_found(tmp_path: Path) -> None:
+    """Proved at every instance, but the all-size attempt's sizes are checked by the simulator: refuted."""
     mutant = SIZE_ONLY[0]
     task = load_task(_copy(mutant.example, tmp_path, mutant.old, mutant.new))
-    report = verify_task(task, budget=BUDGET)
+    report = verify_task(task, budget=BUDGET, replay_dir=tmp_path / "replay")
     (eq,) = [r for r in report.results if r.obligation.kind is ObligationKind.EQUIVALENCE]
-    assert eq.status is Status.PROVED
-    assert eq.scope.kind is ScopeKind.BOUNDED
-    assert "for all sizes unknown (allsize-z3)" in eq.detail
+    assert eq.status is Status.REFUTED
+    assert eq.counterexample is not None
+    assert dict(eq.counterexample.instance) == {"n": 255}
+    assert eq.counterexample.kind is CounterexampleKind.CONFIRMED
+
+
+def test_an_unconfirmed_candidate_leaves_the_bounded_proof(tmp_path: Path) -> None:
+    mutant = SIZE_ONLY[0]
+    task = load_task(_copy(mutant.example, tmp_path, mutant.old, mutant.new))
+    seen: list[ObligationResult] = []
+
+    def settle(r: ObligationResult) -> ObligationResult:  # the pipeline's check, deciding nothing
+        seen.append(r)
+        return r
+
+    r = _upgrade(Status.PROVED, task, settle)
+    assert [dict(w.instance) for w in seen[0].witnesses] == [{"n": 255}]
+    assert r.status is Status.PROVED and r.scope.kind is ScopeKind.BOUNDED
+    assert "for all sizes unknown (allsize-z3)" in r.detail
 
 
 def _bounded(ob: Obligation, status: Status) -> ObligationResult:
@@ -206,14 +232,16 @@ def _bounded(ob: Obligation, status: Status) -> ObligationResult:
     return ObligationResult(ob, status, scope, "symbolic", "why")
 
 
-def _upgrade(status: Status) -> ObligationResult:
-    task = load_task(EXAMPLES / "cuda/vector_add")
+def _upgrade(
+    status: Status, task: Task | None = None, settle: Callable[[ObligationResult], ObligationResult] | None = None
+) -> ObligationResult:
+    task = task or load_task(EXAMPLES / "cuda/vector_add")
     graph = trace_task(functional_reference(task))
     chosen = [task.shape_env(i) for i in task.instances]
     module = parse_task(task, chosen[0], None)
     ob = Obligation(ObligationKind.EQUIVALENCE, "out")
     per_ob = {ob: [_bounded(ob, status)]}
-    out = upgrade_equivalence(task, module, kernel_function(task, module), graph, per_ob, BUDGET, chosen)
+    out = upgrade_equivalence(task, module, kernel_function(task, module), graph, per_ob, BUDGET, chosen, settle=settle)
     (r,) = out[ob]
     return r
 

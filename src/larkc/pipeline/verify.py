@@ -300,7 +300,10 @@ def _verify_specialisation(
         if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
             break  # a refutation decides the verdict; later instances would only repeat it
     # Equivalence for every size where the all-size prover proves what the bounded one proved (an upgrade only).
-    per_ob = upgrade_equivalence(task, module, f, graph, per_ob, budget, chosen, config)
+    per_ob = upgrade_equivalence(
+        task, module, f, graph, per_ob, budget, chosen, config,
+        settle=lambda r: _settle_witnesses(task, r, simulate, bounded, replay_dir, say),
+    )  # fmt: skip
     return {ob: with_preconditions(rs, pres) for ob, rs in per_ob.items()}, runs
 
 

@@ -70,6 +70,8 @@ from larkc.provers.core import (
     Assumption,
     AssumptionKind,
     Budget,
+    Counterexample,
+    CounterexampleKind,
     Obligation,
     ObligationKind,
     ObligationResult,
@@ -80,7 +82,7 @@ from larkc.provers.core import (
 )
 from larkc.provers.zexec import Access, AccessKind, Executor, State, conj
 from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, RegionKind, Value
-from larkc.provers.zworld import Answer, Registry, Session, VarLevel, World, Z
+from larkc.provers.zworld import Answer, Registry, Session, VarLevel, World, Z, minimize_sum, model_int
 from larkc.tasks import ScalarArg, Task
 from larkc.tasks.shape_expr import ShapeExpr
 
@@ -122,6 +124,8 @@ class AllSizeAttempt:
     seconds: float = 0.0
     #: every instance the bounded prover ran lies inside ``constraints`` (the upgrade then covers them)
     covers_instances: bool = False
+    #: sizes at which the kernel may differ (z3's smallest model of a failed query), for the pipeline to check
+    candidate: Mapping[str, int] | None = None
 
 
 # -- values shared by the two sides ---------------------------------------------------------------------
@@ -634,6 +638,7 @@ def prove_allsize(
     attempts: list[AllSizeAttempt] = []
     for name, spec_out in zip(outputs, graph.outputs, strict=True):
         t0 = time.monotonic()
+        checker.candidates.clear()
         try:
             ok, detail = _prove_output(ex, checker, spec, task, name, spec_out, trace.accesses)
         except _NotHandled as e:
@@ -642,7 +647,9 @@ def prove_allsize(
             ok, detail = False, f"z3 rejected a query: {e}"
         launch = Assumption(AssumptionKind.MODEL, analysis.world.launch_text)
         assumptions = (EXACT_REALS, launch, NO_ALIASING, *dict.fromkeys(vocab.readings))
-        attempts.append(AllSizeAttempt(name, ok, detail, constraints, assumptions, time.monotonic() - t0, inside))
+        candidate = checker.candidates[0] if checker.candidates and not ok else None
+        took = time.monotonic() - t0
+        attempts.append(AllSizeAttempt(name, ok, detail, constraints, assumptions, took, inside, candidate))
     return attempts
 
 
@@ -688,6 +695,7 @@ class _Checker:
         self.world = world
         self.reg = reg
         self.session = session
+        self.candidates: list[dict[str, int]] = []  # the sizes :meth:`sizes_against` found, in order
 
     def valid(self, goal: Z, *hyps: Z, instantiated: bool = False) -> bool:
         return self.answer(goal, *hyps, instantiated=instantiated) is Answer.UNSAT
@@ -700,6 +708,23 @@ class _Checker:
             names = frozenset(v for v in names if self.reg.info(v).level is VarLevel.GLOBAL)
         facts = self.reg.facts(names)
         return self.session.check([*facts, *hyps, z3.Not(goal)], want_model=False).answer
+
+    def sizes_against(self, goal: Z, *hyps: Z, instantiated: bool = False) -> dict[str, int] | None:
+        """The smallest sizes (least sum of the symbols) of a model of ``hyps and not goal``, or None: a
+        *candidate* only (a model may rest on a guessed witness or on values no execution reaches)."""
+        names = self.reg.free_all([goal, *hyps])
+        if instantiated:
+            names = frozenset(v for v in names if self.reg.info(v).level is VarLevel.GLOBAL)
+        conjuncts = [*self.reg.facts(names), *hyps, z3.Not(goal)]
+        out = self.session.check(conjuncts)
+        if out.answer is not Answer.SAT or out.model is None or not self.world.syms:
+            return None
+        syms = list(self.world.syms.values())
+        model = minimize_sum(self.session, syms, conjuncts, out.model)
+        sizes = {s: model_int(model, v) for s, v in self.world.syms.items()}
+        found = {s: v for s, v in sizes.items() if v is not None}
+        self.candidates.append(found)
+        return found
 
 
 def _prove_output(
@@ -739,7 +764,8 @@ def _prove_output(
         answer = checker.answer(goal, *a.pc, j >= 0, j < n)
         if answer is not Answer.UNSAT:
             how = "differs at some sizes or inputs" if answer is Answer.SAT else "could not be decided"
-            return False, f"the value `{a.text}` stores {how} from the reference's element (z3: {answer.value})"
+            at = checker.sizes_against(goal, *a.pc, j >= 0, j < n) if answer is Answer.SAT else None
+            return False, f"the value `{a.text}` stores {how} from the reference's element{_candidate(at)}"
     # (a) every element is written: one store whose witness thread reaches it for each index
     reasons = []
     for a in stores:
@@ -825,8 +851,16 @@ def _covers(checker: _Checker, a: Access, n: Z, es: int) -> str:
         *(z3.substitute(c, *witness) if witness else c for c in a.pc), z3.substitute(a.offset, *witness) == target
     )
     if not checker.valid(goal, *hyps, instantiated=True):
-        return f"`{a.text}` does not provably reach every index"
+        at = checker.sizes_against(goal, *hyps, instantiated=True)
+        return f"`{a.text}` does not provably reach every index{_candidate(at)}"
     return ""
+
+
+def _candidate(sizes: Mapping[str, int] | None) -> str:
+    """The sizes of a model, as a candidate for the pipeline's simulator (never a refutation here)."""
+    if not sizes:
+        return ""
+    return " (a candidate, not confirmed: " + ", ".join(f"{s}={v}" for s, v in sizes.items()) + ")"
 
 
 # -- the verdict: an upgrade of the bounded result ------------------------------------------------------
@@ -841,11 +875,17 @@ def upgrade_equivalence(
     budget: Budget,
     chosen: Sequence[Mapping[str, int]],
     config: object | None = None,
+    settle: Callable[[ObligationResult], ObligationResult] | None = None,
 ) -> dict[Obligation, list[ObligationResult]]:
     """The equivalence results with each bounded proof upgraded to every size where :func:`prove_allsize`
     proves it too (one combined result then); a refutation or unknown of the bounded prover stands, and a
     bounded refutation the all-size proof contradicts becomes UNKNOWN naming both (a defect of one side).
-    Called once per specialisation by the pipeline; anything outside the slice leaves ``per_ob`` as it is."""
+
+    Where the attempt fails with candidate sizes, ``settle`` (the pipeline's check of a possible violation:
+    the simulator, then the bounded prover, at those sizes) is given an UNKNOWN carrying them as a witness:
+    a REFUTED answer refutes the obligation at those sizes; any other answer leaves the bounded proof, with
+    what was found in its detail. Called once per specialisation by the pipeline; anything outside the slice
+    leaves ``per_ob`` as it is."""
     from larkc.reference.spec import SpecGraph
 
     eq = [ob for ob in per_ob if ob.kind is ObligationKind.EQUIVALENCE and per_ob[ob]]
@@ -861,6 +901,19 @@ def upgrade_equivalence(
         if not a.proved:
             if bounded.status is Status.PROVED and bounded.scope.kind is ScopeKind.BOUNDED:
                 note = f"for all sizes unknown ({PROVER_NAME}): {a.detail}"
+                if settle is not None and a.candidate:
+                    scope = Scope.parametric(task.symbols, a.constraints)
+                    sizes = ", ".join(f"{s}={v}" for s, v in a.candidate.items())
+                    message = f"possible difference at {sizes}"
+                    w = Counterexample(CounterexampleKind.POSSIBLE, message, a.candidate, _launch(task, a.candidate))
+                    possible = ObligationResult(
+                        ob, Status.UNKNOWN, scope, PROVER_NAME, a.detail, a.assumptions, None, a.seconds, (w,)
+                    )
+                    settled = settle(possible)
+                    if settled.status is Status.REFUTED:
+                        out[ob] = [settled]
+                        continue
+                    note = f"for all sizes unknown ({PROVER_NAME}): {settled.detail}"
                 detail = f"{bounded.detail}; {note}" if bounded.detail else note
                 out[ob] = [
                     ObligationResult(
@@ -913,3 +966,13 @@ def upgrade_equivalence(
             )
         ]
     return out
+
+
+def _launch(task: Task, sizes: Mapping[str, int]) -> str:
+    """The launch text at ``sizes`` (as the parametric prover writes it; empty when it has none there)."""
+    try:
+        grid, block, shared = task.launch.concrete(dict(sizes))
+    except LarkcError:
+        return ""
+    text = f"grid {grid[0]}x{grid[1]}x{grid[2]}, block {block[0]}x{block[1]}x{block[2]}"
+    return text + (f", {shared} bytes of dynamic shared memory" if shared else "")
