@@ -67,8 +67,8 @@ def test_elementwise_examples_are_proved_for_every_size(example: str) -> None:
     ("example", "why"),
     [
         ("cuda/gelu_tanh", "gelu"),  # a spec op outside the slice
-        ("cuda/row_max", "shared"),  # a reduction through shared memory
-        ("triton/softmax", "not followed"),  # a row reduction
+        ("cuda/row_max", "amax"),  # a reduction (stopped before any solver work)
+        ("triton/softmax", "softmax"),
     ],
 )
 def test_what_is_outside_the_slice_is_not_proved(example: str, why: str) -> None:
@@ -177,6 +177,15 @@ def test_a_merged_branch_keeps_both_values(tmp_path: Path) -> None:
     assert "differs" in b.detail
 
 
+def test_a_kernel_through_shared_memory_is_refused(tmp_path: Path) -> None:
+    """Memory other than the inputs and outputs may carry values between threads: not this slice."""
+    body = "const T v = x[i];"
+    staged = "__shared__ T buf[512];\n    buf[threadIdx.x] = x[i];\n    const T v = buf[threadIdx.x];"
+    (a,) = _attempts(load_task(_copy("cuda/relu", tmp_path, body, staged)))
+    assert not a.proved
+    assert "shared" in a.detail
+
+
 def test_a_store_outside_the_output_is_not_an_elements_value(tmp_path: Path) -> None:
     """An element never written is not proved: the mutant stores to ``out[i + 1]``, leaving ``out[0]``."""
     task = load_task(
@@ -256,3 +265,33 @@ def test_an_unknown_bounded_result_is_not_upgraded() -> None:
     r = _upgrade(Status.UNKNOWN)
     assert r.status is Status.UNKNOWN
     assert r.scope.kind is ScopeKind.BOUNDED
+
+
+def test_the_elementwise_ops_are_spec_ops_and_each_is_evaluated() -> None:
+    """Every op the early filter lets through is one the spec side evaluates (none falls to "not handled")."""
+    import z3
+
+    from larkc.provers.allsize import ELEMENTWISE_OPS, _SpecElements, _Vocabulary
+    from larkc.reference.spec import Ref, Scalar, SpecGraph, SpecInput, SpecNode, SpecOp, ValueType
+    from larkc.tasks.shape_expr import ShapeSym
+
+    assert {op.value for op in SpecOp} >= ELEMENTWISE_OPS
+    task = load_task(EXAMPLES / "cuda/vector_add")
+    f32 = task.tensors["x"].dtype
+    vt = ValueType((ShapeSym("n"),), f32)
+    from larkc.provers.zworld import Registry, World
+
+    world = World(task, Registry(), None)
+    for name in sorted(ELEMENTWISE_OPS):
+        op = SpecOp(name)
+        args: tuple[Ref | Scalar, ...] = (Ref("x"),)
+        if op in (SpecOp.ADD, SpecOp.SUB, SpecOp.MUL, SpecOp.DIV, SpecOp.MAXIMUM, SpecOp.MINIMUM):
+            args = (Ref("x"), Ref("y"))
+        elif op is SpecOp.POW:
+            args = (Ref("x"), Scalar(2))
+        elif op is SpecOp.CLAMP:
+            args = (Ref("x"), Scalar(-1.0), Scalar(1.0))
+        node = SpecNode("r", op, args, (), vt)
+        graph = SpecGraph("g", ("n",), (SpecInput("x", vt), SpecInput("y", vt)), (), (node,), ("r",))
+        spec = _SpecElements(graph, task, world, _Vocabulary([]), lambda _goal: True)
+        assert isinstance(spec.element("r", z3.Int("j")), z3.ExprRef), name
