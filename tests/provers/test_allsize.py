@@ -177,6 +177,18 @@ def test_a_merged_branch_keeps_both_values(tmp_path: Path) -> None:
     assert "differs" in b.detail
 
 
+def test_a_float_changed_by_a_summarised_loop_is_unknown(tmp_path: Path) -> None:
+    """The executor keeps a float the loop changes at its value before the loop (it tracks no floats);
+    the prover must not: ReLU plus one per doubling of ``k`` up to ``n`` is not ReLU (for ``n > 1``)."""
+    body = "const T v = x[i];\n    out[i] = v > T(0) ? v : T(0);"
+    looped = (
+        "T v = x[i] > T(0) ? x[i] : T(0);\n    for (int k = 1; k < n; k *= 2) {\n      v = v + T(1);\n    }\n"
+        "    out[i] = v;"
+    )
+    (a,) = _attempts(load_task(_copy("cuda/relu", tmp_path, body, looped)))
+    assert not a.proved, a.detail
+
+
 def test_a_kernel_through_shared_memory_is_refused(tmp_path: Path) -> None:
     """Memory other than the inputs and outputs may carry values between threads: not this slice."""
     body = "const T v = x[i];"

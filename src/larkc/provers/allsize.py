@@ -295,6 +295,21 @@ class ValueExecutor(Executor):
             case _:
                 return super().exec_stmt(s, st)
 
+    def summarize(
+        self, st: State, cond: Expr | None, step: Sequence[Stmt], body: Sequence[Stmt], do_first: bool, loop: Stmt
+    ) -> State:
+        """A loop at an arbitrary iteration: the executor havocs only the integers it changes, and keeps a
+        float at its value before the loop (inside the body and after it). Every float the loop may change is
+        unknown here, before the executor runs it (an unrolled loop runs its iterations and needs nothing)."""
+        changed = {self.key(n) for n in self.assigned_names((*body, *step))}
+        if any(isinstance(v, RealV) for k, v in st.env.items() if k in changed):
+            st = st.copy()
+            for k in changed:
+                v = st.env.get(k)
+                if isinstance(v, RealV):
+                    st.env[k] = OpaqueV(v.t)
+        return super().summarize(st, cond, step, body, do_first, loop)
+
     def merge(self, states: Sequence[State]) -> State:
         out = super().merge(states)
         live = [s for s in states if not s.dead]
