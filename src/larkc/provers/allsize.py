@@ -888,8 +888,10 @@ def _covers(checker: _Checker, a: Access, n: Z, es: int) -> str:
     in_range = [z3.And(j >= 0, j < n)]
     own = [f for v in coords for f in reg.info(v).facts]  # each coordinate's own domain (lo/hi)
     w_own = [z3.substitute(f, *witness) for f in own] if witness else own
-    if not checker.valid(z3.And(*w_own) if w_own else z3.BoolVal(True), *in_range, instantiated=True):
-        return f"`{a.text}`: the witness thread for an index is not always a thread of the launch"
+    in_launch = z3.And(*w_own) if w_own else z3.BoolVal(True)
+    if not checker.valid(in_launch, *in_range, instantiated=True):
+        at = checker.sizes_against(in_launch, *in_range, instantiated=True)
+        return f"`{a.text}`: the witness thread for an index is not always a thread of the launch{_candidate(at)}"
     # with the witness a real thread, the other variables' facts (a loop's trip count, ...) hold at it
     others = [f for v in sorted(reg.free_all([a.offset, *a.pc])) if v not in coords for f in reg.info(v).all_facts()]
     # (a coordinate's own slot facts, invariants at a reached iteration, are not taken: reaching is the goal)
