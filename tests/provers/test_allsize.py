@@ -189,6 +189,15 @@ def test_a_float_changed_by_a_summarised_loop_is_unknown(tmp_path: Path) -> None
     assert not a.proved, a.detail
 
 
+def test_a_kernel_of_one_specialisation_is_not_claimed_for_every_size() -> None:
+    """Red-team tr_heuristic_even_wrong_divisor: its heuristic constexpr depends on n, the IR is the
+    specialisation at the first instance, and the kernel is wrong exactly outside it (at n = 192)."""
+    redteam = Path(__file__).resolve().parents[1] / "redteam" / "cases" / "tr_heuristic_even_wrong_divisor"
+    (a,) = _attempts(load_task(redteam))
+    assert not a.proved
+    assert "specialisation" in a.detail
+
+
 def test_a_kernel_through_shared_memory_is_refused(tmp_path: Path) -> None:
     """Memory other than the inputs and outputs may carry values between threads: not this slice."""
     body = "const T v = x[i];"
