@@ -77,6 +77,7 @@ from larkc.provers import (
     combine,
     verdict,
 )
+from larkc.provers.allsize import upgrade_equivalence
 from larkc.provers.bounded import DOMAIN_REFUTATION, Finding, InstanceFacts, prove_instance
 from larkc.provers.parametric import AUTOTUNE_SCOPE, one_specialisation, prove_parametric, prove_parametric_family
 from larkc.reference.symbolic import InfinityChosenByData
@@ -298,6 +299,11 @@ def _verify_specialisation(
             per_ob[r.obligation].append(r)
         if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
             break  # a refutation decides the verdict; later instances would only repeat it
+    # Equivalence for every size where the all-size prover proves what the bounded one proved (an upgrade only).
+    per_ob = upgrade_equivalence(
+        task, module, f, graph, per_ob, budget, chosen, config,
+        settle=lambda r: _settle_witnesses(task, r, simulate, bounded, replay_dir, say),
+    )  # fmt: skip
     return {ob: with_preconditions(rs, pres) for ob, rs in per_ob.items()}, runs
 
 

@@ -1,0 +1,1031 @@
+"""Equivalence for every size: the all-size prover (first slice, elementwise kernels; issue 21).
+
+:func:`prove_allsize` proves an output's ``equivalence`` for **every** size the task allows, not just at its
+instances, for kernels where each output element is a pointwise function of input elements: one thread per
+element (``i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = f(x[i])``), grid-stride loops, and
+Triton's ``offs = pid * BLOCK + tl.arange(0, BLOCK)`` with a mask. It reuses the parametric prover's world
+(symbolic sizes under the task's constraints, the launch as terms over them) and its executor for one
+arbitrary thread (:class:`~larkc.provers.zexec.Executor`), which it extends with *values*: every float is a
+z3 real (floats are exact reals in larkc's equivalence), an input element is ``X(e)`` for an uninterpreted
+function ``X`` per input tensor, and ``exp``, ``log``, ``tanh``, ... are uninterpreted functions shared by
+kernel and spec.
+
+For every output ``out`` with ``N`` elements, two obligations over the executor's records, each a z3 query
+under the world's facts:
+
+(a) **every element is written**: one store record and a *witness* thread for each index ``j`` (the
+    thread, block, iteration and element index peeled from ``j`` by the address's coefficients), such that
+    for every ``0 <= j < N`` the witness is a thread of the launch that reaches that store (its path
+    condition holds; every variable it involves is *exact*: realised by an execution) and stores to ``j``;
+(c) **every store stores the spec's element**: for every store record reaching ``out``, its value equals the
+    reference's element at the index it stores to (the spec evaluated at a symbolic index, a term over the
+    same ``X``), for every input, size and thread.
+
+(b), at most one store per element, is implied: every store to ``j`` stores the spec's element, so all of
+them store the same value and the last one leaves it. That the value is a function of the inputs as they
+were at the start needs the inputs unchanged during the launch: the attempt is refused when the kernel
+writes anything but its outputs, reads an output, uses atomics, shared or local memory, or the executor
+met a construct it cannot model. Everything else (reductions, loops over data, other spec ops) is *not
+handled*: the bounded proof stands. ``docs/allsize.md`` has the design and what comes next.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import struct
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, assert_never
+
+import z3
+
+from larkc.errors import LarkcError
+from larkc.ir.nodes import (
+    Binary,
+    BinaryOp,
+    Broadcast,
+    CastKind,
+    Const,
+    Expr,
+    Extract,
+    Function,
+    Insert,
+    Load,
+    MakeVector,
+    MathFn,
+    Module,
+    Permute,
+    Reshape,
+    Select,
+    Stmt,
+    Store,
+    UnaryOp,
+    VarRef,
+)
+from larkc.ir.types import BlockType, ScalarType, Type
+from larkc.provers.core import (
+    Assumption,
+    AssumptionKind,
+    Budget,
+    Counterexample,
+    CounterexampleKind,
+    Obligation,
+    ObligationKind,
+    ObligationResult,
+    Scope,
+    ScopeKind,
+    Status,
+    combine,
+)
+from larkc.provers.zexec import Access, AccessKind, Executor, State, conj
+from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, RegionKind, Value
+from larkc.provers.zworld import Answer, Registry, Session, VarLevel, World, Z, minimize_sum, model_int
+from larkc.tasks import ScalarArg, Task
+from larkc.tasks.shape_expr import ShapeExpr
+
+if TYPE_CHECKING:
+    from larkc.reference.spec import SpecGraph
+
+__all__ = ["PROVER_NAME", "AllSizeAttempt", "prove_allsize", "upgrade_equivalence"]
+
+PROVER_NAME = "allsize-z3"
+EXACT_REALS = Assumption(
+    AssumptionKind.MODEL,
+    "exact real arithmetic (floats as reals; exp, log, ... as functions shared by kernel and reference)",
+)
+
+#: The spec ops :class:`_SpecElements` evaluates at a symbolic index (by :class:`SpecOp` value).
+ELEMENTWISE_OPS = frozenset(
+    [
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "maximum",
+        "minimum",
+        "neg",
+        "abs",
+        "reciprocal",
+        "relu",
+        "clamp",
+        "exp",
+        "log",
+        "sqrt",
+        "rsqrt",
+        "tanh",
+        "erf",
+        "sin",
+        "cos",
+        "sigmoid",
+        "silu",
+        "pow",
+        "cast",
+    ]
+)
+
+#: The inputs a value reads are unchanged by the launch because no store reaches them: distinct buffers.
+NO_ALIASING = Assumption(AssumptionKind.MODEL, "distinct tensors of the task are distinct buffers (no aliasing)")
+
+
+class _NotHandled(Exception):
+    """The kernel or the spec is outside what this prover handles (the bounded result stands)."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RealV(OpaqueV):
+    """A float value the prover tracks: ``r`` is a z3 real term over input reads ``X(e)`` and sizes."""
+
+    r: Z
+
+
+@dataclass(frozen=True, slots=True)
+class AllSizeAttempt:
+    """One all-size attempt on one output: ``proved`` with ``scope`` (constraints) or why not (``detail``)."""
+
+    output: str
+    proved: bool
+    detail: str
+    constraints: tuple[str, ...] = ()
+    assumptions: tuple[Assumption, ...] = ()
+    seconds: float = 0.0
+    #: every instance the bounded prover ran lies inside ``constraints`` (the upgrade then covers them)
+    covers_instances: bool = False
+    #: sizes at which the kernel may differ (z3's smallest model of a failed query), for the pipeline to check
+    candidate: Mapping[str, int] | None = None
+
+
+# -- values shared by the two sides ---------------------------------------------------------------------
+
+
+class _Vocabulary:
+    """The uninterpreted functions both sides use: one per input tensor, one per math function."""
+
+    def __init__(self, constants: Sequence[float]) -> None:
+        self._tensors: dict[str, Z] = {}
+        self._fns: dict[tuple[str, int], Z] = {}
+        self._fresh = itertools.count()
+        self.constants = [c for c in constants if isinstance(c, float)]
+        self.readings: list[Assumption] = []
+
+    def tensor(self, name: str) -> Z:
+        f = self._tensors.get(name)
+        if f is None:
+            f = z3.Function(f"allsize.in.{name}", z3.IntSort(), z3.RealSort())
+            self._tensors[name] = f
+        return f
+
+    def fn(self, name: str, *args: Z) -> Z:
+        key = (name, len(args))
+        f = self._fns.get(key)
+        if f is None:
+            f = z3.Function(f"allsize.fn.{name}", *([z3.RealSort()] * (len(args) + 1)))
+            self._fns[key] = f
+        return f(*args)
+
+    def arbitrary(self, what: str) -> Z:
+        """A real about which nothing is known (a masked-off lane without ``other``)."""
+        return z3.Real(f"allsize.any.{what}.{next(self._fresh)}")
+
+    def literal(self, value: float, t: ScalarType) -> Z | None:
+        """The exact value of a float literal (or bound scalar) of type ``t``: the reference's constant when
+        the literal is its rounding at ``t`` (a numeric assumption), else the rounded value itself."""
+        rounded = _round(value, t)
+        if rounded is None or not math.isfinite(rounded):
+            return None  # an infinity or NaN: not a real
+        for c in self.constants:
+            if _round(c, t) == rounded and Fraction(c) != Fraction(rounded):
+                text = f"the {t} constant {rounded!r} read as the reference's {c!r}"
+                self.readings.append(Assumption(AssumptionKind.NUMERIC, text))
+                return _real(Fraction(c))
+        return _real(Fraction(rounded))
+
+
+def _round(value: float, t: ScalarType) -> float | None:
+    """``value`` rounded to the float type ``t`` (``None`` for a type this module does not round)."""
+    match t.bits:
+        case 64:
+            return float(value)
+        case 32:
+            return float(struct.unpack("f", struct.pack("f", value))[0])
+        case 16 if "bf" not in str(t):
+            try:
+                return float(struct.unpack("e", struct.pack("e", value))[0])
+            except OverflowError:
+                return None
+        case _:
+            return None
+
+
+def _real(q: Fraction) -> Z:
+    return z3.RealVal(f"{q.numerator}/{q.denominator}")
+
+
+def _scalar(t: Type) -> Type:
+    return t.elem if isinstance(t, BlockType) else t
+
+
+def _min(a: Z, b: Z) -> Z:
+    return z3.If(a <= b, a, b)
+
+
+def _max(a: Z, b: Z) -> Z:
+    return z3.If(a >= b, a, b)
+
+
+# -- the kernel side: the parametric executor with values ------------------------------------------------
+
+
+class ValueExecutor(Executor):
+    """:class:`Executor` that also tracks float values as z3 reals (:class:`RealV`) and records, for every
+    store, the value it stores. A value it cannot follow stays a plain :class:`OpaqueV` (unknown)."""
+
+    def __init__(
+        self,
+        module: Module,
+        fn: Function,
+        task: Task,
+        world: World,
+        reg: Registry,
+        session: Session,
+        param_values: dict[str, Value],
+        vocabulary: _Vocabulary,
+    ) -> None:
+        super().__init__(module, fn, task, world, reg, session, param_values)
+        self.vocab = vocabulary
+        self.stored: dict[int, tuple[Access, Value]] = {}
+        self.float_reads: list[tuple[str, Z, tuple[Z, ...], int]] = []  # tensor, byte offset, pc, elem size
+
+    # statements
+
+    def exec_stmt(self, s: Stmt, st: State) -> State:
+        match s:
+            case Load(dst, ptr, mask, other):
+                out = super().exec_stmt(s, st)
+                t = _scalar(self._pointee(ptr))
+                if not (isinstance(t, ScalarType) and t.is_float) or out.dead:
+                    return out
+                p = self.eval(ptr, st)
+                r = p.region if isinstance(p, PtrV) else None
+                spec = self.task.tensors.get(r.tensor or "") if r is not None else None
+                if r is None or r.kind is not RegionKind.GLOBAL or spec is None or spec.dtype != t:
+                    return out
+                assert isinstance(p, PtrV) and r.tensor is not None
+                on, cond = self.masked(st, mask)
+                if on.dead:
+                    return out
+                self.float_reads.append((r.tensor, p.off, on.pc, t.size))
+                value = self.vocab.tensor(r.tensor)(p.off / t.size)
+                if cond is not None:
+                    ov = self.eval(other, st) if other is not None else None
+                    alt = ov.r if isinstance(ov, RealV) else self.vocab.arbitrary("masked")
+                    value = z3.If(cond, value, alt)
+                out = out.copy()
+                out.env[self.key(dst)] = RealV(t, value)
+                return out
+            case Store(_, value, _):
+                before = len(self.trace.accesses)
+                out = super().exec_stmt(s, st)
+                if len(self.trace.accesses) > before:
+                    acc = self.trace.accesses[-1]
+                    self.stored[id(acc)] = (acc, self.eval(value, st))
+                return out
+            case _:
+                return super().exec_stmt(s, st)
+
+    def summarize(
+        self, st: State, cond: Expr | None, step: Sequence[Stmt], body: Sequence[Stmt], do_first: bool, loop: Stmt
+    ) -> State:
+        """A loop at an arbitrary iteration: the executor havocs only the integers it changes, and keeps a
+        float at its value before the loop (inside the body and after it). Every float the loop may change is
+        unknown here, before the executor runs it (an unrolled loop runs its iterations and needs nothing)."""
+        changed = {self.key(n) for n in self.assigned_names((*body, *step))}
+        if any(isinstance(v, RealV) for k, v in st.env.items() if k in changed):
+            st = st.copy()
+            for k in changed:
+                v = st.env.get(k)
+                if isinstance(v, RealV):
+                    st.env[k] = OpaqueV(v.t)
+        return super().summarize(st, cond, step, body, do_first, loop)
+
+    def merge(self, states: Sequence[State]) -> State:
+        out = super().merge(states)
+        live = [s for s in states if not s.dead]
+        if len(live) < 2:
+            return out
+        n = 0
+        first = live[0].pc
+        while n < len(first) and all(n < len(s.pc) and s.pc[n].eq(first[n]) for s in live):
+            n += 1
+        guards = [conj(s.pc[n:]) if len(s.pc) > n else z3.BoolVal(True) for s in live]
+        for k, merged in list(out.env.items()):
+            vals = [s.env[k] for s in live]
+            if not any(isinstance(v, OpaqueV) for v in vals) or all(v is vals[0] for v in vals):
+                continue
+            tracked = [v for v in vals if isinstance(v, RealV)]
+            if len(tracked) == len(vals):
+                r = tracked[-1].r
+                for g, x in zip(reversed(guards[:-1]), reversed(tracked[:-1]), strict=True):
+                    r = z3.If(g, x.r, r)
+                out.env[k] = RealV(tracked[0].t, r)
+            else:
+                out.env[k] = _strip(merged)
+        return out
+
+    # expressions
+
+    def eval(self, e: Expr, st: State) -> Value:
+        match e:
+            case Const(value, t) if t.is_float:
+                r = self.vocab.literal(float(value), t)
+                return RealV(t, r) if r is not None else OpaqueV(t)
+            case Select(c, a, b):
+                av, bv = self.eval(a, st), self.eval(b, st)
+                if not (isinstance(av, OpaqueV) or isinstance(bv, OpaqueV)):
+                    return super().eval(e, st)
+                if isinstance(av, RealV) and isinstance(bv, RealV):
+                    cv = self.cond_of(self.eval(c, st), st)
+                    return RealV(av.t, z3.If(cv, av.r, bv.r))
+                return OpaqueV(_scalar(e.type))
+            case Broadcast(a, t) | Reshape(a, t):
+                v = super().eval(e, st)
+                src = _shape(a.type)
+                if isinstance(v, RealV) and not (src == t.shape or all(d == 1 for d in src)):
+                    return OpaqueV(v.t)  # a block reindexed: its term's element indices are not substituted here
+                return _strip(v) if not isinstance(v, RealV) else v
+            case Permute(a, perm, _):
+                v = super().eval(e, st)
+                if isinstance(v, RealV) and tuple(perm) != tuple(range(len(perm))):
+                    return OpaqueV(v.t)
+                return v if isinstance(v, RealV) else _strip(v)
+            case Extract() | Insert() | MakeVector():
+                return _strip(super().eval(e, st))
+            case VarRef() | Binary() | Const():
+                return super().eval(e, st)
+            case _:
+                v = super().eval(e, st)
+                # Unary, Cast, MathCall come back through the overrides below; anything else that kept a
+                # tracked value unchanged (a reduction, a shuffle of lanes) did not compute it: unknown.
+                if isinstance(v, RealV) and not _computes_values(e):
+                    return OpaqueV(v.t)
+                return v
+
+    def binary(self, op: BinaryOp, a: Value, b: Value, node: Binary, st: State) -> Value:
+        if not (isinstance(a, OpaqueV) or isinstance(b, OpaqueV)):
+            return super().binary(op, a, b, node, st)
+        t = _scalar(node.type)
+        if not (isinstance(a, RealV) and isinstance(b, RealV)):
+            v = super().binary(op, a, b, node, st)
+            return _strip(v)
+        x, y = a.r, b.r
+        match op:
+            case BinaryOp.ADD:
+                return RealV(t, x + y)
+            case BinaryOp.SUB:
+                return RealV(t, x - y)
+            case BinaryOp.MUL:
+                return RealV(t, x * y)
+            case BinaryOp.DIV:
+                return RealV(t, x / y)
+            case BinaryOp.MIN:
+                return RealV(t, _min(x, y))
+            case BinaryOp.MAX:
+                return RealV(t, _max(x, y))
+            case BinaryOp.LT:
+                return BoolV(x < y)
+            case BinaryOp.LE:
+                return BoolV(x <= y)
+            case BinaryOp.GT:
+                return BoolV(x > y)
+            case BinaryOp.GE:
+                return BoolV(x >= y)
+            case BinaryOp.EQ:
+                return BoolV(x == y)
+            case BinaryOp.NE:
+                return BoolV(x != y)
+            case _:
+                return _strip(super().binary(op, a, b, node, st))
+
+    def unary(self, op: UnaryOp, a: Value, t: Type, node: Expr, st: State) -> Value:
+        if isinstance(a, RealV) and op is UnaryOp.NEG:
+            return RealV(a.t, -a.r)
+        return _strip(super().unary(op, a, t, node, st))
+
+    def cast(self, a: Value, t: Type, kind: CastKind, node: Expr, st: State) -> Value:
+        if isinstance(t, ScalarType) and t.is_float:
+            if isinstance(a, RealV):
+                return RealV(t, a.r)  # casts between float formats vanish under exact arithmetic
+            if isinstance(a, IntV):
+                return RealV(t, z3.ToReal(a.e))
+            if isinstance(a, BoolV):
+                return RealV(t, z3.If(a.e, z3.RealVal(1), z3.RealVal(0)))
+        return _strip(super().cast(a, t, kind, node, st))
+
+    def math(self, fn: MathFn, args: list[Value], t: Type, node: Expr, st: State) -> Value:
+        if args and all(isinstance(a, RealV) for a in args) and isinstance(t, ScalarType) and t.is_float:
+            rs = [a.r for a in args if isinstance(a, RealV)]
+            r = _math(fn, rs, self.vocab)
+            if r is not None:
+                return RealV(t, r)
+        return _strip(super().math(fn, args, t, node, st))
+
+
+def _math(fn: MathFn, rs: list[Z], vocab: _Vocabulary) -> Z | None:
+    """A math function over exact reals: piecewise ones exactly, transcendental ones as shared functions."""
+    match fn, len(rs):
+        case MathFn.ABS, 1:
+            return z3.If(rs[0] >= 0, rs[0], -rs[0])
+        case MathFn.FMA, 3:
+            return rs[0] * rs[1] + rs[2]
+        case MathFn.DIV, 2:
+            return rs[0] / rs[1]
+        case MathFn.RSQRT, 1:
+            return 1 / vocab.fn("sqrt", rs[0])
+        case ((MathFn.EXP | MathFn.LOG | MathFn.SQRT | MathFn.TANH | MathFn.ERF | MathFn.SIN | MathFn.COS), 1):
+            return vocab.fn(fn.value, rs[0])
+        case MathFn.POW, 2:
+            return vocab.fn("pow", rs[0], rs[1])
+        case _:
+            return None
+
+
+def _computes_values(e: Expr) -> bool:
+    from larkc.ir.nodes import Cast, MathCall, Splat, Unary
+
+    return isinstance(e, Unary | Cast | MathCall | Splat)
+
+
+def _strip(v: Value) -> Value:
+    """``v`` with every tracked float forgotten (a value computed by code this module does not follow)."""
+    from larkc.provers.zvalues import VecV
+
+    if isinstance(v, RealV):
+        return OpaqueV(v.t)
+    if isinstance(v, VecV):
+        return VecV(tuple(_strip(x) for x in v.lanes), v.t)
+    return v
+
+
+def _shape(t: Type) -> tuple[int, ...]:
+    return t.shape if isinstance(t, BlockType) else ()
+
+
+# -- the spec side: an output's element at a symbolic index ---------------------------------------------
+
+
+class _SpecElements:
+    """The reference's elements at symbolic indices, as real terms over the inputs' functions."""
+
+    def __init__(self, graph: SpecGraph, task: Task, world: World, vocab: _Vocabulary, prove: Callable[[Z], bool]):
+        from larkc.reference.spec import SpecNode
+
+        self.graph = graph
+        self.task = task
+        self.world = world
+        self.vocab = vocab
+        self.prove = prove
+        self.inputs = {i.name: i for i in graph.inputs}
+        self.nodes: dict[str, SpecNode] = {n.name: n for n in graph.nodes}
+        self.types = graph.types()
+
+    def same_layout(self, name: str, tensor: str) -> None:
+        """The spec's value ``name`` has the shape of task tensor ``tensor`` (so both flatten alike)."""
+        ours = self.types[name].shape
+        theirs = self.task.tensors[tensor].shape
+        if len(ours) != len(theirs) or not all(
+            a == b or self.prove(self.world.int(a) == self.world.int(b)) for a, b in zip(ours, theirs, strict=True)
+        ):
+            raise _NotHandled(f"the reference's {name} does not have the shape of tensor {tensor}")
+
+    def dims(self, shape: Sequence[ShapeExpr]) -> list[Z]:
+        return [self.world.int(d) for d in shape]
+
+    def element(self, name: str, flat: Z) -> Z:
+        """The element of value ``name`` at row-major index ``flat``."""
+        dims = self.dims(self.types[name].shape)
+        idx: list[Z] = []
+        rest = flat
+        for k in range(len(dims) - 1, 0, -1):
+            idx.append(rest % dims[k])
+            rest = rest / dims[k]
+        idx.append(rest)
+        return self.at(name, list(reversed(idx)) if dims else [])
+
+    def at(self, name: str, idx: Sequence[Z]) -> Z:
+        from larkc.reference.spec import Absent, Ref, Scalar, SpecOp
+
+        if name in self.inputs:
+            inp = self.inputs[name]
+            if not inp.type.dtype.is_float or name not in self.task.tensors:
+                raise _NotHandled(f"the reference reads {name}, which is not a float input of the task")
+            self.same_layout(name, name)
+            dims = self.dims(inp.type.shape)
+            flat: Z = z3.IntVal(0)
+            for d, i in zip(dims, idx, strict=True):
+                flat = flat * d + i
+            return self.vocab.tensor(name)(flat)
+        node = self.nodes.get(name)
+        if node is None:
+            raise _NotHandled(f"the reference's value {name} is a parameter, not handled for all sizes")
+        out_shape = node.type.shape
+
+        def operand(k: int) -> Z | None:
+            a = node.args[k]
+            match a:
+                case Ref(ref):
+                    return self.at(ref, self.broadcast(self.types[ref].shape, out_shape, idx))
+                case Scalar(v):
+                    if isinstance(v, bool):
+                        return z3.RealVal(int(v))
+                    if isinstance(v, int | float):
+                        return _real(Fraction(v))
+                    return z3.ToReal(self.world.int(v))
+                case Absent():
+                    return None
+            raise _NotHandled(f"operand {a} of {node.op.value}")
+
+        def arg(k: int) -> Z:
+            v = operand(k)
+            if v is None:
+                raise _NotHandled(f"an absent operand of {node.op.value}")
+            return v
+
+        if not node.type.dtype.is_float:
+            raise _NotHandled(f"{node.op.value} of type {node.type.dtype}")
+        op = node.op
+        match op:
+            case SpecOp.ADD:
+                return arg(0) + arg(1)
+            case SpecOp.SUB:
+                return arg(0) - arg(1)
+            case SpecOp.MUL:
+                return arg(0) * arg(1)
+            case SpecOp.DIV:
+                return arg(0) / arg(1)
+            case SpecOp.MAXIMUM:
+                return _max(arg(0), arg(1))
+            case SpecOp.MINIMUM:
+                return _min(arg(0), arg(1))
+            case SpecOp.NEG:
+                return -arg(0)
+            case SpecOp.ABS:
+                x = arg(0)
+                return z3.If(x >= 0, x, -x)
+            case SpecOp.RECIPROCAL:
+                return 1 / arg(0)
+            case SpecOp.RELU:
+                return _max(arg(0), z3.RealVal(0))
+            case SpecOp.CLAMP:
+                x = arg(0)
+                lo, hi = operand(1), operand(2)
+                if lo is not None:
+                    x = _max(x, lo)
+                if hi is not None:
+                    x = _min(x, hi)
+                return x
+            case SpecOp.EXP | SpecOp.LOG | SpecOp.SQRT | SpecOp.TANH | SpecOp.ERF | SpecOp.SIN | SpecOp.COS:
+                return self.vocab.fn(op.value, arg(0))
+            case SpecOp.RSQRT:
+                return 1 / self.vocab.fn("sqrt", arg(0))
+            case SpecOp.SIGMOID:
+                return 1 / (1 + self.vocab.fn("exp", -arg(0)))
+            case SpecOp.SILU:
+                x = arg(0)
+                return x / (1 + self.vocab.fn("exp", -x))
+            case SpecOp.POW:
+                e = node.args[1]
+                power = e.value if isinstance(e, Scalar) and type(e.value) is int else -1
+                if 0 <= power <= 4:  # a small integer power is a product (x ** 2 = x * x)
+                    x = arg(0)
+                    r: Z = z3.RealVal(1)
+                    for _ in range(power):
+                        r = r * x
+                    return r
+                return self.vocab.fn("pow", arg(0), arg(1))
+            case SpecOp.CAST:
+                return arg(0)  # float to float: exact under real arithmetic (the dtype was checked above)
+            case _:
+                raise _NotHandled(f"the reference's {op.value} (not an elementwise op this prover handles)")
+
+    def broadcast(self, shape: Sequence[ShapeExpr], out: Sequence[ShapeExpr], idx: Sequence[Z]) -> list[Z]:
+        """The index into an operand of ``shape`` broadcast to ``out`` at ``idx`` (trailing alignment)."""
+        if len(shape) > len(out):
+            raise _NotHandled("an operand of higher rank than its result")
+        lead = len(out) - len(shape)
+        res: list[Z] = []
+        for k, d in enumerate(shape):
+            o = out[lead + k]
+            dz, oz = self.world.int(d), self.world.int(o)
+            if z3.is_int_value(z3.simplify(dz)) and z3.simplify(dz).as_long() == 1:
+                res.append(z3.IntVal(0))
+            elif d == o or self.prove(dz == oz):
+                res.append(idx[lead + k])
+            else:
+                raise _NotHandled("a broadcast whose sizes are not provably equal or 1")
+        return res
+
+
+# -- the prover -----------------------------------------------------------------------------------------
+
+
+def prove_allsize(
+    module: Module,
+    kernel: str,
+    task: Task,
+    graph: SpecGraph,
+    budget: Budget,
+    instances: Sequence[Mapping[str, int]] = (),
+) -> list[AllSizeAttempt]:
+    """One attempt per task output (in order): proved for every size the task allows, or why not.
+
+    A block-level (Triton) kernel is the specialisation lowered for ``instances[0]``: the constraints that
+    select it are part of the scope, and ``covers_instances`` says whether every instance satisfies them."""
+    specialised_for = instances[0] if instances else None
+    from larkc.provers.parametric import _Analysis, _kernel  # the parametric prover's world and bindings
+
+    start = time.monotonic()
+    outputs = list(task.outputs)
+
+    def refused(why: str) -> list[AllSizeAttempt]:
+        took = time.monotonic() - start
+        return [AllSizeAttempt(o, False, why, seconds=took) for o in outputs]
+
+    if len(graph.outputs) != len(outputs):
+        return refused("the reference's outputs do not match the task's")
+    outside = sorted({n.op.value for n in graph.nodes} - ELEMENTWISE_OPS)
+    if outside:  # before any solver work: most tasks stop here
+        return refused(f"the reference's {', '.join(outside)} (not an elementwise op this prover handles)")
+    try:
+        fn = _kernel(module, kernel, task)
+        analysis = _Analysis(module, fn, task, budget, start + budget.seconds, specialised_for, None)
+    except LarkcError as e:
+        return refused(f"cannot analyse the kernel: {e.message}")
+    if analysis.spec_text:
+        # A proof would be about the sizes of this one specialisation (a constexpr or heuristic of the sizes),
+        # which the verdict's "for all sizes" would not say clearly: every specialisation is future work.
+        return refused(f"the kernel is lowered for one specialisation of the sizes ({analysis.spec_text[0]})")
+    constants = _constants(graph, task)
+    vocab = _Vocabulary(constants)
+    values = dict(analysis.ex.param_values)
+    for p in fn.params:
+        b = task.binding(p.name)
+        if isinstance(b, ScalarArg) and isinstance(p.type, ScalarType) and p.type.is_float:
+            r = vocab.literal(float(b.value), p.type)
+            if r is not None:
+                values[p.name] = RealV(p.type, r)
+    ex = ValueExecutor(module, fn, task, analysis.world, analysis.reg, analysis.session, values, vocabulary=vocab)
+    trace = ex.run()
+    constraints = (*analysis.world.scope, *analysis.fits_text, *analysis.spec_text)
+    inside = bool(instances) and all(
+        _holds_at(analysis.world, [*analysis.world.facts, *analysis.fits, *analysis.spec], env) for env in instances
+    )
+    why = _refusal(ex, task, fn)
+    if why:
+        return refused(why)
+    checker = _Checker(analysis.world, analysis.reg, analysis.session)
+    spec = _SpecElements(graph, task, analysis.world, vocab, checker.valid)
+    attempts: list[AllSizeAttempt] = []
+    for name, spec_out in zip(outputs, graph.outputs, strict=True):
+        t0 = time.monotonic()
+        checker.candidates.clear()
+        try:
+            ok, detail = _prove_output(ex, checker, spec, task, name, spec_out, trace.accesses)
+        except _NotHandled as e:
+            ok, detail = False, str(e)
+        except z3.Z3Exception as e:  # a term this module built that z3 rejects: its own limit, not a verdict
+            ok, detail = False, f"z3 rejected a query: {e}"
+        launch = Assumption(AssumptionKind.MODEL, analysis.world.launch_text)
+        assumptions = (EXACT_REALS, launch, NO_ALIASING, *dict.fromkeys(vocab.readings))
+        candidate = checker.candidates[0] if checker.candidates and not ok else None
+        took = time.monotonic() - t0
+        attempts.append(AllSizeAttempt(name, ok, detail, constraints, assumptions, took, inside, candidate))
+    return attempts
+
+
+def _holds_at(world: World, facts: Sequence[Z], env: Mapping[str, int]) -> bool:
+    """Whether every fact is true at the sizes ``env`` (a fact that does not simplify to true says no)."""
+    pairs = [(v, z3.IntVal(env[s])) for s, v in world.syms.items() if s in env]
+    return all(z3.is_true(z3.simplify(z3.substitute(f, *pairs) if pairs else f)) for f in facts)
+
+
+def _constants(graph: SpecGraph, task: Task) -> list[float]:
+    from larkc.reference.spec import Scalar
+
+    out = [a.value for n in graph.nodes for a in n.args if isinstance(a, Scalar) and isinstance(a.value, float)]
+    out += [float(b.value) for b in (task.binding(p) for p in task.bindings) if isinstance(b, ScalarArg)]
+    return out
+
+
+def _refusal(ex: ValueExecutor, task: Task, fn: Function) -> str:
+    """Why the kernel is outside this slice ("" when it is inside)."""
+    trace = ex.trace
+    if trace.issues:
+        return f"the executor could not model the kernel: {trace.issues[0].reason}"
+    outputs = set(task.outputs)
+    if outputs & set(task.inputs):
+        return "an output is also an input (in place)"
+    for a in trace.accesses:
+        r = a.region
+        if a.kind in (AccessKind.ATOMIC, AccessKind.BLOCK_ATOMIC):
+            return f"an atomic ({a.text})"
+        if r.kind is not RegionKind.GLOBAL:
+            return f"an access to {r.name} ({a.text}): only elementwise kernels over global memory are handled"
+        if a.kind is AccessKind.WRITE and r.tensor not in outputs:
+            return f"a store to {r.name}, not an output ({a.text})"
+        if a.kind is AccessKind.READ and r.tensor in outputs:
+            return f"a read of output {r.tensor} ({a.text})"
+    return ""
+
+
+class _Checker:
+    """Validity checks under the world's facts (z3 ``unsat`` of the negation; unknown is not valid)."""
+
+    def __init__(self, world: World, reg: Registry, session: Session) -> None:
+        self.world = world
+        self.reg = reg
+        self.session = session
+        self.candidates: list[dict[str, int]] = []  # the sizes :meth:`sizes_against` found, in order
+
+    def valid(self, goal: Z, *hyps: Z, instantiated: bool = False) -> bool:
+        return self.answer(goal, *hyps, instantiated=instantiated) is Answer.UNSAT
+
+    def answer(self, goal: Z, *hyps: Z, instantiated: bool = False) -> Answer:
+        """z3's answer to ``hyps and not goal`` with the domain facts of every variable in them, or, when
+        ``instantiated`` (``hyps`` already hold the per-thread facts at a witness), of the global ones only."""
+        names = self.reg.free_all([goal, *hyps])
+        if instantiated:
+            names = frozenset(v for v in names if self.reg.info(v).level is VarLevel.GLOBAL)
+        facts = self.reg.facts(names)
+        return self.session.check([*facts, *hyps, z3.Not(goal)], want_model=False).answer
+
+    def sizes_against(self, goal: Z, *hyps: Z, instantiated: bool = False) -> dict[str, int] | None:
+        """The smallest sizes (least sum of the symbols) of a model of ``hyps and not goal``, or None: a
+        *candidate* only (a model may rest on a guessed witness or on values no execution reaches)."""
+        names = self.reg.free_all([goal, *hyps])
+        if instantiated:
+            names = frozenset(v for v in names if self.reg.info(v).level is VarLevel.GLOBAL)
+        conjuncts = [*self.reg.facts(names), *hyps, z3.Not(goal)]
+        out = self.session.check(conjuncts)
+        if out.answer is not Answer.SAT or out.model is None or not self.world.syms:
+            return None
+        syms = list(self.world.syms.values())
+        model = minimize_sum(self.session, syms, conjuncts, out.model)
+        sizes = {s: model_int(model, v) for s, v in self.world.syms.items()}
+        found = {s: v for s, v in sizes.items() if v is not None}
+        self.candidates.append(found)
+        return found
+
+
+def _prove_output(
+    ex: ValueExecutor,
+    checker: _Checker,
+    spec: _SpecElements,
+    task: Task,
+    name: str,
+    spec_out: str,
+    accesses: Sequence[Access],
+) -> tuple[bool, str]:
+    """Obligations (a) and (c) for output ``name``: proved, and how; or not, and why."""
+    ts = task.tensors[name]
+    es = ts.dtype.size
+    n = checker.world.tensor_elems[name]
+    spec.same_layout(spec_out, name)
+    stores = [a for a in accesses if a.kind is AccessKind.WRITE and a.region.tensor == name]
+    if not stores:
+        return False, f"no store to {name}"
+    # The inputs a value reads must be aligned elements (an unaligned read would mix two elements' bytes).
+    for tensor, off, pc, size in ex.float_reads:
+        if not checker.valid(off % size == 0, *pc):
+            return False, f"a read of {tensor} at an offset not provably a multiple of {size} bytes"
+    # (c) every store stores the reference's element at its index
+    for a in stores:
+        hit = ex.stored.get(id(a))
+        value = hit[1] if hit is not None and hit[0] is a else None
+        if not isinstance(value, RealV):
+            return False, f"the value stored by `{a.text}` is not followed (not an elementwise computation)"
+        if a.size != es or (a.shape and len(a.shape) > 1):
+            return False, f"`{a.text}` stores {a.size} bytes, not one element of {name}"
+        if not checker.valid(a.offset % es == 0, *a.pc):
+            return False, f"`{a.text}` may store at an offset that is not a whole element"
+        j = a.offset / es
+        goal = value.r == spec.element(spec_out, j)
+        # a store outside the output is the bounds obligation's (refuted there), not an element's value
+        answer = checker.answer(goal, *a.pc, j >= 0, j < n)
+        if answer is not Answer.UNSAT:
+            how = "differs at some sizes or inputs" if answer is Answer.SAT else "could not be decided"
+            at = checker.sizes_against(goal, *a.pc, j >= 0, j < n) if answer is Answer.SAT else None
+            return False, f"the value `{a.text}` stores {how} from the reference's element{_candidate(at)}"
+    # (a) every element is written: one store whose witness thread reaches it for each index
+    reasons = []
+    for a in stores:
+        why = _covers(checker, a, n, es)
+        if not why:
+            return True, (
+                f"for every size: each of the {name} elements is stored by `{a.text}` and every store stores "
+                f"the reference's element (z3, {len(stores)} store(s))"
+            )
+        reasons.append(why)
+    return False, f"cannot show every element of {name} is written: {'; '.join(reasons)}"
+
+
+def _is_coordinate(reg: Registry, name: str) -> bool:
+    """A launch coordinate (``threadIdx``, ``blockIdx``), a loop's iteration counter or a block's element
+    index: the variables that say which store instance is meant."""
+    info = reg.info(name)
+    match info.level:
+        case VarLevel.ITER:
+            return True
+        case VarLevel.BLOCK:
+            return info.what.startswith("blockIdx")
+        case VarLevel.THREAD:
+            return info.what.startswith(("threadIdx", "element index"))
+        case VarLevel.GLOBAL:
+            return False
+        case _:
+            assert_never(info.level)
+
+
+def _peel_rank(reg: Registry, name: str) -> tuple[int, str]:
+    info = reg.info(name)
+    base = reg.base_name(name).split("#", 1)[0]
+    if info.level is VarLevel.ITER:  # loops in the order they were met: the outermost first
+        return (0, name.rsplit("#", 1)[-1].zfill(12))
+    if base.startswith("blockIdx"):
+        return (1, str("zyx".index(base[-1])))
+    if base.startswith("threadIdx"):
+        return (2, str("zyx".index(base[-1])))
+    return (3, base)
+
+
+def _covers(checker: _Checker, a: Access, n: Z, es: int) -> str:
+    """ "" when every element ``0 <= j < n`` is stored by store record ``a`` of some real thread; else why not."""
+    reg = checker.reg
+    free = reg.free_all([a.offset, *a.pc])
+    # The coordinates of a store instance: which thread, block, iteration and block element makes it. Only
+    # they get a witness; every other variable (a loop's trip count) is a function of them, left free under
+    # its facts at the witness. Substituting a guess for such a variable would make its facts false at the
+    # guess, and so the query vacuous.
+    coords = sorted((v for v in free if _is_coordinate(reg, v)), key=lambda v: _peel_rank(reg, v))
+    if not reg.all_exact(free):
+        inexact = ", ".join(i.what for i in reg.inexact(free))
+        return f"`{a.text}` depends on {inexact}, whose values no execution is known to reach"
+    if any(z3.is_func_decl(reg.decls[v]) for v in coords):
+        return f"`{a.text}` depends on a function of the thread"
+    j = z3.Int(f"allsize.j.{id(a)}")
+    target = j * es
+    zero = [(reg.decls[v], z3.IntVal(0)) for v in coords]
+    base = z3.simplify(z3.substitute(a.offset, *zero)) if zero else z3.simplify(a.offset)
+    rest: Z = target - base
+    witness: list[tuple[Z, Z]] = []
+    for v in coords:
+        var = reg.decls[v]
+        unit = [(var, z3.IntVal(1))] + [p for p in zero if not p[0].eq(var)]
+        coeff = z3.simplify(z3.substitute(a.offset, *unit) - base)
+        if z3.is_int_value(coeff) and coeff.as_long() == 0:
+            w: Z = z3.IntVal(0)
+        else:
+            w = rest / coeff
+            rest = rest - w * coeff
+        witness.append((var, w))
+    in_range = [z3.And(j >= 0, j < n)]
+    own = [f for v in coords for f in reg.info(v).facts]  # each coordinate's own domain (lo/hi)
+    w_own = [z3.substitute(f, *witness) for f in own] if witness else own
+    in_launch = z3.And(*w_own) if w_own else z3.BoolVal(True)
+    if not checker.valid(in_launch, *in_range, instantiated=True):
+        at = checker.sizes_against(in_launch, *in_range, instantiated=True)
+        return f"`{a.text}`: the witness thread for an index is not always a thread of the launch{_candidate(at)}"
+    # with the witness a real thread, the other variables' facts (a loop's trip count, ...) hold at it
+    others = [f for v in sorted(reg.free_all([a.offset, *a.pc])) if v not in coords for f in reg.info(v).all_facts()]
+    # (a coordinate's own slot facts, invariants at a reached iteration, are not taken: reaching is the goal)
+    hyps = [*in_range, *w_own, *(z3.substitute(f, *witness) if witness else f for f in others)]
+    goal = z3.And(
+        *(z3.substitute(c, *witness) if witness else c for c in a.pc), z3.substitute(a.offset, *witness) == target
+    )
+    if not checker.valid(goal, *hyps, instantiated=True):
+        at = checker.sizes_against(goal, *hyps, instantiated=True)
+        return f"`{a.text}` does not provably reach every index{_candidate(at)}"
+    return ""
+
+
+def _candidate(sizes: Mapping[str, int] | None) -> str:
+    """The sizes of a model, as a candidate for the pipeline's simulator (never a refutation here)."""
+    if not sizes:
+        return ""
+    return " (a candidate, not confirmed: " + ", ".join(f"{s}={v}" for s, v in sizes.items()) + ")"
+
+
+# -- the verdict: an upgrade of the bounded result ------------------------------------------------------
+
+
+def upgrade_equivalence(
+    task: Task,
+    module: Module,
+    kernel: Function,
+    graph: object | None,
+    per_ob: dict[Obligation, list[ObligationResult]],
+    budget: Budget,
+    chosen: Sequence[Mapping[str, int]],
+    config: object | None = None,
+    settle: Callable[[ObligationResult], ObligationResult] | None = None,
+) -> dict[Obligation, list[ObligationResult]]:
+    """The equivalence results with each bounded proof upgraded to every size where :func:`prove_allsize`
+    proves it too (one combined result then); a refutation or unknown of the bounded prover stands, and a
+    bounded refutation the all-size proof contradicts becomes UNKNOWN naming both (a defect of one side).
+
+    Where the attempt fails with candidate sizes, ``settle`` (the pipeline's check of a possible violation:
+    the simulator, then the bounded prover, at those sizes) is given an UNKNOWN carrying them as a witness:
+    a REFUTED answer refutes the obligation at those sizes; any other answer leaves the bounded proof, with
+    what was found in its detail. Called once per specialisation by the pipeline; anything outside the slice
+    leaves ``per_ob`` as it is."""
+    from larkc.reference.spec import SpecGraph
+
+    eq = [ob for ob in per_ob if ob.kind is ObligationKind.EQUIVALENCE and per_ob[ob]]
+    if not eq or not isinstance(graph, SpecGraph) or config or not chosen or task.torch_steps:
+        return per_ob
+    attempts = {a.output: a for a in prove_allsize(module, kernel.name, task, graph, budget, chosen)}
+    out = dict(per_ob)
+    for ob in eq:
+        a = attempts.get(ob.subject)
+        bounded = combine(per_ob[ob])
+        if a is None:
+            continue
+        if not a.proved:
+            if bounded.status is Status.PROVED and bounded.scope.kind is ScopeKind.BOUNDED:
+                note = f"for all sizes unknown ({PROVER_NAME}): {a.detail}"
+                if settle is not None and a.candidate:
+                    scope = Scope.parametric(task.symbols, a.constraints)
+                    sizes = ", ".join(f"{s}={v}" for s, v in a.candidate.items())
+                    message = f"possible difference at {sizes}"
+                    w = Counterexample(CounterexampleKind.POSSIBLE, message, a.candidate, _launch(task, a.candidate))
+                    possible = ObligationResult(
+                        ob, Status.UNKNOWN, scope, PROVER_NAME, a.detail, a.assumptions, None, a.seconds, (w,)
+                    )
+                    settled = settle(possible)
+                    if settled.status is Status.REFUTED:
+                        out[ob] = [settled]
+                        continue
+                    note = f"for all sizes unknown ({PROVER_NAME}): {settled.detail}"
+                detail = f"{bounded.detail}; {note}" if bounded.detail else note
+                out[ob] = [
+                    ObligationResult(
+                        ob,
+                        bounded.status,
+                        bounded.scope,
+                        bounded.prover,
+                        detail,
+                        bounded.assumptions,
+                        None,
+                        bounded.seconds + a.seconds,
+                    )
+                ]
+            continue
+        if not a.covers_instances:
+            continue  # the proof is about another specialisation than some instance's: nothing to upgrade
+        if bounded.status is Status.REFUTED:
+            detail = (
+                f"internal inconsistency: {PROVER_NAME} proved equivalence({ob.subject}) for every size but the "
+                f"bounded prover refuted it ({bounded.detail or 'counterexample'}): a defect of one of them"
+            )
+            out[ob] = [
+                ObligationResult(
+                    ob,
+                    Status.UNKNOWN,
+                    bounded.scope,
+                    f"{bounded.prover}+{PROVER_NAME}",
+                    detail,
+                    bounded.assumptions,
+                    None,
+                    bounded.seconds + a.seconds,
+                )
+            ]
+            continue
+        if bounded.status is not Status.PROVED:
+            continue  # only an upgrade of a bounded proof
+        scope = Scope.parametric(task.symbols, a.constraints)
+        seen = dict.fromkeys((*bounded.assumptions, *a.assumptions))
+        detail = f"{a.detail}; bounded: {bounded.detail}" if bounded.detail else a.detail
+        out[ob] = [
+            ObligationResult(
+                ob,
+                Status.PROVED,
+                scope,
+                f"{PROVER_NAME}+{bounded.prover}",
+                detail,
+                tuple(seen),
+                None,
+                bounded.seconds + a.seconds,
+            )
+        ]
+    return out
+
+
+def _launch(task: Task, sizes: Mapping[str, int]) -> str:
+    """The launch text at ``sizes`` (as the parametric prover writes it; empty when it has none there)."""
+    try:
+        grid, block, shared = task.launch.concrete(dict(sizes))
+    except LarkcError:
+        return ""
+    text = f"grid {grid[0]}x{grid[1]}x{grid[2]}, block {block[0]}x{block[1]}x{block[2]}"
+    return text + (f", {shared} bytes of dynamic shared memory" if shared else "")
