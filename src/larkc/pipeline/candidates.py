@@ -66,7 +66,11 @@ def derive_candidate(
     """The task verifying the ``ModelNew`` of ``model_new`` against the problem file ``reference``, with
     the CUDA file written for it (``cuda_file``, by default in larkc's cache)."""
     problem, init_args, params = _problem(reference)
-    return derive_task(model_new, reference, problem, init_args=init_args, cuda_file=cuda_file, params=params)
+    from larkc.reference import trace_reference
+
+    return derive_task(
+        model_new, reference, problem, init_args=init_args, cuda_file=cuda_file, params=params, tracer=trace_reference
+    )
 
 
 def candidate_task(model_new: str | Path, reference: str | Path) -> Task:

@@ -62,6 +62,7 @@ from larkc.frontends.kernelbench.params import (
 )
 from larkc.frontends.kernelbench.triton_candidate import is_triton_candidate, triton_candidate_task
 from larkc.ir.types import ScalarType
+from larkc.reference.spec import SpecGraph
 from larkc.tasks import (
     BufferArg,
     KernelLaunch,
@@ -287,6 +288,7 @@ def derive_task(
     init_args: Sequence[object] = (),
     cuda_file: str | Path | None = None,
     params: Sequence[ProblemParam] = (),
+    tracer: Tracer | None = None,
 ) -> DerivedCandidate:
     """The task verifying ``model_new``'s ``ModelNew`` against the problem file ``reference``.
 
@@ -388,7 +390,7 @@ def derive_task(
                 )
                 for a in step.arguments
             ]
-            torch_step, outs, assumptions = _pytorch_step(step, i, inputs, given, host_inputs, weights)
+            torch_step, outs, assumptions = _pytorch_step(step, i, inputs, given, host_inputs, weights, tracer)
             for t in outs:
                 result.allocated[t.name] = (t, "empty")
                 result.variables[t.name] = t.name
@@ -419,7 +421,9 @@ def derive_task(
         result.constraints += one.constraints
         values[i] = list(one.returned)
     if candidate.torch_steps:  # sizes the reference runs at: what PyTorch computes there is not empty
-        result.constraints += _reference_sizes(ref_path, init_args, host_inputs, weights, weight_paths, given)
+        result.constraints += _reference_sizes(
+            ref_path, init_args, host_inputs, weights, weight_paths, given, _need(tracer, candidate.torch_steps[0])
+        )
     if candidate.returns is not None:
         result.returned = [allocated[candidate.returns.name]]
     elif isinstance(candidate.result, CallResult):
@@ -507,12 +511,12 @@ def _pytorch_step(
     given: Mapping[str, int],
     host_inputs: Mapping[str, HostTensor],
     weights: Mapping[str, HostTensor],
+    tracer: Tracer | None,
 ) -> tuple[_PyTorchStep, list[HostTensor], list[ShapeExpr]]:
     """The PyTorch step computing ``op`` and its results, with their shapes as the reference stage's
     tracer infers them (exact shape expressions over the task's symbols: ``(h + 2 - k) // 1 + 1`` for a
     convolution), and the conditions the tracer found the shapes to rest on (``h >= k``)."""
-    from larkc.reference import trace_reference
-
+    trace_reference = _need(tracer, op)
     name = f"_step{index}"
     text = _step_text(op, name)
     fn = _compile_step(text, name, op.span)
@@ -548,6 +552,21 @@ def _pytorch_step(
     return step, outs, [*graph.assumptions, *_nonempty([t.shape for t in outs])]
 
 
+#: The reference stage's tracer (``larkc.reference.trace_reference``), which the pipeline hands to
+#: :func:`derive_task`: a frontend imports no other stage, and PyTorch steps are traced as the reference is.
+Tracer = Callable[..., SpecGraph]
+
+
+def _need(tracer: Tracer | None, op: TorchOp) -> Tracer:
+    if tracer is None:
+        raise LarkcError(
+            f"the PyTorch step {op.label} needs the reference stage's tracer (derive_task(..., tracer=...))",
+            op.span,
+            stage=Stage.FRONTEND,
+        )
+    return tracer
+
+
 def _nonempty(shapes: Sequence[Sequence[ShapeExpr]]) -> list[ShapeExpr]:
     """``d >= 1`` for each computed size ``d`` of ``shapes`` (symbols are at least 1 already)."""
     out = [
@@ -563,13 +582,12 @@ def _reference_sizes(
     weights: Mapping[str, HostTensor],
     paths: Mapping[str, str],
     given: Mapping[str, int],
+    trace_reference: Tracer,
 ) -> list[ShapeExpr]:
     """The sizes at which ``Model``'s forward computes no empty tensor (PyTorch refuses pooling or a
     convolution of an empty result: ``AvgPool2d(2)`` of a 1x1 image): ``d >= 1`` for every size the
     reference stage's trace computes. A candidate's PyTorch steps and kernels are checked at those sizes
     only, as the problem is; where the reference cannot be traced here, nothing (verify reports it)."""
-    from larkc.reference import trace_reference
-
     specs = {k: TensorSpec(t.shape, _dtype(t.dtype)) for k, t in {**inputs, **weights}.items()}
     shapes = [t.shape for t in (*inputs.values(), *weights.values())]
     for example in [_distinct(i) for i in _instances(dict(given), shapes, [])[:2]]:
