@@ -316,3 +316,36 @@ def test_the_elementwise_ops_are_spec_ops_and_each_is_evaluated() -> None:
         graph = SpecGraph("g", ("n",), (SpecInput("x", vt), SpecInput("y", vt)), (), (node,), ("r",))
         spec = _SpecElements(graph, task, world, _Vocabulary([]), lambda _goal: True)
         assert isinstance(spec.element("r", z3.Int("j")), z3.ExprRef), name
+
+
+RELU_BODY = "const T v = x[i];\n    out[i] = v > T(0) ? v : T(0);"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a loop that never ends once n > 5000, before the store (the executor takes the state after a loop
+        # as reached: the store counted as covering its elements at every n)
+        "while (n > 5000) {\n    }\n    const T v = x[i];\n    out[i] = v > T(0) ? v : T(0);",
+        # the same spelled as a for loop whose stride may be 0
+        "for (int j = 0; j < n; j += n / 5001) {\n    }\n    const T v = x[i];\n    out[i] = v > T(0) ? v : T(0);",
+    ],
+    ids=["while", "zero-stride"],
+)
+def test_a_store_behind_a_loop_not_shown_to_end_is_not_proved(tmp_path: Path, body: str) -> None:
+    (a,) = _attempts(load_task(_copy("cuda/relu", tmp_path, RELU_BODY, body)))
+    assert not a.proved and "a loop not shown to end for every size" in a.detail, a.detail
+
+
+def test_a_grid_stride_loop_ends(tmp_path: Path) -> None:
+    """``for (i = tid; i < n; i += blockDim.x * gridDim.x)`` provably ends: the example is proved."""
+    (a,) = _attempts(load_task(_copy("cuda/grid_stride", tmp_path)))
+    assert a.proved, a.detail
+
+
+def test_a_partial_function_is_not_total_here(tmp_path: Path) -> None:
+    """``0 * sqrt(v - 1)`` is NaN for ``v < 1`` on a GPU: as a total function it would vanish, so a value
+    through ``sqrt`` (``log``, ``pow``, ``rsqrt``) is not followed and nothing is proved for all sizes."""
+    body = "const T v = x[i];\n    out[i] = (v > T(0) ? v : T(0)) + T(0) * sqrtf(v - T(1));"
+    (a,) = _attempts(load_task(_copy("cuda/relu", tmp_path, RELU_BODY, body)))
+    assert not a.proved, a.detail

@@ -272,6 +272,48 @@ class _Ranges:
     by_tensor: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
+#: Functions defined at every real argument: a sign :func:`sign_of` gives for a term made of them (and of
+#: sums, products with nonnegative powers, max, min and selects) holds for every input. ``sqrt``, ``log``
+#: and ``pow`` are not (NaN outside their domain: ``sqrtf(v - 1) >= 0`` is false for ``v < 1``), nor is
+#: a negative power (a division by a value that may be 0).
+_TOTAL_FNS = frozenset({Fn.EXP, Fn.TANH, Fn.ERF, Fn.SIN, Fn.COS, Fn.TRUNC, Fn.PI, Fn.LN2, Fn.EXP2})
+
+
+def _total(term: Poly) -> bool:
+    """Whether ``term`` is defined at every input (see :data:`_TOTAL_FNS`)."""
+    pending: list[object] = [term]
+    seen: set[int] = set()
+    while pending:
+        x = pending.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        match x:
+            case Poly():
+                for mono, _c in x.terms:
+                    for atom, power in mono.factors:
+                        if power < 0:
+                            return False
+                        pending.append(atom)
+            case tm.Elem() | tm.Read() | BoolConst():
+                pass
+            case tm.App(fn=fn, args=args):
+                if fn not in _TOTAL_FNS:
+                    return False
+                pending.extend(args)
+            case tm.Max(args=args) | tm.Min(args=args):
+                pending.extend(args)
+            case tm.Select(cond=c, then=a, other=b):
+                pending.extend((c, a, b))
+            case tm.Cmp(lhs=lhs):
+                pending.append(lhs)
+            case tm.And(args=args) | tm.Or(args=args):
+                pending.extend(args)
+            case _:
+                return False
+    return True
+
+
 class SymbolicDomain:
     """Term operations over id tensors, with the IEEE rules for the special values.
 
@@ -329,7 +371,7 @@ class SymbolicDomain:
         t = self.truth(i)
         if isinstance(t, BoolConst):
             return t.value
-        if not isinstance(t, tm.Cmp):
+        if not isinstance(t, tm.Cmp) or not _total(t.lhs):
             return None
         signs = sign_of(t.lhs).value  # the comparison is `lhs op 0`
         neg, zero, pos = (signs & Sign.NEGATIVE.value, signs & Sign.ZERO.value, signs & Sign.POSITIVE.value)
