@@ -29,6 +29,7 @@ from larkc.frontends.kernelbench.candidate import (
 )
 from larkc.frontends.kernelbench.derive import _compile_step, _pytorch_step, _reference_sizes, _step_text
 from larkc.frontends.kernelbench.host import HostTensor
+from larkc.reference import trace_reference
 from larkc.tasks.shape_expr import ShapeNum, ShapeSym, evaluate
 
 CASES = Path(__file__).resolve().parent / "forward"
@@ -271,7 +272,7 @@ class ModelNew(nn.Module):
         tensors[f"m_{name}"] = _host(f"m_{name}", *p.shape)
     inputs = [tensors["x"] if a == "x" else tensors[a.path.replace(".", "_")] for a in op.arguments]  # type: ignore[union-attr]
     given = {"n": 4, "h": 16, "w": 20}
-    step, (out,), assumptions = _pytorch_step(op, 0, inputs, given, {"x": tensors["x"]}, {})
+    step, (out,), assumptions = _pytorch_step(op, 0, inputs, given, {"x": tensors["x"]}, {}, trace_reference)
     assert tuple(str(d) if not isinstance(d, ShapeNum) else d.value for d in out.shape) == expected
     computed = [str(d) for d in out.shape if not isinstance(d, ShapeNum | ShapeSym)]
     assert [str(c) for c in assumptions] == [f"({d} >= 1)" for d in computed]  # sizes stay at least 1
@@ -431,6 +432,6 @@ def test_sizes_where_the_reference_computes_nothing_are_left_out(tmp_path: Path)
     inputs = {"x": _host("x", "n", 3, "h", "w")}
     weights = {"conv_weight": _host("conv_weight", 4, 3, 3, 3), "conv_bias": _host("conv_bias", 4)}
     paths = {"conv_weight": "conv.weight", "conv_bias": "conv.bias"}
-    sizes = _reference_sizes(reference, [], inputs, weights, paths, {"n": 2, "h": 16, "w": 16})
+    sizes = _reference_sizes(reference, [], inputs, weights, paths, {"n": 2, "h": 16, "w": 16}, trace_reference)
     assert not all(evaluate(c, {"n": 2, "h": 3, "w": 16}) for c in sizes)  # h = 3: the pooled image is empty
     assert all(evaluate(c, {"n": 2, "h": 4, "w": 5}) for c in sizes)

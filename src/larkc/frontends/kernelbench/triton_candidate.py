@@ -249,7 +249,13 @@ def triton_candidate_task(
             raise _located(e, path, "ModelNew.forward") from None
 
     task: Task = task_from_launcher(
-        forward, inputs={**inputs, **weights}, symbols=symbols, instances=probes, reference=str(reference), name=name
+        forward,
+        inputs={**inputs, **weights},
+        symbols=symbols,
+        instances=probes,
+        reference=str(reference),
+        name=name,
+        probe=False,  # its own probes above; ModelNew is built for each instance's sizes, not the launcher's
     )
     limits = tuple(shape_expr(c, "constraint") for c in constraints)
     return dataclasses.replace(

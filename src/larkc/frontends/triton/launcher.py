@@ -204,10 +204,13 @@ def _marked_allocations() -> Iterator[None]:
         def alloc(*a: Any, **k: Any) -> Any:
             t = fn(*a, **k)
             if isinstance(t, torch.Tensor) and t.numel() > 0:
-                if t.is_floating_point():
-                    t.fill_(float("nan"))
-                elif t.dtype != torch.bool and not t.is_complex():
-                    t.fill_(torch.iinfo(t.dtype).max)
+                # larkc's own write, unseen by a torch function mode of the caller's (the KernelBench
+                # Triton capture refuses PyTorch writing tensors in forward)
+                with torch._C.DisableTorchFunction():
+                    if t.is_floating_point():
+                        t.fill_(float("nan"))
+                    elif t.dtype != torch.bool and not t.is_complex():
+                        t.fill_(torch.iinfo(t.dtype).max)
             return t
 
         return alloc
@@ -446,6 +449,7 @@ def derive_launch(
     symbols: Sequence[str],
     instances: Sequence[Mapping[str, int]],
     admits: Callable[[Mapping[str, int]], bool] | None = None,
+    probe: bool = True,
 ) -> DerivedLaunch:
     """Run ``launcher(*make_inputs(instance).values())`` (the inputs in order) on every instance
     and derive its one kernel launch as functions of the shapes. Needs at least two instances; raises
@@ -456,7 +460,8 @@ def derive_launch(
     expression must give the recorded value on every instance and every probe, so that one that fits the
     task's sizes by coincidence is not taken for the launcher's rule; a value that no expression explains
     there too is an error listing the values. A probe where the launcher raises, or whose inputs exceed
-    :data:`PROBE_MAX_ELEMENTS`, is skipped."""
+    :data:`PROBE_MAX_ELEMENTS`, is skipped. ``probe=False``: a caller that chose its instances apart
+    from each other for the same purpose (the KernelBench Triton capture) checks no probes."""
     import torch
 
     if len(instances) < 2:
@@ -481,8 +486,8 @@ def derive_launch(
             raise LarkcError(f"the launcher made {len(launches)} kernel launches; one is supported", stage=Stage.TASK)
         records.append((inputs, result, launches[0]))
     points: list[Mapping[str, int]] = list(instances)
-    for probe in probe_instances(instances, admits):
-        inputs = make_inputs(probe)
+    for probe_at in probe_instances(instances, admits) if probe else []:
+        inputs = make_inputs(probe_at)
         if sum(t.numel() for t in inputs.values() if isinstance(t, torch.Tensor)) > PROBE_MAX_ELEMENTS:
             continue
         try:
@@ -491,7 +496,7 @@ def derive_launch(
             continue
         if len(launches) == 1 and launches[0].kernel == records[0][2].kernel:
             records.append((inputs, result, launches[0]))
-            points.append(probe)
+            points.append(probe_at)
     first = records[0][2]
     d = DerivedLaunch(first.kernel, first.source)
     d.stubbed = stubbed
@@ -749,6 +754,7 @@ def task_from_launcher(
     name: str = "",
     tolerance: Mapping[str, float] | None = None,
     base: str | Path | None = None,
+    probe: bool = True,
 ) -> Any:
     """A :class:`~larkc.tasks.Task` for the one kernel launch ``launcher`` makes (a function, or
     ``"file.py:function"`` relative to ``base``, by default the folder of the calling task file).
@@ -798,7 +804,7 @@ def task_from_launcher(
 
     # An autotuned kernel: its configurations' constexprs need no binding (each is a specialisation of the
     # task); derive_launch refuses a grid that depends on them.
-    d = derive_launch(fn, make, symbols, instances, admits)
+    d = derive_launch(fn, make, symbols, instances, admits, probe)
     outputs: dict[str, Any] = {
         k: (shape, str(dtype).removeprefix("torch.")) for k, (shape, dtype) in sorted(d.output_shapes.items())
     }
