@@ -64,6 +64,12 @@ def mul (a b : Tensor) : Tensor :=
 def div (a b : Tensor) : Tensor :=
   fun idx => a idx / b idx
 
+/-- `torch.floor_divide` (`a // b`, `torch.div(a, b, rounding_mode="floor")`): `⌊a / b⌋`, rounding
+toward `-∞` as Python does (not toward `0` as C's `/` on integers). Junk: `⌊x / 0⌋ = 0` in `ℝ`
+(torch: `±inf` or NaN for floats, an error for integers). -/
+def floorDivide (a b : Tensor) : Tensor :=
+  fun idx => ((Int.floor (a idx / b idx) : ℤ) : ℝ)
+
 /-- `torch.pow` (`a ** b`) with a tensor or non-integer exponent: `Real.rpow`. Junk: for a negative
 base `Real.rpow x y = exp (log x * y) * cos (y * π)` (torch: NaN unless `y` is an integer), and
 `0 ^ y = 0` for `y < 0` (torch: `inf`). `0 ^ 0 = 1` in both. -/
@@ -125,6 +131,24 @@ def logicalOr (a b : Tensor) : Tensor :=
 /-- `torch.logical_not` (`~` on a bool tensor): `1` where `x` is zero, else `0`. -/
 def logicalNot (x : Tensor) : Tensor :=
   fun idx => if x idx = 0 then 1 else 0
+
+/-! ## Floating-point classification (results `0`/`1`)
+
+Every entry of a tensor here is a real number: the lowering refuses infinities and NaN (a spec whose
+values are not all real has no Lean form), so these are constant. Where torch would produce an
+infinity through a junk value (`x / 0`), the spec's side conditions exclude it. -/
+
+/-- `torch.isinf`: `0`, since no real number is infinite. -/
+def isinf (_x : Tensor) : Tensor :=
+  fun _ => 0
+
+/-- `torch.isnan`: `0`, since no real number is NaN. -/
+def isnan (_x : Tensor) : Tensor :=
+  fun _ => 0
+
+/-- `torch.isfinite`: `1`, since every real number is finite. -/
+def isfinite (_x : Tensor) : Tensor :=
+  fun _ => 1
 
 /-! ## Selection -/
 
@@ -457,6 +481,13 @@ def indexSelect (dim : ℕ) (x index : Tensor) : Tensor :=
 /-- `torch.gather(x, dim, index)`: `out[i] = x[i with coordinate dim replaced by index[i]]`. -/
 def gather (dim : ℕ) (x index : Tensor) : Tensor :=
   fun idx => x (setAt dim (toIndex (index idx)) idx)
+
+/-- `torch.scatter_add(x, dim, index, src)` (also `index_add`, with `index` laid along `dim`): `x` plus,
+for every position `p` of `index` (of shape `ishape`), `src p` added where `p` with coordinate `dim`
+replaced by `index p` is the result index. Junk: an out-of-range or negative index (a torch error)
+lands outside the shape or at `0` (`toIndex`). -/
+def scatterAdd (dim : ℕ) (ishape : List ℕ) (x index src : Tensor) : Tensor :=
+  fun idx => x idx + boxSum ishape (fun p => if setAt dim (toIndex (index p)) p = idx then src p else 0)
 
 /-- `torch.nn.functional.embedding(indices, weight)` for `indices` of rank `rank`: one row of the
 2-D `weight` per index. -/

@@ -88,6 +88,7 @@ def _elementwise_zoo() -> SpecGraph:
     outs = [
         b.node("sub", SpecOp.SUB, x, y),
         b.node("div", SpecOp.DIV, x, 3),
+        b.node("floordiv", SpecOp.FLOOR_DIVIDE, x, y),
         b.node("pow_t", SpecOp.POW, x, y),
         b.node("pow_i", SpecOp.POW, x, -2),
         b.node("pow_f", SpecOp.POW, x, 0.5),
@@ -102,6 +103,8 @@ def _elementwise_zoo() -> SpecGraph:
     either = b.node("either", SpecOp.OR, both, True)
     outs.append(b.node("neither", SpecOp.NOT, either))
     outs.append(b.node("sel", SpecOp.WHERE, mask, x, 0.0))
+    for op in (SpecOp.ISINF, SpecOp.ISNAN, SpecOp.ISFINITE):
+        outs.append(b.node(op.value, op, x))
     for op in (
         SpecOp.NEG,
         SpecOp.ABS,
@@ -202,6 +205,7 @@ def _layout_zoo() -> SpecGraph:
     ]
     gidx = b.input("gidx", ("n", "m"), I64)
     outs.append(b.node("gathered", SpecOp.GATHER, x, gidx, dim=0))
+    outs.append(b.node("scattered", SpecOp.SCATTER_ADD, x, gidx, x, dim=0))
     return b.graph(*outs)
 
 

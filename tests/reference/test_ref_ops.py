@@ -52,6 +52,15 @@ CASES = [
     OpCase(SpecOp.SUB, lambda x: x - 2.5, ND),
     OpCase(SpecOp.MUL, lambda x, y: x * y, NDY),
     OpCase(SpecOp.DIV, lambda x, y: x / y, NDY, positive=frozenset({"y"})),
+    # negative numerators: floor rounds toward -inf where C's integer division truncates; integer
+    # divisors are powers of two so that the float64 cross-check of the terms divides exactly
+    OpCase(
+        SpecOp.FLOOR_DIVIDE,
+        lambda i, j, x, y: ((i - 4) // (j + 1), torch.floor_divide(i - 4, 4), torch.div(x, y, rounding_mode="floor")),
+        {"i": "i64[n, d]", "j": "i64[n, d]", "x": "f32[n, d]", "y": "f32[n, d]"},
+        index_high={"i": "9", "j": "2"},
+        positive=frozenset({"y"}),
+    ),
     OpCase(SpecOp.POW, lambda x, y: x**y, NDY, positive=POS),
     OpCase(SpecOp.MAXIMUM, torch.maximum, NDY),
     OpCase(SpecOp.MINIMUM, torch.minimum, NDY),
@@ -64,6 +73,17 @@ CASES = [
     OpCase(SpecOp.AND, lambda x, y: (x > 0) & (y > 0), NDY),
     OpCase(SpecOp.OR, lambda x, y: (x > 0) | (y < 0), NDY),
     OpCase(SpecOp.NOT, lambda x: ~(x > 0), ND),
+    OpCase(
+        SpecOp.ISINF,
+        lambda x: (torch.isinf(x), torch.isinf(torch.where(torch.arange(x.shape[1]) > 0, float("-inf"), x))),
+        ND,
+    ),
+    OpCase(SpecOp.ISNAN, lambda x: (torch.isnan(x), torch.isnan(x.amax(1, keepdim=True) - float("inf"))), ND),
+    OpCase(
+        SpecOp.ISFINITE,
+        lambda x: torch.isfinite(torch.where(torch.arange(x.shape[1]) > 0, float("inf"), x)),
+        ND,
+    ),
     OpCase(SpecOp.WHERE, lambda x, y: torch.where(x > 0, x, y), NDY),
     OpCase(SpecOp.CLAMP, lambda x: (x.clamp(-0.5, 0.5), x.clamp(min=0.1)), ND),
     OpCase(SpecOp.NEG, lambda x: -x, ND),
@@ -173,6 +193,19 @@ CASES = [
         {"x": "f32[n, d]", "g": "i64[n, k]"},
         symbols=("n", "d", "k"),
         index_high={"g": "d"},
+    ),
+    # repeated indices accumulate; index_add is a scatter_add of the index laid along dim
+    OpCase(
+        SpecOp.SCATTER_ADD,
+        lambda x, s, g, i, t, j: (
+            torch.scatter_add(x, 1, g, s),
+            x.index_add(0, i, s),
+            x.index_add(1, j, t, alpha=0.5),
+            torch.zeros(x.shape[1], dtype=torch.int64).scatter_add_(0, j, torch.ones_like(j)),
+        ),
+        {"x": "f32[n, d]", "s": "f32[n, d]", "g": "i64[n, d]", "i": "i64[n]", "t": "f32[n, k]", "j": "i64[k]"},
+        symbols=("n", "d", "k"),
+        index_high={"g": "d", "i": "n", "j": "d"},
     ),
     OpCase(
         SpecOp.EMBEDDING,

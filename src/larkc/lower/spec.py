@@ -261,6 +261,13 @@ def _div(node: SpecNode, args: tuple[Operand | None, ...]) -> LoweredTerm:
     return _elementwise("div")(node, args)
 
 
+def _floor_divide(node: SpecNode, args: tuple[Operand | None, ...]) -> LoweredTerm:
+    b = _operand(node, args, 1)
+    if not b.is_tensor and isinstance(b.scalar, int | float) and b.scalar == 0:
+        raise _unsupported(node, "floor division by the constant zero")
+    return _elementwise("floorDivide")(node, args)
+
+
 def _pow(node: SpecNode, args: tuple[Operand | None, ...]) -> LoweredTerm:
     a, b = _operand(node, args, 0), _operand(node, args, 1)
     e = b.scalar
@@ -533,6 +540,13 @@ def _gather(node: SpecNode, args: tuple[Operand | None, ...]) -> LoweredTerm:
     return _app("gather", _nat(node, node.attr("dim")), x, index)
 
 
+def _scatter_add(node: SpecNode, args: tuple[Operand | None, ...]) -> LoweredTerm:
+    x, _ = _tensor(node, args, 0)
+    index, index_shape = _tensor(node, args, 1)
+    src, _ = _tensor(node, args, 2)
+    return _app("scatterAdd", _nat(node, node.attr("dim")), _nat_list(node, index_shape), x, index, src)
+
+
 def _embedding(node: SpecNode, args: tuple[Operand | None, ...]) -> LoweredTerm:
     weight, _ = _tensor(node, args, 0)
     indices, shape = _tensor(node, args, 1)
@@ -582,6 +596,7 @@ SPEC_RULES: Mapping[SpecOp, SpecRule] = {
     SpecOp.SUB: SpecRule("torch.sub", _elementwise("sub")),
     SpecOp.MUL: SpecRule("torch.mul", _elementwise("mul")),
     SpecOp.DIV: SpecRule("torch.div", _div),
+    SpecOp.FLOOR_DIVIDE: SpecRule("torch.floor_divide", _floor_divide),
     SpecOp.POW: SpecRule("torch.pow", _pow),
     SpecOp.MAXIMUM: SpecRule("torch.maximum", _elementwise("maximum")),
     SpecOp.MINIMUM: SpecRule("torch.minimum", _elementwise("minimum")),
@@ -594,6 +609,9 @@ SPEC_RULES: Mapping[SpecOp, SpecRule] = {
     SpecOp.AND: SpecRule("torch.logical_and", _elementwise("logicalAnd")),
     SpecOp.OR: SpecRule("torch.logical_or", _elementwise("logicalOr")),
     SpecOp.NOT: SpecRule("torch.logical_not", _elementwise("logicalNot")),
+    SpecOp.ISINF: SpecRule("torch.isinf", _unary("isinf")),
+    SpecOp.ISNAN: SpecRule("torch.isnan", _unary("isnan")),
+    SpecOp.ISFINITE: SpecRule("torch.isfinite", _unary("isfinite")),
     SpecOp.WHERE: SpecRule("torch.where", _elementwise("whereCond")),
     SpecOp.CLAMP: SpecRule("torch.clamp", _clamp),
     SpecOp.NEG: SpecRule("torch.neg", _unary("neg")),
@@ -642,6 +660,7 @@ SPEC_RULES: Mapping[SpecOp, SpecRule] = {
     SpecOp.STACK: SpecRule("torch.stack", _stack),
     SpecOp.INDEX_SELECT: SpecRule("torch.index_select", _index_select),
     SpecOp.GATHER: SpecRule("torch.gather", _gather),
+    SpecOp.SCATTER_ADD: SpecRule("torch.scatter_add", _scatter_add),
     SpecOp.EMBEDDING: SpecRule("torch.nn.functional.embedding", _embedding),
     SpecOp.CUMSUM: SpecRule("torch.cumsum", _cumsum),
     SpecOp.CROSS_ENTROPY: SpecRule("torch.nn.functional.cross_entropy", _cross_entropy),

@@ -15,13 +15,14 @@ import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import sympy
 import torch
 
 from larkc.dtypes import scalar_type_of, torch_dtype
 from larkc.errors import ReferenceError_
-from larkc.ir.types import BOOL
+from larkc.ir.types import BOOL, I64
 from larkc.reference.aten_nn import NN_HANDLERS
-from larkc.reference.shapes import as_int, mk_add, product, simplify
+from larkc.reference.shapes import as_int, mk_add, mk_sub, product, same, same_shape, simplify
 from larkc.reference.spec import Absent, AttrValue, Operand, Ref, Scalar, SpecOp
 from larkc.tasks.shape_expr import ShapeExpr, ShapeNum
 
@@ -75,6 +76,8 @@ IGNORED = frozenset(
         "sym_float",
         "sym_int",
         "sym_not",
+        "or_",
+        "and_",
         "sym_sum",
         "floor",
         "ceil",
@@ -143,9 +146,11 @@ def _rsub(c: Converter, n: torch.fx.Node) -> None:
 
 def _div_mode(c: Converter, n: torch.fx.Node) -> None:
     a = bound(n)
-    if a.get("rounding_mode") is not None:
-        raise c.error(n, f"unsupported op {aten_name(n.target)} with rounding_mode={a['rounding_mode']!r} in reference")
-    c.bind(n, c.emit(n, SpecOp.DIV, [c.operand(a["self"], n), c.operand(a["other"], n)]))
+    mode = a.get("rounding_mode")
+    if mode not in (None, "floor"):
+        raise c.error(n, f"unsupported op {aten_name(n.target)} with rounding_mode={mode!r} in reference")
+    op = SpecOp.DIV if mode is None else SpecOp.FLOOR_DIVIDE
+    c.bind(n, c.emit(n, op, [c.operand(a["self"], n), c.operand(a["other"], n)]))
 
 
 def _unary(op: SpecOp) -> Handler:
@@ -598,6 +603,66 @@ def _gather(c: Converter, n: torch.fx.Node) -> None:
     c.bind(n, c.emit(n, SpecOp.GATHER, [x, c.tensor(a["index"], n)], [("dim", dim)]))
 
 
+def _scatter_add(c: Converter, n: torch.fx.Node) -> None:
+    a = bound(n)
+    x = c.tensor(a["self"], n)
+    dim = _dim(int(a["dim"]), c.rank(x))
+    c.bind(n, c.emit(n, SpecOp.SCATTER_ADD, [x, c.tensor(a["index"], n), c.tensor(a["src"], n)], [("dim", dim)]))
+
+
+def _index_add(c: Converter, n: torch.fx.Node) -> None:
+    """``x.index_add(dim, index, source, alpha=a)``: a ``scatter_add`` of ``a * source`` with the 1-D index
+    laid along ``dim`` and expanded to the source's shape."""
+    a = bound(n)
+    x, index, source = c.tensor(a["self"], n), c.tensor(a["index"], n), c.tensor(a["source"], n)
+    src_type = c.type_of(source)
+    dim = _dim(int(a["dim"]), c.rank(x))
+    if c.rank(index) != 1 or src_type.rank == 0:
+        raise c.error(n, f"unsupported op {aten_name(n.target)} with a 0-d index or source in reference")
+    line = tuple(src_type.shape[d] if d == dim else ShapeNum(1) for d in range(src_type.rank))
+    laid = c.emit(n, SpecOp.RESHAPE, [index], [("shape", line)], suffix="_index")
+    spread = c.emit(n, SpecOp.EXPAND, [laid], [("shape", src_type.shape)], suffix="_spread")
+    alpha = a.get("alpha", 1)
+    if alpha not in (1, None):
+        source = c.emit(n, SpecOp.MUL, [source, c.operand(alpha, n)], suffix="_alpha")
+    c.bind(n, c.emit(n, SpecOp.SCATTER_ADD, [x, spread, source], [("dim", dim)]))
+
+
+def _bincount(c: Converter, n: torch.fx.Node) -> None:
+    """``torch.bincount(ids, minlength=k)``: a ``scatter_add`` of ones into ``k`` zeros. Its length is
+    ``max(max(ids) + 1, k)``, a function of the values: it is ``k`` only where the task bounds the ids'
+    values to ``[0, k)``, which is required (else a located error naming the op)."""
+    a = bound(n)
+    ids = c.tensor(a["self"], n)
+    k = a.get("minlength", 0)
+    what = f"aten.bincount in reference: {c.line(n)}"
+    if a.get("weights") is not None:
+        raise c.error(n, f"unsupported op {what} (weights)")
+    ids_type = c.type_of(ids)
+    if ids_type.rank != 1 or not ids_type.dtype.is_int:
+        raise c.error(n, f"unsupported op {what} (ids of type {ids_type})")
+    bounds = c.value_range(ids)
+    fits = (
+        bounds is not None
+        and isinstance(bounds[0], ShapeNum)
+        and isinstance(bounds[1], ShapeNum)
+        and bounds[0].value >= 0
+        and 0 < bounds[1].value <= k
+    )
+    if not fits:
+        raise c.error(
+            n,
+            f"data-dependent output shape in reference: {c.line(n)} (bincount's length is max(ids) + 1 unless"
+            f" the ids come from an input declared with values in [0, minlength), minlength {k})",
+        )
+    length = n.meta["val"].shape[0]
+    if isinstance(length, torch.SymInt):
+        c.sym_map[length.node.expr] = sympy.Integer(k)  # torch's unbacked length is k at every instance
+    zeros = c.emit(n, SpecOp.FULL, [], [("shape", (ShapeNum(k),)), ("value", 0)], dtype=I64, suffix="_zeros")
+    ones = c.emit(n, SpecOp.FULL, [], [("shape", ids_type.shape), ("value", 1)], dtype=I64, suffix="_ones")
+    c.bind(n, c.emit(n, SpecOp.SCATTER_ADD, [zeros, ids, ones], [("dim", 0)]))
+
+
 def _embedding(c: Converter, n: torch.fx.Node) -> None:
     a = bound(n)
     c.bind(n, c.emit(n, SpecOp.EMBEDDING, [c.tensor(a["weight"], n), c.tensor(a["indices"], n)]))
@@ -687,6 +752,118 @@ def _full(value_name: str | None, constant: float | None = None) -> Handler:
     return handle
 
 
+def _empty(c: Converter, n: torch.fx.Node) -> None:
+    """``torch.empty``/``empty_like``/``new_empty``: zeros in the graph, marked uninitialised until writes
+    (slice assignment, ``copy_``) cover it; a read before that is a located error."""
+    typ = c.meta_type(n)
+    value: float | int | bool = False if typ.dtype.is_bool else (0.0 if typ.dtype.is_float else 0)
+    ref = c.emit(n, SpecOp.FULL, [], [("shape", typ.shape), ("value", value)], dtype=typ.dtype)
+    c.bind(n, ref)
+    c.partial[ref.name] = (None, ())
+
+
+def _base(c: Converter, n: torch.fx.Node, a: Any) -> Ref:
+    """The tensor a write goes into, which may still be partly uninitialised."""
+    v = c.env.get(a) if isinstance(a, torch.fx.Node) else None
+    return v if isinstance(v, Ref) else c.tensor(a, n)
+
+
+def _covered(written: tuple[tuple[ShapeExpr, ShapeExpr], ...], size: ShapeExpr) -> bool:
+    """Whether the ranges ``written`` cover ``[0, size)`` (chained end to start)."""
+    reached: ShapeExpr = ShapeNum(0)
+    left = list(written)
+    while not same(reached, size):
+        step = next((r for r in left if same(r[0], reached) or (as_int(r[0]) == 0 == as_int(reached))), None)
+        if step is None:
+            return False
+        left.remove(step)
+        reached = step[1]
+    return True
+
+
+def _write_range(
+    c: Converter, n: torch.fx.Node, base: Ref, src: Ref, dim: int, start: ShapeExpr, end: ShapeExpr
+) -> None:
+    """``base`` with ``[start, end)`` along ``dim`` replaced by ``src`` (of that extent): a ``cat`` of the
+    parts of ``base`` around ``src``."""
+    typ = c.type_of(base)
+    size = typ.shape[dim]
+    parts: list[Operand] = []
+    if as_int(start) != 0:
+        attrs: list[tuple[str, AttrValue]] = [("dim", dim), ("start", ShapeNum(0)), ("end", start), ("step", 1)]
+        parts.append(c.emit(n, SpecOp.SLICE, [base], attrs, suffix="_before"))
+    if c.type_of(src).dtype != typ.dtype:
+        src = c.emit(n, SpecOp.CAST, [src], dtype=typ.dtype, suffix="_cast")
+    parts.append(src)
+    if not same(end, size):
+        attrs = [("dim", dim), ("start", end), ("end", size), ("step", 1)]
+        parts.append(c.emit(n, SpecOp.SLICE, [base], attrs, suffix="_after"))
+    out = parts[0] if len(parts) == 1 else c.emit(n, SpecOp.CAT, parts, [("dim", dim)])
+    assert isinstance(out, Ref)
+    c.bind(n, out)
+    if base.name in c.partial:
+        was_dim, written = c.partial[base.name]
+        if was_dim not in (None, dim):
+            raise c.error(n, f"unsupported writes into torch.empty along dims {was_dim} and {dim} in reference")
+        now = (*written, (start, end))
+        if not _covered(now, size):
+            c.partial[out.name] = (dim, now)
+
+
+def _fill(c: Converter, n: torch.fx.Node) -> None:
+    """``x.fill_(v)`` (functionalised to ``fill``, as ``x[a:b] = 1.0`` is): every element of x written."""
+    a = bound(n)
+    typ = c.type_of(_base(c, n, a["self"]))
+    value = c.operand(a["value"], n)
+    if isinstance(value, Scalar):
+        c.bind(n, c.emit(n, SpecOp.FULL, [], [("shape", typ.shape), ("value", value.value)], dtype=typ.dtype))
+        return
+    assert isinstance(value, Ref)
+    if c.type_of(value).dtype != typ.dtype:
+        value = c.emit(n, SpecOp.CAST, [value], dtype=typ.dtype, suffix="_cast")
+    c.bind(n, c.emit(n, SpecOp.EXPAND, [value], [("shape", typ.shape)]))
+
+
+def _slice_scatter(c: Converter, n: torch.fx.Node) -> None:
+    """``x[..., a:b] = src`` (functionalised to ``slice_scatter``), with step 1."""
+    a = bound(n)
+    base = _base(c, n, a["self"])
+    typ = c.type_of(base)
+    dim = _dim(int(a.get("dim", 0)), typ.rank)
+    size = typ.shape[dim]
+    if int(a.get("step", 1)) != 1:
+        raise c.error(n, f"unsupported op aten.slice_scatter with a step in reference: {c.line(n)}")
+    start = _bound_index(c, n, a.get("start"), size, 0)
+    end = _bound_index(c, n, a.get("end"), size, -1)
+    if as_int(start) == 0 and same(end, size):
+        # the whole of x written (the outer write of x[:, a:b] = ...): x's elements are src's
+        whole = _base(c, n, a["src"])
+        if whole.name in c.tainted:
+            c.taint_read(c.tainted[whole.name])
+        c.env[n] = whole
+        return
+    src = c.tensor(a["src"], n)
+    src_type = c.type_of(src)
+    want = (*typ.shape[:dim], simplify(mk_sub(end, start)), *typ.shape[dim + 1 :])
+    if not same_shape(src_type.shape, want):
+        src = c.emit(n, SpecOp.EXPAND, [src], [("shape", want)], suffix="_src")
+    _write_range(c, n, base, src, dim, start, end)
+
+
+def _select_scatter(c: Converter, n: torch.fx.Node) -> None:
+    """``x[..., i] = src`` (functionalised to ``select_scatter``)."""
+    a = bound(n)
+    base = _base(c, n, a["self"])
+    typ = c.type_of(base)
+    dim = _dim(int(a["dim"]), typ.rank)
+    index = a["index"]
+    start = (
+        simplify(mk_add(typ.shape[dim], ShapeNum(index))) if isinstance(index, int) and index < 0 else c.size(index, n)
+    )
+    src = c.emit(n, SpecOp.UNSQUEEZE, [c.tensor(a["src"], n)], [("dim", dim)], suffix="_src")
+    _write_range(c, n, base, src, dim, start, simplify(mk_add(start, ShapeNum(1))))
+
+
 def _arange(c: Converter, n: torch.fx.Node) -> None:
     a = bound(n)
     start = a.get("start", 0)
@@ -712,7 +889,7 @@ def _triangle(op: SpecOp) -> Handler:
 def _copy(c: Converter, n: torch.fx.Node) -> None:
     """``copy(self, src)`` (a functionalised ``copy_``): src cast and broadcast to self's type."""
     a = bound(n)
-    dst, src = c.tensor(a["self"], n), c.tensor(a["src"], n)
+    dst, src = _base(c, n, a["self"]), c.tensor(a["src"], n)  # every element of dst is overwritten
     want = c.type_of(dst)
     out: Ref = src
     if c.type_of(out).dtype != want.dtype:
@@ -744,6 +921,7 @@ def _table() -> dict[str, Handler]:
     add("aten.div.Tensor aten.div.Scalar aten.divide.Tensor aten.divide.Scalar", _binary(SpecOp.DIV))
     add("aten.true_divide.Tensor aten.true_divide.Scalar", _binary(SpecOp.DIV))
     add("aten.div.Tensor_mode aten.div.Scalar_mode", _div_mode)
+    add("aten.floor_divide.default aten.floor_divide.Scalar", _binary(SpecOp.FLOOR_DIVIDE))
     add("aten.pow.Tensor_Scalar aten.pow.Tensor_Tensor", _binary(SpecOp.POW, "self", "exponent"))
     add("aten.pow.Scalar", _pow_scalar_base)
     add("aten.maximum.default aten.max.other", _binary(SpecOp.MAXIMUM))
@@ -760,6 +938,8 @@ def _table() -> dict[str, Handler]:
         _logical(SpecOp.OR),
     )
     add("aten.logical_not.default aten.bitwise_not.default", _logical(SpecOp.NOT))
+    for op in (SpecOp.ISINF, SpecOp.ISNAN, SpecOp.ISFINITE):
+        add(f"aten.{op.value}.default", _unary(op))
     add("aten.where.self aten.where.ScalarSelf aten.where.ScalarOther aten.where.Scalar", _where)
     add("aten.masked_fill.Scalar aten.masked_fill.Tensor", _masked_fill)
     add("aten.clamp.default aten.clamp.Tensor", _clamp("min", "max"))
@@ -848,6 +1028,13 @@ def _table() -> dict[str, Handler]:
     add("aten.stack.default", _join(SpecOp.STACK))
     add("aten.index_select.default", _index_select)
     add("aten.gather.default", _gather)
+    add("aten.scatter_add.default", _scatter_add)
+    add("aten.index_add.default", _index_add)
+    add("aten.bincount.default", _bincount)
+    add("aten.empty.memory_format aten.empty_like.default aten.new_empty.default", _empty)
+    add("aten.slice_scatter.default", _slice_scatter)
+    add("aten.select_scatter.default", _select_scatter)
+    add("aten.fill.Tensor", _fill)
     add("aten.embedding.default", _embedding)
     add("aten.index.Tensor", _index)
     add("aten.cumsum.default", _cumsum)

@@ -247,6 +247,7 @@ NUMERIC_RULES: dict[SpecOp, NumericRule] = {
     SpecOp.SUB: _binary(lambda a, b: a - b),
     SpecOp.MUL: _binary(lambda a, b: a * b),
     SpecOp.DIV: _binary(lambda a, b: _t(a) / b),
+    SpecOp.FLOOR_DIVIDE: _binary(lambda a, b: torch.div(_t(a), _t(b), rounding_mode="floor")),
     SpecOp.POW: _binary(lambda a, b: a**b),
     SpecOp.MAXIMUM: _maxmin(torch.maximum),
     SpecOp.MINIMUM: _maxmin(torch.minimum),
@@ -259,6 +260,9 @@ NUMERIC_RULES: dict[SpecOp, NumericRule] = {
     SpecOp.AND: _binary(lambda a, b: torch.logical_and(_t(a), _t(b))),
     SpecOp.OR: _binary(lambda a, b: torch.logical_or(_t(a), _t(b))),
     SpecOp.NOT: lambda node, a, ctx: torch.logical_not(_t(a[0])),
+    SpecOp.ISINF: lambda node, a, ctx: torch.isinf(_t(a[0])),
+    SpecOp.ISNAN: lambda node, a, ctx: torch.isnan(_t(a[0])),
+    SpecOp.ISFINITE: lambda node, a, ctx: torch.isfinite(_t(a[0])),
     SpecOp.WHERE: lambda node, a, ctx: torch.where(_t(a[0]), _t(a[1]), _t(a[2])),
     SpecOp.CLAMP: _clamp,
     SpecOp.NEG: lambda node, a, ctx: -_t(a[0]),
@@ -309,6 +313,9 @@ NUMERIC_RULES: dict[SpecOp, NumericRule] = {
         _t(a[0]), node.attr("dim"), _t(a[1]).long().reshape(-1)
     ),
     SpecOp.GATHER: lambda node, a, ctx: torch.gather(_t(a[0]), node.attr("dim"), _t(a[1]).long()),
+    SpecOp.SCATTER_ADD: lambda node, a, ctx: torch.scatter_add(
+        _t(a[0]), node.attr("dim"), _t(a[1]).long(), _t(a[2]).to(_t(a[0]).dtype)
+    ),
     SpecOp.EMBEDDING: lambda node, a, ctx: _t(a[0])[_t(a[1]).long()],
     SpecOp.CUMSUM: lambda node, a, ctx: torch.cumsum(_t(a[0]), node.attr("dim")),
     SpecOp.CROSS_ENTROPY: _cross_entropy,

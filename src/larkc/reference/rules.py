@@ -458,6 +458,18 @@ def _gather(node: SpecNode, args: list[ArgType]) -> ValueType:
     return ValueType(index.shape, x.dtype)
 
 
+def _scatter_add(node: SpecNode, args: list[ArgType]) -> ValueType:
+    x, index, src = _tensor(args, 0, "x"), _tensor(args, 1, "index"), _tensor(args, 2, "src")
+    _index_dtype(index, "scatter_add")
+    dim = node.attr("dim")
+    _check_dims((dim,), x.rank)
+    if not index.rank == src.rank == x.rank:
+        raise ReferenceError_(f"scatter_add of ranks x {x.rank}, index {index.rank}, src {src.rank}")
+    if src.dtype != x.dtype:
+        raise ReferenceError_(f"scatter_add of a {src.dtype} src into a {x.dtype} tensor")
+    return x
+
+
 def _embedding(node: SpecNode, args: list[ArgType]) -> ValueType:
     w, idx = _tensor(args, 0, "weight"), _tensor(args, 1, "indices")
     _index_dtype(idx, "embedding")
@@ -517,6 +529,7 @@ TYPE_RULES: dict[SpecOp, TypeRule] = {
     SpecOp.SUB: _elementwise(promote),
     SpecOp.MUL: _elementwise(promote),
     SpecOp.DIV: _elementwise(_div_dtype),
+    SpecOp.FLOOR_DIVIDE: _elementwise(promote),
     SpecOp.POW: _elementwise(promote),
     SpecOp.MAXIMUM: _elementwise(promote),
     SpecOp.MINIMUM: _elementwise(promote),
@@ -529,6 +542,9 @@ TYPE_RULES: dict[SpecOp, TypeRule] = {
     SpecOp.AND: _bool_only,
     SpecOp.OR: _bool_only,
     SpecOp.NOT: _bool_only,
+    SpecOp.ISINF: _same_as_x(lambda t: BOOL),
+    SpecOp.ISNAN: _same_as_x(lambda t: BOOL),
+    SpecOp.ISFINITE: _same_as_x(lambda t: BOOL),
     SpecOp.WHERE: _where,
     SpecOp.CLAMP: _clamp,
     SpecOp.NEG: _same_as_x(),
@@ -577,6 +593,7 @@ TYPE_RULES: dict[SpecOp, TypeRule] = {
     SpecOp.STACK: _stack,
     SpecOp.INDEX_SELECT: _index_select,
     SpecOp.GATHER: _gather,
+    SpecOp.SCATTER_ADD: _scatter_add,
     SpecOp.EMBEDDING: _embedding,
     SpecOp.CUMSUM: _along_dim,
     SpecOp.CROSS_ENTROPY: _cross_entropy,

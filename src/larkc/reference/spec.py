@@ -56,6 +56,7 @@ class SpecOp(enum.Enum):
     SUB = "sub"  # a - b
     MUL = "mul"  # a * b
     DIV = "div"  # a / b, true division (integers give floats)
+    FLOOR_DIVIDE = "floor_divide"  # floor(a / b): Python's // (rounds toward -inf, not C's toward 0)
     POW = "pow"  # a ** b
     MAXIMUM = "maximum"  # elementwise max(a, b)
     MINIMUM = "minimum"  # elementwise min(a, b)
@@ -69,6 +70,9 @@ class SpecOp(enum.Enum):
     AND = "and"  # logical and of bool tensors (torch's & on bools)
     OR = "or"  # logical or of bool tensors (torch's | on bools)
     NOT = "not"  # logical not of a bool tensor (torch's ~ on bools)
+    ISINF = "isinf"  # x is +inf or -inf (bool)
+    ISNAN = "isnan"  # x is NaN (bool)
+    ISFINITE = "isfinite"  # x is neither an infinity nor NaN (bool)
     # selection
     WHERE = "where"  # cond ? a : b
     CLAMP = "clamp"  # min(max(x, lo), hi); lo or hi may be absent
@@ -126,6 +130,7 @@ class SpecOp(enum.Enum):
     INDEX_SELECT = "index_select"  # x's entries along dim at the positions in a 1-D index tensor
     GATHER = "gather"  # out[..i..] = x[..index[..i..]..] along dim
     EMBEDDING = "embedding"  # weight[indices]: one weight row per index
+    SCATTER_ADD = "scatter_add"  # x, plus src[..i..] added at x[..index[..i..]..] along dim (index_add)
     # scans and losses
     CUMSUM = "cumsum"  # inclusive prefix sum along dim
     CROSS_ENTROPY = "cross_entropy"  # -log_softmax(logits)[target] with class-index targets; reduction
@@ -161,6 +166,7 @@ OP_SIGNATURES: dict[SpecOp, OpSignature] = {
             SpecOp.SUB,
             SpecOp.MUL,
             SpecOp.DIV,
+            SpecOp.FLOOR_DIVIDE,
             SpecOp.POW,
             SpecOp.MAXIMUM,
             SpecOp.MINIMUM,
@@ -175,6 +181,9 @@ OP_SIGNATURES: dict[SpecOp, OpSignature] = {
         )
     },
     SpecOp.NOT: _UNARY,
+    SpecOp.ISINF: _UNARY,
+    SpecOp.ISNAN: _UNARY,
+    SpecOp.ISFINITE: _UNARY,
     SpecOp.WHERE: OpSignature(("cond", "a", "b")),
     SpecOp.CLAMP: OpSignature(("x", "lo", "hi")),
     **{
@@ -229,6 +238,7 @@ OP_SIGNATURES: dict[SpecOp, OpSignature] = {
     SpecOp.INDEX_SELECT: OpSignature(("x", "index"), ("dim",)),
     SpecOp.GATHER: OpSignature(("x", "index"), ("dim",)),
     SpecOp.EMBEDDING: OpSignature(("weight", "indices")),
+    SpecOp.SCATTER_ADD: OpSignature(("x", "index", "src"), ("dim",)),
     SpecOp.CUMSUM: OpSignature(("x",), ("dim",)),
     SpecOp.CROSS_ENTROPY: OpSignature(("logits", "target"), ("reduction", "ignore_index")),
     SpecOp.FULL: OpSignature((), ("shape", "value")),

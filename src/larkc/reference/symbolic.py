@@ -638,6 +638,30 @@ def _gather_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext)
     return out
 
 
+def _scatter_add_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+    """Each output element is ``x`` there plus every ``src`` element whose index lands there: directly for
+    a constant index, else as ``select(index == j, src, 0)`` at every position ``j`` along ``dim`` (an
+    index outside ``[0, size)`` adds nothing; torch raises)."""
+    x, idx, src = _arr(a[0]), _arr(a[1]), _arr(a[2])
+    dim = node.attr("dim")
+    size = x.shape[dim]
+    parts: dict[tuple[int, ...], list[Poly]] = {}
+    for pos in np.ndindex(*idx.shape):
+        i, s = real(_at(idx, pos)), real(_at(src, pos))
+        if i.is_const:
+            if i.const.denominator != 1 or not 0 <= i.const < size:
+                raise ReferenceError_(f"scatter_add index {i.const} out of range [0, {size})")
+            parts.setdefault((*pos[:dim], int(i.const), *pos[dim + 1 :]), []).append(s)
+            continue
+        for j in range(size):
+            hit = tm.select(tm.compare("==", i, tm.const(j)), s, tm.ZERO)
+            parts.setdefault((*pos[:dim], j, *pos[dim + 1 :]), []).append(hit)
+    out = np.empty(x.shape, dtype=object)
+    for pos in np.ndindex(*x.shape):
+        out[pos] = tm.add(real(_at(x, pos)), *parts.get(pos, ()))
+    return out
+
+
 def _embedding_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
     weight, indices = a[0], a[1]
     assert weight is not None and indices is not None
@@ -734,6 +758,33 @@ def _bool_elementwise(fn: Callable[..., Term]) -> SymbolicRule:
     return _elementwise(fn, truth)
 
 
+def _floor_div(a: Poly, b: Poly) -> Poly:
+    """``floor(a / b)`` (torch's ``//``): the truncated quotient, one less where truncation rounded up
+    (a negative non-integer quotient). The division records ``b != 0``."""
+    q = _div(a, b)
+    t = tm.apply(Fn.TRUNC, q)
+    return tm.select(tm.compare("<", q, t), tm.sub(t, tm.ONE), t)
+
+
+def _classify(kind: SpecOp) -> SymbolicRule:
+    """``isinf``/``isnan``/``isfinite``: decided for every element, since a term is a finite real for
+    every input and a non-finite value says which one it is."""
+
+    def test(x: Value) -> BoolTerm:
+        if not isinstance(x, NonFinite):
+            return tm.TRUE if kind is SpecOp.ISFINITE else tm.FALSE
+        if kind is SpecOp.ISINF:
+            return tm.TRUE if x is not NonFinite.NAN else tm.FALSE
+        if kind is SpecOp.ISNAN:
+            return tm.TRUE if x is NonFinite.NAN else tm.FALSE
+        return tm.FALSE
+
+    def rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
+        return _map(test, _arr(a[0]))
+
+    return rule
+
+
 def _compare(op: str) -> SymbolicRule:
     return _elementwise(lambda x, y: tm.compare(op, x, y), ext=lambda x, y: ext_compare(op, x, y))
 
@@ -745,6 +796,7 @@ SYMBOLIC_RULES: dict[SpecOp, SymbolicRule] = {
     SpecOp.SUB: _elementwise(tm.sub, ext=lambda x, y: ext_add(x, ext_neg(y))),
     SpecOp.MUL: _elementwise(tm.mul, ext=ext_mul),
     SpecOp.DIV: _elementwise(_div, ext=ext_div),
+    SpecOp.FLOOR_DIVIDE: _elementwise(_floor_div),
     SpecOp.POW: _elementwise(_pow),
     SpecOp.MAXIMUM: _elementwise(tm.maximum, ext=lambda x, y: ext_extremum([x, y], True)),
     SpecOp.MINIMUM: _elementwise(tm.minimum, ext=lambda x, y: ext_extremum([x, y], False)),
@@ -757,6 +809,9 @@ SYMBOLIC_RULES: dict[SpecOp, SymbolicRule] = {
     SpecOp.AND: _bool_elementwise(tm.logical_and),
     SpecOp.OR: _bool_elementwise(tm.logical_or),
     SpecOp.NOT: _bool_elementwise(tm.logical_not),
+    SpecOp.ISINF: _classify(SpecOp.ISINF),
+    SpecOp.ISNAN: _classify(SpecOp.ISNAN),
+    SpecOp.ISFINITE: _classify(SpecOp.ISFINITE),
     SpecOp.WHERE: _where_rule,
     SpecOp.CLAMP: _clamp_rule,
     SpecOp.NEG: _unary(tm.neg, ext_neg),
@@ -805,6 +860,7 @@ SYMBOLIC_RULES: dict[SpecOp, SymbolicRule] = {
     SpecOp.STACK: _join_rule,
     SpecOp.INDEX_SELECT: _index_select_rule,
     SpecOp.GATHER: _gather_rule,
+    SpecOp.SCATTER_ADD: _scatter_add_rule,
     SpecOp.EMBEDDING: _embedding_rule,
     SpecOp.CUMSUM: lambda node, a, ctx: _along(_arr(a[0]), node.attr("dim"), _cumsum_line),
     SpecOp.CROSS_ENTROPY: _cross_entropy_rule,

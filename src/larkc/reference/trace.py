@@ -663,6 +663,35 @@ class Converter:
     env: dict[torch.fx.Node, Any] = field(default_factory=dict)  # Operand, or a tuple for tuple results
     used: set[str] = field(default_factory=set)
     assumptions: list[ShapeExpr] = field(default_factory=list)
+    #: the task's ``[low, high)`` bound on the values of an integer input, by input name
+    value_ranges: dict[str, tuple[ShapeExpr, ShapeExpr]] = field(default_factory=dict)
+    #: values with uninitialised elements (``torch.empty`` not yet fully written): name -> the dim the
+    #: writes run along (``None`` before the first) and the ``[start, end)`` ranges written so far
+    partial: dict[str, tuple[int | None, tuple[tuple[ShapeExpr, ShapeExpr], ...]]] = field(default_factory=dict)
+    #: values computed from uninitialised elements: name -> the error at the first such read, raised when
+    #: the value reaches an output (values that reach none are dead code)
+    tainted: dict[str, ReferenceError_] = field(default_factory=dict)
+    _read_uninitialised: ReferenceError_ | None = None
+
+    def value_range(self, ref: Ref) -> tuple[ShapeExpr, ShapeExpr] | None:
+        """The declared bound on the values of ``ref``: an input's, or that of the input it was laid out
+        from (ops that only move or repeat values, and casts between integer types)."""
+        moves = {
+            SpecOp.RESHAPE, SpecOp.PERMUTE, SpecOp.TRANSPOSE, SpecOp.SLICE, SpecOp.SELECT,
+            SpecOp.SQUEEZE, SpecOp.UNSQUEEZE, SpecOp.EXPAND,
+        }  # fmt: skip
+        name = ref.name
+        while name not in self.value_ranges:
+            node = next((n for n in self.nodes if n.name == name), None)
+            if node is None or not isinstance(node.args[0], Ref):
+                return None
+            source = node.args[0]
+            if node.op is SpecOp.CAST and not (node.dtype.is_int and self.types[source.name].dtype.is_int):
+                return None
+            if node.op is not SpecOp.CAST and node.op not in moves:
+                return None
+            name = source.name
+        return self.value_ranges[name]
 
     # names, spans, types --------------------------------------------------------------------------
 
@@ -692,6 +721,34 @@ class Converter:
 
     def error(self, node: torch.fx.Node, message: str) -> ReferenceError_:
         return ReferenceError_(message, self.span(node))
+
+    def _pending_read(self) -> ReferenceError_ | None:
+        """The uninitialised read recorded while the current node was converted (set by :meth:`operand`)."""
+        return self._read_uninitialised
+
+    def taint_read(self, error: ReferenceError_) -> None:
+        """Record that the node being converted read uninitialised elements (reported by ``error``)."""
+        if self._read_uninitialised is None:
+            self._read_uninitialised = error
+
+    def _taint(self, node: torch.fx.Node, error: ReferenceError_) -> None:
+        """Mark the results of ``node``, which read uninitialised elements, unless they are the partly
+        written tensor itself (whose coverage :attr:`partial` tracks)."""
+        result = self.env.get(node)
+        for r in result if isinstance(result, tuple) else (result,):
+            if isinstance(r, Ref) and r.name not in self.partial:
+                self.tainted.setdefault(r.name, error)
+
+    def uninitialised(self, node: torch.fx.Node, value: Ref) -> ReferenceError_:
+        dim, written = self.partial[value.name]
+        what = (
+            "none of it was written"
+            if not written
+            else f"along dim {dim} only {', '.join(f'[{fmt(s)}, {fmt(e)})' for s, e in written)} were written"
+        )
+        return self.error(
+            node, f"the reference reads uninitialised memory (torch.empty): {what}: {_line_text(self.span(node))}"
+        )
 
     def size(self, value: Any, node: torch.fx.Node) -> ShapeExpr:
         """A size (int, SymInt, or an fx node computing one) as a shape expression over task symbols."""
@@ -737,6 +794,8 @@ class Converter:
             return Absent()
         if isinstance(a, torch.fx.Node):
             v = self.env.get(a)
+            if isinstance(v, Ref) and (v.name in self.partial or v.name in self.tainted):
+                self.taint_read(self.tainted.get(v.name) or self.uninitialised(node, v))
             if isinstance(v, Ref | Scalar | Absent):
                 return v
             if v is not None:
@@ -840,6 +899,8 @@ class Converter:
                     (arg.spec.low, arg.spec.high) if arg.spec.low is not None and arg.spec.high is not None else None
                 )
                 inputs.append(SpecInput(arg.name, typ, self.ref.span, bounds))
+                if bounds is not None:
+                    self.value_ranges[arg.name] = bounds
                 self.types[arg.name] = typ
                 self.env[ph] = Ref(arg.name)
                 continue
@@ -880,10 +941,14 @@ class Converter:
             if handler is None:
                 line = _line_text(self.span(node))
                 raise self.error(node, f"unsupported op {key} in reference" + (f": {line}" if line else ""))
+            self._read_uninitialised = None
             try:
                 handler(self, node)
             except ReferenceError_ as e:
                 raise e.with_span(self.span(node)) from None
+            read = self._pending_read()
+            if read is not None:
+                self._taint(node, read)
 
         outputs: list[str] = []
         output_node = next(n for n in ep.graph.nodes if n.op == "output")
@@ -893,6 +958,11 @@ class Converter:
                 continue  # a mutated input or buffer: the spec is what the reference returns
             if not isinstance(value, torch.fx.Node) or not isinstance(self.env.get(value), Ref):
                 raise ReferenceError_(f"the reference returns a non-tensor value ({value!r})", self.ref.span)
+            name = self.env[value].name
+            if name in self.tainted:
+                raise self.tainted[name]
+            if name in self.partial:
+                raise self.uninitialised(value, self.env[value])
             outputs.append(self.env[value].name)
         return inputs, params, outputs
 

@@ -832,6 +832,9 @@ class SymbolicDomain:
                 raise SymbolicUnsupported(f"math function {fn.value} of {len(args)} arguments", self.span)
 
     def _fmath1(self, fn: MathFn, x: int) -> int:
+        if x == UNDEF and fn in (MathFn.ISNAN, MathFn.ISINF, MathFn.ISFINITE):
+            # a truth value like a comparison of an undefined value: unknown, not a number
+            return self.id(tm.compare("!=", self.fresh(UNDEFINED), tm.ZERO))
         if x == UNDEF:
             return UNDEF
         if fn in (MathFn.ISNAN, MathFn.ISINF, MathFn.ISFINITE):
