@@ -16,7 +16,7 @@ import torch
 
 from larkc.cli import main
 from larkc.errors import ReferenceError_
-from larkc.reference import SpecOp, evaluate, trace_reference
+from larkc.reference import SpecOp, evaluate, evaluate_symbolic, trace_reference
 
 NUM_EXPERTS = 8
 
@@ -154,3 +154,46 @@ def test_uninitialised_read_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["trace", str(path)]) == 2
     err = capsys.readouterr().err
     assert "ref.py:5:5: error: the reference reads uninitialised memory (torch.empty)" in err
+
+
+def _merge_states(
+    v_a: torch.Tensor, lse_a: torch.Tensor, v_b: torch.Tensor, lse_b: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    # attention-state merge as serving frameworks' tests write it: +inf marks an empty state
+    lse_a[lse_a == torch.inf] = -torch.inf
+    lse_b[lse_b == torch.inf] = -torch.inf
+    m = torch.maximum(lse_a, lse_b)
+    ea, eb = torch.exp(lse_a - m), torch.exp(lse_b - m)
+    s = ea + eb
+    return v_a * (ea / s).unsqueeze(2) + v_b * (eb / s).unsqueeze(2), torch.log(s) + m
+
+
+def test_bool_mask_assignment_is_a_where() -> None:
+    """``x[x == inf] = -inf`` (functionalised ``index_put`` with a bool mask) traces as ``where``; it was an
+    unsupported op. Terms are finite, so the mask is false everywhere in the symbolic evaluation."""
+    inputs = {"v_a": "f32[t, h, d]", "lse_a": "f32[t, h]", "v_b": "f32[t, h, d]", "lse_b": "f32[t, h]"}
+    graph = trace_reference(_merge_states, inputs, symbols=["t", "h", "d"])
+    assert SpecOp.WHERE in graph.ops()
+    lse_a = torch.randn(3, 2, dtype=torch.float64)
+    lse_a[0, 1] = torch.inf
+    args = {
+        "v_a": torch.randn(3, 2, 4, dtype=torch.float64),
+        "lse_a": lse_a,
+        "v_b": torch.randn(3, 2, 4, dtype=torch.float64),
+        "lse_b": torch.randn(3, 2, dtype=torch.float64),
+    }
+    got = evaluate(graph, {k: v.clone() for k, v in args.items()})
+    want = _merge_states(*(v.clone() for v in args.values()))
+    for g, w in zip(got, want, strict=True):
+        torch.testing.assert_close(g, w)
+    terms = evaluate_symbolic(graph, {"t": 1, "h": 1, "d": 2})
+    assert all(t.dtype.is_float for t in terms)
+
+
+def test_other_index_put_is_a_located_error() -> None:
+    def scatter_rows(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        x[idx] = 0.0
+        return x
+
+    with pytest.raises(ReferenceError_, match=r"unsupported op aten.index_put \(other than x\[bool mask\] = scalar\)"):
+        trace_reference(scatter_rows, {"x": "f32[n]", "idx": "i64[k] in [0, n)"}, symbols=["n", "k"])

@@ -810,6 +810,30 @@ def _write_range(
             c.partial[out.name] = (dim, now)
 
 
+def _index_put(c: Converter, n: torch.fx.Node) -> None:
+    """``x[mask] = v`` with one bool mask of x's shape and a single value (functionalised ``index_put``):
+    ``where(mask, v, x)``, as ``masked_fill`` is. Other index forms stay a located error."""
+    a = bound(n)
+    x = _base(c, n, a["self"])
+    indices = [t for t in a["indices"] if t is not None]
+    mask = c.tensor(indices[0], n) if len(indices) == 1 and len(a["indices"]) == 1 else None
+    value = c.tensor(a["values"], n)
+    ok = (
+        mask is not None
+        and c.type_of(mask).dtype == BOOL
+        and same_shape(c.type_of(mask).shape, c.type_of(x).shape)
+        and all(as_int(d) == 1 for d in c.type_of(value).shape)
+        and not a.get("accumulate", False)
+    )
+    if not ok or mask is None:
+        raise c.error(n, f"unsupported op aten.index_put (other than x[bool mask] = scalar) in reference: {c.line(n)}")
+    if x.name in c.partial:
+        raise c.uninitialised(n, x)
+    if c.type_of(value).rank:
+        value = c.emit(n, SpecOp.RESHAPE, [value], [("shape", ())], suffix="_value")
+    c.bind(n, c.emit(n, SpecOp.WHERE, [mask, value, x]))
+
+
 def _fill(c: Converter, n: torch.fx.Node) -> None:
     """``x.fill_(v)`` (functionalised to ``fill``, as ``x[a:b] = 1.0`` is): every element of x written."""
     a = bound(n)
@@ -1035,6 +1059,7 @@ def _table() -> dict[str, Handler]:
     add("aten.slice_scatter.default", _slice_scatter)
     add("aten.select_scatter.default", _select_scatter)
     add("aten.fill.Tensor", _fill)
+    add("aten.index_put.default", _index_put)
     add("aten.embedding.default", _embedding)
     add("aten.index.Tensor", _index)
     add("aten.cumsum.default", _cumsum)
