@@ -135,8 +135,9 @@ def logicalNot (x : Tensor) : Tensor :=
 /-! ## Floating-point classification (results `0`/`1`)
 
 Every entry of a tensor here is a real number: the lowering refuses infinities and NaN (a spec whose
-values are not all real has no Lean form), so these are constant. Where torch would produce an
-infinity through a junk value (`x / 0`), the spec's side conditions exclude it. -/
+values are not all real has no Lean form), so these are constant. Junk: where torch computes an
+infinity or NaN from finite operands (`x / 0`, `Real.log 0`), `ℝ` has a finite junk value and these
+say finite, while torch says otherwise. -/
 
 /-- `torch.isinf`: `0`, since no real number is infinite. -/
 def isinf (_x : Tensor) : Tensor :=
