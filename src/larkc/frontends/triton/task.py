@@ -25,7 +25,7 @@ from larkc.errors import TaskError
 from larkc.frontends.triton import parse_triton
 from larkc.frontends.triton.config import apply_heuristics, autotune_configs, heuristic_names, heuristic_shape_exprs
 from larkc.frontends.triton.lower import _is_constexpr_annotation
-from larkc.frontends.triton.source import SourceFile, read_source
+from larkc.frontends.triton.source import SourceFile, kernel_source, read_source
 from larkc.frontends.triton.values import DTYPES, ConstValue, DType
 from larkc.ir.nodes import Module
 from larkc.ir.types import BOOL, F32, I32, I64, AddressSpace, PointerType, Type
@@ -48,7 +48,7 @@ def _params(src: SourceFile, kernel: str) -> tuple[list[str], list[str]]:
 def specialisations(task: Task) -> list[dict[str, ConstValue]]:
     """The constexpr values fixed by the kernel's ``@triton.autotune`` configurations (one empty mapping
     when it is not autotuned): the task holds for each of them."""
-    src = read_source(task.source)
+    src = kernel_source(read_source(task.source), task.kernel)
     if task.kernel not in src.functions:
         raise TaskError(f"task {task.name}: no @triton.jit function {task.kernel} in {task.source}")
     configs = autotune_configs(src, task.kernel)
@@ -68,7 +68,7 @@ def triton_arguments(
 ) -> tuple[dict[str, Type], dict[str, ConstValue], dict[str, Any]]:
     """For ``instance`` (and an autotune ``config``): the IR type of each run-time parameter, the value of
     each constexpr, and the scalar value of each run-time parameter that is not a tensor."""
-    src = read_source(task.source)
+    src = kernel_source(read_source(task.source), task.kernel)
     if task.kernel not in src.functions:
         names = ", ".join(src.order) or "none"
         raise TaskError(f"task {task.name}: no @triton.jit function {task.kernel} in {task.source} ({names})")
@@ -171,7 +171,7 @@ def heuristic_exprs(task: Task, config: Mapping[str, object] | None = None) -> d
     ``config``: ``args[name]`` of an argument bound to a shape expression is that expression, of an
     integer constexpr of the configuration or an integer scalar binding its number. Empty without
     heuristics; a heuristic outside the shape language is a located :class:`LarkcError`."""
-    src = read_source(task.source)
+    src = kernel_source(read_source(task.source), task.kernel)
     if not heuristic_names(src, task.kernel):
         return {}
     bound: dict[str, ShapeExpr] = {}
