@@ -7,7 +7,8 @@ each ``tl.constexpr`` parameter: an integer or shape expression (``"next_pow2(d)
 scalar. A :class:`~larkc.tasks.ScalarExpr` is a float (``f32``, as Triton types a Python float), and a
 parameter bound to ``None`` (:class:`~larkc.tasks.NullArg`) is the constexpr ``None``, as Triton
 specialises a ``None`` argument (``if bias_ptr is not None:`` is decided when lowering); a dtype-valued
-constexpr is given in ``template_args`` (``{"DTYPE": "float16"}``). A constexpr
+constexpr is given in ``template_args`` (``{"DTYPE": "float16"}``), and so is a string constexpr
+(``{"reduction": "mean"}``: a string that names no dtype). A constexpr
 of an ``@triton.autotune`` configuration or computed by ``@triton.heuristics`` needs no binding: every
 configuration is a specialisation (:func:`specialisations`).
 
@@ -110,10 +111,15 @@ def triton_arguments(
         if p in values:
             continue
         if p in dtype_args:
-            name = str(dtype_args[p]).removeprefix("tl.")
-            if name not in DTYPES:
-                raise TaskError(f"task {task.name}: template_args[{p!r}] must be a Triton dtype, got {name!r}")
-            values[p] = DType(DTYPES[name])
+            given = dtype_args[p]
+            if not isinstance(given, str):
+                raise TaskError(
+                    f"task {task.name}: template_args[{p!r}] must be a Triton dtype or a string, got {given!r}"
+                )
+            name = given.removeprefix("tl.")
+            # a dtype's name is the dtype; any other string is a string constexpr (`reduction="mean"`), as
+            # Triton specialises a str argument
+            values[p] = DType(DTYPES[name]) if name in DTYPES else given
             continue
         b = task.binding(p)
         match b:
