@@ -138,3 +138,31 @@ def test_launchers_of_made_kernels_and_string_constexprs_give_tasks() -> None:
         )
         assert task.template_args == {"reduction": reduction}
         assert run_task(task, seeds=1, write_replay=False).ok
+
+
+def test_autotune_configs_from_a_sibling_module_helper() -> None:
+    """`triton.autotune(configs=get_scale_configs(), prune_configs_by=...)(_scale_kernel)` with the helper
+    in `.autotuning` (defaults from module constants, `is None`, `isinstance`, `dict(...)`): every
+    configuration is verified, the pruned ones too (pruning only drops configurations at run time)."""
+    kernels = LIBS / "actlib" / "kernels"
+    src = read_source(kernels / "scale.py")
+    configs = autotune_configs(src, "_autotuned_scale_kernel")
+    assert [dict(c.constexprs) for c in configs] == [
+        {"BLOCK_SIZE": 32, "USE_FAST": False},
+        {"BLOCK_SIZE": 32, "USE_FAST": False},
+        {"BLOCK_SIZE": 64, "USE_FAST": False},
+        {"BLOCK_SIZE": 64, "USE_FAST": False},
+    ]
+    task = Task(
+        source=kernels / "scale.py",
+        kernel="_autotuned_scale_kernel",
+        reference=lambda x: 2 * x,
+        inputs={"x": "f32[n]"},
+        outputs={"y": "f32[n]"},
+        bindings={"y": "y", "x": "x", "n_elements": "n"},
+        symbols=["n"],
+        instances=[{"n": 100}, {"n": 33}],
+        grid=["cdiv(n, BLOCK_SIZE)"],
+        block=[1],
+    )
+    assert run_task(task, seeds=1, write_replay=False).ok

@@ -70,6 +70,10 @@ _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.LtE: operator.le,
     ast.Gt: operator.gt,
     ast.GtE: operator.ge,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
 }
 
 
@@ -90,7 +94,11 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "enumerate": lambda a: list(enumerate(a)),
     "itertools.product": lambda *a: list(itertools.product(*a)),
     "product": lambda *a: list(itertools.product(*a)),
+    "isinstance": isinstance,
 }
+
+#: Builtin types a helper may name (``isinstance(val, list)``).
+_TYPES: dict[str, type] = {"list": list, "tuple": tuple, "int": int, "float": float, "bool": bool, "str": str}
 
 #: The most statements a helper function building configurations may run (loops included).
 _HELPER_STEPS = 100_000
@@ -130,6 +138,8 @@ class _Evaluator:
                     return self.names[name]
                 if name in self.src.constants:
                     return self.eval(self.src.constants[name])
+                if name in _TYPES:
+                    return _TYPES[name]
                 raise LarkcError(f"name {name} is not defined", span_of(e, self.src.file))
             case ast.List(elts=elts) | ast.Tuple(elts=elts):
                 items = [self.eval(x) for x in elts]
@@ -170,6 +180,8 @@ class _Evaluator:
                 helper = self.helper(func)
                 if helper is not None:
                     return self.call_helper(*helper, e)
+                if name == "dict" and not args and all(k.arg is not None for k in keywords):
+                    return {k.arg: self.eval(k.value) for k in keywords}
                 fn = _FUNCTIONS.get(name)
                 if fn is None or keywords:
                     raise self.fail(e)
