@@ -602,7 +602,7 @@ def _module_path(e: ast.expr, env: Mapping[str, _Binding]) -> str | None:
 
 def _bound_names(s: ast.stmt) -> Iterator[str]:
     for node in ast.walk(s):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
             yield node.id
         elif isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef) and node is not s:
             yield node.name
