@@ -166,3 +166,20 @@ def test_autotune_configs_from_a_sibling_module_helper() -> None:
         block=[1],
     )
     assert run_task(task, seeds=1, write_replay=False).ok
+
+
+def test_one_expression_wrappers_and_jit_imported_by_name(tmp_path: Path) -> None:
+    """`k = triton.heuristics({...})(jit(_k))` with `from triton import jit`, and `@tjit` for `from triton
+    import jit as tjit`: both are jit functions, the first with its heuristic."""
+    (tmp_path / "k.py").write_text(
+        "import triton\nimport triton.language as tl\nfrom triton import jit\nfrom triton import jit as tjit\n\n"
+        "def _k(x, EVEN: tl.constexpr):\n    tl.store(x, 1.0)\n\n"
+        "k = triton.heuristics({'EVEN': lambda args: args['n'] % 2 == 0})(jit(_k))\n\n"
+        "@tjit\ndef helper(x):\n    return x\n"
+    )
+    src = read_source(tmp_path / "k.py")
+    assert src.order == ["k", "_k", "helper"]  # by the line of the function, the binding first
+    assert [d.func.attr for d in src.decorators["k"]] == ["heuristics"]  # type: ignore[attr-defined]
+    assert src.decorators["_k"] == src.decorators["k"]  # the name a launcher records
+    module = parse_triton(tmp_path / "k.py", kernel="k", params={"x": P}, constexprs={"EVEN": True})
+    assert module.functions[-1].name == "k"
