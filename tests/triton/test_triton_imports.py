@@ -169,3 +169,45 @@ def test_a_name_only_one_undecided_branch_binds_is_an_error_where_used() -> None
             kernel="k",
             params={"x": P},
         )
+
+
+def _gelu_and_mul_reference(x: torch.Tensor) -> torch.Tensor:
+    n = x.shape[1] // 2
+    return torch.nn.functional.gelu(x[:, :n], approximate="tanh") * x[:, n:]
+
+
+def test_python_math_on_compile_time_values() -> None:
+    """LightLLM's `_kAlpha = triton.language.constexpr(math.sqrt(2.0 / math.pi))`: Python's math module
+    computes module constants (in double precision, as at import)."""
+    task = Task(
+        source=LIBS / "gelu_and_mul.py",
+        kernel="_gelu_and_mul_kernel",
+        reference=_gelu_and_mul_reference,
+        inputs={"x": "f32[m, 2 * n]"},
+        outputs={"y": "f32[m, n]"},
+        bindings={
+            "input_ptr": "x",
+            "output_ptr": "y",
+            "stride_m": "2 * n",
+            "size_m": "m",
+            "size_n": "n",
+            "BLOCK_M": 8,
+            "BLOCK_N": 16,
+        },
+        symbols=["m", "n"],
+        instances=[{"m": 3, "n": 20}, {"m": 9, "n": 33}],
+        grid=["cdiv(m, 8)", "cdiv(n, 16)"],
+        block=[1],
+    )
+    assert run_task(task, seeds=1, write_replay=False).ok
+
+
+def test_python_math_on_a_run_time_value_is_located() -> None:
+    with pytest.raises(LarkcError, match=r"k.py:6:17: error: unsupported math.sqrt\(\) on run-time values"):
+        parse_triton(
+            text="import math\nimport triton\nimport triton.language as tl\n@triton.jit\n"
+            "def k(x):\n    tl.store(x, math.sqrt(tl.load(x)))\n",
+            file="k.py",
+            kernel="k",
+            params={"x": P},
+        )

@@ -23,6 +23,7 @@ Anything outside this subset raises :class:`~larkc.errors.UnsupportedError` at t
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -282,6 +283,8 @@ class KernelLowering:
             return src.namespaces[name]
         if name in src.members:
             m = src.members[name]
+            if m.kind is NamespaceKind.PYMATH:
+                return self.attribute(Namespace(m.kind), m.name, span)
             return BuiltinRef(m.kind, m.name)
         if name in src.functions:
             return src.functions[name]
@@ -652,6 +655,10 @@ class KernelLowering:
 
     def attribute(self, base: AnyValue, attr: str, span: Span) -> AnyValue:
         match base:
+            case Namespace(kind=NamespaceKind.PYMATH):
+                if attr in _PY_MATH_CONSTANTS:
+                    return Constexpr(_PY_MATH_CONSTANTS[attr])
+                return BuiltinRef(NamespaceKind.PYMATH, f"pymath.{attr}")
             case Namespace(kind=kind):
                 if kind is NamespaceKind.TL and attr in ("math",):
                     return Namespace(NamespaceKind.MATH)
@@ -1235,4 +1242,5 @@ def _py_binop(op: str, a: ConstValue, b: ConstValue, span: Span) -> ConstValue:
 
 
 #: Python builtins a body may call (on compile-time values; ``range`` in ``for`` loops).
+_PY_MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
 _PY_BUILTINS = {"range", "min", "max", "len", "int", "float", "bool", "abs", "isinstance", "print", "getattr"}

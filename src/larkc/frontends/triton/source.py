@@ -69,6 +69,7 @@ _MODULES = {
     "triton.language.extra.hip.libdevice": NamespaceKind.MATH,
     "triton.language.extra.intel.libdevice": NamespaceKind.MATH,
     "triton.language.extra.cuda": NamespaceKind.MATH,  # only as `... import libdevice`
+    "math": NamespaceKind.PYMATH,  # Python's, on compile-time values
 }
 
 #: Names of the ``triton`` module that make or wrap a ``@triton.jit`` function.
@@ -349,8 +350,8 @@ class _TopLevel:
             case ast.Import(names=names):
                 for a in names:
                     kind = _MODULES.get(a.name)
-                    if kind is not None and a.asname is not None:
-                        env[a.asname] = Namespace(kind)
+                    if kind is not None and (a.asname is not None or a.name == "math"):
+                        env[a.asname or a.name] = Namespace(kind)
                     elif a.name.split(".")[0] == "triton" and a.asname is None:
                         env["triton"] = Namespace(NamespaceKind.TRITON)
                     else:
@@ -591,6 +592,7 @@ def _module_path(e: ast.expr, env: Mapping[str, _Binding]) -> str | None:
                     NamespaceKind.TRITON: "triton",
                     NamespaceKind.TL: "triton.language",
                     NamespaceKind.MATH: "triton.language.extra.libdevice",
+                    NamespaceKind.PYMATH: "math",
                 }[b.kind]
             return None
         case ast.Attribute(value=base, attr=attr):
