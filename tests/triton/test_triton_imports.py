@@ -211,3 +211,15 @@ def test_python_math_on_a_run_time_value_is_located() -> None:
             kernel="k",
             params={"x": P},
         )
+
+
+def test_a_kernel_defined_differently_under_an_undecided_test_is_located() -> None:
+    with pytest.raises(LarkcError, match=r"^k.py:4:1: error: the kernel k is bound differently by `is_hip\(\)`"):
+        parse_triton(
+            text="import triton\nimport triton.language as tl\nfrom .utils import is_hip\nif is_hip():\n"
+            "    @triton.jit\n    def k(x):\n        tl.store(x, 1.0)\nelse:\n"
+            "    @triton.jit\n    def k(x):\n        tl.store(x, 2.0)\n",
+            file="k.py",
+            kernel="k",
+            params={"x": P},
+        )

@@ -678,13 +678,17 @@ def kernel_source(src: SourceFile, kernel: str) -> SourceFile:
     """The file that defines the ``@triton.jit`` function ``kernel`` of ``src``: ``src`` itself, or the
     module a re-export names (a package ``__init__`` with ``from .kernels import add_kernel as k``),
     followed through further re-exports, with ``kernel`` added as a name of the function there. ``src``
-    when ``kernel`` is neither (the caller reports it missing)."""
+    when ``kernel`` is neither (the caller reports it missing); a located error when ``kernel`` is a name
+    larkc cannot give a value (a kernel defined differently under an ``if`` it cannot decide)."""
     seen: set[tuple[str, str]] = set()
     home, name = src, kernel
     while name not in home.functions and name in home.imports and (home.file, name) not in seen:
         seen.add((home.file, name))
         imp = home.imports[name]
         home, name = read_source(imp.path), imp.name
+    if name not in home.functions and name in home.opaque:
+        o = home.opaque[name]  # a kernel defined differently in branches larkc cannot choose between
+        raise LarkcError(f"the kernel {kernel} is {o.why}", o.span, stage=Stage.FRONTEND)
     if home is src or name not in home.functions:
         return src
     home.functions[kernel] = home.functions[name]
