@@ -13,7 +13,7 @@ from pathlib import Path
 
 from larkc.errors import LarkcError, Stage, TaskError
 from larkc.frontends.triton.lower import KernelLowering
-from larkc.frontends.triton.source import SourceFile, read_source
+from larkc.frontends.triton.source import SourceFile, kernel_source, note_decisions, read_source
 from larkc.frontends.triton.values import DTYPES, ConstValue, DType
 from larkc.ir.nodes import Module
 from larkc.ir.types import Type
@@ -30,6 +30,7 @@ def constexpr_params(src: SourceFile, kernel: str) -> list[str]:
     """The names of ``kernel``'s ``tl.constexpr`` parameters."""
     from larkc.frontends.triton.lower import _is_constexpr_annotation
 
+    src = kernel_source(src, kernel)
     fn = src.functions[kernel].node
     return [a.arg for a in fn.args.args if _is_constexpr_annotation(a.annotation)]
 
@@ -49,7 +50,8 @@ def parse_triton(
     ``tl.constexpr`` parameter (a dtype may be given by name: ``"float16"``). Raises
     :class:`~larkc.errors.LarkcError` for anything unsupported, located in the file.
     """
-    src = read_source(Path(path) if path is not None else None, text, file)
+    src = kernel_source(read_source(Path(path) if path is not None else None, text, file), kernel)
+    note_decisions(src)
     if kernel not in src.functions:
         names = ", ".join(src.order) or "none"
         raise TaskError(f"no @triton.jit function {kernel} in {src.file} (functions: {names})")

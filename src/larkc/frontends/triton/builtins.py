@@ -1249,6 +1249,26 @@ def _py(name: str, fn: Callable[..., object]) -> None:
     HANDLERS[f"py.{name}"] = handler
 
 
+def _pymath(name: str, fn: Callable[..., object]) -> None:
+    """``math.<name>`` of Python on compile-time values (a module constant ``math.sqrt(2.0 / math.pi)``):
+    computed in double precision as Python does, the result a compile-time value."""
+
+    def handler(lw: KernelLowering, pos: list[AnyValue], kws: dict[str, AnyValue], span: Span) -> AnyValue:
+        if kws or not all(isinstance(p, Constexpr) for p in pos):
+            raise UnsupportedError(f"math.{name}() on run-time values", "use the tl or libdevice function", span)
+        try:
+            out = fn(*(p.value for p in pos if isinstance(p, Constexpr)))
+        except (TypeError, ValueError, OverflowError) as e:
+            raise TypeCheckError(f"math.{name}(): {e}", span) from None
+        return Constexpr(out)  # type: ignore[arg-type]
+
+    HANDLERS[f"pymath.{name}"] = handler
+
+
+for _name in ("sqrt", "exp", "log", "log2", "log10", "pow", "ceil", "floor", "sin", "cos", "tan", "atan", "erf"):
+    _pymath(_name, getattr(math, _name))
+
+
 _PY_FUNCTIONS: dict[str, Callable[..., object]] = {
     "min": min,
     "max": max,

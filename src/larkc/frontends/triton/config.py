@@ -16,13 +16,14 @@ of arguments bound to shape expressions, integer literals, ``+ - * // %``, compa
 from __future__ import annotations
 
 import ast
+import itertools
 import operator
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from larkc.errors import LarkcError, Span, UnsupportedError
-from larkc.frontends.triton.source import SourceFile, span_of
+from larkc.frontends.triton.source import SourceFile, read_source, span_of
 from larkc.tasks.shape_expr import (
     ArithOp,
     BoolOp,
@@ -69,6 +70,10 @@ _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.LtE: operator.le,
     ast.Gt: operator.gt,
     ast.GtE: operator.ge,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
 }
 
 
@@ -82,7 +87,28 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "triton.next_power_of_2": next_pow2,
     "triton.cdiv": lambda a, b: (a + b - 1) // b,
     "cdiv": lambda a, b: (a + b - 1) // b,
+    "range": lambda *a: list(range(*a)),
+    "list": list,
+    "tuple": tuple,
+    "zip": lambda *a: list(zip(*a, strict=False)),
+    "enumerate": lambda a: list(enumerate(a)),
+    "itertools.product": lambda *a: list(itertools.product(*a)),
+    "product": lambda *a: list(itertools.product(*a)),
+    "isinstance": isinstance,
 }
+
+#: Builtin types a helper may name (``isinstance(val, list)``).
+_TYPES: dict[str, type] = {"list": list, "tuple": tuple, "int": int, "float": float, "bool": bool, "str": str}
+
+#: The most statements a helper function building configurations may run (loops included).
+_HELPER_STEPS = 100_000
+
+
+class _Returned(Exception):
+    """A helper function's ``return``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
 class _Config:
@@ -94,9 +120,11 @@ class _Config:
 
 
 class _Evaluator:
-    def __init__(self, src: SourceFile, names: Mapping[str, object]) -> None:
+    def __init__(self, src: SourceFile, names: Mapping[str, object], depth: int = 0) -> None:
         self.src = src
         self.names = dict(names)
+        self.depth = depth
+        self.steps = 0
 
     def fail(self, node: ast.AST) -> LarkcError:
         return UnsupportedError("expression in a Triton decorator", ast.unparse(node), span_of(node, self.src.file))
@@ -110,6 +138,8 @@ class _Evaluator:
                     return self.names[name]
                 if name in self.src.constants:
                     return self.eval(self.src.constants[name])
+                if name in _TYPES:
+                    return _TYPES[name]
                 raise LarkcError(f"name {name} is not defined", span_of(e, self.src.file))
             case ast.List(elts=elts) | ast.Tuple(elts=elts):
                 items = [self.eval(x) for x in elts]
@@ -147,12 +177,95 @@ class _Evaluator:
                     if not args or not isinstance(self.eval(args[0]), dict):
                         raise self.fail(e)
                     return _Config(self.eval(args[0]), span_of(e, self.src.file))
+                helper = self.helper(func)
+                if helper is not None:
+                    return self.call_helper(*helper, e)
+                if name == "dict" and not args and all(k.arg is not None for k in keywords):
+                    return {k.arg: self.eval(k.value) for k in keywords}
                 fn = _FUNCTIONS.get(name)
                 if fn is None or keywords:
                     raise self.fail(e)
                 return fn(*(self.eval(a) for a in args))
             case _:
                 raise self.fail(e)
+
+    def helper(self, func: ast.expr) -> tuple[SourceFile, ast.FunctionDef] | None:
+        """The plain Python function of the module (or imported from the user's code) that ``func`` names."""
+        if not isinstance(func, ast.Name) or func.id in self.names:
+            return None
+        src, name = self.src, func.id
+        for _ in range(16):  # through re-exports
+            if name in src.defs:
+                return src, src.defs[name]
+            if name not in src.imports:
+                return None
+            imp = src.imports[name]
+            src, name = read_source(imp.path), imp.name
+        return None
+
+    def call_helper(self, src: SourceFile, fn: ast.FunctionDef, call: ast.Call) -> Any:
+        """Run a helper that builds configurations (``def get_autotune_config(): return [...]``): its
+        arguments bound, its body of assignments, ``for``, ``if``, ``list.append``/``extend`` and ``return``."""
+        if self.depth > 16:
+            raise self.fail(call)
+        params = fn.args.args
+        if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or len(call.args) > len(params):
+            raise self.fail(call)
+        bound: dict[str, object] = {}
+        for p, a in zip(params, call.args, strict=False):
+            bound[p.arg] = self.eval(a)
+        for k in call.keywords:
+            if k.arg is None or k.arg not in {p.arg for p in params}:
+                raise self.fail(call)
+            bound[k.arg] = self.eval(k.value)
+        defaults = dict(
+            zip([p.arg for p in params][len(params) - len(fn.args.defaults) :], fn.args.defaults, strict=True)
+        )
+        inner = _Evaluator(src, {}, self.depth + 1)
+        for p in params:
+            if p.arg not in bound:
+                if p.arg not in defaults:
+                    raise self.fail(call)
+                bound[p.arg] = inner.eval(defaults[p.arg])
+        inner.names = bound
+        try:
+            inner.run(fn.body)
+        except _Returned as r:
+            return r.value
+        return None
+
+    def run(self, stmts: list[ast.stmt]) -> None:
+        for st in stmts:
+            self.steps += 1
+            if self.steps > _HELPER_STEPS:
+                raise self.fail(st)
+            match st:
+                case ast.Expr(value=ast.Constant(value=str())) | ast.Pass():
+                    pass
+                case ast.Assign(targets=[target], value=value):
+                    self.bind(target, self.eval(value))
+                case ast.AnnAssign(target=target, value=value) if value is not None:
+                    self.bind(target, self.eval(value))
+                case ast.AugAssign(target=ast.Name(id=name), op=op, value=value) if type(op) in _BINOPS:
+                    if name not in self.names:
+                        raise self.fail(st)
+                    self.names[name] = _BINOPS[type(op)](self.names[name], self.eval(value))
+                case ast.Return(value=value):
+                    raise _Returned(None if value is None else self.eval(value))
+                case ast.If(test=test, body=body, orelse=orelse):
+                    self.run(body if self.eval(test) else orelse)
+                case ast.For(target=target, iter=it, body=body, orelse=[]):
+                    for v in self.eval(it):
+                        self.bind(target, v)
+                        self.run(body)
+                case ast.Expr(
+                    value=ast.Call(func=ast.Attribute(value=ast.Name(id=name), attr="append" | "extend" as m), args=[a])
+                ) if isinstance(self.names.get(name), list):
+                    getattr(self.names[name], m)(self.eval(a))
+                case _:
+                    raise UnsupportedError(
+                        "statement in a function building autotune configs", ast.unparse(st), span_of(st, self.src.file)
+                    )
 
     def comprehension(self, elt: ast.expr, gens: list[ast.comprehension]) -> Iterator[Any]:
         if not gens:

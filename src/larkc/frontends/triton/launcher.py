@@ -575,9 +575,12 @@ def _config_independent_grid(launch: CapturedLaunch) -> tuple[int, ...]:
     """The launch's grid, the same for every ``@triton.autotune`` configuration of its kernel (a task's grid
     cannot depend on a configuration yet: each configuration is a specialisation of one task)."""
     from larkc.frontends.triton.config import autotune_configs
-    from larkc.frontends.triton.source import read_source
+    from larkc.frontends.triton.source import kernel_source, read_source
 
-    configs = [dict(c.constexprs) for c in autotune_configs(read_source(launch.source), launch.kernel)] or [{}]
+    configs = [
+        dict(c.constexprs)
+        for c in autotune_configs(kernel_source(read_source(launch.source), launch.kernel), launch.kernel)
+    ] or [{}]
     grids = []
     for c in configs:
         try:

@@ -23,13 +23,15 @@ Anything outside this subset raises :class:`~larkc.errors.UnsupportedError` at t
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from larkc.errors import LarkcError, Span, TypeCheckError, UnsupportedError
-from larkc.frontends.triton.source import SourceFile
+from larkc.frontends.triton.source import Imported, SourceFile, note_decisions, read_source, span_of
 from larkc.frontends.triton.values import (
     Constexpr,
     ConstValue,
@@ -203,6 +205,8 @@ class KernelLowering:
         self.src = src
         self.handlers: Mapping[str, Handler] = HANDLERS
         self.kernel = src.functions[kernel]
+        #: the name the kernel is asked by (a re-export's, `k = triton.jit(_k)`'s): the IR function's name
+        self.kernel_name = kernel
         self.params = params
         self.constexprs = constexprs
         self.env: dict[str, AnyValue] = {}
@@ -210,7 +214,10 @@ class KernelLowering:
         self.out: list[Stmt] = []
         self.depth = 0
         self.used: set[str] = set()
-        self.globals_cache: dict[str, AnyValue] = {}
+        self.globals_cache: dict[tuple[str, str], AnyValue] = {}
+        #: the files of the user's code read so far (the kernel's, and those it imports from), by name
+        self.modules: dict[str, SourceFile] = {src.file: src}
+        self.importing: list[tuple[str, str]] = []
         self.inlining: list[str] = []
         #: device functions made from the combine functions of ``tl.reduce``/``tl.associative_scan``,
         #: one per function and element types, in order of first use (they precede the kernel)
@@ -243,7 +250,9 @@ class KernelLowering:
             self.block(fn.body)
         except _Return as r:
             raise UnsupportedError("return with a value", "in a kernel", span) from r
-        return Function(fn.name, FunctionKind.KERNEL, Level.BLOCK, tuple(ir_params), VOID, tuple(self.out), span=span)
+        return Function(
+            self.kernel_name, FunctionKind.KERNEL, Level.BLOCK, tuple(ir_params), VOID, tuple(self.out), span=span
+        )
 
     # -- names ------------------------------------------------------------------------------------
 
@@ -259,15 +268,27 @@ class KernelLowering:
         v = self.env.get(name)
         if v is not None:
             return v
-        g = self.globals_cache.get(name)
+        key = (self.src.file, name)
+        g = self.globals_cache.get(key)
         if g is not None:
             return g
+        g = self.global_value(name, span)
+        self.globals_cache[key] = g
+        return g
+
+    def global_value(self, name: str, span: Span) -> AnyValue:
+        """The module-level ``name`` of the file being lowered (``self.src``)."""
         src = self.src
         if name in src.namespaces:
-            g = src.namespaces[name]
-        elif name in src.functions:
-            g = src.functions[name]
-        elif name in src.constants:
+            return src.namespaces[name]
+        if name in src.members:
+            m = src.members[name]
+            if m.kind is NamespaceKind.PYMATH:
+                return self.attribute(Namespace(m.kind), m.name, span)
+            return BuiltinRef(m.kind, m.name)
+        if name in src.functions:
+            return src.functions[name]
+        if name in src.constants:
             saved_env = self.env
             self.env = {}
             try:
@@ -276,12 +297,41 @@ class KernelLowering:
                 self.env = saved_env
             if isinstance(g, BuiltinRef) and g.name == "constexpr":
                 raise UnsupportedError("module-level name", name, span)
-        elif name in _PY_BUILTINS:
-            g = BuiltinRef(NamespaceKind.TRITON, f"py.{name}")
-        else:
-            raise LarkcError(f"name {name} is not defined (in a @triton.jit function)", span)
-        self.globals_cache[name] = g
-        return g
+            return g
+        if name in src.imports:
+            return self.imported(name, src.imports[name], span)
+        if name in src.opaque:
+            o = src.opaque[name]
+            raise LarkcError(
+                f"name {name} is {o.why} ({o.span.location()}): a @triton.jit function cannot use it", span
+            )
+        if name in src.defs:
+            raise UnsupportedError("call of a Python function (not @triton.jit) in a kernel", name, span)
+        if name in _PY_BUILTINS:
+            return BuiltinRef(NamespaceKind.TRITON, f"py.{name}")
+        raise LarkcError(f"name {name} is not defined (in a @triton.jit function)", span)
+
+    def module(self, path: Path) -> SourceFile:
+        """The file ``path`` of the user's code, read once per lowering."""
+        key = str(path)
+        src = self.modules.get(key)
+        if src is None:
+            src = self.modules[key] = read_source(path)
+            note_decisions(src)
+        return src
+
+    def imported(self, name: str, imp: Imported, span: Span) -> AnyValue:
+        """``name`` imported from a module of the user's code: that module's ``imp.name``, looked up there."""
+        if len(self.importing) > 32 or (str(imp.path), imp.name) in self.importing:
+            raise LarkcError(f"name {name} is imported in a cycle ({imp.path})", span)
+        saved = self.src
+        self.importing.append((str(imp.path), imp.name))
+        try:
+            self.src = self.module(imp.path)
+            return self.lookup(imp.name, span)
+        finally:
+            self.src = saved
+            self.importing.pop()
 
     # -- statements -------------------------------------------------------------------------------
 
@@ -605,6 +655,10 @@ class KernelLowering:
 
     def attribute(self, base: AnyValue, attr: str, span: Span) -> AnyValue:
         match base:
+            case Namespace(kind=NamespaceKind.PYMATH):
+                if attr in _PY_MATH_CONSTANTS:
+                    return Constexpr(_PY_MATH_CONSTANTS[attr])
+                return BuiltinRef(NamespaceKind.PYMATH, f"pymath.{attr}")
             case Namespace(kind=kind):
                 if kind is NamespaceKind.TL and attr in ("math",):
                     return Namespace(NamespaceKind.MATH)
@@ -684,6 +738,7 @@ class KernelLowering:
             bound[k] = v
         first_default = len(params) - len(defaults)
         saved = (self.env, self.vars, self.depth)
+        saved_src = self.src
         env: dict[str, AnyValue] = {}
         for i, p in enumerate(params):
             if p.arg in bound:
@@ -698,6 +753,7 @@ class KernelLowering:
                 raise TypeCheckError(f"argument {p.arg} of {fn.name}() must be a compile-time value", span)
             env[p.arg] = v
         self.env, self.vars = env, {}
+        self.src = self.modules.get(fn.file, self.src)  # the helper's names are those of its own file
         self.inlining.append(fn.name)
         result: AnyValue = Constexpr(None)
         try:
@@ -718,6 +774,7 @@ class KernelLowering:
         finally:
             self.inlining.pop()
             self.env, self.vars, self.depth = saved
+            self.src = saved_src
         return result
 
     def combine_function(self, fn: AnyValue | None, elems: tuple[ScalarType, ...], span: Span) -> str:
@@ -728,12 +785,12 @@ class KernelLowering:
         if not isinstance(fn, FunctionRef):
             got = "nothing" if fn is None else self.describe(fn)
             raise TypeCheckError(f"the combine function must be a @triton.jit function, got {got}", span)
-        key = (fn.name, elems)
+        key = (f"{fn.file}:{fn.name}", elems)
         made = self._combiners.get(key)
         if made is not None:
             return made
         n = len(elems)
-        fn_span = self.src.span(fn.node)
+        fn_span = self.modules.get(fn.file, self.src).span(fn.node)
         py_params = fn.node.args.args
         if len(py_params) != 2 * n:
             raise TypeCheckError(
@@ -744,7 +801,7 @@ class KernelLowering:
         self.out, self.used, self.depth = [], set(), 0
         try:
             params = tuple(
-                Param(self.fresh(p.arg), elems[i % n], i < n, self.src.span(p)) for i, p in enumerate(py_params)
+                Param(self.fresh(p.arg), elems[i % n], i < n, span_of(p, fn.file)) for i, p in enumerate(py_params)
             )
             result = self.inline(fn, [Tensor(VarRef(p.name, p.type, p.span)) for p in params], {}, span)
             items = result.items if isinstance(result, TupleValue) else (result,)
@@ -1185,4 +1242,5 @@ def _py_binop(op: str, a: ConstValue, b: ConstValue, span: Span) -> ConstValue:
 
 
 #: Python builtins a body may call (on compile-time values; ``range`` in ``for`` loops).
+_PY_MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
 _PY_BUILTINS = {"range", "min", "max", "len", "int", "float", "bool", "abs", "isinstance", "print", "getattr"}

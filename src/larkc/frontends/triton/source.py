@@ -1,22 +1,52 @@
 """Reading a Python file that defines ``@triton.jit`` functions: the functions, the module-level names
 they may refer to, and source spans.
 
-Nothing is imported or executed: the file is read with :mod:`ast`. The globals a kernel body may use are
-the Triton modules under their import names (``import triton.language as tl``, ``from
-triton.language.extra import libdevice``), other ``@triton.jit`` functions of the file, and module-level
-constants (``BLOCK = 128``, ``DTYPE = tl.float16``, ``X = tl.constexpr(4)``), evaluated on use.
+Nothing of the file is imported or executed: it is read with :mod:`ast`, and its top level is followed
+statement by statement as Python would run it, with every name bound to what larkc knows of it. The
+globals a kernel body may use are the Triton modules under their import names (``import
+triton.language as tl``, ``from triton.language.extra import libdevice``), functions imported from them
+(``from triton.language.extra.libdevice import rsqrt``), other ``@triton.jit`` functions (decorated, or
+made by a call: ``f = triton.jit(f)``, ``f = triton.heuristics({...})(f)``), names imported from the
+user's own modules (``from .utils import triton_tanh``, ``from pkg.ops.utils import X``: read the same
+way when a body uses them), and module-level constants (``BLOCK = 128``, ``DTYPE = tl.float16``, ``X =
+tl.constexpr(4)``), evaluated on use.
+
+Module-level ``if``/``try`` statements that choose imports and constants are decided where larkc can
+decide them (:func:`decide`): a version check against the installed Triton (``triton.__version__ >=
+"2.1.0"``, ``Version(triton.__version__) >= Version("3.0.0")``, Liger's ``compare_version("triton",
+operator.ge, "3.0.0")``), ``__name__ == "__main__"`` (false: the module is imported), an ``import`` of a
+Triton module in a ``try`` (it succeeds when the installed Triton has that module). Where a test cannot
+be decided (``is_npu_available()``, ``DEVICE_TYPE == "xpu"``), a name every branch binds alike keeps that
+binding, and a name the branches bind differently is :class:`Undecided`: a located error where a kernel
+uses it. :attr:`SourceFile.decisions` says which branch was taken and why.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.metadata
+import importlib.util
+import re
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from larkc.errors import LarkcError, Span, Stage, UserSyntaxError
 from larkc.frontends.triton.values import FunctionRef, Namespace, NamespaceKind
 
-__all__ = ["SourceFile", "read_source", "span_of"]
+__all__ = [
+    "Imported",
+    "Member",
+    "Opaque",
+    "SourceFile",
+    "decide",
+    "installed_triton_version",
+    "read_source",
+    "resolve_module",
+    "span_of",
+]
 
 
 def span_of(node: ast.AST, file: str) -> Span:
@@ -28,15 +58,80 @@ def span_of(node: ast.AST, file: str) -> Span:
     return Span(file, line, col, end_line, end_col)
 
 
-#: Module paths whose import binds a namespace.
+#: Module paths whose import binds a namespace. ``triton.language.extra.libdevice`` dispatches to the
+#: backend's libdevice (CUDA, HIP, Intel): larkc gives all of them the one semantics of its math functions.
 _MODULES = {
     "triton": NamespaceKind.TRITON,
     "triton.language": NamespaceKind.TL,
     "triton.language.math": NamespaceKind.MATH,
     "triton.language.extra.libdevice": NamespaceKind.MATH,
     "triton.language.extra.cuda.libdevice": NamespaceKind.MATH,
+    "triton.language.extra.hip.libdevice": NamespaceKind.MATH,
+    "triton.language.extra.intel.libdevice": NamespaceKind.MATH,
     "triton.language.extra.cuda": NamespaceKind.MATH,  # only as `... import libdevice`
+    "math": NamespaceKind.PYMATH,  # Python's, on compile-time values
 }
+
+#: Names of the ``triton`` module that make or wrap a ``@triton.jit`` function.
+_JIT = "jit"
+_WRAPPERS = ("autotune", "heuristics")
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A function of a Triton module bound to a name (``from triton.language.extra.libdevice import
+    rsqrt``, ``triton_tanh = libdevice.tanh``)."""
+
+    kind: NamespaceKind
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """A name imported from a module of the user's code (``from .utils import triton_tanh``): ``name`` of
+    the file ``path``, read when a body uses it."""
+
+    path: Path
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """A name larkc cannot give a value: imported from a module it does not read (``torch``), a plain
+    Python function or class, a name assigned by a loop or ``+=``, or one bound differently on paths it
+    cannot choose between. ``why`` completes "name X is ..."; ``span`` is where it was bound or decided."""
+
+    why: str
+    span: Span = field(compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Jit:
+    """A ``@triton.jit`` function under its wrappers (``autotune``, ``heuristics``), outermost first."""
+
+    node: ast.FunctionDef = field(compare=False)
+    node_id: int
+    decorators: tuple[ast.expr, ...] = field(compare=False)
+    decorator_text: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Def:
+    """A plain Python function of the module (a launcher, a helper building autotune configurations)."""
+
+    node: ast.FunctionDef = field(compare=False)
+    node_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Const:
+    """``NAME = expr``: evaluated as a constexpr when a body uses it."""
+
+    expr: ast.expr = field(compare=False)
+    text: str
+
+
+_Binding = Namespace | Member | Imported | Opaque | _Jit | _Def | _Const
 
 
 @dataclass
@@ -53,6 +148,16 @@ class SourceFile:
     constants: dict[str, ast.expr] = field(default_factory=dict)
     #: Decorators other than ``jit`` per function (``autotune``, ``heuristics``), outermost first.
     decorators: dict[str, list[ast.expr]] = field(default_factory=dict)
+    #: Names bound to a function of a Triton module.
+    members: dict[str, Member] = field(default_factory=dict)
+    #: Names imported from the user's own modules.
+    imports: dict[str, Imported] = field(default_factory=dict)
+    #: Names without a value larkc can use (an error where a body uses them).
+    opaque: dict[str, Opaque] = field(default_factory=dict)
+    #: Plain Python functions (helpers that build autotune configurations).
+    defs: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    #: One line per module-level ``if``/``try`` decided: which branch was taken, and why.
+    decisions: list[str] = field(default_factory=list)
 
     def span(self, node: ast.AST) -> Span:
         return span_of(node, self.file)
@@ -67,8 +172,444 @@ def _dotted(e: ast.expr) -> str | None:
     return None
 
 
-def _decorator_name(d: ast.expr) -> str | None:
-    return _dotted(d.func if isinstance(d, ast.Call) else d)
+# -- the installed Triton ---------------------------------------------------------------------------
+
+
+@cache
+def installed_triton_version() -> str | None:
+    """The version of the installed Triton (``"3.9.0"``), None when it is not installed."""
+    try:
+        return importlib.metadata.version("triton")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+@cache
+def _triton_module_exists(module: str) -> bool | None:
+    """Whether the installed Triton has ``module`` (a file or package of that path; nothing is imported),
+    None when Triton is not installed."""
+    spec = importlib.util.find_spec("triton")  # a top-level package: found, not imported
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations)))
+    rel = Path(*module.split(".")[1:])
+    return (root / rel).with_suffix(".py").is_file() or (root / rel / "__init__.py").is_file()
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    m = re.match(r"\d+(\.\d+)*", text.strip())
+    return tuple(int(x) for x in m.group(0).split(".")) if m else ()
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class _Version:
+    """``Version("3.0.0")``: compared by its release numbers."""
+
+    release: tuple[int, ...]
+
+
+class _Unknown:
+    """A value larkc cannot know at reading time."""
+
+    def __repr__(self) -> str:
+        return "unknown"
+
+
+UNKNOWN = _Unknown()
+
+_VERSION_FUNCTIONS = {"Version", "version.Version", "packaging.version.Version", "version.parse", "parse_version"}
+_OPERATORS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<", "eq": "==", "ne": "!="}
+_COMPARE = {
+    ">=": lambda a, b: a >= b,
+    ">": lambda a, b: a > b,
+    "<=": lambda a, b: a <= b,
+    "<": lambda a, b: a < b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+}
+_CMP_TEXT: dict[type[ast.cmpop], str] = {
+    ast.GtE: ">=",
+    ast.Gt: ">",
+    ast.LtE: "<=",
+    ast.Lt: "<",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+}
+
+
+def decide(e: ast.expr, env: Mapping[str, _Binding], depth: int = 0) -> object:
+    """The value of a module-level test, or :data:`UNKNOWN`. Knows literals, constants of the module,
+    ``triton.__version__`` (the installed Triton's), ``Version(...)``/``version.parse(...)`` of a string,
+    Liger's ``compare_version("triton", operator.ge, "3.0.0")``, ``__name__`` (never ``"__main__"``), and
+    ``and``/``or``/``not``/comparisons over them (``False and unknown`` is ``False``)."""
+    if depth > 50:
+        return UNKNOWN
+    match e:
+        case ast.Constant(value=c):
+            return c
+        case ast.Name(id="__name__"):
+            return "<imported module>"
+        case ast.Name(id=name):
+            bound = env.get(name)
+            return decide(bound.expr, env, depth + 1) if isinstance(bound, _Const) else UNKNOWN
+        case ast.Attribute(value=ast.Name(id=base), attr="__version__"):
+            if env.get(base) == Namespace(NamespaceKind.TRITON):
+                v = installed_triton_version()
+                return UNKNOWN if v is None else v
+            return UNKNOWN
+        case ast.Call(func=func, args=[arg], keywords=[]) if ast.unparse(func) in _VERSION_FUNCTIONS:
+            text = decide(arg, env, depth + 1)
+            return _Version(_version_tuple(text)) if isinstance(text, str) else UNKNOWN
+        case ast.Call(
+            func=ast.Name(id="compare_version"),
+            args=[ast.Constant(value="triton"), ast.Attribute(value=ast.Name(id="operator"), attr=op), target],
+            keywords=[],
+        ) if op in _OPERATORS:
+            have, want = installed_triton_version(), decide(target, env, depth + 1)
+            if have is None or not isinstance(want, str):
+                return UNKNOWN
+            return _COMPARE[_OPERATORS[op]](_version_tuple(have), _version_tuple(want))
+        case ast.UnaryOp(op=ast.Not(), operand=operand):
+            inner = decide(operand, env, depth + 1)
+            return UNKNOWN if inner is UNKNOWN else not inner
+        case ast.BoolOp(op=op, values=values):
+            is_and = isinstance(op, ast.And)
+            unknown = False
+            for x in values:
+                item = decide(x, env, depth + 1)
+                if item is UNKNOWN:
+                    unknown = True
+                elif bool(item) != is_and:  # False in an `and`, True in an `or`: decided
+                    return item
+            return UNKNOWN if unknown else is_and
+        case ast.Compare(left=left, ops=ops, comparators=rights) if all(type(o) in _CMP_TEXT for o in ops):
+            lhs = decide(left, env, depth + 1)
+            for o, r in zip(ops, rights, strict=True):
+                rhs = decide(r, env, depth + 1)
+                if lhs is UNKNOWN or rhs is UNKNOWN:
+                    return UNKNOWN
+                try:
+                    if not _COMPARE[_CMP_TEXT[type(o)]](lhs, rhs):
+                        return False
+                except TypeError:
+                    return UNKNOWN
+                lhs = rhs
+            return True
+        case _:
+            return UNKNOWN
+
+
+# -- modules of the user's code ----------------------------------------------------------------------
+
+
+def _package_root(file: Path) -> Path:
+    """The folder above the top package holding ``file`` (its own folder when that is no package)."""
+    d = file.resolve().parent
+    while (d / "__init__.py").is_file() and d.parent != d:
+        d = d.parent
+    return d
+
+
+def resolve_module(file: Path, module: str | None, level: int) -> Path | None:
+    """The file of the module ``from <level dots><module> import ...`` names in ``file``: a module or a
+    package's ``__init__.py`` of the user's code, None when it is not there (``torch``)."""
+    parts = module.split(".") if module else []
+    if level > 0:
+        base = file.resolve().parent
+        for _ in range(level - 1):
+            base = base.parent
+    else:
+        base = _package_root(file)
+    target = base.joinpath(*parts) if parts else base
+    for candidate in (target.with_suffix(".py") if parts else None, target / "__init__.py"):
+        if candidate is not None and candidate.is_file():
+            return candidate
+    return None
+
+
+# -- following the top level ---------------------------------------------------------------------------
+
+
+class _TopLevel:
+    """Runs a module's top-level statements over bindings (what each name is), as far as larkc knows."""
+
+    def __init__(self, src: SourceFile, path: Path | None) -> None:
+        self.src = src
+        self.path = path
+        self.jit_names = {"triton.jit", "jit"}
+
+    def span(self, node: ast.AST) -> Span:
+        return self.src.span(node)
+
+    def run(self, stmts: Sequence[ast.stmt], env: dict[str, _Binding]) -> None:
+        for s in stmts:
+            self.stmt(s, env)
+
+    def stmt(self, s: ast.stmt, env: dict[str, _Binding]) -> None:
+        match s:
+            case ast.Import(names=names):
+                for a in names:
+                    kind = _MODULES.get(a.name)
+                    if kind is not None and (a.asname is not None or a.name == "math"):
+                        env[a.asname or a.name] = Namespace(kind)
+                    elif a.name.split(".")[0] == "triton" and a.asname is None:
+                        env["triton"] = Namespace(NamespaceKind.TRITON)
+                    else:
+                        bound = a.asname or a.name.split(".")[0]
+                        env[bound] = Opaque(f"the module {a.name}, which larkc does not read", self.span(s))
+            case ast.ImportFrom(module=module, names=names, level=level):
+                for a in names:
+                    if a.name == "*":
+                        continue  # names it would bind are unknown to larkc: "not defined" where used
+                    env[a.asname or a.name] = self.imported(module, a.name, level, s)
+            case ast.FunctionDef(name=fname, decorator_list=decos):
+                is_jit = [self.is_jit_decorator(d, env) for d in decos]
+                if any(is_jit):
+                    kept = [d for d, j in zip(decos, is_jit, strict=True) if not j]
+                    env[fname] = _Jit(s, id(s), tuple(kept), tuple(ast.dump(d) for d in kept))
+                else:
+                    env[fname] = _Def(s, id(s))
+            case ast.ClassDef(name=cname):
+                env[cname] = Opaque("a class", self.span(s))
+            case ast.Assign(targets=[ast.Name(id=target)], value=value):
+                env[target] = self.assigned(value, env)
+            case ast.AnnAssign(target=ast.Name(id=target), value=value) if value is not None:
+                env[target] = self.assigned(value, env)
+            case ast.If(test=test, body=body, orelse=orelse):
+                self.branch(test, body, orelse, env, s)
+            case ast.Try(body=body, handlers=handlers, orelse=orelse, finalbody=final):
+                self.try_(s, body, handlers, orelse, env)
+                self.run(final, env)
+            case ast.Expr() | ast.Pass() | ast.Assert():
+                pass
+            case _:
+                # anything else that binds names (a loop, `x += 1`, `with ... as x`, `a, b = ...`): no value
+                for name in _bound_names(s):
+                    env[name] = Opaque(f"assigned by `{ast.unparse(s).splitlines()[0]}`", self.span(s))
+
+    def imported(self, module: str | None, name: str, level: int, s: ast.stmt) -> _Binding:
+        if level == 0 and module is not None:
+            full = f"{module}.{name}"
+            kind = _MODULES.get(full)
+            if kind is not None:
+                return Namespace(kind)
+            kind = _MODULES.get(module)
+            if kind is not None and module != "triton.language.extra.cuda":
+                if kind is NamespaceKind.TRITON and name == _JIT:
+                    return Member(kind, _JIT)
+                return Member(kind, name)
+            if module.split(".")[0] == "triton":
+                return Opaque(f"imported from {module}, which larkc does not model", self.span(s))
+        if self.path is not None:
+            path = resolve_module(self.path, module, level)
+            if path is not None:
+                return Imported(path, name)
+            if level == 0 and module is not None:
+                # `from pkg.helpers import f` where `pkg.helpers` is a module of the user's package
+                sub = resolve_module(self.path, f"{module}.{name}", level)
+                if sub is not None:
+                    return Opaque(f"the module {module}.{name} (use its names directly)", self.span(s))
+        where = "." * level + (module or "")
+        return Opaque(f"imported from {where}, which larkc does not read", self.span(s))
+
+    def static_ref(self, e: ast.expr, env: Mapping[str, _Binding]) -> Namespace | Member | None:
+        """A name or attribute chain that names a Triton module or a function of one (``libdevice.tanh``,
+        ``tl.extra.intel.libdevice.tanh``, ``tl.cast``), else None."""
+        match e:
+            case ast.Name(id=name):
+                b = env.get(name)
+                return b if isinstance(b, Namespace | Member) else None
+            case ast.Attribute(value=base, attr=attr):
+                path = _module_path(base, env)
+                if path is not None:
+                    full = f"{path}.{attr}"
+                    if full in _MODULES and full != "triton.language.extra.cuda":
+                        return Namespace(_MODULES[full])
+                    if path in _MODULES and path != "triton.language.extra.cuda":
+                        return Member(_MODULES[path], attr)
+                return None
+            case _:
+                return None
+
+    def jit_made(self, e: ast.expr, env: Mapping[str, _Binding]) -> _Jit | None:
+        """``triton.jit(f)``, ``jit(f)``, ``triton.heuristics({...})(g)``, ``triton.autotune(...)(g)`` with
+        ``g`` a ``@triton.jit`` function or itself such a call: the jit function under its wrappers."""
+        if not isinstance(e, ast.Call) or e.keywords or len(e.args) != 1:
+            return None
+        (arg,) = e.args
+        inner: _Jit | None
+        if isinstance(arg, ast.Name):
+            b = env.get(arg.id)
+            inner = b if isinstance(b, _Jit) else None
+        else:
+            inner = self.jit_made(arg, env)
+        fname = _dotted(e.func)
+        if fname in self.jit_names or self.is_member(e.func, env, _JIT):
+            b = env.get(arg.id) if isinstance(arg, ast.Name) else None
+            if isinstance(b, _Def):
+                return _Jit(b.node, b.node_id, (), ())
+            return inner
+        if (
+            isinstance(e.func, ast.Call)
+            and any(self.is_member(e.func.func, env, w) for w in _WRAPPERS)
+            and inner is not None
+        ):
+            decorators = (e.func, *inner.decorators)
+            return _Jit(inner.node, inner.node_id, decorators, tuple(ast.dump(d) for d in decorators))
+        return None
+
+    def is_jit_decorator(self, d: ast.expr, env: Mapping[str, _Binding]) -> bool:
+        """``@triton.jit``, ``@jit``, ``@triton.jit(...)`` (options), ``@tjit`` (``from triton import jit as tjit``)."""
+        f = d.func if isinstance(d, ast.Call) else d
+        return _dotted(f) in self.jit_names or self.is_member(f, env, _JIT)
+
+    def is_member(self, e: ast.expr, env: Mapping[str, _Binding], name: str) -> bool:
+        return self.static_ref(e, env) == Member(NamespaceKind.TRITON, name)
+
+    def assigned(self, value: ast.expr, env: Mapping[str, _Binding]) -> _Binding:
+        made = self.jit_made(value, env)
+        if made is not None:
+            return made
+        ref = self.static_ref(value, env)
+        if ref is not None:
+            return ref
+        if isinstance(value, ast.Name) and isinstance(env.get(value.id), Imported | Opaque | _Jit | _Def):
+            b = env[value.id]
+            assert b is not None
+            return b
+        return _Const(value, ast.dump(value))
+
+    def branch(
+        self, test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], env: dict[str, _Binding], s: ast.stmt
+    ) -> None:
+        v = decide(test, env)
+        where = f"{self.src.file}:{s.lineno}"
+        text = ast.unparse(test)
+        if v is not UNKNOWN:
+            taken = bool(v)
+            why = self.why(test)
+            self.src.decisions.append(f"{where}: `{text}` is {taken}{why}: {'the if' if taken else 'the else'} branch")
+            self.run(body if taken else orelse, env)
+            return
+        a, b = dict(env), dict(env)
+        self.run(body, a)
+        self.run(orelse, b)
+        differ = self.merge(env, a, b, f"by `{text}` (line {s.lineno}), which larkc cannot decide", s)
+        note = f"; bound differently, so unusable: {', '.join(sorted(differ))}" if differ else ""
+        self.src.decisions.append(f"{where}: `{text}` cannot be decided: names both branches bind alike kept{note}")
+
+    def why(self, test: ast.expr) -> str:
+        if "__version__" in ast.unparse(test) or "compare_version" in ast.unparse(test):
+            v = installed_triton_version()
+            return f" (Triton {v} installed)" if v else ""
+        return ""
+
+    def merge(
+        self, env: dict[str, _Binding], a: dict[str, _Binding], b: dict[str, _Binding], why: str, s: ast.stmt
+    ) -> set[str]:
+        differ: set[str] = set()
+        for name in set(a) | set(b):
+            x, y = a.get(name), b.get(name)
+            if x == y and x is not None:
+                env[name] = x
+            else:
+                env[name] = Opaque(f"bound differently {why}", self.span(s))
+                differ.add(name)
+        return differ
+
+    def try_(
+        self,
+        s: ast.Try,
+        body: list[ast.stmt],
+        handlers: list[ast.ExceptHandler],
+        orelse: list[ast.stmt],
+        env: dict[str, _Binding],
+    ) -> None:
+        where = f"{self.src.file}:{s.lineno}"
+        catches_import = all(
+            h.type is None or (_dotted(h.type) or "") in ("ImportError", "ModuleNotFoundError", "Exception")
+            for h in handlers
+        )
+        outcome = self.imports_succeed(body) if catches_import else None
+        if outcome is True:
+            version = installed_triton_version()
+            self.src.decisions.append(f"{where}: the try's imports exist in Triton {version}: the try branch")
+            self.run(body, env)
+            self.run(orelse, env)
+            return
+        if outcome is False and len(handlers) == 1:
+            self.src.decisions.append(
+                f"{where}: a try import fails (not in Triton {installed_triton_version()}): the except branch"
+            )
+            self.run(handlers[0].body, env)
+            return
+        a, b = dict(env), dict(env)
+        self.run([*body, *orelse], a)
+        for h in handlers:
+            if h.name:
+                b[h.name] = Opaque("an exception", self.span(h))
+            self.run(h.body, b)
+        differ = self.merge(env, a, b, f"by the try at line {s.lineno}, whose outcome larkc cannot decide", s)
+        note = f"; bound differently, so unusable: {', '.join(sorted(differ))}" if differ else ""
+        self.src.decisions.append(
+            f"{where}: the try's outcome cannot be decided: names bound alike both ways kept{note}"
+        )
+
+    def imports_succeed(self, body: list[ast.stmt]) -> bool | None:
+        """Whether a ``try`` body of Triton imports succeeds with the installed Triton (None: not only such
+        imports, or Triton not installed)."""
+        for st in body:
+            match st:
+                case ast.ImportFrom(module=module, level=0) if module is not None and module.split(".")[0] == "triton":
+                    exists = _triton_module_exists(module)
+                    if exists is None:
+                        return None
+                    if not exists:
+                        return False
+                    for a in st.names:  # `from triton.language.extra import libdevice`: a submodule
+                        full = f"{module}.{a.name}"
+                        if full in _MODULES and _triton_module_exists(full) is False:
+                            return False
+                case ast.Import(names=names) if all(a.name.split(".")[0] == "triton" for a in names):
+                    for a in names:
+                        exists = _triton_module_exists(a.name)
+                        if exists is None:
+                            return None
+                        if not exists:
+                            return False
+                case _:
+                    return None
+        return True
+
+
+def _module_path(e: ast.expr, env: Mapping[str, _Binding]) -> str | None:
+    """The dotted Triton module ``e`` names (``tl.extra.intel`` → ``triton.language.extra.intel``)."""
+    match e:
+        case ast.Name(id=name):
+            b = env.get(name)
+            if isinstance(b, Namespace):
+                return {
+                    NamespaceKind.TRITON: "triton",
+                    NamespaceKind.TL: "triton.language",
+                    NamespaceKind.MATH: "triton.language.extra.libdevice",
+                    NamespaceKind.PYMATH: "math",
+                }[b.kind]
+            return None
+        case ast.Attribute(value=base, attr=attr):
+            path = _module_path(base, env)
+            return None if path is None else f"{path}.{attr}"
+        case _:
+            return None
+
+
+def _bound_names(s: ast.stmt) -> Iterator[str]:
+    for node in ast.walk(s):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            yield node.id
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef) and node is not s:
+            yield node.name
+        elif isinstance(node, ast.alias):
+            yield (node.asname or node.name).split(".")[0]
 
 
 def read_source(path: Path | None, text: str | None = None, file: str | None = None) -> SourceFile:
@@ -86,34 +627,70 @@ def read_source(path: Path | None, text: str | None = None, file: str | None = N
         span = Span.point(name, e.lineno or 1, e.offset or 1)
         raise UserSyntaxError(f"Python syntax error: {e.msg}", span) from None
     src = SourceFile(name, text)
-    jit_names = {"triton.jit", "jit"}
-    for node in tree.body:
-        match node:
-            case ast.Import(names=names):
-                for a in names:
-                    kind = _MODULES.get(a.name)
-                    if kind is not None and a.asname is not None:
-                        src.namespaces[a.asname] = Namespace(kind)
-                    elif a.name.startswith("triton") and a.asname is None:
-                        src.namespaces["triton"] = Namespace(NamespaceKind.TRITON)
-            case ast.ImportFrom(module=module, names=names) if module is not None:
-                for a in names:
-                    full = f"{module}.{a.name}"
-                    kind = _MODULES.get(full)
-                    if kind is not None:
-                        src.namespaces[a.asname or a.name] = Namespace(kind)
-                    elif full == "triton.jit":
-                        jit_names.add(a.asname or a.name)
-            case ast.FunctionDef(name=fname, decorator_list=decos):
-                names_ = [_decorator_name(d) for d in decos]
-                if any(n in jit_names for n in names_):
-                    src.functions[fname] = FunctionRef(fname, node, name)
-                    src.order.append(fname)
-                    src.decorators[fname] = [d for d, n in zip(decos, names_, strict=True) if n not in jit_names]
-            case ast.Assign(targets=[ast.Name(id=target)], value=value):
-                src.constants[target] = value
-            case ast.AnnAssign(target=ast.Name(id=target), value=value) if value is not None:
-                src.constants[target] = value
-            case _:
-                pass
+    env: dict[str, _Binding] = {}
+    top = _TopLevel(src, path if path is not None else (Path(file) if file is not None else None))
+    top.run(tree.body, env)
+    jit_order: list[tuple[int, str]] = []
+    by_def: dict[str, list[_Jit]] = {}
+    for key, b in env.items():
+        match b:
+            case Namespace():
+                src.namespaces[key] = b
+            case Member():
+                src.members[key] = b
+            case Imported():
+                src.imports[key] = b
+            case Opaque():
+                src.opaque[key] = b
+            case _Const(expr=expr):
+                src.constants[key] = expr
+            case _Def(node=node):
+                src.defs[key] = node
+            case _Jit(node=node, decorators=decorators):
+                src.functions[key] = FunctionRef(key, node, name)
+                src.decorators[key] = list(decorators)
+                jit_order.append((node.lineno, key))
+                by_def.setdefault(node.name, []).append(b)
+    # a launcher names a kernel made by a call (`kernel = triton.jit(_impl)`) by its function's own name
+    for def_name, made in by_def.items():
+        if def_name in src.functions or len({m.decorator_text for m in made}) != 1:
+            continue
+        src.functions[def_name] = FunctionRef(def_name, made[0].node, name)
+        src.decorators[def_name] = list(made[0].decorators)
+        src.defs.pop(def_name, None)
+        jit_order.append((made[0].node.lineno, def_name))
+    src.order = [k for _, k in sorted(jit_order, key=lambda t: t[0])]
     return src
+
+
+_NOTED: set[str] = set()
+
+
+def note_decisions(src: SourceFile) -> None:
+    """Print (once per process) on stderr which branch of each module-level ``if``/``try`` larkc took."""
+    for line in src.decisions:
+        if line not in _NOTED:
+            _NOTED.add(line)
+            print(f"larkc: {line}", file=sys.stderr)
+
+
+def kernel_source(src: SourceFile, kernel: str) -> SourceFile:
+    """The file that defines the ``@triton.jit`` function ``kernel`` of ``src``: ``src`` itself, or the
+    module a re-export names (a package ``__init__`` with ``from .kernels import add_kernel as k``),
+    followed through further re-exports, with ``kernel`` added as a name of the function there. ``src``
+    when ``kernel`` is neither (the caller reports it missing); a located error when ``kernel`` is a name
+    larkc cannot give a value (a kernel defined differently under an ``if`` it cannot decide)."""
+    seen: set[tuple[str, str]] = set()
+    home, name = src, kernel
+    while name not in home.functions and name in home.imports and (home.file, name) not in seen:
+        seen.add((home.file, name))
+        imp = home.imports[name]
+        home, name = read_source(imp.path), imp.name
+    if name not in home.functions and name in home.opaque:
+        o = home.opaque[name]  # a kernel defined differently in branches larkc cannot choose between
+        raise LarkcError(f"the kernel {kernel} is {o.why}", o.span, stage=Stage.FRONTEND)
+    if home is src or name not in home.functions:
+        return src
+    home.functions[kernel] = home.functions[name]
+    home.decorators[kernel] = home.decorators[name]
+    return home

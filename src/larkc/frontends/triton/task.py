@@ -7,7 +7,8 @@ each ``tl.constexpr`` parameter: an integer or shape expression (``"next_pow2(d)
 scalar. A :class:`~larkc.tasks.ScalarExpr` is a float (``f32``, as Triton types a Python float), and a
 parameter bound to ``None`` (:class:`~larkc.tasks.NullArg`) is the constexpr ``None``, as Triton
 specialises a ``None`` argument (``if bias_ptr is not None:`` is decided when lowering); a dtype-valued
-constexpr is given in ``template_args`` (``{"DTYPE": "float16"}``). A constexpr
+constexpr is given in ``template_args`` (``{"DTYPE": "float16"}``), and so is a string constexpr
+(``{"reduction": "mean"}``: a string that names no dtype). A constexpr
 of an ``@triton.autotune`` configuration or computed by ``@triton.heuristics`` needs no binding: every
 configuration is a specialisation (:func:`specialisations`).
 
@@ -25,7 +26,7 @@ from larkc.errors import TaskError
 from larkc.frontends.triton import parse_triton
 from larkc.frontends.triton.config import apply_heuristics, autotune_configs, heuristic_names, heuristic_shape_exprs
 from larkc.frontends.triton.lower import _is_constexpr_annotation
-from larkc.frontends.triton.source import SourceFile, read_source
+from larkc.frontends.triton.source import SourceFile, kernel_source, read_source
 from larkc.frontends.triton.values import DTYPES, ConstValue, DType
 from larkc.ir.nodes import Module
 from larkc.ir.types import BOOL, F32, I32, I64, AddressSpace, PointerType, Type
@@ -48,7 +49,7 @@ def _params(src: SourceFile, kernel: str) -> tuple[list[str], list[str]]:
 def specialisations(task: Task) -> list[dict[str, ConstValue]]:
     """The constexpr values fixed by the kernel's ``@triton.autotune`` configurations (one empty mapping
     when it is not autotuned): the task holds for each of them."""
-    src = read_source(task.source)
+    src = kernel_source(read_source(task.source), task.kernel)
     if task.kernel not in src.functions:
         raise TaskError(f"task {task.name}: no @triton.jit function {task.kernel} in {task.source}")
     configs = autotune_configs(src, task.kernel)
@@ -68,7 +69,7 @@ def triton_arguments(
 ) -> tuple[dict[str, Type], dict[str, ConstValue], dict[str, Any]]:
     """For ``instance`` (and an autotune ``config``): the IR type of each run-time parameter, the value of
     each constexpr, and the scalar value of each run-time parameter that is not a tensor."""
-    src = read_source(task.source)
+    src = kernel_source(read_source(task.source), task.kernel)
     if task.kernel not in src.functions:
         names = ", ".join(src.order) or "none"
         raise TaskError(f"task {task.name}: no @triton.jit function {task.kernel} in {task.source} ({names})")
@@ -110,10 +111,15 @@ def triton_arguments(
         if p in values:
             continue
         if p in dtype_args:
-            name = str(dtype_args[p]).removeprefix("tl.")
-            if name not in DTYPES:
-                raise TaskError(f"task {task.name}: template_args[{p!r}] must be a Triton dtype, got {name!r}")
-            values[p] = DType(DTYPES[name])
+            given = dtype_args[p]
+            if not isinstance(given, str):
+                raise TaskError(
+                    f"task {task.name}: template_args[{p!r}] must be a Triton dtype or a string, got {given!r}"
+                )
+            name = given.removeprefix("tl.")
+            # a dtype's name is the dtype; any other string is a string constexpr (`reduction="mean"`), as
+            # Triton specialises a str argument
+            values[p] = DType(DTYPES[name]) if name in DTYPES else given
             continue
         b = task.binding(p)
         match b:
@@ -171,7 +177,7 @@ def heuristic_exprs(task: Task, config: Mapping[str, object] | None = None) -> d
     ``config``: ``args[name]`` of an argument bound to a shape expression is that expression, of an
     integer constexpr of the configuration or an integer scalar binding its number. Empty without
     heuristics; a heuristic outside the shape language is a located :class:`LarkcError`."""
-    src = read_source(task.source)
+    src = kernel_source(read_source(task.source), task.kernel)
     if not heuristic_names(src, task.kernel):
         return {}
     bound: dict[str, ShapeExpr] = {}

@@ -142,6 +142,7 @@ class NamespaceKind(enum.Enum):
     TL = "tl"  # triton.language
     MATH = "math"  # tl.math, libdevice: the same math functions
     TRITON = "triton"  # the triton module (triton.cdiv)
+    PYMATH = "python math"  # Python's math module, on compile-time values (`math.sqrt(2 / math.pi)`)
 
 
 @dataclass(frozen=True, slots=True)
