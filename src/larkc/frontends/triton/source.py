@@ -372,8 +372,10 @@ class _TopLevel:
             case ast.ClassDef(name=cname):
                 env[cname] = Opaque("a class", self.span(s))
             case ast.Assign(targets=[ast.Name(id=target)], value=value):
+                self.rebinding(target, s, env)
                 env[target] = self.assigned(value, env)
             case ast.AnnAssign(target=ast.Name(id=target), value=value) if value is not None:
+                self.rebinding(target, s, env)
                 env[target] = self.assigned(value, env)
             case ast.If(test=test, body=body, orelse=orelse):
                 self.branch(test, body, orelse, env, s)
@@ -386,6 +388,17 @@ class _TopLevel:
                 # anything else that binds names (a loop, `x += 1`, `with ... as x`, `a, b = ...`): no value
                 for name in _bound_names(s):
                     env[name] = Opaque(f"assigned by `{ast.unparse(s).splitlines()[0]}`", self.span(s))
+
+    def rebinding(self, name: str, s: ast.stmt, env: dict[str, _Binding]) -> None:
+        """``name`` is bound again by ``s``. Constants are kept as expressions and evaluated where a body
+        uses them, over the module's final names; one computed from ``name`` before this rebinding held the
+        old value (``A = 1; X = A; A = 2`` leaves ``X == 1``), so it gets no value rather than the new one."""
+        if name not in env:
+            return
+        for key, b in list(env.items()):
+            if isinstance(b, _Const) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(b.expr)):
+                stmt = ast.unparse(s).splitlines()[0]
+                env[key] = Opaque(f"computed from {name} before `{stmt}` rebinds it", self.span(s))
 
     def imported(self, module: str | None, name: str, level: int, s: ast.stmt) -> _Binding:
         if level == 0 and module is not None:
