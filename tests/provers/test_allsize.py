@@ -349,3 +349,20 @@ def test_a_partial_function_is_not_total_here(tmp_path: Path) -> None:
     body = "const T v = x[i];\n    out[i] = (v > T(0) ? v : T(0)) + T(0) * sqrtf(v - T(1));"
     (a,) = _attempts(load_task(_copy("cuda/relu", tmp_path, RELU_BODY, body)))
     assert not a.proved, a.detail
+
+
+def test_the_parametric_world_is_used_through_its_public_facade() -> None:
+    """allsize.py builds on ``parametric.kernel_world``, not on the parametric prover's private classes."""
+    import inspect
+
+    from larkc.provers import allsize
+    from larkc.provers.parametric import kernel_world
+
+    src = inspect.getsource(allsize)
+    assert "_Analysis" not in src and "import _kernel" not in src
+    task = load_task(EXAMPLES / "cuda/vector_add")
+    chosen = [task.shape_env(i) for i in task.instances]
+    module = parse_task(task, chosen[0], None)
+    kw = kernel_world(module, kernel_function(task, module).name, task, BUDGET, 1e18, chosen[0])
+    assert set(kw.param_values) == {p.name for p in kw.fn.params}
+    assert not kw.specialisation and kw.constraints

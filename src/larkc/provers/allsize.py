@@ -694,7 +694,7 @@ def prove_allsize(
     A block-level (Triton) kernel is the specialisation lowered for ``instances[0]``: the constraints that
     select it are part of the scope, and ``covers_instances`` says whether every instance satisfies them."""
     specialised_for = instances[0] if instances else None
-    from larkc.provers.parametric import _Analysis, _kernel  # the parametric prover's world and bindings
+    from larkc.provers.parametric import kernel_world  # the parametric prover's world and bindings
 
     start = time.monotonic()
     outputs = list(task.outputs)
@@ -709,34 +709,32 @@ def prove_allsize(
     if outside:  # before any solver work: most tasks stop here
         return refused(f"the reference's {', '.join(outside)} (not an elementwise op this prover handles)")
     try:
-        fn = _kernel(module, kernel, task)
-        analysis = _Analysis(module, fn, task, budget, start + budget.seconds, specialised_for, None)
+        kw = kernel_world(module, kernel, task, budget, start + budget.seconds, specialised_for)
     except LarkcError as e:
         return refused(f"cannot analyse the kernel: {e.message}")
-    if analysis.spec_text:
+    fn = kw.fn
+    if kw.specialisation:
         # A proof would be about the sizes of this one specialisation (a constexpr or heuristic of the sizes),
         # which the verdict's "for all sizes" would not say clearly: every specialisation is future work.
-        return refused(f"the kernel is lowered for one specialisation of the sizes ({analysis.spec_text[0]})")
+        return refused(f"the kernel is lowered for one specialisation of the sizes ({kw.specialisation[0]})")
     constants = _constants(graph, task)
     vocab = _Vocabulary(constants)
-    values = dict(analysis.ex.param_values)
+    values = dict(kw.param_values)
     for p in fn.params:
         b = task.binding(p.name)
         if isinstance(b, ScalarArg) and isinstance(p.type, ScalarType) and p.type.is_float:
             r = vocab.literal(float(b.value), p.type)
             if r is not None:
                 values[p.name] = RealV(p.type, r)
-    ex = ValueExecutor(module, fn, task, analysis.world, analysis.reg, analysis.session, values, vocabulary=vocab)
+    ex = ValueExecutor(module, fn, task, kw.world, kw.reg, kw.session, values, vocabulary=vocab)
     trace = ex.run()
-    constraints = (*analysis.world.scope, *analysis.fits_text, *analysis.spec_text)
-    inside = bool(instances) and all(
-        _holds_at(analysis.world, [*analysis.world.facts, *analysis.fits, *analysis.spec], env) for env in instances
-    )
+    constraints = kw.constraints
+    inside = bool(instances) and all(_holds_at(kw.world, kw.facts, env) for env in instances)
     why = _refusal(ex, task, fn)
     if why:
         return refused(why)
-    checker = _Checker(analysis.world, analysis.reg, analysis.session)
-    spec = _SpecElements(graph, task, analysis.world, vocab, checker.valid)
+    checker = _Checker(kw.world, kw.reg, kw.session)
+    spec = _SpecElements(graph, task, kw.world, vocab, checker.valid)
     attempts: list[AllSizeAttempt] = []
     for name, spec_out in zip(outputs, graph.outputs, strict=True):
         t0 = time.monotonic()
@@ -747,7 +745,7 @@ def prove_allsize(
             ok, detail = False, str(e)
         except z3.Z3Exception as e:  # a term this module built that z3 rejects: its own limit, not a verdict
             ok, detail = False, f"z3 rejected a query: {e}"
-        launch = Assumption(AssumptionKind.MODEL, analysis.world.launch_text)
+        launch = Assumption(AssumptionKind.MODEL, kw.world.launch_text)
         assumptions = (EXACT_REALS, launch, NO_ALIASING, *dict.fromkeys(vocab.readings))
         candidate = checker.candidates[0] if checker.candidates and not ok else None
         took = time.monotonic() - t0
