@@ -306,3 +306,11 @@ def test_the_reduction_ops_are_spec_ops() -> None:
     from larkc.reference.spec import SpecOp
 
     assert {op.value for op in SpecOp} >= REDUCTION_OPS
+
+
+def test_a_kernel_whose_values_are_never_followed_is_refused_before_any_solver_work() -> None:
+    """A Triton matmul (``tl.dot``): building the world alone took about a minute; the attempt stops first."""
+    (a,) = _attempts(load_task(EXAMPLES / "triton/matmul"))
+    assert not a.proved
+    assert "dot" in a.detail
+    assert a.seconds < 1

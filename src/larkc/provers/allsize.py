@@ -31,6 +31,7 @@ handled*: the bounded proof stands. ``docs/allsize.md`` has the design and what 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import struct
@@ -131,6 +132,9 @@ ELEMENTWISE_OPS = frozenset(
         "cast",
     ]
 )
+
+#: The most seconds one attempt may take (of the task's budget): it only ever upgrades a bounded proof.
+ATTEMPT_SECONDS = 15.0
 
 #: The reductions :class:`_SpecElements` evaluates at a symbolic index, as folds over the reduced dimension.
 REDUCTION_OPS = frozenset(["sum", "mean", "amax", "amin", "matmul", "mm"])
@@ -936,6 +940,10 @@ def prove_allsize(
     outside = sorted({n.op.value for n in graph.nodes} - ELEMENTWISE_OPS - REDUCTION_OPS)
     if outside:  # before any solver work: most tasks stop here
         return refused(f"the reference's {', '.join(outside)} (not an op this prover handles)")
+    unfollowed = _unfollowed_construct(module)
+    if unfollowed:  # before the world is built (for a Triton matmul that alone takes about a minute)
+        return refused(f"the kernel computes with {unfollowed}, whose values this prover does not follow")
+    budget = dataclasses.replace(budget, seconds=min(budget.seconds, ATTEMPT_SECONDS))
     try:
         kw = kernel_world(module, kernel, task, budget, start + budget.seconds, specialised_for)
     except LarkcError as e:
@@ -980,6 +988,21 @@ def prove_allsize(
         took = time.monotonic() - t0
         attempts.append(AllSizeAttempt(name, ok, detail, constraints, assumptions, took, inside, candidate))
     return attempts
+
+
+def _unfollowed_construct(module: Module) -> str:
+    """A construct of the module whose values :class:`ValueExecutor` never tracks (a product of blocks, a
+    scan, a reduction with a combine function), which makes every attempt fail: "" when there is none."""
+    from larkc.ir.nodes import Combine, Dot, Scan
+    from larkc.ir.walk import stmt_exprs, sub_exprs
+
+    for f in module.functions:
+        for st in walk(f.body):
+            for top in stmt_exprs(st):
+                for x in sub_exprs(top):
+                    if isinstance(x, Dot | Scan | Combine):
+                        return type(x).__name__.lower()
+    return ""
 
 
 def _holds_at(world: World, facts: Sequence[Z], env: Mapping[str, int]) -> bool:
