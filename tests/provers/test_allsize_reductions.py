@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import z3
 
 from larkc import load_task
 from larkc.pipeline.api import run
@@ -23,6 +24,7 @@ from larkc.pipeline.compare import functional_reference
 from larkc.pipeline.verify import kernel_function, parse_task, verify_task
 from larkc.provers import Budget, ScopeKind, Status
 from larkc.provers.allsize import REDUCTION_OPS, AllSizeAttempt, prove_allsize
+from larkc.provers.folds import Fold, FoldOp, FoldTable
 from larkc.reference import trace_task
 from larkc.tasks import Task
 
@@ -314,3 +316,85 @@ def test_a_kernel_whose_values_are_never_followed_is_refused_before_any_solver_w
     assert not a.proved
     assert "dot" in a.detail
     assert a.seconds < 1
+
+
+# -- folds (provers/folds.py) ------------------------------------------------------------------------
+
+
+def _table() -> FoldTable:
+    def valid(goal: z3.ExprRef, *hyps: z3.ExprRef) -> bool:
+        s = z3.Solver()
+        s.add(*hyps, z3.Not(goal))
+        return bool(s.check() == z3.unsat)
+
+    return FoldTable(valid)
+
+
+def _by_origin(table: FoldTable) -> dict[str, Fold]:
+    return {f.origin: f for f in table.folds.values()}
+
+
+def test_fold_equality_needs_equal_bounds_and_bodies() -> None:
+    table = _table()
+    x = z3.Function("x", z3.IntSort(), z3.RealSort())
+    d, e, k, t = z3.Ints("d e k t")
+    spec = table.make(FoldOp.SUM, k, d, x(k), (), "spec")
+    same = table.make(FoldOp.SUM, t, d, x(t), (), "kernel")
+    short = table.make(FoldOp.SUM, t, d - 1, x(t), (), "kernel, one short")
+    shifted = table.make(FoldOp.SUM, t, d, x(t + 1), (), "kernel, shifted")
+    other_bound = table.make(FoldOp.SUM, t, e, x(t), (), "kernel, another bound")
+    by = _by_origin(table)
+    g = by["spec"]
+    assert table.equal(by["kernel"], g, [d >= 0])
+    assert not table.equal(by["kernel, one short"], g, [d >= 1])
+    assert not table.equal(by["kernel, shifted"], g, [d >= 1])
+    assert not table.equal(by["kernel, another bound"], g, [d >= 1])
+    assert table.equal(by["kernel, another bound"], g, [d >= 1, e == d])
+    assert table.unify(same, spec, [d >= 0]).eq(same)
+    assert table.unify(short + shifted + other_bound, spec, [d >= 1]).eq(spec)  # none is equal: it stays
+
+
+def test_a_masked_block_sum_is_the_sum_below_its_bound_only_with_a_zero_tail() -> None:
+    table = _table()
+    x = z3.Function("x", z3.IntSort(), z3.RealSort())
+    d, k, lane = z3.Ints("d k lane")
+    block = 1024
+    table.make(FoldOp.SUM, k, d, x(k), (), "spec")
+    table.make(FoldOp.SUM, lane, z3.IntVal(block), z3.If(lane < d, x(lane), 0), (), "other=0")
+    table.make(FoldOp.SUM, lane, z3.IntVal(block), z3.If(lane < d, x(lane), z3.Real("any")), (), "no other")
+    by = _by_origin(table)
+    assert table.equal(by["other=0"], by["spec"], [d >= 0, d <= block])
+    assert not table.equal(by["other=0"], by["spec"], [d >= 0, d <= 2 * block])  # d may exceed the block
+    assert not table.equal(by["no other"], by["spec"], [d >= 0, d <= block])
+    assert table.failures  # where to look for sizes that differ
+
+
+def test_max_folds_are_equal_over_equal_ranges_only() -> None:
+    table = _table()
+    x = z3.Function("x", z3.IntSort(), z3.RealSort())
+    d, k, lane = z3.Ints("d k lane")
+    table.make(FoldOp.MAX, k, d, x(k), (), "spec")
+    table.make(FoldOp.MAX, lane, z3.IntVal(64), z3.If(lane < d, x(lane), 0), (), "zero tail")
+    table.make(FoldOp.SUM, lane, d, x(lane), (), "a sum")
+    by = _by_origin(table)
+    assert not table.equal(by["zero tail"], by["spec"], [d >= 1, d <= 64])  # 0 is no identity of max
+    assert not table.equal(by["a sum"], by["spec"], [d >= 1])
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("acc += x[row * d + k];", "acc = acc * 2.0f + x[row * d + k];"),  # not a sum of the iterations
+        ("acc += x[row * d + k];", "acc += x[row * d + k];\n      if (k == 7) break;"),  # an early exit
+        ("for (int k = 0; k < d; ++k) {", "for (int k = 0; k < d; k += (d > 100 ? 2 : 1)) {"),  # a stride of d
+    ],
+    ids=["scaled accumulator", "break", "stride depending on d"],
+)
+def test_a_loop_that_is_not_an_accumulation_is_not_proved(old: str, new: str, tmp_path: Path) -> None:
+    (a,) = _attempts(_write(KERNELS["cuda row sum"], tmp_path, old, new))
+    assert not a.proved, a.detail
+
+
+def test_a_masked_block_without_other_is_not_a_row_sum(tmp_path: Path) -> None:
+    (a,) = _attempts(_write(KERNELS["triton masked row sum"], tmp_path, "mask=offs < d, other=0.0)", "mask=offs < d)"))
+    assert not a.proved, a.detail
