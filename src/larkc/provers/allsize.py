@@ -720,7 +720,7 @@ class _SpecElements:
     ) -> None:
 
         self.folds = folds
-        self._memo: dict[tuple[str, tuple[int, ...]], Z] = {}
+        self._memo: dict[tuple[str, tuple[str, ...]], Z] = {}
         self.graph = graph
         self.task = task
         self.world = world
@@ -854,7 +854,8 @@ class _SpecElements:
             case SpecOp.CAST:
                 return arg(0)  # float to float: exact under real arithmetic (the dtype was checked above)
             case SpecOp.SUM | SpecOp.MEAN | SpecOp.AMAX | SpecOp.AMIN | SpecOp.MATMUL | SpecOp.MM:
-                key = (name, tuple(z3.simplify(i).get_id() for i in idx))
+                # by the index terms' text: a z3 AST id may be reused once its term is freed
+                key = (name, tuple(z3.simplify(i).sexpr() for i in idx))
                 hit = self._memo.get(key)
                 if hit is None:
                     hit = self._reduction(node, idx)
