@@ -398,3 +398,37 @@ def test_a_loop_that_is_not_an_accumulation_is_not_proved(old: str, new: str, tm
 def test_a_masked_block_without_other_is_not_a_row_sum(tmp_path: Path) -> None:
     (a,) = _attempts(_write(KERNELS["triton masked row sum"], tmp_path, "mask=offs < d, other=0.0)", "mask=offs < d)"))
     assert not a.proved, a.detail
+
+
+def test_each_reduction_op_is_evaluated_and_odd_attributes_are_not_handled() -> None:
+    """Every op of REDUCTION_OPS gives a fold at a symbolic index; a reduction whose attributes this prover
+    does not read (no ``keepdim`` while its result keeps the dimension) is *not handled*, never a crash."""
+    from larkc.provers.allsize import _NotHandled, _SpecElements, _Vocabulary
+    from larkc.provers.zworld import Registry, World
+    from larkc.reference.spec import Ref, SpecGraph, SpecInput, SpecNode, SpecOp, ValueType
+    from larkc.tasks.shape_expr import ShapeNum, ShapeSym
+
+    task = load_task(EXAMPLES / "cuda/matmul_naive")
+    f32 = task.tensors["a"].dtype
+    mk, kn, mn = (ValueType((ShapeSym(x), ShapeSym(y)), f32) for x, y in (("M", "K"), ("K", "N"), ("M", "N")))
+    world = World(task, Registry(), None)
+    inputs = (SpecInput("a", mk), SpecInput("b", kn))
+
+    def spec_of(node: SpecNode) -> _SpecElements:
+        graph = SpecGraph("g", ("M", "N", "K"), inputs, (), (node,), ("r",))
+        return _SpecElements(graph, task, world, _Vocabulary([]), lambda *_: True, FoldTable(lambda *_: True))
+
+    for name in sorted(REDUCTION_OPS):
+        op = SpecOp(name)
+        if op in (SpecOp.MATMUL, SpecOp.MM):
+            node = SpecNode("r", op, (Ref("a"), Ref("b")), (), mn)
+        else:
+            node = SpecNode(
+                "r", op, (Ref("a"),), (("dims", (1,)), ("keepdim", False)), ValueType((ShapeSym("M"),), f32)
+            )
+        spec = spec_of(node)
+        assert spec.folds.folds_in(spec.element("r", z3.Int("j"))), name
+    kept = ValueType((ShapeSym("M"), ShapeNum(1)), f32)
+    spec = spec_of(SpecNode("r", SpecOp.SUM, (Ref("a"),), (("dims", (1,)),), kept))
+    with pytest.raises(_NotHandled):
+        spec.element("r", z3.Int("j"))

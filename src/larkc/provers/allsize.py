@@ -878,16 +878,19 @@ class _SpecElements:
             n = self.world.int(self.types[a].shape[1])
             body = self.at(a, [idx[0], k]) * self.at(b, [k, idx[1]])
             return self.folds.make(FoldOp.SUM, k, n, body, (), f"the reference's {node.name}")
-        dims = node.attr("dims")
-        if len(refs) != 1 or not isinstance(dims, tuple) or len(dims) != 1:
+        attrs = dict(node.attrs)
+        dims, keepdim = attrs.get("dims"), attrs.get("keepdim")
+        if len(refs) != 1 or not isinstance(dims, tuple) or len(dims) != 1 or not isinstance(dims[0], int):
             raise _NotHandled(f"{node.op.value} over other than one dimension")
         src = self.types[refs[0]].shape
         d = dims[0] % len(src) if src else 0
         inner = list(idx)
-        if node.attr("keepdim"):
+        if keepdim:
             inner[d] = k
         else:
             inner.insert(d, k)
+        if len(inner) != len(src):
+            raise _NotHandled(f"{node.op.value} whose result's rank does not match its keepdim")
         n = self.world.int(src[d])
         op = {SpecOp.AMAX: FoldOp.MAX, SpecOp.AMIN: FoldOp.MIN}.get(node.op, FoldOp.SUM)
         fold = self.folds.make(op, k, n, self.at(refs[0], inner), (), f"the reference's {node.name}")
