@@ -96,6 +96,20 @@ __global__ void row_sum_strided(const float* __restrict__ x, float* __restrict__
 }
 """
 
+ROW_MAX_CU = """\
+// out[row] = max of x[row, :]: one thread per row, from -INFINITY.
+__global__ void row_max(const float* __restrict__ x, float* __restrict__ out, int rows, int d) {
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float m = -INFINITY;
+    for (int k = 0; k < d; ++k) {
+      m = fmaxf(m, x[row * d + k]);
+    }
+    out[row] = m;
+  }
+}
+"""
+
 ROW_SUM_PY = """\
 import triton
 import triton.language as tl
@@ -161,6 +175,13 @@ KERNELS = {
             {
                 "kernel.cu": ROW_SUM_STRIDED_CU,
                 "task.py": ROW_SUM_TASK.format(expr="x.sum(dim=-1)", kernel="row_sum_strided", grid="1"),
+            },
+        ),
+        Kernel(
+            "cuda row max",
+            {
+                "kernel.cu": ROW_MAX_CU,
+                "task.py": ROW_SUM_TASK.format(expr="x.amax(dim=-1)", kernel="row_max", grid="cdiv(rows, 128)"),
             },
         ),
         Kernel("triton masked row sum", {"kernel.py": ROW_SUM_PY, "task.py": ROW_SUM_PY_TASK}),
@@ -249,6 +270,13 @@ SIZE_ONLY = (
         "  for (int row = blockIdx.x * blockDim.x + threadIdx.x; row < rows; row += stride) {\n    float acc = 0.0f;",
         "  float acc = 0.0f;\n  for (int row = blockIdx.x * blockDim.x + threadIdx.x; row < rows; row += stride) {",
         {"rows": 129, "d": 3},
+    ),
+    SizeOnly(
+        "row max of halved values when d > 1024",
+        "cuda row max",
+        "m = fmaxf(m, x[row * d + k]);",
+        "m = fmaxf(m, d > 1024 ? 0.5f * x[row * d + k] : x[row * d + k]);",
+        {"rows": 1, "d": 1025},
     ),
     SizeOnly(
         "Triton mask cut at 1000 columns",
@@ -432,3 +460,20 @@ def test_each_reduction_op_is_evaluated_and_odd_attributes_are_not_handled() -> 
     spec = spec_of(SpecNode("r", SpecOp.SUM, (Ref("a"),), (("dims", (1,)),), kept))
     with pytest.raises(_NotHandled):
         spec.element("r", z3.Int("j"))
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("float m = -INFINITY;", "float m = 0.0f;"),  # the zero-initialised row max: wrong for negative rows
+        ("float m = -INFINITY;", "float m = -INFINITY;\n    if (d > 5) m = 0.0f;"),  # -inf on one branch only
+        ("k < d; ++k", "k < d - 1; ++k"),  # may not run: -inf itself would be stored (at d = 1)
+        ("m = fmaxf(m, x[row * d + k]);", "m = fmaxf(m, x[row * d + k]) + 0.0f * m;"),  # -inf * 0 is NaN
+    ],
+    ids=["zero init", "-inf on one branch", "may not run", "-inf in arithmetic"],
+)
+def test_a_max_from_minus_infinity_is_not_proved_where_it_is_not_the_row_max(
+    old: str, new: str, tmp_path: Path
+) -> None:
+    (a,) = _attempts(_write(KERNELS["cuda row max"], tmp_path, old, new))
+    assert not a.proved, a.detail

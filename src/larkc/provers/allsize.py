@@ -154,6 +154,12 @@ class RealV(OpaqueV):
     r: Z
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class NegInfV(OpaqueV):
+    """The float ``-inf``: not a real, so unknown to every operation; only the initial value of a ``max``
+    accumulator reads it (``max(-inf, F) = F`` over a non-empty range)."""
+
+
 @dataclass(frozen=True, slots=True)
 class AllSizeAttempt:
     """One all-size attempt on one output: ``proved`` with ``scope`` (constraints) or why not (``detail``)."""
@@ -341,12 +347,12 @@ class ValueExecutor(Executor):
         changed = {self.key(n) for n in self.assigned_names((*body, *step))}
         # a break or return leaves the trip count and the values at the exit unsummarised
         foldable = not why and not any(isinstance(x, Break | Return) for x in walk(body))
-        accs: dict[str, tuple[RealV, Z]] = {}
-        if any(isinstance(v, RealV) for k, v in st.env.items() if k in changed):
+        accs: dict[str, tuple[RealV | NegInfV, Z]] = {}
+        if any(isinstance(v, RealV | NegInfV) for k, v in st.env.items() if k in changed):
             st = st.copy()
             for k in sorted(changed):
                 v = st.env.get(k)
-                if isinstance(v, RealV):
+                if isinstance(v, RealV | NegInfV):
                     if foldable:
                         a = z3.FreshReal(f"allsize.acc.{k}")  # the accumulator at the head of iteration k
                         accs[k] = (v, a)
@@ -378,7 +384,13 @@ class ValueExecutor(Executor):
         return out
 
     def _accumulated(
-        self, k: str, v0: RealV, a: Z, final: tuple[State, State] | None, placeholders: Sequence[Z], loop: Stmt
+        self,
+        k: str,
+        v0: RealV | NegInfV,
+        a: Z,
+        final: tuple[State, State] | None,
+        placeholders: Sequence[Z],
+        loop: Stmt,
     ) -> tuple[Value, Z | None]:
         """The value of accumulator ``k`` after the loop (``v0`` before it, ``a`` its value at the head of the
         final pass) and its value at the head of the final pass's iteration; unknown and None when the body
@@ -398,19 +410,25 @@ class ValueExecutor(Executor):
         it, trips = last.arg(0), last.arg(1)
         if self.reg.info(it.decl().name()).level is not VarLevel.ITER:
             return unknown
-        delta = z3.simplify(z3.substitute(new.r, (a, z3.RealVal(0))))
-        if _mentions(delta, placeholders):
+        op, delta = _step_of(new.r, a)
+        if delta is None or _mentions(delta, placeholders):
             return unknown  # the term depends on an accumulator: not a fold of the iterations
-        if self.prove(end.pc, new.r == a + delta).answer is not Answer.UNSAT:
+        if self.prove(end.pc, new.r == _combine(op, a, delta)).answer is not Answer.UNSAT:
             return unknown
         origin = f"the loop at {_where(loop)}"
-        fold = self.folds.make(FoldOp.SUM, it, trips, delta, head.pc, origin)
+        fold = self.folds.make(op, it, trips, delta, head.pc, origin)
         # the iterations before the final pass's: their own iteration counter, under the same path condition
         t = z3.FreshInt("allsize.t")
         prefix = self.folds.make(
-            FoldOp.SUM, t, it, z3.substitute(delta, (it, t)), [z3.substitute(h, (it, t)) for h in head.pc], origin
+            op, t, it, z3.substitute(delta, (it, t)), [z3.substitute(h, (it, t)) for h in head.pc], origin
         )
-        return RealV(v0.t, v0.r + fold), v0.r + prefix
+        if isinstance(v0, NegInfV):
+            # max(-inf, F) is F over a non-empty range (-inf itself is no real: the loop must run); a store in
+            # the body sees -inf at the first iteration, so it stays unknown there
+            if op is not FoldOp.MAX or self.prove(head.pc[:-2], trips >= 1).answer is not Answer.UNSAT:
+                return unknown
+            return RealV(v0.t, fold), None
+        return RealV(v0.t, _combine(op, v0.r, fold)), _combine(op, v0.r, prefix)
 
     def _not_shown_to_terminate(
         self, st: State, cond: Expr | None, step: Sequence[Stmt], body: Sequence[Stmt], do_first: bool
@@ -477,6 +495,8 @@ class ValueExecutor(Executor):
     def eval(self, e: Expr, st: State) -> Value:
         match e:
             case Const(value, t) if t.is_float:
+                if float(value) == -math.inf:
+                    return NegInfV(t)
                 r = self.vocab.literal(float(value), t)
                 return RealV(t, r) if r is not None else OpaqueV(t)
             case Select(c, a, b):
@@ -601,6 +621,30 @@ def _math(fn: MathFn, rs: list[Z], vocab: _Vocabulary) -> Z | None:
             return None
 
 
+def _step_of(new: Z, a: Z) -> tuple[FoldOp, Z | None]:
+    """How one iteration changes accumulator ``a`` into ``new``: ``a + f`` (then ``f = new[a := 0]``) or
+    ``max(a, f)`` / ``min(a, f)`` as :func:`_max` / :func:`_min` build them; the caller proves it."""
+    if z3.is_app_of(new, z3.Z3_OP_ITE):
+        c, x, y = new.children()
+        if x.eq(a) and z3.is_app_of(c, z3.Z3_OP_GE) and c.arg(0).eq(a) and c.arg(1).eq(y):
+            return FoldOp.MAX, y
+        if x.eq(a) and z3.is_app_of(c, z3.Z3_OP_LE) and c.arg(0).eq(a) and c.arg(1).eq(y):
+            return FoldOp.MIN, y
+    return FoldOp.SUM, z3.simplify(z3.substitute(new, (a, z3.RealVal(0))))
+
+
+def _combine(op: FoldOp, x: Z, y: Z) -> Z:
+    match op:
+        case FoldOp.SUM:
+            return x + y
+        case FoldOp.MAX:
+            return _max(x, y)
+        case FoldOp.MIN:
+            return _min(x, y)
+        case _:
+            assert_never(op)
+
+
 def _mentions(term: Z, consts: Sequence[Z]) -> bool:
     """Whether one of the constants ``consts`` occurs in ``term``."""
     names = {c.decl().name() for c in consts}
@@ -692,7 +736,7 @@ def _strip(v: Value) -> Value:
     """``v`` with every tracked float forgotten (a value computed by code this module does not follow)."""
     from larkc.provers.zvalues import VecV
 
-    if isinstance(v, RealV):
+    if isinstance(v, RealV | NegInfV):
         return OpaqueV(v.t)
     if isinstance(v, VecV):
         return VecV(tuple(_strip(x) for x in v.lanes), v.t)

@@ -132,6 +132,7 @@ class FoldTable:
             inner = [*at, u < f.hi, *fh, *gh]
             return self._bodies_equal(fb, gb, inner)
         if f.op is not FoldOp.SUM:
+            self.failures.append((f.hi == g.hi, tuple(hyps)))  # no identity: the ranges must be equal
             return False
         for short, long, lb, sh, lh in ((g, f, fb, gh, fh), (f, g, gb, fh, gh)):
             if self.valid(short.hi <= long.hi, *hyps):
