@@ -477,3 +477,35 @@ def test_a_max_from_minus_infinity_is_not_proved_where_it_is_not_the_row_max(
 ) -> None:
     (a,) = _attempts(_write(KERNELS["cuda row max"], tmp_path, old, new))
     assert not a.proved, a.detail
+
+
+def test_a_tail_is_zero_only_by_selection_not_by_real_arithmetic() -> None:
+    """``(v / v) * 0`` is 0 over the reals but NaN on the GPU where a masked lane's ``v`` is 0 (or ``-inf``):
+    a longer fold's tail must select the literal 0."""
+    table = _table()
+    x = z3.Function("x", z3.IntSort(), z3.RealSort())
+    d, k, lane = z3.Ints("d k lane")
+    v = z3.If(lane < d, x(lane), 0)
+    table.make(FoldOp.SUM, k, d, x(k), (), "spec")
+    table.make(FoldOp.SUM, lane, z3.IntVal(64), v + (v / v) * 0, (), "arithmetic tail")
+    table.make(FoldOp.SUM, lane, z3.IntVal(64), z3.If(lane < d, x(lane) + (v / v) * 0, 0), (), "selected tail")
+    by = _by_origin(table)
+    hyps = [d >= 1, d <= 64]
+    assert not table.equal(by["arithmetic tail"], by["spec"], hyps)
+    assert table.equal(by["selected tail"], by["spec"], hyps)  # inside the row, reals are the model
+
+
+def test_a_sum_over_masked_lanes_that_are_not_reals_is_not_proved(tmp_path: Path) -> None:
+    """``other=-inf``: the masked-off lanes are ``-inf``, and ``x * 0.0`` there is NaN on the GPU; the sum of
+    ``where(mask, 1, 0) + x * 0`` is NaN, not ``d``, and must not be proved equal to it."""
+    kernel = Kernel(
+        "triton sum over -inf lanes",
+        {
+            "kernel.py": ROW_SUM_PY.replace("other=0.0)", 'other=-float("inf"))').replace(
+                "tl.sum(x, axis=0)", "tl.sum(tl.where(offs < d, 1.0, 0.0) + x * 0.0, axis=0)"
+            ),
+            "task.py": ROW_SUM_PY_TASK.replace("return x.sum(dim=-1)", "return (x * 0 + 1).sum(dim=-1)"),
+        },
+    )
+    (a,) = _attempts(_write(kernel, tmp_path))
+    assert not a.proved, a.detail

@@ -186,6 +186,7 @@ class _Vocabulary:
         self._tensors: dict[str, Z] = {}
         self._fns: dict[tuple[str, int], Z] = {}
         self._fresh = itertools.count()
+        self._arbitrary: list[Z] = []
         self.constants = [c for c in constants if isinstance(c, float)]
         self.readings: list[Assumption] = []
 
@@ -206,7 +207,13 @@ class _Vocabulary:
 
     def arbitrary(self, what: str) -> Z:
         """A real about which nothing is known (a masked-off lane without ``other``)."""
-        return z3.Real(f"allsize.any.{what}.{next(self._fresh)}")
+        a = z3.Real(f"allsize.any.{what}.{next(self._fresh)}")
+        self._arbitrary.append(a)
+        return a
+
+    def mentions_arbitrary(self, term: Z) -> bool:
+        """Whether ``term`` mentions a value made by :meth:`arbitrary`."""
+        return bool(self._arbitrary) and _mentions(term, self._arbitrary)
 
     def literal(self, value: float, t: ScalarType) -> Z | None:
         """The exact value of a float literal (or bound scalar) of type ``t``: the reference's constant when
@@ -532,6 +539,10 @@ class ValueExecutor(Executor):
                     return _strip(out)
                 if (self.reg.free(v.r) & lanes) - {lane.decl().name()}:
                     return _strip(out)  # the block's term depends on another block's lanes
+                if self.vocab.mentions_arbitrary(v.r):
+                    # a masked-off lane without a real `other` (absent, -inf) is no real: arithmetic on it
+                    # (`0 * v`) would be cancelled by z3 where the GPU computes NaN into the sum
+                    return _strip(out)
                 fold = self.folds.make(FoldOp.SUM, lane, z3.IntVal(src[0]), v.r, st.pc, f"the sum at {_where(e)}")
                 return RealV(_scalar(t), fold)
             case VarRef() | Binary() | Const():

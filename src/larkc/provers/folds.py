@@ -12,8 +12,9 @@ equal (:meth:`FoldTable.equal`) when their operators are, and at a fresh index `
 
 * the bounds are provably equal and the bodies are equal for ``0 <= u < n``; or, for ``Σ``,
 * one bound ``m`` is provably at most the other ``n``, the bodies are equal for ``u < m`` and the longer
-  fold's body is ``0`` (the identity of ``+``) for ``m <= u < n``: a masked block sum ``Σ_{l<BLOCK}
-  If(l < d, x[l], 0)`` is ``Σ_{k<d} x[k]`` for every ``d <= BLOCK``.
+  fold's body *selects* ``0`` (the identity of ``+``) for ``m <= u < n`` (an ``If`` whose reachable leaves
+  are the literal 0: arithmetic on a masked lane's value, which may be ``-inf``, is not a real's): a masked
+  block sum ``Σ_{l<BLOCK} If(l < d, x[l], 0)`` is ``Σ_{k<d} x[k]`` for every ``d <= BLOCK``.
 
 Each side condition is a z3 validity check under the caller's hypotheses (the store's path condition and
 index range) and each fold's own (its index range, the path condition of a loop's iteration). The order
@@ -138,7 +139,20 @@ class FoldTable:
             if self.valid(short.hi <= long.hi, *hyps):
                 inner = [*at, u < short.hi, *sh, *lh]
                 tail = [*at, u >= short.hi, u < long.hi, *lh]
-                return self._bodies_equal(fb, gb, inner) and self._holds(lb == 0, tail)
+                return self._bodies_equal(fb, gb, inner) and self._zero_by_selection(lb, tail)
+        return False
+
+    def _zero_by_selection(self, body: Z, hyps: Sequence[Z]) -> bool:
+        """Whether ``body`` *selects* the constant 0 wherever ``hyps`` hold: an ``If`` tree whose reachable
+        leaves are the literal 0. Real arithmetic is not enough here: the tail's lanes hold values that are
+        not reals (a masked load's ``-inf``, ``0 / 0``), where ``0 * v`` is NaN on the GPU, not 0."""
+        if z3.is_app_of(body, z3.Z3_OP_ITE):
+            c, x, y = body.children()
+            then_ok = self.valid(z3.Not(c), *hyps) or self._zero_by_selection(x, [*hyps, c])
+            return then_ok and (self.valid(c, *hyps) or self._zero_by_selection(y, [*hyps, z3.Not(c)]))
+        if z3.is_rational_value(body) and body.as_fraction() == 0:
+            return True
+        self.failures.append((body == 0, tuple(hyps)))
         return False
 
     def _bodies_equal(self, fb: Z, gb: Z, hyps: Sequence[Z]) -> bool:
