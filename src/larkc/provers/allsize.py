@@ -31,6 +31,7 @@ handled*: the bounded proof stands. ``docs/allsize.md`` has the design and what 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import struct
@@ -47,6 +48,7 @@ from larkc.ir.nodes import (
     Assign,
     Binary,
     BinaryOp,
+    Break,
     Broadcast,
     CastKind,
     Const,
@@ -59,7 +61,10 @@ from larkc.ir.nodes import (
     MathFn,
     Module,
     Permute,
+    Reduce,
+    ReduceOp,
     Reshape,
+    Return,
     Select,
     Stmt,
     Store,
@@ -81,14 +86,15 @@ from larkc.provers.core import (
     Status,
     combine,
 )
-from larkc.provers.zexec import Access, AccessKind, Executor, State, conj
+from larkc.provers.folds import FoldOp, FoldTable
+from larkc.provers.zexec import Access, AccessKind, Executor, LoopCtx, State, conj, walk
 from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, RegionKind, Value
 from larkc.provers.zworld import Answer, Registry, Session, VarLevel, World, Z, minimize_sum, model_int
 from larkc.tasks import ScalarArg, Task
 from larkc.tasks.shape_expr import ShapeExpr
 
 if TYPE_CHECKING:
-    from larkc.reference.spec import SpecGraph
+    from larkc.reference.spec import SpecGraph, SpecNode
 
 __all__ = ["PROVER_NAME", "AllSizeAttempt", "prove_allsize", "upgrade_equivalence"]
 
@@ -127,6 +133,12 @@ ELEMENTWISE_OPS = frozenset(
     ]
 )
 
+#: The most seconds one attempt may take (of the task's budget): it only ever upgrades a bounded proof.
+ATTEMPT_SECONDS = 15.0
+
+#: The reductions :class:`_SpecElements` evaluates at a symbolic index, as folds over the reduced dimension.
+REDUCTION_OPS = frozenset(["sum", "mean", "amax", "amin", "matmul", "mm"])
+
 #: The inputs a value reads are unchanged by the launch because no store reaches them: distinct buffers.
 NO_ALIASING = Assumption(AssumptionKind.MODEL, "distinct tensors of the task are distinct buffers (no aliasing)")
 
@@ -140,6 +152,12 @@ class RealV(OpaqueV):
     """A float value the prover tracks: ``r`` is a z3 real term over input reads ``X(e)`` and sizes."""
 
     r: Z
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class NegInfV(OpaqueV):
+    """The float ``-inf``: not a real, so unknown to every operation; only the initial value of a ``max``
+    accumulator reads it (``max(-inf, F) = F`` over a non-empty range)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +186,7 @@ class _Vocabulary:
         self._tensors: dict[str, Z] = {}
         self._fns: dict[tuple[str, int], Z] = {}
         self._fresh = itertools.count()
+        self._arbitrary: list[Z] = []
         self.constants = [c for c in constants if isinstance(c, float)]
         self.readings: list[Assumption] = []
 
@@ -188,7 +207,13 @@ class _Vocabulary:
 
     def arbitrary(self, what: str) -> Z:
         """A real about which nothing is known (a masked-off lane without ``other``)."""
-        return z3.Real(f"allsize.any.{what}.{next(self._fresh)}")
+        a = z3.Real(f"allsize.any.{what}.{next(self._fresh)}")
+        self._arbitrary.append(a)
+        return a
+
+    def mentions_arbitrary(self, term: Z) -> bool:
+        """Whether ``term`` mentions a value made by :meth:`arbitrary`."""
+        return bool(self._arbitrary) and _mentions(term, self._arbitrary)
 
     def literal(self, value: float, t: ScalarType) -> Z | None:
         """The exact value of a float literal (or bound scalar) of type ``t``: the reference's constant when
@@ -253,9 +278,14 @@ class ValueExecutor(Executor):
         session: Session,
         param_values: dict[str, Value],
         vocabulary: _Vocabulary,
+        folds: FoldTable,
     ) -> None:
         super().__init__(module, fn, task, world, reg, session, param_values)
         self.vocab = vocabulary
+        self.folds = folds
+        #: per loop being summarised (innermost last): its body, and the state before and after the final
+        #: pass of it (the body at an arbitrary iteration ``k``)
+        self._passes: list[tuple[Sequence[Stmt], list[tuple[State, State]]]] = []
         self.stored: dict[int, tuple[Access, Value]] = {}
         self.float_reads: list[tuple[str, Z, tuple[Z, ...], int]] = []  # tensor, byte offset, pc, elem size
 
@@ -278,7 +308,7 @@ class ValueExecutor(Executor):
                 if on.dead:
                     return out
                 self.float_reads.append((r.tensor, p.off, on.pc, t.size))
-                value = self.vocab.tensor(r.tensor)(p.off / t.size)
+                value = self.vocab.tensor(r.tensor)(_exact_div(p.off, t.size))
                 if cond is not None:
                     ov = self.eval(other, st) if other is not None else None
                     alt = ov.r if isinstance(ov, RealV) else self.vocab.arbitrary("masked")
@@ -296,12 +326,22 @@ class ValueExecutor(Executor):
             case _:
                 return super().exec_stmt(s, st)
 
+    def run_body(self, st: State, body: Sequence[Stmt], step: Sequence[Stmt]) -> tuple[State, LoopCtx]:
+        out = super().run_body(st, body, step)
+        if self._passes and self._passes[-1][0] is body:
+            self._passes[-1][1].append((st, out[0]))  # the executor's last pass is the final one
+        return out
+
     def summarize(
         self, st: State, cond: Expr | None, step: Sequence[Stmt], body: Sequence[Stmt], do_first: bool, loop: Stmt
     ) -> State:
-        """A loop at an arbitrary iteration: the executor havocs only the integers it changes, and keeps a
-        float at its value before the loop (inside the body and after it). Every float the loop may change is
-        unknown here, before the executor runs it (an unrolled loop runs its iterations and needs nothing)."""
+        """A loop at an arbitrary iteration: the executor havocs only the integers it changes. A float the
+        loop changes is an *accumulator* when the loop provably ends and the body maps every value ``a`` of it
+        to ``a + f(k)`` (``f`` free of every accumulator): by induction over the iterations (the invariant
+        ``acc = acc0 + Σ_{t<k} f(t)`` holds at entry and one symbolic iteration preserves it) it is ``acc0 +
+        Σ_{k<T} f(k)`` after the loop, ``T`` the trip count (a :class:`~larkc.provers.folds.Fold`). Any other
+        float the loop changes is unknown inside the body and after the loop (an unrolled loop runs its
+        iterations and needs nothing)."""
         why = self._not_shown_to_terminate(st, cond, step, body, do_first)
         if why:
             # the executor takes the state after a loop as reached: a store behind a loop that never ends at
@@ -312,13 +352,90 @@ class ValueExecutor(Executor):
                 loop.span,
             )
         changed = {self.key(n) for n in self.assigned_names((*body, *step))}
-        if any(isinstance(v, RealV) for k, v in st.env.items() if k in changed):
+        # a break or return leaves the trip count and the values at the exit unsummarised
+        foldable = not why and not any(isinstance(x, Break | Return) for x in walk(body))
+        accs: dict[str, tuple[RealV | NegInfV, Z]] = {}
+        if any(isinstance(v, RealV | NegInfV) for k, v in st.env.items() if k in changed):
             st = st.copy()
-            for k in changed:
+            for k in sorted(changed):
                 v = st.env.get(k)
-                if isinstance(v, RealV):
-                    st.env[k] = OpaqueV(v.t)
-        return super().summarize(st, cond, step, body, do_first, loop)
+                if isinstance(v, RealV | NegInfV):
+                    if foldable:
+                        a = z3.FreshReal(f"allsize.acc.{k}")  # the accumulator at the head of iteration k
+                        accs[k] = (v, a)
+                        st.env[k] = RealV(v.t, a)
+                    else:
+                        st.env[k] = OpaqueV(v.t)
+        passes: list[tuple[State, State]] = []
+        self._passes.append((body, passes))
+        before = set(self.stored)
+        try:
+            out = super().summarize(st, cond, step, body, do_first, loop)
+        finally:
+            self._passes.pop()
+        if accs:
+            out = out.copy()
+            final = passes[-1] if passes else None
+            heads: list[tuple[Z, Z]] = []
+            for k, (v0, a) in accs.items():
+                after, head = self._accumulated(k, v0, a, final, [x for _, x in accs.values()], loop)
+                out.env[k] = after
+                if head is not None:
+                    heads.append((a, head))
+            # a store in the body sees the accumulator at the head of iteration k: acc0 + Σ_{t<k} f(t) (the
+            # invariant); where the induction failed, the placeholder stays free (the store is not proved)
+            for key in set(self.stored) - before:
+                rec, v = self.stored[key]
+                if heads and isinstance(v, RealV):
+                    self.stored[key] = (rec, RealV(v.t, z3.substitute(v.r, *heads)))
+        return out
+
+    def _accumulated(
+        self,
+        k: str,
+        v0: RealV | NegInfV,
+        a: Z,
+        final: tuple[State, State] | None,
+        placeholders: Sequence[Z],
+        loop: Stmt,
+    ) -> tuple[Value, Z | None]:
+        """The value of accumulator ``k`` after the loop (``v0`` before it, ``a`` its value at the head of the
+        final pass) and its value at the head of the final pass's iteration; unknown and None when the body
+        does not add a term free of the accumulators to it."""
+        unknown = (OpaqueV(v0.t), None)
+        if final is None:
+            return unknown
+        head, end = final
+        new = end.env.get(k)
+        if end.dead or not isinstance(new, RealV) or len(head.pc) < 1 or len(end.pc) != len(head.pc):
+            return unknown
+        if not all(x.eq(y) for x, y in zip(head.pc, end.pc, strict=True)):
+            return unknown  # the body's path narrowed: not every iteration adds its term
+        last = head.pc[-1]  # `k < T`: the final pass is at iteration k of T (a loop without break)
+        if not (z3.is_lt(last) and z3.is_const(last.arg(0)) and last.arg(0).decl().name() in self.reg.vars):
+            return unknown
+        it, trips = last.arg(0), last.arg(1)
+        if self.reg.info(it.decl().name()).level is not VarLevel.ITER:
+            return unknown
+        op, delta = _step_of(new.r, a)
+        if delta is None or _mentions(delta, placeholders):
+            return unknown  # the term depends on an accumulator: not a fold of the iterations
+        if self.prove(end.pc, new.r == _combine(op, a, delta)).answer is not Answer.UNSAT:
+            return unknown
+        origin = f"the loop at {_where(loop)}"
+        fold = self.folds.make(op, it, trips, delta, head.pc, origin)
+        # the iterations before the final pass's: their own iteration counter, under the same path condition
+        t = z3.FreshInt("allsize.t")
+        prefix = self.folds.make(
+            op, t, it, z3.substitute(delta, (it, t)), [z3.substitute(h, (it, t)) for h in head.pc], origin
+        )
+        if isinstance(v0, NegInfV):
+            # max(-inf, F) is F over a non-empty range (-inf itself is no real: the loop must run); a store in
+            # the body sees -inf at the first iteration, so it stays unknown there
+            if op is not FoldOp.MAX or self.prove(head.pc[:-2], trips >= 1).answer is not Answer.UNSAT:
+                return unknown
+            return RealV(v0.t, fold), None
+        return RealV(v0.t, _combine(op, v0.r, fold)), _combine(op, v0.r, prefix)
 
     def _not_shown_to_terminate(
         self, st: State, cond: Expr | None, step: Sequence[Stmt], body: Sequence[Stmt], do_first: bool
@@ -385,6 +502,8 @@ class ValueExecutor(Executor):
     def eval(self, e: Expr, st: State) -> Value:
         match e:
             case Const(value, t) if t.is_float:
+                if float(value) == -math.inf:
+                    return NegInfV(t)
                 r = self.vocab.literal(float(value), t)
                 return RealV(t, r) if r is not None else OpaqueV(t)
             case Select(c, a, b):
@@ -408,6 +527,24 @@ class ValueExecutor(Executor):
                 return v if isinstance(v, RealV) else _strip(v)
             case Extract() | Insert() | MakeVector():
                 return _strip(super().eval(e, st))
+            case Reduce(op, a, axis, t):
+                v = self.eval(a, st)
+                out = super().eval(e, st)  # the operand's integer checks; a fresh value
+                src = _shape(a.type)
+                if not isinstance(v, RealV) or op is not ReduceOp.SUM or len(src) != 1 or axis != 0:
+                    return _strip(out)
+                lane = self.elem_index(0, src[0])
+                lanes = {x.decl().name() for x, _ in self.elem_indices()}
+                if z3.is_int_value(lane) or (self.reg.free_all(st.pc) & lanes):
+                    return _strip(out)
+                if (self.reg.free(v.r) & lanes) - {lane.decl().name()}:
+                    return _strip(out)  # the block's term depends on another block's lanes
+                if self.vocab.mentions_arbitrary(v.r):
+                    # a masked-off lane without a real `other` (absent, -inf) is no real: arithmetic on it
+                    # (`0 * v`) would be cancelled by z3 where the GPU computes NaN into the sum
+                    return _strip(out)
+                fold = self.folds.make(FoldOp.SUM, lane, z3.IntVal(src[0]), v.r, st.pc, f"the sum at {_where(e)}")
+                return RealV(_scalar(t), fold)
             case VarRef() | Binary() | Const():
                 return super().eval(e, st)
             case _:
@@ -495,6 +632,104 @@ def _math(fn: MathFn, rs: list[Z], vocab: _Vocabulary) -> Z | None:
             return None
 
 
+def _step_of(new: Z, a: Z) -> tuple[FoldOp, Z | None]:
+    """How one iteration changes accumulator ``a`` into ``new``: ``a + f`` (then ``f = new[a := 0]``) or
+    ``max(a, f)`` / ``min(a, f)`` as :func:`_max` / :func:`_min` build them; the caller proves it."""
+    if z3.is_app_of(new, z3.Z3_OP_ITE):
+        c, x, y = new.children()
+        if x.eq(a) and z3.is_app_of(c, z3.Z3_OP_GE) and c.arg(0).eq(a) and c.arg(1).eq(y):
+            return FoldOp.MAX, y
+        if x.eq(a) and z3.is_app_of(c, z3.Z3_OP_LE) and c.arg(0).eq(a) and c.arg(1).eq(y):
+            return FoldOp.MIN, y
+    return FoldOp.SUM, z3.simplify(z3.substitute(new, (a, z3.RealVal(0))))
+
+
+def _combine(op: FoldOp, x: Z, y: Z) -> Z:
+    match op:
+        case FoldOp.SUM:
+            return x + y
+        case FoldOp.MAX:
+            return _max(x, y)
+        case FoldOp.MIN:
+            return _min(x, y)
+        case _:
+            assert_never(op)
+
+
+def _mentions(term: Z, consts: Sequence[Z]) -> bool:
+    """Whether one of the constants ``consts`` occurs in ``term``."""
+    names = {c.decl().name() for c in consts}
+    stack, seen = [term], set()
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().name() in names:
+            return True
+        stack.extend(t.children())
+    return False
+
+
+def _monomials(e: Z) -> list[tuple[int, list[Z]]]:
+    """``e`` as a sum of monomials ``coefficient * factors`` (z3's sum-of-monomials form)."""
+    e = z3.simplify(e, som=True)
+    terms = e.children() if z3.is_add(e) else [e]
+    out = []
+    for t in terms:
+        coeff, factors, stack = 1, [], [t]
+        while stack:
+            x = stack.pop()
+            if z3.is_mul(x):
+                stack.extend(x.children())
+            elif z3.is_int_value(x):
+                coeff *= x.as_long()
+            else:
+                factors.append(x)
+        out.append((coeff, factors))
+    return out
+
+
+def _split(e: Z, stride: int | Z) -> tuple[Z, Z]:
+    """``(hi, lo)`` with ``e == hi * stride + lo`` as polynomials: the monomials with the factor ``stride``
+    (or a coefficient it divides) divided by it, and the others. ``lo`` may be anything: whether it lies in
+    ``[0, stride)`` is the caller's to prove."""
+    hi: list[Z] = []
+    lo: list[Z] = []
+    for coeff, factors in _monomials(e):
+        if isinstance(stride, int):
+            if coeff % stride == 0:
+                hi.append(_product(coeff // stride, factors))
+            else:
+                lo.append(_product(coeff, factors))
+            continue
+        at = next((i for i, f in enumerate(factors) if f.eq(stride)), None)
+        if at is None:
+            lo.append(_product(coeff, factors))
+        else:
+            hi.append(_product(coeff, factors[:at] + factors[at + 1 :]))
+    return z3.simplify(z3.Sum(*hi) if hi else z3.IntVal(0)), z3.simplify(z3.Sum(*lo) if lo else z3.IntVal(0))
+
+
+def _product(coeff: int, factors: Sequence[Z]) -> Z:
+    out: Z = z3.IntVal(coeff)
+    for f in factors:
+        out = out * f
+    return out
+
+
+def _exact_div(e: Z, size: int) -> Z:
+    """``e / size`` as the polynomial quotient when every monomial of ``e`` is a multiple of ``size`` (an
+    element index from a byte offset, which z3 then compares without integer division), else ``e / size``."""
+    hi, lo = _split(e, size)
+    return hi if z3.is_int_value(lo) and lo.as_long() == 0 else e / size
+
+
+def _where(node: Stmt | Expr) -> str:
+    span = node.span
+    return f"{span.line}:{span.col}" if span.line else "?"
+
+
 def _computes_values(e: Expr) -> bool:
     from larkc.ir.nodes import Cast, MathCall, Splat, Unary
 
@@ -512,7 +747,7 @@ def _strip(v: Value) -> Value:
     """``v`` with every tracked float forgotten (a value computed by code this module does not follow)."""
     from larkc.provers.zvalues import VecV
 
-    if isinstance(v, RealV):
+    if isinstance(v, RealV | NegInfV):
         return OpaqueV(v.t)
     if isinstance(v, VecV):
         return VecV(tuple(_strip(x) for x in v.lanes), v.t)
@@ -529,9 +764,18 @@ def _shape(t: Type) -> tuple[int, ...]:
 class _SpecElements:
     """The reference's elements at symbolic indices, as real terms over the inputs' functions."""
 
-    def __init__(self, graph: SpecGraph, task: Task, world: World, vocab: _Vocabulary, prove: Callable[[Z], bool]):
-        from larkc.reference.spec import SpecNode
+    def __init__(
+        self,
+        graph: SpecGraph,
+        task: Task,
+        world: World,
+        vocab: _Vocabulary,
+        prove: Callable[..., bool],
+        folds: FoldTable,
+    ) -> None:
 
+        self.folds = folds
+        self._memo: dict[tuple[str, tuple[str, ...]], Z] = {}
         self.graph = graph
         self.task = task
         self.world = world
@@ -553,14 +797,21 @@ class _SpecElements:
     def dims(self, shape: Sequence[ShapeExpr]) -> list[Z]:
         return [self.world.int(d) for d in shape]
 
-    def element(self, name: str, flat: Z) -> Z:
-        """The element of value ``name`` at row-major index ``flat``."""
+    def element(self, name: str, flat: Z, hyps: Sequence[Z] = ()) -> Z:
+        """The element of value ``name`` at row-major index ``flat`` (where ``hyps`` hold)."""
         dims = self.dims(self.types[name].shape)
         idx: list[Z] = []
         rest = flat
         for k in range(len(dims) - 1, 0, -1):
-            idx.append(rest % dims[k])
-            rest = rest / dims[k]
+            # `flat` split as a polynomial `hi * d + lo` with `0 <= lo < d` proved: then lo is flat % d and hi
+            # is flat / d (Euclidean division is unique), without z3's nonlinear integer division
+            d = dims[k]
+            stride = d.as_long() if z3.is_int_value(d) else d
+            hi, lo = _split(rest, stride) if z3.is_int_value(d) or z3.is_const(d) else (rest / d, rest % d)
+            if not (z3.is_int_value(d) or z3.is_const(d)) or not self.prove(z3.And(lo >= 0, lo < d), *hyps):
+                hi, lo = rest / d, rest % d
+            idx.append(lo)
+            rest = hi
         idx.append(rest)
         return self.at(name, list(reversed(idx)) if dims else [])
 
@@ -657,8 +908,48 @@ class _SpecElements:
                 return self.vocab.fn("pow", arg(0), arg(1))
             case SpecOp.CAST:
                 return arg(0)  # float to float: exact under real arithmetic (the dtype was checked above)
+            case SpecOp.SUM | SpecOp.MEAN | SpecOp.AMAX | SpecOp.AMIN | SpecOp.MATMUL | SpecOp.MM:
+                # by the index terms' text: a z3 AST id may be reused once its term is freed
+                key = (name, tuple(z3.simplify(i).sexpr() for i in idx))
+                hit = self._memo.get(key)
+                if hit is None:
+                    hit = self._reduction(node, idx)
+                    self._memo[key] = hit
+                return hit
             case _:
                 raise _NotHandled(f"the reference's {op.value} (not an elementwise op this prover handles)")
+
+    def _reduction(self, node: SpecNode, idx: Sequence[Z]) -> Z:
+        """A reduction's element at ``idx``: a fold over the reduced dimension (one dimension, or the
+        contraction of a 2-D matrix product), the operand read at the fold's index."""
+        from larkc.reference.spec import Ref, SpecOp
+
+        refs = [a.name for a in node.args if isinstance(a, Ref)]
+        k = z3.FreshInt("allsize.k")
+        if node.op in (SpecOp.MATMUL, SpecOp.MM):
+            if len(refs) != 2 or len(idx) != 2 or any(len(self.types[r].shape) != 2 for r in refs):
+                raise _NotHandled(f"{node.op.value} of operands that are not two matrices")
+            a, b = refs
+            n = self.world.int(self.types[a].shape[1])
+            body = self.at(a, [idx[0], k]) * self.at(b, [k, idx[1]])
+            return self.folds.make(FoldOp.SUM, k, n, body, (), f"the reference's {node.name}")
+        attrs = dict(node.attrs)
+        dims, keepdim = attrs.get("dims"), attrs.get("keepdim")
+        if len(refs) != 1 or not isinstance(dims, tuple) or len(dims) != 1 or not isinstance(dims[0], int):
+            raise _NotHandled(f"{node.op.value} over other than one dimension")
+        src = self.types[refs[0]].shape
+        d = dims[0] % len(src) if src else 0
+        inner = list(idx)
+        if keepdim:
+            inner[d] = k
+        else:
+            inner.insert(d, k)
+        if len(inner) != len(src):
+            raise _NotHandled(f"{node.op.value} whose result's rank does not match its keepdim")
+        n = self.world.int(src[d])
+        op = {SpecOp.AMAX: FoldOp.MAX, SpecOp.AMIN: FoldOp.MIN}.get(node.op, FoldOp.SUM)
+        fold = self.folds.make(op, k, n, self.at(refs[0], inner), (), f"the reference's {node.name}")
+        return fold / z3.ToReal(n) if node.op is SpecOp.MEAN else fold
 
     def broadcast(self, shape: Sequence[ShapeExpr], out: Sequence[ShapeExpr], idx: Sequence[Z]) -> list[Z]:
         """The index into an operand of ``shape`` broadcast to ``out`` at ``idx`` (trailing alignment)."""
@@ -694,7 +985,7 @@ def prove_allsize(
     A block-level (Triton) kernel is the specialisation lowered for ``instances[0]``: the constraints that
     select it are part of the scope, and ``covers_instances`` says whether every instance satisfies them."""
     specialised_for = instances[0] if instances else None
-    from larkc.provers.parametric import _Analysis, _kernel  # the parametric prover's world and bindings
+    from larkc.provers.parametric import kernel_world  # the parametric prover's world and bindings
 
     start = time.monotonic()
     outputs = list(task.outputs)
@@ -705,38 +996,41 @@ def prove_allsize(
 
     if len(graph.outputs) != len(outputs):
         return refused("the reference's outputs do not match the task's")
-    outside = sorted({n.op.value for n in graph.nodes} - ELEMENTWISE_OPS)
+    outside = sorted({n.op.value for n in graph.nodes} - ELEMENTWISE_OPS - REDUCTION_OPS)
     if outside:  # before any solver work: most tasks stop here
-        return refused(f"the reference's {', '.join(outside)} (not an elementwise op this prover handles)")
+        return refused(f"the reference's {', '.join(outside)} (not an op this prover handles)")
+    unfollowed = _unfollowed_construct(module)
+    if unfollowed:  # before the world is built (for a Triton matmul that alone takes about a minute)
+        return refused(f"the kernel computes with {unfollowed}, whose values this prover does not follow")
+    budget = dataclasses.replace(budget, seconds=min(budget.seconds, ATTEMPT_SECONDS))
     try:
-        fn = _kernel(module, kernel, task)
-        analysis = _Analysis(module, fn, task, budget, start + budget.seconds, specialised_for, None)
+        kw = kernel_world(module, kernel, task, budget, start + budget.seconds, specialised_for)
     except LarkcError as e:
         return refused(f"cannot analyse the kernel: {e.message}")
-    if analysis.spec_text:
+    fn = kw.fn
+    if kw.specialisation:
         # A proof would be about the sizes of this one specialisation (a constexpr or heuristic of the sizes),
         # which the verdict's "for all sizes" would not say clearly: every specialisation is future work.
-        return refused(f"the kernel is lowered for one specialisation of the sizes ({analysis.spec_text[0]})")
+        return refused(f"the kernel is lowered for one specialisation of the sizes ({kw.specialisation[0]})")
     constants = _constants(graph, task)
     vocab = _Vocabulary(constants)
-    values = dict(analysis.ex.param_values)
+    values = dict(kw.param_values)
     for p in fn.params:
         b = task.binding(p.name)
         if isinstance(b, ScalarArg) and isinstance(p.type, ScalarType) and p.type.is_float:
             r = vocab.literal(float(b.value), p.type)
             if r is not None:
                 values[p.name] = RealV(p.type, r)
-    ex = ValueExecutor(module, fn, task, analysis.world, analysis.reg, analysis.session, values, vocabulary=vocab)
+    checker = _Checker(kw.world, kw.reg, kw.session)
+    folds = FoldTable(checker.valid)
+    ex = ValueExecutor(module, fn, task, kw.world, kw.reg, kw.session, values, vocabulary=vocab, folds=folds)
     trace = ex.run()
-    constraints = (*analysis.world.scope, *analysis.fits_text, *analysis.spec_text)
-    inside = bool(instances) and all(
-        _holds_at(analysis.world, [*analysis.world.facts, *analysis.fits, *analysis.spec], env) for env in instances
-    )
+    constraints = kw.constraints
+    inside = bool(instances) and all(_holds_at(kw.world, kw.facts, env) for env in instances)
     why = _refusal(ex, task, fn)
     if why:
         return refused(why)
-    checker = _Checker(analysis.world, analysis.reg, analysis.session)
-    spec = _SpecElements(graph, task, analysis.world, vocab, checker.valid)
+    spec = _SpecElements(graph, task, kw.world, vocab, checker.valid, folds)
     attempts: list[AllSizeAttempt] = []
     for name, spec_out in zip(outputs, graph.outputs, strict=True):
         t0 = time.monotonic()
@@ -747,12 +1041,27 @@ def prove_allsize(
             ok, detail = False, str(e)
         except z3.Z3Exception as e:  # a term this module built that z3 rejects: its own limit, not a verdict
             ok, detail = False, f"z3 rejected a query: {e}"
-        launch = Assumption(AssumptionKind.MODEL, analysis.world.launch_text)
+        launch = Assumption(AssumptionKind.MODEL, kw.world.launch_text)
         assumptions = (EXACT_REALS, launch, NO_ALIASING, *dict.fromkeys(vocab.readings))
         candidate = checker.candidates[0] if checker.candidates and not ok else None
         took = time.monotonic() - t0
         attempts.append(AllSizeAttempt(name, ok, detail, constraints, assumptions, took, inside, candidate))
     return attempts
+
+
+def _unfollowed_construct(module: Module) -> str:
+    """A construct of the module whose values :class:`ValueExecutor` never tracks (a product of blocks, a
+    scan, a reduction with a combine function), which makes every attempt fail: "" when there is none."""
+    from larkc.ir.nodes import Combine, Dot, Scan
+    from larkc.ir.walk import stmt_exprs, sub_exprs
+
+    for f in module.functions:
+        for st in walk(f.body):
+            for top in stmt_exprs(st):
+                for x in sub_exprs(top):
+                    if isinstance(x, Dot | Scan | Combine):
+                        return type(x).__name__.lower()
+    return ""
 
 
 def _holds_at(world: World, facts: Sequence[Z], env: Mapping[str, int]) -> bool:
@@ -860,13 +1169,21 @@ def _prove_output(
             return False, f"`{a.text}` stores {a.size} bytes, not one element of {name}"
         if not checker.valid(a.offset % es == 0, *a.pc):
             return False, f"`{a.text}` may store at an offset that is not a whole element"
-        j = a.offset / es
-        goal = value.r == spec.element(spec_out, j)
+        j = _exact_div(a.offset, es)
+        where = (*a.pc, j >= 0, j < n)
+        # the reference's folds become the kernel's where they are provably equal (folds.py); the others
+        # stay free: the comparison then holds only if it does for every value of them
+        spec.folds.failures.clear()
+        goal = value.r == spec.folds.unify(value.r, spec.element(spec_out, j, where), where)
+        where = (*where, *spec.folds.facts(goal))
         # a store outside the output is the bounds obligation's (refuted there), not an element's value
-        answer = checker.answer(goal, *a.pc, j >= 0, j < n)
+        answer = checker.answer(goal, *where)
         if answer is not Answer.UNSAT:
             how = "differs at some sizes or inputs" if answer is Answer.SAT else "could not be decided"
-            at = checker.sizes_against(goal, *a.pc, j >= 0, j < n) if answer is Answer.SAT else None
+            # where two folds failed to match, a model of their side condition is where to look (a free fold
+            # makes any size a model of the comparison itself)
+            failed = spec.folds.failures[0] if spec.folds.failures else (goal, where)
+            at = checker.sizes_against(failed[0], *failed[1]) if answer is Answer.SAT else None
             return False, f"the value `{a.text}` stores {how} from the reference's element{_candidate(at)}"
     # (a) every element is written: one store whose witness thread reaches it for each index
     reasons = []
@@ -911,7 +1228,20 @@ def _peel_rank(reg: Registry, name: str) -> tuple[int, str]:
 
 
 def _covers(checker: _Checker, a: Access, n: Z, es: int) -> str:
-    """ "" when every element ``0 <= j < n`` is stored by store record ``a`` of some real thread; else why not."""
+    """ "" when every element ``0 <= j < n`` is stored by store record ``a`` of some real thread; else why not.
+
+    The witness peels the coordinates in the order of their kind (iterations, blocks, threads, element
+    indices); where that fails, in the order of their coefficients in the address (a 2-D grid of 2-D blocks
+    over a row-major matrix: ``blockIdx.y``, ``threadIdx.y``, ``blockIdx.x``, ``threadIdx.x``). A wrong
+    order only makes the proof fail."""
+    why = _covers_in(checker, a, n, es, by_coefficient=False)
+    if why and not _covers_in(checker, a, n, es, by_coefficient=True, quiet=True):
+        return ""
+    return why
+
+
+def _covers_in(checker: _Checker, a: Access, n: Z, es: int, *, by_coefficient: bool, quiet: bool = False) -> str:
+    """:func:`_covers` with one peeling order (``quiet``: no candidate sizes are recorded)."""
     reg = checker.reg
     free = reg.free_all([a.offset, *a.pc])
     # The coordinates of a store instance: which thread, block, iteration and block element makes it. Only
@@ -928,6 +1258,8 @@ def _covers(checker: _Checker, a: Access, n: Z, es: int) -> str:
     target = j * es
     zero = [(reg.decls[v], z3.IntVal(0)) for v in coords]
     base = z3.simplify(z3.substitute(a.offset, *zero)) if zero else z3.simplify(a.offset)
+    if by_coefficient:
+        coords.sort(key=lambda v: _coefficient_rank(a.offset, reg.decls[v], zero, base), reverse=True)
     rest: Z = target - base
     witness: list[tuple[Z, Z]] = []
     for v in coords:
@@ -945,7 +1277,7 @@ def _covers(checker: _Checker, a: Access, n: Z, es: int) -> str:
     w_own = [z3.substitute(f, *witness) for f in own] if witness else own
     in_launch = z3.And(*w_own) if w_own else z3.BoolVal(True)
     if not checker.valid(in_launch, *in_range, instantiated=True):
-        at = checker.sizes_against(in_launch, *in_range, instantiated=True)
+        at = None if quiet else checker.sizes_against(in_launch, *in_range, instantiated=True)
         return f"`{a.text}`: the witness thread for an index is not always a thread of the launch{_candidate(at)}"
     # with the witness a real thread, the other variables' facts (a loop's trip count, ...) hold at it
     others = [f for v in sorted(reg.free_all([a.offset, *a.pc])) if v not in coords for f in reg.info(v).all_facts()]
@@ -955,9 +1287,20 @@ def _covers(checker: _Checker, a: Access, n: Z, es: int) -> str:
         *(z3.substitute(c, *witness) if witness else c for c in a.pc), z3.substitute(a.offset, *witness) == target
     )
     if not checker.valid(goal, *hyps, instantiated=True):
-        at = checker.sizes_against(goal, *hyps, instantiated=True)
+        at = None if quiet else checker.sizes_against(goal, *hyps, instantiated=True)
         return f"`{a.text}` does not provably reach every index{_candidate(at)}"
     return ""
+
+
+def _coefficient_rank(offset: Z, var: Z, zero: Sequence[tuple[Z, Z]], base: Z) -> tuple[int, int]:
+    """How large ``var``'s coefficient in ``offset`` is: its number of symbolic factors, then its number."""
+    unit = [(var, z3.IntVal(1))] + [p for p in zero if not p[0].eq(var)]
+    coeff = z3.simplify(z3.substitute(offset, *unit) - base)
+    monos = _monomials(coeff)
+    if len(monos) != 1:
+        return (0, 0)
+    c, factors = monos[0]
+    return (len(factors), abs(c))
 
 
 def _candidate(sizes: Mapping[str, int] | None) -> str:

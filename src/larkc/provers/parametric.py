@@ -102,10 +102,12 @@ __all__ = [
     "AUTOTUNE_SCOPE",
     "MAX_SPECIALISATIONS",
     "PROVER_NAME",
+    "KernelWorld",
     "KeyKind",
     "ParametricProver",
     "SpecialisationKey",
     "enumerate_specialisations",
+    "kernel_world",
     "prove_parametric",
     "prove_parametric_family",
     "specialisation_keys",
@@ -498,6 +500,50 @@ def _kernel(module: Module, kernel: str, task: Task) -> Function:
             return resolve_kernel(module, task.kernel)
         except LarkcError:
             raise e from None
+
+
+@dataclass(frozen=True, slots=True)
+class KernelWorld:
+    """The parametric prover's view of a kernel, for provers that build on it (the all-size prover): the
+    world (sizes as z3 integers under the constraints, the launch as terms over them), its registry and
+    solver session, the values the kernel's parameters are bound to, and the scope it is valid in."""
+
+    fn: Function
+    world: World
+    reg: Registry
+    session: Session
+    #: the value of each kernel parameter (tensors as pointers to their regions, sizes as integer terms)
+    param_values: Mapping[str, Value]
+    #: the facts of the scope: the task's constraints, the size parameters' fits, the specialisation's sizes
+    facts: tuple[Z, ...]
+    #: the same facts as text, in the scope's words
+    constraints: tuple[str, ...]
+    #: the specialisation's facts as text (a Triton constexpr or heuristic of the sizes); empty when none
+    specialisation: tuple[str, ...]
+
+
+def kernel_world(
+    module: Module,
+    kernel: str,
+    task: Task,
+    budget: Budget,
+    deadline: float,
+    specialised_for: Mapping[str, int] | None = None,
+) -> KernelWorld:
+    """The world of kernel ``kernel`` of ``module`` for ``task`` (a block-level kernel's specialisation as
+    lowered for ``specialised_for``); raises :class:`LarkcError` when the kernel cannot be analysed."""
+    fn = _kernel(module, kernel, task)
+    a = _Analysis(module, fn, task, budget, deadline, specialised_for, None)
+    return KernelWorld(
+        fn,
+        a.world,
+        a.reg,
+        a.session,
+        dict(a.ex.param_values),
+        (*a.world.facts, *a.fits, *a.spec),
+        (*a.world.scope, *a.fits_text, *a.spec_text),
+        tuple(a.spec_text),
+    )
 
 
 @dataclass
