@@ -620,6 +620,22 @@ class Statements(Contracts):
             case _:
                 raise self.unsupported(t.replace("_", " "), node)
 
+    def auto_pointer(self, dnode: ts.Node, init: ts.Node | None, d: ts.Node) -> tuple[ts.Node, set[str]]:
+        """The name declared by ``auto* [__restrict__] p`` and the qualifiers written on the pointer."""
+        qualifiers = {node_text(c) for c in dnode.children if c.type in ("type_qualifier", "ms_pointer_modifier")}
+        inner = dnode.child_by_field_name("declarator")
+        if init is None or inner is None or inner.type != "identifier":
+            raise self.unsupported("auto declaration", d)
+        return inner, qualifiers
+
+    def auto_pointer_type(self, v: Val, qualifiers: set[str], d: ts.Node) -> PointerType:
+        """The type of ``p`` in ``auto* [__restrict__] p = init``: ``init``'s pointer type, ``__restrict__``
+        recorded as on an explicitly typed local pointer (``T* __restrict__ p``)."""
+        if not isinstance(v.ctype, PointerType):
+            raise self.type_error(f"auto* initialised with a {v.ctype}, not a pointer", d)
+        restrict = v.ctype.restrict or bool({"__restrict__", "__restrict"} & qualifiers)
+        return PointerType(v.ctype.pointee, v.ctype.space, v.ctype.const, restrict)
+
     def local_typedef(self, node: ts.Node) -> None:
         type_node = node.child_by_field_name("type")
         assert type_node is not None
@@ -699,6 +715,9 @@ class Statements(Contracts):
                 assert inner is not None
                 dnode = inner
             if is_auto:
+                pointer, qualifiers = dnode.type == "pointer_declarator", set[str]()
+                if pointer:  # `auto* __restrict__ input_v = reinterpret_cast<...>(input);` (vLLM)
+                    dnode, qualifiers = self.auto_pointer(dnode, init, d)
                 if init is None or dnode.type != "identifier":
                     raise self.unsupported("auto declaration", d)
                 if init.type == "lambda_expression":
@@ -707,7 +726,7 @@ class Statements(Contracts):
                 v = self.rvalue(init)
                 if isinstance(v.ctype, CArray):
                     raise self.unsupported("auto array", d)
-                ctype: CType = v.ctype
+                ctype: CType = self.auto_pointer_type(v, qualifiers, d) if pointer else v.ctype
                 name_node = dnode
                 self.declare_var(
                     node_text(name_node), ctype, v, name_node, d, const="constexpr" in specs, readonly=const
