@@ -16,7 +16,7 @@ import tree_sitter as ts
 from larkc.errors import Span
 from larkc.frontends.cuda.constants import fold_constant, parse_number
 from larkc.frontends.cuda.ctypes import CArray, CType
-from larkc.frontends.cuda.groups import GROUP_PARAM, Group
+from larkc.frontends.cuda.groups import GRID_GROUP_NAMES, GRID_GROUPS_UNMODELLED, GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.contracts import Contracts
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.lambdas import Lambda, capture_list, free_identifiers, misplaced_returns
@@ -694,6 +694,9 @@ class Statements(Contracts):
         if obj is not None:
             self.declare_objects(obj, node)
             return
+        grid = None if is_auto else self.cg_name(type_node)
+        if grid is not None and grid in GRID_GROUP_NAMES:  # `cg::grid_group grid = cg::this_grid();`
+            raise self.unsupported(GRID_GROUPS_UNMODELLED, node)
         if self.is_group_type(type_node) or (is_auto and self.declares_groups(node)):
             for d in node.children_by_field_name("declarator"):
                 target = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
