@@ -158,3 +158,20 @@ def test_kernels_compile_with_nvcc(kernel_dir: str, tmp_path: Path) -> None:
     cmd = ["nvcc", "-c", "-std=c++17", "-arch=sm_80", "-o", str(tmp_path / "k.o"), str(wrapper)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stdout}{proc.stderr}"
+
+
+def test_an_enable_if_return_type_whose_condition_is_false_is_never_read() -> None:
+    """A struct's member function templates are chosen by arity, not by SFINAE: one whose enable_if return
+    type is false for the call is a located error, never lowered as if the condition held."""
+    src = (
+        "#include <type_traits>\n"
+        "template <typename float_t> struct box { float_t v[2];\n"
+        "  template <typename T> __device__ std::enable_if_t<sizeof(T) == 2, T> get() const { return T(v[0]); }\n"
+        "  template <typename T> __device__ std::enable_if_t<sizeof(T) == 4, T> get() const { return T(v[1]); }\n"
+        "};\n"
+        "__global__ void k(float* out) { box<float> b; b.v[0] = 1.f; b.v[1] = 2.f; out[0] = b.get<float>(); }\n"
+    )
+    with pytest.raises(LarkcError) as info:
+        parse_cuda(text=src, file="box.cu")
+    first = str(info.value).splitlines()[0]
+    assert "unsupported enable_if type whose condition sizeof(T) == 2 is false here" in first, first

@@ -946,9 +946,14 @@ class TranslationUnit:
     def resolve_type(self, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> Type:
         """The IR type named by a type specifier node (``float``, ``T``, ``Vec<float, 4>``, ``float4``)."""
         t = type_node.type
-        if _enable_if_condition(type_node) is not None:
-            # `std::enable_if_t<cond, T>` (T defaults to void) where a function returns it: its condition is
-            # one of the template's (see _collect_function), so where it is resolved the condition holds
+        condition = _enable_if_condition(type_node)
+        if condition is not None:
+            # `std::enable_if_t<cond, T>` (T defaults to void) where a function returns it: a function
+            # template's condition is one of its template's (see _collect_function); checked again here, so
+            # that no other use (a struct's member function template) reads one whose condition is false
+            if not fold_constant(self, condition, env, {}):
+                text = " ".join(node_text(condition).split())
+                raise UnsupportedError(f"enable_if type whose condition {text} is false here", text, self.span(ctx))
             returned = _enable_if_result(type_node)
             return VOID if returned is None else self.resolve_type(returned, env, ctx)
         if t == "type_descriptor":
