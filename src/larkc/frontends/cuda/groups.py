@@ -20,7 +20,8 @@ a group variable to a :class:`Group` and lowers each method to what it means:
                                              ``T`` is shuffled lane by lane)
 ==========================================  ===================================================
 
-Everything else of the library (grid groups, ``coalesced_threads``, ``memcpy_async``) is rejected.
+Everything else of the library (grid groups: :data:`GRID_GROUPS_UNMODELLED`; ``coalesced_threads``,
+``memcpy_async``) is rejected.
 After ``using namespace cooperative_groups;`` the names of :data:`CG_NAMES` are also read unqualified
 (``this_thread_block()``, ``reduce(tile, v, plus<float>())``) where no variable or user function hides them.
 """
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CG_NAMES", "GROUP_PARAM", "REDUCE_OPS", "Group"]
+__all__ = ["CG_NAMES", "GRID_GROUPS_UNMODELLED", "GRID_GROUP_NAMES", "GROUP_PARAM", "REDUCE_OPS", "Group"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,11 @@ class Group:
     def __str__(self) -> str:
         return "block" if self.tile is None else f"tile{self.tile}"
 
+
+#: The grid-wide groups and their factories: a cooperative launch's barrier across all blocks, which the IR
+#: does not have; they are refused with :data:`GRID_GROUPS_UNMODELLED`.
+GRID_GROUP_NAMES = frozenset({"this_grid", "grid_group", "this_multi_grid", "multi_grid_group"})
+GRID_GROUPS_UNMODELLED = "grid-wide cooperative group (a barrier across all blocks, which larkc does not model)"
 
 #: Prefix of the environment entries that bind a device function's group parameters.
 GROUP_PARAM = "cg:"

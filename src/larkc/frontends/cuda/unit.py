@@ -245,6 +245,33 @@ class StructChoice:
 
 
 #: Top-level nodes that do not affect device code.
+#: cub's algorithm enums for its block reductions and scans, enumerators in cub's order (their values as
+#: cub/block/block_{reduce,scan}.cuh declare them), usable as template arguments and parameters' types;
+#: every algorithm computes the collective's documented result (lowering/cub.py), so any one is accepted
+CUB_ALGORITHMS: dict[str, tuple[str, ...]] = {
+    "BlockReduceAlgorithm": (
+        "BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY",
+        "BLOCK_REDUCE_RAKING",
+        "BLOCK_REDUCE_WARP_REDUCTIONS",
+    ),
+    "BlockScanAlgorithm": ("BLOCK_SCAN_RAKING", "BLOCK_SCAN_RAKING_MEMOIZE", "BLOCK_SCAN_WARP_SCANS"),
+}
+
+#: Why textures and surfaces are refused: their reads go through the texture unit (filtering, addressing
+#: modes, normalised coordinates) and the host binds them; larkc models neither.
+TEXTURES_UNMODELLED = "larkc does not model textures or surfaces"
+_TEXTURE_NAME = re.compile(
+    r"cudaTextureObject_t|cudaSurfaceObject_t|texture(<.*>)?|surface(<.*>)?"
+    r"|(tex|surf)(1D|2D|3D|Cubemap)\w*|tex2Dgather|tex[123]D(Lod|Grad)\w*|texCubemap\w*"
+)
+
+
+def is_texture_name(name: str) -> bool:
+    """Whether ``name`` is a texture or surface type (``cudaTextureObject_t``, ``texture<float, 1>``) or a
+    texture or surface function (``tex1Dfetch``, ``tex2D``, ``surf2Dwrite``)."""
+    return _TEXTURE_NAME.fullmatch(name) is not None
+
+
 _IGNORED_TOP_LEVEL = (
     "preproc_call",
     "comment",
@@ -296,6 +323,11 @@ class TranslationUnit:
         #: alias templates (`template <typename T> using V = ...;`): their parameters and aliased type, by name
         self.alias_templates: dict[str, tuple[tuple[TemplateParam, ...], ts.Node]] = {}
         self.constants: dict[str, tuple[ScalarType, bool | int | float]] = {}
+        for enum_name, enumerators in CUB_ALGORITHMS.items():  # `template <cub::BlockScanAlgorithm A>`
+            self.enum_types.add(f"cub::{enum_name}")
+            for value, enumerator in enumerate(enumerators):
+                self.constants[f"cub::{enumerator}"] = (I32, value)
+                self.constants[f"cub::{enum_name}::{enumerator}"] = (I32, value)
         self.lowered: dict[str, Function] = {}
         self.order: list[Function] = []
         self._in_progress: set[str] = set()
@@ -569,6 +601,14 @@ class TranslationUnit:
         name_node = decl.child_by_field_name("declarator")
         assert name_node is not None
         name = node_text(name_node)
+        returned = _enable_if_condition(node.child_by_field_name("type"))
+        if template and returned is not None:
+            # `template <typename T, int W> __global__ std::enable_if_t<(W > 0)> f(...)` (vLLM's
+            # fused_add_rms_norm_kernel): SFINAE in the return type, a condition as an unnamed parameter's is
+            template = (
+                *template,
+                TemplateParam(f"enable_if@{returned.start_byte}", False, None, None, condition=returned),
+            )
         if "constexpr" in quals and name_node.type == "identifier":
             self.constexpr_functions.setdefault(ns + name, node)
         if "__global__" in quals:
@@ -906,6 +946,16 @@ class TranslationUnit:
     def resolve_type(self, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> Type:
         """The IR type named by a type specifier node (``float``, ``T``, ``Vec<float, 4>``, ``float4``)."""
         t = type_node.type
+        condition = _enable_if_condition(type_node)
+        if condition is not None:
+            # `std::enable_if_t<cond, T>` (T defaults to void) where a function returns it: a function
+            # template's condition is one of its template's (see _collect_function); checked again here, so
+            # that no other use (a struct's member function template) reads one whose condition is false
+            if not fold_constant(self, condition, env, {}):
+                text = " ".join(node_text(condition).split())
+                raise UnsupportedError(f"enable_if type whose condition {text} is false here", text, self.span(ctx))
+            returned = _enable_if_result(type_node)
+            return VOID if returned is None else self.resolve_type(returned, env, ctx)
         if t == "type_descriptor":
             inner = type_node.child_by_field_name("type")
             assert inner is not None
@@ -983,6 +1033,8 @@ class TranslationUnit:
                 raise UnsupportedError("anonymous struct", node_text(type_node), self.span(type_node))
             return self.struct_type(node_text(name_node), (), type_node)
         words = type_words(type_node)
+        if is_texture_name(words.removeprefix("::")):
+            raise UnsupportedError(f"texture or surface type ({TEXTURES_UNMODELLED})", words, self.span(type_node))
         if words in env:
             arg = env[words]
             if not is_type_arg(arg):
@@ -1924,6 +1976,14 @@ def _enable_if_condition(type_node: ts.Node | None) -> ts.Node | None:
         return None
     args = node.child_by_field_name("arguments")
     return args.named_children[0] if args is not None and args.named_children else None
+
+
+def _enable_if_result(type_node: ts.Node) -> ts.Node | None:
+    """The type ``T`` of ``std::enable_if_t<cond, T>`` (``None``: void, the default)."""
+    condition = _enable_if_condition(type_node)
+    args = condition.parent if condition is not None else None
+    rest = [] if args is None else [a for a in args.named_children if a.type != "comment"][1:]
+    return rest[0] if rest else None
 
 
 def _anonymous(node: ts.Node) -> str:

@@ -65,7 +65,7 @@ class Calls(Conversions):
             info = self.tu.struct_info(fn_node, self.env, node) if struct is not None else None
             if info is not None:
                 return self.construct(info, arg_nodes, node)
-            raise self.unsupported(f"call of template {name}", node)
+            raise self.unknown_name(name, self.unsupported(f"call of template {name}", node), node)
         if fn_node.type == "qualified_identifier":
             text = "".join(node_text(fn_node).split())
             m = re.fullmatch(r"std::numeric_limits<(.+)>::(\w+)", text)
@@ -431,17 +431,28 @@ class Calls(Conversions):
         span = self.span(node)
         fd = self.method_def(info, method, len(arg_nodes), node)
         env: TemplateEnv = dict(info.env)  # type: ignore[arg-type]  # env holds types
+        if not fd.static_method and this is None:  # the object is evaluated before the arguments (C++17)
+            assert obj_node is not None
+            this = self.lvalue(obj_node)
+        lowered: list[LValue | Val] | None = None
         if fd.template is not None:
-            env |= self.tu.bind_template(fd.template, targs, {}, node, f"member function {method}")
+            named: dict[str, TemplateArg] = {}
+            if len(targs) < len(fd.template):
+                # `v.cast_load(ptr)` for `template <typename T> void cast_load(const T* ptr)` (flashinfer's
+                # vec_t): the remaining arguments deduced from the call's, as for a device function template
+                lowered = [self.decay(lv) if isinstance(lv, Val) else lv for lv in map(self.lvalue, arg_nodes)]
+                deduced = self.deduce(fd, list(targs), lowered, node)
+                if isinstance(deduced, LarkcError):
+                    raise deduced
+                named = deduced
+            env |= self.tu.bind_template(fd.template, targs, named, node, f"member function {method}")
         elif targs:
             raise self.type_error(f"member function {method} is not a template", node)
         callee = self.tu.instantiate(fd, env, node)
         args: list[Expr] = []
         value_params = list(callee.params)
         if not fd.static_method:
-            if this is None:
-                assert obj_node is not None
-                this = self.lvalue(obj_node)
+            assert this is not None
             self_param = value_params.pop(0)
             if self_param.by_ref:
                 if not isinstance(this, VarLV):
@@ -454,7 +465,18 @@ class Calls(Conversions):
             else:
                 value = this if isinstance(this, Val) else self.read(this, node)
                 args.append(value.expr)
-        return self.call_with(callee, args, value_params, arg_nodes, method, node, want_value)
+        if lowered is None:
+            return self.call_with(callee, args, value_params, arg_nodes, method, node, want_value)
+        copies_back: list[Callable[[], None]] = []
+        for p, v, a in zip(value_params, lowered, arg_nodes, strict=True):
+            if p.by_ref:
+                arg, back = self.bind_reference(p, v, callee, a)
+                args.append(arg)
+                copies_back += [back] if back is not None else []
+            else:
+                rv = v if isinstance(v, Val) else self.read(v, a)
+                args.append(self.convert(rv, p.type, a).expr)
+        return self.emit_call(callee, args, copies_back, method, node, want_value)
 
     def construct(self, info: StructInfo, arg_nodes: Sequence[ts.Node], node: ts.Node) -> Val:
         """``S(args)`` or ``S{args}``: a constructor call on a fresh temporary, or aggregate initialisation."""

@@ -16,7 +16,7 @@ import tree_sitter as ts
 from larkc.errors import Span
 from larkc.frontends.cuda.constants import fold_constant
 from larkc.frontends.cuda.ctypes import CArray
-from larkc.frontends.cuda.groups import CG_NAMES, REDUCE_OPS, Group
+from larkc.frontends.cuda.groups import CG_NAMES, GRID_GROUP_NAMES, GRID_GROUPS_UNMODELLED, REDUCE_OPS, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.values import FULL_MASK, Binding, Val
 from larkc.frontends.cuda.syntax import node_text
@@ -85,6 +85,8 @@ class CooperativeGroups(Conversions):
             parent = args.named_children[0] if args.named_children else None
             if base == "tiled_partition" and targs is not None and parent is not None:
                 return self.tiles_of(parent, targs.named_children[0])
+        if name is not None and name.split("<")[0] in GRID_GROUP_NAMES:
+            raise self.unsupported(GRID_GROUPS_UNMODELLED, node)
         if name is not None:
             raise self.unsupported("cooperative groups function", node)
         return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import tree_sitter as ts
@@ -23,12 +23,14 @@ from larkc.frontends.cuda.groups import Group
 from larkc.frontends.cuda.lowering.values import Binding, LValue, Val, VarLV
 from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.frontends.cuda.unit import (
+    TEXTURES_UNMODELLED,
     FunctionDef,
     ObjectStruct,
     TemplateArg,
     TemplateEnv,
     TranslationUnit,
     UnionInfo,
+    is_texture_name,
     is_type_arg,
 )
 from larkc.ir.nodes import Decl, Expr, Function, FunctionKind, Module, Param, ShuffleKind, Stmt, VarRef
@@ -96,6 +98,8 @@ class LoweringCore(abc.ABC):
     def unknown_name(self, name: str, error: LarkcError, node: ts.Node) -> LarkcError:
         """``error`` for a name the file does not declare, unless a skipped header of the machine would
         declare it: then an error naming that header (larkc does not model it)."""
+        if is_texture_name(name):
+            return self.unsupported(f"texture or surface function {name} ({TEXTURES_UNMODELLED})", node)
         header = self.tu.skipped_header_of(name)
         if header is None:
             return error
@@ -369,6 +373,18 @@ class LoweringCore(abc.ABC):
     ) -> Val | None:
         """A call of a user function: overload resolution, template deduction, then a :class:`Call`; among
         ``candidates`` when given (an explicit specialization of a template that is only declared)."""
+
+    @abc.abstractmethod
+    def deduce(
+        self,
+        fd: FunctionDef,
+        targs: list[TemplateArg],
+        vals: Sequence[Val | LValue],
+        node: ts.Node,
+        group_args: Mapping[int, Group] | None = None,
+    ) -> dict[str, TemplateArg] | LarkcError:
+        """Template argument deduction from argument types, for parameters declared as plain ``T``; or
+        why it fails."""
 
     # builtin_calls.py
 

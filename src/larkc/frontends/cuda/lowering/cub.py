@@ -22,9 +22,11 @@ on ``C(temp_storage)``. The model, per call:
 Reusing the storage needs a ``__syncthreads()`` first (cub's documented requirement): without it, the next
 call's stores race with this call's reads, which the simulator reports. The block size must equal
 ``BLOCK`` (cub's precondition), an assertion of the lowered code. Floating-point results are combined in
-thread order: cub's own order (a tree) can round differently. ``BLOCK_DIM_Y``/``Z`` arguments, the
-algorithm argument of the reductions and scans, the transposing load/store algorithms, logical warps of
-other than 32 lanes, other collectives and other methods are a located error.
+thread order: cub's own order (a tree) can round differently. The reductions' and scans' algorithm
+argument (``cub::BLOCK_SCAN_WARP_SCANS``, a ``cub::BlockScanAlgorithm`` template parameter) is accepted:
+every algorithm has the same documented result. ``BLOCK_DIM_Y``/``Z`` arguments, the transposing
+load/store algorithms, logical warps of other than 32 lanes, other collectives and other methods are a
+located error.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.cooperative import linear_thread_index
 from larkc.frontends.cuda.lowering.values import FULL_MASK, Val
 from larkc.frontends.cuda.syntax import node_text
+from larkc.frontends.cuda.unit import CUB_ALGORITHMS
 from larkc.ir.nodes import (
     Alloc,
     Assert,
@@ -106,6 +109,14 @@ class CubCollectives(Conversions):
             if lanes != 32:
                 raise self.unsupported("cub::WarpReduce over a logical warp of other than 32 lanes", args[1])
             args = args[:1]
+        if kind in ("BlockReduce", "BlockScan") and len(args) == 3:
+            # `cub::BlockScan<T, BLOCK, ALGORITHM>` (TensorRT-LLM's cumsum): each algorithm gives the same
+            # documented result; only the order of floating-point combination may differ (see above)
+            algorithm = self.tu.template_argument(args[2], self.env, node, self.const_scope())
+            algorithms = CUB_ALGORITHMS[f"{kind}Algorithm"]
+            if not isinstance(algorithm, int) or isinstance(algorithm, bool) or not 0 <= algorithm < len(algorithms):
+                raise self.unsupported(f"cub::{kind} algorithm other than a cub::{kind}Algorithm", args[2])
+            args = args[:2]
         items: object = 1
         if kind in ("BlockLoad", "BlockStore") and len(args) in (3, 4):
             if len(args) == 4 and "".join(node_text(args[3]).split()).removeprefix("cub::") not in _DIRECT:

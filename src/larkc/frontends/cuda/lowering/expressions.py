@@ -101,6 +101,13 @@ _PRECEDENCE = {
 _PTR_CASTS = ("reinterpret_cast", "static_cast")
 
 
+def _unparenthesized(node: ts.Node | None) -> ts.Node | None:
+    """``x`` for ``(x)`` or ``((x))`` (LeetCUDA's ``FLOAT4(value)`` macro takes ``&(value)``)."""
+    while node is not None and node.type == "parenthesized_expression" and len(node.named_children) == 1:
+        node = node.named_children[0]
+    return node
+
+
 class Expressions(Conversions):
     """Rvalues, lvalues, names and operators."""
 
@@ -488,7 +495,7 @@ class Expressions(Conversions):
         assert tnode is not None and vnode is not None
         while vnode.type == "parenthesized_expression" and vnode.named_children:
             vnode = vnode.named_children[0]
-        target = vnode.child_by_field_name("argument")
+        target = _unparenthesized(vnode.child_by_field_name("argument"))
         if vnode.type != "pointer_expression" or node_text(vnode.child_by_field_name("operator")) != "&":
             return None
         if target is None or target.type != "identifier":
@@ -510,7 +517,7 @@ class Expressions(Conversions):
             or node_text(node.child_by_field_name("operator")) != "&"
         ):
             return pun
-        target = node.child_by_field_name("argument")
+        target = _unparenthesized(node.child_by_field_name("argument"))
         b = self.lookup(node_text(target)) if target is not None and target.type == "identifier" else None
         if b is None or b.kind != "var" or isinstance(b.ctype, CArray):
             return None

@@ -16,7 +16,7 @@ import tree_sitter as ts
 from larkc.errors import Span
 from larkc.frontends.cuda.constants import fold_constant, parse_number
 from larkc.frontends.cuda.ctypes import CArray, CType
-from larkc.frontends.cuda.groups import GROUP_PARAM, Group
+from larkc.frontends.cuda.groups import GRID_GROUP_NAMES, GRID_GROUPS_UNMODELLED, GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.contracts import Contracts
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.lambdas import Lambda, capture_list, free_identifiers, misplaced_returns
@@ -620,6 +620,22 @@ class Statements(Contracts):
             case _:
                 raise self.unsupported(t.replace("_", " "), node)
 
+    def auto_pointer(self, dnode: ts.Node, init: ts.Node | None, d: ts.Node) -> tuple[ts.Node, set[str]]:
+        """The name declared by ``auto* [__restrict__] p`` and the qualifiers written on the pointer."""
+        qualifiers = {node_text(c) for c in dnode.children if c.type in ("type_qualifier", "ms_pointer_modifier")}
+        inner = dnode.child_by_field_name("declarator")
+        if init is None or inner is None or inner.type != "identifier":
+            raise self.unsupported("auto declaration", d)
+        return inner, qualifiers
+
+    def auto_pointer_type(self, v: Val, qualifiers: set[str], d: ts.Node) -> PointerType:
+        """The type of ``p`` in ``auto* [__restrict__] p = init``: ``init``'s pointer type, ``__restrict__``
+        recorded as on an explicitly typed local pointer (``T* __restrict__ p``)."""
+        if not isinstance(v.ctype, PointerType):
+            raise self.type_error(f"auto* initialised with a {v.ctype}, not a pointer", d)
+        restrict = v.ctype.restrict or bool({"__restrict__", "__restrict"} & qualifiers)
+        return PointerType(v.ctype.pointee, v.ctype.space, v.ctype.const, restrict)
+
     def local_typedef(self, node: ts.Node) -> None:
         type_node = node.child_by_field_name("type")
         assert type_node is not None
@@ -678,6 +694,9 @@ class Statements(Contracts):
         if obj is not None:
             self.declare_objects(obj, node)
             return
+        grid = None if is_auto else self.cg_name(type_node)
+        if grid is not None and grid in GRID_GROUP_NAMES:  # `cg::grid_group grid = cg::this_grid();`
+            raise self.unsupported(GRID_GROUPS_UNMODELLED, node)
         if self.is_group_type(type_node) or (is_auto and self.declares_groups(node)):
             for d in node.children_by_field_name("declarator"):
                 target = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
@@ -699,6 +718,9 @@ class Statements(Contracts):
                 assert inner is not None
                 dnode = inner
             if is_auto:
+                pointer, qualifiers = dnode.type == "pointer_declarator", set[str]()
+                if pointer:  # `auto* __restrict__ input_v = reinterpret_cast<...>(input);` (vLLM)
+                    dnode, qualifiers = self.auto_pointer(dnode, init, d)
                 if init is None or dnode.type != "identifier":
                     raise self.unsupported("auto declaration", d)
                 if init.type == "lambda_expression":
@@ -707,7 +729,7 @@ class Statements(Contracts):
                 v = self.rvalue(init)
                 if isinstance(v.ctype, CArray):
                     raise self.unsupported("auto array", d)
-                ctype: CType = v.ctype
+                ctype: CType = self.auto_pointer_type(v, qualifiers, d) if pointer else v.ctype
                 name_node = dnode
                 self.declare_var(
                     node_text(name_node), ctype, v, name_node, d, const="constexpr" in specs, readonly=const

@@ -1,0 +1,23 @@
+"""LeetCUDA-style f32x4 transpose through shared memory, locals reinterpreted through `&(value)`."""
+
+import torch
+
+from larkc import Task
+
+
+def reference(x: torch.Tensor) -> torch.Tensor:
+    return x.t().contiguous()
+
+
+task = Task(
+    source="kernel.cu",
+    kernel="mat_transpose_f32x4_shared_kernel",
+    reference=reference,
+    inputs={"x": "f32[row, col]"},
+    outputs={"y": "f32[col, row]"},
+    symbols=["row", "col"],
+    constraints=["row % 16 == 0", "col % 16 == 0", "row <= 4096", "col <= 4096"],
+    instances=[{"row": 16, "col": 16}, {"row": 32, "col": 48}],
+    grid=["col // 16", "row // 16"],
+    block=[4, 16],
+)
