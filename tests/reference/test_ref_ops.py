@@ -346,3 +346,24 @@ def test_symbolic_equals_numeric(case: OpCase, data: st.DataObject) -> None:
             np.testing.assert_array_equal(got, num.numpy())
         else:
             np.testing.assert_allclose(got, num.double().numpy(), rtol=1e-9, atol=1e-9, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda i: torch.cumsum(i, dim=-1, dtype=torch.int32),
+        lambda i: torch.sum(i, dim=-1, dtype=torch.int32),
+        lambda i: torch.cumsum(i, 0, dtype=torch.int16),
+    ],
+    ids=["cumsum_i32", "sum_i32", "cumsum_i16"],
+)
+def test_integer_dtype_argument_keeps_the_narrow_dtype(fn: Callable[..., Any]) -> None:
+    # torch accumulates in the dtype given (wrapping); without dtype= it widens integers to i64. The
+    # traced graph was typed i64 and tracing stopped with an internal error (exit 3)
+    graph = trace_reference(fn, {"i": "i32[n, d]"}, symbols=("n", "d"))
+    graph.verify()
+    x = torch.randint(-30000, 30000, (3, 40), dtype=torch.int32)
+    (got,) = evaluate(graph, {"i": x}, dtype=None)
+    want = fn(x)
+    assert got.dtype == want.dtype
+    assert torch.equal(got, want)

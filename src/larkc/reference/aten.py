@@ -274,6 +274,15 @@ def _cast_to(c: Converter, n: torch.fx.Node, x: Ref, dtype: Any) -> Ref:
     return c.emit(n, SpecOp.CAST, [x], dtype=target, suffix="_cast")
 
 
+def _in_dtype(c: Converter, n: torch.fx.Node, x: Ref, dtype: Any) -> Ref:
+    """A sum or prefix sum with an explicit integer ``dtype=`` accumulates in that dtype
+    (``x.sum(dtype=torch.int32)`` is i32), where the spec op widens integers to i64 as torch does
+    without one: the widened result narrowed to ``dtype``, which wraps as the narrow sum does."""
+    if dtype is None:
+        return x
+    return _cast_to(c, n, x, dtype)
+
+
 def _reduce(op: SpecOp, all_dims: bool = False) -> Handler:
     def handle(c: Converter, n: torch.fx.Node) -> None:
         a = bound(n)
@@ -281,7 +290,7 @@ def _reduce(op: SpecOp, all_dims: bool = False) -> Handler:
         rank = c.rank(x)
         dims = tuple(range(rank)) if all_dims else _dims(a.get("dim"), rank)
         keepdim = bool(a.get("keepdim") or False)
-        c.bind(n, c.emit(n, op, [x], [("dims", dims), ("keepdim", keepdim)]))
+        c.bind(n, _in_dtype(c, n, c.emit(n, op, [x], [("dims", dims), ("keepdim", keepdim)]), a.get("dtype")))
 
     return handle
 
@@ -695,7 +704,8 @@ def _index(c: Converter, n: torch.fx.Node) -> None:
 def _cumsum(c: Converter, n: torch.fx.Node) -> None:
     a = bound(n)
     x = _cast_to(c, n, c.tensor(a["self"], n), a.get("dtype"))
-    c.bind(n, c.emit(n, SpecOp.CUMSUM, [x], [("dim", _dim(int(a["dim"]), c.rank(x)))]))
+    summed = c.emit(n, SpecOp.CUMSUM, [x], [("dim", _dim(int(a["dim"]), c.rank(x)))])
+    c.bind(n, _in_dtype(c, n, summed, a.get("dtype")))
 
 
 def _pointwise_loss(c: Converter, n: torch.fx.Node) -> None:
