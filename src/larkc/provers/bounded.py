@@ -592,8 +592,8 @@ def _side_conditions(
         if d.holds is False:
             inputs = d.relevant([c.term])
             message = (
-                f"{DOMAIN_REFUTATION} {describe([c])}, a simplification the reference does not make; "
-                f"these inputs violate it"
+                f"{DOMAIN_REFUTATION} {describe([c])}, a condition the reference does not need (a simplification, "
+                f"or the domain of a partial function of the kernel); these inputs violate it"
             )
             cx = Counterexample(
                 CounterexampleKind.EXACT, message, dict(facts.instance), facts.launch, None, inputs=inputs,
