@@ -33,7 +33,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import assert_never
+from typing import Any, assert_never
 
 from larkc.errors import Span
 from larkc.ir.types import ScalarType
@@ -57,6 +57,7 @@ from larkc.provers.domains import (
     ReferenceMatch,
     decide,
     describe,
+    env_of_model,
     int_type_range,
     match_reference,
     range_holds,
@@ -215,10 +216,13 @@ def decide_equal(
         same = None  # a procedure that cannot handle these terms proves nothing
     if same is True:
         return ElementVerdict(True, "equal after normalisation")
+    w: Witness | None = None
     if same is None and time.perf_counter() <= deadline and _size(kernel) <= _Z3_NODES and _size(spec) <= _Z3_NODES:
-        z = _z3_equal(kernel, spec, solver_rlimit, deadline, facts.int_ranges, facts.input_dtypes)
+        z, w = _z3_equal(kernel, spec, solver_rlimit, deadline, facts.input_space)
         if z is True:
             return ElementVerdict(True, "z3: no input separates them")
+        if w is not None:
+            return ElementVerdict(False, "differ at inputs z3 found (its model, checked exactly)", w)
     w = find_witness(kernel, spec, facts.input_sizes, facts.input_dtypes, facts.int_ranges)
     if w is not None:
         return ElementVerdict(False, f"differ at inputs found by search ({w.strategy})", w)
@@ -244,14 +248,12 @@ def _decide_nonfinite(kernel: Term | str, spec: str, facts: InstanceFacts, unkno
 
 
 def _z3_equal(
-    a: Term,
-    b: Term,
-    solver_rlimit: int,
-    deadline: float,
-    int_ranges: Mapping[str, tuple[int, int]],
-    dtypes: Mapping[str, ScalarType],
-) -> bool | None:
-    """Whether z3 proves ``a == b`` for every input (integer inputs integral and in their declared ranges)."""
+    a: Term, b: Term, solver_rlimit: int, deadline: float, space: InputSpace
+) -> tuple[bool | None, Witness | None]:
+    """Whether z3 proves ``a == b`` for every input (integer inputs integral and in their declared ranges):
+    ``(True, None)``. Where z3 finds inputs that separate them, its model, rounded to the inputs' dtypes and
+    checked at 60 digits, is a witness: ``(None, witness)`` (a difference only at particular values, such as
+    ``v == 0.5f``, that a random search never draws). ``(None, None)`` otherwise."""
     import z3
 
     conv = tm.Z3Converter()
@@ -259,24 +261,47 @@ def _z3_equal(
         conv.prepare([a, b])
         za, zb = conv.convert(a), conv.convert(b)
     except (ValueError, TypeError, RecursionError):
-        return None
+        return None, None
     s = z3.Solver()
     s.set("rlimit", solver_rlimit)  # z3's own steps: the answer does not depend on the machine's load
     s.set("timeout", max(1, int(min((deadline - time.perf_counter()) * 1000, 2**31 - 1))))  # the safety net
+    elems: list[Elem] = []
     for node in tm._post_order([a, b]):
         if isinstance(node, Elem):
-            dt = dtypes.get(node.tensor)
+            elems.append(node)
+            dt = space.dtypes.get(node.tensor)
             if dt is None or not (dt.is_int or dt.is_bool):
                 continue
             v = conv.convert(tm.elem(node.tensor, node.index))
             s.add(z3.IsInt(v))
-            lo, hi = int_ranges.get(node.tensor, int_type_range(dt))
+            lo, hi = space.int_ranges.get(node.tensor, int_type_range(dt))
             s.add(v >= lo, v <= hi)
     s.add(za != zb)
     r = s.check()
     if r == z3.unsat:
-        return True
-    return None
+        return True, None
+    if r != z3.sat:
+        return None, None
+    names = sorted({e.tensor for e in elems})
+    if any(n not in space.sizes for n in names):
+        return None, None
+    env = env_of_model(s.model(), conv, elems, space, names)
+    exact = exact_values([a, b], env) if env is not None else None
+    if env is None or exact is None or not _apart(exact[0], exact[1]):
+        return None, None  # functions z3 does not interpret, or a value the rounding moved
+    return None, Witness(env, float(exact[0]), float(exact[1]), "z3 model")
+
+
+def _apart(a: Any, b: Any) -> bool:
+    """Whether two values computed at 60 digits differ by more than their evaluation error (relative
+    ``1e-30``, as the search's witnesses): equal reals computed through irrational functions differ in
+    their last digits, which is no difference."""
+    import mpmath
+
+    if isinstance(a, bool) or isinstance(b, bool):
+        return bool(a) != bool(b)
+    scale = max(mpmath.mpf(1), abs(a), abs(b))
+    return bool(abs(a - b) > scale * mpmath.mpf(10) ** -30)
 
 
 def _scope(facts: InstanceFacts) -> Scope:
@@ -567,8 +592,8 @@ def _side_conditions(
         if d.holds is False:
             inputs = d.relevant([c.term])
             message = (
-                f"{DOMAIN_REFUTATION} {describe([c])}, a simplification the reference does not make; "
-                f"these inputs violate it"
+                f"{DOMAIN_REFUTATION} {describe([c])}, a condition the reference does not need (a simplification, "
+                f"or the domain of a partial function of the kernel); these inputs violate it"
             )
             cx = Counterexample(
                 CounterexampleKind.EXACT, message, dict(facts.instance), facts.launch, None, inputs=inputs,

@@ -184,15 +184,17 @@ def _z3_decide(
     s.check()
     models.append(s.model())
     for m in models:
-        env = _env_of_model(m, conv, elems, space, names)
-        if env is not None and _fails_exactly(holds, env):
+        env = env_of_model(m, conv, elems, space, names)
+        if env is not None and fails_exactly(holds, env):
             return Decision(False, "z3's model, checked exactly", env)
     return Decision(None, "z3 found no violation that holds exactly (functions it does not interpret)")
 
 
-def _env_of_model(
+def env_of_model(
     model: Any, conv: tm.Z3Converter, elems: Sequence[Elem], space: InputSpace, names: Sequence[str]
 ) -> dict[str, np.ndarray[Any, Any]] | None:
+    """The input values of a z3 model (each input element read, rounded to its tensor's dtype; the others
+    0), for an exact check: ``None`` where a value is not a rational."""
     env = {name: np.zeros(space.sizes[name], dtype=np.float64) for name in names}
     for e in elems:
         v = model.eval(conv.convert(tm.elem(e.tensor, e.index)), model_completion=True)
@@ -208,7 +210,8 @@ def _env_of_model(
     return env
 
 
-def _fails_exactly(holds: BoolTerm, env: Mapping[str, np.ndarray[Any, Any]]) -> bool:
+def fails_exactly(holds: BoolTerm, env: Mapping[str, np.ndarray[Any, Any]]) -> bool:
+    """Whether ``holds`` is false at ``env``, evaluated at 60 digits (``False`` where undefined)."""
     values = exact_values([holds], env)
     return values is not None and values[0] is False
 
@@ -236,7 +239,7 @@ def _search(holds: BoolTerm, space: InputSpace, names: Sequence[str], seed: int)
                 (value,) = tm.evaluate([holds], env)
             except (KeyError, IndexError, ValueError, OverflowError, ZeroDivisionError):
                 continue
-            if value is False and _fails_exactly(holds, env):
+            if value is False and fails_exactly(holds, env):
                 return Decision(False, f"inputs found by search (scale {scale:g}), checked exactly", env)
     return None
 

@@ -654,7 +654,9 @@ class _Interp(Interpreter):
     def _math(self, e: MathCall, args: list[torch.Tensor], ub: UndefinedOps) -> torch.Tensor:
         t = _elem(e.args[0].type)
         if t.is_float:
-            out = self.dom.float_math(e.fn, [self._lift(a, t) for a in args], t)
+            lifted = [self._lift(a, t) for a in args]
+            self.dom.require_defined(e.fn, lifted, self._active_of(ub), self.smem.guard)
+            out = self.dom.float_math(e.fn, lifted, t)
             rt = _elem(e.type)
             return out if rt.is_float else self._concrete_or_none(out, rt)
         if not any(is_sym(a) for a in args):

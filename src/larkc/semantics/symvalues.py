@@ -48,7 +48,7 @@ from larkc.errors import Span
 from larkc.ir.nodes import BinaryOp, MathFn
 from larkc.ir.types import ScalarKind, ScalarType
 from larkc.symbolic import terms as tm
-from larkc.symbolic.conditions import RangeCondition
+from larkc.symbolic.conditions import RangeCondition, Requirement, record
 from larkc.symbolic.constants import LN10
 from larkc.symbolic.normal import equal
 from larkc.symbolic.signs import Sign, sign_of
@@ -312,6 +312,12 @@ def _total(term: Poly) -> bool:
             case _:
                 return False
     return True
+
+
+#: The partial functions of :meth:`SymbolicDomain.require_defined`: NaN (or an infinity) outside their
+#: domain. Division records its own condition (``!= 0``) when its term is built; the functions without an
+#: exact rule (``asin``, ``acos``, ``fmod``, ...) make opaque values, whose outputs are UNKNOWN anyway.
+_PARTIAL_FNS = frozenset({MathFn.SQRT, MathFn.RSQRT, MathFn.LOG, MathFn.LOG2, MathFn.LOG10, MathFn.LOG1P, MathFn.POW})
 
 
 class SymbolicDomain:
@@ -648,6 +654,71 @@ class SymbolicDomain:
             margin = 1e-9 * max(1.0, abs(float(low)), abs(float(high)))
             proved = lo > float(low) + margin and hi < float(high) - margin
             self.range_conditions.setdefault((id(term), what), RangeCondition(term, low, high, what, self.span, proved))
+
+    def require_defined(
+        self, fn: MathFn, args: Sequence[torch.Tensor], active: torch.Tensor | None, guard: torch.Tensor | None
+    ) -> None:
+        """Record the domain condition of the partial function ``fn`` (``sqrt``, ``rsqrt``, the logarithms,
+        ``pow``) of ``args`` (ids, as passed to :meth:`float_math`) for every lane of a thread of ``active``,
+        *when it is evaluated*: the normal form may later cancel the whole application (``0 * sqrt(v - 1)``,
+        ``t - t``) where the GPU computes NaN, and the condition must outlive it. Inside an if-converted arm
+        (``guard``: the arm's truth id per thread) the condition is ``select(guard, arg, 1)``: only the
+        lanes that take the arm need it. Constants are the simulator's (``sqrt(-1)`` is NaN already), and a
+        special value (an infinity, NaN, an undefined value) is no real argument: nothing is recorded."""
+        if fn not in _PARTIAL_FNS:
+            return
+        ts = _broadcast(*args) if len(args) > 1 else [args[0]]
+        n_threads = active.shape[0] if active is not None else (guard.shape[0] if guard is not None else 0)
+        if guard is not None and ts[0].dim() >= 1:
+            g = guard.reshape(-1, *([1] * (ts[0].dim() - 1)))
+            ts = _broadcast(g, *ts)
+        rows = ts[0].shape[0] if ts[0].dim() >= 1 else 1
+        if active is not None and ts[0].dim() >= 1 and rows == n_threads:
+            ts = [t[active] for t in ts]
+        if ts[0].numel() == 0:
+            return
+        stacked = torch.stack([t.reshape(-1).to(torch.int64) for t in ts], dim=1)
+        for row in torch.unique(stacked, dim=0).tolist():
+            g_id, ids = (row[0], row[1:]) if guard is not None else (TRUE_ID, row)
+            if g_id == FALSE_ID or any(i in _SPECIALS for i in ids):
+                continue
+            condition = self._domain_condition(fn, [self.poly(i) for i in ids])
+            if condition is None:
+                continue
+            arg, requirement = condition
+            if g_id != TRUE_ID:
+                arg = tm.select(self.truth(g_id), arg, tm.ONE)  # 1 satisfies every requirement
+            record(arg, requirement)
+
+    @staticmethod
+    def _domain_condition(fn: MathFn, ps: list[Poly]) -> tuple[Poly, Requirement] | None:
+        """What ``fn(*ps)`` needs of its arguments to be a real number (see :data:`_PARTIAL_FNS`); ``None``
+        when nothing (a constant argument in the domain, an integer power)."""
+        match fn:
+            case MathFn.SQRT | MathFn.RSQRT:
+                # rsqrt's ``!= 0`` is its division's, recorded when ``1 / sqrt(arg)`` is built
+                arg, requirement = ps[0], Requirement.NONNEGATIVE
+            case MathFn.LOG | MathFn.LOG2 | MathFn.LOG10:
+                arg, requirement = ps[0], Requirement.POSITIVE
+            case MathFn.LOG1P:
+                arg, requirement = tm.add(ps[0], tm.ONE), Requirement.POSITIVE
+            case MathFn.POW:
+                x, y = ps
+                if y.is_const and y.const.denominator == 1:
+                    return None  # x ** k: a negative k divides, and the division records x != 0
+                # x ** (p/q), q > 1, p > 0 is defined for x >= 0; any other exponent needs x > 0
+                positive_fraction = y.is_const and y.const > 0
+                arg = x
+                requirement = Requirement.NONNEGATIVE if positive_fraction else Requirement.POSITIVE
+            case _:
+                return None
+        if arg.is_const:
+            # sqrt, rsqrt and the logarithms of a constant are evaluated (NaN, -inf: :meth:`_fmath1`); a
+            # constant base of pow with a fractional or symbolic exponent is not, and needs its condition
+            c = arg.const
+            if fn is not MathFn.POW or c > 0 or (c == 0 and requirement is Requirement.NONNEGATIVE):
+                return None
+        return arg, requirement
 
     # -- floating-point arithmetic ---------------------------------------------------------------------
 

@@ -1,0 +1,22 @@
+import torch
+
+from larkc import Task
+
+
+def reference(s: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    return s.masked_fill(~keep, float("-inf"))
+
+
+task = Task(
+    source="kernel.py",
+    kernel="mask_scores_kernel",
+    reference=reference,
+    inputs={"s": "f32[n]", "keep": "bool[n]"},
+    outputs={"out": "f32[n]"},
+    bindings={"s_ptr": "s", "keep_ptr": "keep", "out_ptr": "out", "BLOCK": 128},
+    symbols=["n"],
+    constraints=["n <= 1048576"],
+    instances=[{"n": 4}],
+    grid=["cdiv(n, 128)"],
+    block=[1],
+)

@@ -1,0 +1,24 @@
+import torch
+import torch.nn.functional as F
+
+from larkc import Task
+
+
+def reference(x: torch.Tensor) -> torch.Tensor:
+    return F.normalize(x, dim=-1, eps=1e-12)
+
+
+task = Task(
+    source="kernel.py",
+    kernel="l2norm_kernel",
+    reference=reference,
+    inputs={"x": "f32[rows, d]"},
+    outputs={"y": "f32[rows, d]"},
+    bindings={"x_ptr": "x", "y_ptr": "y", "n_cols": "d", "BLOCK": 16},
+    symbols=["rows", "d"],
+    constraints=["d <= 16", "rows <= 4096"],
+    instances=[{"rows": 2, "d": 5}],
+    grid=["rows"],
+    block=[1],
+    tolerance={"rtol": 1e-4, "atol": 1e-5},
+)
