@@ -870,7 +870,7 @@ _KNOWN = (
 )
 
 
-def _draws_before(entries: Sequence[ModuleParam | Opaque], index: int) -> list[tuple[str, tuple[int, ...], str]] | None:
+def _draws_before(entries: Sequence[ModuleParam | Opaque], index: int) -> list[tuple[object, ...]] | None:
     """The draws from the random generator before ``entries[index]`` is created (kind, shape and what else
     decides the values), which fix the generator's state it is drawn from; ``None`` where an entry before
     it may draw in a way larkc does not know."""
@@ -879,7 +879,7 @@ def _draws_before(entries: Sequence[ModuleParam | Opaque], index: int) -> list[t
         if isinstance(e, Opaque):
             return None
         if e.draws:
-            out.append((e.kind, tuple(d.value for d in e.shape), e.detail))
+            out.append(e.draw_key())
     return out
 
 
