@@ -98,8 +98,9 @@ class View:
 
 
 #: An argument of an extension call: a forward parameter (by name), a constant, an earlier call's result,
-#: a tensor forward allocated, a forward parameter seen with another shape, or a parameter of ModelNew.
-Argument = int | float | bool | str | CallResult | Allocation | View | ParamRef
+#: a tensor forward allocated, a forward parameter seen with another shape, a parameter of ModelNew, or
+#: ``None`` (an absent optional tensor: ``self.bias`` of a module built without one).
+Argument = int | float | bool | str | CallResult | Allocation | View | ParamRef | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -963,8 +964,8 @@ class _ForwardReader:
                 )
             return tensor
         if known:
-            if value is None:
-                raise self.error("None passed to the CUDA function (an absent optional tensor)", a)
+            if value is None:  # an absent optional tensor: the host function's parameter must take one
+                return None
             raise self.error("argument of the CUDA function (a tensor or a number)", a)
         if _is_size(lowered):
             raise self.error("argument of the CUDA function computed from sizes", a)

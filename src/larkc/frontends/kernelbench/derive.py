@@ -66,6 +66,7 @@ from larkc.reference.spec import SpecGraph
 from larkc.tasks import (
     BufferArg,
     KernelLaunch,
+    NullArg,
     ScalarArg,
     ScalarExpr,
     ShapeArg,
@@ -98,11 +99,11 @@ _CLAMP_ELEMENTS = 1 << 16
 #: The empty kernel a task runs for a host function that launches none (its outputs stay unwritten).
 _NO_LAUNCH = "larkc_no_launch"
 
-_TENSOR_TYPES = frozenset(
-    {"torch::Tensor", "at::Tensor", "Tensor"}
-    # an optional tensor parameter (a bias) is given a tensor: the host function's has_value() is true
-    | {f"{ns}optional<{t}>" for ns in ("c10::", "torch::", "std::", "at::") for t in ("torch::Tensor", "at::Tensor")}
+#: an optional tensor parameter (a bias): given a tensor, its has_value() is true; given None, false
+_OPTIONAL_TENSOR_TYPES = frozenset(
+    {f"{ns}optional<{t}>" for ns in ("c10::", "torch::", "std::", "at::") for t in ("torch::Tensor", "at::Tensor")}
 )
+_TENSOR_TYPES = frozenset({"torch::Tensor", "at::Tensor", "Tensor"}) | _OPTIONAL_TENSOR_TYPES
 
 
 @dataclass(frozen=True, slots=True)
@@ -1076,17 +1077,18 @@ def _host_arguments(
     values: Mapping[int, Sequence[HostTensor]],
     allocated: Mapping[str, HostTensor],
     parameters: Mapping[str, HostTensor],
-) -> dict[str, HostTensor | float | int | bool]:
+) -> dict[str, HostTensor | float | int | bool | None]:
     """The host function's parameters by name: forward's tensors as the problem's inputs, results of
     earlier steps (``values``, by step), parameters of ``ModelNew`` (by
-    path: the task's inputs standing for ``Model``'s) and constants."""
+    path: the task's inputs standing for ``Model``'s), constants, and ``None`` for an absent optional
+    tensor."""
     if len(call.arguments) != len(params):
         raise LarkcError(
             f"{call.function} takes {len(params)} arguments, ModelNew.forward passes {len(call.arguments)}",
             call.span,
             stage=Stage.FRONTEND,
         )
-    out: dict[str, HostTensor | float | int | bool] = {}
+    out: dict[str, HostTensor | float | int | bool | None] = {}
     for (pname, ptype, _node), arg in zip(params, call.arguments, strict=True):
         base = ptype.replace("const ", "").replace("&", "").strip()
         if isinstance(arg, View):
@@ -1119,6 +1121,16 @@ def _host_arguments(
                     f"argument {arg} of {call.function} is no input of the problem", call.span, stage=Stage.FRONTEND
                 )
             out[pname] = inputs[input_names[index]]
+        elif arg is None and base in _OPTIONAL_TENSOR_TYPES:
+            out[pname] = None  # an absent optional tensor (ModelNew's self.bias of a module built without one)
+        elif arg is None:
+            # pybind11 gives None only to an optional: for a torch::Tensor (or a number) the call raises
+            raise LarkcError(
+                f"None passed as parameter {pname} of type {ptype} (PyTorch's binding refuses None for it at"
+                " the call: only a c10::optional<torch::Tensor> parameter takes None)",
+                call.span,
+                stage=Stage.FRONTEND,
+            )
         elif base in _TENSOR_TYPES:
             raise LarkcError(f"a constant passed as tensor parameter {pname}", call.span, stage=Stage.FRONTEND)
         elif base in ("float", "double"):
@@ -1233,9 +1245,11 @@ def _torch_step(step: _PyTorchStep, names: Mapping[str, str]) -> Any:
 
 
 def _kernel_launch(launch: HostLaunch, names: Mapping[str, str]) -> KernelLaunch:
-    bindings: dict[str, BufferArg | ShapeArg | ScalarArg | ScalarExpr] = {}
+    bindings: dict[str, BufferArg | ShapeArg | ScalarArg | ScalarExpr | NullArg] = {}
     for param, (kind, value) in launch.arguments.items():
         match kind:
+            case "null":
+                bindings[param] = NullArg()
             case "tensor":
                 assert isinstance(value, str)
                 bindings[param] = BufferArg(names.get(value, value))
@@ -1253,6 +1267,12 @@ def _kernel_launch(launch: HostLaunch, names: Mapping[str, str]) -> KernelLaunch
         shared_bytes=show(launch.shared_bytes),
         bindings=bindings,
     )
+
+
+def _bindings_of(step: object) -> list[object]:
+    """The bindings of a kernel launch of a task's steps (none for a PyTorch step)."""
+    bindings = getattr(step, "bindings", None)
+    return list(bindings.values()) if isinstance(bindings, Mapping) else []
 
 
 def _dtype(name: str) -> ScalarType:
@@ -1293,6 +1313,8 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
                 return f"ScalarArg({value!r})"
             case ScalarExpr(text=text):
                 return f"ScalarExpr({text!r})"
+            case NullArg():
+                return "NullArg()"
             case _:  # a derived task binds buffers, sizes and constants only
                 raise LarkcError(f"cannot write binding {b!r} to a task file", stage=Stage.TASK)
 
@@ -1321,6 +1343,7 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
         ),
         "from larkc.tasks import BufferArg, "
         + ("KernelLaunch, " if len(steps) > len(torch_steps) and (len(steps) > 1 or torch_steps) else "")
+        + ("NullArg, " if any(isinstance(b, NullArg) for x in steps for b in _bindings_of(x)) else "")
         + "ScalarArg, ScalarExpr, ShapeArg, Task"
         + (
             ", TensorSpec"
