@@ -31,6 +31,7 @@ __all__ = [
     "InputRead",
     "ModelNewFile",
     "ParamRef",
+    "SizeArg",
     "Step",
     "TorchOp",
     "View",
@@ -97,10 +98,22 @@ class View:
     dims: tuple[int | tuple[str, int], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class SizeArg:
+    """A size ``ModelNew.forward`` computes and passes to an extension (``x.size(0)``, ``h // 2`` of
+    ``_, _, h, w = x.shape``): ``expression`` (Python) over the placeholders ``__larkc_v<k>``, each the
+    tensor in the same place of ``arguments``."""
+
+    expression: str
+    placeholders: tuple[str, ...]
+    arguments: tuple[Argument, ...]
+
+
 #: An argument of an extension call: a forward parameter (by name), a constant, an earlier call's result,
 #: a tensor forward allocated, a forward parameter seen with another shape, a parameter of ModelNew, or
-#: ``None`` (an absent optional tensor: ``self.bias`` of a module built without one).
-Argument = int | float | bool | str | CallResult | Allocation | View | ParamRef | None
+#: ``None`` (an absent optional tensor: ``self.bias`` of a module built without one), a list of integers
+#: (``[self.stride, self.stride]`` for an ``IntArrayRef``) or a size forward computes.
+Argument = int | float | bool | str | CallResult | Allocation | View | ParamRef | None | tuple[int, ...] | SizeArg
 
 
 @dataclass(frozen=True, slots=True)
@@ -966,7 +979,14 @@ class _ForwardReader:
         if known:
             if value is None:  # an absent optional tensor: the host function's parameter must take one
                 return None
+            if isinstance(value, list | tuple) and all(type(v) is int for v in value):
+                return tuple(value)  # [self.stride, self.stride], self.kernel_size: a list of integers
             raise self.error("argument of the CUDA function (a tensor or a number)", a)
+        if _is_size(lowered) and not isinstance(lowered, ast.Tuple | ast.List):
+            used = sorted(
+                {n.id for n in ast.walk(lowered) if isinstance(n, ast.Name) and n.id.startswith(_PLACEHOLDER)}
+            )
+            return SizeArg(ast.unparse(lowered), tuple(used), tuple(self.bound(_name(n)) for n in used))
         if _is_size(lowered):
             raise self.error("argument of the CUDA function computed from sizes", a)
         return self.torch_step(lowered, a)
@@ -1292,6 +1312,10 @@ def _may_be_noncontiguous(node: ast.expr, reader: _ForwardReader) -> bool:
             bound = reader.bound(node)
             return bound is not None and bound in reader.noncontiguous
     return False
+
+
+def _name(identifier: str) -> ast.Name:
+    return ast.Name(id=identifier, ctx=ast.Load())
 
 
 def _is_size(node: ast.expr) -> bool:

@@ -33,6 +33,7 @@ from larkc.frontends.kernelbench.candidate import (
     CudaText,
     ForwardCall,
     ParamRef,
+    SizeArg,
     Step,
     TorchOp,
     View,
@@ -104,6 +105,13 @@ _OPTIONAL_TENSOR_TYPES = frozenset(
     {f"{ns}optional<{t}>" for ns in ("c10::", "torch::", "std::", "at::") for t in ("torch::Tensor", "at::Tensor")}
 )
 _TENSOR_TYPES = frozenset({"torch::Tensor", "at::Tensor", "Tensor"}) | _OPTIONAL_TENSOR_TYPES
+#: a list of integers (``stride``), as pybind11 converts a Python list or tuple of ints
+_INT_LIST_TYPES = frozenset(
+    {f"{ns}IntArrayRef" for ns in ("", "torch::", "at::", "c10::")}
+    | {f"std::vector<{t}>" for t in ("int", "int64_t", "long", "int32_t")}
+)
+#: integer parameters a size forward computes may be passed as
+_INT_TYPES = frozenset({"int", "int64_t", "long", "int32_t", "size_t", "unsigned int", "long long", "unsigned"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -1077,7 +1085,7 @@ def _host_arguments(
     values: Mapping[int, Sequence[HostTensor]],
     allocated: Mapping[str, HostTensor],
     parameters: Mapping[str, HostTensor],
-) -> dict[str, HostTensor | float | int | bool | None]:
+) -> dict[str, HostTensor | float | int | bool | tuple[int, ...] | ShapeExpr | None]:
     """The host function's parameters by name: forward's tensors as the problem's inputs, results of
     earlier steps (``values``, by step), parameters of ``ModelNew`` (by
     path: the task's inputs standing for ``Model``'s), constants, and ``None`` for an absent optional
@@ -1088,9 +1096,38 @@ def _host_arguments(
             call.span,
             stage=Stage.FRONTEND,
         )
-    out: dict[str, HostTensor | float | int | bool | None] = {}
+    out: dict[str, HostTensor | float | int | bool | tuple[int, ...] | ShapeExpr | None] = {}
+
+    def tensor_of(arg: object) -> HostTensor | None:
+        """The task tensor a placeholder of a size forward computes stands for."""
+        if isinstance(arg, str) and arg in forward_params and list(forward_params).index(arg) < len(input_names):
+            return inputs[input_names[list(forward_params).index(arg)]]
+        if isinstance(arg, View):
+            return _view(inputs[input_names[list(forward_params).index(arg.param)]], arg, call)
+        if isinstance(arg, ParamRef):
+            return parameters.get(arg.path)
+        if isinstance(arg, Allocation):
+            return allocated.get(arg.name)
+        if isinstance(arg, CallResult):
+            got = values.get(arg.index, [])
+            return got[0] if len(got) == 1 else None
+        return None
+
     for (pname, ptype, _node), arg in zip(params, call.arguments, strict=True):
         base = ptype.replace("const ", "").replace("&", "").strip()
+        if isinstance(arg, SizeArg):
+            if base not in _INT_TYPES:
+                raise LarkcError(f"a size passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND)
+            tensors = {p: tensor_of(a) for p, a in zip(arg.placeholders, arg.arguments, strict=True)}
+            out[pname] = _size_of(arg.expression, tensors, call)
+            continue
+        if isinstance(arg, tuple):
+            if base not in _INT_LIST_TYPES:
+                raise LarkcError(
+                    f"a list of integers passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND
+                )
+            out[pname] = arg
+            continue
         if isinstance(arg, View):
             if base not in _TENSOR_TYPES:
                 raise LarkcError(
@@ -1267,6 +1304,61 @@ def _kernel_launch(launch: HostLaunch, names: Mapping[str, str]) -> KernelLaunch
         shared_bytes=show(launch.shared_bytes),
         bindings=bindings,
     )
+
+
+def _size_of(expression: str, tensors: Mapping[str, HostTensor | None], call: ForwardCall) -> ShapeExpr:
+    """The shape expression of a size ``ModelNew.forward`` computes (``x.size(0)``, ``x.shape[2] // 2``,
+    ``x.numel()``), over the shapes of the tensors its placeholders stand for."""
+
+    def unsupported() -> LarkcError:
+        return UnsupportedError("size computed in ModelNew.forward passed to the CUDA function", expression, call.span)
+
+    def tensor(node: ast.expr) -> HostTensor:
+        if isinstance(node, ast.Name) and tensors.get(node.id) is not None:
+            t = tensors[node.id]
+            assert t is not None
+            return t
+        raise unsupported()
+
+    def dim(t: HostTensor, k: int) -> ShapeExpr:
+        if not -len(t.shape) <= k < len(t.shape):
+            raise LarkcError(f"size({k}) of a tensor of rank {len(t.shape)}", call.span, stage=Stage.FRONTEND)
+        return t.shape[k]
+
+    def size(node: ast.expr) -> ShapeExpr:
+        match node:
+            case ast.Constant(value=int() as v) if not isinstance(v, bool):
+                return ShapeNum(v)
+            case ast.Subscript(value=ast.Attribute(value=owner, attr="shape"), slice=ast.Constant(value=int(k))):
+                return dim(tensor(owner), k)
+            case ast.Subscript(
+                value=ast.Call(func=ast.Attribute(value=owner, attr="size"), args=[]), slice=ast.Constant(value=int(k))
+            ):
+                return dim(tensor(owner), k)
+            case ast.Call(func=ast.Attribute(value=owner, attr="size"), args=[ast.Constant(value=int(k))]):
+                return dim(tensor(owner), k)
+            case ast.Call(func=ast.Attribute(value=owner, attr="numel"), args=[]):
+                t = tensor(owner)
+                total: ShapeExpr = ShapeNum(1)
+                for d in t.shape:
+                    total = ShapeArith(ArithOp.MUL, total, d)
+                return total
+            case ast.Call(func=ast.Attribute(value=owner, attr="dim"), args=[]):
+                return ShapeNum(len(tensor(owner).shape))
+            case ast.Call(func=ast.Name(id="int"), args=[x]):
+                return size(x)
+            case ast.BinOp(left=left, op=op, right=right):
+                ops = {
+                    ast.Add: ArithOp.ADD,
+                    ast.Sub: ArithOp.SUB,
+                    ast.Mult: ArithOp.MUL,
+                    ast.FloorDiv: ArithOp.FLOORDIV,
+                }
+                if type(op) in ops:
+                    return ShapeArith(ops[type(op)], size(left), size(right))
+        raise unsupported()
+
+    return size(ast.parse(expression, mode="eval").body)
 
 
 def _bindings_of(step: object) -> list[object]:

@@ -525,7 +525,7 @@ class _Evaluator:
         self,
         root: ts.Node,
         span: Callable[[ts.Node], Span],
-        arguments: Mapping[str, HostTensor | float | int | bool | None],
+        arguments: Mapping[str, HostTensor | float | int | bool | tuple[int, ...] | ShapeExpr | None],
     ) -> None:
         self.root = root
         self.span = span
@@ -542,6 +542,10 @@ class _Evaluator:
                     self.env[k] = _Float(v)
                 case None:  # an absent optional tensor (forward passes None): has_value() is false
                     self.env[k] = _Opaque("absent")
+                case tuple():  # a list of integers (an IntArrayRef: stride)
+                    self.env[k] = _List(tuple(_Int(ShapeNum(int(i))) for i in v))
+                case ShapeNum() | ShapeSym() | ShapeArith() | ShapeCall():  # a size forward computed: x.size(0)
+                    self.env[k] = _Int(v)
         self.result = HostResult()
         self.done = False
         self.prefix = ""
@@ -1786,7 +1790,7 @@ def evaluate_host(
     root: ts.Node,
     function: ts.Node,
     span: Callable[[ts.Node], Span],
-    arguments: Mapping[str, HostTensor | float | int | bool | None],
+    arguments: Mapping[str, HostTensor | float | int | bool | tuple[int, ...] | ShapeExpr | None],
     prefix: str = "",
     given: Mapping[str, int] | None = None,
     owned: frozenset[str] = frozenset(),

@@ -1,0 +1,61 @@
+"""Sizes and integer lists ``ModelNew.forward`` passes to an extension (``x.size(1)``, ``batch_size`` of
+``batch_size, in_features = x.shape``, ``self.linear.weight.size(0)``, ``[self.block, 1]`` for an
+``IntArrayRef``): shape expressions over the task's symbols, so they follow every instance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import larkc
+from larkc.tasks import ShapeArg
+
+HERE = Path(__file__).resolve().parent / "forward_sizes"
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LARKC_CACHE_DIR", str(tmp_path_factory.mktemp("larkc-cache")))
+
+
+def test_sizes_from_forward_are_shape_expressions() -> None:
+    task = larkc.candidate_task(HERE / "model_new.py", HERE / "model.py")
+    assert task.bindings["batch"] == ShapeArg("batch_size")
+    assert task.bindings["in_features"] == ShapeArg("in_features")
+    assert task.bindings["out_features"] == ShapeArg("out_features")
+    report = larkc.verify(task, instances=[task.instances[-1]])
+    assert report.exit_code == 0, "\n".join(report.render())
+
+
+def test_a_wrong_size_passed_fails() -> None:
+    task = larkc.candidate_task(HERE / "wrong_size_passed.py", HERE / "model.py")
+    assert task.bindings["in_features"] == ShapeArg("out_features")
+    report = larkc.verify(task, instances=[task.instances[-1]])
+    assert report.exit_code == 1, "\n".join(report.render())
+
+
+def test_a_list_of_integers_for_an_int_array(tmp_path: Path) -> None:
+    """``[self.block, 1]`` passed as a ``torch::IntArrayRef``: the host function reads its items."""
+    text = (HERE / "model_new.py").read_text()
+    for old, new in {
+        "int batch, int in_features, int out_features) {": (
+            "int batch, int in_features, int out_features, torch::IntArrayRef block_dims) {"
+        ),
+        "dim3 block(128);": (
+            "const int bx = block_dims[0];\n    const int by = block_dims[1];\n    dim3 block(bx, by);"
+        ),
+        "int batch, int in_features, int out_features);": (
+            "int batch, int in_features, int out_features, torch::IntArrayRef block_dims);"
+        ),
+        "self.linear_relu = linear_relu": "self.linear_relu = linear_relu\n        self.block = 64",
+        "x.size(1), out_features\n": "x.size(1), out_features, [self.block, 1]\n",
+    }.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    path = tmp_path / "model_new.py"
+    path.write_text(text)
+    task = larkc.candidate_task(path, HERE / "model.py")
+    assert [str(d) for d in task.launches[0].launch.block] == ["64", "1"]
+    report = larkc.verify(task, instances=[task.instances[-1]])
+    assert report.exit_code == 0, "\n".join(report.render())
