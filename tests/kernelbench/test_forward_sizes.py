@@ -59,3 +59,21 @@ def test_a_list_of_integers_for_an_int_array(tmp_path: Path) -> None:
     assert [str(d) for d in task.launches[0].launch.block] == ["64", "1"]
     report = larkc.verify(task, instances=[task.instances[-1]])
     assert report.exit_code == 0, "\n".join(report.render())
+
+
+def test_a_size_stored_in_init_follows_the_instances(tmp_path: Path) -> None:
+    """``self.out_features = out_features`` (a size ``get_init_inputs()`` names) passed on is that size:
+    at a scaled-down instance the kernel gets the instance's, as ``ModelNew`` built at that size would."""
+    text = (HERE / "model_new.py").read_text()
+    for old, new in {
+        "self.linear_relu = linear_relu": "self.linear_relu = linear_relu\n        self.out_features = out_features",
+        "x.size(1), out_features\n": "x.size(1), self.out_features\n",
+    }.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    path = tmp_path / "model_new.py"
+    path.write_text(text)
+    task = larkc.candidate_task(path, HERE / "model.py")
+    assert task.bindings["out_features"] == ShapeArg("out_features")
+    report = larkc.verify(task, instances=[task.instances[-1]])
+    assert report.exit_code == 0, "\n".join(report.render())

@@ -30,6 +30,7 @@ __all__ = [
     "ForwardCall",
     "InputRead",
     "ModelNewFile",
+    "NamedInt",
     "ParamRef",
     "SizeArg",
     "Step",
@@ -96,6 +97,20 @@ class View:
 
     param: str
     dims: tuple[int | tuple[str, int], ...]
+
+
+class NamedInt(int):
+    """An integer of ``get_init_inputs()`` read through a module-level name of the problem file
+    (``out_features``): stored as an attribute (``self.out_features = out_features``) and passed to an
+    extension unchanged, it is that size, a task symbol where one has its name. Arithmetic on it gives a
+    plain ``int`` (a constant)."""
+
+    name: str
+
+    def __new__(cls, value: int, name: str) -> NamedInt:
+        out = super().__new__(cls, value)
+        out.name = name
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -728,6 +743,8 @@ class _ForwardReader:
 
     @staticmethod
     def literal(value: object, node: ast.AST) -> ast.expr:
+        if isinstance(value, NamedInt):  # kept (its text is the number's): passed on, it is its size
+            return ast.copy_location(ast.Constant(value), node)
         return ast.copy_location(ast.parse(repr(value), mode="eval").body, node)
 
     def param_ref(self, path: str, node: ast.AST) -> ast.expr:
@@ -979,8 +996,8 @@ class _ForwardReader:
         if known:
             if value is None:  # an absent optional tensor: the host function's parameter must take one
                 return None
-            if isinstance(value, list | tuple) and all(type(v) is int for v in value):
-                return tuple(value)  # [self.stride, self.stride], self.kernel_size: a list of integers
+            if isinstance(value, list | tuple) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+                return tuple(int(v) for v in value)  # [self.stride, self.stride], self.kernel_size: integers
             raise self.error("argument of the CUDA function (a tensor or a number)", a)
         if _is_size(lowered) and not isinstance(lowered, ast.Tuple | ast.List):
             used = sorted(

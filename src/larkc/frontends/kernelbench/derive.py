@@ -32,6 +32,7 @@ from larkc.frontends.kernelbench.candidate import (
     CallResult,
     CudaText,
     ForwardCall,
+    NamedInt,
     ParamRef,
     SizeArg,
     Step,
@@ -318,7 +319,7 @@ def derive_task(
     if is_triton_candidate(source_text):
         return _triton(path, ref_path, problem, init_args, params)
     kinds = [(len(p.shape), p.dtype or "f32") for p in problem if p.shape is not None]
-    candidate = read_model_new(path, init_args, kinds)
+    candidate = read_model_new(path, _named_ints(init_args, init_sizes(ref_path)), kinds)
     if not candidate.steps:
         raise LarkcError("ModelNew.forward calls no CUDA function", stage=Stage.FRONTEND)
     # several extensions: their CUDA texts joined in one file, each at its own lines of the candidate (a
@@ -417,7 +418,7 @@ def derive_task(
             )
         fn, params_of = found
         arguments = _host_arguments(
-            c, candidate.params, [p.name for p in problem], params_of, host_inputs, values, allocated, parameters
+            c, candidate.params, [p.name for p in problem], params_of, host_inputs, values, allocated, parameters, given
         )
         prefix = f"c{ordinal}_" if len(candidate.calls) > 1 else ""
         ordinal += 1
@@ -613,6 +614,20 @@ def _reference_sizes(
             continue
         return [*graph.assumptions, *_nonempty([n.type.shape for n in graph.nodes])]
     return []
+
+
+def _named_ints(init_args: Sequence[object], named: Sequence[object] | None) -> list[object]:
+    """``get_init_inputs()``'s integers as :class:`NamedInt` where the problem file names them
+    (``named``: the same values read by :func:`init_sizes`), so that an attribute holding one, passed on
+    to an extension, is that size."""
+    out: list[object] = []
+    for k, v in enumerate(init_args):
+        n = named[k] if named is not None and len(named) == len(init_args) else None
+        if isinstance(v, int) and not isinstance(v, bool) and isinstance(n, Size) and n.name and n.value == v:
+            out.append(NamedInt(v, n.name))
+        else:
+            out.append(v)
+    return out
 
 
 def _distinct(sizes: Mapping[str, int]) -> dict[str, int]:
@@ -1085,6 +1100,7 @@ def _host_arguments(
     values: Mapping[int, Sequence[HostTensor]],
     allocated: Mapping[str, HostTensor],
     parameters: Mapping[str, HostTensor],
+    given: Mapping[str, int] | None = None,
 ) -> dict[str, HostTensor | float | int | bool | tuple[int, ...] | ShapeExpr | None]:
     """The host function's parameters by name: forward's tensors as the problem's inputs, results of
     earlier steps (``values``, by step), parameters of ``ModelNew`` (by
@@ -1174,6 +1190,9 @@ def _host_arguments(
             out[pname] = float(arg)
         elif base == "bool":
             out[pname] = bool(arg)
+        elif isinstance(arg, NamedInt) and (given or {}).get(arg.name) == int(arg):
+            # self.out_features = out_features passed on: that size, which scales with the instances
+            out[pname] = ShapeSym(arg.name)
         else:
             out[pname] = int(arg)
     return out
