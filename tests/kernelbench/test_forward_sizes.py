@@ -77,3 +77,20 @@ def test_a_size_stored_in_init_follows_the_instances(tmp_path: Path) -> None:
     assert task.bindings["out_features"] == ShapeArg("out_features")
     report = larkc.verify(task, instances=[task.instances[-1]])
     assert report.exit_code == 0, "\n".join(report.render())
+
+
+def test_instances_scale_less_where_the_constraints_need_larger_sizes() -> None:
+    """A 9x9 window (``width - 8 >= 1``, from the reference's convolution) on a 64-wide image: the
+    scaled-down instance keeps a width the reference runs at (it was 8: no instance, or a kernel checked
+    at sizes where its output has no columns)."""
+    from larkc.frontends.kernelbench.derive import _instances
+    from larkc.tasks.shape_expr import parse_shape_expr
+
+    given = {"batch_size": 64, "width": 64}
+    shapes = [tuple(parse_shape_expr(d) for d in ("batch_size", "width", "width"))]
+    needs = [parse_shape_expr("width - 8 >= 1")]
+    plain = _instances(dict(given), shapes, [])
+    assert plain[0]["width"] < 9
+    instances = _instances(dict(given), shapes, needs)
+    assert instances and all(i["width"] >= 9 for i in instances)
+    assert instances[0]["width"] < 64

@@ -177,6 +177,11 @@ _SAME_VALUES = {
         ],
         ["weight", "bias"],
     ),
+    "sizes_indexed_from_a_tuple": (
+        ["self.s = nn.Parameter(torch.randn(c_out, k))"],
+        ["self.dims = (c_out, k)", "self.s = nn.Parameter(torch.randn(self.dims[0], self.dims[-1]))"],
+        ["s"],
+    ),
     "embedding_and_prelu": (
         ["self.emb = nn.Embedding(vocab, features)", "self.act = nn.PReLU(features)"],
         ["self.act = nn.PReLU(features)", "self.emb = nn.Embedding(vocab, features)"],

@@ -275,6 +275,10 @@ def _instances(
     while largest(scaled) > MAX_ELEMENTS and factor < 1e9:
         factor *= 2
         scaled = {s: max(min(v, _FLOOR), math.ceil(v / factor)) for s, v in given.items()}
+    # scaled less where the constraints need larger sizes (a 9x9 window needs a width of 9 or more)
+    while factor > 1 and not all(evaluate(k, scaled) for k in constraints):
+        factor //= 2
+        scaled = {s: max(min(v, _FLOOR), math.ceil(v / factor)) for s, v in given.items()}
     candidates = [
         dict(given) if largest(given) <= MAX_ELEMENTS else None,
         scaled,
@@ -430,10 +434,9 @@ def derive_task(
         result.variables.update(one.variables)
         result.constraints += one.constraints
         values[i] = list(one.returned)
-    if candidate.torch_steps:  # sizes the reference runs at: what PyTorch computes there is not empty
-        result.constraints += _reference_sizes(
-            ref_path, init_args, host_inputs, weights, weight_paths, given, _need(tracer, candidate.torch_steps[0])
-        )
+    if tracer is not None:  # sizes the reference runs at: what PyTorch computes there is not empty
+        # (a 9x9 convolution of a 5x5 image: no size of the problem, for PyTorch steps and kernels alike)
+        result.constraints += _reference_sizes(ref_path, init_args, host_inputs, weights, weight_paths, given, tracer)
     if candidate.returns is not None:
         result.returned = [allocated[candidate.returns.name]]
     elif isinstance(candidate.result, CallResult):

@@ -180,6 +180,11 @@ class _Init:
                 return self.env[f"self.{name}"]  # an attribute set earlier in __init__: self.hidden = 2 * n
             case ast.Tuple(elts=items) | ast.List(elts=items):
                 return [self.value(it) for it in items]
+            case ast.Subscript(value=seq, slice=index) if not isinstance(index, ast.Slice):
+                whole, at = self.value(seq), self.value(index)  # kernel_size[0] of a tuple argument
+                k = at.value if isinstance(at, Size) else at
+                if isinstance(whole, list) and isinstance(k, int) and -len(whole) <= k < len(whole):
+                    return whole[k]
             case ast.BinOp(left=left, op=op, right=right):
                 a, b = self.value(left), self.value(right)
                 x = a.value if isinstance(a, Size) else a
