@@ -28,6 +28,20 @@ def test_sizes_from_forward_are_shape_expressions() -> None:
     assert report.exit_code == 0, "\n".join(report.render())
 
 
+def test_sizes_unpacked_from_a_tuple(tmp_path: Path) -> None:
+    """``rows, cols = batch_size, x.size(1)`` (a tuple of sizes unpacked) passes each size."""
+    text = (HERE / "model_new.py").read_text()
+    old = "        out_features = self.linear.weight.size(0)\n"
+    assert old in text
+    text = text.replace(old, old + "        rows, cols = batch_size, x.size(1)\n")
+    text = text.replace("batch_size, x.size(1), out_features\n", "rows, cols, out_features\n")
+    path = tmp_path / "model_new.py"
+    path.write_text(text)
+    task = larkc.candidate_task(path, HERE / "model.py")
+    assert task.bindings["batch"] == ShapeArg("batch_size")
+    assert task.bindings["in_features"] == ShapeArg("in_features")
+
+
 def test_a_wrong_size_passed_fails() -> None:
     task = larkc.candidate_task(HERE / "wrong_size_passed.py", HERE / "model.py")
     assert task.bindings["in_features"] == ShapeArg("out_features")

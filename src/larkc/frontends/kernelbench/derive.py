@@ -1369,6 +1369,10 @@ def _size_of(expression: str, tensors: Mapping[str, HostTensor | None], call: Fo
                 return ShapeNum(len(tensor(owner).shape))
             case ast.Call(func=ast.Name(id="int"), args=[x]):
                 return size(x)
+            case ast.Subscript(value=ast.Tuple(elts=items), slice=ast.Constant(value=int(k))) if (
+                -len(items) <= k < len(items)
+            ):
+                return size(items[k])  # rows of rows, cols = n, x.size(1)
             case ast.BinOp(left=left, op=op, right=right):
                 ops = {
                     ast.Add: ArithOp.ADD,
