@@ -301,3 +301,22 @@ def test_initialised_otherwise_is_a_finding(case: str, tmp_path: Path, capsys: p
     assert load_task(task.task_file).findings == task.findings if task.task_file is not None else True
     assert main(["verify", str(path), "--reference", str(problem / "model.py")]) == 1
     assert f"FAILED: {task.findings[0]}" in capsys.readouterr().out
+
+
+INIT_AFTER = Path(__file__).resolve().parent / "init_after_creation"
+
+
+def test_parameters_initialised_after_creation_are_bound() -> None:
+    """``nn.Parameter(torch.empty(...))`` and a ``reset_parameters()`` mimicking ``nn.Linear``'s
+    (``kaiming_uniform_(a=math.sqrt(5))``, a bias in ``1/sqrt(fan_in)`` under ``if self.bias is not None``)
+    give ``Model``'s values: bound as equal, and verified; a bias drawn with another bound is a finding."""
+    task = larkc.candidate_task(INIT_AFTER / "model_new.py", INIT_AFTER / "model.py")
+    assert task.findings == ()
+    assert task.bindings["w"] == BufferArg("linear_weight") and task.bindings["b"] == BufferArg("linear_bias")
+    report = larkc.verify(task, instances=[task.instances[-1]])
+    assert report.exit_code == 0, "\n".join(report.render())
+    wrong = larkc.candidate_task(INIT_AFTER / "wrong_bias_bound.py", INIT_AFTER / "model.py")
+    (finding,) = wrong.findings
+    assert finding.startswith("ModelNew's parameter bias (Parameter(torch.empty(...)) then nn.init.uniform_(")
+    assert "initialised otherwise than Model's linear.bias" in finding
+    assert larkc.verify(wrong, instances=[wrong.instances[-1]]).exit_code == 1

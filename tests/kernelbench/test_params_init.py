@@ -13,7 +13,7 @@ from larkc.errors import LarkcError
 from larkc.frontends.kernelbench.derive import _counterpart
 from larkc.frontends.kernelbench.params import ModuleParam, init_sizes, module_params
 
-_HEADER = "import torch\nimport torch.nn as nn\n\n\n"
+_HEADER = "import math\n\nimport torch\nimport torch.nn as nn\n\n\n"
 _SIZES = "c_in = 6\nc_out = 8\nk = 3\ngroups = 2\nvocab = 10\nfeatures = 5\n\n\n"
 _INIT_INPUTS = "def get_init_inputs():\n    return [c_in, c_out, k, groups, vocab, features]\n"
 
@@ -147,6 +147,41 @@ _SAME_VALUES = {
         ],
         ["lin.weight", "beta"],
     ),
+    "empty_then_the_modules_initialisers": (
+        ["self.lin = nn.Linear(c_in, c_out)", "self.conv = nn.ConvTranspose2d(c_in, c_out, k)"],
+        [
+            "self.weight = nn.Parameter(torch.empty(c_out, c_in))",
+            "self.bias = nn.Parameter(torch.empty(c_out))",
+            "nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))",
+            "fan_in, _ = nn.init._calculate_fan_in_and_fan_out(self.weight)",
+            "bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0",
+            "nn.init.uniform_(self.bias, -bound, bound)",
+            "self.w2 = nn.Parameter(torch.empty(c_in, c_out, k, k))",
+            "if c_out > 0:",
+            "    self.b2 = nn.Parameter(torch.empty(c_out))",
+            "else:",
+            "    self.register_parameter('b2', None)",
+            "torch.nn.init.kaiming_uniform_(self.w2, a=5 ** 0.5)",
+            "if self.b2 is not None:",
+            "    nn.init.uniform_(self.b2, -1 / math.sqrt(c_out * k * k), 1 / math.sqrt(c_out * k * k))",
+        ],
+        ["weight", "bias", "w2", "b2"],
+    ),
+    "initialised_in_another_order": (
+        ["self.lin = nn.Linear(c_in, c_out)"],
+        [
+            "self.bias = nn.Parameter(torch.empty(c_out))",
+            "self.weight = nn.Parameter(torch.empty(c_out, c_in))",
+            "nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))",
+            "nn.init.uniform_(self.bias, -1 / math.sqrt(c_in), 1 / math.sqrt(c_in))",
+        ],
+        ["weight", "bias"],
+    ),
+    "sizes_indexed_from_a_tuple": (
+        ["self.s = nn.Parameter(torch.randn(c_out, k))"],
+        ["self.dims = (c_out, k)", "self.s = nn.Parameter(torch.randn(self.dims[0], self.dims[-1]))"],
+        ["s"],
+    ),
     "embedding_and_prelu": (
         ["self.emb = nn.Embedding(vocab, features)", "self.act = nn.PReLU(features)"],
         ["self.act = nn.PReLU(features)", "self.emb = nn.Embedding(vocab, features)"],
@@ -202,6 +237,32 @@ _DIFFERENT = {
         ["self.conv = nn.ConvTranspose2d(c_in, c_out, k)", "nn.init.normal_(self.conv.weight)"],
         "conv.weight",
     ),
+    "bias_bound_of_another_fan_in": (
+        ["self.conv = nn.ConvTranspose2d(c_in, c_out, k)"],
+        [
+            "self.weight = nn.Parameter(torch.empty(c_in, c_out, k, k))",
+            "self.bias = nn.Parameter(torch.empty(c_out))",
+            "nn.init.kaiming_uniform_(self.weight, a=5 ** 0.5)",
+            "bound = (c_in * k * k) ** -0.5",
+            "nn.init.uniform_(self.bias, -bound, bound)",
+        ],
+        "bias",
+    ),
+    "initialised_after_another_draw": (
+        ["self.lin = nn.Linear(c_in, c_out)"],
+        [
+            "self.weight = nn.Parameter(torch.empty(c_out, c_in))",
+            "self.bias = nn.Parameter(torch.empty(c_out))",
+            "nn.init.uniform_(self.bias, -1 / math.sqrt(c_in), 1 / math.sqrt(c_in))",
+            "nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))",
+        ],
+        "weight",
+    ),
+    "xavier_for_kaiming": (
+        ["self.lin = nn.Linear(c_in, c_out)"],
+        ["self.weight = nn.Parameter(torch.empty(c_out, c_in))", "nn.init.xavier_uniform_(self.weight)"],
+        "weight",
+    ),
     "reinitialised_after": (
         ["self.lin = nn.Linear(c_in, c_out)"],
         ["self.lin = nn.Linear(c_in, c_out)", "nn.init.zeros_(self.lin.bias)"],
@@ -232,9 +293,10 @@ def test_parameters_of_other_values_are_not_bound(case: str, tmp_path: Path) -> 
         assert finding is not None and "under KernelBench's seeded construction their values differ" in finding
 
 
-def test_module_default_initialiser_again_is_unknown(tmp_path: Path) -> None:
-    """kaiming_uniform_(a=sqrt(5)) is nn.Linear's own initialiser: the values may be Model's (or not,
-    after other draws); larkc says neither, it refuses at the parameter."""
+def test_initialisers_in_a_method_are_read(tmp_path: Path) -> None:
+    """``self.reset_parameters()`` called in ``__init__`` is read where it is called (the pattern of
+    candidates that replace ``nn.Linear`` by their own parameters), and binds both as equal, as torch
+    constructs them."""
     model_path = _file(tmp_path, "model", "Model", ["self.lin = nn.Linear(c_in, c_out)"])
     new_path = _file(
         tmp_path,
@@ -242,12 +304,29 @@ def test_module_default_initialiser_again_is_unknown(tmp_path: Path) -> None:
         "ModelNew",
         [
             "self.weight = nn.Parameter(torch.empty(c_out, c_in))",
-            "nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))",
+            "self.bias = nn.Parameter(torch.empty(c_out))",
+            "self.reset_parameters()",
         ],
+    )
+    new_path.write_text(
+        new_path.read_text().replace(
+            "    def forward(self, x):",
+            "    def reset_parameters(self):\n"
+            "        nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))\n"
+            "        if self.bias is not None:\n"
+            "            fan_in, _ = nn.init._calculate_fan_in_and_fan_out(self.weight)\n"
+            "            bound = 1 / math.sqrt(fan_in)\n"
+            "            nn.init.uniform_(self.bias, -bound, bound)\n\n"
+            "    def forward(self, x):",
+        )
     )
     sizes = init_sizes(model_path)
     assert sizes is not None
     model = [p for p in module_params(model_path, "Model", sizes) if isinstance(p, ModuleParam)]
     new = module_params(new_path, "ModelNew", sizes)
-    with pytest.raises(LarkcError, match="unsupported change of ModelNew's parameter weight after its creation"):
-        _counterpart(new, 0, model)
+    values = dict(_construct(model_path, "Model").named_parameters())
+    new_values = dict(_construct(new_path, "ModelNew").named_parameters())
+    for read, bound in (("weight", "lin.weight"), ("bias", "lin.bias")):
+        place, finding = _counterpart(new, next(i for i, p in enumerate(new) if p.path == read), model)
+        assert finding is None and model[place].path == bound
+        assert torch.equal(new_values[read], values[bound])

@@ -30,7 +30,9 @@ __all__ = [
     "ForwardCall",
     "InputRead",
     "ModelNewFile",
+    "NamedInt",
     "ParamRef",
+    "SizeArg",
     "Step",
     "TorchOp",
     "View",
@@ -97,9 +99,36 @@ class View:
     dims: tuple[int | tuple[str, int], ...]
 
 
+class NamedInt(int):
+    """An integer of ``get_init_inputs()`` read through a module-level name of the problem file
+    (``out_features``): stored as an attribute (``self.out_features = out_features``) and passed to an
+    extension unchanged, it is that size, a task symbol where one has its name. Arithmetic on it gives a
+    plain ``int`` (a constant)."""
+
+    name: str
+
+    def __new__(cls, value: int, name: str) -> NamedInt:
+        out = super().__new__(cls, value)
+        out.name = name
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SizeArg:
+    """A size ``ModelNew.forward`` computes and passes to an extension (``x.size(0)``, ``h // 2`` of
+    ``_, _, h, w = x.shape``): ``expression`` (Python) over the placeholders ``__larkc_v<k>``, each the
+    tensor in the same place of ``arguments``."""
+
+    expression: str
+    placeholders: tuple[str, ...]
+    arguments: tuple[Argument, ...]
+
+
 #: An argument of an extension call: a forward parameter (by name), a constant, an earlier call's result,
-#: a tensor forward allocated, a forward parameter seen with another shape, or a parameter of ModelNew.
-Argument = int | float | bool | str | CallResult | Allocation | View | ParamRef
+#: a tensor forward allocated, a forward parameter seen with another shape, a parameter of ModelNew, or
+#: ``None`` (an absent optional tensor: ``self.bias`` of a module built without one), a list of integers
+#: (``[self.stride, self.stride]`` for an ``IntArrayRef``) or a size forward computes.
+Argument = int | float | bool | str | CallResult | Allocation | View | ParamRef | None | tuple[int, ...] | SizeArg
 
 
 @dataclass(frozen=True, slots=True)
@@ -714,6 +743,8 @@ class _ForwardReader:
 
     @staticmethod
     def literal(value: object, node: ast.AST) -> ast.expr:
+        if isinstance(value, NamedInt):  # kept (its text is the number's): passed on, it is its size
+            return ast.copy_location(ast.Constant(value), node)
         return ast.copy_location(ast.parse(repr(value), mode="eval").body, node)
 
     def param_ref(self, path: str, node: ast.AST) -> ast.expr:
@@ -963,9 +994,16 @@ class _ForwardReader:
                 )
             return tensor
         if known:
-            if value is None:
-                raise self.error("None passed to the CUDA function (an absent optional tensor)", a)
+            if value is None:  # an absent optional tensor: the host function's parameter must take one
+                return None
+            if isinstance(value, list | tuple) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+                return tuple(int(v) for v in value)  # [self.stride, self.stride], self.kernel_size: integers
             raise self.error("argument of the CUDA function (a tensor or a number)", a)
+        if _is_size(lowered) and not isinstance(lowered, ast.Tuple | ast.List):
+            used = sorted(
+                {n.id for n in ast.walk(lowered) if isinstance(n, ast.Name) and n.id.startswith(_PLACEHOLDER)}
+            )
+            return SizeArg(ast.unparse(lowered), tuple(used), tuple(self.bound(_name(n)) for n in used))
         if _is_size(lowered):
             raise self.error("argument of the CUDA function computed from sizes", a)
         return self.torch_step(lowered, a)
@@ -1291,6 +1329,10 @@ def _may_be_noncontiguous(node: ast.expr, reader: _ForwardReader) -> bool:
             bound = reader.bound(node)
             return bound is not None and bound in reader.noncontiguous
     return False
+
+
+def _name(identifier: str) -> ast.Name:
+    return ast.Name(id=identifier, ctx=ast.Load())
 
 
 def _is_size(node: ast.expr) -> bool:

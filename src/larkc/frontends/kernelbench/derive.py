@@ -32,7 +32,9 @@ from larkc.frontends.kernelbench.candidate import (
     CallResult,
     CudaText,
     ForwardCall,
+    NamedInt,
     ParamRef,
+    SizeArg,
     Step,
     TorchOp,
     View,
@@ -66,6 +68,7 @@ from larkc.reference.spec import SpecGraph
 from larkc.tasks import (
     BufferArg,
     KernelLaunch,
+    NullArg,
     ScalarArg,
     ScalarExpr,
     ShapeArg,
@@ -98,11 +101,18 @@ _CLAMP_ELEMENTS = 1 << 16
 #: The empty kernel a task runs for a host function that launches none (its outputs stay unwritten).
 _NO_LAUNCH = "larkc_no_launch"
 
-_TENSOR_TYPES = frozenset(
-    {"torch::Tensor", "at::Tensor", "Tensor"}
-    # an optional tensor parameter (a bias) is given a tensor: the host function's has_value() is true
-    | {f"{ns}optional<{t}>" for ns in ("c10::", "torch::", "std::", "at::") for t in ("torch::Tensor", "at::Tensor")}
+#: an optional tensor parameter (a bias): given a tensor, its has_value() is true; given None, false
+_OPTIONAL_TENSOR_TYPES = frozenset(
+    {f"{ns}optional<{t}>" for ns in ("c10::", "torch::", "std::", "at::") for t in ("torch::Tensor", "at::Tensor")}
 )
+_TENSOR_TYPES = frozenset({"torch::Tensor", "at::Tensor", "Tensor"}) | _OPTIONAL_TENSOR_TYPES
+#: a list of integers (``stride``), as pybind11 converts a Python list or tuple of ints
+_INT_LIST_TYPES = frozenset(
+    {f"{ns}IntArrayRef" for ns in ("", "torch::", "at::", "c10::")}
+    | {f"std::vector<{t}>" for t in ("int", "int64_t", "long", "int32_t")}
+)
+#: integer parameters a size forward computes may be passed as
+_INT_TYPES = frozenset({"int", "int64_t", "long", "int32_t", "size_t", "unsigned int", "long long", "unsigned"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +275,10 @@ def _instances(
     while largest(scaled) > MAX_ELEMENTS and factor < 1e9:
         factor *= 2
         scaled = {s: max(min(v, _FLOOR), math.ceil(v / factor)) for s, v in given.items()}
+    # scaled less where the constraints need larger sizes (a 9x9 window needs a width of 9 or more)
+    while factor > 1 and not all(evaluate(k, scaled) for k in constraints):
+        factor //= 2
+        scaled = {s: max(min(v, _FLOOR), math.ceil(v / factor)) for s, v in given.items()}
     candidates = [
         dict(given) if largest(given) <= MAX_ELEMENTS else None,
         scaled,
@@ -309,7 +323,7 @@ def derive_task(
     if is_triton_candidate(source_text):
         return _triton(path, ref_path, problem, init_args, params)
     kinds = [(len(p.shape), p.dtype or "f32") for p in problem if p.shape is not None]
-    candidate = read_model_new(path, init_args, kinds)
+    candidate = read_model_new(path, _named_ints(init_args, init_sizes(ref_path)), kinds)
     if not candidate.steps:
         raise LarkcError("ModelNew.forward calls no CUDA function", stage=Stage.FRONTEND)
     # several extensions: their CUDA texts joined in one file, each at its own lines of the candidate (a
@@ -408,7 +422,7 @@ def derive_task(
             )
         fn, params_of = found
         arguments = _host_arguments(
-            c, candidate.params, [p.name for p in problem], params_of, host_inputs, values, allocated, parameters
+            c, candidate.params, [p.name for p in problem], params_of, host_inputs, values, allocated, parameters, given
         )
         prefix = f"c{ordinal}_" if len(candidate.calls) > 1 else ""
         ordinal += 1
@@ -420,10 +434,9 @@ def derive_task(
         result.variables.update(one.variables)
         result.constraints += one.constraints
         values[i] = list(one.returned)
-    if candidate.torch_steps:  # sizes the reference runs at: what PyTorch computes there is not empty
-        result.constraints += _reference_sizes(
-            ref_path, init_args, host_inputs, weights, weight_paths, given, _need(tracer, candidate.torch_steps[0])
-        )
+    if tracer is not None:  # sizes the reference runs at: what PyTorch computes there is not empty
+        # (a 9x9 convolution of a 5x5 image: no size of the problem, for PyTorch steps and kernels alike)
+        result.constraints += _reference_sizes(ref_path, init_args, host_inputs, weights, weight_paths, given, tracer)
     if candidate.returns is not None:
         result.returned = [allocated[candidate.returns.name]]
     elif isinstance(candidate.result, CallResult):
@@ -604,6 +617,20 @@ def _reference_sizes(
             continue
         return [*graph.assumptions, *_nonempty([n.type.shape for n in graph.nodes])]
     return []
+
+
+def _named_ints(init_args: Sequence[object], named: Sequence[object] | None) -> list[object]:
+    """``get_init_inputs()``'s integers as :class:`NamedInt` where the problem file names them
+    (``named``: the same values read by :func:`init_sizes`), so that an attribute holding one, passed on
+    to an extension, is that size."""
+    out: list[object] = []
+    for k, v in enumerate(init_args):
+        n = named[k] if named is not None and len(named) == len(init_args) else None
+        if isinstance(v, int) and not isinstance(v, bool) and isinstance(n, Size) and n.name and n.value == v:
+            out.append(NamedInt(v, n.name))
+        else:
+            out.append(v)
+    return out
 
 
 def _distinct(sizes: Mapping[str, int]) -> dict[str, int]:
@@ -870,7 +897,7 @@ _KNOWN = (
 )
 
 
-def _draws_before(entries: Sequence[ModuleParam | Opaque], index: int) -> list[tuple[str, tuple[int, ...], str]] | None:
+def _draws_before(entries: Sequence[ModuleParam | Opaque], index: int) -> list[tuple[object, ...]] | None:
     """The draws from the random generator before ``entries[index]`` is created (kind, shape and what else
     decides the values), which fix the generator's state it is drawn from; ``None`` where an entry before
     it may draw in a way larkc does not know."""
@@ -879,7 +906,7 @@ def _draws_before(entries: Sequence[ModuleParam | Opaque], index: int) -> list[t
         if isinstance(e, Opaque):
             return None
         if e.draws:
-            out.append((e.kind, tuple(d.value for d in e.shape), e.detail))
+            out.append(e.draw_key())
     return out
 
 
@@ -1076,19 +1103,50 @@ def _host_arguments(
     values: Mapping[int, Sequence[HostTensor]],
     allocated: Mapping[str, HostTensor],
     parameters: Mapping[str, HostTensor],
-) -> dict[str, HostTensor | float | int | bool]:
+    given: Mapping[str, int] | None = None,
+) -> dict[str, HostTensor | float | int | bool | tuple[int, ...] | ShapeExpr | None]:
     """The host function's parameters by name: forward's tensors as the problem's inputs, results of
     earlier steps (``values``, by step), parameters of ``ModelNew`` (by
-    path: the task's inputs standing for ``Model``'s) and constants."""
+    path: the task's inputs standing for ``Model``'s), constants, and ``None`` for an absent optional
+    tensor."""
     if len(call.arguments) != len(params):
         raise LarkcError(
             f"{call.function} takes {len(params)} arguments, ModelNew.forward passes {len(call.arguments)}",
             call.span,
             stage=Stage.FRONTEND,
         )
-    out: dict[str, HostTensor | float | int | bool] = {}
+    out: dict[str, HostTensor | float | int | bool | tuple[int, ...] | ShapeExpr | None] = {}
+
+    def tensor_of(arg: object) -> HostTensor | None:
+        """The task tensor a placeholder of a size forward computes stands for."""
+        if isinstance(arg, str) and arg in forward_params and list(forward_params).index(arg) < len(input_names):
+            return inputs[input_names[list(forward_params).index(arg)]]
+        if isinstance(arg, View):
+            return _view(inputs[input_names[list(forward_params).index(arg.param)]], arg, call)
+        if isinstance(arg, ParamRef):
+            return parameters.get(arg.path)
+        if isinstance(arg, Allocation):
+            return allocated.get(arg.name)
+        if isinstance(arg, CallResult):
+            got = values.get(arg.index, [])
+            return got[0] if len(got) == 1 else None
+        return None
+
     for (pname, ptype, _node), arg in zip(params, call.arguments, strict=True):
         base = ptype.replace("const ", "").replace("&", "").strip()
+        if isinstance(arg, SizeArg):
+            if base not in _INT_TYPES:
+                raise LarkcError(f"a size passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND)
+            tensors = {p: tensor_of(a) for p, a in zip(arg.placeholders, arg.arguments, strict=True)}
+            out[pname] = _size_of(arg.expression, tensors, call)
+            continue
+        if isinstance(arg, tuple):
+            if base not in _INT_LIST_TYPES:
+                raise LarkcError(
+                    f"a list of integers passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND
+                )
+            out[pname] = arg
+            continue
         if isinstance(arg, View):
             if base not in _TENSOR_TYPES:
                 raise LarkcError(
@@ -1119,12 +1177,25 @@ def _host_arguments(
                     f"argument {arg} of {call.function} is no input of the problem", call.span, stage=Stage.FRONTEND
                 )
             out[pname] = inputs[input_names[index]]
+        elif arg is None and base in _OPTIONAL_TENSOR_TYPES:
+            out[pname] = None  # an absent optional tensor (ModelNew's self.bias of a module built without one)
+        elif arg is None:
+            # pybind11 gives None only to an optional: for a torch::Tensor (or a number) the call raises
+            raise LarkcError(
+                f"None passed as parameter {pname} of type {ptype} (PyTorch's binding refuses None for it at"
+                " the call: only a c10::optional<torch::Tensor> parameter takes None)",
+                call.span,
+                stage=Stage.FRONTEND,
+            )
         elif base in _TENSOR_TYPES:
             raise LarkcError(f"a constant passed as tensor parameter {pname}", call.span, stage=Stage.FRONTEND)
         elif base in ("float", "double"):
             out[pname] = float(arg)
         elif base == "bool":
             out[pname] = bool(arg)
+        elif isinstance(arg, NamedInt) and (given or {}).get(arg.name) == int(arg):
+            # self.out_features = out_features passed on: that size, which scales with the instances
+            out[pname] = ShapeSym(arg.name)
         else:
             out[pname] = int(arg)
     return out
@@ -1233,9 +1304,11 @@ def _torch_step(step: _PyTorchStep, names: Mapping[str, str]) -> Any:
 
 
 def _kernel_launch(launch: HostLaunch, names: Mapping[str, str]) -> KernelLaunch:
-    bindings: dict[str, BufferArg | ShapeArg | ScalarArg | ScalarExpr] = {}
+    bindings: dict[str, BufferArg | ShapeArg | ScalarArg | ScalarExpr | NullArg] = {}
     for param, (kind, value) in launch.arguments.items():
         match kind:
+            case "null":
+                bindings[param] = NullArg()
             case "tensor":
                 assert isinstance(value, str)
                 bindings[param] = BufferArg(names.get(value, value))
@@ -1253,6 +1326,71 @@ def _kernel_launch(launch: HostLaunch, names: Mapping[str, str]) -> KernelLaunch
         shared_bytes=show(launch.shared_bytes),
         bindings=bindings,
     )
+
+
+def _size_of(expression: str, tensors: Mapping[str, HostTensor | None], call: ForwardCall) -> ShapeExpr:
+    """The shape expression of a size ``ModelNew.forward`` computes (``x.size(0)``, ``x.shape[2] // 2``,
+    ``x.numel()``), over the shapes of the tensors its placeholders stand for."""
+
+    def unsupported() -> LarkcError:
+        return UnsupportedError("size computed in ModelNew.forward passed to the CUDA function", expression, call.span)
+
+    def tensor(node: ast.expr) -> HostTensor:
+        if isinstance(node, ast.Name) and tensors.get(node.id) is not None:
+            t = tensors[node.id]
+            assert t is not None
+            return t
+        raise unsupported()
+
+    def dim(t: HostTensor, k: int) -> ShapeExpr:
+        if not -len(t.shape) <= k < len(t.shape):
+            raise LarkcError(f"size({k}) of a tensor of rank {len(t.shape)}", call.span, stage=Stage.FRONTEND)
+        return t.shape[k]
+
+    def size(node: ast.expr) -> ShapeExpr:
+        match node:
+            case ast.Constant(value=int() as v) if not isinstance(v, bool):
+                return ShapeNum(v)
+            case ast.Subscript(value=ast.Attribute(value=owner, attr="shape"), slice=ast.Constant(value=int(k))):
+                return dim(tensor(owner), k)
+            case ast.Subscript(
+                value=ast.Call(func=ast.Attribute(value=owner, attr="size"), args=[]), slice=ast.Constant(value=int(k))
+            ):
+                return dim(tensor(owner), k)
+            case ast.Call(func=ast.Attribute(value=owner, attr="size"), args=[ast.Constant(value=int(k))]):
+                return dim(tensor(owner), k)
+            case ast.Call(func=ast.Attribute(value=owner, attr="numel"), args=[]):
+                t = tensor(owner)
+                total: ShapeExpr = ShapeNum(1)
+                for d in t.shape:
+                    total = ShapeArith(ArithOp.MUL, total, d)
+                return total
+            case ast.Call(func=ast.Attribute(value=owner, attr="dim"), args=[]):
+                return ShapeNum(len(tensor(owner).shape))
+            case ast.Call(func=ast.Name(id="int"), args=[x]):
+                return size(x)
+            case ast.Subscript(value=ast.Tuple(elts=items), slice=ast.Constant(value=int(k))) if (
+                -len(items) <= k < len(items)
+            ):
+                return size(items[k])  # rows of rows, cols = n, x.size(1)
+            case ast.BinOp(left=left, op=op, right=right):
+                ops = {
+                    ast.Add: ArithOp.ADD,
+                    ast.Sub: ArithOp.SUB,
+                    ast.Mult: ArithOp.MUL,
+                    ast.FloorDiv: ArithOp.FLOORDIV,
+                }
+                if type(op) in ops:
+                    return ShapeArith(ops[type(op)], size(left), size(right))
+        raise unsupported()
+
+    return size(ast.parse(expression, mode="eval").body)
+
+
+def _bindings_of(step: object) -> list[object]:
+    """The bindings of a kernel launch of a task's steps (none for a PyTorch step)."""
+    bindings = getattr(step, "bindings", None)
+    return list(bindings.values()) if isinstance(bindings, Mapping) else []
 
 
 def _dtype(name: str) -> ScalarType:
@@ -1293,6 +1431,8 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
                 return f"ScalarArg({value!r})"
             case ScalarExpr(text=text):
                 return f"ScalarExpr({text!r})"
+            case NullArg():
+                return "NullArg()"
             case _:  # a derived task binds buffers, sizes and constants only
                 raise LarkcError(f"cannot write binding {b!r} to a task file", stage=Stage.TASK)
 
@@ -1321,6 +1461,7 @@ def task_file_text(derived: DerivedCandidate, task_file: Path) -> str:
         ),
         "from larkc.tasks import BufferArg, "
         + ("KernelLaunch, " if len(steps) > len(torch_steps) and (len(steps) > 1 or torch_steps) else "")
+        + ("NullArg, " if any(isinstance(b, NullArg) for x in steps for b in _bindings_of(x)) else "")
         + "ScalarArg, ScalarExpr, ShapeArg, Task"
         + (
             ", TensorSpec"

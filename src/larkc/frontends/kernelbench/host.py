@@ -278,6 +278,7 @@ HostArgument = (
     | tuple[Literal["shape"], ShapeExpr]
     | tuple[Literal["scalar"], float | bool]
     | tuple[Literal["scalar_expr"], str]
+    | tuple[Literal["null"], None]
 )
 
 
@@ -521,7 +522,10 @@ def kernel_parameters(root: ts.Node, kernel: str) -> list[str] | None:
 
 class _Evaluator:
     def __init__(
-        self, root: ts.Node, span: Callable[[ts.Node], Span], arguments: dict[str, HostTensor | float | int | bool]
+        self,
+        root: ts.Node,
+        span: Callable[[ts.Node], Span],
+        arguments: Mapping[str, HostTensor | float | int | bool | tuple[int, ...] | ShapeExpr | None],
     ) -> None:
         self.root = root
         self.span = span
@@ -536,6 +540,12 @@ class _Evaluator:
                     self.env[k] = _Int(ShapeNum(v))
                 case float():
                     self.env[k] = _Float(v)
+                case None:  # an absent optional tensor (forward passes None): has_value() is false
+                    self.env[k] = _Opaque("absent")
+                case tuple():  # a list of integers (an IntArrayRef: stride)
+                    self.env[k] = _List(tuple(_Int(ShapeNum(int(i))) for i in v))
+                case ShapeNum() | ShapeSym() | ShapeArith() | ShapeCall():  # a size forward computed: x.size(0)
+                    self.env[k] = _Int(v)
         self.result = HostResult()
         self.done = False
         self.prefix = ""
@@ -1118,7 +1128,7 @@ class _Evaluator:
             case _FloatExpr(text):
                 return ("scalar_expr", text)
             case _Opaque("null"):
-                raise self.unsupported("null pointer passed to a kernel (an absent tensor is not modelled yet)", a)
+                return ("null", None)  # a null pointer: the task binds it so (a kernel dereferencing it fails)
             case _:
                 raise self.unsupported("kernel argument", a)
 
@@ -1510,6 +1520,10 @@ class _Evaluator:
             return recv  # at::cuda::getCurrentCUDAStream().stream(): the cudaStream_t of the current stream
         if isinstance(recv, _List):
             return self.list_method(recv, method, args, e)
+        if recv == _Opaque("absent"):
+            if method == "has_value" and not args:
+                return _Bool(False)
+            raise self.unsupported("use of an absent optional tensor (None passed from ModelNew.forward)", e)
         if not isinstance(recv, HostTensor):
             raise self.unsupported("method call in host code", e)
         t = recv
@@ -1776,7 +1790,7 @@ def evaluate_host(
     root: ts.Node,
     function: ts.Node,
     span: Callable[[ts.Node], Span],
-    arguments: dict[str, HostTensor | float | int | bool],
+    arguments: Mapping[str, HostTensor | float | int | bool | tuple[int, ...] | ShapeExpr | None],
     prefix: str = "",
     given: Mapping[str, int] | None = None,
     owned: frozenset[str] = frozenset(),

@@ -27,9 +27,13 @@ drawn alike from the same state, that is after the same draws (:meth:`ModulePara
 from __future__ import annotations
 
 import ast
+import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import torch
 
 from larkc.errors import LarkcError, Span, Stage
 from larkc.frontends.kernelbench.candidate import _Module, _parse, _span, init_inputs_with
@@ -61,6 +65,12 @@ class ModuleParam:
     constant: str | None = None
     #: what else the drawn values depend on besides the kind and shape (a bias's bound ``1/sqrt(fan_in)``)
     detail: str = ""
+    #: the one draw that makes a drawn parameter's values, where larkc knows it exactly: ``uniform_(lo, hi)``
+    #: with the bounds as Python computes them (``repr`` of the floats); two parameters of the same shape
+    #: and law drawn from the same generator state are equal, however they were created (``nn.Linear``'s
+    #: weight and ``torch.empty`` then ``nn.init.kaiming_uniform_(w, a=math.sqrt(5))``); ``""``: the kind
+    #: and detail decide
+    law: str = ""
 
     def describe(self) -> str:
         return f"{self.path} ({self.kind} of shape [{', '.join(str(d.value) for d in self.shape)}])"
@@ -77,7 +87,13 @@ class ModuleParam:
         shape = [d.value for d in self.shape] == [d.value for d in other.shape]
         if self.constant is not None or other.constant is not None:
             return shape and self.constant == other.constant and self.constant != "empty"
-        return shape and self.kind == other.kind and self.detail == other.detail
+        return shape and self.draw_key()[1:] == other.draw_key()[1:]
+
+    def draw_key(self) -> tuple[object, ...]:
+        """What decides a drawn parameter's values given the generator's state: its shape and its law
+        (:attr:`law`), else its kind and detail; a draw of one key leaves the generator in one state."""
+        shape = tuple(d.value for d in self.shape)
+        return (shape, self.law) if self.law else (shape, self.kind, self.detail)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +180,11 @@ class _Init:
                 return self.env[f"self.{name}"]  # an attribute set earlier in __init__: self.hidden = 2 * n
             case ast.Tuple(elts=items) | ast.List(elts=items):
                 return [self.value(it) for it in items]
+            case ast.Subscript(value=seq, slice=index) if not isinstance(index, ast.Slice):
+                whole, at = self.value(seq), self.value(index)  # kernel_size[0] of a tuple argument
+                k = at.value if isinstance(at, Size) else at
+                if isinstance(whole, list) and isinstance(k, int) and -len(whole) <= k < len(whole):
+                    return whole[k]
             case ast.BinOp(left=left, op=op, right=right):
                 a, b = self.value(left), self.value(right)
                 x = a.value if isinstance(a, Size) else a
@@ -234,6 +255,28 @@ def _fan_in(*dims: Size) -> str:
     return f"fan_in={n}"
 
 
+#: the slope ``a`` of the modules' own ``kaiming_uniform_(weight, a=math.sqrt(5))``
+_SQRT5 = math.sqrt(5)
+
+
+def _kaiming_bound(fan: int, a: float, nonlinearity: str = "leaky_relu") -> float:
+    """The bound of ``nn.init.kaiming_uniform_(w, a, mode, nonlinearity)`` for a fan of ``fan``, computed as
+    torch computes it (so that equal bounds are equal floats)."""
+    gain = torch.nn.init.calculate_gain(nonlinearity, a)  # type: ignore[arg-type]  # (torch's stub: Optional[int])
+    std = gain / math.sqrt(fan)
+    return math.sqrt(3.0) * std
+
+
+def _bias_bound(fan_in: int) -> float:
+    """The bound of a ``Linear``'s or a convolution's bias, ``1 / math.sqrt(fan_in)`` (0 for no fan-in)."""
+    return 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+
+
+def _uniform(bound: float) -> str:
+    """The law of ``w.uniform_(-bound, bound)`` (:attr:`ModuleParam.law`)."""
+    return f"uniform_({-bound!r}, {bound!r})"
+
+
 def _per_group(env: _Init, args: dict[str, ast.expr], channels: Size) -> Size:
     groups = env.size(args["groups"]).value if "groups" in args else 1
     return channels if groups == 1 else Size(channels.value // groups)
@@ -294,18 +337,21 @@ def _created(env: _Init, attr: str, value: ast.expr, span: Span) -> list[ModuleP
         if "in_features" not in a or "out_features" not in a:
             raise _error(module, value, "nn.Linear")
         n_in, n_out = env.size(a["in_features"]), env.size(a["out_features"])
-        out = [ModuleParam(f"{attr}.weight", "Linear.weight", (n_out, n_in), span)]
+        law = _uniform(_kaiming_bound(n_in.value, _SQRT5))
+        out = [ModuleParam(f"{attr}.weight", "Linear.weight", (n_out, n_in), span, law=law)]
         if _flag(env, a, "bias"):
-            out.append(ModuleParam(f"{attr}.bias", "Linear.bias", (n_out,), span, detail=_fan_in(n_in)))
+            law = _uniform(_bias_bound(n_in.value))
+            out.append(ModuleParam(f"{attr}.bias", "Linear.bias", (n_out,), span, detail=_fan_in(n_in), law=law))
         return out
     if cls == "Bilinear":  # weight and bias uniform(+-1/sqrt(in1)): both drawn
         a = _arguments(value, ("in1_features", "in2_features", "out_features", "bias"))
         if not all(k in a for k in ("in1_features", "in2_features", "out_features")):
             raise _error(module, value, "nn.Bilinear")
         n1, n2, n_out = (env.size(a[k]) for k in ("in1_features", "in2_features", "out_features"))
-        out = [ModuleParam(f"{attr}.weight", "Bilinear.weight", (n_out, n1, n2), span, detail=_fan_in(n1))]
+        law = _uniform(1 / math.sqrt(n1.value))
+        out = [ModuleParam(f"{attr}.weight", "Bilinear.weight", (n_out, n1, n2), span, detail=_fan_in(n1), law=law)]
         if _flag(env, a, "bias"):
-            out.append(ModuleParam(f"{attr}.bias", "Bilinear.bias", (n_out,), span, detail=_fan_in(n1)))
+            out.append(ModuleParam(f"{attr}.bias", "Bilinear.bias", (n_out,), span, detail=_fan_in(n1), law=law))
         return out
     if cls in ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"):
         rank = int(cls[-2])
@@ -322,9 +368,12 @@ def _created(env: _Init, attr: str, value: ast.expr, span: Span) -> list[ModuleP
         # weight (out, in / groups, *kernel), transposed (in, out / groups, *kernel); the bias's bound is
         # 1/sqrt(weight.size(1) * prod(kernel))
         first, second = (c_in, _per_group(env, a, c_out)) if transposed else (c_out, _per_group(env, a, c_in))
-        out = [ModuleParam(f"{attr}.weight", f"{cls}.weight", (first, second, *kernel), span)]
+        fan = math.prod(d.value for d in (second, *kernel))
+        law = _uniform(_kaiming_bound(fan, _SQRT5))
+        out = [ModuleParam(f"{attr}.weight", f"{cls}.weight", (first, second, *kernel), span, law=law)]
         if _flag(env, a, "bias"):
-            out.append(ModuleParam(f"{attr}.bias", f"{cls}.bias", (c_out,), span, detail=_fan_in(second, *kernel)))
+            detail, law = _fan_in(second, *kernel), _uniform(_bias_bound(fan))
+            out.append(ModuleParam(f"{attr}.bias", f"{cls}.bias", (c_out,), span, detail=detail, law=law))
         return out
     if cls in ("LayerNorm", "RMSNorm"):
         a = _arguments(value, ("normalized_shape", "eps", "elementwise_affine", "bias"))
@@ -382,10 +431,63 @@ def module_params(path: Path, class_name: str, sizes: Sequence[object]) -> list[
     if init is None:
         return []
     env = _Init(module, init, sizes)
+    methods = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef)} if cls is not None else {}
     out: list[ModuleParam | Opaque] = []
-    for stmt in init.body:
+    _read_body(env, init.body, out, methods, {}, 0)
+    return out
+
+
+def _read_body(
+    env: _Init,
+    body: Sequence[ast.stmt],
+    out: list[ModuleParam | Opaque],
+    methods: dict[str, ast.FunctionDef],
+    local: dict[str, object],
+    depth: int,
+) -> None:
+    """Append what the statements ``body`` of ``__init__`` create to ``out``, in order: ``self.<method>()``
+    (``self.reset_parameters()``) is read where it is called, an ``if`` on what is known (``if bias:``,
+    ``if self.bias is not None:``) takes its branch, and ``nn.init`` of a parameter created without values
+    (``torch.empty``) makes its values (see :func:`_initialised`); ``local`` holds ``__init__``'s plain
+    names with a known number (``fan_in``, ``bound``)."""
+    module = env.module
+    path, source = module.path, module.source
+    for stmt in body:
         span = _span(path, stmt)
         text = ast.get_source_segment(source, stmt) or "statement"
+        match stmt:
+            case ast.Expr(value=ast.Call(func=ast.Attribute(value=ast.Name(id="self"), attr=name), args=[])) if (
+                name in methods and depth < 4 and len(methods[name].args.args) == 1
+            ):
+                _read_body(env, methods[name].body, out, methods, {}, depth + 1)  # self.reset_parameters()
+                continue
+            case ast.Expr(
+                value=ast.Call(
+                    func=ast.Attribute(value=ast.Name(id="self"), attr="register_parameter"),
+                    args=[ast.Constant(value=str(name)), ast.Constant(value=None)],
+                )
+            ):
+                env.env[f"self.{name}"] = None  # self.register_parameter("bias", None): no parameter
+                continue
+            case ast.If(test=test, body=then, orelse=orelse):
+                decided = _condition(env, test, out, local)
+                if decided is not None:
+                    _read_body(env, then if decided else orelse, out, methods, local, depth)
+                    continue
+            case ast.Assign(targets=[ast.Name(id=name)], value=value) if not _draws(stmt):
+                number = _number(env, value, out, local)
+                if number is None:
+                    local.pop(name, None)
+                else:
+                    local[name] = number
+                continue
+            case ast.Assign(targets=[ast.Tuple(elts=[ast.Name(id=a), ast.Name(id=b)])], value=ast.Call() as call) if (
+                fans := _fans(call, out)
+            ) is not None:
+                local[a], local[b] = fans  # fan_in, _ = nn.init._calculate_fan_in_and_fan_out(self.weight)
+                continue
+            case ast.Expr(value=ast.Call() as call) if _initialised(env, call, out, local, span):
+                continue
         if _inert(stmt):
             continue
         t = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
@@ -405,7 +507,263 @@ def module_params(path: Path, class_name: str, sizes: Sequence[object]) -> list[
             except LarkcError:
                 env.env.pop(f"self.{t.attr}", None)
         out += made
-    return out
+
+
+def _param_of(node: ast.expr, out: Sequence[ModuleParam | Opaque]) -> ModuleParam | None:
+    """The parameter ``self.<path>`` (or its ``.data``) names, created before."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not (isinstance(node, ast.Name) and node.id == "self" and parts):
+        return None
+    parts.reverse()
+    if parts[-1] == "data":
+        parts.pop()
+    name = ".".join(parts)
+    return next((p for p in reversed(out) if isinstance(p, ModuleParam) and p.path == name), None)
+
+
+def _is_init(func: ast.expr) -> str | None:
+    """The function ``fn`` of ``nn.init.fn`` / ``torch.nn.init.fn`` / ``init.fn``."""
+    if not isinstance(func, ast.Attribute):
+        return None
+    owner = func.value
+    if isinstance(owner, ast.Name) and owner.id == "init":
+        return func.attr
+    if isinstance(owner, ast.Attribute) and owner.attr == "init" and _is_nn(ast.Attribute(owner.value, "x")):
+        return func.attr
+    return None
+
+
+def _fans(call: ast.Call, out: Sequence[ModuleParam | Opaque]) -> tuple[int, int] | None:
+    """``nn.init._calculate_fan_in_and_fan_out(self.w)`` of a parameter of two or more dimensions."""
+    if _is_init(call.func) != "_calculate_fan_in_and_fan_out" or len(call.args) != 1 or call.keywords:
+        return None
+    p = _param_of(call.args[0], out)
+    if p is None or len(p.shape) < 2:
+        return None
+    field = math.prod(d.value for d in p.shape[2:])
+    return p.shape[1].value * field, p.shape[0].value * field
+
+
+def _number(
+    env: _Init, node: ast.expr, out: Sequence[ModuleParam | Opaque], local: dict[str, object]
+) -> int | float | None:
+    """A number ``__init__`` computes as Python does (``1 / math.sqrt(fan_in)``, ``5 ** 0.5``,
+    ``in_channels * k * k``, ``self.weight.size(1)``), or ``None``."""
+    match node:
+        case ast.Constant(value=bool()):
+            return None
+        case ast.Constant(value=int() | float() as v):
+            return v
+        case ast.Name(id=n) if n in local:
+            known = local[n]
+            return known if isinstance(known, int | float) and not isinstance(known, bool) else None
+        case ast.Name() | ast.Attribute(value=ast.Name(id="self")):
+            try:
+                found = env.value(node)
+            except LarkcError:
+                return None
+            if isinstance(found, Size):
+                return found.value
+            return found if isinstance(found, int | float) and not isinstance(found, bool) else None
+        case ast.UnaryOp(op=ast.USub() | ast.UAdd() as op, operand=x):
+            a = _number(env, x, out, local)
+            return None if a is None else (-a if isinstance(op, ast.USub) else a)
+        case ast.BinOp(left=left, op=op, right=right):
+            a, b = _number(env, left, out, local), _number(env, right, out, local)
+            if a is None or b is None:
+                return None
+            try:
+                match op:
+                    case ast.Add():
+                        return a + b
+                    case ast.Sub():
+                        return a - b
+                    case ast.Mult():
+                        return a * b
+                    case ast.Div():
+                        return a / b
+                    case ast.FloorDiv():
+                        return a // b
+                    case ast.Pow():
+                        r = a**b
+                        return r if isinstance(r, int | float) else None
+            except (ZeroDivisionError, OverflowError):
+                return None
+            return None
+        case ast.IfExp(test=test, body=then, orelse=orelse):
+            decided = _condition(env, test, out, local)
+            return None if decided is None else _number(env, then if decided else orelse, out, local)
+        case ast.Call(func=ast.Attribute(value=ast.Name(id="math"), attr="sqrt"), args=[x], keywords=[]):
+            a = _number(env, x, out, local)
+            return math.sqrt(a) if a is not None and a >= 0 else None
+        case ast.Call(func=ast.Name(id="float" | "int" as cast), args=[x], keywords=[]):
+            a = _number(env, x, out, local)
+            return None if a is None else (float(a) if cast == "float" else int(a))
+        case ast.Call(func=ast.Attribute(value=w, attr="size"), args=[ast.Constant(value=int(k))], keywords=[]):
+            p = _param_of(w, out)
+            return p.shape[k].value if p is not None and -len(p.shape) <= k < len(p.shape) else None
+        case ast.Call(func=func, args=[ast.Constant(value=str(nonlinearity)), *rest], keywords=[]) if (
+            _is_init(func) == "calculate_gain" and len(rest) <= 1
+        ):
+            param = _number(env, rest[0], out, local) if rest else None
+            try:
+                return torch.nn.init.calculate_gain(nonlinearity, param)  # type: ignore[arg-type]  # (stub: int)
+            except ValueError:
+                return None
+    return None
+
+
+def _condition(
+    env: _Init, test: ast.expr, out: Sequence[ModuleParam | Opaque], local: dict[str, object]
+) -> bool | None:
+    """``test`` of an ``if`` in ``__init__`` where it is known: a flag of ``get_init_inputs()`` (``bias``),
+    ``self.bias is (not) None``, a comparison of numbers (``fan_in > 0``); ``None`` otherwise."""
+    match test:
+        case ast.UnaryOp(op=ast.Not(), operand=x):
+            v = _condition(env, x, out, local)
+            return None if v is None else not v
+        case ast.Name() | ast.Attribute(value=ast.Name(id="self")) if not isinstance(test, ast.Name) or (
+            test.id not in local
+        ):
+            if isinstance(test, ast.Attribute) and _param_of(test, out) is not None:
+                return True
+            try:
+                flag = env.value(test)
+            except LarkcError:
+                return None
+            return flag if isinstance(flag, bool) else None
+        case ast.Compare(left=left, ops=[ast.Is() | ast.IsNot() as op], comparators=[ast.Constant(value=None)]):
+            if _param_of(left, out) is not None:
+                none = False
+            elif isinstance(left, ast.Attribute) and isinstance(left.value, ast.Name) and left.value.id == "self":
+                key = f"self.{left.attr}"
+                if key not in env.env or env.env[key] is not None:
+                    return None
+                none = True
+            else:
+                return None
+            return none if isinstance(op, ast.Is) else not none
+        case ast.Compare(left=left, ops=[op], comparators=[right]):
+            a, b = _number(env, left, out, local), _number(env, right, out, local)
+            if a is None or b is None:
+                return None
+            match op:
+                case ast.Gt():
+                    return a > b
+                case ast.GtE():
+                    return a >= b
+                case ast.Lt():
+                    return a < b
+                case ast.LtE():
+                    return a <= b
+                case ast.Eq():
+                    return a == b
+                case ast.NotEq():
+                    return a != b
+    return None
+
+
+#: ``nn.init`` functions that fill a tensor with a fixed value
+_FIXED_INITS = {"zeros_": "zeros", "ones_": "ones"}
+
+
+def _initialised(
+    env: _Init, call: ast.Call, out: list[ModuleParam | Opaque], local: dict[str, object], span: Span
+) -> bool:
+    """Read ``nn.init.<fn>(self.<param>, ...)`` of a parameter created without drawing (``torch.empty``,
+    ``zeros``) as what makes its values, where larkc knows them exactly: ``kaiming_uniform_``,
+    ``xavier_uniform_`` and ``uniform_`` are one ``uniform_(lo, hi)`` draw (:attr:`ModuleParam.law`, with the
+    bounds torch computes), ``normal_``, ``kaiming_normal_`` and ``xavier_normal_`` one ``normal_(mean,
+    std)`` draw, both drawn here, so the parameter moves to this place in the order of draws; ``zeros_``,
+    ``ones_`` and ``constant_`` set a fixed value. Whether it was read (else the statement is left to
+    :func:`larkc.frontends.kernelbench.derive._counterpart`, as a change after creation)."""
+    fn = _is_init(call.func)
+    if fn is None or not call.args:
+        return False
+    p = _param_of(call.args[0], out)
+    if p is None or p.draws:
+        return False
+    names = {
+        "kaiming_uniform_": ("a", "mode", "nonlinearity"),
+        "kaiming_normal_": ("a", "mode", "nonlinearity"),
+        "xavier_uniform_": ("gain",),
+        "xavier_normal_": ("gain",),
+        "uniform_": ("a", "b"),
+        "normal_": ("mean", "std"),
+        "constant_": ("val",),
+        "zeros_": (),
+        "ones_": (),
+    }
+    if fn not in names or len(call.args) - 1 > len(names[fn]):
+        return False
+    args = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    if len(args) != len(call.keywords) or any(k not in names[fn] for k in args):
+        return False
+    args |= dict(zip(names[fn], call.args[1:], strict=False))
+    values: dict[str, object] = {}
+    for k, v in args.items():
+        if isinstance(v, ast.Constant) and isinstance(v.value, str):
+            values[k] = v.value
+        elif (n := _number(env, v, out, local)) is None:
+            return False
+        else:
+            values[k] = n
+    fan_in = fan_out = None
+    if len(p.shape) >= 2:
+        field = math.prod(d.value for d in p.shape[2:])
+        fan_in, fan_out = p.shape[1].value * field, p.shape[0].value * field
+    text = ast.get_source_segment(env.module.source, call) or fn
+    kind = f"{p.kind} then {text}"
+    law: str
+    try:
+        match fn:
+            case "zeros_" | "ones_" | "constant_":
+                fill = values.get("val")
+                if fn == "constant_" and not isinstance(fill, int | float):
+                    return False
+                constant = _FIXED_INITS[fn] if fn != "constant_" else f"full({float(fill)!r})"  # type: ignore[arg-type]
+                out[out.index(p)] = dataclasses.replace(p, kind=kind, constant=constant)
+                return True
+            case "kaiming_uniform_" | "kaiming_normal_":
+                mode, nonlinearity = values.get("mode", "fan_in"), values.get("nonlinearity", "leaky_relu")
+                a = values.get("a", 0)
+                fan = fan_in if mode == "fan_in" else fan_out if mode == "fan_out" else None
+                if fan is None or not isinstance(nonlinearity, str) or not isinstance(a, int | float):
+                    return False
+                gain = torch.nn.init.calculate_gain(nonlinearity, a)  # type: ignore[arg-type]  # (stub: int)
+                std = gain / math.sqrt(fan)
+                law = _uniform(math.sqrt(3.0) * std) if fn == "kaiming_uniform_" else _normal(0, std)
+            case "xavier_uniform_" | "xavier_normal_":
+                scale = values.get("gain", 1.0)
+                if fan_in is None or fan_out is None or not isinstance(scale, int | float):
+                    return False
+                std = scale * math.sqrt(2.0 / float(fan_in + fan_out))
+                law = _uniform(math.sqrt(3.0) * std) if fn == "xavier_uniform_" else _normal(0.0, std)
+            case "uniform_":
+                lo, hi = values.get("a", 0.0), values.get("b", 1.0)
+                if not isinstance(lo, int | float) or not isinstance(hi, int | float):
+                    return False
+                law = f"uniform_({float(lo)!r}, {float(hi)!r})"
+            case "normal_":
+                mean, sigma = values.get("mean", 0.0), values.get("std", 1.0)
+                if not isinstance(mean, int | float) or not isinstance(sigma, int | float):
+                    return False
+                law = _normal(mean, sigma)
+            case _:
+                return False
+    except (ValueError, ZeroDivisionError):
+        return False
+    out.remove(p)  # drawn here: its place in the order of draws
+    out.append(dataclasses.replace(p, kind=kind, constant=None, detail="", law=law))
+    return True
+
+
+def _normal(mean: float, std: float) -> str:
+    """The law of ``w.normal_(mean, std)``."""
+    return f"normal_({float(mean)!r}, {float(std)!r})"
 
 
 def module_buffers(path: Path, class_name: str, sizes: Sequence[object]) -> list[ModuleParam]:
