@@ -43,6 +43,15 @@ def test_a_literal_is_read_as_the_reference_constant_it_rounds_from() -> None:
     assert reader.read(3.0, F16) == (tm.const(3), None)
 
 
+def test_a_literal_is_read_as_a_reference_fraction_that_is_no_binary_value() -> None:
+    # hardswish's `x * t * 0.16666666666666666f` against the reference's `/ 6`: 1/6 rounded to float32 was
+    # one bit short (round_to_format), so the literal matched nothing and a correct kernel was FAILED
+    sixth = tm.const(Fraction(1, 6))
+    reader = ConstantReader([tm.mul(tm.elem("x", 0), sixth)], [])
+    term, note = reader.read(float(__import__("numpy").float32(1 / 6)), F32)
+    assert term is sixth and note is not None and "1/6" in note
+
+
 def test_a_literal_of_a_named_constant_is_read_as_it() -> None:
     reader = ConstantReader([], [])
     term, note = reader.read(1.4426950408889634, F32)

@@ -45,6 +45,28 @@ def test_rounding_agrees_with_numpy_and_torch(v: float) -> None:
     assert round_to_format(q, "bf16") == Fraction(float(torch.tensor(v, dtype=torch.float64).to(torch.bfloat16)))
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 10**6), st.integers(1, 10**6), st.sampled_from(["f32", "f16", "bf16"]))
+def test_rounding_of_rationals_is_to_the_nearest(p: int, q: int, fmt: str) -> None:
+    # a denominator that is not a power of two (the reference's 1/6): the exponent estimate from bit
+    # lengths was one too high for 1/6, which rounded it to one bit less than float32 holds
+    exact = Fraction(p, q)
+    try:
+        r = round_to_format(exact, fmt)
+    except OverflowError:
+        return
+    dtype = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[fmt]
+    held = torch.tensor(float(r), dtype=torch.float64).to(dtype)
+    assert Fraction(float(held)) == r  # a value of the format
+    for step in (float("inf"), float("-inf")):
+        other = Fraction(float(torch.nextafter(held, torch.tensor(step, dtype=dtype))))
+        assert abs(exact - r) <= abs(exact - other)
+
+
+def test_one_sixth_rounds_as_float32_holds_it() -> None:
+    assert round_to_format(Fraction(1, 6), "f32") == Fraction(float(np.float32(1 / 6)))
+
+
 def test_rounding_ties_to_even_and_overflow() -> None:
     assert round_to_format(Fraction(1) + Fraction(1, 2**24), "f32") == 1  # a tie: down to the even 1
     assert round_to_format(Fraction(1) + Fraction(3, 2**24), "f32") == 1 + Fraction(2, 2**23)

@@ -101,9 +101,9 @@ def round_to_format(q: Fraction, dtype: str) -> Fraction:
     if not q:
         return q
     a = abs(q)
-    e = a.numerator.bit_length() - a.denominator.bit_length()  # 2**e <= a < 2**(e+2)
-    if Fraction(2) ** (e + 1) <= a:
-        e += 1
+    e = a.numerator.bit_length() - a.denominator.bit_length()  # 2**(e-1) < a < 2**(e+1)
+    if Fraction(2) ** e > a:
+        e -= 1  # now 2**e <= a < 2**(e+1): 1/6 has exponent -3, not the estimate's -2
     quantum = Fraction(2) ** (max(e, emin) - bits + 1)
     scaled = a / quantum
     n, rem = divmod(scaled.numerator, scaled.denominator)
