@@ -423,6 +423,23 @@ def test_a_loop_that_is_not_an_accumulation_is_not_proved(old: str, new: str, tm
     assert not a.proved, a.detail
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # 0 * (1 / 0) is NaN on a GPU, past sizes the instances reach; z3's real division is total
+        (
+            "    out[row] = acc;",
+            "    const float z = (float)d - (float)d;\n    out[row] = d > 2048 ? acc + 0.0f * (1.0f / z) : acc;",
+        ),
+        ("acc += x[row * d + k];", "const float v = x[row * d + k];\n      acc += d > 2048 ? v + 0.0f / (v - v) : v;"),
+    ],
+    ids=["after the loop", "in the loop"],
+)
+def test_a_division_by_a_value_not_shown_nonzero_is_not_followed(old: str, new: str, tmp_path: Path) -> None:
+    (a,) = _attempts(_write(KERNELS["cuda row sum"], tmp_path, old, new))
+    assert not a.proved, a.detail
+
+
 def test_a_masked_block_without_other_is_not_a_row_sum(tmp_path: Path) -> None:
     (a,) = _attempts(_write(KERNELS["triton masked row sum"], tmp_path, "mask=offs < d, other=0.0)", "mask=offs < d)"))
     assert not a.proved, a.detail

@@ -205,6 +205,25 @@ class _Vocabulary:
             self._fns[key] = f
         return f(*args)
 
+    def applications(self, name: str, term: Z) -> list[Z]:
+        """The applications of the math function ``name`` inside ``term``."""
+        f = self._fns.get((name, 1))
+        if f is None:
+            return []
+        out: list[Z] = []
+        seen: set[int] = set()
+        stack = [term]
+        while stack:
+            e = stack.pop()
+            if e.get_id() in seen:
+                continue
+            seen.add(e.get_id())
+            if z3.is_app(e):
+                if e.decl().eq(f):
+                    out.append(e)
+                stack.extend(e.children())
+        return out
+
     def arbitrary(self, what: str) -> Z:
         """A real about which nothing is known (a masked-off lane without ``other``)."""
         a = z3.Real(f"allsize.any.{what}.{next(self._fresh)}")
@@ -571,7 +590,7 @@ class ValueExecutor(Executor):
             case BinaryOp.MUL:
                 return RealV(t, x * y)
             case BinaryOp.DIV:
-                return RealV(t, x / y)
+                return self._quotient(t, x, y, st)
             case BinaryOp.MIN:
                 return RealV(t, _min(x, y))
             case BinaryOp.MAX:
@@ -591,6 +610,15 @@ class ValueExecutor(Executor):
             case _:
                 return _strip(super().binary(op, a, b, node, st))
 
+    def _quotient(self, t: ScalarType, x: Z, y: Z, st: State) -> Value:
+        """``x / y`` where ``y != 0`` is proved on the path; otherwise unknown. z3's real division is
+        total (``x / 0`` is some real), so ``0 * (1 / (d - d))`` would vanish where the GPU computes
+        ``0 * inf = NaN``."""
+        positive = [e > 0 for e in self.vocab.applications("exp", y)]  # 1 + exp(-v): silu, sigmoid
+        if self.prove([*st.pc, *positive], y != 0).answer is not Answer.UNSAT:
+            return OpaqueV(t)
+        return RealV(t, x / y)
+
     def unary(self, op: UnaryOp, a: Value, t: Type, node: Expr, st: State) -> Value:
         if isinstance(a, RealV) and op is UnaryOp.NEG:
             return RealV(a.t, -a.r)
@@ -609,6 +637,8 @@ class ValueExecutor(Executor):
     def math(self, fn: MathFn, args: list[Value], t: Type, node: Expr, st: State) -> Value:
         if args and all(isinstance(a, RealV) for a in args) and isinstance(t, ScalarType) and t.is_float:
             rs = [a.r for a in args if isinstance(a, RealV)]
+            if fn is MathFn.DIV and len(rs) == 2:
+                return self._quotient(t, rs[0], rs[1], st)
             r = _math(fn, rs, self.vocab)
             if r is not None:
                 return RealV(t, r)
@@ -622,8 +652,6 @@ def _math(fn: MathFn, rs: list[Z], vocab: _Vocabulary) -> Z | None:
             return z3.If(rs[0] >= 0, rs[0], -rs[0])
         case MathFn.FMA, 3:
             return rs[0] * rs[1] + rs[2]
-        case MathFn.DIV, 2:
-            return rs[0] / rs[1]
         case ((MathFn.EXP | MathFn.TANH | MathFn.ERF | MathFn.SIN | MathFn.COS), 1):
             return vocab.fn(fn.value, rs[0])
         case _:
