@@ -610,7 +610,7 @@ class ValueExecutor(Executor):
             case _:
                 return _strip(super().binary(op, a, b, node, st))
 
-    def _quotient(self, t: ScalarType, x: Z, y: Z, st: State) -> Value:
+    def _quotient(self, t: Type, x: Z, y: Z, st: State) -> Value:
         """``x / y`` where ``y != 0`` is proved on the path; otherwise unknown. z3's real division is
         total (``x / 0`` is some real), so ``0 * (1 / (d - d))`` would vanish where the GPU computes
         ``0 * inf = NaN``."""
