@@ -122,3 +122,20 @@ def test_a_heuristic_outside_the_shape_language_is_a_located_error(tmp_path: Pat
     # nor is an argument bound to no shape expression
     with pytest.raises(UnsupportedError, match=r"m is not bound to a shape expression"):
         heuristic_shape_exprs(src, "shaped", bound)
+
+
+def test_and_or_give_the_deciding_operand(tmp_path: Path) -> None:
+    """`scale or 2` is 2 when scale is None, as in Python (it was read as True, so MULT 1)."""
+    path = tmp_path / "k.py"
+    path.write_text(
+        "import triton\nimport triton.language as tl\n\n"
+        "def get_configs(scale=None, width=64):\n"
+        "    return [triton.Config({'MULT': scale or 2, 'W': width and 3, 'Z': 0 and 5, 'O': 4 or 0,"
+        " 'L': None or 0 or 7})]\n\n"
+        "@triton.autotune(configs=get_configs(), key=['n'])\n@triton.jit\ndef k(x, n, MULT: tl.constexpr):\n"
+        "    pass\n",
+        encoding="utf-8",
+    )
+    (config,) = autotune_configs(read_source(path), "k")
+    assert dict(config.constexprs) == {"MULT": 2, "W": 3, "Z": 0, "O": 4, "L": 7}
+    assert apply_heuristics(read_source(path), "k", {}) == {}

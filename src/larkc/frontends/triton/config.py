@@ -155,8 +155,14 @@ class _Evaluator:
             case ast.UnaryOp(op=ast.Not(), operand=operand):
                 return not self.eval(operand)
             case ast.BoolOp(op=op, values=values):
-                vals = [self.eval(v) for v in values]
-                return all(vals) if isinstance(op, ast.And) else any(vals)
+                # Python's: the first operand that decides (false for `and`, true for `or`), else the last
+                is_and = isinstance(op, ast.And)
+                result: Any = None
+                for operand in values:
+                    result = self.eval(operand)
+                    if bool(result) != is_and:
+                        break
+                return result
             case ast.Compare(left=left, ops=ops, comparators=rights) if all(type(o) in _CMPOPS for o in ops):
                 a = self.eval(left)
                 for o, r in zip(ops, rights, strict=True):  # a chain stops at its first false link
