@@ -223,3 +223,30 @@ def test_a_kernel_defined_differently_under_an_undecided_test_is_located() -> No
             kernel="k",
             params={"x": P},
         )
+
+
+@needs_triton
+@pytest.mark.parametrize(
+    ("test", "expected"),
+    [
+        # packaging's semantics: trailing zeros are equal, a pre-release is before its release
+        (f"Version(triton.__version__) < Version('{TRITON}.0')", "False"),
+        (f"Version(triton.__version__) == Version('{TRITON}.0.0')", "True"),
+        (f"Version(triton.__version__) > Version('{TRITON}rc1')", "True"),
+        (f"version.parse(triton.__version__) >= version.parse('{TRITON}.post1')", "False"),
+        # not a version packaging parses, and a `Version` that is not packaging's: undecided
+        ("Version(triton.__version__) < Version('3.x')", None),
+        ("MyVersion(triton.__version__) < MyVersion('99.0')", None),
+    ],
+)
+def test_version_comparisons_are_packagings(tmp_path: Path, test: str, expected: str | None) -> None:
+    (tmp_path / "k.py").write_text(
+        "import triton\nfrom packaging.version import Version\nfrom packaging import version\n"
+        "def MyVersion(s):\n    return s\n"
+        f"if {test}:\n    X = 1\nelse:\n    X = 2\n"
+    )
+    (decision,) = read_source(tmp_path / "k.py").decisions
+    if expected is None:
+        assert "cannot be decided" in decision
+    else:
+        assert f"is {expected} (Triton {TRITON} installed)" in decision

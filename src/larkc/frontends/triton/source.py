@@ -26,7 +26,6 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import importlib.util
-import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -103,6 +102,8 @@ class Opaque:
 
     why: str
     span: Span = field(compare=False)
+    #: The dotted name of what an import binds (``packaging.version.Version``), None for anything else.
+    origin: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,16 +197,19 @@ def _triton_module_exists(module: str) -> bool | None:
     return (root / rel).with_suffix(".py").is_file() or (root / rel / "__init__.py").is_file()
 
 
-def _version_tuple(text: str) -> tuple[int, ...]:
-    m = re.match(r"\d+(\.\d+)*", text.strip())
-    return tuple(int(x) for x in m.group(0).split(".")) if m else ()
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class _Version:
-    """``Version("3.0.0")``: compared by its release numbers."""
-
-    release: tuple[int, ...]
+def _parse_version(text: object) -> object:
+    """``packaging.version.Version(text)`` (PEP 440: ``3.9.0 == 3.9.0.0``, ``3.0.0rc1 < 3.0.0``), compared
+    as packaging compares; :data:`UNKNOWN` for a text it does not parse, or without packaging."""
+    if not isinstance(text, str):
+        return UNKNOWN
+    try:
+        from packaging.version import InvalidVersion, Version
+    except ImportError:
+        return UNKNOWN
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return UNKNOWN
 
 
 class _Unknown:
@@ -217,7 +221,8 @@ class _Unknown:
 
 UNKNOWN = _Unknown()
 
-_VERSION_FUNCTIONS = {"Version", "version.Version", "packaging.version.Version", "version.parse", "parse_version"}
+#: What an import must bind for a call of it to be read as packaging's version parsing.
+_VERSION_FUNCTIONS = {"packaging.version.Version", "packaging.version.parse", "pkg_resources.parse_version"}
 _OPERATORS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<", "eq": "==", "ne": "!="}
 _COMPARE = {
     ">=": lambda a, b: a >= b,
@@ -257,18 +262,17 @@ def decide(e: ast.expr, env: Mapping[str, _Binding], depth: int = 0) -> object:
                 v = installed_triton_version()
                 return UNKNOWN if v is None else v
             return UNKNOWN
-        case ast.Call(func=func, args=[arg], keywords=[]) if ast.unparse(func) in _VERSION_FUNCTIONS:
-            text = decide(arg, env, depth + 1)
-            return _Version(_version_tuple(text)) if isinstance(text, str) else UNKNOWN
+        case ast.Call(func=func, args=[arg], keywords=[]) if _origin(func, env) in _VERSION_FUNCTIONS:
+            return _parse_version(decide(arg, env, depth + 1))
         case ast.Call(
             func=ast.Name(id="compare_version"),
             args=[ast.Constant(value="triton"), ast.Attribute(value=ast.Name(id="operator"), attr=op), target],
             keywords=[],
         ) if op in _OPERATORS:
-            have, want = installed_triton_version(), decide(target, env, depth + 1)
-            if have is None or not isinstance(want, str):
+            have, want = _parse_version(installed_triton_version()), _parse_version(decide(target, env, depth + 1))
+            if have is UNKNOWN or want is UNKNOWN:
                 return UNKNOWN
-            return _COMPARE[_OPERATORS[op]](_version_tuple(have), _version_tuple(want))
+            return _COMPARE[_OPERATORS[op]](have, want)
         case ast.UnaryOp(op=ast.Not(), operand=operand):
             inner = decide(operand, env, depth + 1)
             return UNKNOWN if inner is UNKNOWN else not inner
@@ -297,6 +301,20 @@ def decide(e: ast.expr, env: Mapping[str, _Binding], depth: int = 0) -> object:
             return True
         case _:
             return UNKNOWN
+
+
+def _origin(e: ast.expr, env: Mapping[str, _Binding]) -> str | None:
+    """The dotted name ``e`` refers to through an import (``Version`` after ``from packaging.version import
+    Version``, ``version.parse`` after ``from packaging import version``), None when it is not one."""
+    match e:
+        case ast.Name(id=name):
+            b = env.get(name)
+            return b.origin if isinstance(b, Opaque) else None
+        case ast.Attribute(value=base, attr=attr):
+            prefix = _origin(base, env)
+            return None if prefix is None else f"{prefix}.{attr}"
+        case _:
+            return None
 
 
 # -- modules of the user's code ----------------------------------------------------------------------
@@ -356,7 +374,8 @@ class _TopLevel:
                         env["triton"] = Namespace(NamespaceKind.TRITON)
                     else:
                         bound = a.asname or a.name.split(".")[0]
-                        env[bound] = Opaque(f"the module {a.name}, which larkc does not read", self.span(s))
+                        origin = a.name if a.asname else bound
+                        env[bound] = Opaque(f"the module {a.name}, which larkc does not read", self.span(s), origin)
             case ast.ImportFrom(module=module, names=names, level=level):
                 for a in names:
                     if a.name == "*":
@@ -423,7 +442,8 @@ class _TopLevel:
                 if sub is not None:
                     return Opaque(f"the module {module}.{name} (use its names directly)", self.span(s))
         where = "." * level + (module or "")
-        return Opaque(f"imported from {where}, which larkc does not read", self.span(s))
+        origin = f"{module}.{name}" if level == 0 and module is not None else None
+        return Opaque(f"imported from {where}, which larkc does not read", self.span(s), origin)
 
     def static_ref(self, e: ast.expr, env: Mapping[str, _Binding]) -> Namespace | Member | None:
         """A name or attribute chain that names a Triton module or a function of one (``libdevice.tanh``,
