@@ -367,3 +367,23 @@ def test_integer_dtype_argument_keeps_the_narrow_dtype(fn: Callable[..., Any]) -
     want = fn(x)
     assert got.dtype == want.dtype
     assert torch.equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: torch.where(torch.isnan(torch.log(x)), torch.zeros_like(x), x),
+        lambda x: torch.where(torch.isinf(torch.exp(x)), torch.zeros_like(x), x),
+        lambda x: torch.isfinite(x / (x - 1)),
+    ],
+    ids=["isnan_log", "isinf_exp", "isfinite_div"],
+)
+def test_a_class_test_of_a_value_that_may_be_non_finite_is_not_decided(fn: Callable[..., Any]) -> None:
+    # under exact arithmetic log(x), exp(x) and x / (x - 1) are finite reals, which is not what the
+    # reference tests: deciding isnan false made a kernel that copies x VERIFIED against the first
+    from larkc.errors import ReferenceError_
+    from larkc.reference import evaluate_symbolic
+
+    graph = trace_reference(fn, {"x": "f32[n]"}, symbols=("n",))
+    with pytest.raises(ReferenceError_, match="may be an infinity or NaN"):
+        evaluate_symbolic(graph, {"n": 2})

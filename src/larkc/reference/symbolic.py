@@ -766,12 +766,26 @@ def _floor_div(a: Poly, b: Poly) -> Poly:
     return tm.select(tm.compare("<", q, t), tm.sub(t, tm.ONE), t)
 
 
+#: Functions finite at every finite real argument, also in floating point: a term built from inputs and
+#: these is finite, so ``isinf``/``isnan`` of it are false. ``exp`` overflows to inf past 88.7 in float32,
+#: and ``log``, ``sqrt``, ``pow`` and division give NaN or inf outside their domains.
+_FINITE_FNS = frozenset({Fn.TANH, Fn.ERF, Fn.SIN, Fn.COS, Fn.TRUNC, Fn.PI, Fn.LN2})
+
+
 def _classify(kind: SpecOp) -> SymbolicRule:
-    """``isinf``/``isnan``/``isfinite``: decided for every element, since a term is a finite real for
-    every input and a non-finite value says which one it is."""
+    """``isinf``/``isnan``/``isfinite``: decided for every element where the element is a non-finite value
+    (which says which one it is) or a term that is finite for every finite input (the inputs are finite
+    reals: a guard against non-finite inputs is checked on finite ones, docs/reference.md). A term that
+    may be non-finite in floating point (``isnan(log(x))``, ``isinf(exp(x))``) is not decided: under exact
+    arithmetic it is a finite real, which is not what the reference tests."""
 
     def test(x: Value) -> BoolTerm:
         if not isinstance(x, NonFinite):
+            if not tm.built_from(x, _FINITE_FNS):
+                raise ReferenceError_(
+                    f"{kind.value} of a value that may be an infinity or NaN in floating point ({x}): "
+                    "exact-real terms cannot decide it"
+                )
             return tm.TRUE if kind is SpecOp.ISFINITE else tm.FALSE
         if kind is SpecOp.ISINF:
             return tm.TRUE if x is not NonFinite.NAN else tm.FALSE

@@ -281,37 +281,7 @@ _TOTAL_FNS = frozenset({Fn.EXP, Fn.TANH, Fn.ERF, Fn.SIN, Fn.COS, Fn.TRUNC, Fn.PI
 
 def _total(term: Poly) -> bool:
     """Whether ``term`` is defined at every input (see :data:`_TOTAL_FNS`)."""
-    pending: list[object] = [term]
-    seen: set[int] = set()
-    while pending:
-        x = pending.pop()
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
-        match x:
-            case Poly():
-                for mono, _c in x.terms:
-                    for atom, power in mono.factors:
-                        if power < 0:
-                            return False
-                        pending.append(atom)
-            case tm.Elem() | tm.Read() | BoolConst():
-                pass
-            case tm.App(fn=fn, args=args):
-                if fn not in _TOTAL_FNS:
-                    return False
-                pending.extend(args)
-            case tm.Max(args=args) | tm.Min(args=args):
-                pending.extend(args)
-            case tm.Select(cond=c, then=a, other=b):
-                pending.extend((c, a, b))
-            case tm.Cmp(lhs=lhs):
-                pending.append(lhs)
-            case tm.And(args=args) | tm.Or(args=args):
-                pending.extend(args)
-            case _:
-                return False
-    return True
+    return tm.built_from(term, _TOTAL_FNS)
 
 
 #: The partial functions of :meth:`SymbolicDomain.require_defined`: NaN (or an infinity) outside their

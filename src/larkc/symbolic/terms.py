@@ -116,6 +116,7 @@ __all__ = [
     "Z3Converter",
     "add",
     "apply",
+    "built_from",
     "compare",
     "const",
     "div",
@@ -2050,6 +2051,42 @@ def _children(node: object) -> tuple[object, ...]:
             return (node.lhs,)
         case _:
             raise TypeError(f"not a term node: {node!r}")
+
+
+def built_from(term: Term | BoolTerm, fns: frozenset[Fn]) -> bool:
+    """Whether ``term`` is built from inputs, constants, sums, products with nonnegative powers (no
+    division), max, min, selects, comparisons and the functions ``fns`` only."""
+    pending: list[object] = [term]
+    seen: set[int] = set()
+    while pending:
+        x = pending.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        match x:
+            case Poly():
+                for mono, _c in x.terms:
+                    for atom, power in mono.factors:
+                        if power < 0:
+                            return False
+                        pending.append(atom)
+            case Elem() | Read() | BoolConst():
+                pass
+            case App(fn=fn, args=args):
+                if fn not in fns:
+                    return False
+                pending.extend(args)
+            case Max(args=args) | Min(args=args):
+                pending.extend(args)
+            case Select(cond=c, then=a, other=b):
+                pending.extend((c, a, b))
+            case Cmp(lhs=lhs):
+                pending.append(lhs)
+            case And(args=args) | Or(args=args):
+                pending.extend(args)
+            case _:
+                return False
+    return True
 
 
 def _post_order(
