@@ -83,7 +83,7 @@ def test_a_try_import_missing_from_the_installed_triton_takes_the_except_branch(
     module = parse_triton(tmp_path / "k.py", kernel="k", params={"x": P})
     assert "tanh" in print_module(module)
     assert read_source(tmp_path / "k.py").decisions == [
-        f"{tmp_path}/k.py:3: a try import fails (not in Triton {TRITON}): the except branch"
+        f"{tmp_path}/k.py:3: a try import fails (ModuleNotFoundError: not in Triton {TRITON}): the except branch"
     ]
 
 
@@ -250,3 +250,25 @@ def test_version_comparisons_are_packagings(tmp_path: Path, test: str, expected:
         assert "cannot be decided" in decision
     else:
         assert f"is {expected} (Triton {TRITON} installed)" in decision
+
+
+@needs_triton
+def test_a_try_importing_a_name_the_module_lacks_takes_the_except_branch(tmp_path: Path) -> None:
+    """`from triton.language import no_such_name` raises ImportError although the module exists (it took
+    the try branch, and a wrong kernel was VERIFIED); names the body bound before it stay bound."""
+    (tmp_path / "k.py").write_text(
+        "import triton\nimport triton.language as tl\n"
+        "try:\n    from triton.language import max as red\n    from triton.language import sum as red, no_such_xyz\n"
+        "except ImportError:\n    pass\n\n"
+        "@triton.jit\ndef k(x):\n    tl.store(x, red(tl.load(x + tl.arange(0, 4)), axis=0))\n"
+    )
+    assert "sum" in print_module(parse_triton(tmp_path / "k.py", kernel="k", params={"x": P}))
+    assert read_source(tmp_path / "k.py").decisions == [
+        f"{tmp_path}/k.py:3: a try import fails (ImportError: not in Triton {TRITON}): the except branch"
+    ]
+    # a missing name raises ImportError, which `except ModuleNotFoundError` does not catch: undecided
+    (tmp_path / "m.py").write_text(
+        "import triton\ntry:\n    from triton.language import no_such_xyz\nexcept ModuleNotFoundError:\n    pass\n"
+    )
+    (decision,) = read_source(tmp_path / "m.py").decisions
+    assert "cannot be decided" in decision

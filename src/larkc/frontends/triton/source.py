@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import importlib.util
+import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -195,6 +196,75 @@ def _triton_module_exists(module: str) -> bool | None:
     root = Path(next(iter(spec.submodule_search_locations)))
     rel = Path(*module.split(".")[1:])
     return (root / rel).with_suffix(".py").is_file() or (root / rel / "__init__.py").is_file()
+
+
+@cache
+def _triton_module_has(module: str, name: str) -> bool | None:
+    """Whether ``from <module> import <name>`` finds ``name`` in the installed Triton (nothing is imported):
+    True for a submodule or a name the module's file binds at its top level unconditionally (a ``def``,
+    ``class``, assignment or import outside any ``if``/``try``) and deletes nowhere; False for a name its
+    file never mentions (and binds no names dynamically: ``import *``, ``__getattr__``, ``globals()``);
+    None otherwise, or when Triton is not installed."""
+    spec = importlib.util.find_spec("triton")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    if _triton_module_exists(f"{module}.{name}"):
+        return True
+    root = Path(next(iter(spec.submodule_search_locations)))
+    rel = Path(*module.split(".")[1:])
+    for file in ((root / rel).with_suffix(".py"), root / rel / "__init__.py"):
+        if file.is_file():
+            break
+    else:
+        return None
+    try:
+        text = file.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    deleted = {t.id for n in ast.walk(tree) if isinstance(n, ast.Delete) for t in n.targets if isinstance(t, ast.Name)}
+    bound: set[str] = set()
+    for st in tree.body:
+        match st:
+            case ast.FunctionDef() | ast.AsyncFunctionDef() | ast.ClassDef():
+                bound.add(st.name)
+            case ast.Import(names=aliases) | ast.ImportFrom(names=aliases):
+                bound.update((a.asname or a.name).split(".")[0] for a in aliases if a.name != "*")
+            case ast.Assign() | ast.AnnAssign():
+                bound.update(_bound_names(st))
+    if name in bound and name not in deleted:
+        return True
+    # `eval(text, dict(...))`: evaluated over a namespace of its own
+    own_namespace = {
+        id(n.func)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id in ("eval", "exec")
+        and len(n.args) >= 2
+        and (isinstance(n.args[1], ast.Dict) or (isinstance(n.args[1], ast.Call) and _dotted(n.args[1].func) == "dict"))
+    }
+    if re.search(rf"\b{re.escape(name)}\b", text) or any(
+        _binds_dynamically(n) and id(n) not in own_namespace for n in ast.walk(tree)
+    ):
+        return None
+    return False
+
+
+def _binds_dynamically(n: ast.AST) -> bool:
+    """Whether ``n`` may bind a module's names other than by its statements (``import *``, a module
+    ``__getattr__``, ``globals()``, ``setattr``, ``exec``, ``sys.modules``, a function's ``__globals__``)."""
+    match n:
+        case ast.ImportFrom(names=names):
+            return any(a.name == "*" for a in names)
+        case ast.FunctionDef(name="__getattr__"):
+            return True
+        case ast.Name(id=name):
+            return name in ("globals", "vars", "setattr", "exec", "eval", "__import__", "__builtins__")
+        case ast.Attribute(attr=attr):
+            return attr in ("modules", "__globals__", "f_globals", "import_module", "__builtins__")
+        case _:
+            return False
 
 
 def _parse_version(text: object) -> object:
@@ -559,23 +629,26 @@ class _TopLevel:
         env: dict[str, _Binding],
     ) -> None:
         where = f"{self.src.file}:{s.lineno}"
-        catches_import = all(
-            h.type is None or (_dotted(h.type) or "") in ("ImportError", "ModuleNotFoundError", "Exception")
-            for h in handlers
-        )
-        outcome = self.imports_succeed(body) if catches_import else None
+        outcome = self.imports_succeed(body)
         if outcome is True:
             version = installed_triton_version()
             self.src.decisions.append(f"{where}: the try's imports exist in Triton {version}: the try branch")
             self.run(body, env)
             self.run(orelse, env)
             return
-        if outcome is False and len(handlers) == 1:
-            self.src.decisions.append(
-                f"{where}: a try import fails (not in Triton {installed_triton_version()}): the except branch"
-            )
-            self.run(handlers[0].body, env)
-            return
+        if isinstance(outcome, tuple):
+            ran, error = outcome
+            handler = _handler(handlers, error)
+            if handler is not None:
+                version = installed_triton_version()
+                self.src.decisions.append(
+                    f"{where}: a try import fails ({error}: not in Triton {version}): the except branch"
+                )
+                self.run(ran, env)  # what the try body bound before the failing import stays bound
+                if handler.name:
+                    env.pop(handler.name, None)  # `except E as e` unbinds e at the handler's end
+                self.run(handler.body, env)
+                return
         a, b = dict(env), dict(env)
         self.run([*body, *orelse], a)
         for h in handlers:
@@ -588,31 +661,62 @@ class _TopLevel:
             f"{where}: the try's outcome cannot be decided: names bound alike both ways kept{note}"
         )
 
-    def imports_succeed(self, body: list[ast.stmt]) -> bool | None:
-        """Whether a ``try`` body of Triton imports succeeds with the installed Triton (None: not only such
-        imports, or Triton not installed)."""
-        for st in body:
+    def imports_succeed(self, body: list[ast.stmt]) -> bool | tuple[list[ast.stmt], str] | None:
+        """Whether a ``try`` body of Triton imports succeeds with the installed Triton: True, or the
+        statements that run before the failing import (a ``from`` import binds its names one by one) and
+        the exception it raises (``ModuleNotFoundError`` for a missing module, ``ImportError`` for a name a
+        module lacks); None when that cannot be told (not only such imports, a name larkc cannot find in
+        the module's file either way, Triton not installed)."""
+        for i, st in enumerate(body):
             match st:
                 case ast.ImportFrom(module=module, level=0) if module is not None and module.split(".")[0] == "triton":
                     exists = _triton_module_exists(module)
                     if exists is None:
                         return None
                     if not exists:
-                        return False
-                    for a in st.names:  # `from triton.language.extra import libdevice`: a submodule
-                        full = f"{module}.{a.name}"
-                        if full in _MODULES and _triton_module_exists(full) is False:
-                            return False
+                        return body[:i], "ModuleNotFoundError"
+                    for k, a in enumerate(st.names):
+                        has = False if a.name == "*" else _triton_module_has(module, a.name)
+                        if a.name == "*" or has is None:
+                            return None
+                        if not has:
+                            partial = ast.ImportFrom(module=module, names=st.names[:k], level=0)
+                            ast.copy_location(partial, st)
+                            return [*body[:i], partial], "ImportError"
                 case ast.Import(names=names) if all(a.name.split(".")[0] == "triton" for a in names):
-                    for a in names:
+                    for k, a in enumerate(names):
                         exists = _triton_module_exists(a.name)
                         if exists is None:
                             return None
                         if not exists:
-                            return False
+                            partial_import = ast.copy_location(ast.Import(names=names[:k]), st)
+                            return [*body[:i], partial_import], "ModuleNotFoundError"
                 case _:
                     return None
         return True
+
+
+#: The exceptions an import failure is caught by, by the exception's name.
+_CATCHES = {
+    "ModuleNotFoundError": {"ModuleNotFoundError", "ImportError", "Exception", "BaseException"},
+    "ImportError": {"ImportError", "Exception", "BaseException"},
+}
+_EXCEPTIONS = {"ModuleNotFoundError", "ImportError", "Exception", "BaseException"}
+
+
+def _handler(handlers: list[ast.ExceptHandler], error: str) -> ast.ExceptHandler | None:
+    """The handler that catches ``error`` (Python tries them in order), None when one before it names an
+    exception larkc does not know or none catches it (the import's error leaves the module)."""
+    for h in handlers:
+        if h.type is None:
+            return h
+        types = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+        names = [_dotted(t) for t in types]
+        if not all(n in _EXCEPTIONS for n in names):
+            return None
+        if any(n in _CATCHES[error] for n in names):
+            return h
+    return None
 
 
 def _module_path(e: ast.expr, env: Mapping[str, _Binding]) -> str | None:
