@@ -272,3 +272,18 @@ def test_a_try_importing_a_name_the_module_lacks_takes_the_except_branch(tmp_pat
     )
     (decision,) = read_source(tmp_path / "m.py").decisions
     assert "cannot be decided" in decision
+
+
+def test_module_names_rebound_other_than_by_assignment_have_no_value(tmp_path: Path) -> None:
+    """A function that may rebind any module name (`globals().update`, `setattr(sys.modules[__name__],
+    ...)`, called or not) leaves every name without a value; reading globals() does not; a walrus in a
+    module-level comprehension binds the module's name."""
+    head = "import sys\nimport triton\nBLOCK = 64\n"
+    for body in ("def f(d):\n    globals().update(d)\n", "def f():\n    setattr(sys.modules[__name__], 'BLOCK', 2)\n"):
+        (tmp_path / "k.py").write_text(head + body)
+        src = read_source(tmp_path / "k.py")
+        assert not src.constants and "possibly rebound" in src.opaque["BLOCK"].why
+    (tmp_path / "k.py").write_text(head + "def f(n):\n    return globals()[n], globals().get(n), n in globals()\n")
+    assert "BLOCK" in read_source(tmp_path / "k.py").constants
+    (tmp_path / "k.py").write_text(head + "_ = [(BLOCK := b) for b in (1, 2)]\n")
+    assert "assigned by" in read_source(tmp_path / "k.py").opaque["BLOCK"].why

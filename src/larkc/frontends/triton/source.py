@@ -421,10 +421,39 @@ def resolve_module(file: Path, module: str | None, level: int) -> Path | None:
 class _TopLevel:
     """Runs a module's top-level statements over bindings (what each name is), as far as larkc knows."""
 
-    def __init__(self, src: SourceFile, path: Path | None) -> None:
+    def __init__(self, src: SourceFile, path: Path | None, tree: ast.Module | None = None) -> None:
         self.src = src
         self.path = path
         self.jit_names = {"triton.jit", "jit"}
+        #: Names a function (or class body) declares ``global``: it may rebind them whenever it runs.
+        self.declared_global: dict[str, ast.Global] = {}
+        #: The first construct in a function that may rebind any module name (``globals()[...] = ...``).
+        self.function_dynamic: ast.AST | None = None
+        if tree is not None:
+            top = {id(st) for st in tree.body}
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Global) and id(n) not in top:
+                    for name in n.names:
+                        self.declared_global.setdefault(name, n)
+                if self.function_dynamic is None and isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                    for b in n.body if isinstance(n.body, list) else [n.body]:
+                        self.function_dynamic = self.function_dynamic or _dynamic_namespace(b, into_functions=True)
+
+    def unknowable(self, env: Mapping[str, _Binding]) -> dict[str, _Binding]:
+        """``env`` with every name a function may rebind as an :class:`Opaque` (all of them where a function
+        may rebind any name)."""
+        out = dict(env)
+        dyn = self.function_dynamic
+        for name, b in env.items():
+            if dyn is not None:
+                line = ast.unparse(dyn).splitlines()[0]
+                out[name] = Opaque(f"possibly rebound by `{line}` in a function", self.span(dyn))
+            elif name in self.declared_global and not isinstance(b, Opaque):
+                g = self.declared_global[name]
+                out[name] = Opaque(
+                    f"declared `global` in a function (line {g.lineno}), which may rebind it", self.span(g)
+                )
+        return out
 
     def span(self, node: ast.AST) -> Span:
         return self.src.span(node)
@@ -434,6 +463,22 @@ class _TopLevel:
             self.stmt(s, env)
 
     def stmt(self, s: ast.stmt, env: dict[str, _Binding]) -> None:
+        self.statement(s, env)
+        own = _own_parts(s)
+        for part in own:  # `(NAME := ...)` at module level binds NAME
+            for n in _module_scope(part, into_classes=False):
+                if isinstance(n, ast.NamedExpr):
+                    self.rebinding(n.target.id, s, env)
+                    env[n.target.id] = Opaque(f"assigned by `{ast.unparse(n)}`", self.span(n))
+        dyn = next((d for part in own if (d := _dynamic_namespace(part, into_functions=False)) is not None), None)
+        if dyn is not None:  # `globals()[...] = ...`, `setattr(sys.modules[__name__], ...)`: any name may change
+            line = ast.unparse(dyn).splitlines()[0]
+            for name in env:
+                env[name] = Opaque(f"possibly rebound by `{line}`", self.span(dyn))
+        for name in self.declared_global.keys() & env.keys():
+            env[name] = self.unknowable({name: env[name]})[name]
+
+    def statement(self, s: ast.stmt, env: dict[str, _Binding]) -> None:
         match s:
             case ast.Import(names=names):
                 for a in names:
@@ -585,7 +630,7 @@ class _TopLevel:
     def branch(
         self, test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], env: dict[str, _Binding], s: ast.stmt
     ) -> None:
-        v = decide(test, env)
+        v = decide(test, self.unknowable(env))
         where = f"{self.src.file}:{s.lineno}"
         text = ast.unparse(test)
         if v is not UNKNOWN:
@@ -719,6 +764,101 @@ def _handler(handlers: list[ast.ExceptHandler], error: str) -> ast.ExceptHandler
     return None
 
 
+def _own_parts(s: ast.stmt) -> list[ast.AST]:
+    """The parts of a module-level statement that run in the module's scope and are not statements
+    :meth:`_TopLevel.run` follows on its own (an ``if``'s test, not its branches)."""
+    match s:
+        case ast.If(test=test):
+            return [test]
+        case ast.Try(handlers=handlers):
+            return [h.type for h in handlers if h.type is not None]
+        case _:
+            return [s]
+
+
+def _module_scope(root: ast.AST, into_classes: bool = True) -> Iterator[ast.AST]:
+    """The nodes of ``root`` that run in its scope: not the bodies of functions and lambdas (their
+    decorators, defaults and annotations are), nor a class body unless ``into_classes``."""
+    yield root
+    match root:
+        case ast.FunctionDef() | ast.AsyncFunctionDef():
+            parts: list[ast.AST] = [*root.decorator_list, *root.args.defaults]
+            parts += [d for d in root.args.kw_defaults if d is not None]
+            parts += [
+                a.annotation for a in (*root.args.posonlyargs, *root.args.args, *root.args.kwonlyargs) if a.annotation
+            ]
+            parts += [root.returns] if root.returns is not None else []
+        case ast.Lambda():
+            parts = [*root.args.defaults, *(d for d in root.args.kw_defaults if d is not None)]
+        case ast.ClassDef() if not into_classes:
+            parts = [*root.decorator_list, *root.bases, *root.keywords]
+        case _:
+            parts = list(ast.iter_child_nodes(root))
+    for p in parts:
+        yield from _module_scope(p, into_classes)
+
+
+#: Names whose use may bind a module's names other than by its statements.
+_DYNAMIC_NAMES = {"globals", "vars", "exec", "eval", "__builtins__", "locals"}
+#: Attributes that reach a module's namespace (``sys.modules[__name__]``, ``f.__globals__``).
+_DYNAMIC_ATTRS = {"__globals__", "f_globals", "f_locals", "__builtins__"}
+#: Names that may give a module's own name (``importlib.import_module(__name__)`` is the module).
+_OWN_NAME = {"__name__", "__spec__", "__package__", "__file__"}
+#: Methods of ``globals()`` that only read it.
+_READS = {"get", "keys", "values", "items", "copy", "__contains__", "__getitem__"}
+
+
+def _dynamic_namespace(root: ast.AST, into_functions: bool) -> ast.AST | None:
+    """The first construct in ``root`` that may bind or rebind a module's names other than by assigning
+    them (``globals()['X'] = 1``, ``globals().update(...)``, ``vars()``, ``exec(text)``,
+    ``setattr(sys.modules[__name__], 'X', 1)``, ``f.__globals__``), None when there is none. Reads
+    (``globals()[name]``, ``globals().get(name)``, ``name in globals()``) and ``eval``/``exec`` over a
+    namespace of their own (``eval(text, {...})``) are not. Function bodies are searched only where
+    ``into_functions``."""
+    nodes = list(ast.walk(root)) if into_functions else list(_module_scope(root))
+    parent: dict[int, ast.AST] = {}
+    for n in nodes:
+        for c in ast.iter_child_nodes(n):
+            parent[id(c)] = n
+    for n in nodes:
+        match n:
+            case ast.Name(id=name) if name in _DYNAMIC_NAMES:
+                call = parent.get(id(n))
+                if not (isinstance(call, ast.Call) and call.func is n):
+                    return n
+                if name in ("eval", "exec"):
+                    own = len(call.args) >= 2 and (
+                        isinstance(call.args[1], ast.Dict)
+                        or (isinstance(call.args[1], ast.Call) and _dotted(call.args[1].func) == "dict")
+                    )
+                    if not own:
+                        return call
+                    continue
+                if name in ("globals", "vars", "locals") and not call.args:
+                    use = parent.get(id(call))
+                    reads = (
+                        (isinstance(use, ast.Subscript) and use.value is call and isinstance(use.ctx, ast.Load))
+                        or (isinstance(use, ast.Attribute) and use.attr in _READS)
+                        or (
+                            isinstance(use, ast.Compare)
+                            and call in use.comparators
+                            and all(isinstance(o, ast.In | ast.NotIn) for o in use.ops)
+                        )
+                    )
+                    if reads:
+                        continue
+                return call
+            case ast.Attribute(attr=attr) if attr in _DYNAMIC_ATTRS or _dotted(n) == "sys.modules":
+                return n
+            case ast.Call(func=func, args=args) if (_dotted(func) or "").split(".")[-1] in (
+                "__import__",
+                "import_module",
+            ):
+                if any(isinstance(x, ast.Name) and x.id in _OWN_NAME for a in args for x in ast.walk(a)):
+                    return n
+    return None
+
+
 def _module_path(e: ast.expr, env: Mapping[str, _Binding]) -> str | None:
     """The dotted Triton module ``e`` names (``tl.extra.intel`` → ``triton.language.extra.intel``)."""
     match e:
@@ -765,8 +905,9 @@ def read_source(path: Path | None, text: str | None = None, file: str | None = N
         raise UserSyntaxError(f"Python syntax error: {e.msg}", span) from None
     src = SourceFile(name, text)
     env: dict[str, _Binding] = {}
-    top = _TopLevel(src, path if path is not None else (Path(file) if file is not None else None))
+    top = _TopLevel(src, path if path is not None else (Path(file) if file is not None else None), tree)
     top.run(tree.body, env)
+    env = top.unknowable(env)
     jit_order: list[tuple[int, str]] = []
     by_def: dict[str, list[_Jit]] = {}
     for key, b in env.items():
