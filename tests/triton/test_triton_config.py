@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,75 @@ def test_and_or_give_the_deciding_operand(tmp_path: Path) -> None:
     (config,) = autotune_configs(read_source(path), "k")
     assert dict(config.constexprs) == {"MULT": 2, "W": 3, "Z": 0, "O": 4, "L": 7}
     assert apply_heuristics(read_source(path), "k", {}) == {}
+
+
+LATE = """
+import triton
+import triton.language as tl
+
+MULT = 2
+KEPT = 4
+
+
+def get_configs(scale=MULT):
+    return [triton.Config({"MULT": MULT, "S": scale})]
+
+
+def kept_configs():
+    return [triton.Config({"K": KEPT})]
+
+
+@triton.autotune(configs=[triton.Config({"MULT": MULT})], key=["n"])
+@triton.jit
+def direct(x, n, MULT: tl.constexpr):
+    pass
+
+
+@triton.autotune(configs=get_configs(), key=["n"])
+@triton.jit
+def helper(x, n, MULT: tl.constexpr):
+    pass
+
+
+@triton.autotune(configs=kept_configs() + [triton.Config({"K": LATER})], key=["n"])
+@triton.jit
+def later(x, n, K: tl.constexpr):
+    pass
+
+
+@triton.autotune(configs=kept_configs(), key=["n"])
+@triton.jit
+def kept(x, n, K: tl.constexpr):
+    pass
+
+
+MULT = 1
+LATER = 3
+"""
+
+
+def test_configs_see_the_names_of_their_def_not_the_final_ones(tmp_path: Path) -> None:
+    """A decorator runs at its def: MULT is 2 there, 1 at the module's end (it was read as 1, and a kernel
+    wrong for MULT=2 VERIFIED). larkc keeps only the final names, so one rebound later is a located error,
+    in the decorator, in a helper it calls, in a helper's default (evaluated at the helper's def)."""
+    path = tmp_path / "k.py"
+    path.write_text(LATE, encoding="utf-8")
+    src = read_source(path)
+    rebound = "name MULT is rebound after the decorator of {} (line {}) runs: larkc knows only its final value"
+    with pytest.raises(LarkcError, match=re.escape("k.py:17:50: error: " + rebound.format("direct", 17))):
+        autotune_configs(src, "direct")
+    with pytest.raises(LarkcError, match=r"k.py:9:23: error: name MULT is rebound after the def of get_configs"):
+        autotune_configs(src, "helper")
+    with pytest.raises(LarkcError, match=r"k.py:29:64: error: name LATER is not yet defined when the decorator"):
+        autotune_configs(src, "later")
+    assert [dict(c.constexprs) for c in autotune_configs(src, "kept")] == [{"K": 4}]
+    # a helper's body runs at the call: a name rebound between the helper's def and the decorator is fine
+    path.write_text(LATE.replace("MULT = 1\n", "").replace("(scale=MULT)", "(scale=3)").replace("KEPT = 4\n", ""))
+    path.write_text(
+        path.read_text().replace(
+            "@triton.autotune(configs=[triton", "KEPT = 5\n\n\n@triton.autotune(configs=[triton", 1
+        )
+    )
+    src = read_source(path)
+    assert [dict(c.constexprs) for c in autotune_configs(src, "helper")] == [{"MULT": 2, "S": 3}]
+    assert [dict(c.constexprs) for c in autotune_configs(src, "kept")] == [{"K": 5}]

@@ -120,11 +120,33 @@ class _Config:
 
 
 class _Evaluator:
-    def __init__(self, src: SourceFile, names: Mapping[str, object], depth: int = 0) -> None:
+    """``stale`` (:attr:`SourceFile.stale`): the module names of ``src`` bound differently where the code
+    evaluated runs (a decorator at its ``def``) than at the module's end, the names larkc reads; a
+    located error where used."""
+
+    def __init__(
+        self,
+        src: SourceFile,
+        names: Mapping[str, object],
+        depth: int = 0,
+        stale: Mapping[str, bool] | None = None,
+        where: str = "",
+    ) -> None:
         self.src = src
         self.names = dict(names)
         self.depth = depth
         self.steps = 0
+        self.stale = stale or {}
+        self.where = where
+
+    def check_fresh(self, name: str, node: ast.AST) -> None:
+        """A located error when the module name ``name`` does not have its final value where this runs."""
+        if name in self.stale:
+            state = "rebound after" if self.stale[name] else "not yet defined when"
+            raise LarkcError(
+                f"name {name} is {state} {self.where} runs: larkc knows only its final value",
+                span_of(node, self.src.file),
+            )
 
     def fail(self, node: ast.AST) -> LarkcError:
         return UnsupportedError("expression in a Triton decorator", ast.unparse(node), span_of(node, self.src.file))
@@ -136,6 +158,7 @@ class _Evaluator:
             case ast.Name(id=name):
                 if name in self.names:
                     return self.names[name]
+                self.check_fresh(name, e)
                 if name in self.src.constants:
                     return self.eval(self.src.constants[name])
                 if name in _TYPES:
@@ -199,6 +222,7 @@ class _Evaluator:
         """The plain Python function of the module (or imported from the user's code) that ``func`` names."""
         if not isinstance(func, ast.Name) or func.id in self.names:
             return None
+        self.check_fresh(func.id, func)
         src, name = self.src, func.id
         for _ in range(16):  # through re-exports
             if name in src.defs:
@@ -227,13 +251,20 @@ class _Evaluator:
         defaults = dict(
             zip([p.arg for p in params][len(params) - len(fn.args.defaults) :], fn.args.defaults, strict=True)
         )
-        inner = _Evaluator(src, {}, self.depth + 1)
+        # the defaults were evaluated at the `def`, the body runs now (as the caller, in its own module)
+        stale = src.stale.get(id(fn), {})
+        where = f"the def of {fn.name} (line {fn.lineno})"
+        inner = _Evaluator(src, {}, self.depth + 1, stale, where)
         for p in params:
             if p.arg not in bound:
                 if p.arg not in defaults:
                     raise self.fail(call)
                 bound[p.arg] = inner.eval(defaults[p.arg])
         inner.names = bound
+        if src is self.src:
+            inner.stale, inner.where = self.stale, self.where
+        else:
+            inner.stale, inner.where = {}, ""
         try:
             inner.run(fn.body)
         except _Returned as r:
@@ -313,7 +344,8 @@ def autotune_configs(src: SourceFile, kernel: str) -> list[AutotuneConfig]:
     arg = next((k.value for k in d.keywords if k.arg == "configs"), d.args[0] if d.args else None)
     if arg is None:
         raise LarkcError("@triton.autotune without configs", span_of(d, src.file))
-    value = _Evaluator(src, {}).eval(arg)
+    where = f"the decorator of {kernel} (line {d.lineno})"
+    value = _Evaluator(src, {}, stale=src.stale.get(id(d), {}), where=where).eval(arg)
     if not isinstance(value, list) or not all(isinstance(c, _Config) for c in value):
         raise UnsupportedError("autotune configs", ast.unparse(arg), span_of(arg, src.file))
     return [AutotuneConfig(c.kwargs, c.span) for c in value]

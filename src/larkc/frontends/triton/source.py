@@ -160,6 +160,11 @@ class SourceFile:
     defs: dict[str, ast.FunctionDef] = field(default_factory=dict)
     #: One line per module-level ``if``/``try`` decided: which branch was taken, and why.
     decisions: list[str] = field(default_factory=list)
+    #: Per decorator (``id`` of its node) and per plain function (``id`` of its ``def``, for its defaults):
+    #: the names bound differently when it was evaluated than at the end of the module (rebound later,
+    #: or not yet bound), with whether they were bound then. A decorator runs at its ``def`` and sees
+    #: the names of that moment, which larkc does not keep: its evaluator refuses these.
+    stale: dict[int, dict[str, bool]] = field(default_factory=dict)
 
     def span(self, node: ast.AST) -> Span:
         return span_of(node, self.file)
@@ -429,6 +434,8 @@ class _TopLevel:
         self.declared_global: dict[str, ast.Global] = {}
         #: The first construct in a function that may rebind any module name (``globals()[...] = ...``).
         self.function_dynamic: ast.AST | None = None
+        #: The names as they were when a decorator (or a plain function's defaults) ran, by node ``id``.
+        self.scopes: dict[int, dict[str, _Binding]] = {}
         if tree is not None:
             top = {id(st) for st in tree.body}
             for n in ast.walk(tree):
@@ -500,8 +507,11 @@ class _TopLevel:
                 is_jit = [self.is_jit_decorator(d, env) for d in decos]
                 if any(is_jit):
                     kept = [d for d, j in zip(decos, is_jit, strict=True) if not j]
+                    scope = dict(env)
+                    self.scopes.update((id(d), scope) for d in kept)
                     env[fname] = _Jit(s, id(s), tuple(kept), tuple(ast.dump(d) for d in kept))
                 else:
+                    self.scopes[id(s)] = dict(env)
                     env[fname] = _Def(s, id(s))
             case ast.ClassDef(name=cname):
                 env[cname] = Opaque("a class", self.span(s))
@@ -603,6 +613,7 @@ class _TopLevel:
             and inner is not None
         ):
             decorators = (e.func, *inner.decorators)
+            self.scopes[id(e.func)] = dict(env)
             return _Jit(inner.node, inner.node_id, decorators, tuple(ast.dump(d) for d in decorators))
         return None
 
@@ -908,6 +919,8 @@ def read_source(path: Path | None, text: str | None = None, file: str | None = N
     top = _TopLevel(src, path if path is not None else (Path(file) if file is not None else None), tree)
     top.run(tree.body, env)
     env = top.unknowable(env)
+    for node_id, scope in top.scopes.items():
+        src.stale[node_id] = {n: n in scope for n, b in env.items() if scope.get(n) != b}
     jit_order: list[tuple[int, str]] = []
     by_def: dict[str, list[_Jit]] = {}
     for key, b in env.items():
