@@ -436,7 +436,10 @@ class _TopLevel:
         self.function_dynamic: ast.AST | None = None
         #: The names as they were when a decorator (or a plain function's defaults) ran, by node ``id``.
         self.scopes: dict[int, dict[str, _Binding]] = {}
+        #: The first store into a Triton module (``tl.sum = tl.max``, ``setattr(tl, ...)``), anywhere.
+        self.triton_patched: ast.AST | None = None
         if tree is not None:
+            self.triton_patched = _triton_patch(tree)
             top = {id(st) for st in tree.body}
             for n in ast.walk(tree):
                 if isinstance(n, ast.Global) and id(n) not in top:
@@ -451,8 +454,12 @@ class _TopLevel:
         may rebind any name)."""
         out = dict(env)
         dyn = self.function_dynamic
+        patch = self.triton_patched
         for name, b in env.items():
-            if dyn is not None:
+            if patch is not None and isinstance(b, Namespace | Member):
+                line = ast.unparse(patch).splitlines()[0]
+                out[name] = Opaque(f"a name of Triton, whose modules the file modifies (`{line}`)", self.span(patch))
+            elif dyn is not None:
                 line = ast.unparse(dyn).splitlines()[0]
                 out[name] = Opaque(f"possibly rebound by `{line}` in a function", self.span(dyn))
             elif name in self.declared_global and not isinstance(b, Opaque):
@@ -772,6 +779,32 @@ def _handler(handlers: list[ast.ExceptHandler], error: str) -> ast.ExceptHandler
             return None
         if any(n in _CATCHES[error] for n in names):
             return h
+    return None
+
+
+def _triton_patch(tree: ast.Module) -> ast.AST | None:
+    """The first construct of the file that stores into (or deletes from) a module of Triton: an
+    attribute or item of a name an import of Triton binds, or ``setattr``/``delattr`` on one."""
+    roots = {
+        (a.asname or a.name).split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for a in n.names
+        if ((n.module or "") if isinstance(n, ast.ImportFrom) else a.name).split(".")[0] == "triton"
+    }
+
+    def root(e: ast.expr) -> str | None:
+        while isinstance(e, ast.Attribute | ast.Subscript):
+            e = e.value
+        return e.id if isinstance(e, ast.Name) else None
+
+    for n in ast.walk(tree):
+        match n:
+            case ast.Attribute(ctx=ast.Store() | ast.Del()) | ast.Subscript(ctx=ast.Store() | ast.Del()):
+                if root(n) in roots:
+                    return n
+            case ast.Call(func=ast.Name(id="setattr" | "delattr"), args=[target, *_]) if root(target) in roots:
+                return n
     return None
 
 
