@@ -493,6 +493,9 @@ class _TopLevel:
             env[name] = self.unknowable({name: env[name]})[name]
 
     def statement(self, s: ast.stmt, env: dict[str, _Binding]) -> None:
+        if isinstance(s, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef):
+            for name in _bound_names(s, nested=False):
+                self.rebinding(name, s, env)
         match s:
             case ast.Import(names=names):
                 for a in names:
@@ -508,7 +511,12 @@ class _TopLevel:
             case ast.ImportFrom(module=module, names=names, level=level):
                 for a in names:
                     if a.name == "*":
-                        continue  # names it would bind are unknown to larkc: "not defined" where used
+                        # the names it binds are unknown to larkc: "not defined" where used, and any name
+                        # bound before may be rebound by it
+                        line = ast.unparse(s).splitlines()[0]
+                        for name in env:
+                            env[name] = Opaque(f"possibly rebound by `{line}`", self.span(s))
+                        continue
                     env[a.asname or a.name] = self.imported(module, a.name, level, s)
             case ast.FunctionDef(name=fname, decorator_list=decos):
                 is_jit = [self.is_jit_decorator(d, env) for d in decos]
@@ -923,7 +931,15 @@ def _module_path(e: ast.expr, env: Mapping[str, _Binding]) -> str | None:
             return None
 
 
-def _bound_names(s: ast.stmt) -> Iterator[str]:
+def _bound_names(s: ast.stmt, nested: bool = True) -> Iterator[str]:
+    """The names ``s`` binds (with ``nested``, also those its nested blocks and functions bind)."""
+    if not nested:
+        match s:
+            case ast.FunctionDef(name=name) | ast.AsyncFunctionDef(name=name) | ast.ClassDef(name=name):
+                yield name
+            case ast.Import(names=aliases) | ast.ImportFrom(names=aliases):
+                yield from ((a.asname or a.name).split(".")[0] for a in aliases if a.name != "*")
+        return
     for node in ast.walk(s):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
             yield node.id
