@@ -212,3 +212,31 @@ def test_configs_see_the_names_of_their_def_not_the_final_ones(tmp_path: Path) -
     src = read_source(path)
     assert [dict(c.constexprs) for c in autotune_configs(src, "helper")] == [{"MULT": 2, "S": 3}]
     assert [dict(c.constexprs) for c in autotune_configs(src, "kept")] == [{"K": 5}]
+
+
+def test_options_that_change_what_the_launch_computes_are_located_errors(tmp_path: Path) -> None:
+    """A Config's pre_hook (run on the launch's arguments) or ir_override, autotune's reset_to_zero or
+    pre_hook: each changes the launch (they were ignored: a pre_hook doubling the input VERIFIED)."""
+    path = tmp_path / "k.py"
+    for options, config in [
+        ("", "pre_hook=lambda nargs: nargs['x'].mul_(2)"),
+        ("", "ir_override='k.ttgir'"),
+        (", reset_to_zero=['x']", ""),
+        (", pre_hook=lambda kwargs, reset_only=False: None", ""),
+    ]:
+        path.write_text(
+            "import triton\nimport triton.language as tl\n\n"
+            f"@triton.autotune(configs=[triton.Config({{'B': 4}}, {config})], key=['n']{options})\n"
+            "@triton.jit\ndef k(x, n, B: tl.constexpr):\n    pass\n",
+            encoding="utf-8",
+        )
+        with pytest.raises(UnsupportedError, match=r"k.py:4:\d+: error: unsupported (triton.Config|@triton.autotune)"):
+            autotune_configs(read_source(path), "k")
+    path.write_text(
+        "import triton\nimport triton.language as tl\n\n"
+        "@triton.autotune(configs=[triton.Config({'B': 4}, num_warps=2, pre_hook=None)],\n"
+        "                 key=['n'], reset_to_zero=None)\n"
+        "@triton.jit\ndef k(x, n, B: tl.constexpr):\n    pass\n",
+        encoding="utf-8",
+    )
+    assert [dict(c.constexprs) for c in autotune_configs(read_source(path), "k")] == [{"B": 4}]

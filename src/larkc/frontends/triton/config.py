@@ -205,6 +205,16 @@ class _Evaluator:
                 if name.endswith("Config") and name in ("triton.Config", "Config"):
                     if not args or not isinstance(self.eval(args[0]), dict):
                         raise self.fail(e)
+                    # a pre_hook runs on the launch's arguments before the kernel, an ir_override replaces
+                    # the kernel: either changes what the launch computes (positionally: the 6th and 7th)
+                    hooks = [k.value for k in keywords if k.arg in ("pre_hook", "ir_override")] + args[5:]
+                    for hook in hooks:
+                        if not (isinstance(hook, ast.Constant) and hook.value is None):
+                            raise UnsupportedError(
+                                "triton.Config option (it changes what the launch computes)",
+                                ast.unparse(hook),
+                                span_of(hook, self.src.file),
+                            )
                     return _Config(self.eval(args[0]), span_of(e, self.src.file))
                 helper = self.helper(func)
                 if helper is not None:
@@ -344,6 +354,15 @@ def autotune_configs(src: SourceFile, kernel: str) -> list[AutotuneConfig]:
     arg = next((k.value for k in d.keywords if k.arg == "configs"), d.args[0] if d.args else None)
     if arg is None:
         raise LarkcError("@triton.autotune without configs", span_of(d, src.file))
+    # reset_to_zero zeroes arguments before the launch that follows a tuning, a pre_hook runs on them:
+    # both change what the launch computes (positionally: the 4th and 6th)
+    for option in [k.value for k in d.keywords if k.arg in ("reset_to_zero", "pre_hook")] + d.args[3:]:
+        if not (isinstance(option, ast.Constant) and option.value is None):
+            raise UnsupportedError(
+                "@triton.autotune option (it changes what the launch computes)",
+                ast.unparse(option),
+                span_of(option, src.file),
+            )
     where = f"the decorator of {kernel} (line {d.lineno})"
     value = _Evaluator(src, {}, stale=src.stale.get(id(d), {}), where=where).eval(arg)
     if not isinstance(value, list) or not all(isinstance(c, _Config) for c in value):
