@@ -294,15 +294,17 @@ def _z3_equal(
 
 
 def _apart(a: Any, b: Any) -> bool:
-    """Whether two values computed at 60 digits differ by more than their evaluation error (relative
-    ``1e-30``, as the search's witnesses): equal reals computed through irrational functions differ in
-    their last digits, which is no difference."""
+    """Whether two values computed at 60 digits differ by a relative ``1e-9`` or more, the gate the
+    witness search applies too (:func:`~larkc.provers.witness.find_witness`). Equal reals computed through
+    irrational functions differ in their last digits, and a reference's binary64 constant stands for the
+    irrational it rounds (``e / math.sqrt(2.0)`` against a kernel's exact ``rsqrt(2.0) * e`` differ by
+    1e-16): neither is a difference in the kernel. Below the gate the element stays undecided."""
     import mpmath
 
     if isinstance(a, bool) or isinstance(b, bool):
         return bool(a) != bool(b)
     scale = max(mpmath.mpf(1), abs(a), abs(b))
-    return bool(abs(a - b) > scale * mpmath.mpf(10) ** -30)
+    return bool(abs(a - b) >= scale * mpmath.mpf(10) ** -9)
 
 
 def _scope(facts: InstanceFacts) -> Scope:
