@@ -495,6 +495,12 @@ def _natfloor(x: float) -> int:
     return max(0, math.floor(x))
 
 
+def _intfloor(x: float) -> int:
+    if math.isnan(x) or math.isinf(x):
+        raise SpecEvalError(f"Int.floor of {x} (float64 overflow: ℝ has no such value)")
+    return math.floor(x)
+
+
 def _fsum(n: int, f: Callable[[int], float]) -> float:
     return math.fsum(f(k) for k in range(n))
 
@@ -574,6 +580,7 @@ _BUILTINS: dict[str, tuple[list[Type], Type, str]] = {
     "Real.tanh": (["R"], "R", "math.tanh({0})"),
     "Real.erf": (["R"], "R", "math.erf({0})"),
     "Nat.floor": (["R"], "N", "_natfloor({0})"),
+    "Int.floor": (["R"], "Z", "_intfloor({0})"),
     "decide": (["P"], "B", "({0})"),
 }
 _CONSTANTS: dict[str, tuple[Type, str]] = {"Real.pi": ("R", "math.pi")}
