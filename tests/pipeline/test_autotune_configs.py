@@ -171,3 +171,17 @@ def test_a_grid_name_no_configuration_gives_is_an_error(tmp_path: Path) -> None:
     task = dataclasses.replace(_double(tmp_path, masked=True), grid=["cdiv(n, BLOCKS)"])
     with pytest.raises(TaskError, match="BLOCKS, neither a symbol nor an integer constexpr"):
         run_task(task, seeds=1, replay_dir=tmp_path)
+
+
+def test_configurations_that_differ_only_in_launch_options_are_one_specialisation(tmp_path: Path) -> None:
+    src = (EXAMPLES / "row_sum_autotune" / "kernel.py").read_text()
+    # six configurations, two block sizes: num_warps and num_stages do not change the program
+    configs = (
+        "[triton.Config({'BLOCK_N': bn}, num_warps=nw, num_stages=ns)"
+        " for bn in (16, 32) for nw in (1, 4) for ns in (2, 3)]"
+    )
+    start = src.index("configs=[")
+    end = src.index("],", start) + 1
+    (tmp_path / "kernel.py").write_text(src[:start] + "configs=" + configs + src[end:])
+    task = dataclasses.replace(_task("row_sum_autotune"), source=tmp_path / "kernel.py")
+    assert [c["BLOCK_N"] for c in task_configs(task)] == [16, 32]

@@ -102,12 +102,24 @@ def test_an_autotuned_launch_is_derived_without_its_configuration_constexprs() -
     assert d.sizes == {"stride": "d", "n_cols": "d"}  # BLOCK_N: each configuration; EVEN_N: the heuristic
 
 
-def test_a_grid_that_depends_on_the_autotune_configuration_is_an_error() -> None:
+def test_a_grid_that_depends_on_the_autotune_configuration_names_its_constexprs() -> None:
     kernel = _module(EXAMPLES / "row_sum_autotune" / "kernel.py").row_sum_kernel
 
     def launcher(x: torch.Tensor) -> torch.Tensor:
         out = torch.empty(x.shape[0])
         kernel[lambda meta: (x.shape[0] * meta["BLOCK_N"],)](x, out, x.stride(0), x.shape[1])
+        return out
+
+    d = derive_launch(launcher, lambda i: {"x": torch.randn(i["r"], 8)}, ["r"], [{"r": 2}, {"r": 3}])
+    assert d.grid == ("r*BLOCK_N",)
+
+
+def test_a_configuration_dependent_grid_no_expression_explains_is_an_error() -> None:
+    kernel = _module(EXAMPLES / "row_sum_autotune" / "kernel.py").row_sum_kernel
+
+    def launcher(x: torch.Tensor) -> torch.Tensor:
+        out = torch.empty(x.shape[0])
+        kernel[lambda meta: (x.shape[0] * meta["BLOCK_N"] ** 2 + 7,)](x, out, x.stride(0), x.shape[1])
         return out
 
     with pytest.raises(LarkcError, match="depends on the autotune configuration"):

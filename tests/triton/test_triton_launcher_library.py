@@ -286,3 +286,46 @@ def test_the_larger_power_of_two_of_two_sizes_is_derived() -> None:
 
     insts = [{"hq": 4, "hk": 2}, {"hq": 6, "hk": 3}, {"hq": 3, "hk": 20}]
     assert derive_expression([4, 8, 32], insts, ["hq", "hk"]) == "max(next_pow2(hq), next_pow2(hk))"
+
+
+# -- grids that read the autotune configuration (Liger's DyT, the matmul tutorial) -------------------------
+
+TILES = [{"m": 40, "n": 70}, {"m": 33, "n": 17}, {"m": 64, "n": 100}]
+
+
+def test_a_grid_reading_the_configuration_is_derived_over_its_constexprs(tmp_path: Path) -> None:
+    task = _task(
+        "autotune_grid_style.py:tanh_affine_fwd",
+        reference=lambda x, alpha, gamma, beta: gamma * (2 * torch.sigmoid(2 * alpha * x) - 1) + beta,
+        inputs={"x": "f32[r, d]", "alpha": "f32[1]", "gamma": "f32[d]", "beta": "f32[d]"},
+        symbols=["r", "d"],
+        constraints=["d <= 65536", "r <= 65535"],
+        instances=ROWS,
+    )
+    assert [str(g) for g in task.grid] == ["cdiv(d, BLOCK_N)", "r"]
+    report = verify_task(task, replay_dir=tmp_path)
+    assert report.verdict is Verdict.VERIFIED, "\n".join(report.render())
+
+
+def test_a_tile_grid_reading_two_constexprs_is_derived() -> None:
+    task = _task(
+        "autotune_grid_style.py:tile_scale",
+        reference=lambda x: x * 0.5,
+        inputs={"x": "f32[m, n]"},
+        symbols=["m", "n"],
+        instances=TILES,
+    )
+    assert [str(g) for g in task.grid] == ["(cdiv(m, BLOCK_M) * cdiv(n, BLOCK_N))"]
+
+
+def test_a_grid_short_by_a_tile_row_is_derived_as_written_and_refuted(tmp_path: Path) -> None:
+    task = _task(
+        "autotune_grid_style.py:tile_scale_short_grid",
+        reference=lambda x: x * 0.5,
+        inputs={"x": "f32[m, n]"},
+        symbols=["m", "n"],
+        instances=TILES,
+    )
+    assert "cdiv(m, BLOCK_M)" not in str(task.grid[0])
+    report = verify_task(task, replay_dir=tmp_path)
+    assert report.verdict is Verdict.FAILED, "\n".join(report.render())

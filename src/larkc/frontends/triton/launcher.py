@@ -333,19 +333,57 @@ def derive_expression(
     instances: Sequence[Mapping[str, int]],
     symbols: Sequence[str],
     divisors: Sequence[int] = (),
+    config_names: Sequence[str] = (),
 ) -> str | None:
     """The simplest shape expression over ``symbols`` equal to ``values[i]`` on ``instances[i]`` for every
     ``i``: a constant, a product of up to three symbols, ``next_pow2`` of one, a product times a constant up
     to 8 (``2*n``), ``cdiv`` of a product by one of ``divisors`` (or a power of two), a product
     floor-divided by a constant up to 8 (``d // 2``), ``next_pow2`` of a product or of such a quotient, the
     larger ``next_pow2`` of two symbols, a product of two ``cdiv``s, or a product plus a small constant;
-    ``None`` if none fits."""
+    ``None`` if none fits.
+
+    ``config_names`` are autotune constexprs (``BLOCK_N``) whose values each instance also gives (one
+    point per instance and configuration): an expression may then also divide by one of them,
+    ``cdiv(n, BLOCK_N)`` or ``cdiv(m, BLOCK_M) * cdiv(n, BLOCK_N)``, as a grid function reading
+    ``meta["BLOCK_N"]`` does."""
     if len(set(values)) == 1 and (len(instances) > 1 or not symbols):
         return str(values[0])
-    for text, f in _candidates(symbols, divisors):
+    candidates = _candidates(symbols, divisors)
+    if config_names:
+        candidates = itertools.chain(
+            _config_candidates(symbols, config_names), _candidates([*symbols, *config_names], divisors)
+        )
+    for text, f in candidates:
         if all(f(inst) == v for inst, v in zip(instances, values, strict=True)):
             return text
     return None
+
+
+def _config_candidates(symbols: Sequence[str], names: Sequence[str]) -> Iterator[tuple[str, Shape]]:
+    """Grid dimensions that divide by an autotune constexpr: ``cdiv`` (or ``//``) of a product of symbols
+    by one of ``names``, and the product of two such quotients (the matmul tutorial's one-dimensional
+    grid)."""
+    for div in ("cdiv", "//"):
+        for p in _products(symbols):
+            for name in names:
+                yield _quotient_text(div, "*".join(p), name), _quotient(div, p, name)
+    quotients = [(div, (a,), n) for div in ("cdiv", "//") for a in symbols for n in names]
+    for (d1, a, na), (d2, b, nb) in itertools.combinations_with_replacement(quotients, 2):
+        f, g = _quotient(d1, a, na), _quotient(d2, b, nb)
+        yield f"{_quotient_text(d1, a[0], na)} * {_quotient_text(d2, b[0], nb)}", _times(f, g)
+
+
+def _quotient(div: str, p: tuple[str, ...], name: str) -> Shape:
+    f = _product(p)
+    return lambda inst: _cdiv(f(inst), inst[name]) if div == "cdiv" else f(inst) // inst[name]
+
+
+def _times(f: Shape, g: Shape) -> Shape:
+    return lambda inst: f(inst) * g(inst)
+
+
+def _quotient_text(div: str, a: str, b: str) -> str:
+    return f"cdiv({a}, {b})" if div == "cdiv" else f"({a} // {b})"
 
 
 @dataclass
@@ -552,16 +590,34 @@ def derive_launch(
             if len(set(map(str, per))) != 1:
                 raise LarkcError(f"argument {name} differs between instances", stage=Stage.TASK)
             d.dtypes[name] = text
-    grids = [_config_independent_grid(ln) for _, _, ln in records]
+    configs = _grid_configs(first)
+    # one point per instance and configuration: the grid function reads the configuration's constexprs
+    config_points = [{**p, **{k: v for k, v in c.items() if type(v) is int}} for p in points for c in configs]
+    grids = [_grid(ln, c) for _, _, ln in records for c in configs]
     rank = {len(g) for g in grids}
     if len(rank) != 1:
         raise LarkcError("the grid's rank differs between instances", stage=Stage.TASK)
+    names = sorted({n for c in configs for n, v in c.items() if type(v) is int})
     dims = []
     for i in range(rank.pop()):
         values = [g[i] for g in grids]
-        expr = derive_expression(values, points, symbols, divisors)
-        if expr is None:
-            raise LarkcError(f"grid dimension {i} {where(values)} is no shape expression", stage=Stage.TASK)
+        by_config = any(
+            len({values[j * len(configs) + k] for k in range(len(configs))}) > 1 for j in range(len(points))
+        )
+        if by_config:
+            expr = derive_expression(values, config_points, symbols, divisors, config_names=names)
+            if expr is None:
+                raise LarkcError(
+                    f"grid dimension {i} of {first.kernel} depends on the autotune configuration "
+                    f"({'; '.join(f'{v} at {_fmt_instance(p)}' for v, p in zip(values, config_points, strict=True))})"
+                    f" and is no shape expression over {', '.join([*symbols, *names])}",
+                    stage=Stage.TASK,
+                )
+        else:
+            first_config = values[:: len(configs)]
+            expr = derive_expression(first_config, points, symbols, divisors)
+            if expr is None:
+                raise LarkcError(f"grid dimension {i} {where(first_config)} is no shape expression", stage=Stage.TASK)
         dims.append(expr)
     d.grid = tuple(dims)
     return d
@@ -571,32 +627,27 @@ def _fmt_instance(inst: Mapping[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in inst.items())
 
 
-def _config_independent_grid(launch: CapturedLaunch) -> tuple[int, ...]:
-    """The launch's grid, the same for every ``@triton.autotune`` configuration of its kernel (a task's grid
-    cannot depend on a configuration yet: each configuration is a specialisation of one task)."""
+def _grid_configs(launch: CapturedLaunch) -> list[dict[str, Any]]:
+    """The integer constexprs of each ``@triton.autotune`` configuration of the launch's kernel (``[{}]``
+    for a kernel that is not autotuned): a grid function may read them (``meta["BLOCK_N"]``); a task's
+    grid may name them (``Task.with_launch_constants``)."""
     from larkc.frontends.triton.config import autotune_configs
     from larkc.frontends.triton.source import kernel_source, read_source
 
-    configs = [
-        dict(c.constexprs)
-        for c in autotune_configs(kernel_source(read_source(launch.source), launch.kernel), launch.kernel)
-    ] or [{}]
-    grids = []
-    for c in configs:
-        try:
-            grids.append(evaluate_grid(launch, c))
-        except KeyError as e:  # the grid function reads a constexpr that neither the launch nor the config gives
-            raise LarkcError(
-                f"the grid of {launch.kernel} reads {e}, which no configuration gives", stage=Stage.TASK
-            ) from None
-    if any(g != grids[0] for g in grids):
+    configs: list[dict[str, Any]] = []
+    for c in autotune_configs(kernel_source(read_source(launch.source), launch.kernel), launch.kernel):
+        if dict(c.constexprs) not in configs:  # launch options alone (num_warps) change no grid
+            configs.append(dict(c.constexprs))
+    return configs or [{}]
+
+
+def _grid(launch: CapturedLaunch, config: Mapping[str, Any]) -> tuple[int, ...]:
+    try:
+        return evaluate_grid(launch, config)
+    except KeyError as e:  # the grid function reads a constexpr that neither the launch nor the config gives
         raise LarkcError(
-            f"the grid of {launch.kernel} depends on the autotune configuration ({grids[0]} and "
-            f"{next(g for g in grids if g != grids[0])}): not supported yet (a task has one grid for every "
-            "configuration)",
-            stage=Stage.TASK,
-        )
-    return grids[0]
+            f"the grid of {launch.kernel} reads {e}, which no configuration gives", stage=Stage.TASK
+        ) from None
 
 
 def _tensor_role(

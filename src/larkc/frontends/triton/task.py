@@ -48,7 +48,9 @@ def _params(src: SourceFile, kernel: str) -> tuple[list[str], list[str]]:
 
 def specialisations(task: Task) -> list[dict[str, ConstValue]]:
     """The constexpr values fixed by the kernel's ``@triton.autotune`` configurations (one empty mapping
-    when it is not autotuned): the task holds for each of them."""
+    when it is not autotuned): the task holds for each of them. Configurations that differ only in launch
+    options (``num_warps``, ``num_stages``: Liger's DyT has six of each ``BLOCK_N``) lower to the same
+    program, so each distinct set of constexprs is one specialisation, listed once."""
     src = kernel_source(read_source(task.source), task.kernel)
     if task.kernel not in src.functions:
         raise TaskError(f"task {task.name}: no @triton.jit function {task.kernel} in {task.source}")
@@ -60,7 +62,8 @@ def specialisations(task: Task) -> list[dict[str, ConstValue]]:
             if not isinstance(v, bool | int | float | str):
                 raise TaskError(f"task {task.name}: autotune value {k}={v!r} is not a constant")
             values[k] = v
-        out.append(values)
+        if values not in out:
+            out.append(values)
     return out or [{}]
 
 
