@@ -328,3 +328,22 @@ def test_a_given_module_is_one_specialisation_not_all_sizes(tmp_path: Path) -> N
     report = verify_task(task, budget=BUDGET, replay_dir=tmp_path)
     (bounds,) = [r for r in report.results if r.obligation.kind is BOUNDS]
     assert bounds.scope.kind is ScopeKind.PARAMETRIC, bounds.detail
+
+
+def test_specialisations_left_open_for_one_reason_are_named_together() -> None:
+    from larkc.provers.core import Obligation, ObligationKind, ObligationResult, Scope
+    from larkc.provers.parametric import _over_specialisations
+
+    ob = Obligation(ObligationKind.DEFINED)
+    scope = Scope.parametric(["d"], [])
+    per_spec = [
+        (f"d = {k}", [ObligationResult(ob, Status.UNKNOWN if k < 40 else Status.PROVED, scope, "p", "")], [])
+        for k in range(1, 41)
+    ]
+    per_spec[2] = ("d = 3", [ObligationResult(ob, Status.UNKNOWN, scope, "p", "z3 timed out")], [])
+    r = _over_specialisations(0, ob, per_spec, "d = 1 .. 40", "")
+    assert r.status is Status.UNKNOWN
+    assert r.detail == (
+        "specialisations d = 1 ... d = 39 (38 of them): not decided (the prover gave no reason);"
+        " specialisation d = 3: z3 timed out"
+    ), r.detail

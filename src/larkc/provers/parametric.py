@@ -459,7 +459,12 @@ def _over_specialisations(
         return r0  # the kernel's IR does not depend on the sizes: its one proof is for all sizes
     open_ = [(label, r) for label, r, _ in results if r.status is not Status.PROVED]
     if open_ or incomplete:
-        why = [f"specialisation {label}: {r.detail}" for label, r in open_]
+        # specialisations left open for one reason are named together (40 Triton specialisations of a
+        # constexpr size each said "specialisation d = k: " with the same, often empty, reason)
+        reasons: dict[str, list[str]] = {}
+        for label, r in open_:
+            reasons.setdefault(r.detail or "not decided (the prover gave no reason)", []).append(label)
+        why = [f"{_specialisation_labels(labels)}: {reason}" for reason, labels in reasons.items()]
         if incomplete:
             proved = len(results) - len(open_)
             why.append(f"{incomplete}: the parametric proof covers {proved} of them, not every size")
@@ -475,6 +480,16 @@ def _over_specialisations(
     )
     assumptions = tuple({a: None for _, r, _ in results for a in r.assumptions})
     return ObligationResult(ob, Status.PROVED, scope, PROVER_NAME, detail, assumptions, None, seconds)
+
+
+def _specialisation_labels(labels: Sequence[str]) -> str:
+    """``specialisation d = 3``, ``specialisations d = 1, d = 2``, or ``specialisations d = 1 ... d = 40 (40
+    of them)``."""
+    if len(labels) == 1:
+        return f"specialisation {labels[0]}"
+    if len(labels) <= 3:
+        return f"specialisations {', '.join(labels)}"
+    return f"specialisations {labels[0]} ... {labels[-1]} ({len(labels)} of them)"
 
 
 class ParametricProver:
