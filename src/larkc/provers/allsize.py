@@ -475,9 +475,14 @@ class ValueExecutor(Executor):
         if v in self.assigned_names(body) or _names(bound) & assigned:
             return f"{v} changes in the body or the bound changes in the loop"
         match step:
-            case [Assign(name=w, value=Binary(op=BinaryOp.ADD, lhs=VarRef(name=u), rhs=inc))] if w == u == v:
+            case [Assign(name=w, value=value)] if w == v:
                 pass
-            case [Assign(name=w, value=Binary(op=BinaryOp.ADD, lhs=inc, rhs=VarRef(name=u)))] if w == u == v:
+            case _:
+                return f"its step is not `{v} += S`"
+        match _same_width_converts(value):
+            case Binary(op=BinaryOp.ADD, lhs=lhs, rhs=inc) if _is_var(_same_width_converts(lhs), v):
+                pass
+            case Binary(op=BinaryOp.ADD, lhs=inc, rhs=rhs) if _is_var(_same_width_converts(rhs), v):
                 pass
             case _:
                 return f"its step is not `{v} += S`"
@@ -762,6 +767,29 @@ def _computes_values(e: Expr) -> bool:
     from larkc.ir.nodes import Cast, MathCall, Splat, Unary
 
     return isinstance(e, Unary | Cast | MathCall | Splat)
+
+
+def _same_width_converts(e: Expr) -> Expr:
+    """``e`` without conversions between integer types of one width: `i += blockDim.x` on an ``int`` is
+    ``i = (int)((unsigned)i + blockDim.x)``, the same addition where it does not wrap (a conversion out of
+    range is an overflow site of the executor: the overflow obligation's). Any other conversion stays."""
+    from larkc.ir.nodes import Cast
+
+    while (
+        isinstance(e, Cast)
+        and e.kind is CastKind.CONVERT
+        and isinstance(e.type, ScalarType)
+        and isinstance(e.operand.type, ScalarType)
+        and e.type.is_int
+        and e.operand.type.is_int
+        and e.type.bits == e.operand.type.bits
+    ):
+        e = e.operand
+    return e
+
+
+def _is_var(e: Expr, name: str) -> bool:
+    return isinstance(e, VarRef) and e.name == name
 
 
 def _names(e: Expr) -> set[str]:

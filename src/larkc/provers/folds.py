@@ -124,6 +124,9 @@ class FoldTable:
         """Whether the folds ``f`` and ``g`` are provably equal wherever ``hyps`` hold (see the module)."""
         if f.op is not g.op:
             return False
+        nested = self._inner(f)
+        if nested is not None and f.op is FoldOp.SUM and nested.op is FoldOp.SUM and self._inner(g) is None:
+            return self._partition(f, nested, g, hyps)
         u = z3.FreshInt("allsize.u")
         fb, gb = z3.substitute(f.body, (f.var, u)), z3.substitute(g.body, (g.var, u))
         fh = [z3.substitute(h, (f.var, u)) for h in f.hyps]
@@ -141,6 +144,42 @@ class FoldTable:
                 tail = [*at, u >= short.hi, u < long.hi, *lh]
                 return self._bodies_equal(fb, gb, inner) and self._zero_by_selection(lb, tail)
         return False
+
+    def _inner(self, f: Fold) -> Fold | None:
+        """The fold ``f``'s body is, when it is exactly one (a fold of folds: ``Σ_t Σ_i b(t, i)``)."""
+        if z3.is_const(f.body) and f.body.decl().name() in self.folds:
+            return self.folds[f.body.decl().name()]
+        return None
+
+    def _partition(self, outer: Fold, inner: Fold, flat: Fold, hyps: Sequence[Z]) -> bool:
+        """The partition rule: ``Σ_{t<S} Σ_{i<T_t} b(t, i)`` is ``Σ_{k<n} c(k)`` when the map ``(t, i) -> t +
+        i*S`` takes the outer fold's index set one-to-one onto the flat one's and ``b(t, i) = c(t + i*S)``.
+        One-to-one needs no check: ``0 <= t < S`` makes ``t + i*S`` determine ``(t, i)`` (Euclidean division
+        is unique). Onto (every ``k < n`` is some ``t + i*S`` of the index set) is stated for every ``t < S``
+        and ``i >= 0`` with ``0 <= t + i*S < n``, which covers each such ``k`` once ``S >= 1``. A per-thread
+        strided loop ``for (k = t; k < n; k += S)`` summed over ``t < S`` is the row's sum, in every order
+        (exact reals: ``+`` is associative and commutative).
+
+        The two indices stay the executor's own variables (an iteration counter, a thread index), so the
+        facts the registry keeps of them and of what they determine (an inner loop's trip count ``T_t``, a
+        function of ``t``) hold where they are used; the folds' own hypotheses say which ``(t, i)`` are
+        terms. For ``Σ`` only: ``max`` and ``min`` have no real identity, and a ``t`` whose inner fold is
+        empty would have no value."""
+        t, i, s = outer.var, inner.var, outer.hi
+        if t.eq(i) or _mentions(outer.hi, [t, i]):
+            return False
+        k = t + i * s
+        at = [z3.substitute(h, (flat.var, k)) for h in flat.hyps]
+        terms = [*hyps, *outer.hyps, *inner.hyps]
+        # the outer and inner folds' terms are terms of the flat fold, and equal to them
+        if not self._holds(z3.And(*at), terms):
+            return False
+        if not self._bodies_equal(inner.body, z3.substitute(flat.body, (flat.var, k)), [*terms, *at]):
+            return False
+        # onto: every index of the flat fold is one of the nested fold's terms
+        if not self._holds(s >= 1, [*hyps, *at[:2]]):
+            return False
+        return self._holds(z3.And(*outer.hyps, *inner.hyps), [*hyps, t >= 0, t < s, i >= 0, *at])
 
     def _zero_by_selection(self, body: Z, hyps: Sequence[Z]) -> bool:
         """Whether ``body`` *selects* the constant 0 wherever ``hyps`` hold: an ``If`` tree whose reachable
@@ -164,3 +203,18 @@ class FoldTable:
             return True
         self.failures.append((goal, tuple(hyps)))
         return False
+
+
+def _mentions(term: Z, consts: Sequence[Z]) -> bool:
+    """Whether one of the constants ``consts`` occurs in ``term``."""
+    names = {c.decl().name() for c in consts}
+    stack, seen = [term], set()
+    while stack:
+        x = stack.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_const(x) and x.decl().name() in names:
+            return True
+        stack.extend(x.children())
+    return False
