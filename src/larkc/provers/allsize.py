@@ -46,14 +46,18 @@ import z3
 from larkc.errors import LarkcError
 from larkc.ir.nodes import (
     Assign,
+    Barrier,
+    BarrierScope,
     Binary,
     BinaryOp,
     Break,
     Broadcast,
     CastKind,
     Const,
+    DoWhile,
     Expr,
     Extract,
+    For,
     Function,
     Insert,
     Load,
@@ -61,6 +65,7 @@ from larkc.ir.nodes import (
     MathFn,
     Module,
     Permute,
+    PtrAdd,
     Reduce,
     ReduceOp,
     Reshape,
@@ -70,6 +75,7 @@ from larkc.ir.nodes import (
     Store,
     UnaryOp,
     VarRef,
+    While,
 )
 from larkc.ir.types import BlockType, ScalarType, Type
 from larkc.provers.core import (
@@ -87,8 +93,9 @@ from larkc.provers.core import (
     combine,
 )
 from larkc.provers.folds import FoldOp, FoldTable
+from larkc.provers.segments import Level, SharedTree, ThreadRenamer, match_levels, tree_fold
 from larkc.provers.zexec import Access, AccessKind, Executor, LoopCtx, State, conj, walk
-from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, RegionKind, Value
+from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, Region, RegionKind, Value
 from larkc.provers.zworld import Answer, Registry, Session, VarLevel, World, Z, minimize_sum, model_int
 from larkc.tasks import ScalarArg, Task
 from larkc.tasks.shape_expr import ShapeExpr
@@ -306,6 +313,10 @@ class ValueExecutor(Executor):
         #: pass of it (the body at an arbitrary iteration ``k``)
         self._passes: list[tuple[Sequence[Stmt], list[tuple[State, State]]]] = []
         self.stored: dict[int, tuple[Access, Value]] = {}
+        #: shared arrays by region key, along the tree reduction's segments (segments.py)
+        self.trees: dict[str, SharedTree] = {}
+        self._levels_of: tuple[Sequence[Stmt], SharedTree] | None = None  # the tree's loop body, while it runs
+        self._renamer = ThreadRenamer(reg, folds)
         self.float_reads: list[tuple[str, Z, tuple[Z, ...], int]] = []  # tensor, byte offset, pc, elem size
 
     # statements
@@ -319,6 +330,12 @@ class ValueExecutor(Executor):
                     return out
                 p = self.eval(ptr, st)
                 r = p.region if isinstance(p, PtrV) else None
+                if isinstance(p, PtrV) and r is not None and r.kind is RegionKind.SHARED and mask is None:
+                    shared = self._shared_load(r, p.off, t, st)
+                    if shared is not None:
+                        out = out.copy()
+                        out.env[self.key(dst)] = shared
+                    return out
                 spec = self.task.tensors.get(r.tensor or "") if r is not None else None
                 if r is None or r.kind is not RegionKind.GLOBAL or spec is None or spec.dtype != t:
                     return out
@@ -341,12 +358,110 @@ class ValueExecutor(Executor):
                 if len(self.trace.accesses) > before:
                     acc = self.trace.accesses[-1]
                     self.stored[id(acc)] = (acc, self.eval(value, st))
+                    if acc.region.kind is RegionKind.SHARED:
+                        self._shared_store(acc, self.stored[id(acc)][1])
                 return out
             case _:
                 return super().exec_stmt(s, st)
 
+    # shared memory: the tree reduction's segments (segments.py)
+
+    def _shared_store(self, acc: Access, value: Value) -> None:
+        tree = self.trees.get(acc.region.key)
+        if self._levels_of is not None and self._levels_of[1] is tree and tree.levels:
+            tree.levels[-1].stores.append((acc.offset, value.r if isinstance(value, RealV) else None, acc.pc))
+            return
+        if tree is not None:
+            tree.forget(f"`{acc.text}` stores to {acc.region.name} outside its tree reduction")
+            return
+        tree = SharedTree(acc.region.key, acc.size, 0, unknown="")
+        self.trees[acc.region.key] = tree
+        lanes = [z3.simplify(b) for b in self.world.block]
+        tid = self.tid[0]
+        if not all(z3.is_int_value(b) for b in lanes) or any(b.as_long() != 1 for b in lanes[1:]):
+            tree.forget("the block is not a 1-D block of a constant size")
+        elif self.iter_ctx or not isinstance(value, RealV):
+            tree.forget(f"`{acc.text}` is in a loop or stores a value not followed")
+        elif (
+            self.reg.has_level(conj(acc.pc), VarLevel.THREAD)
+            or self.prove(acc.pc, acc.offset == tid * acc.size).answer is not Answer.UNSAT
+        ):
+            tree.forget(f"`{acc.text}` is not a store of every thread to its own slot")
+        else:
+            tree.lanes = lanes[0].as_long()
+            term, renamed = self._renamer.rename(value.r, f"lane{len(self.trees)}")
+            tree.contribution = term
+            tree.lane = renamed.get(tid.decl().name(), z3.FreshInt("allsize.lane"))
+            tree.contribution_pc = tuple(acc.pc)
+
+    def _shared_load(self, r: Region, off: Z, t: Type, st: State) -> Value | None:
+        tree = self.trees.get(r.key)
+        if tree is None or tree.unknown or not isinstance(t, ScalarType) or t.size != tree.elem_size:
+            return None
+        if self._levels_of is not None and self._levels_of[1] is tree and tree.levels:
+            level = tree.levels[-1]
+            level.loads_after_store = level.loads_after_store or bool(level.stores)
+            return RealV(t, level.before(_exact_div(off, t.size)))
+        at_zero = tree.result is not None and tree.synced and not self.iter_ctx
+        if at_zero and tree.result is not None and self.prove(st.pc, off == 0).answer is Answer.UNSAT:
+            return RealV(t, tree.result)
+        return None
+
+    def exec_barrier(self, st: State, scope: BarrierScope, mask: Expr | None, s: Stmt) -> State:
+        if scope is BarrierScope.BLOCK:
+            for tree in self.trees.values():
+                tree.synced = True
+        return super().exec_barrier(st, scope, mask, s)
+
+    def exec_loop(self, st: State, s: For | While | DoWhile) -> State:
+        tree = self._tree_for(s)
+        if tree is None:
+            return super().exec_loop(st, s)
+        tree.levels = []
+        self._levels_of = (s.body, tree)
+        try:
+            out = super().exec_loop(st, s)
+        finally:
+            self._levels_of = None
+        levels, tree.levels = tree.levels, None
+        if tree.unknown or levels is None:
+            return out
+        why = match_levels(tree, levels, self.tid[0], lambda goal, *h: self.prove(h, goal).answer is Answer.UNSAT)
+        if why:
+            tree.forget(why)
+        else:
+            tree.result = tree_fold(tree, self.folds, f"the tree reduction at {_where(s)}")
+        return out
+
+    def _tree_for(self, s: Stmt) -> SharedTree | None:
+        """The shared array whose tree levels the loop ``s`` may be: one with a contribution, synced, no
+        levels yet, that the loop stores to; outside every loop."""
+        if not isinstance(s, For) or self.iter_ctx:
+            return None
+        names = {
+            x.ptr.base.name
+            for x in walk(s.body)
+            if isinstance(x, Store) and isinstance(x.ptr, PtrAdd) and isinstance(x.ptr.base, VarRef)
+        }
+        for tree in self.trees.values():
+            if tree.unknown or tree.contribution is None or tree.result is not None:
+                continue
+            if tree.region.split(":")[-1] in names:
+                if not tree.synced:
+                    tree.forget("no __syncthreads() between the contributions and the tree")
+                    return None
+                return tree
+        return None
+
     def run_body(self, st: State, body: Sequence[Stmt], step: Sequence[Stmt]) -> tuple[State, LoopCtx]:
+        level = self._levels_of is not None and self._levels_of[0] is body
+        if level and self._levels_of is not None and self._levels_of[1].levels is not None:
+            fresh = z3.Function(f"allsize.shared.{len(self._levels_of[1].levels)}", z3.IntSort(), z3.RealSort())
+            self._levels_of[1].levels.append(Level(fresh, tuple(st.pc)))
         out = super().run_body(st, body, step)
+        if level and self._levels_of is not None and self._levels_of[1].levels:
+            last = body[-1] if body else None
+            self._levels_of[1].levels[-1].barrier_last = isinstance(last, Barrier) and last.scope is BarrierScope.BLOCK
         if self._passes and self._passes[-1][0] is body:
             self._passes[-1][1].append((st, out[0]))  # the executor's last pass is the final one
         return out
@@ -361,6 +476,8 @@ class ValueExecutor(Executor):
         Σ_{k<T} f(k)`` after the loop, ``T`` the trip count (a :class:`~larkc.provers.folds.Fold`). Any other
         float the loop changes is unknown inside the body and after the loop (an unrolled loop runs its
         iterations and needs nothing)."""
+        if self._levels_of is not None and self._levels_of[0] is body:
+            self._levels_of[1].forget("the tree's loop is not unrolled (a block size that is not a constant)")
         why = self._not_shown_to_terminate(st, cond, step, body, do_first)
         if why:
             # the executor takes the state after a loop as reached: a store behind a loop that never ends at
@@ -1146,6 +1263,11 @@ def _refusal(ex: ValueExecutor, task: Task, fn: Function) -> str:
         r = a.region
         if a.kind in (AccessKind.ATOMIC, AccessKind.BLOCK_ATOMIC):
             return f"an atomic ({a.text})"
+        if r.kind is RegionKind.SHARED and r.key in ex.trees:
+            tree = ex.trees[r.key]
+            if tree.unknown:
+                return f"{r.name}: {tree.unknown}"
+            continue  # a tree reduction's array (segments.py): its loads are followed only where it is matched
         if r.kind is not RegionKind.GLOBAL:
             return f"an access to {r.name} ({a.text}): only elementwise kernels over global memory are handled"
         if a.kind is AccessKind.WRITE and r.tensor not in outputs:

@@ -147,8 +147,9 @@ class FoldTable:
 
     def _inner(self, f: Fold) -> Fold | None:
         """The fold ``f``'s body is, when it is exactly one (a fold of folds: ``Σ_t Σ_i b(t, i)``)."""
-        if z3.is_const(f.body) and f.body.decl().name() in self.folds:
-            return self.folds[f.body.decl().name()]
+        body = z3.simplify(f.body)  # an accumulator from 0 is `0 + Σ`
+        if z3.is_const(body) and body.decl().name() in self.folds:
+            return self.folds[body.decl().name()]
         return None
 
     def _partition(self, outer: Fold, inner: Fold, flat: Fold, hyps: Sequence[Z]) -> bool:

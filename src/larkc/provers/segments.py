@@ -1,0 +1,206 @@
+"""Segment rules of the all-size prover: what a block's threads compute together (issue 21, item 4).
+
+The all-size executor (``allsize.ValueExecutor``) follows one arbitrary thread. A block reduction combines
+the values of *every* thread of the block through shared memory, which one thread's execution does not
+see. A **segment rule** states what a phase of the kernel leaves in shared memory, in terms of the value
+each thread contributed, under side conditions checked on the phase as the executor runs it:
+
+**The shared-memory tree** (:class:`SharedTree`). Three segments, in program order, outside every loop:
+
+1. *contribution*: ``sh[tid] = v`` by every thread (the path condition free of the thread index: every
+   thread of the 1-D block stores), ``v`` a followed value; then a block barrier before the next access of
+   ``sh``. The array then holds ``A0(t) = v[tid := t]`` for ``t < B`` (``B = blockDim.x``), the thread's
+   value for another thread ``t``: its per-thread variables (``threadIdx.x``, its loops' trip counts) are
+   renamed for ``t``, with their facts, so ``A0(t)`` is exactly what thread ``t`` stored.
+2. *levels*: a loop the executor unrolls (the block size is a constant), each of whose iterations (a
+   *level*) ends with a block barrier and stores ``sh[tid] = A(tid) + A(tid + s)`` exactly where ``tid <
+   c`` (``A`` the array before the level: a fresh function per level, read by every load of ``sh`` in it,
+   so a level that read its own store would not match), for constants ``s >= 1`` and ``c`` (z3: the
+   store's path condition is ``tid < c``, its value that sum), with ``c <= s`` so that the slots a level
+   reads above its own are not stored in it. The halving tree has ``c = s``; the guarded one for a block
+   that is not a power of two, ``if (tid < s && tid + s < B)``, has ``c = B - s`` where that is smaller.
+   The levels are then replayed on the lanes: each slot holds a multiset of the contributions ``t < B``,
+   and ``sh[0]`` must end holding each exactly once (a level that reads past ``B``, a skipped level, a
+   lane added twice: not matched).
+3. *result*: a load of ``sh[0]`` after the levels is ``Σ_{t<B} A0(t)``, a :class:`~folds.Fold` over the
+   renamed thread index, which the partition rule (``folds.py``) matches against the reference's row sum
+   when ``A0(t)`` is the thread's strided partial sum.
+
+Any other access of the array (a store outside the three segments, a load other than ``sh[0]`` after the
+levels, a level that does not match, a loop summarised instead of unrolled) leaves it *unknown*: its
+loads are not followed, and the attempt is refused if it stores. The barriers are checked here; that no
+two threads race on the array (the levels' loads of ``A(tid + s)`` read what the previous level left) is
+the race obligation's, proved for every size by the parametric prover, and part of the kernel's verdict
+(a kernel with a race is FAILED whatever this rule says). Exact real arithmetic makes the order of the
+additions irrelevant (as for every fold).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import z3
+
+from larkc.provers.folds import FoldOp, FoldTable
+from larkc.provers.zworld import Registry, VarInfo, VarLevel, Z
+
+__all__ = ["Level", "SharedTree", "ThreadRenamer"]
+
+
+class ThreadRenamer:
+    """Terms of one thread rewritten for another thread ``t`` of the same block: every per-thread variable
+    renamed (registered with its facts, renamed alike), every fold rebuilt over the renamed terms."""
+
+    def __init__(self, reg: Registry, folds: FoldTable) -> None:
+        self.reg = reg
+        self.folds = folds
+        self._ids = itertools.count()
+
+    def rename(self, term: Z, tag: str) -> tuple[Z, dict[str, Z]]:
+        """``term`` for thread instance ``tag``, and the renamed variables by their original names."""
+        names = self._thread_names(term)
+        pairs: dict[str, Z] = {}
+        for n in sorted(names):
+            pairs[n] = self.reg.renamed(n, tag)
+        subst = [(self.reg.decls[n], v) for n, v in pairs.items()]
+        for n, v in pairs.items():
+            info = self.reg.info(n)
+            facts = [z3.substitute(f, *subst) for f in info.all_facts()]
+            name = v.decl().name()
+            self.reg.vars[name] = VarInfo(name, info.level, info.exact, info.data, info.what, facts)
+            self.reg.decls[name] = v
+        return self._subst(term, subst, {}), pairs
+
+    def _thread_names(self, term: Z) -> set[str]:
+        """The per-thread variables of ``term``, of its folds and of their facts, transitively."""
+        out: set[str] = set()
+        todo = [term]
+        while todo:
+            t = todo.pop()
+            for f in self.folds.folds_in(t):
+                todo.extend([f.hi, f.body, *f.hyps])
+            for n in self.reg.free(t):
+                info = self.reg.info(n)
+                if info.level is VarLevel.THREAD and n not in out and not z3.is_func_decl(self.reg.decls[n]):
+                    out.add(n)
+                    todo.extend(info.all_facts())
+        return out
+
+    def _subst(self, term: Z, subst: Sequence[tuple[Z, Z]], memo: dict[str, Z]) -> Z:
+        pairs: list[tuple[Z, Z]] = list(subst)
+        for f in self.folds.folds_in(term, deep=False):
+            name = f.const.decl().name()
+            new = memo.get(name)
+            if new is None:
+                body = self._subst(f.body, subst, memo)
+                hyps = [self._subst(h, subst, memo) for h in f.hyps[2:]]  # the range facts are remade
+                hi = self._subst(f.hi, subst, memo)
+                new = self.folds.make(f.op, f.var, hi, body, hyps, f"{f.origin}, for another thread")
+                memo[name] = new
+            pairs.append((f.const, new))
+        return z3.substitute(term, *pairs) if pairs else term
+
+
+@dataclass(slots=True)
+class Level:
+    """One level of a tree: the array before it (``before``), the stores it made (offset, value, pc)."""
+
+    before: Z  # a z3 function Int -> Real
+    entry_pc: tuple[Z, ...]
+    stores: list[tuple[Z, Z | None, tuple[Z, ...]]] = field(default_factory=list)
+    loads_after_store: bool = False
+    barrier_last: bool = False
+
+
+@dataclass(slots=True)
+class SharedTree:
+    """One shared array's state along the three segments (see the module)."""
+
+    region: str
+    elem_size: int
+    lanes: int  # B, the block's threads along x (a constant)
+    contribution: Z | None = None  # A0(t), a real term over the thread variable ``lane``
+    lane: Z | None = None  # the renamed thread index ``t``
+    contribution_pc: tuple[Z, ...] = ()
+    synced: bool = False  # a block barrier since the contribution (or the last level)
+    levels: list[Level] | None = None  # while the levels' loop runs
+    finished: list[Level] | None = None
+    result: Z | None = None  # Σ_{t<B} A0(t), once the levels are matched
+    unknown: str = ""  # why the array's contents are not followed ("" while they are)
+
+    def forget(self, why: str) -> None:
+        if not self.unknown:
+            self.unknown = why
+        self.result = None
+        self.levels = None
+
+
+def match_levels(
+    tree: SharedTree,
+    levels: Sequence[Level],
+    tid: Z,
+    valid: Callable[..., bool],
+) -> str:
+    """ "" when ``levels`` reduce the contributions of the ``tree.lanes`` threads into slot 0, each once
+    (the module's step 2); else why not."""
+    lanes = tree.lanes
+    slots: list[Counter[int]] = [Counter({t: 1}) for t in range(lanes)]
+    es = tree.elem_size
+    for n, lv in enumerate(levels):
+        if not lv.barrier_last:
+            return f"level {n} of the tree does not end with __syncthreads()"
+        if lv.loads_after_store:
+            return f"level {n} of the tree reads the array after storing to it"
+        if len(lv.stores) != 1:
+            return f"level {n} of the tree stores {len(lv.stores)} times to the array, not once"
+        off, value, pc = lv.stores[0]
+        if value is None or not valid(off == tid * es, *lv.entry_pc, *pc):
+            return f"level {n} of the tree does not store a followed value to the thread's own slot"
+        a = lv.before
+        args = [x.arg(0) for x in _apps(value, a)]
+        shifts = {z3.simplify(x - tid) for x in args}
+        s_vals = [x.as_long() for x in shifts if z3.is_int_value(x) and x.as_long() > 0]
+        if len(s_vals) != 1:
+            return f"level {n} of the tree does not add one other slot to the thread's own"
+        s = s_vals[0]
+        if not valid(value == a(tid) + a(tid + s), *lv.entry_pc, *pc):
+            return f"level {n} of the tree does not store sh[tid] + sh[tid + {s}]"
+        guard = z3.And(*pc[len(lv.entry_pc) :]) if len(pc) > len(lv.entry_pc) else z3.BoolVal(True)
+        # c <= s: the slots a level reads above its own (t + s >= s >= c) are not stored in that level
+        bound = next((c for c in (s, lanes - s) if 0 <= c <= s and valid(guard == (tid < c), *lv.entry_pc)), None)
+        if bound is None:
+            return f"level {n} of the tree is not guarded by tid < {s} (or tid + {s} < {lanes})"
+        if bound + s > lanes:
+            return f"level {n} of the tree reads slots past the block's {lanes} threads"
+        for t in range(bound):
+            slots[t] = slots[t] + slots[t + s]
+    if slots[0] != Counter({t: 1 for t in range(lanes)}):
+        missing = sorted(set(range(lanes)) - set(slots[0]))
+        twice = sorted(t for t, c in slots[0].items() if c > 1)
+        return f"the tree leaves slot 0 without threads {missing[:4]} or with threads {twice[:4]} twice"
+    return ""
+
+
+def tree_fold(tree: SharedTree, folds: FoldTable, origin: str) -> Z:
+    """``Σ_{t<B} A0(t)``: the fold the matched tree leaves in slot 0."""
+    assert tree.contribution is not None and tree.lane is not None
+    return folds.make(FoldOp.SUM, tree.lane, z3.IntVal(tree.lanes), tree.contribution, tree.contribution_pc, origin)
+
+
+def _apps(term: Z, f: Z) -> list[Z]:
+    out: list[Z] = []
+    seen: set[int] = set()
+    stack = [term]
+    while stack:
+        e = stack.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_app(e):
+            if e.decl().eq(f):
+                out.append(e)
+            stack.extend(e.children())
+    return out
