@@ -1,4 +1,5 @@
-"""The all-size prover on block reductions through shared memory (provers/segments.py; issue 21, item 4).
+"""The all-size prover on block reductions: shared memory and warp shuffles (provers/segments.py; issue 21,
+item 4).
 
 One block per row, each thread a strided partial sum of the row, the partials combined by a shared-memory
 tree, thread 0 storing ``sh[0]``: the tree's levels are matched as they run (each ``sh[tid] += sh[tid +
@@ -8,6 +9,11 @@ size: ``examples/cuda/row_sum_shared`` (a power-of-two block) and a guarded tree
 Wrong twins (a tree that skips its last level or its first, a non-power-of-two block under the unguarded
 tree, a level that adds the wrong slot, a barrier missing, a partition that drops the tail) are never
 proved.
+
+A warp per row (a block of 32 threads) whose lanes' strided partials are folded by `__shfl_down_sync` or
+the `__shfl_xor_sync` butterfly: each shuffle's operand must be the previous one plus what the previous
+shuffle returned (z3, for every lane), and the chain is replayed on the lanes for the lane that stores.
+Wrong twins (the loop starting at 8, lane 1 storing the down-reduction) are never proved.
 """
 
 from __future__ import annotations
@@ -191,3 +197,98 @@ def test_the_partition_mutant_differs_where_the_prover_says(tmp_path: Path) -> N
     a = _attempt(task)
     assert not a.proved and a.candidate is not None, a.detail
     assert not run(task, instances=[dict(a.candidate)]).ok, a.candidate
+
+
+WARP_CU = """\
+__device__ __forceinline__ float warp_reduce_sum(float val) {
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    val += __shfl_down_sync(0xffffffffu, val, offset);
+  }
+  return val;
+}
+
+__global__ void row_sum_warp32(const float* __restrict__ x, float* __restrict__ out, int d) {
+  const int lane = threadIdx.x;
+  const float* xr = x + (size_t)blockIdx.x * d;
+  float partial = 0.0f;
+  for (int i = lane; i < d; i += 32) {
+    partial += xr[i];
+  }
+  const float total = warp_reduce_sum(partial);
+  if (lane == 0) {
+    out[blockIdx.x] = total;
+  }
+}
+"""
+
+WARP_TASK = """\
+from larkc import Task
+
+
+def reference(x):
+    return x.sum(dim=-1)
+
+
+task = Task(
+    source="kernel.cu",
+    kernel="row_sum_warp32",
+    reference=reference,
+    inputs={"x": "f32[rows, d]"},
+    outputs={"out": "f32[rows]"},
+    symbols=["rows", "d"],
+    constraints=["rows <= 65536", "d <= 65536"],
+    instances=[{"rows": 2, "d": 1}, {"rows": 3, "d": 100}],
+    grid=["rows"],
+    block=[32],
+)
+"""
+
+
+def _warp(folder: Path, *edits: tuple[str, str]) -> Task:
+    folder.mkdir(parents=True, exist_ok=True)
+    text = WARP_CU
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    (folder / "kernel.cu").write_text(text, encoding="utf-8")
+    (folder / "task.py").write_text(WARP_TASK, encoding="utf-8")
+    return load_task(folder)
+
+
+XOR = ("__shfl_down_sync", "__shfl_xor_sync")
+
+
+@pytest.mark.parametrize("edits", [(), (XOR,)], ids=["down", "xor butterfly"])
+def test_a_warp_shuffle_reduction_is_proved_for_every_size(edits: tuple[tuple[str, str], ...], tmp_path: Path) -> None:
+    task = _warp(tmp_path, *edits)
+    assert run(task).ok
+    a = _attempt(task)
+    assert a.proved, a.detail
+    assert a.covers_instances
+
+
+WARP_TWINS = {
+    "down from 8": (("offset = 16", "offset = 8"),),
+    "xor from 8": (XOR, ("offset = 16", "offset = 8")),
+    "lane 1 stores the down reduction": (("if (lane == 0)", "if (lane == 1)"),),
+    "one shuffle of another value": (
+        (
+            "val += __shfl_down_sync(0xffffffffu, val, offset);",
+            "val += __shfl_down_sync(0xffffffffu, val * 2.0f, offset);",
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("key", list(WARP_TWINS))
+def test_wrong_twins_of_the_warp_reduction_are_never_proved(key: str, tmp_path: Path) -> None:
+    task = _warp(tmp_path, *WARP_TWINS[key])
+    assert not run(task).ok  # each is wrong at the instances already: the rule must not prove them anyway
+    a = _attempt(task)
+    assert not a.proved, f"{key}: proved for every size: {a.detail}"
+
+
+def test_a_multi_warp_block_reduction_is_not_claimed() -> None:
+    """Two-level block reductions (warp sums through shared memory) are not matched yet: not proved."""
+    a = _attempt(load_task(EXAMPLES / "cuda/row_sum_warp"))
+    assert not a.proved

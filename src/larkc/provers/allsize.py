@@ -71,6 +71,8 @@ from larkc.ir.nodes import (
     Reshape,
     Return,
     Select,
+    Shuffle,
+    ShuffleKind,
     Stmt,
     Store,
     UnaryOp,
@@ -93,7 +95,17 @@ from larkc.provers.core import (
     combine,
 )
 from larkc.provers.folds import FoldOp, FoldTable
-from larkc.provers.segments import Level, SharedTree, ThreadRenamer, match_levels, tree_fold
+from larkc.provers.segments import (
+    Level,
+    SharedTree,
+    ThreadRenamer,
+    WarpChain,
+    match_levels,
+    mentions_function,
+    partner_term,
+    replay_chain,
+    tree_fold,
+)
 from larkc.provers.zexec import Access, AccessKind, Executor, LoopCtx, State, conj, walk
 from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, Region, RegionKind, Value
 from larkc.provers.zworld import Answer, Registry, Session, VarLevel, World, Z, minimize_sum, model_int
@@ -317,6 +329,7 @@ class ValueExecutor(Executor):
         self.trees: dict[str, SharedTree] = {}
         self._levels_of: tuple[Sequence[Stmt], SharedTree] | None = None  # the tree's loop body, while it runs
         self._renamer = ThreadRenamer(reg, folds)
+        self.chains: list[WarpChain] = []  # registers reduced across a warp by shuffles (segments.py)
         self.float_reads: list[tuple[str, Z, tuple[Z, ...], int]] = []  # tensor, byte offset, pc, elem size
 
     # statements
@@ -357,12 +370,94 @@ class ValueExecutor(Executor):
                 out = super().exec_stmt(s, st)
                 if len(self.trace.accesses) > before:
                     acc = self.trace.accesses[-1]
-                    self.stored[id(acc)] = (acc, self.eval(value, st))
+                    self.stored[id(acc)] = (acc, self._warp_result(self.eval(value, st), acc.pc))
                     if acc.region.kind is RegionKind.SHARED:
                         self._shared_store(acc, self.stored[id(acc)][1])
                 return out
+            case Shuffle(dst, kind, _, value, _, _):
+                out = super().exec_stmt(s, st)
+                if out.dead:
+                    return out
+                got = self._shuffled(s, kind, self.eval(value, st), st)
+                if got is not None:
+                    out = out.copy()
+                    out.env[self.key(dst)] = got
+                return out
             case _:
                 return super().exec_stmt(s, st)
+
+    # warp shuffles: a register reduced across the lanes of a one-warp block (segments.py)
+
+    def _constant(self, e: Expr, st: State) -> int | None:
+        cp = self.trace.checkpoint()
+        try:
+            v = self.eval(e, st)
+        finally:
+            self.trace.rollback(cp)
+        x = z3.simplify(v.e) if isinstance(v, IntV) else None
+        return x.as_long() if x is not None and z3.is_int_value(x) else None
+
+    def _shuffled(self, s: Shuffle, kind: ShuffleKind, v: Value, st: State) -> Value | None:
+        """The value a shuffle returns when it is a step of a warp reduction, else None (unknown)."""
+        mentioned = [c for c in self.chains if isinstance(v, RealV) and mentions_function(v.r, c.values)]
+        tid = self.tid[0]
+        block = [z3.simplify(b) for b in self.world.block]
+        o = self._constant(s.lane, st)
+        why = ""
+        if kind not in (ShuffleKind.DOWN, ShuffleKind.XOR) or not isinstance(v, RealV):
+            why = "a shuffle that is not a down or xor step of a followed value"
+        elif [b.as_long() if z3.is_int_value(b) else None for b in block] != [32, 1, 1]:
+            why = "a shuffle in a block that is not one warp"
+        elif self._constant(s.mask, st) != 0xFFFFFFFF or self._constant(s.width, st) not in (32, None):
+            why = "a shuffle with a partial mask or a width other than 32"
+        elif o is None or o < 1 or o >= 32 or (kind is ShuffleKind.XOR and o & (o - 1)):
+            why = "a shuffle by an offset that is not a constant in [1, 32) (a power of two for xor)"
+        elif self.iter_ctx or self.reg.has_level(conj(st.pc), VarLevel.THREAD):
+            why = "a shuffle in a loop or on a path only some lanes take"
+        elif len(mentioned) > 1 or any(c.broken for c in mentioned):
+            why = "a shuffle of a value that mixes warp reductions"
+        if why:
+            for c in mentioned:
+                c.broken = c.broken or why
+            return None
+        assert isinstance(v, RealV) and o is not None
+        step = (kind.value, o)
+        if not mentioned:
+            term, renamed = self._renamer.rename(v.r, f"warp{len(self.chains)}")
+            lane = renamed.get(tid.decl().name(), z3.FreshInt("allsize.lane"))
+            chain = WarpChain(term, lane, tuple(st.pc))
+            self.chains.append(chain)
+        else:
+            chain = mentioned[0]
+            if not self._chain_step_holds(chain, v.r, st.pc):
+                chain.broken = "a shuffle's operand is not the previous operand plus what the previous shuffle returned"
+                return None
+        w = z3.Function(f"allsize.warp.{len(self.chains)}.{len(chain.values)}", z3.IntSort(), z3.RealSort())
+        chain.values.append(w)
+        chain.partners.append(step)
+        chain.selves.append(v.r)
+        return RealV(v.t, w(partner_term(step[0], step[1], tid)))
+
+    def _chain_step_holds(self, chain: WarpChain, term: Z, pc: Sequence[Z]) -> bool:
+        """``term`` is the chain's last operand plus what its last shuffle returned (for every lane)."""
+        kind, o = chain.partners[-1]
+        got = chain.values[-1](partner_term(kind, o, self.tid[0]))
+        return self.prove(pc, term == chain.selves[-1] + got).answer is Answer.UNSAT
+
+    def _warp_result(self, v: Value, pc: Sequence[Z]) -> Value:
+        """A stored value: a warp reduction's result where it is one (``Σ_{t<32}`` of the lanes'
+        contributions, stored by one lane), unknown where it mentions a chain otherwise, else ``v``."""
+        if not isinstance(v, RealV) or not any(mentions_function(v.r, c.values) for c in self.chains):
+            return v
+        for c in self.chains:
+            if c.broken or not mentions_function(v.r, c.values[-1:]) or not self._chain_step_holds(c, v.r, pc):
+                continue
+            lane = next((r for r in range(32) if self.prove(pc, self.tid[0] == r).answer is Answer.UNSAT), None)
+            if lane is None or replay_chain(c, lane):
+                return OpaqueV(v.t)
+            fold = self.folds.make(FoldOp.SUM, c.lane, z3.IntVal(32), c.contribution, c.contribution_pc, "a warp sum")
+            return RealV(v.t, fold)
+        return OpaqueV(v.t)
 
     # shared memory: the tree reduction's segments (segments.py)
 

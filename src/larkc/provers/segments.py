@@ -204,3 +204,59 @@ def _apps(term: Z, f: Z) -> list[Z]:
                 out.append(e)
             stack.extend(e.children())
     return out
+
+
+@dataclass(slots=True)
+class WarpChain:
+    """A register reduced across the lanes of one warp by shuffles (``v += __shfl_down_sync(full, v, o)``,
+    or ``__shfl_xor_sync``), the block being that one warp (``B = 32``).
+
+    ``values[l]`` is the function ``W_l``: lane ``t``'s value of the register at the ``l``-th shuffle;
+    ``W_0(t)`` is the contribution for lane ``t`` (the first operand, renamed for ``t``). The executor's
+    term for the arbitrary lane at shuffle ``l + 1`` must be its term at shuffle ``l`` plus what shuffle
+    ``l`` returned, ``W_l(partner_l(tid))`` (z3, for every ``tid``): every lane runs the same code (the path
+    condition is free of the thread index), so ``W_{l+1}(t) = W_l(t) + W_l(partner_l(t))`` for every lane.
+    A value stored by lane ``r`` (its path condition gives ``tid == r``) that is the last term plus the
+    last shuffle's result is replayed on the lanes like the tree (:func:`replay_chain`): the sum of the
+    contributions, each once, is ``Σ_{t<32} W_0(t)``; anything else with a ``W`` in it is not followed."""
+
+    contribution: Z
+    lane: Z
+    contribution_pc: tuple[Z, ...]
+    values: list[Z] = field(default_factory=list)  # W_0, W_1, ...
+    partners: list[tuple[str, int]] = field(default_factory=list)  # ("down" | "xor", o) per shuffle
+    selves: list[Z] = field(default_factory=list)  # the executor's operand term at each shuffle
+    broken: str = ""
+
+
+WARP = 32
+
+
+def partner_term(kind: str, o: int, tid: Z) -> Z:
+    """The lane a shuffle reads, as a term (``down``: ``tid + o``, or the lane itself past the warp; ``xor``:
+    ``tid ^ o`` for a power of two ``o``)."""
+    if kind == "down":
+        return z3.If(tid + o < WARP, tid + o, tid)
+    return z3.If((tid / o) % 2 == 0, tid + o, tid - o)
+
+
+def partner_of(kind: str, o: int, t: int) -> int:
+    if kind == "down":
+        return t + o if t + o < WARP else t
+    return t ^ o
+
+
+def replay_chain(chain: WarpChain, lane: int) -> str:
+    """ "" when lane ``lane``'s value after the chain's last update holds each lane's contribution once."""
+    slots: list[Counter[int]] = [Counter({t: 1}) for t in range(WARP)]
+    for kind, o in chain.partners:
+        slots = [slots[t] + slots[partner_of(kind, o, t)] for t in range(WARP)]
+    if slots[lane] != Counter({t: 1 for t in range(WARP)}):
+        missing = sorted(set(range(WARP)) - set(slots[lane]))
+        twice = sorted(t for t, c in slots[lane].items() if c > 1)
+        return f"the shuffles leave lane {lane} without lanes {missing[:4]} or with lanes {twice[:4]} twice"
+    return ""
+
+
+def mentions_function(term: Z, fs: Sequence[Z]) -> bool:
+    return any(_apps(term, f) for f in fs)
