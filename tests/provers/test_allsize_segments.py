@@ -292,3 +292,53 @@ def test_a_multi_warp_block_reduction_is_not_claimed() -> None:
     """Two-level block reductions (warp sums through shared memory) are not matched yet: not proved."""
     a = _attempt(load_task(EXAMPLES / "cuda/row_sum_warp"))
     assert not a.proved
+
+
+# Thread 0 adds the parked partials in order (the sequential combine).
+SEQUENTIAL_CU = """\
+template <int BLOCK>
+__global__ void row_sum_shared(const float* __restrict__ x, float* __restrict__ out, int d) {
+  __shared__ float partial[BLOCK];
+  const float* row = x + (size_t)blockIdx.x * d;
+  float acc = 0.0f;
+  for (int j = threadIdx.x; j < d; j += BLOCK) acc += row[j];
+  partial[threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float total = 0.0f;
+    for (int t = 0; t < BLOCK; ++t) total += partial[t];
+    out[blockIdx.x] = total;
+  }
+}
+"""
+
+
+def _sequential(folder: Path, old: str = "", new: str = "") -> Task:
+    _example(SHARED, folder)  # the example's task (BLOCK = 256, block 256), this kernel
+    text = SEQUENTIAL_CU
+    if old:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    (folder / SHARED / "kernel.cu").write_text(text, encoding="utf-8")
+    return load_task(folder / SHARED)
+
+
+def test_the_sequential_combine_is_proved_for_every_size(tmp_path: Path) -> None:
+    task = _sequential(tmp_path)
+    assert run(task).ok
+    a = _attempt(task)
+    assert a.proved, a.detail
+
+
+SEQUENTIAL_TWINS = {
+    "the last slot skipped": ("t < BLOCK; ++t", "t < BLOCK - 1; ++t"),
+    "the first slot skipped": ("int t = 0;", "int t = 1;"),
+    "every other slot read twice": ("total += partial[t]", "total += partial[t / 2 * 2]"),
+    "no barrier before the combine": ("  __syncthreads();\n", ""),
+}
+
+
+@pytest.mark.parametrize("key", list(SEQUENTIAL_TWINS))
+def test_wrong_twins_of_the_sequential_combine_are_never_proved(key: str, tmp_path: Path) -> None:
+    a = _attempt(_sequential(tmp_path, *SEQUENTIAL_TWINS[key]))
+    assert not a.proved, f"{key}: proved for every size: {a.detail}"

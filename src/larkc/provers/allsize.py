@@ -329,6 +329,7 @@ class ValueExecutor(Executor):
         self.trees: dict[str, SharedTree] = {}
         self._levels_of: tuple[Sequence[Stmt], SharedTree] | None = None  # the tree's loop body, while it runs
         self._renamer = ThreadRenamer(reg, folds)
+        self._slot_tags = itertools.count()
         self.chains: list[WarpChain] = []  # registers reduced across a warp by shuffles (segments.py)
         self.float_reads: list[tuple[str, Z, tuple[Z, ...], int]] = []  # tensor, byte offset, pc, elem size
 
@@ -486,6 +487,7 @@ class ValueExecutor(Executor):
             tree.lanes = lanes[0].as_long()
             term, renamed = self._renamer.rename(value.r, f"lane{len(self.trees)}")
             tree.contribution = term
+            tree.stored = value.r
             tree.lane = renamed.get(tid.decl().name(), z3.FreshInt("allsize.lane"))
             tree.contribution_pc = tuple(acc.pc)
 
@@ -500,6 +502,13 @@ class ValueExecutor(Executor):
         at_zero = tree.result is not None and tree.synced and not self.iter_ctx
         if at_zero and tree.result is not None and self.prove(st.pc, off == 0).answer is Answer.UNSAT:
             return RealV(t, tree.result)
+        if tree.synced and tree.stored is not None and tree.levels is None and tree.finished is None:
+            # before any level (the sequential combine): slot e holds thread e's contribution
+            e = _exact_div(off, t.size)
+            if tree.result is None and self.prove(st.pc, z3.And(e >= 0, e < tree.lanes)).answer is Answer.UNSAT:
+                tag = f"slot{next(self._slot_tags)}"
+                term, _ = self._renamer.rename(tree.stored, tag, (self.tid[0], e))
+                return RealV(t, term)
         return None
 
     def exec_barrier(self, st: State, scope: BarrierScope, mask: Expr | None, s: Stmt) -> State:
@@ -521,6 +530,7 @@ class ValueExecutor(Executor):
         levels, tree.levels = tree.levels, None
         if tree.unknown or levels is None:
             return out
+        tree.finished = list(levels)
         why = match_levels(tree, levels, self.tid[0], lambda goal, *h: self.prove(h, goal).answer is Answer.UNSAT)
         if why:
             tree.forget(why)

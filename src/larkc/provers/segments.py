@@ -24,7 +24,9 @@ each thread contributed, under side conditions checked on the phase as the execu
    lane added twice: not matched).
 3. *result*: a load of ``sh[0]`` after the levels is ``Σ_{t<B} A0(t)``, a :class:`~folds.Fold` over the
    renamed thread index, which the partition rule (``folds.py``) matches against the reference's row sum
-   when ``A0(t)`` is the thread's strided partial sum.
+   when ``A0(t)`` is the thread's strided partial sum. Without levels (the sequential combine: thread 0
+   loops over the slots), a load of ``sh[e]`` after the barrier, with ``0 <= e < B`` proved on its path,
+   is ``A0(e)``: the contribution renamed with the thread index ``e``.
 
 Any other access of the array (a store outside the three segments, a load other than ``sh[0]`` after the
 levels, a level that does not match, a loop summarised instead of unrolled) leaves it *unknown*: its
@@ -59,13 +61,20 @@ class ThreadRenamer:
         self.folds = folds
         self._ids = itertools.count()
 
-    def rename(self, term: Z, tag: str) -> tuple[Z, dict[str, Z]]:
-        """``term`` for thread instance ``tag``, and the renamed variables by their original names."""
+    def rename(self, term: Z, tag: str, at: tuple[Z, Z] | None = None) -> tuple[Z, dict[str, Z]]:
+        """``term`` for thread instance ``tag``, and the renamed variables by their original names; with
+        ``at = (tid, e)``, the thread index ``tid`` becomes the term ``e`` (the thread that stored slot
+        ``e``) instead of a fresh variable, in the term and in the renamed variables' facts."""
         names = self._thread_names(term)
         pairs: dict[str, Z] = {}
         for n in sorted(names):
             pairs[n] = self.reg.renamed(n, tag)
-        subst = [(self.reg.decls[n], v) for n, v in pairs.items()]
+        if at is not None:
+            tid_name = at[0].decl().name()
+            pairs.pop(tid_name, None)
+            subst = [(self.reg.decls[n], v) for n, v in pairs.items()] + [(at[0], at[1])]
+        else:
+            subst = [(self.reg.decls[n], v) for n, v in pairs.items()]
         for n, v in pairs.items():
             info = self.reg.info(n)
             facts = [z3.substitute(f, *subst) for f in info.all_facts()]
@@ -123,6 +132,7 @@ class SharedTree:
     elem_size: int
     lanes: int  # B, the block's threads along x (a constant)
     contribution: Z | None = None  # A0(t), a real term over the thread variable ``lane``
+    stored: Z | None = None  # the contribution as the storing thread computed it (before renaming)
     lane: Z | None = None  # the renamed thread index ``t``
     contribution_pc: tuple[Z, ...] = ()
     synced: bool = False  # a block barrier since the contribution (or the last level)
