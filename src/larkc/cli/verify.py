@@ -22,7 +22,8 @@ import argparse
 import json
 import math
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from larkc.cli import (
     add_memory_argument,
@@ -36,6 +37,9 @@ from larkc.cli import (
 )
 from larkc.cli.run import _parse_shapes
 from larkc.errors import LarkcError, Stage
+
+if TYPE_CHECKING:
+    from larkc.provers.hints import Hints
 
 __all__ = ["register"]
 
@@ -85,6 +89,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="exit 0 only when every obligation is proved for all sizes: a VERIFIED verdict that holds only at "
         "the shape instances (bounded) exits 4, as unknown for all sizes",
     )
+    p.add_argument(
+        "--hints",
+        metavar="FILE",
+        help="loop invariants for the all-size prover (`loop LINE: VAR = EXPR` per line, docs/agent.md); each is "
+        "checked by the engine before it is used, never trusted",
+    )
     p.set_defaults(func=_command)
 
 
@@ -107,6 +117,7 @@ def _command(args: argparse.Namespace) -> int:
         if show:
             print(f"larkc verify: {display(line)}", file=sys.stderr, flush=True)
 
+    hints = read_hints(args.hints) if args.hints else None
     report = api.verify(
         task,
         instances=instances,
@@ -114,6 +125,7 @@ def _command(args: argparse.Namespace) -> int:
         progress=progress,
         replay_dir=replay_dir,
         all_sizes=args.all_sizes,
+        hints=hints,
     )
     if args.json == "-":
         print(display(json.dumps(report.to_json(), indent=2)))
@@ -123,6 +135,17 @@ def _command(args: argparse.Namespace) -> int:
     if json_file is not None:  # after the verdict is printed: a failed write loses nothing
         write_output("--json", json_file, display(json.dumps(report.to_json(), indent=2)) + "\n")
     return report.exit_code
+
+
+def read_hints(path: str) -> Hints:
+    """``--hints FILE``: the file's invariants (a located error for a malformed line, exit 2)."""
+    from larkc.provers.hints import parse_hints
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise LarkcError(f"--hints {path}: cannot read it ({e.strerror or e})", stage=Stage.CLI) from e
+    return parse_hints(text, path, f"the hints file {path}")
 
 
 def check_seconds(seconds: float) -> float:
