@@ -156,3 +156,35 @@ def test_the_cli_reads_a_hints_file_and_locates_its_errors(tmp_path: Path, capsy
     assert main(["verify", str(tmp_path / "task"), "--hints", str(bad)]) == 2
     assert f"{bad}:1:32: error: bad hint: expected ','" in capsys.readouterr().err
     assert main(["verify", str(tmp_path / "task"), "--hints", str(tmp_path / "missing.hints")]) == 2
+
+
+def test_the_smallest_sizes_of_a_failed_step(tmp_path: Path) -> None:
+    """The model of a failed check has the least sizes (as the prover's candidates): the Kahan sum without c's
+    invariant fails at the first iteration of a one-column row."""
+    a = _attempt(HINT_KERNELS["kahan"].write(tmp_path), "loop 8: sum = sum(j < iters, x[row * d + j])\n")
+    (c,) = a.hint_checks
+    assert c.model == {"rows": "1", "d": "1", "iteration": "0"}
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "x[1.5]",
+        "x[row] % 2",
+        "sum(j < 0.5, x[j])",
+        "if(1, 2, 3)",
+        "!x[0]",
+        "x[0] && 1",
+        "max(j < iters, iters < 2)",
+        "sum(j < iters, sum(i < j, x[row * d + i]))",
+        "x",
+        "iters[3]",
+        "((((1))))",
+        "1 / 0",
+    ],
+)
+def test_odd_hints_are_rejected_or_checked_never_a_crash(expr: str, tmp_path: Path) -> None:
+    a = _attempt(HINT_KERNELS["kahan"].write(tmp_path), f"loop 8: sum = {expr}\nloop 8: c = 0\n")
+    assert not a.proved
+    (c,) = a.hint_checks
+    assert c.status is HintStatus.REJECTED

@@ -39,7 +39,7 @@ from larkc.provers.hints import (
     evaluate,
 )
 from larkc.provers.zvalues import IntV, Value
-from larkc.provers.zworld import Answer, VarLevel, Z, model_int
+from larkc.provers.zworld import Answer, VarLevel, Z, minimize_sum, model_int
 
 if TYPE_CHECKING:
     from larkc.ir.nodes import Stmt
@@ -78,6 +78,9 @@ def check_invariants(
         return {}
     except LarkcError as e:  # a name or tensor the kernel does not have: located, given back as the reason
         ex.hint_checks.append(HintCheck(line, names, HintStatus.REJECTED, str(e)))
+        return {}
+    except z3.Z3Exception as e:  # a term z3 rejects (its own limit, never a verdict)
+        ex.hint_checks.append(HintCheck(line, names, HintStatus.REJECTED, f"z3 rejected the hint's terms: {e}"))
         return {}
     what = "holds on entry and is preserved by one symbolic iteration (z3)"
     ex.hint_checks.append(HintCheck(line, names, HintStatus.CHECKED, what))
@@ -233,10 +236,15 @@ def _model(ex: ValueExecutor, hyps: Sequence[Z], goal: Z, it: Z | None = None) -
     out = ex.session.check([*ex.reg.facts(names), *hyps, z3.Not(goal)])
     if out.answer is not Answer.SAT or out.model is None:
         return {}
-    found = {s: model_int(out.model, v) for s, v in ex.world.syms.items()}
+    model = out.model
+    if ex.world.syms:  # the smallest sizes of a model (least sum), as the prover's candidates are chosen
+        model = minimize_sum(
+            ex.session, list(ex.world.syms.values()), [*ex.reg.facts(names), *hyps, z3.Not(goal)], model
+        )
+    found = {s: model_int(model, v) for s, v in ex.world.syms.items()}
     shown = {s: str(v) for s, v in found.items() if v is not None}
     if it is not None:
-        i = model_int(out.model, it)
+        i = model_int(model, it)
         if i is not None:
             shown["iteration"] = str(i)
     return shown
