@@ -213,3 +213,25 @@ def test_agent_without_an_endpoint_is_a_clear_error(
     monkeypatch.delenv("LARKC_AGENT_BASE_URL", raising=False)
     assert main(["verify", str(tmp_path / "task"), "--agent"]) == 2
     assert "no endpoint" in capsys.readouterr().err
+
+
+def test_simulate_and_search_counterexample_answer_at_the_sizes_asked(tmp_path: Path) -> None:
+    k = KERNELS["running mean"]
+    task = k.write(tmp_path / "task")
+    turns = [
+        says(
+            tool_call("simulate", {"sizes": {"rows": 2, "d": 7}}, "s1"),
+            tool_call("search_counterexample", {"sizes": {"rows": 1, "d": 3}}, "s2"),
+            tool_call("simulate", {"sizes": {"rows": 2}}, "s3"),  # a symbol missing
+            tool_call("simulate", {"sizes": {"rows": 2, "d": 10**9}}, "s4"),  # too large
+        ),
+        says(_propose(k.hints, "s5")),
+    ]
+    with endpoint(turns) as ep:
+        outcome = prove_with_agent(task, _config(ep.url), budget=BUDGET)
+    assert outcome.hints is not None
+    answers = {m["tool_call_id"]: m["content"] for m in ep.requests[-1]["messages"] if m["role"] == "tool"}
+    assert answers["s1"] == "agrees with the reference"
+    assert answers["s2"].startswith("equivalence(out): proved"), answers["s2"]
+    assert answers["s3"] == "rejected: sizes must give every symbol: rows, d"
+    assert answers["s4"].startswith("rejected: each size must be an integer in [1, 65536]")

@@ -32,7 +32,7 @@ from larkc.ir.nodes import For, Function, Module, While
 from larkc.ir.walk import walk_stmts
 from larkc.pipeline.compare import functional_reference
 from larkc.pipeline.inputs import kernel_function
-from larkc.provers import Budget
+from larkc.provers import Budget, ObligationKind
 from larkc.provers.allsize import AllSizeAttempt, prove_allsize
 from larkc.provers.hints import HintError, Hints, HintStatus, parse_hints
 from larkc.reference import trace_task
@@ -229,7 +229,7 @@ class _Session:
 
         sizes = self.sizes(raw)
         report = verify_task(self.task, instances=[sizes], budget=self.budget)
-        eq = [r for r in report.results if r.obligation.kind.value == "equivalence"]
+        eq = [r for r in report.results if r.obligation.kind is ObligationKind.EQUIVALENCE]
         return "\n".join(f"{r.obligation.name}: {r.status.value}: {r.detail}" for r in eq)[:4000]
 
 
