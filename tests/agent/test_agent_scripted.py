@@ -235,3 +235,10 @@ def test_simulate_and_search_counterexample_answer_at_the_sizes_asked(tmp_path: 
     assert answers["s2"].startswith("equivalence(out): proved"), answers["s2"]
     assert answers["s3"] == "rejected: sizes must give every symbol: rows, d"
     assert answers["s4"].startswith("rejected: each size must be an integer in [1, 65536]")
+
+
+def test_agent_and_hints_are_not_for_batch_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for option in (["--agent"], ["--hints", str(tmp_path / "h")]):
+        argv = ["verify", str(tmp_path / "a.py"), str(tmp_path / "b.py"), "--reference", str(tmp_path / "m.py")]
+        assert main([*argv, *option]) == 2
+        assert f"{option[0]}: not in batch mode" in capsys.readouterr().err

@@ -217,7 +217,7 @@ def _batch(args: argparse.Namespace, memory: int) -> int:
         raise LarkcError(
             "several targets (batch mode) are ModelNew files: give their problem with --reference", stage=Stage.CLI
         )
-    refused = [f"--{o}" for o in ("shape", "json", "replay_dir") if getattr(args, o)]
+    refused = [f"--{o}" for o in ("shape", "json", "replay_dir", "hints", "agent") if getattr(args, o)]
     if refused:
         raise LarkcError(f"{', '.join(refused)}: not in batch mode", stage=Stage.CLI)
     show = args.progress or sys.stderr.isatty()
