@@ -1085,8 +1085,9 @@ def prove_allsize(
     last = {c.line: c for c in ex.hint_checks}
     checks = tuple(last.values())
     unmatched = sorted({h.line for h in hints.invariants} - set(last)) if hints is not None else []
+    nowhere = "no loop summarised at line {} (or none of its floats is followed before it)"
     checks += tuple(
-        HintCheck(n, tuple(h.var for h in hints.for_line(n)), HintStatus.REJECTED, f"no loop summarised at line {n}")
+        HintCheck(n, tuple(h.var for h in hints.for_line(n)), HintStatus.REJECTED, nowhere.format(n))
         for n in unmatched
         if hints is not None
     )
