@@ -47,6 +47,7 @@ PARTS: dict[str, Layer] = {
     "larkc.provers": Layer.STAGE,
     "larkc.lower": Layer.STAGE,
     "larkc.pipeline": Layer.PIPELINE,
+    "larkc.agent": Layer.PIPELINE,  # the agent prover: calls the pipeline and the provers (issue 24)
     "larkc.cli": Layer.TOP,
 }
 

@@ -22,7 +22,8 @@ import argparse
 import json
 import math
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from larkc.cli import (
     add_memory_argument,
@@ -36,6 +37,13 @@ from larkc.cli import (
 )
 from larkc.cli.run import _parse_shapes
 from larkc.errors import LarkcError, Stage
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from larkc.provers import Budget
+    from larkc.provers.hints import Hints
+    from larkc.tasks import Task
 
 __all__ = ["register"]
 
@@ -85,6 +93,33 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="exit 0 only when every obligation is proved for all sizes: a VERIFIED verdict that holds only at "
         "the shape instances (bounded) exits 4, as unknown for all sizes",
     )
+    p.add_argument(
+        "--hints",
+        metavar="FILE",
+        help="loop invariants for the all-size prover (`loop LINE: VAR = EXPR` per line, docs/agent.md); each is "
+        "checked by the engine before it is used, never trusted",
+    )
+    p.add_argument(
+        "--agent",
+        action="store_true",
+        help="where the all-size prover leaves equivalence unknown, ask a model endpoint (OpenAI-compatible; "
+        "LARKC_AGENT_BASE_URL, LARKC_AGENT_MODEL, the key in $LARKC_AGENT_API_KEY or the variable "
+        "LARKC_AGENT_KEY_ENV names) for loop invariants, each checked by the engine (docs/agent.md)",
+    )
+    p.add_argument("--agent-base-url", metavar="URL", help="--agent: the endpoint (overrides LARKC_AGENT_BASE_URL)")
+    p.add_argument("--agent-model", metavar="NAME", help="--agent: the model (overrides LARKC_AGENT_MODEL)")
+    p.add_argument(
+        "--hints-file",
+        metavar="FILE",
+        help="--agent: where to write the checked invariants, replayable without the model with --hints "
+        "(default: larkc.hints beside the task)",
+    )
+    p.add_argument(
+        "--agent-transcript",
+        metavar="FILE",
+        help="--agent: the JSONL transcript of the run (default: beside the --json report, else "
+        "larkc-agent.jsonl beside the task)",
+    )
     p.set_defaults(func=_command)
 
 
@@ -107,6 +142,11 @@ def _command(args: argparse.Namespace) -> int:
         if show:
             print(f"larkc verify: {display(line)}", file=sys.stderr, flush=True)
 
+    hints = read_hints(args.hints) if args.hints else None
+    if args.agent:
+        if hints is not None:
+            raise LarkcError("give one of --agent and --hints", stage=Stage.CLI)
+        hints = _ask_agent(args, task, Budget(seconds=min(seconds, 60.0), memory_bytes=memory), progress)
     report = api.verify(
         task,
         instances=instances,
@@ -114,6 +154,7 @@ def _command(args: argparse.Namespace) -> int:
         progress=progress,
         replay_dir=replay_dir,
         all_sizes=args.all_sizes,
+        hints=hints,
     )
     if args.json == "-":
         print(display(json.dumps(report.to_json(), indent=2)))
@@ -123,6 +164,39 @@ def _command(args: argparse.Namespace) -> int:
     if json_file is not None:  # after the verdict is printed: a failed write loses nothing
         write_output("--json", json_file, display(json.dumps(report.to_json(), indent=2)) + "\n")
     return report.exit_code
+
+
+def _ask_agent(args: argparse.Namespace, task: Task, budget: Budget, progress: Callable[[str], None]) -> Hints | None:
+    """``--agent``: the invariants the model proposed and the engine checked (None when there are none)."""
+    from larkc.agent import from_environment, prove_with_agent, write_hints
+
+    config = from_environment(base_url=args.agent_base_url, model=args.agent_model)
+    folder = task.source.parent
+    if args.agent_transcript:
+        transcript = Path(args.agent_transcript)
+    elif args.json and args.json != "-":
+        transcript = Path(args.json).with_suffix(".agent.jsonl")
+    else:
+        transcript = folder / "larkc-agent.jsonl"
+    outcome = prove_with_agent(task, config, transcript=transcript, budget=budget)
+    progress(f"agent: {outcome.reason} ({outcome.turns} turns, {outcome.tokens} tokens)")
+    print(f"agent: {outcome.reason}; transcript {transcript}", file=sys.stderr)
+    if outcome.hints is not None:
+        target = Path(args.hints_file) if args.hints_file else folder / "larkc.hints"
+        write_hints(outcome, target)
+        print(f"agent: checked invariants written to {target} (replay: larkc verify --hints {target})", file=sys.stderr)
+    return outcome.hints
+
+
+def read_hints(path: str) -> Hints:
+    """``--hints FILE``: the file's invariants (a located error for a malformed line, exit 2)."""
+    from larkc.provers.hints import parse_hints
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise LarkcError(f"--hints {path}: cannot read it ({e.strerror or e})", stage=Stage.CLI) from e
+    return parse_hints(text, path, f"the hints file {path}")
 
 
 def check_seconds(seconds: float) -> float:
@@ -143,7 +217,7 @@ def _batch(args: argparse.Namespace, memory: int) -> int:
         raise LarkcError(
             "several targets (batch mode) are ModelNew files: give their problem with --reference", stage=Stage.CLI
         )
-    refused = [f"--{o}" for o in ("shape", "json", "replay_dir") if getattr(args, o)]
+    refused = [f"--{o}" for o in ("shape", "json", "replay_dir", "hints", "agent") if getattr(args, o)]
     if refused:
         raise LarkcError(f"{', '.join(refused)}: not in batch mode", stage=Stage.CLI)
     show = args.progress or sys.stderr.isatty()

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from larkc.pipeline.reports import RunReport, VerifyReport
     from larkc.pipeline.verify import Progress
     from larkc.provers import Budget
+    from larkc.provers.hints import Hints
     from larkc.reference import SpecGraph
 
 __all__ = ["TaskOrPath", "as_task", "check_emittable", "parse", "run", "trace", "verify"]
@@ -121,6 +122,7 @@ def verify(
     progress: Progress | None = None,
     replay_dir: str | os.PathLike[str] | None = None,
     all_sizes: bool = False,
+    hints: Hints | None = None,
 ) -> VerifyReport:
     """Prove the task's obligations (equivalence with the reference, bounds, races, barriers, initialised
     reads, defined operations, assertions, integer overflow) or refute one with a counterexample.
@@ -130,7 +132,8 @@ def verify(
     it starts); ``progress`` receives one line per step; counterexamples confirmed by the simulator get a
     replay file in ``replay_dir``. The report's ``verdict`` is VERIFIED, FAILED or UNKNOWN, and a VERIFIED
     verdict's ``verified_scope`` is ``"all sizes"`` or ``"bounded"``. ``all_sizes``: a bounded VERIFIED
-    has exit code 4 (UNKNOWN for all sizes) and is not ``ok``.
+    has exit code 4 (UNKNOWN for all sizes) and is not ``ok``. ``hints``: loop invariants for the all-size
+    prover (:func:`larkc.provers.hints.parse_hints`), each checked by the engine before it is used.
     """
     import dataclasses
 
@@ -139,7 +142,7 @@ def verify(
     folder = Path(replay_dir) if replay_dir is not None else None
     task = as_task(task_or_path)
     # every simulation and symbolic run is estimated against budget.memory_bytes (verify_task applies it)
-    report = verify_task(task, instances=instances, budget=budget, progress=progress, replay_dir=folder)
+    report = verify_task(task, instances=instances, budget=budget, progress=progress, replay_dir=folder, hints=hints)
     return dataclasses.replace(report, all_sizes=all_sizes)
 
 

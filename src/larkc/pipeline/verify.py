@@ -79,6 +79,7 @@ from larkc.provers import (
 )
 from larkc.provers.allsize import upgrade_equivalence
 from larkc.provers.bounded import DOMAIN_REFUTATION, Finding, InstanceFacts, prove_instance
+from larkc.provers.hints import Hints
 from larkc.provers.parametric import AUTOTUNE_SCOPE, one_specialisation, prove_parametric, prove_parametric_family
 from larkc.reference.symbolic import InfinityChosenByData
 from larkc.semantics import LaunchConfig
@@ -144,13 +145,15 @@ def verify_task(
     progress: Progress | None = None,
     replay_dir: Path | None = None,
     module: Module | None = None,
+    hints: Hints | None = None,
 ) -> VerifyReport:
     """Prove or refute every obligation of ``task`` (see the module docstring). Every simulation and
     symbolic run it starts is estimated first against ``budget.memory_bytes`` (the one memory budget of a
-    verification; :func:`~larkc.pipeline.memory.memory_budget` hands it to the engines)."""
+    verification; :func:`~larkc.pipeline.memory.memory_budget` hands it to the engines). ``hints`` are loop
+    invariants from outside for the all-size prover (provers/hints.py), each checked before it is used."""
     budget = budget or Budget()
     with memory_budget(budget.memory_bytes):
-        return _verify_task(task, instances, budget, progress, replay_dir, module)
+        return _verify_task(task, instances, budget, progress, replay_dir, module, hints)
 
 
 def _verify_task(
@@ -160,6 +163,7 @@ def _verify_task(
     progress: Progress | None,
     replay_dir: Path | None,
     module: Module | None,
+    hints: Hints | None = None,
 ) -> VerifyReport:
     start = time.perf_counter()
     say = progress or (lambda _line: None)
@@ -185,7 +189,7 @@ def _verify_task(
         if label:
             say(f"autotune configuration {label}")
         per_ob, cfg_runs = _verify_specialisation(
-            task, module, cfg, graph, obligations, chosen, budget, say, replay_dir
+            task, module, cfg, graph, obligations, chosen, budget, say, replay_dir, hints
         )
         if stopped is None and len(cfg_runs) < len(chosen):
             stopped = StoppedEarly(len(cfg_runs), len(chosen), label)
@@ -222,6 +226,7 @@ def _verify_specialisation(
     budget: Budget,
     say: Progress,
     replay_dir: Path | None,
+    hints: Hints | None = None,
 ) -> tuple[dict[Obligation, list[ObligationResult]], list[tuple[dict[str, int], str, float]]]:
     """The results of every prover on every obligation for one autotune configuration (``None``: the
     kernel as given, or its only specialisation), not yet combined; and the instances run."""
@@ -307,7 +312,7 @@ def _verify_specialisation(
     # Equivalence for every size where the all-size prover proves what the bounded one proved (an upgrade only).
     per_ob = upgrade_equivalence(
         task, module, f, graph, per_ob, budget, chosen, config,
-        settle=lambda r: _settle_witnesses(task, r, simulate, bounded, replay_dir, say),
+        settle=lambda r: _settle_witnesses(task, r, simulate, bounded, replay_dir, say), hints=hints,
     )  # fmt: skip
     return {ob: with_preconditions(rs, pres) for ob, rs in per_ob.items()}, runs
 

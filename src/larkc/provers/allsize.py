@@ -95,6 +95,8 @@ from larkc.provers.core import (
     combine,
 )
 from larkc.provers.folds import FoldOp, FoldTable
+from larkc.provers.hints import HintCheck, Hints, HintStatus
+from larkc.provers.invariants import check_invariants
 from larkc.provers.segments import (
     Level,
     SharedTree,
@@ -193,6 +195,10 @@ class AllSizeAttempt:
     covers_instances: bool = False
     #: sizes at which the kernel may differ (z3's smallest model of a failed query), for the pipeline to check
     candidate: Mapping[str, int] | None = None
+    #: the engine's checks of the loop invariants given from outside (the last check of each loop)
+    hint_checks: tuple[HintCheck, ...] = ()
+    #: who proposed the invariants that were checked and used (empty when none was used)
+    hint_source: str = ""
 
 
 # -- values shared by the two sides ---------------------------------------------------------------------
@@ -317,10 +323,13 @@ class ValueExecutor(Executor):
         param_values: dict[str, Value],
         vocabulary: _Vocabulary,
         folds: FoldTable,
+        hints: Hints | None = None,
     ) -> None:
         super().__init__(module, fn, task, world, reg, session, param_values)
         self.vocab = vocabulary
         self.folds = folds
+        self.hints = hints
+        self.hint_checks: list[HintCheck] = []  # in the order the loops were summarised
         #: per loop being summarised (innermost last): its body, and the state before and after the final
         #: pass of it (the body at an arbitrary iteration ``k``)
         self._passes: list[tuple[Sequence[Stmt], list[tuple[State, State]]]] = []
@@ -592,10 +601,16 @@ class ValueExecutor(Executor):
                 f"a loop not shown to end for every size ({why})",
                 loop.span,
             )
+        entry = st
         changed = {self.key(n) for n in self.assigned_names((*body, *step))}
         # a break or return leaves the trip count and the values at the exit unsummarised
         foldable = not why and not any(isinstance(x, Break | Return) for x in walk(body))
         accs: dict[str, tuple[RealV | NegInfV, Z]] = {}
+        hinted_here = self.hints is not None and bool(self.hints.for_line(loop.span.line))
+        if hinted_here and not foldable:
+            vs = tuple(h.var for h in self.hints.for_line(loop.span.line)) if self.hints is not None else ()
+            reason = why or "the loop has a break or return"
+            self.hint_checks.append(HintCheck(loop.span.line, vs, HintStatus.REJECTED, f"not used: {reason}"))
         if any(isinstance(v, RealV | NegInfV) for k, v in st.env.items() if k in changed):
             st = st.copy()
             for k in sorted(changed):
@@ -618,7 +633,15 @@ class ValueExecutor(Executor):
             out = out.copy()
             final = passes[-1] if passes else None
             heads: list[tuple[Z, Z]] = []
+            # invariants given from outside, checked here (hints.py); a rejected one leaves the automatic rule
+            hinted = self.hints.for_line(loop.span.line) if self.hints is not None else ()
+            by_hint = check_invariants(self, hinted, entry, accs, final, loop) if hinted else {}
+            for k, (after, head) in by_hint.items():
+                out.env[k] = after
+                heads.append((accs[k][1], head))
             for k, (v0, a) in accs.items():
+                if k in by_hint:
+                    continue
                 after, head = self._accumulated(k, v0, a, final, [x for _, x in accs.values()], loop)
                 out.env[k] = after
                 if head is not None:
@@ -1257,8 +1280,12 @@ def prove_allsize(
     graph: SpecGraph,
     budget: Budget,
     instances: Sequence[Mapping[str, int]] = (),
+    hints: Hints | None = None,
 ) -> list[AllSizeAttempt]:
     """One attempt per task output (in order): proved for every size the task allows, or why not.
+
+    ``hints`` are loop invariants from outside (hints.py): each is checked where its loop is summarised and
+    used only if it holds (:attr:`AllSizeAttempt.hint_checks` says which were).
 
     A block-level (Triton) kernel is the specialisation lowered for ``instances[0]``: the constraints that
     select it are part of the scope, and ``covers_instances`` says whether every instance satisfies them."""
@@ -1301,13 +1328,25 @@ def prove_allsize(
                 values[p.name] = RealV(p.type, r)
     checker = _Checker(kw.world, kw.reg, kw.session)
     folds = FoldTable(checker.valid)
-    ex = ValueExecutor(module, fn, task, kw.world, kw.reg, kw.session, values, vocabulary=vocab, folds=folds)
+    ex = ValueExecutor(
+        module, fn, task, kw.world, kw.reg, kw.session, values, vocabulary=vocab, folds=folds, hints=hints
+    )
     trace = ex.run()
+    last = {c.line: c for c in ex.hint_checks}
+    checks = tuple(last.values())
+    unmatched = sorted({h.line for h in hints.invariants} - set(last)) if hints is not None else []
+    nowhere = "no loop summarised at line {} (or none of its floats is followed before it)"
+    checks += tuple(
+        HintCheck(n, tuple(h.var for h in hints.for_line(n)), HintStatus.REJECTED, nowhere.format(n))
+        for n in unmatched
+        if hints is not None
+    )
+    used = hints.source if hints is not None and any(c.status is HintStatus.CHECKED for c in checks) else ""
     constraints = kw.constraints
     inside = bool(instances) and all(_holds_at(kw.world, kw.facts, env) for env in instances)
     why = _refusal(ex, task, fn)
     if why:
-        return refused(why)
+        return [dataclasses.replace(a, hint_checks=checks) for a in refused(why)]
     spec = _SpecElements(graph, task, kw.world, vocab, checker.valid, folds)
     attempts: list[AllSizeAttempt] = []
     for name, spec_out in zip(outputs, graph.outputs, strict=True):
@@ -1323,7 +1362,14 @@ def prove_allsize(
         assumptions = (EXACT_REALS, launch, NO_ALIASING, *dict.fromkeys(vocab.readings))
         candidate = checker.candidates[0] if checker.candidates and not ok else None
         took = time.monotonic() - t0
-        attempts.append(AllSizeAttempt(name, ok, detail, constraints, assumptions, took, inside, candidate))
+        if ok and used:
+            lines = ", ".join(str(c.line) for c in checks if c.status is HintStatus.CHECKED)
+            detail += f"; with the loop invariant(s) at line {lines} proposed by {used}, checked by the engine"
+        attempts.append(
+            AllSizeAttempt(
+                name, ok, detail, constraints, assumptions, took, inside, candidate, checks, used if ok else ""
+            )
+        )
     return attempts
 
 
@@ -1606,6 +1652,7 @@ def upgrade_equivalence(
     chosen: Sequence[Mapping[str, int]],
     config: object | None = None,
     settle: Callable[[ObligationResult], ObligationResult] | None = None,
+    hints: Hints | None = None,
 ) -> dict[Obligation, list[ObligationResult]]:
     """The equivalence results with each bounded proof upgraded to every size where :func:`prove_allsize`
     proves it too (one combined result then); a refutation or unknown of the bounded prover stands, and a
@@ -1621,7 +1668,7 @@ def upgrade_equivalence(
     eq = [ob for ob in per_ob if ob.kind is ObligationKind.EQUIVALENCE and per_ob[ob]]
     if not eq or not isinstance(graph, SpecGraph) or config or not chosen or task.torch_steps:
         return per_ob
-    attempts = {a.output: a for a in prove_allsize(module, kernel.name, task, graph, budget, chosen)}
+    attempts = {a.output: a for a in prove_allsize(module, kernel.name, task, graph, budget, chosen, hints)}
     out = dict(per_ob)
     for ob in eq:
         a = attempts.get(ob.subject)
