@@ -13,6 +13,7 @@ reproducible alone.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 
 import torch
@@ -25,6 +26,7 @@ from larkc.ir.verify import verify_module
 from larkc.semantics import GlobalBuffer, KernelArg
 from larkc.tasks import (
     BufferArg,
+    Distinct,
     NullArg,
     ScalarArg,
     ScalarExpr,
@@ -55,6 +57,7 @@ def make_inputs(task: Task, env: Mapping[str, int], seed: int) -> dict[str, torc
     gen = torch.Generator().manual_seed(seed)
     index_bound = max(1, min(env.values(), default=1))
     out: dict[str, torch.Tensor] = {}
+    distinct = {p.tensor for p in task.preconditions if isinstance(p, Distinct)}
     for name, spec in task.tensors.items():
         shape = spec.concrete_shape(dict(env))
         if any(d < 0 for d in shape):
@@ -66,6 +69,8 @@ def make_inputs(task: Task, env: Mapping[str, int], seed: int) -> dict[str, torc
                 t = torch.randn(shape, generator=gen, dtype=torch.float32).to(dtype)
             elif dtype == torch.bool:
                 t = torch.randint(0, 2, shape, generator=gen).to(torch.bool)
+            elif name in distinct:
+                t = distinct_values(spec, env, shape, gen).to(dtype)
             else:
                 low, high = spec.value_range(dict(env)) or (0, index_bound)
                 t = torch.randint(low, high, shape, generator=gen, dtype=torch.int64).to(dtype)
@@ -75,6 +80,23 @@ def make_inputs(task: Task, env: Mapping[str, int], seed: int) -> dict[str, torc
             t = with_preconditions(spec, t)
         out[name] = t
     return out
+
+
+def distinct_values(
+    spec: TensorSpec, env: Mapping[str, int], shape: tuple[int, ...], gen: torch.Generator
+) -> torch.Tensor:
+    """Pairwise distinct int64 values of ``shape`` for an input under a ``distinct(...)`` precondition: a
+    random permutation of its value range ``[low, high)`` (of ``[0, n)`` without one, ``n`` its entry
+    count), its first ``n`` entries. The task checked that the range has room for them."""
+    count = math.prod(shape)
+    low, high = spec.value_range(dict(env)) or (0, count)
+    if high - low <= max(4 * count, 1 << 20):
+        return (low + torch.randperm(high - low, generator=gen)[:count]).reshape(shape)
+    chosen: dict[int, None] = {}  # a range far wider than the tensor: draw until enough distinct values
+    while len(chosen) < count:
+        for v in torch.randint(low, high, (2 * count,), generator=gen, dtype=torch.int64).tolist():
+            chosen.setdefault(v, None)
+    return torch.tensor(list(chosen)[:count], dtype=torch.int64).reshape(shape)
 
 
 def with_preconditions(spec: TensorSpec, t: torch.Tensor) -> torch.Tensor:

@@ -28,6 +28,7 @@ from larkc.provers import (
     ScopeKind,
     Status,
 )
+from larkc.tasks import Task
 
 
 def preconditions(module: Module, kernel: Function) -> tuple[Assume, ...]:
@@ -82,6 +83,24 @@ def with_preconditions(results: list[ObligationResult], pres: tuple[Assume, ...]
     if not pres:
         return results
     extra = tuple(assumption_of(s) for s in pres)
+    return [
+        dataclasses.replace(r, assumptions=tuple(dict.fromkeys((*r.assumptions, *extra))))
+        if r.status is Status.PROVED
+        else r
+        for r in results
+    ]
+
+
+def with_task_preconditions(results: list[ObligationResult], task: Task) -> list[ObligationResult]:
+    """``results`` with every precondition the task states (``distinct(dest_loc)``) among the assumptions of
+    each proof: the provers assume them of the inputs, so a proof holds only for inputs that satisfy them
+    (``larkc run`` draws such inputs and refuses others)."""
+    if not task.preconditions:
+        return results
+    extra = tuple(
+        Assumption(AssumptionKind.TASK, f"{p.describe()}; larkc run checks it", task.precondition_span(p))
+        for p in task.preconditions
+    )
     return [
         dataclasses.replace(r, assumptions=tuple(dict.fromkeys((*r.assumptions, *extra))))
         if r.status is Status.PROVED

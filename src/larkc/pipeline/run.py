@@ -40,6 +40,7 @@ from larkc.pipeline.torch_steps import run_torch_step, step_span
 from larkc.semantics import Diagnosis, DiagnosisKind, KernelArg, LaunchConfig, SimLimits, SimResult, simulate
 from larkc.semantics.interpreter import StepLimitExceeded, WriteLog
 from larkc.tasks import KernelLaunch, Task, TorchStep
+from larkc.tasks.preconditions import violation
 
 __all__ = [
     "DEFAULT_SEEDS",
@@ -90,6 +91,7 @@ class InputDistribution(enum.Enum):
     def apply(self, task: Task, tensors: dict[str, torch.Tensor], env: Mapping[str, int], seed: int) -> None:
         """Transform the random inputs in ``tensors`` (drawn with ``seed``) in place."""
         gen = torch.Generator().manual_seed(seed + 7919)  # another stream than the inputs' own
+        distinct = {p.tensor for p in task.preconditions}  # the extremes would repeat: keep the permutation
         for name, spec in task.inputs.items():
             t = tensors[name]
             if init_of(task, name, spec) != "random" or t.numel() == 0:
@@ -108,7 +110,7 @@ class InputDistribution(enum.Enum):
                     case _:
                         assert_never(self)
                 t.copy_(with_preconditions(spec, x.to(t.dtype)))  # 2 + x / 100 keeps no zero triangle
-            elif self is InputDistribution.EDGES and t.dtype != torch.bool:
+            elif self is InputDistribution.EDGES and t.dtype != torch.bool and name not in distinct:
                 # The range pipeline.inputs draws integers from: the spec's, else [0, smallest symbol).
                 low, high = spec.value_range(dict(env)) or (0, max(1, min(env.values(), default=1)))
                 top = torch.randint(0, 2, t.shape, generator=gen).to(torch.bool)
@@ -172,6 +174,12 @@ def run_instance(
             raise PreconditionError(
                 f"task {task.name}: explicit value {values[outside[0]]} for {name}[{outside[0]}], which the"
                 f" input's precondition makes 0 ({name} is {tri})"
+            )
+    for p in task.preconditions:
+        why = violation(p, tensors[p.tensor])
+        if why is not None:
+            raise PreconditionError(
+                f"task {task.name}: the inputs violate a precondition of the task: {why}", task.precondition_span(p)
             )
     with noting_instance(task.name, env, f", seed {seed}"):
         runs = _run_launches(task, modules, tensors, env, limits)

@@ -51,6 +51,7 @@ from larkc.pipeline.preconditions import (
     preconditions,
     unsimulated,
     with_preconditions,
+    with_task_preconditions,
 )
 from larkc.pipeline.replay import default_replay_dir, write_replay_file
 from larkc.pipeline.reports import (
@@ -314,7 +315,7 @@ def _verify_specialisation(
         task, module, f, graph, per_ob, budget, chosen, config,
         settle=lambda r: _settle_witnesses(task, r, simulate, bounded, replay_dir, say), hints=hints,
     )  # fmt: skip
-    return {ob: with_preconditions(rs, pres) for ob, rs in per_ob.items()}, runs
+    return {ob: with_task_preconditions(with_preconditions(rs, pres), task) for ob, rs in per_ob.items()}, runs
 
 
 #: Fixed values of some inputs (flat, row-major; a ``bool`` as 0 or 1): one case of a split.
@@ -640,7 +641,7 @@ def _several_launches(
             pres = preconditions(mod_k, f_k)
             lower = _launch_lowering(task, view, k, cfg[k]) if view.language == "triton" else None
             results = _parametric(view, mod_k, f_k, lower, cfg[k], parametric_obs, budget, chosen)
-            for r in with_preconditions(results, pres):
+            for r in with_task_preconditions(with_preconditions(results, pres), task):
                 per_launch[r.obligation].append((label, r))
         per_ob: dict[Obligation, list[ObligationResult]] = {ob: [] for ob in obligations}
 

@@ -463,6 +463,8 @@ class Executor:
         #: value in the range is possible, so a model is realised by the tensor filled with that value
         #: when every read of it agrees.
         self.range_reads: dict[str, str] = {}
+        #: Per tensor under a ``distinct(...)`` precondition: its contents by byte offset, and the inverse.
+        self._distinct_fns: dict[str, tuple[Z, Z]] = {}
         self.divisions = 0  # integer divisions whose divisor was checked (proved nonzero or a site)
         #: ``x / y`` and ``x % y`` over sizes, by the ids of ``x`` and ``y``: their quotient and remainder
         #: variables (``_quotient_remainder``), shared by every division of ``x`` by ``y``.
@@ -849,11 +851,34 @@ class Executor:
             if spec is not None and spec.dtype == t:
                 lo, hi = r.value_range
                 v = self.reg.int_var(f"{r.name}[...]", VarLevel.THREAD, exact=False, lo=lo, hi=hi - 1)
-                self.range_reads[v.decl().name()] = r.tensor or ""
                 text_range = f"{r.tensor}[i] in [{_shape(spec.low)}, {_shape(spec.high)}) for every i"
                 self.trace.assumptions.setdefault(text_range, Assumption(AssumptionKind.TASK, text_range))
+                if not self._distinct_read(v, r.tensor or "", p.off, size):
+                    self.range_reads[v.decl().name()] = r.tensor or ""
                 return IntV(v, t)
         return None
+
+    def _distinct_read(self, v: Z, tensor: str, off: Z, size: int) -> bool:
+        """Whether ``v``, read at byte offset ``off`` of ``tensor``, is under the task's ``distinct(tensor)``
+        precondition; if so, ties it to the tensor's contents: ``v == F(off)`` for one uninterpreted
+        function ``F`` per tensor, injective on element offsets (``G(F(off)) == off`` with ``G`` its
+        inverse), so two reads at different elements, by any two threads, give different values. Such a
+        read is not a fill witness (filling every element with one value violates the precondition)."""
+        if not any(p.tensor == tensor for p in self.task.preconditions):
+            return False
+        fns = self._distinct_fns.get(tensor)
+        if fns is None:
+            what = f"the contents of {tensor} (pairwise distinct)"
+            fns = (
+                self.reg.function(f"{tensor}_values", 1, exact=False, sort=z3.IntSort(), what=what),
+                self.reg.function(f"{tensor}_position", 1, exact=False, sort=z3.IntSort(), what=what),
+            )
+            self._distinct_fns[tensor] = fns
+        values, position = fns
+        info = self.reg.info(v.decl().name())
+        info.facts.append(v == values(off))
+        info.facts.append(z3.Implies(off % size == 0, position(values(off)) == off))
+        return True
 
     def exec_if(self, st: State, cond: Expr, then_body: Sequence[Stmt], else_body: Sequence[Stmt]) -> State:
         c = self.cond_of(self.eval(cond, st), st)

@@ -463,27 +463,52 @@ class _Interp(Interpreter):
         return None
 
     def _symbolic_load(self, s: Load, mask: torch.Tensor, pv: torch.Tensor) -> None:
-        """A load through an address computed from input data: ``Read(tensor, index)``."""
-        pointee = s.ptr.type.pointee if isinstance(s.ptr.type, PointerType) else None
-        if s.mask is not None or not isinstance(pointee, ScalarType):
-            raise SymbolicUnsupported("a data-dependent address of a vector, block or masked load", s.span)
+        """A load through an address computed from input data: ``Read(tensor, index)`` for each element.
+        A block load (a gather: Triton's ``tl.load(w + row * d + cols, mask=cols < d, other=0.0)`` with
+        ``row`` loaded from an index tensor) reads every element its mask enables and takes ``other``
+        elsewhere; the mask itself must not depend on input data."""
+        vt, lanes, _ = self._access_type(s.ptr.type)
+        if lanes:
+            raise SymbolicUnsupported("a data-dependent address of a vector load", s.span)
         if s.nc:
             # its read-only requirement is checked on concrete addresses only
             what = "a read through the read-only cache (__ldg) at an address computed from input data"
             raise SymbolicUnsupported(what, s.span)
-        vt = pointee
+        ub = UndefinedOps(mask)
         frame = self._frames[-1]
         idx = self._indices(mask)
         ptrs = self._widen(pv)[idx]
+        k = math.prod(ptrs.shape[1:])
+        enabled: torch.Tensor | None = None
+        if s.mask is not None:
+            mv = self._widen(self._concrete(self._eval(s.mask, ub), "mask", s.mask.span, mask))[idx]
+            if mv.dim() == 1 and k > 1:
+                mv = mv[:, None].expand(-1, k)
+            enabled = mv.reshape(-1).to(torch.bool)
         self.data_dependent.setdefault("an address computed from input data", s.span)
-        out = torch.zeros(idx.numel(), dtype=ID_DTYPE)
-        uniq, inv = torch.unique(ptrs, return_inverse=True)
-        results = []
-        for u in uniq.tolist():
-            results.append(self._read_at(u, vt, s.span))
+        flat = ptrs.reshape(-1)
+        on = flat if enabled is None else flat[enabled]
+        values = torch.zeros(on.numel(), dtype=ID_DTYPE)
+        uniq, inv = torch.unique(on, return_inverse=True)
+        results = [self._read_at(u, vt, s.span) for u in uniq.tolist()]
         if results:
-            out = torch.tensor(results, dtype=ID_DTYPE)[inv]
-        self._assign_rows(frame, s.dst, idx, out, mask)
+            values = torch.tensor(results, dtype=ID_DTYPE)[inv]
+        dst_t = frame.types[s.dst]
+        per_thread = (idx.numel(), *_trailing(dst_t))
+        if enabled is None:
+            result = values.reshape(per_thread)
+        else:
+            # masked-off elements take `other` (a value of the loaded type, or one element of a block)
+            if s.other is not None:
+                fill = self._widen(self._eval(s.other, ub))[idx]
+            else:
+                fill = self._poison(dst_t)[: idx.numel()]
+            if fill.dim() < len(per_thread):
+                fill = fill.reshape(fill.shape[0], *([1] * (len(per_thread) - 1)))
+            whole = fill.expand(per_thread).reshape(-1).clone()
+            result = self._scatter(whole, enabled, values, dst_t).reshape(per_thread)
+        self._assign_rows(frame, s.dst, idx, result, mask)
+        self._report_ub(ub, s.span)
 
     def _read_at(self, ptr_id: int, vt: ScalarType, span: Span) -> int:
         term = self.dom.poly(ptr_id)

@@ -351,6 +351,7 @@ class SymbolicDomain:
             return None
         signs = sign_of(t.lhs).value  # the comparison is `lhs op 0`
         neg, zero, pos = (signs & Sign.NEGATIVE.value, signs & Sign.ZERO.value, signs & Sign.POSITIVE.value)
+        neg, zero, pos = self._signs_in_range(t.lhs, bool(neg), bool(zero), bool(pos))
         match t.op:
             case tm.CmpOp.LT:
                 holds, fails = not (zero or pos), not neg
@@ -363,6 +364,13 @@ class SymbolicDomain:
             case _:
                 assert_never(t.op)
         return True if holds else (False if fails else None)
+
+    def _signs_in_range(self, p: Poly, neg: bool, zero: bool, pos: bool) -> tuple[bool, bool, bool]:
+        """The signs ``p`` may take, narrowed by the interval the inputs' declared value ranges give it:
+        Liger's ``if label == ignore_index`` is ``label + 100 == 0``, never true for labels in
+        ``[0, vocab)``, so the branch is no branch on data."""
+        lo, hi = self.int_range(p)
+        return neg and lo < 0, zero and lo <= 0 <= hi, pos and hi > 0
 
     def note(self, text: str) -> None:
         self.notes.setdefault(text, NumericNote(text, self.span))

@@ -1,6 +1,7 @@
 """Verification tasks: the description of what larkc verifies (see :mod:`larkc.tasks.task`)."""
 
 from larkc.tasks.kernel_name import KernelName, canonical_template_arg, choose_kernel, resolve_kernel
+from larkc.tasks.preconditions import Distinct, Precondition, parse_precondition
 from larkc.tasks.scalar_expr import ScalarExpr, ScalarValue
 from larkc.tasks.shape_expr import ShapeExpr, evaluate, free_symbols, parse_shape_expr, shape_expr
 from larkc.tasks.task import (
@@ -30,10 +31,12 @@ __all__ = [
     "Binding",
     "BindingValue",
     "BufferArg",
+    "Distinct",
     "KernelLaunch",
     "KernelName",
     "Launch",
     "NullArg",
+    "Precondition",
     "ScalarArg",
     "ScalarExpr",
     "ScalarValue",
@@ -50,6 +53,7 @@ __all__ = [
     "free_symbols",
     "load_task",
     "parse_dtype",
+    "parse_precondition",
     "parse_shape_expr",
     "resolve_kernel",
     "shape_expr",

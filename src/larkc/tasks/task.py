@@ -46,6 +46,7 @@ from larkc.ir.types import (
 )
 from larkc.tasks.input_facts import Triangular
 from larkc.tasks.kernel_name import KernelName
+from larkc.tasks.preconditions import Precondition, parse_precondition
 from larkc.tasks.scalar_expr import ScalarExpr
 from larkc.tasks.shape_expr import (
     ShapeBool,
@@ -480,6 +481,7 @@ class Task:
     max_tensor_bytes: int = DEFAULT_MAX_TENSOR_BYTES
     task_file: Path | None = None
     findings: tuple[str, ...] = ()
+    preconditions: tuple[Precondition, ...] = ()
     #: the launches of a task of several (``()`` for a single-launch task): see :attr:`launches`
     _launches: tuple[KernelLaunch, ...] = ()
     #: every step in order where some are PyTorch steps (``()`` otherwise): see :attr:`steps`
@@ -513,6 +515,7 @@ class Task:
         max_tensor_bytes: int = DEFAULT_MAX_TENSOR_BYTES,
         task_file: Path | None = None,
         findings: Sequence[str] = (),
+        preconditions: Sequence[Precondition | str] = (),
         _launches: Sequence[KernelLaunch] = (),
         _steps: Sequence[Step] = (),
     ) -> None:
@@ -590,6 +593,19 @@ class Task:
         if isinstance(findings, str) or not all(isinstance(f, str) for f in findings):
             raise TaskError(f"findings must be a list of texts, got {findings!r}")
         set_(self, "findings", tuple(findings))
+        if isinstance(preconditions, str):
+            raise TaskFieldError(
+                f"preconditions must be a list such as ['distinct(dest_loc)'], got the string {preconditions!r}",
+                "preconditions",
+            )
+        set_(
+            self,
+            "preconditions",
+            tuple(
+                _in_field("preconditions", k, functools.partial(parse_precondition, p))
+                for k, p in enumerate(preconditions)
+            ),
+        )
         self._check()
 
     # ------------------------------------------------------------------------------------------------
@@ -874,6 +890,7 @@ class Task:
                     f"task {self.name}: {what} uses undeclared symbol(s) {', '.join(sorted(unknown))}"
                     f" (declare them in symbols=...)"
                 )
+        self._check_preconditions()
         roles = {**{n: "scratch" for n in self.scratch}, **{n: "outputs" for n in self.outputs}}
         roles |= {n: "inputs" for n in self.inputs}
         for k, inst in enumerate(self.instances):
@@ -889,6 +906,52 @@ class Task:
                             roles[tname],
                             tname,
                         )
+            self._check_preconditions_at(env)
+
+    def precondition_span(self, p: Precondition) -> Span | None:
+        """Where the task file states precondition ``p`` (``None`` for a task built in code)."""
+        if self.task_file is None or p not in self.preconditions:
+            return None
+        return _field_span(self.task_file, "preconditions", self.preconditions.index(p), None)
+
+    def _check_preconditions(self) -> None:
+        """Each precondition names a read-only integer input (a kernel writing it would void what verify
+        assumed of its values)."""
+        for k, p in enumerate(self.preconditions):
+            spec = self.inputs.get(p.tensor)
+            if spec is None:
+                known = ", ".join(self.inputs) or "none"
+                raise TaskFieldError(
+                    f"task {self.name}: precondition {p} names no input of the task (inputs: {known})",
+                    "preconditions",
+                    k,
+                )
+            if spec.dtype.is_float or spec.dtype.is_bool:
+                raise TaskFieldError(
+                    f"task {self.name}: precondition {p} needs an integer tensor; {p.tensor} is {spec}",
+                    "preconditions",
+                    k,
+                )
+            if p.tensor in self.outputs:
+                raise TaskFieldError(
+                    f"task {self.name}: precondition {p} is on {p.tensor}, which the kernel updates in place",
+                    "preconditions",
+                    k,
+                )
+
+    def _check_preconditions_at(self, env: Mapping[str, int]) -> None:
+        """Each precondition can hold at shape instance ``env``: a distinct tensor fits in its value range."""
+        for k, p in enumerate(self.preconditions):
+            spec = self.inputs[p.tensor]
+            bounds = spec.value_range(dict(env))
+            count = math.prod(int(evaluate(d, dict(env))) for d in spec.shape)
+            if bounds is not None and bounds[1] - bounds[0] < count:
+                raise TaskFieldError(
+                    f"task {self.name}: precondition {p} cannot hold at instance {dict(env)}: {count} entries,"
+                    f" {bounds[1] - bounds[0]} values in [{bounds[0]}, {bounds[1]})",
+                    "preconditions",
+                    k,
+                )
 
 
 def step_output_constraints(steps: Sequence[Step], tensors: Mapping[str, TensorSpec]) -> tuple[ShapeExpr, ...]:
