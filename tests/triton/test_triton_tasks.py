@@ -94,8 +94,17 @@ def test_a_constexpr_without_a_binding_is_an_error(tmp_path: Path) -> None:
     task = _task("vector_add")
     bindings = {k: v for k, v in task.bindings.items() if k != "BLOCK"}
     bad = dataclasses.replace(task, bindings=bindings)
-    with pytest.raises(TaskError, match="constexpr parameter BLOCK of add_kernel has no binding"):
+    with pytest.raises(TaskError, match="constexpr parameter BLOCK of add_kernel has no binding") as e:
         parse_triton_task(bad)
+    assert e.value.span is not None and e.value.span.line == 9 and e.value.span.file.endswith("kernel.py")
+
+
+def test_a_parameter_without_a_binding_is_located_at_its_declaration() -> None:
+    task = _task("vector_add")
+    bad = dataclasses.replace(task, bindings={k: v for k, v in task.bindings.items() if k != "n_elements"})
+    with pytest.raises(TaskError, match="parameter n_elements of add_kernel has no binding") as e:
+        parse_triton_task(bad)
+    assert e.value.span is not None and (e.value.span.line, e.value.span.col) == (9, 39)
 
 
 def test_parse_and_verify_take_triton_tasks() -> None:

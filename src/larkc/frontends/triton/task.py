@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from larkc.errors import TaskError
+from larkc.errors import Span, TaskError
 from larkc.frontends.triton import parse_triton
 from larkc.frontends.triton.config import apply_heuristics, autotune_configs, heuristic_names, heuristic_shape_exprs
 from larkc.frontends.triton.lower import _is_constexpr_annotation
@@ -44,6 +44,15 @@ def _params(src: SourceFile, kernel: str) -> tuple[list[str], list[str]]:
     for a in fn.args.args:
         (const if _is_constexpr_annotation(a.annotation) else runtime).append(a.arg)
     return runtime, const
+
+
+def _param_span(src: SourceFile, kernel: str, param: str) -> Span | None:
+    """Where ``param`` of ``kernel`` is declared in its source."""
+    fn = src.functions[kernel]
+    for a in fn.node.args.args:
+        if a.arg == param:
+            return Span(fn.file, a.lineno, a.col_offset + 1, a.end_lineno or a.lineno, (a.end_col_offset or 0) + 1)
+    return None
 
 
 def specialisations(task: Task) -> list[dict[str, ConstValue]]:
@@ -108,7 +117,10 @@ def triton_arguments(
             case NullArg():
                 values[p] = None  # Triton specialises a None argument as the constexpr None
             case None:
-                raise TaskError(f"task {task.name}: parameter {p} of {task.kernel} has no binding")
+                raise TaskError(
+                    f"task {task.name}: parameter {p} of {task.kernel} has no binding (bind it in bindings=...)",
+                    _param_span(src, task.kernel, p),
+                )
     computed = set(heuristic_names(src, task.kernel))
     for p in const:
         if p in values:
@@ -139,7 +151,11 @@ def triton_arguments(
             case None if p in computed:
                 pass
             case None:
-                raise TaskError(f"task {task.name}: constexpr parameter {p} of {task.kernel} has no binding")
+                raise TaskError(
+                    f"task {task.name}: constexpr parameter {p} of {task.kernel} has no binding (bind it in "
+                    "bindings=..., or give it in template_args)",
+                    _param_span(src, task.kernel, p),
+                )
     if computed:
         all_args: dict[str, Any] = {**scalars, **values}
         for p in runtime:
