@@ -12,8 +12,8 @@ import tree_sitter as ts
 import tree_sitter_cuda
 
 from larkc.errors import LarkcError, SourceCache, Span, Stage, TaskError
-from larkc.frontends.cuda.constants import parse_number
 from larkc.frontends.cuda.unit import FunctionDef, SourcePositions, TemplateArg, TranslationUnit
+from larkc.ir.cnumbers import parse_number
 from larkc.ir.nodes import FunctionKind, Module
 from larkc.tasks import KernelName, choose_kernel
 
