@@ -22,7 +22,7 @@ from larkc.ir.types import BOOL, F64, I64, U64, ScalarType, Type, size_of
 from larkc.ir.values import convert_value
 
 if TYPE_CHECKING:
-    from larkc.frontends.cuda.unit import TemplateEnv, TranslationUnit
+    from larkc.frontends.cuda.sema.unit import TemplateEnv, TranslationUnit
 
 __all__ = ["fold_binary", "fold_constant", "try_resolve_type"]
 
