@@ -17,6 +17,7 @@ from larkc.errors import LarkcError, UnsupportedError
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import LaneLV, LValue, Val, VarLV, declared_identifier, zero_value
+from larkc.frontends.cuda.sema.constants import try_resolve_type
 from larkc.frontends.cuda.sema.ctypes import BUILTIN_TYPES, CArray, StructInfo
 from larkc.frontends.cuda.sema.unit import FunctionDef, FunctionRef, ObjectStruct, TemplateArg, TemplateEnv, is_type_arg
 from larkc.frontends.cuda.syntax import cast_operand, node_text
@@ -375,10 +376,7 @@ class Calls(Conversions):
         )
         if value.type != "identifier" or not whole:
             return None
-        try:
-            target = self.tu.resolve_type(type_node, info.env, node)  # type: ignore[arg-type]
-        except LarkcError:
-            return None
+        target = try_resolve_type(self.tu, type_node, info.env, node)  # type: ignore[arg-type]
         if not isinstance(target, PointerType) or not isinstance(target.pointee, ScalarType):
             return None
         t = target.pointee

@@ -20,7 +20,7 @@ import tree_sitter as ts
 from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
 from larkc.frontends.cuda.headers import SkippedHeader
 from larkc.frontends.cuda.sema.constant_writes import check_constant_writes
-from larkc.frontends.cuda.sema.constants import fold_constant, fold_limits_call
+from larkc.frontends.cuda.sema.constants import fold_constant, fold_limits_call, try_resolve_type
 from larkc.frontends.cuda.sema.ctypes import BUILTIN_TYPES, UNSUPPORTED_TYPES, StructInfo, vector
 from larkc.frontends.cuda.sema.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.syntax import misread_comma, node_text, takes_address, type_words
@@ -777,10 +777,7 @@ class TranslationUnit:
                         # `constexpr auto FP8_E4M3_MAX = std::numeric_limits<FP8_TYPE>::max();` (vLLM): of type T
                         self.constants[ns + node_text(target)] = limit
                         continue
-                    try:
-                        vt: Type | None = self.resolve_type(type_node, {}, node)
-                    except LarkcError:
-                        vt = None  # a host type; only an error if device code uses the name
+                    vt = try_resolve_type(self, type_node, {}, node)  # None: a host type, an error only where used
                     folded = fold_constant(self, value, {}, {}) if isinstance(vt, ScalarType) else None
                     if isinstance(vt, ScalarType) and folded is not None:
                         src_t = BOOL if isinstance(folded, bool) else (I64 if isinstance(folded, int) else F64)
@@ -925,9 +922,8 @@ class TranslationUnit:
 
     def union_of(self, type_node: ts.Node) -> UnionInfo | None:
         """The union a type node names (``half2_uint32``, a typedef of one), laid out."""
-        try:
-            held = self.resolve_type(type_node, {}, type_node)
-        except LarkcError:
+        held = try_resolve_type(self, type_node, {}, type_node)
+        if held is None:
             return None
         words = type_words(type_node)
         if type_node.type == "union_specifier":  # `union U u;` or the body of `typedef union {...} U;`
@@ -1650,10 +1646,7 @@ class TranslationUnit:
 
     def struct_info(self, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> StructInfo | None:
         """The struct a type node names (``Pack<float>``, a typedef of it, ``Pack`` in its methods)."""
-        try:
-            vt = self.resolve_type(type_node, env, ctx)
-        except LarkcError:
-            return None
+        vt = try_resolve_type(self, type_node, env, ctx)
         if not isinstance(vt, VectorType):
             return None
         infos = self.vector_fields.get(vt, [])
