@@ -241,3 +241,108 @@ def test_the_checker_finds_each_kind_of_violation(tmp_path: Path) -> None:
 )
 def test_part_of(module: str, part: str | None) -> None:
     assert part_of(module) == part
+
+
+# -- inside the CUDA frontend ------------------------------------------------------------------------
+
+
+class CudaPart(enum.Enum):
+    """The parts of the CUDA frontend (``docs/architecture.md``), bottom to top."""
+
+    SHARED = "shared"  # the preprocessor, the header finder, the device library's tables, tree helpers
+    SEMA = "sema"  # C++ semantic analysis: declarations, types, templates, overloads, constants
+    LOWERING = "lowering"  # function bodies to IR (lower.py and its concerns in lowering/)
+    DRIVER = "driver"  # the package's __init__: parses a file, asks the unit for its kernels
+
+
+#: Each module of the CUDA frontend and its part (the longest entry that is its name or a package above it).
+CUDA_PARTS: dict[str, CudaPart] = {
+    "larkc.frontends.cuda": CudaPart.DRIVER,
+    "larkc.frontends.cuda.preprocess": CudaPart.SHARED,
+    "larkc.frontends.cuda.headers": CudaPart.SHARED,
+    "larkc.frontends.cuda.builtins": CudaPart.SHARED,
+    "larkc.frontends.cuda.syntax": CudaPart.SHARED,
+    "larkc.frontends.cuda.sema": CudaPart.SEMA,
+    "larkc.frontends.cuda.lower": CudaPart.LOWERING,
+    "larkc.frontends.cuda.lowering": CudaPart.LOWERING,
+}
+
+#: What each part may import of the frontend: a part below it, or itself. The lowering imports the
+#: semantic analysis and never the other way (the unit gets the lowering from the driver, as a
+#: FunctionLowerer): the cycle unit -> lower -> lowering -> unit is gone and stays gone.
+CUDA_MAY_IMPORT: dict[CudaPart, frozenset[CudaPart]] = {
+    CudaPart.SHARED: frozenset({CudaPart.SHARED}),
+    CudaPart.SEMA: frozenset({CudaPart.SHARED, CudaPart.SEMA}),
+    CudaPart.LOWERING: frozenset({CudaPart.SHARED, CudaPart.SEMA, CudaPart.LOWERING}),
+    CudaPart.DRIVER: frozenset(CudaPart),
+}
+
+
+def cuda_part_of(module: str) -> CudaPart | None:
+    """The part of the CUDA frontend ``module`` is in; ``None`` outside the frontend or in no part."""
+    if module == "larkc.frontends.cuda":
+        return CudaPart.DRIVER
+    candidates = [p for p in CUDA_PARTS if p != "larkc.frontends.cuda" and (module == p or module.startswith(p + "."))]
+    best = max(candidates, key=len, default=None)
+    return None if best is None else CUDA_PARTS[best]
+
+
+def cuda_violations(root: Path) -> list[Violation]:
+    """Every import inside the CUDA frontend under ``root`` against :data:`CUDA_MAY_IMPORT`, and every
+    module of it in no part."""
+    package = root / "larkc" / "frontends" / "cuda"
+    files = sorted(package.rglob("*.py"))
+    modules = {module_name(root, f) for f in sorted((root / "larkc").rglob("*.py"))}
+    out = []
+    for f in files:
+        for imp in dict.fromkeys(_imports(root, f, modules)):
+            if not (imp.imported == "larkc.frontends.cuda" or imp.imported.startswith("larkc.frontends.cuda.")):
+                continue
+            src, dst = cuda_part_of(imp.importer), cuda_part_of(imp.imported)
+            if src is None or dst is None:
+                missing = imp.importer if src is None else imp.imported
+                out.append(Violation(imp, f"{missing} is in no part of the CUDA frontend (add it to CUDA_PARTS)"))
+            elif dst not in CUDA_MAY_IMPORT[src]:
+                out.append(Violation(imp, f"the {src.value} part may not import the {dst.value} part"))
+    return sorted(out, key=lambda v: (v.imp.file, v.imp.line, v.imp.imported))
+
+
+def test_the_cuda_frontend_imports_downward() -> None:
+    violations = cuda_violations(SRC)
+    assert not violations, "imports against the CUDA frontend's parts:\n" + "\n".join(v.render(SRC) for v in violations)
+
+
+def test_every_cuda_module_is_in_a_part() -> None:
+    package = SRC / "larkc" / "frontends" / "cuda"
+    assert [m for m in (module_name(SRC, f) for f in sorted(package.rglob("*.py"))) if cuda_part_of(m) is None] == []
+
+
+def test_the_cuda_checker_finds_the_cycle(tmp_path: Path) -> None:
+    """The cycle this test forbids: the unit importing the lowering (in a function, as it did)."""
+    _write(
+        tmp_path,
+        {
+            "larkc/__init__.py": "",
+            "larkc/frontends/__init__.py": "",
+            "larkc/frontends/cuda/__init__.py": "from larkc.frontends.cuda.lower import FunctionLowering\n",
+            "larkc/frontends/cuda/syntax.py": "",
+            "larkc/frontends/cuda/sema/__init__.py": "",
+            "larkc/frontends/cuda/sema/unit.py": (
+                "from larkc.frontends.cuda.syntax import node_text\n"
+                "def instantiate():\n"
+                "    from larkc.frontends.cuda.lower import FunctionLowering\n"
+            ),
+            "larkc/frontends/cuda/lower.py": "from larkc.frontends.cuda.lowering.core import Core\n",
+            "larkc/frontends/cuda/lowering/__init__.py": "",
+            "larkc/frontends/cuda/lowering/core.py": (
+                "from larkc.frontends.cuda.sema.unit import TranslationUnit\nfrom larkc.frontends.cuda import parse\n"
+            ),
+            "larkc/frontends/cuda/extra.py": "",
+        },
+    )
+    found = [(str(v.imp.file.relative_to(tmp_path)), v.imp.line, v.reason) for v in cuda_violations(tmp_path)]
+    assert found == [
+        ("larkc/frontends/cuda/lowering/core.py", 2, "the lowering part may not import the driver part"),
+        ("larkc/frontends/cuda/sema/unit.py", 3, "the sema part may not import the lowering part"),
+    ]
+    assert cuda_part_of("larkc.frontends.cuda.extra") is None

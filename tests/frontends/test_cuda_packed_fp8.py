@@ -14,7 +14,7 @@ import torch
 
 from larkc.errors import LarkcError
 from larkc.frontends.cuda import parse_cuda
-from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, vector
+from larkc.frontends.cuda.sema.ctypes import BUILTIN_TYPES, vector
 from larkc.ir import verify_module
 from larkc.ir.types import F8E4M3, F8E5M2, F16, F32, U32
 from larkc.semantics import GlobalBuffer, KernelArg, LaunchConfig, simulate

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from typing import Any, assert_never
 
 from larkc.errors import LarkcError, Span, Stage, UnsupportedError
+from larkc.ir.cnumbers import trunc_div, trunc_rem
 from larkc.ir.nodes import (
     Alloc,
     Assign,
@@ -485,12 +486,9 @@ def _c_binary(op: BinaryOp, a: int, b: int) -> int | None:
         case BinaryOp.MUL:
             return a * b
         case BinaryOp.DIV:
-            return None if b == 0 else (abs(a) // abs(b)) * (1 if (a >= 0) == (b >= 0) else -1)
+            return None if b == 0 else trunc_div(a, b)
         case BinaryOp.REM:
-            if b == 0:
-                return None
-            q = (abs(a) // abs(b)) * (1 if (a >= 0) == (b >= 0) else -1)
-            return a - b * q
+            return None if b == 0 else trunc_rem(a, b)
         case BinaryOp.SHL:
             return a << b if 0 <= b < 64 else None
         case BinaryOp.SHR:

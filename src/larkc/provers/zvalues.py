@@ -25,6 +25,7 @@ from typing import assert_never
 
 import z3
 
+from larkc.ir.cnumbers import trunc_div
 from larkc.ir.types import PointerType, ScalarType, Type, VectorType
 from larkc.provers.zworld import Z
 
@@ -77,11 +78,8 @@ def _nonneg(e: Z) -> bool:
 def tdiv(a: Z, b: Z) -> Z:
     """C's integer division (truncation toward zero); the simulator's quotient 0 for a zero divisor."""
     if z3.is_int_value(a) and z3.is_int_value(b):
-        x, y = a.as_long(), b.as_long()
-        if y == 0:
-            return z3.IntVal(0)
-        q = abs(x) // abs(y)
-        return z3.IntVal(q if (x >= 0) == (y > 0) else -q)
+        y = b.as_long()
+        return z3.IntVal(0 if y == 0 else trunc_div(a.as_long(), y))
     if z3.is_int_value(b) and b.as_long() > 0:
         return z3.If(a >= 0, a / b, -((-a) / b))
     if z3.is_int_value(b) and b.as_long() < 0:

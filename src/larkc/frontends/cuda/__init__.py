@@ -12,8 +12,9 @@ import tree_sitter as ts
 import tree_sitter_cuda
 
 from larkc.errors import LarkcError, SourceCache, Span, Stage, TaskError
-from larkc.frontends.cuda.constants import parse_number
-from larkc.frontends.cuda.unit import FunctionDef, SourcePositions, TemplateArg, TranslationUnit
+from larkc.frontends.cuda.lower import FunctionLowering
+from larkc.frontends.cuda.sema.unit import FunctionDef, SourcePositions, TemplateArg, TranslationUnit
+from larkc.ir.cnumbers import parse_number
 from larkc.ir.nodes import FunctionKind, Module
 from larkc.tasks import KernelName, choose_kernel
 
@@ -57,7 +58,7 @@ def _translation_unit(
         include_dirs=tuple(include_dirs),
         cuda_include=cuda_include_dir(),
     )
-    tu = TranslationUnit(pp.text, SourcePositions(name, pp.source_map), _language())
+    tu = TranslationUnit(pp.text, SourcePositions(name, pp.source_map), _language(), FunctionLowering)
     tu.skipped_headers = pp.skipped_headers
     return tu
 

@@ -1,6 +1,6 @@
 """Lowering of CUDA function bodies (a tree-sitter-cuda parse of preprocessed text) into the kernel IR.
 
-A :class:`~larkc.frontends.cuda.unit.TranslationUnit` holds a file's declarations and asks
+A :class:`~larkc.frontends.cuda.sema.unit.TranslationUnit` holds a file's declarations and asks
 :class:`FunctionLowering` for each function it instantiates (a kernel with its template arguments,
 then every device function it calls, each template instance and overload once).
 :class:`FunctionLowering` turns one function body into IR statements:
@@ -53,6 +53,6 @@ class FunctionLowering(Statements, Expressions, Calls, Overloads, BuiltinCalls, 
     """Lowers one function body (a kernel or a device function instance) to IR.
 
     Construct it with the translation unit, the function's definition, its template environment and its
-    IR name, then call :meth:`lower`; :class:`~larkc.frontends.cuda.unit.TranslationUnit` also uses
+    IR name, then call :meth:`lower`; :class:`~larkc.frontends.cuda.sema.unit.TranslationUnit` also uses
     :meth:`lower_params`, :meth:`function_declarator` and :meth:`is_group_type` on their own.
     """

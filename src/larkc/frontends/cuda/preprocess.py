@@ -41,6 +41,8 @@ from typing import Final, NamedTuple, assert_never
 
 from larkc.errors import LarkcError, SourceCache, Span, Stage, UnsupportedError
 from larkc.frontends.cuda.headers import SkippedHeader, host_library
+from larkc.ir.cnumbers import FloatLiteral, IntLiteral, LiteralProblem, parse_literal, shift, trunc_div, trunc_rem
+from larkc.ir.types import I64, U64
 
 __all__ = [
     "SYSTEM_HEADERS",
@@ -711,7 +713,6 @@ def _wrap(value: int, unsigned: bool) -> _IntValue:
     return _IntValue(value, unsigned)
 
 
-_INT_RE: Final = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)((?:[uU](?:ll|LL|[lL])?|(?:ll|LL|[lL])[uU]?)?)")
 _ESCAPES: Final = {
     "n": 10,
     "t": 9,
@@ -729,28 +730,21 @@ _ESCAPES: Final = {
 
 def _int_literal(tok: PPToken) -> _IntValue:
     """The value of an integer constant in #if (C11 6.4.4.1, with intmax_t/uintmax_t as every type)."""
-    text = tok.text.replace("'", "")
-    m = _INT_RE.fullmatch(text)
-    if m is None:
-        hexadecimal = text[:2].lower() == "0x"
-        if "." in text or (not hexadecimal and "e" in text.lower()) or (hexadecimal and "p" in text.lower()):
+    lit = parse_literal(tok.text)
+    match lit:
+        case IntLiteral(value=value, unsigned=unsigned):
+            # A constant too large for intmax_t is unsigned, as in gcc.
+            return _IntValue(value, unsigned or value >= 1 << 63)
+        case FloatLiteral():
             raise _error("floating constant in #if expression", tok.span)
-        raise _error(f'invalid integer constant "{tok.text}" in #if expression', tok.span)
-    digits, suffix = m.group(1), m.group(2)
-    if digits[:2].lower() == "0x":
-        value = int(digits[2:], 16)
-    elif digits[:2].lower() == "0b":
-        value = int(digits[2:], 2)
-    elif digits.startswith("0") and len(digits) > 1:
-        if any(d in "89" for d in digits):
+        case LiteralProblem.OCTAL_DIGIT:
             raise _error(f'invalid digit in octal constant "{tok.text}"', tok.span)
-        value = int(digits, 8)
-    else:
-        value = int(digits)
-    if value > _U64:
-        raise _error(f'integer constant "{tok.text}" is too large for its type', tok.span)
-    # A constant too large for intmax_t is unsigned, as in gcc.
-    return _IntValue(value, "u" in suffix.lower() or value >= 1 << 63)
+        case LiteralProblem.TOO_LARGE:
+            raise _error(f'integer constant "{tok.text}" is too large for its type', tok.span)
+        case LiteralProblem.NOT_A_NUMBER:
+            raise _error(f'invalid integer constant "{tok.text}" in #if expression', tok.span)
+        case _:
+            assert_never(lit)
 
 
 def _char_literal(tok: PPToken) -> _IntValue:
@@ -949,10 +943,7 @@ class _IfParser:
                     if skip:
                         return _IntValue(0, unsigned)
                     raise _error(f"division by zero in #{self._directive}", tok.span)
-                quotient = abs(x) // abs(y)
-                if (x < 0) != (y < 0):
-                    quotient = -quotient
-                return _wrap(quotient if op is _IfOp.DIV else x - y * quotient, unsigned)
+                return _wrap(trunc_div(x, y) if op is _IfOp.DIV else trunc_rem(x, y), unsigned)
             case _IfOp.ADD:
                 return _wrap(x + y, unsigned)
             case _IfOp.SUB:
@@ -986,11 +977,11 @@ def _shift(left: bool, lhs: _IntValue, rhs: _IntValue) -> _IntValue:
     count = rhs.value
     if count < 0:
         count, left = -count, not left
-    if left:
-        return _IntValue(0, lhs.unsigned) if count >= 64 else _wrap(lhs.value << count, lhs.unsigned)
-    if count >= 64:
-        return _IntValue(-1 if lhs.value < 0 else 0, lhs.unsigned)
-    return _IntValue(lhs.value >> count, lhs.unsigned)
+    if count >= 64:  # what gcc gives for a count C leaves undefined: all bits shifted out
+        return _IntValue(-1 if lhs.value < 0 and not left else 0, lhs.unsigned)
+    shifted = shift(left, lhs.value, count, U64 if lhs.unsigned else I64)
+    assert shifted is not None  # (0 <= count < 64)
+    return _IntValue(shifted, lhs.unsigned)
 
 
 # --------------------------------------------------------------------------------------------------

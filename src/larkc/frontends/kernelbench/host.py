@@ -25,12 +25,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, assert_never
 
 import tree_sitter as ts
 
 from larkc.errors import LarkcError, Span, Stage, UnsupportedError
 from larkc.frontends.cuda.syntax import node_text
+from larkc.ir.cnumbers import FloatLiteral, IntLiteral, LiteralProblem, parse_literal, trunc_div, trunc_rem
 from larkc.tasks.shape_expr import (
     ArithOp,
     BoolOp,
@@ -350,8 +351,7 @@ def _arith(op: ArithOp, a: ShapeExpr, b: ShapeExpr) -> ShapeExpr:
             case ArithOp.MUL:
                 return ShapeNum(x * y)
             case ArithOp.FLOORDIV | ArithOp.MOD if y != 0:
-                q = abs(x) // abs(y) * (1 if (x >= 0) == (y >= 0) else -1)  # C truncates toward zero
-                return ShapeNum(q if op is ArithOp.FLOORDIV else x - q * y)
+                return ShapeNum(trunc_div(x, y) if op is ArithOp.FLOORDIV else trunc_rem(x, y))
     if op in (ArithOp.ADD, ArithOp.SUB) and isinstance(b, ShapeNum):
         if b.value == 0:
             return a
@@ -1272,16 +1272,18 @@ class _Evaluator:
         return _Int(ShapeCall("max" if greater == (then == lhs) else "min", (lhs, rhs)))
 
     def number(self, e: ts.Node) -> _Value:
-        text = node_text(e).lower()
-        stripped = text.rstrip("ul")
-        try:
-            return _Int(ShapeNum(int(stripped, 0)))
-        except ValueError:
-            pass
-        try:
-            return _Float(float(text.rstrip("f")))
-        except ValueError:
-            raise self.unsupported("number", e) from None
+        text = node_text(e)
+        negative = text.startswith("-")  # tree-sitter lexes a leading sign into the literal
+        lit = parse_literal(text.removeprefix("-").removeprefix("+"))
+        match lit:
+            case IntLiteral(value=value):
+                return _Int(ShapeNum(-value if negative else value))
+            case FloatLiteral(value=value):
+                return _Float(-value if negative else value)
+            case LiteralProblem():
+                raise self.unsupported("number", e)
+            case _:
+                assert_never(lit)
 
     def constant_int(self, e: ts.Node) -> int:
         v = self.expr(e)
@@ -1714,10 +1716,10 @@ def kernel_thresholds(root: ts.Node, launches: Sequence[HostLaunch]) -> list[Thr
                 left, right, op = right, left, _FLIPPED[op]
             if left.type != "identifier" or right.type != "number_literal" or node_text(left) not in sizes:
                 continue
-            try:
-                k = int(node_text(right).rstrip("uUlL"), 0)
-            except ValueError:
+            lit = parse_literal(node_text(right))
+            if not isinstance(lit, IntLiteral):
                 continue
+            k = lit.value
             at = k - 1 if op in ("<", ">=") else k  # the branch changes between at and at + 1
             out.append((launch, sizes[node_text(left)], at, f"comparison {node_text(node)} in {launch.kernel}"))
     return out

@@ -15,13 +15,13 @@ import tree_sitter as ts
 
 from larkc.errors import Span
 from larkc.frontends.cuda import builtins as lib
-from larkc.frontends.cuda.constants import fold_constant, numeric_limit
-from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, integer_promote, vector
 from larkc.frontends.cuda.lowering.contracts import RETURN_VALUES, UNMODELLED, Contracts, in_loop_condition
 from larkc.frontends.cuda.lowering.cooperative import linear_thread_index
 from larkc.frontends.cuda.lowering.values import FULL_MASK, LValue, MemLV, Val, VarLV
+from larkc.frontends.cuda.sema.constants import fold_constant, numeric_limit
+from larkc.frontends.cuda.sema.ctypes import BUILTIN_TYPES, CArray, integer_promote, vector
+from larkc.frontends.cuda.sema.unit import is_type_arg
 from larkc.frontends.cuda.syntax import node_text
-from larkc.frontends.cuda.unit import is_type_arg
 from larkc.ir.nodes import (
     Assert,
     AssertKind,

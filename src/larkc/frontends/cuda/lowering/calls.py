@@ -14,12 +14,13 @@ from collections.abc import Callable, Mapping, Sequence
 import tree_sitter as ts
 
 from larkc.errors import LarkcError, UnsupportedError
-from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, CArray, StructInfo
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import LaneLV, LValue, Val, VarLV, declared_identifier, zero_value
+from larkc.frontends.cuda.sema.constants import try_resolve_type
+from larkc.frontends.cuda.sema.ctypes import BUILTIN_TYPES, CArray, StructInfo
+from larkc.frontends.cuda.sema.unit import FunctionDef, FunctionRef, ObjectStruct, TemplateArg, TemplateEnv, is_type_arg
 from larkc.frontends.cuda.syntax import cast_operand, node_text
-from larkc.frontends.cuda.unit import FunctionDef, FunctionRef, ObjectStruct, TemplateArg, TemplateEnv, is_type_arg
 from larkc.ir.nodes import Assign, Call, Const, Expr, Function, FunctionKind, MakeVector, Param, VarRef
 from larkc.ir.types import I32, PointerType, ScalarType, Type, VectorType, size_of
 
@@ -375,10 +376,7 @@ class Calls(Conversions):
         )
         if value.type != "identifier" or not whole:
             return None
-        try:
-            target = self.tu.resolve_type(type_node, info.env, node)  # type: ignore[arg-type]
-        except LarkcError:
-            return None
+        target = try_resolve_type(self.tu, type_node, info.env, node)  # type: ignore[arg-type]
         if not isinstance(target, PointerType) or not isinstance(target.pointee, ScalarType):
             return None
         t = target.pointee
@@ -505,7 +503,7 @@ def _struct_args(info: StructInfo) -> str:
 
 
 def _targ_text(a: object) -> str:
-    from larkc.frontends.cuda.unit import _targ_str
+    from larkc.frontends.cuda.sema.unit import _targ_str
 
     return _targ_str(a)  # type: ignore[arg-type]  # env values are template arguments
 

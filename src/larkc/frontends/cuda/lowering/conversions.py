@@ -11,9 +11,9 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from larkc.errors import Span
-from larkc.frontends.cuda.ctypes import PACKED_FP8_CONVERSIONS, CArray, arithmetic_result
 from larkc.frontends.cuda.lowering.core import LoweringCore
 from larkc.frontends.cuda.lowering.values import Val, is_null_constant, null_pointer, zero_value
+from larkc.frontends.cuda.sema.ctypes import PACKED_FP8_CONVERSIONS, CArray, arithmetic_result
 from larkc.frontends.cuda.syntax import node_text
 from larkc.ir.nodes import Binary, BinaryOp, Cast, CastKind, Const, Expr, Unary, UnaryOp
 from larkc.ir.types import BOOL, AddressSpace, PointerType, ScalarType, Type, VectorType, VoidType, size_of

@@ -1,6 +1,6 @@
 """Cooperative groups (``cooperative_groups::this_thread_block``, ``tiled_partition<N>``).
 
-A group is a compile-time value (:class:`~larkc.frontends.cuda.groups.Group`): a variable bound to one
+A group is a compile-time value (:class:`~larkc.frontends.cuda.sema.groups.Group`): a variable bound to one
 emits no IR, and a device function taking one is instantiated per group passed. Its methods lower to
 IR: ``sync`` to a block or warp barrier over the tile's lanes, ``thread_rank``/``size`` to arithmetic on
 the thread index, the tile's shuffles and votes to warp operations masked to the tile, and
@@ -14,11 +14,11 @@ from collections.abc import Sequence
 import tree_sitter as ts
 
 from larkc.errors import Span
-from larkc.frontends.cuda.constants import fold_constant
-from larkc.frontends.cuda.ctypes import CArray
-from larkc.frontends.cuda.groups import CG_NAMES, GRID_GROUP_NAMES, GRID_GROUPS_UNMODELLED, REDUCE_OPS, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.values import FULL_MASK, Binding, Val
+from larkc.frontends.cuda.sema.constants import fold_constant
+from larkc.frontends.cuda.sema.ctypes import CArray
+from larkc.frontends.cuda.sema.groups import CG_NAMES, GRID_GROUP_NAMES, GRID_GROUPS_UNMODELLED, REDUCE_OPS, Group
 from larkc.frontends.cuda.syntax import node_text
 from larkc.ir.nodes import (
     Assign,

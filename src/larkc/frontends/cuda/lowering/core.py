@@ -17,12 +17,11 @@ from typing import TYPE_CHECKING
 import tree_sitter as ts
 
 from larkc.errors import InternalError, LarkcError, Span, Stage, TypeCheckError, UnsupportedError
-from larkc.frontends.cuda.constants import try_resolve_type
-from larkc.frontends.cuda.ctypes import CArray, CType, StructInfo
-from larkc.frontends.cuda.groups import Group
 from larkc.frontends.cuda.lowering.values import Binding, LValue, Val, VarLV
-from larkc.frontends.cuda.syntax import node_text, type_words
-from larkc.frontends.cuda.unit import (
+from larkc.frontends.cuda.sema.constants import try_resolve_type
+from larkc.frontends.cuda.sema.ctypes import CArray, CType, StructInfo
+from larkc.frontends.cuda.sema.groups import Group
+from larkc.frontends.cuda.sema.unit import (
     TEXTURES_UNMODELLED,
     FunctionDef,
     ObjectStruct,
@@ -33,6 +32,7 @@ from larkc.frontends.cuda.unit import (
     is_texture_name,
     is_type_arg,
 )
+from larkc.frontends.cuda.syntax import node_text, type_words
 from larkc.ir.nodes import Decl, Expr, Function, FunctionKind, Module, Param, ShuffleKind, Stmt, VarRef
 from larkc.ir.types import VOID, AddressSpace, ScalarType, Type, VectorType
 from larkc.ir.verify import verify_function

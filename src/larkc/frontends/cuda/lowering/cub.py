@@ -36,12 +36,12 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
-from larkc.frontends.cuda.ctypes import CArray
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.cooperative import linear_thread_index
 from larkc.frontends.cuda.lowering.values import FULL_MASK, Val
+from larkc.frontends.cuda.sema.ctypes import CArray
+from larkc.frontends.cuda.sema.unit import CUB_ALGORITHMS
 from larkc.frontends.cuda.syntax import node_text
-from larkc.frontends.cuda.unit import CUB_ALGORITHMS
 from larkc.ir.nodes import (
     Alloc,
     Assert,

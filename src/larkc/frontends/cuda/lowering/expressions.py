@@ -13,8 +13,6 @@ import tree_sitter as ts
 
 from larkc.errors import Span
 from larkc.frontends.cuda import builtins as lib
-from larkc.frontends.cuda.constants import fold_binary, fold_constant, parse_number
-from larkc.frontends.cuda.ctypes import CArray, arithmetic_result, integer_promote, vector
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.values import (
     VOID_PTR,
@@ -29,8 +27,11 @@ from larkc.frontends.cuda.lowering.values import (
     null_pointer,
     pointer_type,
 )
+from larkc.frontends.cuda.sema.constants import fold_binary, fold_constant
+from larkc.frontends.cuda.sema.ctypes import CArray, arithmetic_result, integer_promote, vector
+from larkc.frontends.cuda.sema.unit import FunctionRef
 from larkc.frontends.cuda.syntax import cast_operand, misread_comma, node_text
-from larkc.frontends.cuda.unit import FunctionRef
+from larkc.ir.cnumbers import parse_number
 from larkc.ir.nodes import (
     Assign,
     Binary,

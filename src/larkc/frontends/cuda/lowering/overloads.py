@@ -14,14 +14,14 @@ from typing import TypeVar
 import tree_sitter as ts
 
 from larkc.errors import LarkcError, UnsupportedError
-from larkc.frontends.cuda.constants import fold_constant
-from larkc.frontends.cuda.ctypes import CArray, CType
-from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.conversions import Conversions
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.values import LaneLV, LValue, MemLV, PunLV, Val, VarLV, declared_identifier
+from larkc.frontends.cuda.sema.constants import fold_constant
+from larkc.frontends.cuda.sema.ctypes import CArray, CType
+from larkc.frontends.cuda.sema.groups import GROUP_PARAM, Group
+from larkc.frontends.cuda.sema.unit import LOCAL_POINTER, MEMORY_REF, FunctionDef, TemplateArg, TemplateEnv
 from larkc.frontends.cuda.syntax import node_text, takes_address, type_words
-from larkc.frontends.cuda.unit import LOCAL_POINTER, MEMORY_REF, FunctionDef, TemplateArg, TemplateEnv
 from larkc.ir.nodes import (
     Alloc,
     Assign,

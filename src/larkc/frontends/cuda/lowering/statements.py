@@ -14,15 +14,16 @@ from collections.abc import Sequence
 import tree_sitter as ts
 
 from larkc.errors import Span
-from larkc.frontends.cuda.constants import fold_constant, parse_number
-from larkc.frontends.cuda.ctypes import CArray, CType
-from larkc.frontends.cuda.groups import GRID_GROUP_NAMES, GRID_GROUPS_UNMODELLED, GROUP_PARAM, Group
 from larkc.frontends.cuda.lowering.contracts import Contracts
 from larkc.frontends.cuda.lowering.core import function_declarator
 from larkc.frontends.cuda.lowering.lambdas import Lambda, capture_list, free_identifiers, misplaced_returns
 from larkc.frontends.cuda.lowering.values import Binding, LValue, Val, VarLV, declared_identifier, zero_value
+from larkc.frontends.cuda.sema.constants import fold_constant
+from larkc.frontends.cuda.sema.ctypes import CArray, CType
+from larkc.frontends.cuda.sema.groups import GRID_GROUP_NAMES, GRID_GROUPS_UNMODELLED, GROUP_PARAM, Group
+from larkc.frontends.cuda.sema.unit import LOCAL_POINTER, MEMORY_REF, FileScopeVariable, ObjectStruct, UnionInfo
 from larkc.frontends.cuda.syntax import node_text
-from larkc.frontends.cuda.unit import LOCAL_POINTER, MEMORY_REF, FileScopeVariable, ObjectStruct, UnionInfo
+from larkc.ir.cnumbers import parse_number
 from larkc.ir.nodes import (
     Alloc,
     Assign,

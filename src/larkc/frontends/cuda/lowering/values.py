@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 import tree_sitter as ts
 
 from larkc.errors import Span
-from larkc.frontends.cuda.ctypes import CType
-from larkc.frontends.cuda.groups import Group
+from larkc.frontends.cuda.sema.ctypes import CType
+from larkc.frontends.cuda.sema.groups import Group
 from larkc.frontends.cuda.syntax import node_text
 from larkc.ir.nodes import Cast, CastKind, Const, Expr, MakeVector
 from larkc.ir.types import U64, VOID, AddressSpace, PointerType, ScalarType, Type, VectorType
 
 if TYPE_CHECKING:
-    from larkc.frontends.cuda.unit import ObjectStruct
+    from larkc.frontends.cuda.sema.unit import ObjectStruct
 
 
 @dataclass(frozen=True, slots=True)

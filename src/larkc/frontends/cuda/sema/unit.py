@@ -3,7 +3,9 @@
 A :class:`TranslationUnit` parses the preprocessed text with tree-sitter-cuda, rejects syntax errors
 outside host code, and collects kernels, device functions (with overloads), templates, structs used
 as packed vectors, typedefs, constants and enumerators. It resolves type names and instantiates
-functions on demand through :class:`~larkc.frontends.cuda.lower.FunctionLowering`.
+functions on demand through the :class:`FunctionLowerer` the driver gives it
+(:class:`~larkc.frontends.cuda.lower.FunctionLowering`): the unit is the frontend's semantic analysis
+and does not import the lowering, which imports it (``tests/test_layers.py`` keeps it so).
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from typing import Protocol, TypeGuard
 import tree_sitter as ts
 
 from larkc.errors import LarkcError, Span, Stage, TypeCheckError, UnsupportedError, UserSyntaxError
-from larkc.frontends.cuda.constant_writes import check_constant_writes
-from larkc.frontends.cuda.constants import fold_constant, fold_limits_call
-from larkc.frontends.cuda.ctypes import BUILTIN_TYPES, UNSUPPORTED_TYPES, StructInfo, vector
-from larkc.frontends.cuda.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.headers import SkippedHeader
+from larkc.frontends.cuda.sema.constant_writes import check_constant_writes
+from larkc.frontends.cuda.sema.constants import fold_constant, fold_limits_call, try_resolve_type
+from larkc.frontends.cuda.sema.ctypes import BUILTIN_TYPES, UNSUPPORTED_TYPES, StructInfo, vector
+from larkc.frontends.cuda.sema.groups import GROUP_PARAM, Group
 from larkc.frontends.cuda.syntax import misread_comma, node_text, takes_address, type_words
 from larkc.ir.nodes import Function, FunctionKind, Module, Param
 from larkc.ir.types import (
@@ -282,10 +284,39 @@ _IGNORED_TOP_LEVEL = (
 )
 
 
+class FunctionLowerer(Protocol):
+    """What the unit asks of the lowering of one function (``lower.FunctionLowering`` is one)."""
+
+    def lower(self) -> Function:
+        """The function's IR (checked by the IR verifier)."""
+        ...
+
+    def function_declarator(self) -> ts.Node:
+        """The function's declarator (name and parameters)."""
+        ...
+
+    def lower_params(self, decl: ts.Node) -> list[Param]:
+        """The IR parameters of the declarator ``decl``."""
+        ...
+
+    def parameter_nodes(self, fn: ts.Node) -> list[ts.Node]:
+        """The parameter declarations of the function definition ``fn``."""
+        ...
+
+    def is_group_type(self, type_node: ts.Node) -> bool:
+        """Whether ``type_node`` names a cooperative group type."""
+        ...
+
+
+#: Makes the lowering of one function: the unit, the definition, its template environment, its IR name.
+LowererFactory = Callable[["TranslationUnit", "FunctionDef", TemplateEnv, str], FunctionLowerer]
+
+
 class TranslationUnit:
     """The top-level declarations of one preprocessed CUDA file, and the functions lowered from it."""
 
-    def __init__(self, text: str, positions: SourcePositions, language: ts.Language) -> None:
+    def __init__(self, text: str, positions: SourcePositions, language: ts.Language, lowerer: LowererFactory) -> None:
+        self.lowerer = lowerer  # the lowering of a function body, given by the driver (no import of it here)
         self.positions = positions
         self.parser = ts.Parser(language)
         self.source = text.encode("utf-8")  # the preprocessed text the tree's byte offsets index
@@ -746,10 +777,7 @@ class TranslationUnit:
                         # `constexpr auto FP8_E4M3_MAX = std::numeric_limits<FP8_TYPE>::max();` (vLLM): of type T
                         self.constants[ns + node_text(target)] = limit
                         continue
-                    try:
-                        vt: Type | None = self.resolve_type(type_node, {}, node)
-                    except LarkcError:
-                        vt = None  # a host type; only an error if device code uses the name
+                    vt = try_resolve_type(self, type_node, {}, node)  # None: a host type, an error only where used
                     folded = fold_constant(self, value, {}, {}) if isinstance(vt, ScalarType) else None
                     if isinstance(vt, ScalarType) and folded is not None:
                         src_t = BOOL if isinstance(folded, bool) else (I64 if isinstance(folded, int) else F64)
@@ -894,9 +922,8 @@ class TranslationUnit:
 
     def union_of(self, type_node: ts.Node) -> UnionInfo | None:
         """The union a type node names (``half2_uint32``, a typedef of one), laid out."""
-        try:
-            held = self.resolve_type(type_node, {}, type_node)
-        except LarkcError:
+        held = try_resolve_type(self, type_node, {}, type_node)
+        if held is None:
             return None
         words = type_words(type_node)
         if type_node.type == "union_specifier":  # `union U u;` or the body of `typedef union {...} U;`
@@ -1619,10 +1646,7 @@ class TranslationUnit:
 
     def struct_info(self, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> StructInfo | None:
         """The struct a type node names (``Pack<float>``, a typedef of it, ``Pack`` in its methods)."""
-        try:
-            vt = self.resolve_type(type_node, env, ctx)
-        except LarkcError:
-            return None
+        vt = try_resolve_type(self, type_node, env, ctx)
         if not isinstance(vt, VectorType):
             return None
         infos = self.vector_fields.get(vt, [])
@@ -1717,16 +1741,12 @@ class TranslationUnit:
 
     def signature(self, fd: FunctionDef, env: TemplateEnv) -> list[Param]:
         """The parameters of ``fd`` instantiated with ``env`` (for overload resolution)."""
-        from larkc.frontends.cuda.lower import FunctionLowering
-
-        lowering = FunctionLowering(self, fd, env, fd.name)
+        lowering = self.lowerer(self, fd, env, fd.name)
         return lowering.lower_params(lowering.function_declarator())
 
     def takes_groups(self, fd: FunctionDef) -> bool:
         """Whether ``fd`` has a cooperative group parameter (it is instantiated per group passed)."""
-        from larkc.frontends.cuda.lower import FunctionLowering
-
-        lowering = FunctionLowering(self, fd, {}, fd.name)
+        lowering = self.lowerer(self, fd, {}, fd.name)
         params = lowering.function_declarator().child_by_field_name("parameters")
         return params is not None and any(
             (t := p.child_by_field_name("type")) is not None and lowering.is_group_type(t)
@@ -1736,10 +1756,8 @@ class TranslationUnit:
     def takes_reference_address(self, fd: FunctionDef) -> bool:
         """Whether ``fd`` takes the address of one of its reference parameters (``atomicExch(&ref, 0)``):
         it exists only as the instances its calls make (the reference bound to memory is that address)."""
-        from larkc.frontends.cuda.lower import FunctionLowering
-
         body = fd.node.child_by_field_name("body")
-        lowering = FunctionLowering(self, fd, {}, fd.name)
+        lowering = self.lowerer(self, fd, {}, fd.name)
         return body is not None and any(
             (d := p.child_by_field_name("declarator")) is not None
             and d.type == "reference_declarator"
@@ -1779,9 +1797,7 @@ class TranslationUnit:
             raise UnsupportedError("recursive function", name, self.span(where) if where else self.span(fd.node))
         self._in_progress.add(ir_name)
         try:
-            from larkc.frontends.cuda.lower import FunctionLowering
-
-            fn = FunctionLowering(self, fd, env, ir_name).lower()
+            fn = self.lowerer(self, fd, env, ir_name).lower()
         finally:
             self._in_progress.discard(ir_name)
         self.lowered[ir_name] = fn

@@ -10,7 +10,6 @@ import contextlib
 import math
 import re
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import tree_sitter as ts
@@ -18,13 +17,14 @@ import tree_sitter as ts
 from larkc.errors import LarkcError
 from larkc.frontends.cuda import builtins as lib
 from larkc.frontends.cuda.syntax import node_text
-from larkc.ir.types import BOOL, F32, F64, I32, I64, U32, U64, ScalarType, Type, size_of
-from larkc.ir.values import convert_value, round_fraction, wrap_int
+from larkc.ir.cnumbers import parse_number, shift, trunc_div, trunc_rem
+from larkc.ir.types import BOOL, F64, I64, U64, ScalarType, Type, size_of
+from larkc.ir.values import convert_value
 
 if TYPE_CHECKING:
-    from larkc.frontends.cuda.unit import TemplateEnv, TranslationUnit
+    from larkc.frontends.cuda.sema.unit import TemplateEnv, TranslationUnit
 
-__all__ = ["fold_binary", "fold_constant", "parse_number", "try_resolve_type"]
+__all__ = ["fold_binary", "fold_constant", "try_resolve_type"]
 
 
 def try_resolve_type(tu: TranslationUnit, type_node: ts.Node, env: TemplateEnv, ctx: ts.Node) -> Type | None:
@@ -47,8 +47,10 @@ def fold_constant(
         return None
     t = node.type
     if t == "number_literal":
-        lit = parse_number(node_text(node))
-        return None if lit is None else lit[0]
+        # tree-sitter lexes a leading sign into the literal: the literal is the magnitude (`-010` is -8)
+        text = node_text(node)
+        lit = parse_number(text.lstrip("+-").lstrip())
+        return None if lit is None else -lit[0] if text.startswith("-") else lit[0]
     if t in ("true", "false"):
         return t == "true"
     if t == "parenthesized_expression":
@@ -141,55 +143,6 @@ def fold_constant(
     return None
 
 
-_INT_SUFFIX = re.compile(r"([uU]?)(ll|LL|l|L)?([uU]?)$")
-
-
-def parse_number(text: str) -> tuple[bool | int | float, ScalarType] | None:
-    """The value and C type of a number literal, or ``None`` if it is not one."""
-    s = text.replace("'", "").strip()
-    is_hex = s[:2].lower() == "0x"
-    if (not is_hex and ("." in s or "e" in s.lower())) or (is_hex and "p" in s.lower()):
-        t: ScalarType = F64
-        body = s
-        if body[-1] in "fF":
-            t, body = F32, body[:-1]
-        elif body[-1] in "lL":
-            body = body[:-1]
-        try:
-            exact = Fraction(float.fromhex(body)) if is_hex else Fraction(body)
-        except (ValueError, ZeroDivisionError):
-            return None
-        return round_fraction(exact, t), t
-    m = _INT_SUFFIX.search(s)
-    assert m is not None
-    unsigned = bool(m.group(1) or m.group(3))
-    long_ = bool(m.group(2))
-    digits = s[: m.start()] if m.group(0) else s
-    try:
-        if digits[:2].lower() == "0x":
-            value_i = int(digits, 16)
-        elif digits[:2].lower() == "0b":
-            value_i = int(digits, 2)
-        elif len(digits) > 1 and digits[0] == "0":
-            value_i = int(digits, 8)
-        else:
-            value_i = int(digits, 10)
-    except ValueError:
-        return None
-    decimal = not (digits[:2].lower() in ("0x", "0b") or (len(digits) > 1 and digits[0] == "0"))
-    candidates: list[ScalarType]
-    if unsigned:
-        candidates = [U64] if long_ else [U32, U64]
-    elif long_:
-        candidates = [I64] if decimal else [I64, U64]
-    else:
-        candidates = [I32, I64] if decimal else [I32, U32, I64, U64]
-    for c in candidates:
-        if wrap_int(value_i, c) == value_i:
-            return value_i, c
-    return None
-
-
 def fold_binary(op: str, a: bool | int | float, b: bool | int | float) -> bool | int | float | None:
     both_int = isinstance(a, int) and isinstance(b, int)
     try:
@@ -201,21 +154,16 @@ def fold_binary(op: str, a: bool | int | float, b: bool | int | float) -> bool |
             case "*":
                 return a * b
             case "/":
-                if both_int:
-                    if b == 0:
-                        return None
-                    q = abs(int(a)) // abs(int(b))
-                    return q if (a >= 0) == (b >= 0) else -q
-                return a / b if b != 0 else None
-            case "%":
-                if not both_int or b == 0:
+                if b == 0:
                     return None
-                r = abs(int(a)) % abs(int(b))
-                return r if a >= 0 else -r
-            case "<<":
-                return int(a) << int(b) if both_int else None
-            case ">>":
-                return int(a) >> int(b) if both_int else None
+                return trunc_div(int(a), int(b)) if both_int else a / b
+            case "%":
+                return trunc_rem(int(a), int(b)) if both_int and b != 0 else None
+            case "<<" | ">>" if both_int:
+                # The operands' types are not tracked here: shift in 64 bits (unsigned for a value that is
+                # not negative, so `1ull << 63` keeps its value), and a count outside [0, 64) gives no
+                # constant (it was computed: `1 << 100000000000` ran out of memory).
+                return shift(op == "<<", int(a), int(b), U64 if a >= 0 else I64)
             case "&":
                 return int(a) & int(b) if both_int else None
             case "|":
