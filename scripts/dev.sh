@@ -16,7 +16,7 @@ setup() {
   if ! "$VENV/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '2.13.0')" 2>/dev/null; then
     "$VENV/bin/pip" install --quiet --disable-pip-version-check torch==2.13.0
   fi
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check -e '.[dev,triton,agent]'
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check -e '.[dev,triton,agent,mcp]'
 }
 
 case "${1:-}" in

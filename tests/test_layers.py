@@ -49,6 +49,7 @@ PARTS: dict[str, Layer] = {
     "larkc.pipeline": Layer.PIPELINE,
     "larkc.agent": Layer.PIPELINE,  # the agent prover: calls the pipeline and the provers (issue 24)
     "larkc.cli": Layer.TOP,
+    "larkc.mcp": Layer.TOP,  # the MCP server: the command line's tools over the protocol
 }
 
 #: Imports against the layers that are known and waiting for a fix: (importer, imported) -> why it is

@@ -35,6 +35,7 @@ __all__ = [
     "check_output_file",
     "display",
     "internal_error",
+    "internal_error_text",
     "main",
     "parse_defines",
     "parse_memory",
@@ -53,6 +54,7 @@ COMMANDS = {
     "verify": "larkc.cli.verify",
     "emit": "larkc.cli.emit",
     "task": "larkc.cli.task",
+    "mcp": "larkc.cli.mcp",
 }
 
 EXIT_OK = 0
@@ -335,13 +337,18 @@ def internal_error(e: BaseException) -> int:
     error (``LARKC_DEBUG=1`` raises instead, for the traceback); returns :data:`EXIT_INTERNAL`. An
     :class:`~larkc.errors.InternalError` (larkc's own check failed) says what failed; any other exception
     is named by its type."""
+    print(internal_error_text(e), file=sys.stderr)
+    return EXIT_INTERNAL
+
+
+def internal_error_text(e: BaseException) -> str:
+    """The one line :func:`internal_error` prints for ``e``."""
     text = " ".join(str(e).split())
     if isinstance(e, InternalError):
         detail = text
     else:
         detail = f"{type(e).__name__}: {text}" if text else type(e).__name__
-    print(f"error: internal error: {detail} (a larkc bug; LARKC_DEBUG=1 shows where)", file=sys.stderr)
-    return EXIT_INTERNAL
+    return f"error: internal error: {detail} (a larkc bug; LARKC_DEBUG=1 shows where)"
 
 
 def stray_exit(e: SystemExit) -> LarkcError:

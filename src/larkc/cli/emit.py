@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from larkc.cli import EXIT_OK, EXIT_VERDICT, add_task_arguments, check_output_dir, task_from_args
 from larkc.errors import LarkcError, Stage
 
-__all__ = ["register"]
+if TYPE_CHECKING:
+    from larkc.pipeline.emit import LeanCheck
+
+__all__ = ["Emitted", "emit_from_args", "register"]
 
 EXIT_UNKNOWN = 4
 
@@ -35,6 +40,32 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _command(args: argparse.Namespace) -> int:
+    emitted = emit_from_args(args)
+    print(f"wrote {len(emitted.files)} files of Lean project {emitted.module} to {emitted.folder}")
+    if emitted.check is None:
+        return EXIT_OK
+    for m in emitted.check.messages:
+        print(m, file=sys.stderr if emitted.check.status != "ok" else sys.stdout)
+    if emitted.check.status == "unknown":
+        return EXIT_UNKNOWN
+    return EXIT_OK if emitted.check.status == "ok" else EXIT_VERDICT
+
+
+@dataclass(frozen=True, slots=True)
+class Emitted:
+    """What ``larkc emit`` wrote: the project's module name, its folder, the files, and ``lake build``'s
+    outcome when ``--check`` asked for it (``None`` otherwise)."""
+
+    module: str
+    folder: Path
+    files: tuple[Path, ...]
+    check: LeanCheck | None
+
+
+def emit_from_args(args: argparse.Namespace) -> Emitted:
+    """``larkc emit``'s work (``args`` as the ``emit`` parser makes them): the output folder checked and the
+    task read before anything is written, the project written, and checked with ``--check``; nothing is
+    printed. The command and the MCP server's ``emit`` tool share it."""
     from larkc.pipeline.emit import check_project, emit_task, write_project
 
     out = check_output_dir("-o", args.output)
@@ -53,12 +84,4 @@ def _command(args: argparse.Namespace) -> int:
         )
     project = emit_task(task, out)
     paths = write_project(project, out)
-    print(f"wrote {len(paths)} files of Lean project {project.module} to {out}")
-    if not args.check:
-        return EXIT_OK
-    result = check_project(out)
-    for m in result.messages:
-        print(m, file=sys.stderr if result.status != "ok" else sys.stdout)
-    if result.status == "unknown":
-        return EXIT_UNKNOWN
-    return EXIT_OK if result.status == "ok" else EXIT_VERDICT
+    return Emitted(project.module, out, tuple(paths), check_project(out) if args.check else None)

@@ -18,8 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from larkc.cli import (
     EXIT_OK,
@@ -34,7 +35,10 @@ from larkc.cli import (
 from larkc.errors import LarkcError, Stage, TaskError
 from larkc.tasks import Task
 
-__all__ = ["register"]
+if TYPE_CHECKING:
+    from larkc.pipeline.reports import RunReport
+
+__all__ = ["register", "run_from_args"]
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -113,6 +117,19 @@ def _parse_shapes(task: Task, items: list[str]) -> list[dict[str, int]]:
 
 def _command(args: argparse.Namespace) -> int:
     """The ``larkc run`` subcommand; returns the exit status."""
+    report = run_from_args(args)
+    if args.json:
+        print(display(json.dumps(report.to_json(), indent=2)))
+    else:
+        print(display(report.render()))
+    sys.stdout.flush()
+    return EXIT_OK if report.ok else EXIT_VERDICT
+
+
+def run_from_args(args: argparse.Namespace, progress: Callable[[str], None] | None = None) -> RunReport:
+    """The report of ``larkc run`` (``args`` as the ``run`` parser makes them): the options checked, the task
+    (or the replay file's) simulated; nothing is printed (``progress`` receives one line per instance). The
+    command and the MCP server's ``run`` and ``explain_counterexample`` tools share it."""
     from larkc.pipeline.replay import load_replay
     from larkc.pipeline.run import InputDistribution, run_task
     from larkc.semantics import SimLimits
@@ -145,7 +162,7 @@ def _command(args: argparse.Namespace) -> int:
         if args.max_steps < 1:
             raise LarkcError(f"--max-steps {args.max_steps}: expected a positive number of iterations", stage=Stage.CLI)
         limits = SimLimits(max_loop_iterations=args.max_steps)
-    report = run_task(
+    return run_task(
         task,
         instances=instances,
         seed=seed,
@@ -156,10 +173,5 @@ def _command(args: argparse.Namespace) -> int:
         seeds=seeds,
         distributions=distributions,
         memory_bytes=memory,
+        progress=progress,
     )
-    if args.json:
-        print(display(json.dumps(report.to_json(), indent=2)))
-    else:
-        print(display(report.render()))
-    sys.stdout.flush()
-    return EXIT_OK if report.ok else EXIT_VERDICT

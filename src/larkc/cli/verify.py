@@ -41,11 +41,13 @@ from larkc.errors import LarkcError, Stage
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from larkc.pipeline.reports import VerifyReport
+    from larkc.pipeline.verify import Progress
     from larkc.provers import Budget
     from larkc.provers.hints import Hints
     from larkc.tasks import Task
 
-__all__ = ["register"]
+__all__ = ["check_seconds", "read_hints", "register", "verify_from_args"]
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -124,38 +126,18 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _command(args: argparse.Namespace) -> int:
-    from larkc.pipeline import api
-    from larkc.provers import Budget
-
-    seconds = check_seconds(args.seconds)
+    check_seconds(args.seconds)
     memory = parse_memory(args.memory)
     if len(args.target) > 1 or args.jsonl:
         return _batch(args, memory)
     args.target = args.target[0]
-    json_file = check_output_file("--json", args.json)
-    replay_dir = check_output_dir("--replay-dir", args.replay_dir)
-    task = task_from_args(args)
-    instances = _parse_shapes(task, args.shape) if args.shape else None
     show = args.progress or sys.stderr.isatty()
 
     def progress(line: str) -> None:
         if show:
             print(f"larkc verify: {display(line)}", file=sys.stderr, flush=True)
 
-    hints = read_hints(args.hints) if args.hints else None
-    if args.agent:
-        if hints is not None:
-            raise LarkcError("give one of --agent and --hints", stage=Stage.CLI)
-        hints = _ask_agent(args, task, Budget(seconds=min(seconds, 60.0), memory_bytes=memory), progress)
-    report = api.verify(
-        task,
-        instances=instances,
-        budget=Budget(seconds=seconds, memory_bytes=memory),
-        progress=progress,
-        replay_dir=replay_dir,
-        all_sizes=args.all_sizes,
-        hints=hints,
-    )
+    report, json_file = verify_from_args(args, progress)
     if args.json == "-":
         print(display(json.dumps(report.to_json(), indent=2)))
     else:
@@ -197,6 +179,37 @@ def read_hints(path: str) -> Hints:
     except OSError as e:
         raise LarkcError(f"--hints {path}: cannot read it ({e.strerror or e})", stage=Stage.CLI) from e
     return parse_hints(text, path, f"the hints file {path}")
+
+
+def verify_from_args(args: argparse.Namespace, progress: Progress) -> tuple[VerifyReport, Path | None]:
+    """The report of ``larkc verify`` on one target (``args`` as the ``verify`` parser makes them, with
+    ``args.target`` one path), and the ``--json`` file to write it to (``None``: none, or ``-``). Every option
+    and output path is checked before the work; nothing is printed but the agent's lines (``progress`` receives
+    the steps). The command and the MCP server's ``verify`` tool share it."""
+    from larkc.pipeline import api
+    from larkc.provers import Budget
+
+    seconds = check_seconds(args.seconds)
+    memory = parse_memory(args.memory)
+    json_file = check_output_file("--json", args.json)
+    replay_dir = check_output_dir("--replay-dir", args.replay_dir)
+    task = task_from_args(args)
+    instances = _parse_shapes(task, args.shape) if args.shape else None
+    hints = read_hints(args.hints) if args.hints else None
+    if args.agent:
+        if hints is not None:
+            raise LarkcError("give one of --agent and --hints", stage=Stage.CLI)
+        hints = _ask_agent(args, task, Budget(seconds=min(seconds, 60.0), memory_bytes=memory), progress)
+    report = api.verify(
+        task,
+        instances=instances,
+        budget=Budget(seconds=seconds, memory_bytes=memory),
+        progress=progress,
+        replay_dir=replay_dir,
+        all_sizes=args.all_sizes,
+        hints=hints,
+    )
+    return report, json_file
 
 
 def check_seconds(seconds: float) -> float:

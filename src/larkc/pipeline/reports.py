@@ -27,6 +27,7 @@ from larkc.semantics import Diagnosis, LaunchConfig
 from larkc.tasks import Task, TorchStep
 
 __all__ = [
+    "EVIDENCE",
     "InputWrite",
     "InstanceReport",
     "OutputReport",
@@ -498,7 +499,7 @@ class VerifyReport:
                     shown = ", ".join(f"{tensor}[{i}]={v:.9g}" for i, v in list(vals.items())[:8])
                     more = f" (+{len(vals) - 8} more)" if len(vals) > 8 else ""
                     out.append(f"  inputs: {shown}{more}")
-                evidence = _EVIDENCE[cx.kind.value]
+                evidence = EVIDENCE[cx.kind.value]
                 if first.obligation.kind is ObligationKind.LAUNCH and cx.kind is CounterexampleKind.CONFIRMED:
                     evidence = "confirmed: the launch configuration evaluated at these sizes (it cannot run)"
                 out.append(f"  evidence: {evidence}")
@@ -639,7 +640,8 @@ def int32_offset_hint(cx: Counterexample) -> str | None:
     return f"`{expr}` overflows int32 {where}; the usual fix: offsets in tl.int64 ({fix})"
 
 
-_EVIDENCE = {
+#: How a counterexample of each kind (its JSON ``kind``) was established, in words.
+EVIDENCE = {
     "possible": "a solver's model that may not be realisable (not a refutation)",
     "confirmed": "confirmed by the simulator at the task's dtypes",
     "exact": "a difference under exact arithmetic (at the task's dtypes rounding hides it or it was not simulated)",

@@ -13,7 +13,7 @@ import dataclasses
 import enum
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import assert_never
 
@@ -427,6 +427,7 @@ def run_task(
     seeds: int = DEFAULT_SEEDS,
     distributions: Sequence[InputDistribution] = tuple(InputDistribution),
     memory_bytes: int | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> RunReport:
     """Run every instance of ``task`` (or ``instances``); failing ones get a replay file.
 
@@ -441,11 +442,13 @@ def run_task(
     memory of one instance's simulation, estimated before it starts (default: the current budget of
     :func:`~larkc.pipeline.memory.memory_budget`, 4 GiB): an instance past it is a
     :class:`~larkc.pipeline.memory.MemoryBudgetExceeded` error, never a run killed for its memory.
+    ``progress`` receives one line as each instance starts.
     """
     with memory_budget(memory_bytes if memory_bytes is not None else current_budget()):
         return _run_task(
             task, instances=instances, seed=seed, replay_dir=replay_dir, write_replay=write_replay, limits=limits,
             module=module, inputs=inputs, strict=strict, seeds=seeds, distributions=distributions,
+            progress=progress or (lambda _line: None),
         )  # fmt: skip
 
 
@@ -462,6 +465,7 @@ def _run_task(
     strict: bool,
     seeds: int,
     distributions: Sequence[InputDistribution],
+    progress: Callable[[str], None],
 ) -> RunReport:
     if not task.launches:  # all PyTorch: nothing of the candidate's own to run
         labels = tuple(x.description for x in task.torch_steps)
@@ -486,6 +490,8 @@ def _run_task(
     smallest = min(range(len(chosen)), key=lambda i: (_threads(sizing, chosen[i]), i), default=0)
     checked: dict[str, None] = {}  # the kernels' preconditions, which every run checks in every thread
     for k, inst in enumerate(chosen):
+        shape = ", ".join(f"{name}={value}" for name, value in inst.items()) or "no symbols"
+        progress(f"instance {k + 1}/{len(chosen)} ({shape}): simulation")
         for cfg in configs:  # every autotune configuration is a specialisation the task must hold for
             tries: list[InstanceReport] = []
             mods = [module] * len(task.launches) if module is not None else parsed.modules(inst, cfg)
