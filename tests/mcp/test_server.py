@@ -89,6 +89,7 @@ def test_verify_a_verified_kernel_with_progress(tmp_path: Path) -> None:
         messages = [m for _, m in progress]
         assert re.fullmatch(r"larkc verify: worker process \d+ started", messages[0])
         assert any(m.startswith("parametric proof of ") for m in messages), messages
+        assert "all-size proof of equivalence(out) (z3)" in messages
         assert [m for m in messages if m.startswith("instance ")] == [
             "instance 1/3 (n=3): symbolic execution",
             "instance 2/3 (n=1023): symbolic execution",
@@ -133,6 +134,26 @@ def test_a_failed_verdict_and_its_counterexample_explained(tmp_path: Path) -> No
 
         from_file = await _call(client, "explain_counterexample", {"report_path": str(json_path)})
         assert from_file.structured_content == words
+
+    _session(body)
+
+
+def test_a_kernelbench_candidate_with_its_reference() -> None:
+    problem = "examples/kernelbench/l1_relu"
+
+    async def body(client: Client) -> None:
+        # explain_counterexample verifies the candidate itself (the verify tool's arguments), then explains
+        arguments = {"target": f"{problem}/wrong_unwritten.py", "reference": f"{problem}/model.py"}
+        explained = await _call(client, "explain_counterexample", arguments)
+        assert not explained.is_error, _text(explained)
+        words = explained.structured_content
+        assert words is not None and (words["verdict"], words["obligation"]) == ("FAILED", "equivalence(out)")
+        assert words["counterexample"]["element"] == [2, 0]
+        text = _text(explained)
+        assert "element: out[2, 0]\n" in text  # never written: no kernel value to show
+        # the simulator's diagnosis names the candidate's file, not the CUDA file larkc derived from it
+        written = "output out: 512 element(s) never written"
+        assert f"simulator: mismatch: {problem}/wrong_unwritten.py:12:1: {written}" in text, text
 
     _session(body)
 

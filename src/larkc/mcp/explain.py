@@ -168,16 +168,13 @@ def explain(report: Mapping[str, Any], replayed: Mapping[str, Any] | None = None
     element = cx.get("element")
     if cx.get("tensor") and element is not None:
         at = f"{cx['tensor']}[{', '.join(map(str, element))}]"
-        if first.get("kind") == ObligationKind.INPUTS.value:
-            lines.append(
-                f"element: {at}: input changed by the kernel from {_value(cx.get('reference_value'))} "
-                f"to {_value(cx.get('kernel_value'))}"
-            )
-        else:
-            lines.append(
-                f"element: {at}: the kernel gives {_value(cx.get('kernel_value'))}, "
-                f"the reference {_value(cx.get('reference_value'))}"
-            )
+        kernel, reference = cx.get("kernel_value"), cx.get("reference_value")
+        if first.get("kind") == ObligationKind.INPUTS.value:  # the element's value after and before the launch
+            values = [f"input changed by the kernel from {_value(reference)} to {_value(kernel)}"]
+        else:  # a value is missing where there is none (an element never written)
+            values = [f"the kernel gives {_value(kernel)}"] if kernel is not None else []
+            values += [f"the reference {_value(reference)}"] if reference is not None else []
+        lines.append(f"element: {at}" + (f": {', '.join(values)}" if values else ""))
     if cx.get("location"):
         lines.append(f"at: {cx['location']}")
     kind = first.get("kind")

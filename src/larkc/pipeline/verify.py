@@ -311,6 +311,8 @@ def _verify_specialisation(
         if any(r.status is Status.REFUTED for rs in per_ob.values() for r in rs):
             break  # a refutation decides the verdict; later instances would only repeat it
     # Equivalence for every size where the all-size prover proves what the bounded one proved (an upgrade only).
+    if outputs := [ob.name for ob, rs in per_ob.items() if ob.kind is ObligationKind.EQUIVALENCE and rs]:
+        say(f"all-size proof of {', '.join(outputs)} (z3)")
     per_ob = upgrade_equivalence(
         task, module, f, graph, per_ob, budget, chosen, config,
         settle=lambda r: _settle_witnesses(task, r, simulate, bounded, replay_dir, say), hints=hints,
