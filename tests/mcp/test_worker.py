@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +142,25 @@ def test_an_unknown_report_lists_its_open_obligations_and_witnesses() -> None:
 def test_what_is_not_a_verify_report_is_bad_input(junk: object) -> None:
     with pytest.raises(LarkcError, match=r"r\.json: not a larkc verify JSON report"):
         check_report(junk, "r.json")
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc to see the worker process")
+def test_a_worker_whose_server_is_gone_stops() -> None:
+    # A parent (the server) starts a worker on a long proof and dies without killing it: the worker ends too.
+    request = json.dumps(request_to_json(VerifyRequest("examples/cuda/softmax_online")))
+    parent = (
+        "import os, subprocess, sys\n"
+        "worker = subprocess.Popen([sys.executable, '-m', 'larkc.mcp.worker', str(os.getpid())],\n"
+        "                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,\n"
+        "                          start_new_session=True)\n"
+        f"worker.stdin.write({request!r}.encode()); worker.stdin.close()\n"
+        "print(worker.pid, flush=True)\n"
+        "os._exit(0)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, "-c", parent], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    pid = int(proc.stdout)
+    deadline = time.monotonic() + 30  # the proof takes minutes; the worker's watch looks every second
+    while Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1][:3]:
+        assert time.monotonic() < deadline, f"worker {pid} still runs without its server"
+        time.sleep(0.2)

@@ -74,7 +74,7 @@ AllSizes = Annotated[
 async def _perform(request: Request, ctx: Context) -> CallToolResult:
     """Run ``request`` in a worker process, relaying its progress; the tool's result."""
     process = await anyio.open_process(
-        [sys.executable, "-m", "larkc.mcp.worker"],
+        [sys.executable, "-m", "larkc.mcp.worker", str(os.getpid())],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=None,  # the worker's own messages go where the server's go: standard error

@@ -1,9 +1,10 @@
 """The process that does one MCP tool call's work: ``python -m larkc.mcp.worker``.
 
-The server runs each call in a fresh worker so that cancelling a call is real (the server kills the
-worker's process group: the CPU-bound provers stop at once, whatever they are doing), a crash or a
-memory kill of the work cannot take the server down, and nothing the work prints reaches the server's
-standard output, which in stdio mode is the protocol channel. It does not import the MCP SDK.
+The server runs each call in a fresh worker (``python -m larkc.mcp.worker SERVER_PID``) so that cancelling a
+call is real (the server kills the worker's process group: the CPU-bound provers stop at once, whatever they
+are doing), a crash or a memory kill of the work cannot take the server down, and nothing the work prints
+reaches the server's standard output, which in stdio mode is the protocol channel. A worker whose server is
+gone (killed before it could kill its workers) ends within a second. It does not import the MCP SDK.
 
 Protocol: the request (:func:`~larkc.mcp.requests.request_to_json`) as one JSON object on standard input;
 then JSON lines on standard output, each an event:
@@ -23,6 +24,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any, assert_never
@@ -128,9 +131,24 @@ def perform(request: Request, progress: Callable[[str], None]) -> Outcome:
             assert_never(request)
 
 
+def _exit_with_parent(parent: int) -> None:
+    """End this process when the server that started it, process ``parent``, ends (killed, say, with no chance to
+    kill its workers): the work is the server's call's, and nobody would read its result. The server passes its
+    process id: one read here could already be init's, if the server ended while this process started."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)  # reparented: the server is gone
+
+    threading.Thread(target=watch, name="larkc-mcp-parent-watch", daemon=True).start()
+
+
 def main() -> int:
     """Read one request from standard input, write its events to standard output; the exit status is 0
-    when a result or an error event was written."""
+    when a result or an error event was written. The one argument, if given, is the server's process id."""
+    if len(sys.argv) > 1:
+        _exit_with_parent(int(sys.argv[1]))
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))  # as the command line: deep IR trees
     channel: IO[str] = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # what the work prints goes to standard error
