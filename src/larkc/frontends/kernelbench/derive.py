@@ -58,6 +58,7 @@ from larkc.frontends.kernelbench.params import (
     ModuleParam,
     Opaque,
     Size,
+    group_norms,
     init_sizes,
     module_buffers,
     module_params,
@@ -255,10 +256,15 @@ def _value_range(
 
 
 def _instances(
-    given: dict[str, int], tensors: Sequence[tuple[ShapeExpr, ...]], constraints: Sequence[ShapeExpr]
+    given: dict[str, int],
+    tensors: Sequence[tuple[ShapeExpr, ...]],
+    constraints: Sequence[ShapeExpr],
+    multiples: Mapping[str, int] | None = None,
 ) -> list[dict[str, int]]:
     """The problem's shape if small, the shape scaled down to :data:`MAX_ELEMENTS` per tensor, one with
-    every size one more (no multiple of a power of two), and one three quarters of it less one."""
+    every size one more (no multiple of a power of two), and one three quarters of it less one. A size
+    that must stay a multiple of ``multiples[s]`` (a group norm's channels of its groups: PyTorch refuses
+    others) is rounded to one: up in the scaled shape, one multiple more in the next, down in the last."""
 
     def largest(inst: dict[str, int]) -> int:
         out = 1
@@ -279,11 +285,14 @@ def _instances(
     while factor > 1 and not all(evaluate(k, scaled) for k in constraints):
         factor //= 2
         scaled = {s: max(min(v, _FLOOR), math.ceil(v / factor)) for s, v in given.items()}
+    groups = {s: m for s, m in (multiples or {}).items() if s in given and m > 1}
+    scaled = {s: -(-v // groups[s]) * groups[s] if s in groups else v for s, v in scaled.items()}
+    smaller = {s: max(1, v * 3 // 4 - 1) for s, v in scaled.items()}
     candidates = [
         dict(given) if largest(given) <= MAX_ELEMENTS else None,
         scaled,
-        {s: v + 1 for s, v in scaled.items()},
-        {s: max(1, v * 3 // 4 - 1) for s, v in scaled.items()},
+        {s: v + groups.get(s, 1) for s, v in scaled.items()},
+        {s: max(groups[s], v // groups[s] * groups[s]) if s in groups else v for s, v in smaller.items()},
     ]
     out: list[dict[str, int]] = []
     for c in candidates:
@@ -375,6 +384,7 @@ def derive_task(
     weights, weight_paths, by_path, findings = _weights(
         path, ref_path, candidate.steps, params, init_args, given, host_inputs
     )
+    multiples = _group_multiples(path, ref_path, init_args, given)
     parameters = {k: weights[v] for k, v in by_path.items()}
     result = HostResult()
     allocated: dict[str, HostTensor] = {}  # tensors forward allocates, by local name
@@ -404,7 +414,9 @@ def derive_task(
                 )
                 for a in step.arguments
             ]
-            torch_step, outs, assumptions = _pytorch_step(step, i, inputs, given, host_inputs, weights, tracer)
+            torch_step, outs, assumptions = _pytorch_step(
+                step, i, inputs, given, host_inputs, weights, tracer, multiples
+            )
             for t in outs:
                 result.allocated[t.name] = (t, "empty")
                 result.variables[t.name] = t.name
@@ -436,7 +448,10 @@ def derive_task(
         values[i] = list(one.returned)
     if tracer is not None:  # sizes the reference runs at: what PyTorch computes there is not empty
         # (a 9x9 convolution of a 5x5 image: no size of the problem, for PyTorch steps and kernels alike)
-        result.constraints += _reference_sizes(ref_path, init_args, host_inputs, weights, weight_paths, given, tracer)
+        result.constraints += _reference_sizes(
+            ref_path, init_args, host_inputs, weights, weight_paths, given, tracer, multiples
+        )
+    result.constraints += _divisible(multiples)
     if candidate.returns is not None:
         result.returned = [allocated[candidate.returns.name]]
     elif isinstance(candidate.result, CallResult):
@@ -470,6 +485,7 @@ def derive_task(
         program,
         preconditions,
         kernel_thresholds(tree.root_node, result.launches),
+        multiples,
     )
     task = dataclasses.replace(task, findings=tuple(findings))
     functions = {x.name: x.text for x in program if isinstance(x, _PyTorchStep)}
@@ -525,6 +541,7 @@ def _pytorch_step(
     host_inputs: Mapping[str, HostTensor],
     weights: Mapping[str, HostTensor],
     tracer: Tracer | None,
+    multiples: Mapping[str, int] | None = None,
 ) -> tuple[_PyTorchStep, list[HostTensor], list[ShapeExpr]]:
     """The PyTorch step computing ``op`` and its results, with their shapes as the reference stage's
     tracer infers them (exact shape expressions over the task's symbols: ``(h + 2 - k) // 1 + 1`` for a
@@ -537,13 +554,20 @@ def _pytorch_step(
     shapes = [t.shape for t in (*host_inputs.values(), *weights.values(), *inputs)]
     # example sizes to trace with: a scaled-down instance (small real tensors), its sizes made distinct
     # upwards (torch gives equal example sizes one symbol), then the problem's own sizes if small enough
-    tries = [_distinct(i) for i in _instances(dict(given), shapes, [])[:2]]
+    tries = [_distinct(i, multiples) for i in _instances(dict(given), shapes, [], multiples)[:2]]
     if all(math.prod([int(evaluate(d, dict(given))) for d in shape]) <= 1 << 22 for shape in shapes):
-        tries.append(_distinct(given))
+        tries.append(_distinct(given, multiples))
     error: LarkcError | None = None
     for example in dict.fromkeys(tuple(sorted(t.items())) for t in tries):
         try:
-            graph = trace_reference(fn, specs, symbols=list(given), example_shapes=dict(example), name=name)
+            graph = trace_reference(
+                fn,
+                specs,
+                symbols=list(given),
+                example_shapes=dict(example),
+                name=name,
+                constraints=_divisible(multiples),
+            )
             break
         except LarkcError as e:
             error = e
@@ -596,6 +620,7 @@ def _reference_sizes(
     paths: Mapping[str, str],
     given: Mapping[str, int],
     trace_reference: Tracer,
+    multiples: Mapping[str, int] | None = None,
 ) -> list[ShapeExpr]:
     """The sizes at which ``Model``'s forward computes no empty tensor (PyTorch refuses pooling or a
     convolution of an empty result: ``AvgPool2d(2)`` of a 1x1 image): ``d >= 1`` for every size the
@@ -603,7 +628,7 @@ def _reference_sizes(
     only, as the problem is; where the reference cannot be traced here, nothing (verify reports it)."""
     specs = {k: TensorSpec(t.shape, _dtype(t.dtype)) for k, t in {**inputs, **weights}.items()}
     shapes = [t.shape for t in (*inputs.values(), *weights.values())]
-    for example in [_distinct(i) for i in _instances(dict(given), shapes, [])[:2]]:
+    for example in [_distinct(i, multiples) for i in _instances(dict(given), shapes, [], multiples)[:2]]:
         try:
             graph = trace_reference(
                 str(reference),
@@ -612,11 +637,22 @@ def _reference_sizes(
                 init_inputs=list(init_args),
                 example_shapes=example,
                 param_inputs=dict(paths),
+                constraints=_divisible(multiples),
             )
         except LarkcError:
             continue
         return [*graph.assumptions, *_nonempty([n.type.shape for n in graph.nodes])]
     return []
+
+
+def _divisible(multiples: Mapping[str, int] | None) -> list[ShapeExpr]:
+    """``s % m == 0`` for each size ``s`` that must stay a multiple of ``m`` (a group norm's channels of
+    its groups): a task constraint, and what the tracer must know to reshape ``C`` into ``G x C // G``
+    (a group norm, or a step's ``x.view(b, groups, -1)``) without a remainder."""
+    return [
+        ShapeCmp(CmpOp.EQ, ShapeArith(ArithOp.MOD, ShapeSym(s), ShapeNum(m)), ShapeNum(0))
+        for s, m in (multiples or {}).items()
+    ]
 
 
 def _named_ints(init_args: Sequence[object], named: Sequence[object] | None) -> list[object]:
@@ -633,13 +669,39 @@ def _named_ints(init_args: Sequence[object], named: Sequence[object] | None) -> 
     return out
 
 
-def _distinct(sizes: Mapping[str, int]) -> dict[str, int]:
-    """``sizes`` with equal values made distinct by raising the later ones (in value order) by one."""
+def _distinct(sizes: Mapping[str, int], multiples: Mapping[str, int] | None = None) -> dict[str, int]:
+    """``sizes`` with equal values made distinct by raising the later ones (in value order) by one (a size
+    that must be a multiple of ``multiples[s]``: to the next multiple)."""
     out: dict[str, int] = {}
     last = 0
     for s, v in sorted(sizes.items(), key=lambda kv: kv[1]):
         out[s] = max(v, last + 1) if v >= 2 else v
+        m = (multiples or {}).get(s, 1)
+        out[s] = -(-out[s] // m) * m
         last = max(last, out[s])
+    return out
+
+
+def _group_multiples(
+    path: Path, reference: Path, init_args: Sequence[object], given: Mapping[str, int]
+) -> dict[str, int]:
+    """The sizes that must stay multiples of a number at every instance: a group norm's channels (a size
+    ``get_init_inputs()`` names, a task symbol) of its groups, in ``Model`` or ``ModelNew``, where the
+    problem's own size is one (PyTorch refuses other channel counts)."""
+    sizes = init_sizes(reference) or [
+        Size(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in init_args
+    ]
+    out: dict[str, int] = {}
+    for file, cls in ((reference, "Model"), (path, "ModelNew")):
+        try:
+            found = group_norms(file, cls, sizes)
+        except LarkcError:
+            continue
+        for groups, channels in found:
+            name = channels.name
+            if name is None or name not in given or groups.value < 2 or given[name] % groups.value:
+                continue
+            out[name] = math.lcm(out.get(name, 1), groups.value)
     return out
 
 
@@ -1213,6 +1275,7 @@ def _task(
     program: Sequence[HostLaunch | _PyTorchStep],
     preconditions: Mapping[str, Mapping[str, Any]],
     thresholds: Sequence[Threshold] = (),
+    multiples: Mapping[str, int] | None = None,
 ) -> Task:
     names: dict[str, str] = {}
     returned = [t.name for t in result.returned]
@@ -1239,7 +1302,7 @@ def _task(
     steps = [_kernel_launch(x, names) if isinstance(x, HostLaunch) else _torch_step(x, names) for x in program]
     shapes = [t.shape for t in inputs.values()]
     shapes += [t.shape for t, _ in result.allocated.values()]
-    instances = _instances(given, shapes, result.constraints)
+    instances = _instances(given, shapes, result.constraints, multiples)
     if instances:  # past a clamp of the launch (`std::min(1024, n)` threads), from the smallest instance
 
         def elements(i: Mapping[str, int]) -> int:

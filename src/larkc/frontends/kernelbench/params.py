@@ -38,7 +38,7 @@ import torch
 from larkc.errors import LarkcError, Span, Stage
 from larkc.frontends.kernelbench.candidate import _Module, _parse, _span, init_inputs_with
 
-__all__ = ["ModuleParam", "Opaque", "Size", "init_sizes", "module_buffers", "module_params"]
+__all__ = ["ModuleParam", "Opaque", "Size", "group_norms", "init_sizes", "module_buffers", "module_params"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -764,6 +764,28 @@ def _initialised(
 def _normal(mean: float, std: float) -> str:
     """The law of ``w.normal_(mean, std)``."""
     return f"normal_({float(mean)!r}, {float(std)!r})"
+
+
+def group_norms(path: Path, class_name: str, sizes: Sequence[object]) -> list[tuple[Size, Size]]:
+    """``(num_groups, num_channels)`` of each ``nn.GroupNorm`` ``class_name.__init__`` of ``path`` creates
+    (anywhere in it), where both are integers larkc reads; ``sizes`` as for :func:`module_params`."""
+    source, tree = _parse(path)
+    module = _Module(path, source, tree)
+    cls = next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name), None)
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None) if cls else None
+    if init is None:
+        return []
+    env = _Init(module, init, sizes)
+    out = []
+    for node in ast.walk(init):
+        if isinstance(node, ast.Call) and _is_nn(node.func, "GroupNorm") is not None:
+            a = _arguments(node, ("num_groups", "num_channels", "eps", "affine"))
+            try:
+                if "num_groups" in a and "num_channels" in a:
+                    out.append((env.size(a["num_groups"]), env.size(a["num_channels"])))
+            except LarkcError:
+                continue
+    return out
 
 
 def module_buffers(path: Path, class_name: str, sizes: Sequence[object]) -> list[ModuleParam]:
