@@ -26,6 +26,7 @@ __all__ = [
     "Allocation",
     "CallResult",
     "CudaText",
+    "EmptyTensor",
     "Extension",
     "ForwardCall",
     "InputRead",
@@ -82,6 +83,15 @@ class Allocation:
 
 
 @dataclass(frozen=True, slots=True)
+class EmptyTensor:
+    """``torch.empty(0, device=x.device, dtype=x.dtype)`` (or ``zeros``): a tensor of no elements, which
+    candidates pass for an absent bias to a ``torch::Tensor`` parameter (that takes no ``None``), with a
+    flag or ``bias.numel() > 0`` saying it is absent. Its element type (``f32`` unless given)."""
+
+    dtype: str
+
+
+@dataclass(frozen=True, slots=True)
 class ParamRef:
     """An argument that is a parameter of ``ModelNew`` (``self.linear.weight``, ``self.bias``): its path
     (``linear.weight``), checked against what ``__init__`` creates when the task is derived."""
@@ -128,7 +138,9 @@ class SizeArg:
 #: a tensor forward allocated, a forward parameter seen with another shape, a parameter of ModelNew, or
 #: ``None`` (an absent optional tensor: ``self.bias`` of a module built without one), a list of integers
 #: (``[self.stride, self.stride]`` for an ``IntArrayRef``) or a size forward computes.
-Argument = int | float | bool | str | CallResult | Allocation | View | ParamRef | None | tuple[int, ...] | SizeArg
+Argument = (
+    int | float | bool | str | CallResult | Allocation | EmptyTensor | View | ParamRef | None | tuple[int, ...]
+) | SizeArg
 
 
 @dataclass(frozen=True, slots=True)
@@ -769,7 +781,7 @@ class _ForwardReader:
                 v = self.env[name]
                 if isinstance(v, _Size):
                     return v.node
-                if isinstance(v, str | CallResult | Allocation | View | ParamRef):
+                if isinstance(v, str | CallResult | Allocation | EmptyTensor | View | ParamRef):
                     return self.placeholder(v, name)
                 return self.literal(v, e)
             case ast.Name(id=name) if name in self.imports:
@@ -890,6 +902,9 @@ class _ForwardReader:
         ext = self.extension_of(f)
         if ext is not None:
             return self.placeholder(self.extension_call(ext[0], ext[1], e), f"t{len(self.out.steps) - 1}")
+        empty = self.empty_tensor(e)
+        if empty is not None:
+            return self.placeholder(empty, "empty")
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
             sub = self.attributes.get(f.attr)
             if isinstance(sub, _Submodule):
@@ -937,6 +952,36 @@ class _ForwardReader:
             ),
             e,
         )
+
+    def empty_tensor(self, e: ast.Call) -> EmptyTensor | None:
+        """``torch.empty(0, ...)``, ``torch.zeros((0,), ...)``: a tensor of no elements (its ``device`` is
+        CUDA's, as every tensor's here); any other size or keyword is not one."""
+        f = e.func
+        if not (
+            isinstance(f, ast.Attribute)
+            and f.attr in ("empty", "zeros")
+            and isinstance(f.value, ast.Name)
+            and self.imports.get(f.value.id, f.value.id) == "torch"
+            and len(e.args) == 1
+        ):
+            return None
+        known, size = self.constant(self.lower(e.args[0]))
+        if not known or size not in (0, (0,), [0]) or isinstance(size, bool):
+            return None
+        dtype = "f32"
+        for k in e.keywords:
+            match k.arg:
+                case "device" | "requires_grad":
+                    continue
+                case "dtype":
+                    name = _dtype_name(self.lower(k.value))
+                    short = [t for t, n in _TORCH_DTYPE_NAMES.items() if n == name]
+                    if not short:
+                        return None
+                    dtype = short[0]
+                case _:
+                    return None
+        return EmptyTensor(dtype)
 
     def is_dtype(self, node: ast.expr) -> bool:
         return (isinstance(node, ast.Attribute) and node.attr in _TORCH_DTYPES) or (

@@ -31,6 +31,7 @@ from larkc.frontends.kernelbench.candidate import (
     Allocation,
     CallResult,
     CudaText,
+    EmptyTensor,
     ForwardCall,
     NamedInt,
     ParamRef,
@@ -395,6 +396,11 @@ def derive_task(
             allocated[a.name] = HostTensor(f"forward_{a.name}", like.shape, like.dtype)
             result.allocated[f"forward_{a.name}"] = (allocated[a.name], a.init)
             result.variables[f"forward_{a.name}"] = a.name
+        elif isinstance(a, EmptyTensor) and _empty_key(a) not in allocated:
+            # a buffer of no elements (an absent bias): nothing to read or write in it
+            allocated[_empty_key(a)] = HostTensor(f"forward_{_empty_key(a)}", (ShapeNum(0),), a.dtype)
+            result.allocated[f"forward_{_empty_key(a)}"] = (allocated[_empty_key(a)], "empty")
+            result.variables[f"forward_{_empty_key(a)}"] = _empty_key(a)
     values: dict[int, list[HostTensor]] = {}  # each step's results
     program: list[HostLaunch | _PyTorchStep] = []  # the launches and PyTorch steps, in order
     fn: ts.Node | None = None
@@ -729,9 +735,16 @@ def _tensor_of(
             return got[0]
         case Allocation(name=n):
             return allocated[n]
+        case EmptyTensor():
+            return allocated[_empty_key(arg)]
         case ParamRef(path=p):
             return parameters[p]
     raise UnsupportedError("argument of a PyTorch step", repr(arg), span)
+
+
+def _empty_key(t: EmptyTensor) -> str:
+    """The local name of forward's tensor of no elements of ``t``'s element type (one per type)."""
+    return f"empty_{t.dtype}"
 
 
 def _check_one_definition(root: ts.Node, calls: Sequence[ForwardCall], span: Callable[[ts.Node], Span]) -> None:
@@ -1189,6 +1202,8 @@ def _host_arguments(
             return parameters.get(arg.path)
         if isinstance(arg, Allocation):
             return allocated.get(arg.name)
+        if isinstance(arg, EmptyTensor):
+            return allocated.get(_empty_key(arg))
         if isinstance(arg, CallResult):
             got = values.get(arg.index, [])
             return got[0] if len(got) == 1 else None
@@ -1216,12 +1231,18 @@ def _host_arguments(
                 )
             out[pname] = _view(inputs[input_names[list(forward_params).index(arg.param)]], arg, call)
             continue
-        if isinstance(arg, Allocation | ParamRef):
+        if isinstance(arg, Allocation | EmptyTensor | ParamRef):
             if base not in _TENSOR_TYPES:
                 raise LarkcError(
                     f"a tensor passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND
                 )
-            out[pname] = allocated[arg.name] if isinstance(arg, Allocation) else parameters[arg.path]
+            match arg:
+                case Allocation(name=n):
+                    out[pname] = allocated[n]
+                case EmptyTensor():
+                    out[pname] = allocated[_empty_key(arg)]
+                case ParamRef(path=p):
+                    out[pname] = parameters[p]
             continue
         if isinstance(arg, str | CallResult) and base not in _TENSOR_TYPES:
             raise LarkcError(f"a tensor passed as parameter {pname} of type {ptype}", call.span, stage=Stage.FRONTEND)
