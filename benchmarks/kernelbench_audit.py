@@ -697,7 +697,9 @@ def git_head() -> str:
 
 
 def select(entries: list[dict[str, Any]], sample: int | None, seed: int, only: Sequence[str]) -> list[dict[str, Any]]:
-    chosen = [e for e in entries if not only or any(o in e["id"] for o in only)]
+    # an id given whole selects that candidate only (``...-p2`` is not ``...-p21``); a part, every id with it
+    exact = {e["id"] for e in entries} & set(only)
+    chosen = [e for e in entries if not only or e["id"] in exact or any(o in e["id"] for o in only if o not in exact)]
     if sample is not None and sample < len(chosen):
         chosen = random.Random(seed).sample(chosen, sample)
     return chosen
