@@ -382,12 +382,34 @@ def derive_task(
     preconditions = _preconditions(problem, ref_path, given)
     if len(used) > 1:
         _check_one_definition(tree.root_node, candidate.calls, span)
-    weights, weight_paths, by_path, findings = _weights(
+    weights, weight_paths, by_path, findings, transposed = _weights(
         path, ref_path, candidate.steps, params, init_args, given, host_inputs
     )
     multiples = _group_multiples(path, ref_path, init_args, given)
     parameters = {k: weights[v] for k, v in by_path.items()}
     result = HostResult()
+    program: list[HostLaunch | _PyTorchStep] = []  # the launches and PyTorch steps, in order
+    for k, read in enumerate(sorted(transposed)):
+        # ModelNew's (out, in, k...) weight standing for a transposed convolution's (in, out, k...): the
+        # kernel reads Model's weight with dims 0 and 1 swapped, a row-major copy PyTorch would make
+        span_of = next(
+            a.span for c in candidate.steps for a in c.arguments if isinstance(a, ParamRef) and a.path == read
+        )
+        op = TorchOp(
+            ("w",),
+            (ParamRef(read, span_of),),
+            "w.transpose(0, 1).contiguous()",
+            f"Model's {weight_paths[by_path[read]]} with dims 0 and 1 swapped (ModelNew's {read})",
+            span_of,
+        )
+        swap, outs, assumptions = _pytorch_step(
+            op, len(candidate.steps) + k, [parameters[read]], given, host_inputs, weights, tracer, multiples
+        )
+        result.allocated[outs[0].name] = (outs[0], "empty")
+        result.variables[outs[0].name] = outs[0].name
+        result.constraints += assumptions
+        parameters[read] = outs[0]
+        program.append(swap)
     allocated: dict[str, HostTensor] = {}  # tensors forward allocates, by local name
     for a in (a for c in candidate.steps for a in c.arguments):
         if isinstance(a, Allocation) and a.name not in allocated:
@@ -402,7 +424,6 @@ def derive_task(
             result.allocated[f"forward_{_empty_key(a)}"] = (allocated[_empty_key(a)], "empty")
             result.variables[f"forward_{_empty_key(a)}"] = _empty_key(a)
     values: dict[int, list[HostTensor]] = {}  # each step's results
-    program: list[HostLaunch | _PyTorchStep] = []  # the launches and PyTorch steps, in order
     fn: ts.Node | None = None
     ordinal = 0
     for i, step in enumerate(candidate.steps):
@@ -816,7 +837,17 @@ def _triton(
         )
         if isinstance(p, ModuleParam)
     ]
-    weights, weight_paths, bound, findings = _bind_weights(path, reference, reads, params, init_args, given, inputs)
+    weights, weight_paths, bound, findings, transposed = _bind_weights(
+        path, reference, reads, params, init_args, given, inputs
+    )
+    if transposed:
+        where = next(s for p, s in reads if p in transposed)
+        raise LarkcError(
+            f"unsupported parameter of ModelNew in another layout than Model's ({', '.join(sorted(transposed))}:"
+            " dims 0 and 1 swapped) in a Triton candidate",
+            where,
+            stage=Stage.FRONTEND,
+        )
     shapes += [w.shape for w in weights.values()]
     instances = _instances(given, shapes, [])
     weight_texts = {n: f"{w.dtype}[{', '.join(str(d) for d in w.shape)}]" for n, w in weights.items()}
@@ -854,7 +885,7 @@ def _weights(
     init_args: Sequence[object],
     given: dict[str, int],
     inputs: Mapping[str, HostTensor],
-) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str], list[str]]:
+) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str], list[str], set[str]]:
     """The task inputs standing for ``Model``'s parameters (all of them, in creation order, named after
     their paths: ``linear.weight`` is ``linear_weight``), each one's path, and for each parameter of
     ``ModelNew`` the kernel reads, the input it is.
@@ -876,7 +907,7 @@ def _bind_weights(
     init_args: Sequence[object],
     given: dict[str, int],
     inputs: Mapping[str, object],
-) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str], list[str]]:
+) -> tuple[dict[str, HostTensor], dict[str, str], dict[str, str], list[str], set[str]]:
     """:func:`_weights` for the parameters of ``ModelNew`` at ``reads`` (paths, and where they are read).
 
     Batch norm's running statistics of ``Model`` are inputs too, after the parameters, whether a kernel
@@ -889,12 +920,12 @@ def _bind_weights(
     ]
     model_buffers = module_buffers(reference, "Model", sizes)
     if not params and not reads and not model_buffers:
-        return {}, {}, {}, []
+        return {}, {}, {}, [], set()
     ref_span = Span(str(reference), 1, 1, 1, 2)
     model: list[ModuleParam] = []
     for p in module_params(reference, "Model", sizes) if params else []:
         if isinstance(p, Opaque) and not reads:
-            return {}, {}, {}, []  # the kernel reads no weight: the reference keeps its own (as before params)
+            return {}, {}, {}, [], set()  # the kernel reads no weight: the reference keeps its own (as before params)
         if isinstance(p, Opaque):
             raise LarkcError(
                 f"unsupported parameters in Model.__init__ ({_KNOWN} of sizes from get_init_inputs()): {p.what}",
@@ -918,6 +949,7 @@ def _bind_weights(
     n_params = len(model)
     model += model_buffers
     by_path: dict[str, str] = {}
+    transposed: set[str] = set()  # ModelNew's paths bound to Model's parameter with dims 0 and 1 swapped
     findings: list[str] = []
     names = [_input_name(p.path, {*inputs, *given}) for p in model]
     for read, where in reads:
@@ -941,7 +973,10 @@ def _bind_weights(
                 where,
                 stage=Stage.FRONTEND,
             )
-        place, finding = _counterpart(new, index, model[:n_params])
+        swapped = _transposed_counterpart(new, index, model[:n_params])
+        place, finding = swapped if swapped is not None else _counterpart(new, index, model[:n_params])
+        if swapped is not None:
+            transposed.add(read)
         by_path[read] = names[place]
         if finding is not None:
             findings.append(finding)
@@ -962,7 +997,7 @@ def _bind_weights(
                 given[sym] = d.value
             dims.append(ShapeSym(sym))
         weights[name] = HostTensor(name, tuple(dims), dtypes[p.path])
-    return weights, dict(zip(names, (p.path for p in model), strict=True)), by_path, findings
+    return weights, dict(zip(names, (p.path for p in model), strict=True)), by_path, findings, transposed
 
 
 #: what a message about parameters larkc cannot read says it reads
@@ -1134,6 +1169,36 @@ def _counterpart(
         " (equal values need the same order, shapes and initialisers)",
         p.span,
         stage=Stage.FRONTEND,
+    )
+
+
+def _transposed_counterpart(
+    new: Sequence[ModuleParam | Opaque], index: int, model: Sequence[ModuleParam]
+) -> tuple[int, str] | None:
+    """Where ``ModelNew``'s ``new[index]`` is a weight in the place of ``Model``'s transposed convolution's,
+    declared in a convolution's layout (``nn.Parameter(torch.randn(out, in, k))`` for ``ConvTranspose1d``'s
+    ``(in, out, k)``: dims 0 and 1 swapped, both more than 1): that place and the finding that their values
+    differ (the same draws fill other elements). The kernel is checked reading Model's weight swapped."""
+    p = new[index]
+    if not isinstance(p, ModuleParam) or index >= len(model):
+        return None
+    m = model[index]
+    mine, theirs = [d.value for d in p.shape], [d.value for d in m.shape]
+    if not (
+        m.kind.startswith("ConvTranspose")
+        and m.path.endswith("weight")
+        and "weight" in p.path.rsplit(".", 1)[-1].lower()
+        and len(mine) == len(theirs) >= 3
+        and min(theirs[0], theirs[1]) > 1
+        and theirs[0] != theirs[1]
+        and mine == [theirs[1], theirs[0], *theirs[2:]]
+    ):
+        return None
+    return index, (
+        f"ModelNew's parameter {p.describe()} stands for Model's {m.describe()} with dims 0 and 1 swapped:"
+        " under KernelBench's seeded construction the draws fill other elements, so ModelNew computes with"
+        " other weights than Model (its outputs differ wherever they depend on them; the kernel itself is"
+        " checked reading Model's weight swapped, for every value)"
     )
 
 
