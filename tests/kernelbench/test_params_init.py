@@ -263,6 +263,11 @@ _DIFFERENT = {
         ["self.weight = nn.Parameter(torch.empty(c_out, c_in))", "nn.init.xavier_uniform_(self.weight)"],
         "weight",
     ),
+    "randn_redrawn_by_xavier": (
+        ["self.lin = nn.Linear(c_in, c_out)"],
+        ["self.weight = nn.Parameter(torch.randn(c_out, c_in))", "nn.init.xavier_uniform_(self.weight)"],
+        "weight",
+    ),
     "reinitialised_after": (
         ["self.lin = nn.Linear(c_in, c_out)"],
         ["self.lin = nn.Linear(c_in, c_out)", "nn.init.zeros_(self.lin.bias)"],
@@ -330,3 +335,37 @@ def test_initialisers_in_a_method_are_read(tmp_path: Path) -> None:
         place, finding = _counterpart(new, next(i for i, p in enumerate(new) if p.path == read), model)
         assert finding is None and model[place].path == bound
         assert torch.equal(new_values[read], values[bound])
+
+
+def test_a_randn_parameter_redrawn_by_xavier_is_a_finding(tmp_path: Path) -> None:
+    """``nn.Parameter(torch.randn(out, in))`` then ``nn.init.xavier_uniform_`` for ``nn.Linear``'s weight
+    (agents' habit): bound by its role with a finding, as xavier's bound ``sqrt(6 / (in + out))`` is not
+    the module's ``1/sqrt(in)`` here (before: an error, a redraw larkc did not compare); where
+    ``out = 5 in`` the two bounds are one, and it stays an error (not decided)."""
+    model_path = _file(tmp_path, "model", "Model", ["self.lin = nn.Linear(c_in, c_out)"])
+    new_path = _file(
+        tmp_path,
+        "model_new",
+        "ModelNew",
+        ["self.weight = nn.Parameter(torch.randn(c_out, c_in))", "nn.init.xavier_uniform_(self.weight)"],
+    )
+    sizes = init_sizes(model_path)
+    assert sizes is not None
+    model = [p for p in module_params(model_path, "Model", sizes) if isinstance(p, ModuleParam)]
+    new = module_params(new_path, "ModelNew", sizes)
+    place, finding = _counterpart(new, next(i for i, p in enumerate(new) if p.path == "weight"), model)
+    assert model[place].path == "lin.weight"
+    assert finding is not None and "re-initialised by nn.init.xavier_uniform_(self.weight)" in finding
+    same_bound = _file(
+        tmp_path,
+        "model_new_5x",
+        "ModelNew",
+        ["self.weight = nn.Parameter(torch.randn(5 * c_in, c_in))", "nn.init.xavier_uniform_(self.weight)"],
+    )
+    model_5x = _file(tmp_path, "model_5x", "Model", ["self.lin = nn.Linear(c_in, 5 * c_in)"])
+    sizes = init_sizes(model_5x)
+    assert sizes is not None
+    model = [p for p in module_params(model_5x, "Model", sizes) if isinstance(p, ModuleParam)]
+    new = module_params(same_bound, "ModelNew", sizes)
+    with pytest.raises(LarkcError, match="after its creation"):
+        _counterpart(new, next(i for i, p in enumerate(new) if p.path == "weight"), model)

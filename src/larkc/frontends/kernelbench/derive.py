@@ -1028,7 +1028,8 @@ def _reinitialised(statement: str, path: str) -> str | None:
     (``zeros_``, ``ones_``, ``constant_`` of a number: ``"fixed:<value>"``); ``"normal"`` for a draw from
     a normal distribution (``normal_``, ``kaiming_normal_``, ``xavier_normal_``, ``trunc_normal_``);
     ``"kaiming"`` for ``kaiming_uniform_`` with a slope ``a`` other than the modules' own ``sqrt(5)``
-    (``a=1``, ``calculate_gain('linear')``, read off the fan-in); ``None`` for anything else (unknown)."""
+    (``a=1``, ``calculate_gain('linear')``, read off the fan-in); ``"xavier"`` for ``xavier_uniform_``
+    (gain 1); ``None`` for anything else (unknown)."""
     found = _INIT_CALL.match(statement.strip())
     if found is None or found["path"] != path:
         return None
@@ -1051,6 +1052,8 @@ def _reinitialised(statement: str, path: str) -> str | None:
         gains = {"1", "1.0", "0", "0.0", "torch.nn.init.calculate_gain('linear')", "nn.init.calculate_gain('linear')"}
         gains |= {g.replace("'", '"') for g in gains}
         return "kaiming" if text in gains else None  # a = 1 or 0: a bound other than 1/sqrt(fan_in)
+    if fn == "xavier_uniform_" and not rest:
+        return "xavier"  # bound sqrt(6 / (fan_in + fan_out)): 1/sqrt(fan_in) only where fan_out = 5 fan_in
     return None
 
 
@@ -1086,7 +1089,7 @@ def _counterpart(
                         p, kind=f"{p.kind} then {later.what}", constant=fixed.removeprefix("fixed:")
                     )
                     redrawn = None
-                case str(how) if how in ("normal", "kaiming"):
+                case str(how) if how in ("normal", "kaiming", "xavier"):
                     redrawn, redraw_kind = later.what, how
                 case _:
                     raise LarkcError(
@@ -1138,10 +1141,13 @@ def _counterpart(
     role = same_path or (same_kind if len(same_kind) == 1 else []) or ([index] if alike_in_place else [])
     # a redraw differs from a module's uniform draw (normal against uniform; kaiming with another bound,
     # from the same state or not); against anything else it might not: unknown
+    # xavier's bound is a module's kaiming one where size(0) = 5 size(1) (fan_out = 5 fan_in): not decided
+    xavier_alike = redraw_kind == "xavier" and (len(shape) < 2 or shape[0] == 5 * shape[1])
     if redrawn is not None and not (
         role
         and _UNIFORM_KINDS.match(model[role[0]].kind)
         and (redraw_kind == "normal" or model[role[0]].kind.endswith(".weight"))
+        and not xavier_alike
     ):
         raise LarkcError(
             f"unsupported change of ModelNew's parameter {p.path} after its creation ({_KNOWN}): {redrawn}",
