@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 import larkc
+from larkc.frontends.kernelbench.derive import _instances
+from larkc.tasks.shape_expr import ShapeSym
 
 HERE = Path(__file__).resolve().parent / "group_norm"
 
@@ -38,3 +40,15 @@ def test_an_unbiased_variance_fails() -> None:
     task = larkc.candidate_task(HERE / "unbiased_variance.py", HERE / "model.py")
     report = larkc.verify(task, instances=[task.instances[-1]])
     assert report.exit_code == 1, "\n".join(report.render())
+
+
+def test_instances_keep_two_channels_per_group() -> None:
+    """Where the problem has two channels per group or more, so do the instances: torch specialises a
+    size of 1 when it traces (``C // G`` at ``C = G``), and the reference's trace then held at that
+    instance only (a real candidate: ``the reference fixes the symbolic size out_channels (dim 0 of
+    input 'conv_weight') at its example value 8``)."""
+    given = {"batch_size": 128, "out_channels": 32, "height": 256, "width": 256}
+    shape = tuple(ShapeSym(s) for s in given)
+    instances = _instances(given, [shape], [], {"out_channels": 8})
+    assert instances
+    assert all(i["out_channels"] % 8 == 0 and i["out_channels"] >= 16 for i in instances), instances

@@ -287,13 +287,16 @@ def _instances(
         factor //= 2
         scaled = {s: max(min(v, _FLOOR), math.ceil(v / factor)) for s, v in given.items()}
     groups = {s: m for s, m in (multiples or {}).items() if s in given and m > 1}
-    scaled = {s: -(-v // groups[s]) * groups[s] if s in groups else v for s, v in scaled.items()}
+    # at least two channels per group where the problem has them: torch specialises a size of 1 (C // G)
+    # when it traces the reference, which then holds at that instance only
+    least = {s: 2 * m if given[s] >= 2 * m else m for s, m in groups.items()}
+    scaled = {s: max(least[s], -(-v // groups[s]) * groups[s]) if s in groups else v for s, v in scaled.items()}
     smaller = {s: max(1, v * 3 // 4 - 1) for s, v in scaled.items()}
     candidates = [
         dict(given) if largest(given) <= MAX_ELEMENTS else None,
         scaled,
         {s: v + groups.get(s, 1) for s, v in scaled.items()},
-        {s: max(groups[s], v // groups[s] * groups[s]) if s in groups else v for s, v in smaller.items()},
+        {s: max(least[s], v // groups[s] * groups[s]) if s in groups else v for s, v in smaller.items()},
     ]
     out: list[dict[str, int]] = []
     for c in candidates:
