@@ -639,10 +639,28 @@ def _side_conditions(
             f"a condition the reference does not need and that is neither proved nor refuted ({why})"
         )
         return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, detail)
+    legit = [c for i, c in enumerate(legit) if i >= _GUARDED_TRIES or not _guard_proves(c, facts.input_space, budget)]
     if not legit:
         return []
     text = f"inputs in the domain of the reference (where it is defined): {describe(legit)}"
     return [Assumption(AssumptionKind.DOMAIN, text)]
+
+
+#: The most guarded domain conditions :func:`_guard_proves` gives to z3 in one obligation.
+_GUARDED_TRIES = 64
+
+
+def _guard_proves(c: SideCondition, space: InputSpace, budget: Budget) -> bool:
+    """Whether ``c`` is a condition needed only under a guard (``select(x > 0, x, 1) > 0``: a ``where``'s or
+    an arm's) that z3 proves from the guard: then it is no assumption about the inputs at all."""
+    p = c.term
+    if p.const or len(p.terms) != 1 or _size(p) > _Z3_NODES:
+        return False
+    mono, k = p.terms[0]
+    if k != 1 or len(mono.factors) != 1 or not isinstance(mono.factors[0][0], tm.Select):
+        return False
+    holds, _ = side_holds(c)
+    return decide(holds, [], space, solver_rlimit=min(budget.solver_rlimit, _CONDITION_RLIMIT)).holds is True
 
 
 def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:

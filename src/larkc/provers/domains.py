@@ -35,7 +35,7 @@ from larkc.ir.types import ScalarType
 from larkc.provers.witness import exact_values, round_to
 from larkc.symbolic import terms as tm
 from larkc.symbolic.conditions import Requirement, SideCondition
-from larkc.symbolic.terms import App, BoolTerm, Elem, Fn, Poly, Read, Term
+from larkc.symbolic.terms import App, BoolTerm, Elem, Fn, Poly, Read, Select, Term
 
 __all__ = [
     "Decision",
@@ -257,28 +257,51 @@ def int_type_range(t: ScalarType) -> tuple[int, int]:
 # The reference's domain
 
 
+#: The most ``(arm, guard)`` walks :func:`reference_domain` makes: past it, the conditions under the arms
+#: not yet walked are left out (a smaller domain assumed is sound: fewer inputs excused).
+_MAX_GUARDED_WALKS = 4096
+
+
 def reference_domain(spec_terms: Iterable[Term]) -> dict[tuple[int, Requirement], SideCondition]:
     """The conditions under which the reference's terms are defined, keyed by (term id, requirement): the
     argument of every ``log``/``log2`` and the base of every ``pow`` positive, the argument of every ``sqrt``
-    non-negative, every atom raised to a negative power nonzero."""
+    non-negative, every atom raised to a negative power nonzero. Inside an arm of a ``select`` the condition
+    is needed only where the arm is taken: ``select(guard, arg, 1)`` (``where(x > 0, log(x), 0)`` needs
+    nothing; an unguarded ``x > 0`` would excuse a kernel that takes the log at every ``x``)."""
     out: dict[tuple[int, Requirement], SideCondition] = {}
+    walks: list[tuple[list[Term], BoolTerm]] = [(list(spec_terms), tm.TRUE)]
+    walked: set[tuple[int, int]] = set()
 
-    def add(p: Poly, r: Requirement) -> None:
+    def add(p: Poly, r: Requirement, guard: BoolTerm) -> None:
+        if guard is not tm.TRUE:
+            p = tm.select(guard, p, tm.ONE)
         out.setdefault((id(p), r), SideCondition(p, r))
 
-    for node in tm._post_order(spec_terms):
-        if isinstance(node, App):
-            if node.fn in (Fn.LOG, Fn.LOG2):
-                add(node.args[0], Requirement.POSITIVE)
-            elif node.fn is Fn.SQRT:
-                add(node.args[0], Requirement.NONNEGATIVE)
-            elif node.fn is Fn.POW:
-                add(node.args[0], Requirement.POSITIVE)
-        elif isinstance(node, Poly) and node._terms is not None:
-            for mono, _ in node.terms:
-                for atom, e in mono.factors:
-                    if e < 0:
-                        add(tm._atom_poly(atom), Requirement.NONZERO)
+    def children(node: object) -> Iterable[object]:
+        return (node.cond,) if isinstance(node, Select) else tm._children(node)
+
+    while walks and len(walked) <= _MAX_GUARDED_WALKS:
+        roots, guard = walks.pop()
+        for node in tm._post_order(roots, children):
+            if isinstance(node, Select):
+                for arm, g in ((node.then, node.cond), (node.other, tm.logical_not(node.cond))):
+                    arm_guard = g if guard is tm.TRUE else tm.logical_and(guard, g)
+                    if arm_guard is tm.FALSE or (id(arm), id(arm_guard)) in walked:
+                        continue
+                    walked.add((id(arm), id(arm_guard)))
+                    walks.append(([arm], arm_guard))
+            elif isinstance(node, App):
+                if node.fn in (Fn.LOG, Fn.LOG2):
+                    add(node.args[0], Requirement.POSITIVE, guard)
+                elif node.fn is Fn.SQRT:
+                    add(node.args[0], Requirement.NONNEGATIVE, guard)
+                elif node.fn is Fn.POW:
+                    add(node.args[0], Requirement.POSITIVE, guard)
+            elif isinstance(node, Poly) and node._terms is not None:
+                for mono, _ in node.terms:
+                    for atom, e in mono.factors:
+                        if e < 0:
+                            add(tm._atom_poly(atom), Requirement.NONZERO, guard)
     return out
 
 
