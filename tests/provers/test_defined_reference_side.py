@@ -149,3 +149,42 @@ def test_triton_where_arms_need_their_domain_only_where_taken(tmp_path: Path) ->
     report = larkc.verify(_triton(tmp_path, "y = tl.where(x > 0, tl.log(x), 0.0)", _guarded_log))
     assert report.verdict is Verdict.VERIFIED, _show(report)
     assert not _domain_texts(report), _show(report)
+
+
+# --------------------------------------------------------------------------------------------------
+# A log the reference bounds below is defined at 0 (IEEE: log(0) = -inf, max(-inf, -100) = -100)
+
+
+def test_a_log_bounded_below_needs_only_a_nonnegative_argument() -> None:
+    from larkc.provers.domains import reference_domain
+    from larkc.reference import evaluate_symbolic_with_conditions, trace_reference
+    from larkc.symbolic.conditions import Requirement
+
+    references: list[Reference] = [
+        lambda p: torch.clamp(torch.log(p), min=-100),
+        lambda p: torch.log(p).clamp(min=-100.0, max=0.0),
+        lambda p: torch.relu(torch.log(p)),
+    ]
+    for reference in references:
+        graph = trace_reference(reference, {"p": "f32[n]"}, symbols=["n"])
+        ((terms, conditions),) = evaluate_symbolic_with_conditions(graph, {"n": 2})
+        needs = {c.requirement for c in conditions}
+        assert needs == {Requirement.NONNEGATIVE}, conditions
+        elems = [t for t in terms.elems if not isinstance(t, str)]
+        walked = {c.requirement for c in reference_domain(elems).values()}  # type: ignore[arg-type]
+        assert walked == {Requirement.NONNEGATIVE}, walked
+
+
+@pytest.mark.parametrize(
+    ("body", "wrong"),
+    [("y[i] = logf(v);", True), ("y[i] = fmaxf(logf(v), -100.0f);", False)],
+    ids=["clamp-forgotten", "clamped"],
+)
+def test_bce_log_clamp_is_not_excused_at_zero(tmp_path: Path, body: str, wrong: bool) -> None:
+    """BCE's ``clamp(log(p), min=-100)`` at ``p = 0`` is -100; a kernel without the clamp gives -inf. Neither
+    kernel may be VERIFIED under a ``p > 0`` assumption the reference does not need; the correct one is not
+    FAILED (UNKNOWN: the terms cannot say what either computes at 0)."""
+    report = larkc.verify(_cuda(tmp_path, body, lambda p: torch.clamp(torch.log(p), min=-100)))
+    assert report.verdict is not Verdict.VERIFIED, _show(report)
+    if not wrong:
+        assert report.verdict is not Verdict.FAILED, _show(report)

@@ -35,12 +35,13 @@ from larkc.ir.types import ScalarType
 from larkc.provers.witness import exact_values, round_to
 from larkc.symbolic import terms as tm
 from larkc.symbolic.conditions import Requirement, SideCondition
-from larkc.symbolic.terms import App, BoolTerm, Elem, Fn, Poly, Read, Select, Term
+from larkc.symbolic.terms import App, BoolTerm, Elem, Fn, Max, Poly, Read, Select, Term
 
 __all__ = [
     "Decision",
     "InputSpace",
     "ReferenceMatch",
+    "absorbed_log",
     "decide",
     "describe",
     "implied_by",
@@ -278,7 +279,12 @@ def reference_domain(spec_terms: Iterable[Term]) -> dict[tuple[int, Requirement]
         out.setdefault((id(p), r), SideCondition(p, r))
 
     def children(node: object) -> Iterable[object]:
-        return (node.cond,) if isinstance(node, Select) else tm._children(node)
+        if isinstance(node, Select):
+            return (node.cond,)
+        if isinstance(node, Max) and any(a.is_const for a in node.args):
+            # max(log(t), c): the log's argument is walked, the log is not (see absorbed_log)
+            return tuple(t if (t := absorbed_log(a)) is not None else a for a in node.args)
+        return tm._children(node)
 
     while walks and len(walked) <= _MAX_GUARDED_WALKS:
         roots, guard = walks.pop()
@@ -290,6 +296,10 @@ def reference_domain(spec_terms: Iterable[Term]) -> dict[tuple[int, Requirement]
                         continue
                     walked.add((id(arm), id(arm_guard)))
                     walks.append(([arm], arm_guard))
+            elif isinstance(node, Max) and any(a.is_const for a in node.args):
+                for a in node.args:
+                    if (t := absorbed_log(a)) is not None:
+                        add(t, Requirement.NONNEGATIVE, guard)
             elif isinstance(node, App):
                 if node.fn in (Fn.LOG, Fn.LOG2):
                     add(node.args[0], Requirement.POSITIVE, guard)
@@ -303,6 +313,23 @@ def reference_domain(spec_terms: Iterable[Term]) -> dict[tuple[int, Requirement]
                         if e < 0:
                             add(tm._atom_poly(atom), Requirement.NONZERO, guard)
     return out
+
+
+def absorbed_log(p: Poly) -> Poly | None:
+    """``t`` when ``p`` is ``log(t)`` (or ``log2``), the operand of a maximum with a finite constant
+    (``torch.clamp(torch.log(p), min=-100)``, BCE's own convention): IEEE's ``log(0) = -inf`` is absorbed
+    (``max(-inf, -100) = -100``), so the reference is defined at ``t = 0`` and needs only ``t >= 0`` (a
+    negative ``t`` is NaN, which the maximum propagates). One rule for every finite lower bound: clamp's
+    ``min``, ``maximum`` with a constant, ``relu``."""
+    if p.const or len(p.terms) != 1:
+        return None
+    mono, k = p.terms[0]
+    if k != 1 or len(mono.factors) != 1 or mono.factors[0][1] != 1:
+        return None
+    atom = mono.factors[0][0]
+    if isinstance(atom, App) and atom.fn in (Fn.LOG, Fn.LOG2):
+        return atom.args[0]
+    return None
 
 
 #: What each requirement is implied by (a positive value is nonzero and non-negative).

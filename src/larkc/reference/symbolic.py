@@ -1041,6 +1041,38 @@ def _union(*parts: tuple[SideCondition, ...]) -> tuple[SideCondition, ...]:
     return tuple(seen.values())
 
 
+def _finite_lower_bound(node: SpecNode, args: list[SymValue | None]) -> frozenset[int]:
+    """The operands of ``node`` that it bounds below by a finite constant (``clamp(x, min=c)``,
+    ``maximum(x, c)``, ``relu``): a ``log`` among them is defined at 0 (``max(-inf, c) = c``)."""
+
+    def finite_constant(v: SymValue | None) -> bool:
+        return v is not None and v.array.ndim == 0 and isinstance(v.array[()], Poly) and v.array[()].is_const
+
+    match node.op:
+        case SpecOp.RELU:
+            return frozenset({0})
+        case SpecOp.CLAMP if len(args) > 1 and finite_constant(args[1]):
+            return frozenset({0})
+        case SpecOp.MAXIMUM if len(args) == 2:
+            return frozenset(k for k in (0, 1) if finite_constant(args[1 - k]))
+        case _:
+            return frozenset()
+
+
+def _absorbed(conditions: tuple[SideCondition, ...], value: Value) -> tuple[SideCondition, ...]:
+    """``conditions`` of an element whose value ``log(t)`` is bounded below by a finite constant: its
+    ``t > 0`` is ``t >= 0`` (:func:`larkc.provers.domains.absorbed_log`)."""
+    from larkc.provers.domains import absorbed_log
+
+    t = absorbed_log(value) if isinstance(value, Poly) else None
+    if t is None:
+        return conditions
+    return tuple(
+        SideCondition(t, Requirement.NONNEGATIVE) if c.term is t and c.requirement is Requirement.POSITIVE else c
+        for c in conditions
+    )
+
+
 def _spread(elements: ObjArray) -> tuple[SideCondition, ...]:
     """Every element's conditions, for the whole tensor."""
     return _union(*(cast(tuple[SideCondition, ...], cs) for cs in elements.reshape(-1)))
@@ -1060,6 +1092,8 @@ def _element_needs(
     parts = [np.broadcast_to(a, shape) for a in own]
     arms = [np.broadcast_to(o, shape) if o is not None else None for o in operands]
     cond = np.broadcast_to(_arr(args[0]), shape) if node.op is SpecOp.WHERE else None
+    bounded_below = _finite_lower_bound(node, args)
+    values = [np.broadcast_to(a.array, shape) if a is not None else None for a in args]
     for idx in np.ndindex(*shape):
         gathered = [cast(tuple[SideCondition, ...], p[idx]) for p in parts]
         for k, arm in enumerate(arms):
@@ -1069,6 +1103,9 @@ def _element_needs(
             if cond is not None and k in (1, 2) and cs:
                 c = truth(cast(Value, cond[idx]))
                 cs = _guarded(cs, c if k == 1 else tm.logical_not(c))
+            operand = values[k] if k < len(values) else None
+            if k in bounded_below and cs and operand is not None:
+                cs = _absorbed(cs, cast(Value, operand[idx]))
             gathered.append(cs)
         out[idx] = _union(*gathered)
     return out
