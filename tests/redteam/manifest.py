@@ -707,6 +707,47 @@ CASES: tuple[Case, ...] = (
     correct("cu_fmax_swallows_nan", "fmaxf(sqrtf(x - 1), 0): fmaxf returns 0 where the root is NaN", issue="G"),
     correct("tr_isnan_where_idiom", "tl.where(r != r, 0, r): the NaN test replaces the NaN root", issue="G"),
     correct("cu_abs_via_exp_log", "expf(0.5 * logf(x * x)) is |x|, also at 0 (exp(-inf) = 0)", issue="G"),
+    # --- Round 4: guarded domains, narrow loop counters, unsigned index wrap (docs/redteam.md) ----------------
+    wrong(
+        "cu_rowmax_byte_counter",
+        "overflow",
+        "cols >= 256",
+        {"rows": 1, "cols": 256},
+        "an unsigned char column counter: ++c wraps at 255 and the loop never ends for cols >= 256",
+        issue="H",
+        witness_pass=False,
+    ),
+    correct("cu_rowmax_byte_counter_bounded", "the same byte counter, the task allows at most 255 columns", issue="H"),
+    wrong(
+        "cu_hinge_sqrt_unguarded",
+        "equivalence(y)",
+        "n >= 1",
+        {"n": 1},
+        "sqrtf(x - 1) at every element where the reference takes it only for x >= 1 (NaN below, reference x)",
+        issue="H",
+    ),
+    correct(
+        "cu_ternary_rsqrt_guarded",
+        "v > 0 ? rsqrtf(v) : 0 against where(x > 0, rsqrt(x), 0): both arms run, the rsqrt is used only where v > 0"
+        " (UNKNOWN today: the division's v != 0 is recorded unguarded by the term constructor)",
+        issue="H",
+    ),
+    wrong(
+        "cu_bce_log_unclamped",
+        "equivalence(out)",
+        "n >= 1",
+        {"n": 1},
+        "BCE without PyTorch's clamp of each log at -100: p = 0 or p = 1 gives inf where the reference gives 100",
+        issue="H",
+    ),
+    wrong(
+        "cu_diff_unsigned_prev",
+        ("bounds", "overflow"),
+        "n >= 1",
+        {"n": 1},
+        "x[i - 1] read before the i > 0 test, i unsigned: i - 1 wraps to 2^32 - 1 at i = 0, far outside x",
+        issue="H",
+    ),
 )
 
 BY_NAME: dict[str, Case] = {c.name: c for c in CASES}

@@ -81,7 +81,13 @@ from larkc.provers import (
 from larkc.provers.allsize import upgrade_equivalence
 from larkc.provers.bounded import DOMAIN_REFUTATION, Finding, InstanceFacts, prove_instance
 from larkc.provers.hints import Hints
-from larkc.provers.parametric import AUTOTUNE_SCOPE, one_specialisation, prove_parametric, prove_parametric_family
+from larkc.provers.parametric import (
+    AUTOTUNE_SCOPE,
+    COUNTER_WRAP,
+    one_specialisation,
+    prove_parametric,
+    prove_parametric_family,
+)
 from larkc.reference.symbolic import InfinityChosenByData
 from larkc.semantics import LaunchConfig
 from larkc.semantics.diagnostics import Diagnosis, DiagnosisKind
@@ -922,6 +928,9 @@ def _confirm_static(
         return r
     if r.obligation.kind is ObligationKind.LAUNCH:  # the launch evaluated at the sizes confirms it already
         return r
+    if r.obligation.kind is ObligationKind.OVERFLOW and COUNTER_WRAP in cx.message:
+        # a loop that does not end (or revisits) is nothing the simulator can show; the model is exact
+        return unsimulated(r, module, kernel_function(task, module))
     try:
         env = task.shape_env(cx.instance)
         sizes = [math.prod(s.concrete_shape(env)) for s in task.tensors.values()]

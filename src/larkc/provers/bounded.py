@@ -68,7 +68,7 @@ from larkc.provers.domains import (
 from larkc.provers.witness import Witness, exact_values, find_witness
 from larkc.provers.zworld import safety_net_reason
 from larkc.symbolic import terms as tm
-from larkc.symbolic.conditions import RangeCondition, SideCondition, side_conditions
+from larkc.symbolic.conditions import RangeCondition, Requirement, SideCondition, side_conditions
 from larkc.symbolic.normal import DEFAULT_BUDGET, equal
 from larkc.symbolic.signs import discharge
 from larkc.symbolic.terms import Elem, Poly, Read, Term
@@ -607,6 +607,13 @@ def _side_conditions(
         if time.perf_counter() > deadline:
             open_.append((c, f"time budget of {budget.seconds:g} s exhausted"))
             break
+        if c.requirement is Requirement.POSITIVE and (id(c.term), Requirement.NONNEGATIVE) in ref:
+            # the reference is defined at 0 (a log it bounds below: clamp(log(p), min=-100) is -100 there) and
+            # the kernel's terms only above 0: what the kernel computes at 0 (-inf, or the clamp's bound)
+            # is not in the terms, and a run at such inputs is no judge either (the random other elements
+            # fall outside the reference's domain, where it is NaN): left open
+            open_.append((c, "the reference is defined at 0 in IEEE arithmetic, the kernel's terms are not"))
+            continue
         holds, prefer = side_holds(c)
         # once one condition is open the obligation is UNKNOWN anyway: the others are only searched for a
         # refutation (z3 is for proofs, which can no longer change the answer)
@@ -639,10 +646,28 @@ def _side_conditions(
             f"a condition the reference does not need and that is neither proved nor refuted ({why})"
         )
         return ObligationResult(ob, Status.UNKNOWN, scope, PROVER, detail)
+    legit = [c for i, c in enumerate(legit) if i >= _GUARDED_TRIES or not _guard_proves(c, facts.input_space, budget)]
     if not legit:
         return []
     text = f"inputs in the domain of the reference (where it is defined): {describe(legit)}"
     return [Assumption(AssumptionKind.DOMAIN, text)]
+
+
+#: The most guarded domain conditions :func:`_guard_proves` gives to z3 in one obligation.
+_GUARDED_TRIES = 64
+
+
+def _guard_proves(c: SideCondition, space: InputSpace, budget: Budget) -> bool:
+    """Whether ``c`` is a condition needed only under a guard (``select(x > 0, x, 1) > 0``: a ``where``'s or
+    an arm's) that z3 proves from the guard: then it is no assumption about the inputs at all."""
+    p = c.term
+    if p.const or len(p.terms) != 1 or _size(p) > _Z3_NODES:
+        return False
+    mono, k = p.terms[0]
+    if k != 1 or len(mono.factors) != 1 or not isinstance(mono.factors[0][0], tm.Select):
+        return False
+    holds, _ = side_holds(c)
+    return decide(holds, [], space, solver_rlimit=min(budget.solver_rlimit, _CONDITION_RLIMIT)).holds is True
 
 
 def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:

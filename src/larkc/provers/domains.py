@@ -35,12 +35,13 @@ from larkc.ir.types import ScalarType
 from larkc.provers.witness import exact_values, round_to
 from larkc.symbolic import terms as tm
 from larkc.symbolic.conditions import Requirement, SideCondition
-from larkc.symbolic.terms import App, BoolTerm, Elem, Fn, Poly, Read, Term
+from larkc.symbolic.terms import App, BoolTerm, Elem, Fn, Max, Poly, Read, Select, Term
 
 __all__ = [
     "Decision",
     "InputSpace",
     "ReferenceMatch",
+    "absorbed_log",
     "decide",
     "describe",
     "implied_by",
@@ -257,29 +258,78 @@ def int_type_range(t: ScalarType) -> tuple[int, int]:
 # The reference's domain
 
 
+#: The most ``(arm, guard)`` walks :func:`reference_domain` makes: past it, the conditions under the arms
+#: not yet walked are left out (a smaller domain assumed is sound: fewer inputs excused).
+_MAX_GUARDED_WALKS = 4096
+
+
 def reference_domain(spec_terms: Iterable[Term]) -> dict[tuple[int, Requirement], SideCondition]:
     """The conditions under which the reference's terms are defined, keyed by (term id, requirement): the
     argument of every ``log``/``log2`` and the base of every ``pow`` positive, the argument of every ``sqrt``
-    non-negative, every atom raised to a negative power nonzero."""
+    non-negative, every atom raised to a negative power nonzero. Inside an arm of a ``select`` the condition
+    is needed only where the arm is taken: ``select(guard, arg, 1)`` (``where(x > 0, log(x), 0)`` needs
+    nothing; an unguarded ``x > 0`` would excuse a kernel that takes the log at every ``x``)."""
     out: dict[tuple[int, Requirement], SideCondition] = {}
+    walks: list[tuple[list[Term], BoolTerm]] = [(list(spec_terms), tm.TRUE)]
+    walked: set[tuple[int, int]] = set()
 
-    def add(p: Poly, r: Requirement) -> None:
+    def add(p: Poly, r: Requirement, guard: BoolTerm) -> None:
+        if guard is not tm.TRUE:
+            p = tm.select(guard, p, tm.ONE)
         out.setdefault((id(p), r), SideCondition(p, r))
 
-    for node in tm._post_order(spec_terms):
-        if isinstance(node, App):
-            if node.fn in (Fn.LOG, Fn.LOG2):
-                add(node.args[0], Requirement.POSITIVE)
-            elif node.fn is Fn.SQRT:
-                add(node.args[0], Requirement.NONNEGATIVE)
-            elif node.fn is Fn.POW:
-                add(node.args[0], Requirement.POSITIVE)
-        elif isinstance(node, Poly) and node._terms is not None:
-            for mono, _ in node.terms:
-                for atom, e in mono.factors:
-                    if e < 0:
-                        add(tm._atom_poly(atom), Requirement.NONZERO)
+    def children(node: object) -> Iterable[object]:
+        if isinstance(node, Select):
+            return (node.cond,)
+        if isinstance(node, Max) and any(a.is_const for a in node.args):
+            # max(log(t), c): the log's argument is walked, the log is not (see absorbed_log)
+            return tuple(t if (t := absorbed_log(a)) is not None else a for a in node.args)
+        return tm._children(node)
+
+    while walks and len(walked) <= _MAX_GUARDED_WALKS:
+        roots, guard = walks.pop()
+        for node in tm._post_order(roots, children):
+            if isinstance(node, Select):
+                for arm, g in ((node.then, node.cond), (node.other, tm.logical_not(node.cond))):
+                    arm_guard = g if guard is tm.TRUE else tm.logical_and(guard, g)
+                    if arm_guard is tm.FALSE or (id(arm), id(arm_guard)) in walked:
+                        continue
+                    walked.add((id(arm), id(arm_guard)))
+                    walks.append(([arm], arm_guard))
+            elif isinstance(node, Max) and any(a.is_const for a in node.args):
+                for a in node.args:
+                    if (t := absorbed_log(a)) is not None:
+                        add(t, Requirement.NONNEGATIVE, guard)
+            elif isinstance(node, App):
+                if node.fn in (Fn.LOG, Fn.LOG2):
+                    add(node.args[0], Requirement.POSITIVE, guard)
+                elif node.fn is Fn.SQRT:
+                    add(node.args[0], Requirement.NONNEGATIVE, guard)
+                elif node.fn is Fn.POW:
+                    add(node.args[0], Requirement.POSITIVE, guard)
+            elif isinstance(node, Poly) and node._terms is not None:
+                for mono, _ in node.terms:
+                    for atom, e in mono.factors:
+                        if e < 0:
+                            add(tm._atom_poly(atom), Requirement.NONZERO, guard)
     return out
+
+
+def absorbed_log(p: Poly) -> Poly | None:
+    """``t`` when ``p`` is ``log(t)`` (or ``log2``), the operand of a maximum with a finite constant
+    (``torch.clamp(torch.log(p), min=-100)``, BCE's own convention): IEEE's ``log(0) = -inf`` is absorbed
+    (``max(-inf, -100) = -100``), so the reference is defined at ``t = 0`` and needs only ``t >= 0`` (a
+    negative ``t`` is NaN, which the maximum propagates). One rule for every finite lower bound: clamp's
+    ``min``, ``maximum`` with a constant, ``relu``."""
+    if p.const or len(p.terms) != 1:
+        return None
+    mono, k = p.terms[0]
+    if k != 1 or len(mono.factors) != 1 or mono.factors[0][1] != 1:
+        return None
+    atom = mono.factors[0][0]
+    if isinstance(atom, App) and atom.fn in (Fn.LOG, Fn.LOG2):
+        return atom.args[0]
+    return None
 
 
 #: What each requirement is implied by (a positive value is nonzero and non-negative).

@@ -1427,7 +1427,8 @@ class _Analysis:
         params = {s.id for s, _ in self.param_sites}
         for order, s in enumerate(self.trace.sites):
             data = self.reg.any_data(self.reg.free(s.exact)) if s.kind is not SiteKind.PARAM else False
-            relevant = s.id in params or s.id in feeding or (s.kind is SiteKind.SIGNED and not data)
+            counter = s.id in self.trace.counter_sites
+            relevant = s.id in params or s.id in feeding or counter or (s.kind is SiteKind.SIGNED and not data)
             if not relevant:
                 continue
             f.checked += 1
@@ -1493,11 +1494,18 @@ class _Analysis:
                 )
             case SiteKind.DIVISOR:
                 raise AssertionError("a divisor is not an overflow site")
+        if s.id in self.trace.counter_sites:
+            verb += f" ({COUNTER_WRAP}: the loop does not run as written)"
         ir = f" (IR `{s.text}`)" if s.source and s.source != s.text else ""
         return (
             f"`{s.source or s.text}`{ir} at {s.span.location()} {verb}: its value {log2_text(v)} {cmp} {bound}"
             f" at {self._inst_text(inst)}, {self._thread(model, None, [s.exact, *s.pc])} (smallest sizes by their sum)"
         )
+
+
+#: Said by the refutation of a loop counter's update (:attr:`~larkc.provers.zexec.Trace.counter_sites`):
+#: the simulator cannot run it (the loop does not end, or revisits), and the exact model is its evidence.
+COUNTER_WRAP = "the update of a loop counter of a narrow type wraps"
 
 
 def _progression(count: Z) -> tuple[int, int] | None:

@@ -300,6 +300,11 @@ class Trace:
     #: operand of a reduction... A result reaching a use through a loop-carried value is used under
     #: ``True``. A site with no entry was never seen used.
     uses: dict[int, list[Z]] = field(default_factory=dict)
+    #: Overflow sites of the update of a loop counter (``++k`` on an ``unsigned char k``: C computes
+    #: ``k + 1`` in ``int`` and converts it back). Their wrap is an overflow whether or not the counter
+    #: reaches an address: the summary's closed form ``start + step * iteration`` does not wrap, so a
+    #: counter that does makes the loop something else (endless for ``k < d`` with ``d >= 256``).
+    counter_sites: set[int] = field(default_factory=set)
 
     def checkpoint(self) -> tuple[int, int, int, int, int, int, int]:
         return (
@@ -443,6 +448,7 @@ class Executor:
         self.iter_ctx: list[Z] = []
         self.frames = 0
         self.site_ids = 0
+        self.counter_steps: set[int] = set()  # ids of the expressions that update a summarised counter
         self.param_values = param_values
         self.tid = tuple(
             reg.int_var(
@@ -585,6 +591,8 @@ class Executor:
                 source_text(node.span),
             )
         )
+        if id(node) in self.counter_steps:
+            self.trace.counter_sites.add(self.site_ids)
         return self.site_ids
 
     def in_type(self, st: State, exact: Z, t: ScalarType, kind: SiteKind, node: Expr, sites: frozenset[int]) -> IntV:
@@ -602,6 +610,10 @@ class Executor:
         if out.answer is Answer.UNSAT:
             return IntV(exact, t, sites)
         sid = self.new_site(kind, t, exact, st.pc, out, node)
+        if id(node) in self.counter_steps:
+            # a loop counter's update: its wrap is the overflow obligation of this site (Trace.counter_sites);
+            # the loop goes on as its closed form says, which is what it does wherever that obligation holds
+            return IntV(exact, t, sites | {sid})
         return IntV(wrap(exact, t), t, sites | {sid})
 
     # -- blocks and statements -----------------------------------------------------------------------
@@ -1161,6 +1173,9 @@ class Executor:
                 d = self.increment(n, stmts, st, assigned_all)
                 if d is not None and isinstance(lv.entry[n], IntV | PtrV):
                     lv.affine[n] = d
+        for s in _walk(stmts):
+            if isinstance(s, Assign) and s.name in lv.affine:
+                self.counter_steps.add(id(s.value))
         lv.uniform = {
             n
             for n in names

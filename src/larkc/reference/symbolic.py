@@ -24,7 +24,7 @@ from larkc.ir.types import ScalarType
 from larkc.reference.shapes import concrete
 from larkc.reference.spec import Absent, Ref, Scalar, SpecGraph, SpecNode, SpecOp
 from larkc.symbolic import terms as tm
-from larkc.symbolic.conditions import Requirement, SideCondition, side_conditions
+from larkc.symbolic.conditions import Requirement, SideCondition, record, side_conditions
 from larkc.symbolic.constants import SQRT_2_OVER_PI, SQRT_HALF
 from larkc.symbolic.extended import (
     Ext,
@@ -122,10 +122,26 @@ def _has_nonfinite(*arrays: ObjArray | None) -> bool:
     return any(a is not None and any(isinstance(v, NonFinite) for v in a.flat) for a in arrays)
 
 
+#: The per-element condition arrays of the :func:`_map` calls of the elementwise rule being evaluated
+#: (the last list; none outside one): each element's own conditions, attributable to that element alone.
+_ELEMENT_CONDITIONS: list[list[ObjArray]] = []
+
+
 def _map(fn: Callable[..., Term | NonFinite], *arrays: ObjArray) -> ObjArray:
-    """``fn`` applied elementwise with numpy broadcasting."""
-    out = np.frompyfunc(fn, len(arrays), 1)(*arrays)
-    return _obj(out)
+    """``fn`` applied elementwise with numpy broadcasting. Inside an elementwise rule the conditions each
+    element's computation records are kept per element (:data:`_ELEMENT_CONDITIONS`)."""
+    if not _ELEMENT_CONDITIONS:
+        return _obj(np.frompyfunc(fn, len(arrays), 1)(*arrays))
+    collected = _ELEMENT_CONDITIONS[-1]
+
+    def each(*xs: Any) -> tuple[Term | NonFinite, tuple[SideCondition, ...]]:
+        with side_conditions() as sc:
+            v = fn(*xs)
+        return v, sc.conditions
+
+    values, conditions = np.frompyfunc(each, len(arrays), 2)(*arrays)
+    collected.append(_obj(conditions))
+    return _obj(values)
 
 
 def _arr(v: SymValue | None) -> ObjArray:
@@ -176,7 +192,22 @@ def _recip(a: Poly) -> Poly:
 def _pow(a: Poly, b: Poly) -> Poly:
     if b.is_const and b.const.denominator == 1 and b.const < 0 and a.is_const and a.const == 0:
         raise ReferenceError_("zero to a negative power")
+    if not (b.is_const and b.const.denominator == 1):
+        # x ** (p/q) with p/q > 0 is defined for x >= 0; any other non-integer exponent needs x > 0 (an
+        # integer power is total, or divides, and the division records x != 0)
+        positive_fraction = b.is_const and b.const > 0
+        _in_domain(a, Requirement.NONNEGATIVE if positive_fraction else Requirement.POSITIVE)
     return tm.apply(Fn.POW, a, b)
+
+
+def _in_domain(arg: Poly, requirement: Requirement) -> Poly:
+    """``arg``, with the condition that the partial function applied to it needs (``log``: ``> 0``,
+    ``sqrt``: ``>= 0``) recorded *when it is evaluated*: the constructors may cancel the application on the
+    spot (``0 * sqrt(x - 1)``), and the reference is NaN there all the same. A constant argument is
+    evaluated by the term constructors (NaN, -inf) and needs nothing."""
+    if not arg.is_const:
+        record(arg, requirement)
+    return arg
 
 
 def _abs(x: Poly) -> Poly:
@@ -222,7 +253,10 @@ def _ext_sigmoid(x: Ext) -> Ext:
 
 
 def _ext_fn(fn: Fn) -> Callable[[Ext], Ext]:
-    return lambda x: ext_apply(fn, x)
+    requirement = {Fn.LOG: Requirement.POSITIVE, Fn.SQRT: Requirement.NONNEGATIVE}.get(fn)
+    if requirement is None:
+        return lambda x: ext_apply(fn, x)
+    return lambda x: ext_apply(fn, _in_domain(x, requirement) if isinstance(x, Poly) else x)
 
 
 def _gelu_rule(node: SpecNode, a: list[SymValue | None], ctx: SymbolicContext) -> ObjArray:
@@ -832,9 +866,12 @@ SYMBOLIC_RULES: dict[SpecOp, SymbolicRule] = {
     SpecOp.ABS: _unary(_abs, _ext_abs),
     SpecOp.RECIPROCAL: _unary(_recip, lambda x: ext_div(tm.ONE, x)),
     SpecOp.EXP: _unary(lambda x: tm.apply(Fn.EXP, x), _ext_fn(Fn.EXP)),
-    SpecOp.LOG: _unary(lambda x: tm.apply(Fn.LOG, x), _ext_fn(Fn.LOG)),
-    SpecOp.SQRT: _unary(lambda x: tm.apply(Fn.SQRT, x), _ext_fn(Fn.SQRT)),
-    SpecOp.RSQRT: _unary(lambda x: _recip(tm.apply(Fn.SQRT, x)), lambda x: ext_div(tm.ONE, ext_apply(Fn.SQRT, x))),
+    SpecOp.LOG: _unary(lambda x: tm.apply(Fn.LOG, _in_domain(x, Requirement.POSITIVE)), _ext_fn(Fn.LOG)),
+    SpecOp.SQRT: _unary(lambda x: tm.apply(Fn.SQRT, _in_domain(x, Requirement.NONNEGATIVE)), _ext_fn(Fn.SQRT)),
+    SpecOp.RSQRT: _unary(
+        lambda x: _recip(tm.apply(Fn.SQRT, _in_domain(x, Requirement.NONNEGATIVE))),
+        lambda x: ext_div(tm.ONE, ext_apply(Fn.SQRT, x)),
+    ),
     SpecOp.TANH: _unary(lambda x: tm.apply(Fn.TANH, x), _ext_fn(Fn.TANH)),
     SpecOp.ERF: _unary(lambda x: tm.apply(Fn.ERF, x), _ext_fn(Fn.ERF)),
     SpecOp.SIN: _unary(lambda x: tm.apply(Fn.SIN, x), _ext_fn(Fn.SIN)),
@@ -960,6 +997,119 @@ def evaluate_symbolic_with_conditions(
 
 _ConditionSet = dict[tuple[int, Requirement], SideCondition]
 
+#: Ops whose every result element is computed from the operands' elements at the same (broadcast)
+#: position alone: the conditions of an element's computation are that element's (kept per element, so
+#: that a ``where`` can guard them by the condition under which it uses the element).
+_ELEMENTWISE_OPS = frozenset(
+    {
+        SpecOp.ADD, SpecOp.SUB, SpecOp.MUL, SpecOp.DIV, SpecOp.FLOOR_DIVIDE, SpecOp.POW, SpecOp.MAXIMUM,
+        SpecOp.MINIMUM, SpecOp.EQ, SpecOp.NE, SpecOp.LT, SpecOp.LE, SpecOp.GT, SpecOp.GE, SpecOp.AND, SpecOp.OR,
+        SpecOp.NOT, SpecOp.ISINF, SpecOp.ISNAN, SpecOp.ISFINITE, SpecOp.WHERE, SpecOp.CLAMP, SpecOp.NEG,
+        SpecOp.ABS, SpecOp.RECIPROCAL, SpecOp.EXP, SpecOp.LOG, SpecOp.SQRT, SpecOp.RSQRT, SpecOp.TANH, SpecOp.ERF,
+        SpecOp.SIN, SpecOp.COS, SpecOp.SIGMOID, SpecOp.RELU, SpecOp.GELU, SpecOp.SILU, SpecOp.SOFTPLUS,
+        SpecOp.CAST,
+    }
+)  # fmt: skip
+
+#: Ops that only move elements (numpy's layout functions on the operand, one operand): an element's
+#: conditions move with it.
+_LAYOUT_OPS = frozenset(
+    {
+        SpecOp.TRANSPOSE, SpecOp.PERMUTE, SpecOp.RESHAPE, SpecOp.UNSQUEEZE, SpecOp.SQUEEZE, SpecOp.EXPAND,
+        SpecOp.SELECT,
+    }
+)  # fmt: skip
+
+_NO_CONDITIONS: tuple[SideCondition, ...] = ()
+
+
+def _guarded(conditions: tuple[SideCondition, ...], guard: BoolTerm) -> tuple[SideCondition, ...]:
+    """``conditions`` needed only where ``guard`` holds: ``select(guard, term, 1)`` (1 satisfies every
+    requirement), as the kernel's if-converted arms guard theirs."""
+    if guard is tm.TRUE:
+        return conditions
+    if guard is tm.FALSE:
+        return _NO_CONDITIONS
+    return tuple(SideCondition(tm.select(guard, c.term, tm.ONE), c.requirement) for c in conditions)
+
+
+def _union(*parts: tuple[SideCondition, ...]) -> tuple[SideCondition, ...]:
+    seen: _ConditionSet = {}
+    for part in parts:
+        for c in part:
+            seen.setdefault((id(c.term), c.requirement), c)
+    return tuple(seen.values())
+
+
+def _finite_lower_bound(node: SpecNode, args: list[SymValue | None]) -> frozenset[int]:
+    """The operands of ``node`` that it bounds below by a finite constant (``clamp(x, min=c)``,
+    ``maximum(x, c)``, ``relu``): a ``log`` among them is defined at 0 (``max(-inf, c) = c``)."""
+
+    def finite_constant(v: SymValue | None) -> bool:
+        return v is not None and v.array.ndim == 0 and isinstance(v.array[()], Poly) and v.array[()].is_const
+
+    match node.op:
+        case SpecOp.RELU:
+            return frozenset({0})
+        case SpecOp.CLAMP if len(args) > 1 and finite_constant(args[1]):
+            return frozenset({0})
+        case SpecOp.MAXIMUM if len(args) == 2:
+            return frozenset(k for k in (0, 1) if finite_constant(args[1 - k]))
+        case _:
+            return frozenset()
+
+
+def _absorbed(conditions: tuple[SideCondition, ...], value: Value) -> tuple[SideCondition, ...]:
+    """``conditions`` of an element whose value ``log(t)`` is bounded below by a finite constant: its
+    ``t > 0`` is ``t >= 0`` (:func:`larkc.provers.domains.absorbed_log`)."""
+    from larkc.provers.domains import absorbed_log
+
+    t = absorbed_log(value) if isinstance(value, Poly) else None
+    if t is None:
+        return conditions
+    return tuple(
+        SideCondition(t, Requirement.NONNEGATIVE) if c.term is t and c.requirement is Requirement.POSITIVE else c
+        for c in conditions
+    )
+
+
+def _spread(elements: ObjArray) -> tuple[SideCondition, ...]:
+    """Every element's conditions, for the whole tensor."""
+    return _union(*(cast(tuple[SideCondition, ...], cs) for cs in elements.reshape(-1)))
+
+
+def _element_needs(
+    node: SpecNode,
+    args: list[SymValue | None],
+    operands: list[ObjArray | None],
+    own: list[ObjArray],
+    shape: tuple[int, ...],
+) -> ObjArray:
+    """The conditions of each element of an elementwise ``node``'s result: its own computation's and its
+    operands' at the same position; a ``where`` needs its ``then`` operand's only where its condition holds
+    and its ``other`` operand's only where it does not (``where(x > 0, log(x), 0)`` needs nothing)."""
+    out = np.empty(shape, dtype=object)
+    parts = [np.broadcast_to(a, shape) for a in own]
+    arms = [np.broadcast_to(o, shape) if o is not None else None for o in operands]
+    cond = np.broadcast_to(_arr(args[0]), shape) if node.op is SpecOp.WHERE else None
+    bounded_below = _finite_lower_bound(node, args)
+    values = [np.broadcast_to(a.array, shape) if a is not None else None for a in args]
+    for idx in np.ndindex(*shape):
+        gathered = [cast(tuple[SideCondition, ...], p[idx]) for p in parts]
+        for k, arm in enumerate(arms):
+            if arm is None:
+                continue
+            cs = cast(tuple[SideCondition, ...], arm[idx])
+            if cond is not None and k in (1, 2) and cs:
+                c = truth(cast(Value, cond[idx]))
+                cs = _guarded(cs, c if k == 1 else tm.logical_not(c))
+            operand = values[k] if k < len(values) else None
+            if k in bounded_below and cs and operand is not None:
+                cs = _absorbed(cs, cast(Value, operand[idx]))
+            gathered.append(cs)
+        out[idx] = _union(*gathered)
+    return out
+
 
 def _evaluate_symbolic(
     graph: SpecGraph,
@@ -972,6 +1122,8 @@ def _evaluate_symbolic(
     values: dict[str, SymValue] = {}
     # the conditions each node's value rests on: its own computation's and those of its operands (transitively)
     needs: dict[str, _ConditionSet] = {}
+    # the conditions of each element of a node's value computed elementwise (see _element_needs)
+    element_needs: dict[str, ObjArray] = {}
     for inp in graph.inputs:
         shape = [concrete(d, env) for d in inp.type.shape]
         if inp.name in given:
@@ -995,21 +1147,41 @@ def _evaluate_symbolic(
                     args.append(_scalar_value(a, env))
                 case Absent():
                     args.append(None)
+        elementwise = node.op in _ELEMENTWISE_OPS
+        per_element: list[ObjArray] = []
         with side_conditions() as own:
+            if elementwise:
+                _ELEMENT_CONDITIONS.append(per_element)
             try:
                 out = SYMBOLIC_RULES[node.op](node, args, ctx)
             except ReferenceError_ as e:  # the same class: a choice by data stays one
                 raise type(e)(f"symbolic %{node.name} = {node.op.value}: {e.message}", node.span) from None
+            finally:
+                if elementwise:
+                    _ELEMENT_CONDITIONS.pop()
             convert = truth if node.dtype.is_bool else xreal
             out = _map(convert, out)
+        arms = [element_needs.get(a.name) if isinstance(a, Ref) else None for a in node.args]
         operands = [needs[a.name] for a in node.args if isinstance(a, Ref) and a.name in needs]
-        if not own and len(operands) == 1:
+        if elementwise:
+            # the node's own conditions are each element's: kept per element, not for the whole node
+            element_needs[node.name] = _element_needs(node, args, arms, per_element, tuple(out.shape))
+            own_conditions: tuple[SideCondition, ...] = ()
+        elif node.op in _LAYOUT_OPS and arms[0] is not None and len(node.args) == 1:
+            element_needs[node.name] = SYMBOLIC_RULES[node.op](node, [SymValue(arms[0], node.dtype)], ctx)
+            own_conditions = own.conditions
+        else:
+            # the elements of the result are not those of the operands: every operand element's conditions
+            # are the whole result's
+            spread = [_spread(arm) for arm in arms if arm is not None]
+            own_conditions = _union(*spread, own.conditions)
+        if not own_conditions and len(operands) == 1:
             needs[node.name] = operands[0]  # shared, never changed after it is made
         else:
             merged: _ConditionSet = {}
             for o in operands:
                 merged.update(o)
-            merged.update(((id(c.term), c.requirement), c) for c in own)
+            merged.update(((id(c.term), c.requirement), c) for c in own_conditions)
             needs[node.name] = merged
         want = tuple(concrete(d, env) for d in node.shape)
         if tuple(out.shape) != want:
@@ -1022,5 +1194,7 @@ def _evaluate_symbolic(
     for name in graph.outputs:
         v = values[name]
         tensor = TermTensor(tuple(v.array.shape), v.dtype, tuple(v.array.reshape(-1)))
-        result.append((tensor, tuple(needs.get(name, {}).values())))
+        elements = element_needs.get(name)
+        whole = _spread(elements) if elements is not None else ()
+        result.append((tensor, _union(tuple(needs.get(name, {}).values()), whole)))
     return tuple(result)

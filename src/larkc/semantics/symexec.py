@@ -28,12 +28,13 @@ What one run establishes, for the shape instance and launch it ran:
 
 from __future__ import annotations
 
+import enum
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, assert_never
 
 import torch
 
@@ -55,6 +56,7 @@ from larkc.ir.nodes import (
     Continue,
     Dot,
     DoWhile,
+    Expr,
     Fence,
     For,
     Function,
@@ -86,6 +88,7 @@ from larkc.semantics.interpreter import (
     KernelArg,
     SimLimits,
     _elem,
+    _evaluated_operands,
     _Frame,
     _is_pointer,
     _pointer_of,
@@ -188,6 +191,16 @@ class SymbolicRun:
         return not self.data_dependent
 
 
+class _Step(enum.Enum):
+    """What :meth:`_Interp._eval` does with an expression popped from its stack."""
+
+    OPEN = "open"  # evaluate its operands (a ternary's arms under their conditions), then it
+    THEN = "then"  # a ternary's condition is evaluated: its first arm starts
+    ELSE = "else"  # its first arm is evaluated: the second starts
+    LEAVE = "leave"  # both arms are evaluated
+    APPLY = "apply"  # its operands are evaluated: compute it
+
+
 class _Interp(Interpreter):
     """The simulator's interpreter over the symbolic value domain."""
 
@@ -210,6 +223,8 @@ class _Interp(Interpreter):
         # the narrowest float type of the task's tensors: a conversion of data to a narrower one rounds
         # below the reference's precision, which exact arithmetic cannot stand for
         self.narrowest_float: ScalarType | None = None
+        #: the conditions of the ternary arms being evaluated, innermost last (truth ids; see :meth:`_eval`)
+        self._arm_guards: list[torch.Tensor | None] = []
 
     # -- registers -------------------------------------------------------------------------------------
 
@@ -676,11 +691,80 @@ class _Interp(Interpreter):
         out = super()._cast(e, c, ub)
         return self.dom.lift(out, d_el) if d_el.is_float else out
 
+    def _eval(self, e: Expr, ub: UndefinedOps) -> torch.Tensor:
+        """:meth:`Interpreter._eval`, with each arm of a ternary ``c ? x : y`` (``tl.where``) evaluated under
+        its condition (:attr:`_arm_guards`): both arms are computed, but a partial function of an arm needs
+        its domain only where the arm is taken (``v > 0 ? logf(v) : 0`` needs nothing)."""
+        if not isinstance(e, Select) and not _evaluated_operands(e):
+            return self._apply(e, [], ub)
+        values: list[torch.Tensor] = []
+        pending: list[tuple[Expr, _Step]] = [(e, _Step.OPEN)]
+        depth = len(self._arm_guards)
+        try:
+            while pending:
+                x, step = pending.pop()
+                match step:
+                    case _Step.OPEN:
+                        if isinstance(x, Select):
+                            # popped in reverse: the condition, its arm guard, the first arm, ...
+                            pending += [(x, _Step.APPLY), (x, _Step.LEAVE), (x.if_false, _Step.OPEN)]
+                            pending += [(x, _Step.ELSE), (x.if_true, _Step.OPEN), (x, _Step.THEN), (x.cond, _Step.OPEN)]
+                            continue
+                        ops = _evaluated_operands(x)
+                        if ops:
+                            pending.append((x, _Step.APPLY))
+                            pending.extend((o, _Step.OPEN) for o in reversed(ops))
+                            continue
+                        values.append(self._apply(x, [], ub))
+                    case _Step.THEN:
+                        self._arm_guards.append(self._arm_guard(values[-1], negate=False))
+                    case _Step.ELSE:
+                        self._arm_guards.pop()
+                        self._arm_guards.append(self._arm_guard(values[-2], negate=True))
+                    case _Step.LEAVE:
+                        self._arm_guards.pop()
+                    case _Step.APPLY:
+                        n = len(_evaluated_operands(x))
+                        args = values[len(values) - n :]
+                        del values[len(values) - n :]
+                        values.append(self._apply(x, args, ub))
+                    case _:
+                        assert_never(step)
+        finally:
+            del self._arm_guards[depth:]
+        return values[0]
+
+    def _arm_guard(self, c: torch.Tensor, *, negate: bool) -> torch.Tensor | None:
+        """The truth ids of ``c`` (or of ``!c``) and of the enclosing arm's condition, per thread (and lane);
+        ``None`` (no guard: every condition recorded, never unsound) where the shapes do not combine."""
+        ids = c if is_sym(c) else torch.where(c.to(torch.bool), TRUE_ID, FALSE_ID).to(ID_DTYPE)
+        if negate:
+            ids = self.dom.bool_not(ids)
+        outer = self._arm_guards[-1] if self._arm_guards else None
+        if outer is None:
+            return ids if not self._arm_guards else None
+        if outer.dim() != ids.dim():
+            return None
+        return self.dom.bool_binary(BinaryOp.LAND, outer, ids)
+
+    def _domain_guard(self) -> torch.Tensor | None:
+        """The condition under which the partial function being evaluated is used: the if-arm's (per
+        thread) and the ternary arms' (:meth:`_eval`), both of them where both apply."""
+        branch = self.smem.guard
+        if not self._arm_guards:
+            return branch
+        arm = self._arm_guards[-1]
+        if arm is None or branch is None:
+            return arm if branch is None else branch
+        if arm.dim() > 1:
+            branch = branch.reshape(-1, *([1] * (arm.dim() - 1)))
+        return self.dom.bool_binary(BinaryOp.LAND, branch, arm)
+
     def _math(self, e: MathCall, args: list[torch.Tensor], ub: UndefinedOps) -> torch.Tensor:
         t = _elem(e.args[0].type)
         if t.is_float:
             lifted = [self._lift(a, t) for a in args]
-            self.dom.require_defined(e.fn, lifted, self._active_of(ub), self.smem.guard)
+            self.dom.require_defined(e.fn, lifted, self._active_of(ub), self._domain_guard())
             out = self.dom.float_math(e.fn, lifted, t)
             rt = _elem(e.type)
             return out if rt.is_float else self._concrete_or_none(out, rt)

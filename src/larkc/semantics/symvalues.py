@@ -647,8 +647,10 @@ class SymbolicDomain:
             return
         ts = _broadcast(*args) if len(args) > 1 else [args[0]]
         n_threads = active.shape[0] if active is not None else (guard.shape[0] if guard is not None else 0)
+        if guard is not None and (ts[0].dim() == 0 or guard.dim() > ts[0].dim()):
+            guard = None  # a guard per lane of a value per thread: every lane's condition (never unsound)
         if guard is not None and ts[0].dim() >= 1:
-            g = guard.reshape(-1, *([1] * (ts[0].dim() - 1)))
+            g = guard if guard.dim() == ts[0].dim() else guard.reshape(-1, *([1] * (ts[0].dim() - 1)))
             ts = _broadcast(g, *ts)
         rows = ts[0].shape[0] if ts[0].dim() >= 1 else 1
         if active is not None and ts[0].dim() >= 1 and rows == n_threads:
