@@ -288,9 +288,13 @@ def test_wrong_twins_of_the_warp_reduction_are_never_proved(key: str, tmp_path: 
     assert not a.proved, f"{key}: proved for every size: {a.detail}"
 
 
-def test_a_multi_warp_block_reduction_is_not_claimed() -> None:
-    """Two-level block reductions (warp sums through shared memory) are not matched yet: not proved."""
-    a = _attempt(load_task(EXAMPLES / "cuda/row_sum_warp"))
+def test_a_multi_warp_block_reduction_with_a_shuffle_stored_by_one_lane_is_not_claimed(tmp_path: Path) -> None:
+    """In a block of several warps, lane 0 of warp 0 holds its own warp's sum only: storing it as the row's
+    sum is not proved (the two-level block reduce is test_allsize_blockreduce.py's)."""
+    _warp(tmp_path, ("i += 32", "i += 64"))
+    text = (tmp_path / "task.py").read_text(encoding="utf-8").replace("block=[32]", "block=[64]")
+    (tmp_path / "task.py").write_text(text, encoding="utf-8")
+    a = _attempt(load_task(tmp_path))
     assert not a.proved
 
 

@@ -98,21 +98,24 @@ from larkc.provers.folds import FoldOp, FoldTable
 from larkc.provers.hints import HintCheck, Hints, HintStatus
 from larkc.provers.invariants import check_invariants
 from larkc.provers.segments import (
+    WARP,
     Level,
     SharedTree,
     ThreadRenamer,
     WarpChain,
+    WarpSums,
     match_levels,
     mentions_function,
     partner_term,
     replay_chain,
     tree_fold,
+    two_level,
 )
 from larkc.provers.zexec import Access, AccessKind, Executor, LoopCtx, State, conj, walk
 from larkc.provers.zvalues import BoolV, IntV, OpaqueV, PtrV, Region, RegionKind, Value
 from larkc.provers.zworld import Answer, Registry, Session, VarLevel, World, Z, minimize_sum, model_int
 from larkc.tasks import ScalarArg, Task
-from larkc.tasks.shape_expr import ShapeExpr
+from larkc.tasks.shape_expr import CmpOp, ShapeCmp, ShapeExpr, ShapeNum
 
 if TYPE_CHECKING:
     from larkc.reference.spec import SpecGraph, SpecNode
@@ -156,6 +159,10 @@ ELEMENTWISE_OPS = frozenset(
 
 #: The most seconds one attempt may take (of the task's budget): it only ever upgrades a bounded proof.
 ATTEMPT_SECONDS = 15.0
+
+#: A block size that is a term over the sizes is proved one value at a time (each value a constant block
+#: whose tree levels and warps unroll): at most this many values, else the attempt is refused.
+MAX_BLOCK_CASES = 32
 
 #: The reductions :class:`_SpecElements` evaluates at a symbolic index, as folds over the reduced dimension.
 REDUCTION_OPS = frozenset(["sum", "mean", "amax", "amin", "matmul", "mm"])
@@ -340,6 +347,7 @@ class ValueExecutor(Executor):
         self._renamer = ThreadRenamer(reg, folds)
         self._slot_tags = itertools.count()
         self.chains: list[WarpChain] = []  # registers reduced across a warp by shuffles (segments.py)
+        self.warp_sums: list[WarpSums] = []  # per-warp results of a chain (a two-level block reduce's first)
         self.float_reads: list[tuple[str, Z, tuple[Z, ...], int]] = []  # tensor, byte offset, pc, elem size
 
     # statements
@@ -380,7 +388,8 @@ class ValueExecutor(Executor):
                 out = super().exec_stmt(s, st)
                 if len(self.trace.accesses) > before:
                     acc = self.trace.accesses[-1]
-                    self.stored[id(acc)] = (acc, self._warp_result(self.eval(value, st), acc.pc))
+                    to_shared = acc.region.kind is RegionKind.SHARED
+                    self.stored[id(acc)] = (acc, self._warp_result(self.eval(value, st), acc.pc, to_shared))
                     if acc.region.kind is RegionKind.SHARED:
                         self._shared_store(acc, self.stored[id(acc)][1])
                 return out
@@ -416,14 +425,18 @@ class ValueExecutor(Executor):
         why = ""
         if kind not in (ShuffleKind.DOWN, ShuffleKind.XOR) or not isinstance(v, RealV):
             why = "a shuffle that is not a down or xor step of a followed value"
-        elif [b.as_long() if z3.is_int_value(b) else None for b in block] != [32, 1, 1]:
-            why = "a shuffle in a block that is not one warp"
+        elif not (
+            all(z3.is_int_value(b) for b in block)
+            and [b.as_long() for b in block[1:]] == [1, 1]
+            and block[0].as_long() % WARP == 0
+        ):
+            why = "a shuffle in a block that is not 1-D with a constant multiple of 32 threads (a partial warp)"
         elif self._constant(s.mask, st) != 0xFFFFFFFF or self._constant(s.width, st) not in (32, None):
             why = "a shuffle with a partial mask or a width other than 32"
         elif o is None or o < 1 or o >= 32 or (kind is ShuffleKind.XOR and o & (o - 1)):
             why = "a shuffle by an offset that is not a constant in [1, 32) (a power of two for xor)"
-        elif self.iter_ctx or self.reg.has_level(conj(st.pc), VarLevel.THREAD):
-            why = "a shuffle in a loop or on a path only some lanes take"
+        elif self.iter_ctx or not self._warp_uniform(st.pc):
+            why = "a shuffle in a loop or on a path only some lanes of a warp take"
         elif len(mentioned) > 1 or any(c.broken for c in mentioned):
             why = "a shuffle of a value that mixes warp reductions"
         if why:
@@ -435,7 +448,7 @@ class ValueExecutor(Executor):
         if not mentioned:
             term, renamed = self._renamer.rename(v.r, f"warp{len(self.chains)}")
             lane = renamed.get(tid.decl().name(), z3.FreshInt("allsize.lane"))
-            chain = WarpChain(term, lane, tuple(st.pc))
+            chain = WarpChain(term, lane, tuple(st.pc), block[0].as_long())
             self.chains.append(chain)
         else:
             chain = mentioned[0]
@@ -454,19 +467,76 @@ class ValueExecutor(Executor):
         got = chain.values[-1](partner_term(kind, o, self.tid[0]))
         return self.prove(pc, term == chain.selves[-1] + got).answer is Answer.UNSAT
 
-    def _warp_result(self, v: Value, pc: Sequence[Z]) -> Value:
-        """A stored value: a warp reduction's result where it is one (``Σ_{t<32}`` of the lanes'
-        contributions, stored by one lane), unknown where it mentions a chain otherwise, else ``v``."""
+    def _warp_uniform(self, pc: Sequence[Z]) -> bool:
+        """Every lane of a warp takes the path ``pc`` when one does: no per-thread variable but ``threadIdx.x``
+        in it, and it holds at ``32 * (tid / 32) + j`` for every lane ``j`` when it holds at ``tid`` (z3)."""
+        tid = self.tid[0]
+        cond = conj(pc)
+        others = {n for n in self.reg.free(cond) if self.reg.info(n).level is VarLevel.THREAD}
+        if not others:
+            return True
+        if others != {tid.decl().name()}:
+            return False
+        j = z3.FreshInt("allsize.lane_in_warp")
+        moved = z3.substitute(cond, (tid, WARP * (tid / WARP) + j))
+        return self.prove([*pc, j >= 0, j < WARP], moved).answer is Answer.UNSAT
+
+    def _fixed_lane(self, pc: Sequence[Z], lanes: int) -> tuple[int | None, int | None]:
+        """(r, t): the path condition fixes the lane ``tid % 32 == r``, and the thread ``tid == t`` when it
+        does (None where it does not)."""
+        tid = self.tid[0]
+        r = next((r for r in range(WARP) if self.prove(pc, tid % WARP == r).answer is Answer.UNSAT), None)
+        if r is None:
+            return None, None
+        w = next((w for w in range(lanes // WARP) if self.prove(pc, tid / WARP == w).answer is Answer.UNSAT), None)
+        return r, (None if w is None else WARP * w + r)
+
+    def _warp_result(self, v: Value, pc: Sequence[Z], shared: bool = False) -> Value:
+        """A stored value: a warp reduction's result where it is one, unknown where it mentions a chain
+        otherwise, else ``v``. Stored by one thread: ``Σ_{t<B}`` of the contributions when its register holds
+        each thread's once (a one-warp block, or the second level of a two-level block reduce reading the
+        first level's per-warp sums); stored to shared memory by lane ``r`` (of every warp, or of the one warp
+        of the block): that warp's sum (a :class:`~larkc.provers.segments.WarpSums`, ``P(tid / 32)``), which
+        only a per-warp store follows. A value computed from the register's final value (``total / d``) has
+        that subterm (the executor's last operand plus the last shuffle's result, as built) replaced by the
+        sum, where no other mention of a chain remains."""
         if not isinstance(v, RealV) or not any(mentions_function(v.r, c.values) for c in self.chains):
             return v
+        every = [w for c in self.chains for w in c.values]
         for c in self.chains:
-            if c.broken or not mentions_function(v.r, c.values[-1:]) or not self._chain_step_holds(c, v.r, pc):
+            if c.broken or not mentions_function(v.r, c.values[-1:]):
                 continue
-            lane = next((r for r in range(32) if self.prove(pc, self.tid[0] == r).answer is Answer.UNSAT), None)
-            if lane is None or replay_chain(c, lane):
+            whole = self._chain_step_holds(c, v.r, pc)
+            kind, o = c.partners[-1]
+            final = c.selves[-1] + c.values[-1](partner_term(kind, o, self.tid[0]))
+            marker = z3.FreshReal("allsize.register")
+            around = z3.substitute(v.r, (final, marker))
+            if not whole and (shared or mentions_function(around, every) or not _mentions(around, [marker])):
+                continue
+            r, lane = self._fixed_lane(pc, c.lanes)
+            if r is None:
                 return OpaqueV(v.t)
-            fold = self.folds.make(FoldOp.SUM, c.lane, z3.IntVal(32), c.contribution, c.contribution_pc, "a warp sum")
-            return RealV(v.t, fold)
+            if whole and (lane is None or shared):
+                fn = z3.Function(f"allsize.warpsum.{len(self.warp_sums)}", z3.IntSort(), z3.RealSort())
+                self.warp_sums.append(WarpSums(fn, c, r))
+                return RealV(v.t, fn(self.tid[0] / WARP))
+            if not mentions_function(c.contribution, [s.fn for s in self.warp_sums]):
+                if replay_chain(c, lane):
+                    return OpaqueV(v.t)
+                base = c
+            else:
+                got, _why = two_level(c, lane, self.warp_sums)
+                if got is None:
+                    return OpaqueV(v.t)
+                base = got
+            if self.reg.has_level(conj(base.contribution_pc), VarLevel.THREAD):
+                return OpaqueV(v.t)  # the contributions' path would need renaming per thread too
+            if lane is None:
+                return OpaqueV(v.t)
+            fold = self.folds.make(
+                FoldOp.SUM, base.lane, z3.IntVal(base.lanes), base.contribution, base.contribution_pc, "a block sum"
+            )
+            return RealV(v.t, fold if whole else z3.substitute(around, (marker, fold)))
         return OpaqueV(v.t)
 
     # shared memory: the tree reduction's segments (segments.py)
@@ -481,6 +551,15 @@ class ValueExecutor(Executor):
             return
         tree = SharedTree(acc.region.key, acc.size, 0, unknown="")
         self.trees[acc.region.key] = tree
+        sums = self._warp_sums_in(value)
+        if sums is not None:
+            why = self._per_warp_store(acc, sums)
+            if why:
+                tree.forget(why)
+            else:
+                tree.sums, tree.sums_pc = sums, tuple(p for p in acc.pc if not self._thread_level(p))
+                tree.lanes = sums.chain.lanes
+            return
         lanes = [z3.simplify(b) for b in self.world.block]
         tid = self.tid[0]
         if not all(z3.is_int_value(b) for b in lanes) or any(b.as_long() != 1 for b in lanes[1:]):
@@ -500,9 +579,45 @@ class ValueExecutor(Executor):
             tree.lane = renamed.get(tid.decl().name(), z3.FreshInt("allsize.lane"))
             tree.contribution_pc = tuple(acc.pc)
 
+    def _warp_sums_in(self, value: Value) -> WarpSums | None:
+        """The per-warp sums ``value`` is (``P(tid / 32)``), if it is one."""
+        if not isinstance(value, RealV) or not z3.is_app(value.r) or value.r.num_args() != 1:
+            return None
+        return next((s for s in self.warp_sums if s.fn.eq(value.r.decl())), None)
+
+    def _thread_level(self, p: Z) -> bool:
+        return self.reg.has_level(p, VarLevel.THREAD)
+
+    def _per_warp_store(self, acc: Access, sums: WarpSums) -> str:
+        """ "" when ``acc`` is ``shared[tid / 32] = P(tid / 32)`` by lane ``r`` of every warp: outside loops,
+        the path's per-thread part exactly ``tid % 32 == r``, the rest the same for the whole block."""
+        tid = self.tid[0]
+        value = self.stored[id(acc)][1]
+        assert isinstance(value, RealV)
+        uniform = [p for p in acc.pc if not self._thread_level(p)]
+        guard = conj([p for p in acc.pc if self._thread_level(p)])
+        if self.iter_ctx:
+            return f"`{acc.text}` stores a warp's sum in a loop"
+        own_slot = z3.And(acc.offset == (tid / WARP) * acc.size, value.r.arg(0) == tid / WARP)
+        if self.prove(acc.pc, own_slot).answer is not Answer.UNSAT:
+            return f"`{acc.text}` does not store each warp's sum to the slot of its warp (tid / 32)"
+        if self.prove(uniform, guard == (tid % WARP == sums.r)).answer is not Answer.UNSAT:
+            return f"`{acc.text}` is not stored by lane {sums.r} of every warp"
+        if self.reg.has_level(conj(uniform), VarLevel.THREAD):
+            return f"`{acc.text}` is on a path that depends on the thread"
+        return ""
+
     def _shared_load(self, r: Region, off: Z, t: Type, st: State) -> Value | None:
         tree = self.trees.get(r.key)
         if tree is None or tree.unknown or not isinstance(t, ScalarType) or t.size != tree.elem_size:
+            return None
+        if tree.sums is not None:
+            # the second level of a two-level block reduce: slot e < B / 32 holds warp e's sum, once every
+            # warp has stored it (a barrier since) and on a path where the stores ran
+            e = _exact_div(off, t.size)
+            in_range = z3.And(e >= 0, e < tree.lanes // WARP, *tree.sums_pc)
+            if tree.synced and self.prove(st.pc, in_range).answer is Answer.UNSAT:
+                return RealV(t, tree.sums.fn(e))
             return None
         if self._levels_of is not None and self._levels_of[1] is tree and tree.levels:
             level = tree.levels[-1]
@@ -1317,6 +1432,13 @@ def prove_allsize(
         # A proof would be about the sizes of this one specialisation (a constexpr or heuristic of the sizes),
         # which the verdict's "for all sizes" would not say clearly: every specialisation is future work.
         return refused(f"the kernel is lowered for one specialisation of the sizes ({kw.specialisation[0]})")
+    cases = _block_cases(kw.world)
+    if cases is None:
+        return refused(f"the block size {kw.world.block[0]} takes more than {MAX_BLOCK_CASES} values")
+    if cases:
+        return _per_block_size(
+            module, kernel, task, graph, budget, instances, kw.world, kw.facts, kw.constraints, cases, start
+        )
     constants = _constants(graph, task)
     vocab = _Vocabulary(constants)
     values = dict(kw.param_values)
@@ -1373,6 +1495,81 @@ def prove_allsize(
     return attempts
 
 
+def _block_cases(world: World) -> list[tuple[int, dict[str, int]]] | None:
+    """The values ``blockDim.x`` takes over the allowed sizes when it is a term over them (``32 * min(cdiv(d,
+    32), 8)``), each with sizes where it takes that value: [] when it is a constant (or another dimension is
+    not), None past :data:`MAX_BLOCK_CASES`. The values are every model z3 finds under the world's facts
+    and the launch's, one blocked at a time, so the list is exhaustive: each allowed size has one of them."""
+    block = [z3.simplify(b) for b in world.block]
+    if z3.is_int_value(block[0]) or not all(z3.is_int_value(b) for b in block[1:]):
+        return []
+    solver = z3.Solver()
+    solver.set("timeout", 5000)
+    solver.add(*world.facts, *world.launch_facts)
+    values: list[tuple[int, dict[str, int]]] = []
+    while len(values) <= MAX_BLOCK_CASES:
+        match solver.check():
+            case z3.sat:
+                m = solver.model()
+                v = m.eval(block[0], model_completion=True).as_long()
+                sizes = {n: m.eval(x, model_completion=True).as_long() for n, x in world.syms.items()}
+                values.append((v, sizes))
+                solver.add(block[0] != v)
+            case z3.unsat:
+                return sorted(values, key=lambda c: c[0])
+            case _:
+                return None  # not known to be exhaustive
+    return None
+
+
+def _per_block_size(
+    module: Module,
+    kernel: str,
+    task: Task,
+    graph: SpecGraph,
+    budget: Budget,
+    instances: Sequence[Mapping[str, int]],
+    world: World,
+    facts: Sequence[Z],
+    constraints: tuple[str, ...],
+    cases: Sequence[tuple[int, dict[str, int]]],
+    start: float,
+) -> list[AllSizeAttempt]:
+    """One attempt per output, each the conjunction of the attempts for every value ``blockDim.x`` takes (a
+    task whose block is ``block[0] == v`` added to its constraints, the block the constant ``v``): proved
+    when every case is, for the task's own constraints (the cases are exhaustive); else the first case that
+    is not, named, with its candidate sizes."""
+    per_case: list[list[AllSizeAttempt]] = []
+    for v, sizes in cases:
+        case = dataclasses.replace(
+            task,
+            block=(ShapeNum(v), *task.block[1:]),
+            constraints=(*task.constraints, ShapeCmp(CmpOp.EQ, task.block[0], ShapeNum(v))),
+            instances=(sizes,),  # sizes of this case (the task's own may have other block sizes)
+        )
+        got = prove_allsize(module, kernel, case, graph, budget, ())
+        per_case.append(got)
+        if not all(a.proved for a in got):
+            break
+    took = time.monotonic() - start
+    inside = bool(instances)  # every instance has one of the exhaustive block sizes
+    inside = inside and all(_holds_at(world, facts, env) or _admitted(world, facts, env) for env in instances)
+    values = ", ".join(str(v) for v, _ in cases)
+    out: list[AllSizeAttempt] = []
+    for k, name in enumerate(task.outputs):
+        failed = next(((c[0], got[k]) for c, got in zip(cases, per_case, strict=False) if not got[k].proved), None)
+        if failed is not None or len(per_case) < len(cases):
+            v, a = failed if failed is not None else (cases[len(per_case) - 1][0], per_case[-1][k])
+            detail = f"at blockDim.x = {v} (one of the block sizes {values}): {a.detail}"
+            out.append(AllSizeAttempt(name, False, detail, seconds=took, candidate=a.candidate))
+            continue
+        first = per_case[0][k]
+        detail = f"for each block size the constraints admit (blockDim.x = {values}), {first.detail}"
+        assumptions = tuple(dict.fromkeys(x for got in per_case for x in got[k].assumptions))
+        out.append(AllSizeAttempt(name, True, detail, constraints, assumptions, took, inside, None))
+    return out
+
+
 def _unfollowed_construct(module: Module) -> str:
     """A construct of the module whose values :class:`ValueExecutor` never tracks (a product of blocks, a
     scan, a reduction with a combine function), which makes every attempt fail: "" when there is none."""
@@ -1392,6 +1589,15 @@ def _holds_at(world: World, facts: Sequence[Z], env: Mapping[str, int]) -> bool:
     """Whether every fact is true at the sizes ``env`` (a fact that does not simplify to true says no)."""
     pairs = [(v, z3.IntVal(env[s])) for s, v in world.syms.items() if s in env]
     return all(z3.is_true(z3.simplify(z3.substitute(f, *pairs) if pairs else f)) for f in facts)
+
+
+def _admitted(world: World, facts: Sequence[Z], env: Mapping[str, int]) -> bool:
+    """Whether the facts are satisfiable at the sizes ``env``: for facts whose other variables are functions
+    of the sizes (``next_pow2(d)``'s power, defined by its facts), that they hold there."""
+    solver = z3.Solver()
+    solver.set("timeout", 5000)
+    solver.add(*facts, *(v == env[s] for s, v in world.syms.items() if s in env))
+    return solver.check() == z3.sat
 
 
 def _constants(graph: SpecGraph, task: Task) -> list[float]:

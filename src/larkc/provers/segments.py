@@ -49,7 +49,7 @@ import z3
 from larkc.provers.folds import FoldOp, FoldTable
 from larkc.provers.zworld import Registry, VarInfo, VarLevel, Z
 
-__all__ = ["Level", "SharedTree", "ThreadRenamer"]
+__all__ = ["Level", "SharedTree", "ThreadRenamer", "WarpChain", "WarpSums"]
 
 
 class ThreadRenamer:
@@ -140,6 +140,10 @@ class SharedTree:
     finished: list[Level] | None = None
     result: Z | None = None  # Σ_{t<B} A0(t), once the levels are matched
     unknown: str = ""  # why the array's contents are not followed ("" while they are)
+    #: the first level of a two-level block reduce: slot w holds ``sums.fn(w)`` for w < B / 32, stored by
+    #: lane ``sums.r`` of every warp on the block-uniform path ``sums_pc``
+    sums: WarpSums | None = None
+    sums_pc: tuple[Z, ...] = ()
 
     def forget(self, why: str) -> None:
         if not self.unknown:
@@ -218,21 +222,24 @@ def _apps(term: Z, f: Z) -> list[Z]:
 
 @dataclass(slots=True)
 class WarpChain:
-    """A register reduced across the lanes of one warp by shuffles (``v += __shfl_down_sync(full, v, o)``,
-    or ``__shfl_xor_sync``), the block being that one warp (``B = 32``).
+    """A register reduced across the lanes of each warp by shuffles (``v += __shfl_down_sync(full, v, o)``,
+    or ``__shfl_xor_sync``), in a block of ``lanes`` threads (a constant multiple of 32: every warp full).
 
-    ``values[l]`` is the function ``W_l``: lane ``t``'s value of the register at the ``l``-th shuffle;
-    ``W_0(t)`` is the contribution for lane ``t`` (the first operand, renamed for ``t``). The executor's
-    term for the arbitrary lane at shuffle ``l + 1`` must be its term at shuffle ``l`` plus what shuffle
-    ``l`` returned, ``W_l(partner_l(tid))`` (z3, for every ``tid``): every lane runs the same code (the path
-    condition is free of the thread index), so ``W_{l+1}(t) = W_l(t) + W_l(partner_l(t))`` for every lane.
-    A value stored by lane ``r`` (its path condition gives ``tid == r``) that is the last term plus the
-    last shuffle's result is replayed on the lanes like the tree (:func:`replay_chain`): the sum of the
-    contributions, each once, is ``Σ_{t<32} W_0(t)``; anything else with a ``W`` in it is not followed."""
+    ``values[l]`` is the function ``W_l``: thread ``t``'s value of the register at the ``l``-th shuffle;
+    ``W_0(t)`` is the contribution for thread ``t`` (the first operand, renamed for ``t``). The executor's
+    term for the arbitrary thread at shuffle ``l + 1`` must be its term at shuffle ``l`` plus what shuffle
+    ``l`` returned, ``W_l(partner_l(tid))`` (z3, for every ``tid``): every lane of a warp runs the same code
+    (the path condition is the same for the 32 lanes of a warp), so ``W_{l+1}(t) = W_l(t) + W_l(partner_l(t))``
+    for every lane of a warp that runs the chain. A value stored by lane ``r`` (its path condition gives
+    ``tid == r``) that is the last term plus the last shuffle's result is replayed on the lanes like the
+    tree (:func:`chain_multiset`): the sum of the contributions, each once, is ``Σ_{t<B} W_0(t)``; a value
+    stored by lane ``r`` of *every* warp (``tid % 32 == r``) is a :class:`WarpSums` slot; anything else with a
+    ``W`` in it is not followed."""
 
     contribution: Z
     lane: Z
     contribution_pc: tuple[Z, ...]
+    lanes: int = 32  # B, the block's threads (a multiple of 32)
     values: list[Z] = field(default_factory=list)  # W_0, W_1, ...
     partners: list[tuple[str, int]] = field(default_factory=list)  # ("down" | "xor", o) per shuffle
     selves: list[Z] = field(default_factory=list)  # the executor's operand term at each shuffle
@@ -243,29 +250,83 @@ WARP = 32
 
 
 def partner_term(kind: str, o: int, tid: Z) -> Z:
-    """The lane a shuffle reads, as a term (``down``: ``tid + o``, or the lane itself past the warp; ``xor``:
-    ``tid ^ o`` for a power of two ``o``)."""
+    """The thread a shuffle reads, as a term (``down``: ``tid + o``, or the thread itself where its lane
+    ``tid % 32`` plus ``o`` is past the warp; ``xor``: ``tid ^ o`` for a power of two ``o < 32``, which stays
+    in the warp)."""
     if kind == "down":
-        return z3.If(tid + o < WARP, tid + o, tid)
+        return z3.If(tid % WARP + o < WARP, tid + o, tid)
     return z3.If((tid / o) % 2 == 0, tid + o, tid - o)
 
 
 def partner_of(kind: str, o: int, t: int) -> int:
     if kind == "down":
-        return t + o if t + o < WARP else t
+        return t + o if t % WARP + o < WARP else t
     return t ^ o
 
 
-def replay_chain(chain: WarpChain, lane: int) -> str:
-    """ "" when lane ``lane``'s value after the chain's last update holds each lane's contribution once."""
-    slots: list[Counter[int]] = [Counter({t: 1}) for t in range(WARP)]
+def chain_multiset(chain: WarpChain, lane: int) -> Counter[int]:
+    """The contributions (by thread) thread ``lane``'s register holds after the chain's last update."""
+    slots: list[Counter[int]] = [Counter({t: 1}) for t in range(chain.lanes)]
     for kind, o in chain.partners:
-        slots = [slots[t] + slots[partner_of(kind, o, t)] for t in range(WARP)]
-    if slots[lane] != Counter({t: 1 for t in range(WARP)}):
-        missing = sorted(set(range(WARP)) - set(slots[lane]))
-        twice = sorted(t for t, c in slots[lane].items() if c > 1)
-        return f"the shuffles leave lane {lane} without lanes {missing[:4]} or with lanes {twice[:4]} twice"
+        slots = [slots[t] + slots[partner_of(kind, o, t)] for t in range(chain.lanes)]
+    return slots[lane]
+
+
+def replay_chain(chain: WarpChain, lane: int) -> str:
+    """ "" when lane ``lane``'s value after the chain's last update holds each lane of a one-warp block's
+    contribution once."""
+    return _each_once(chain_multiset(chain, lane), chain.lanes, f"lane {lane}")
+
+
+def _each_once(held: Counter[int], lanes: int, who: str) -> str:
+    if held != Counter({t: 1 for t in range(lanes)}):
+        missing = sorted(set(range(lanes)) - set(held))
+        twice = sorted(t for t, c in held.items() if c > 1)
+        return f"the shuffles leave {who} without threads {missing[:4]} or with threads {twice[:4]} twice"
     return ""
+
+
+@dataclass(frozen=True, slots=True)
+class WarpSums:
+    """``fn(w)`` is chain ``chain``'s register at lane ``r`` of warp ``w`` after its last update: what lane
+    ``r`` of each warp holds after a per-warp reduction (the first level of a two-level block reduce,
+    ``if (lane == 0) shared[warp] = val``)."""
+
+    fn: Z  # a z3 function Int -> Real
+    chain: WarpChain
+    r: int
+
+
+def two_level(chain: WarpChain, lane: int, sums: Sequence[WarpSums]) -> tuple[WarpChain | None, str]:
+    """The two-level block reduce (``blockReduceSum``): thread ``lane``'s register after ``chain`` (the second
+    level), whose contribution for thread ``t`` reads the first level's per-warp results ``fn(k)`` (a
+    :class:`WarpSums`) or is ``0``, replayed on the block's threads with every constant ``t`` substituted
+    (``lane < num_warps ? shared[lane] : 0`` is ``fn(t)`` below the warp count and ``0`` above it): the
+    base chain (the first level) whose contributions it holds, each exactly once, or None and why not.
+    Slot ``k`` is written only for ``k < B / 32`` (one per warp); reading another slot is not matched."""
+    held: Counter[int] = Counter()
+    base: WarpChain | None = None
+    by_name = {s.fn.name(): s for s in sums}
+    for t, count in sorted(chain_multiset(chain, lane).items()):
+        term = z3.simplify(z3.substitute(chain.contribution, (chain.lane, z3.IntVal(t))))
+        if z3.is_rational_value(term) and term.as_fraction() == 0:
+            continue  # a lane past the warp count contributes the identity
+        s = by_name.get(term.decl().name()) if z3.is_app(term) and term.num_args() == 1 else None
+        k = term.arg(0) if s is not None else None
+        if s is None or k is None or not z3.is_int_value(k):
+            return None, f"lane {t} of the second level reads something other than one warp's sum or 0"
+        slot = k.as_long()
+        if base is not None and s.chain is not base:
+            return None, "the second level reads the sums of two different reductions"
+        base = s.chain
+        if not 0 <= slot < base.lanes // WARP:
+            return None, f"lane {t} of the second level reads slot {slot}, which no warp stored"
+        for u, c in chain_multiset(base, WARP * slot + s.r).items():
+            held[u] += c * count
+    if base is None:
+        return None, "the second level reads no warp's sum"
+    why = _each_once(held, base.lanes, f"thread {lane} after both levels")
+    return (None, why) if why else (base, "")
 
 
 def mentions_function(term: Z, fs: Sequence[Z]) -> bool:
