@@ -196,6 +196,11 @@ BUTTERFLY_TWINS: dict[str, tuple[tuple[tuple[str, str], ...], str]] = {
     ),
     # a block of 200 threads: the warp count by floor drops the partial warp (and its shuffles are undefined)
     "floor warp count, partial warp": ((("(blockDim.x + 31) / 32", "blockDim.x / 32"),), "200"),
+    # lane 0 of every warp stores, but only the first warp read the parked sums (the others hold 0)
+    "every warp stores the result": (
+        (("if (threadIdx.x == 0) out[blockIdx.x]", "if ((threadIdx.x & 31) == 0) out[blockIdx.x]"),),
+        "256",
+    ),
     "half the warps read": ((("(blockDim.x + 31) / 32", "blockDim.x / 64"),), "256"),
     "first level from 8": ((("mask = 16;", "mask = 8;"),), "256"),
 }

@@ -520,6 +520,8 @@ class ValueExecutor(Executor):
                 fn = z3.Function(f"allsize.warpsum.{len(self.warp_sums)}", z3.IntSort(), z3.RealSort())
                 self.warp_sums.append(WarpSums(fn, c, r))
                 return RealV(v.t, fn(self.tid[0] / WARP))
+            if lane is None:
+                return OpaqueV(v.t)  # lane r of every warp: only a per-warp store follows it
             if not mentions_function(c.contribution, [s.fn for s in self.warp_sums]):
                 if replay_chain(c, lane):
                     return OpaqueV(v.t)
@@ -531,8 +533,6 @@ class ValueExecutor(Executor):
                 base = got
             if self.reg.has_level(conj(base.contribution_pc), VarLevel.THREAD):
                 return OpaqueV(v.t)  # the contributions' path would need renaming per thread too
-            if lane is None:
-                return OpaqueV(v.t)
             fold = self.folds.make(
                 FoldOp.SUM, base.lane, z3.IntVal(base.lanes), base.contribution, base.contribution_pc, "a block sum"
             )
@@ -1597,7 +1597,7 @@ def _admitted(world: World, facts: Sequence[Z], env: Mapping[str, int]) -> bool:
     solver = z3.Solver()
     solver.set("timeout", 5000)
     solver.add(*facts, *(v == env[s] for s, v in world.syms.items() if s in env))
-    return solver.check() == z3.sat
+    return bool(solver.check() == z3.sat)
 
 
 def _constants(graph: SpecGraph, task: Task) -> list[float]:
