@@ -163,6 +163,8 @@ ATTEMPT_SECONDS = 15.0
 #: A block size that is a term over the sizes is proved one value at a time (each value a constant block
 #: whose tree levels and warps unroll): at most this many values, else the attempt is refused.
 MAX_BLOCK_CASES = 32
+#: The most seconds the cases of one block-size split take together (each case is one attempt).
+BLOCK_CASES_SECONDS = 60.0
 
 #: The reductions :class:`_SpecElements` evaluates at a symbolic index, as folds over the reduced dimension.
 REDUCTION_OPS = frozenset(["sum", "mean", "amax", "amin", "matmul", "mm"])
@@ -1437,7 +1439,7 @@ def prove_allsize(
         return refused(f"the block size {kw.world.block[0]} takes more than {MAX_BLOCK_CASES} values")
     if cases:
         return _per_block_size(
-            module, kernel, task, graph, budget, instances, kw.world, kw.facts, kw.constraints, cases, start
+            module, kernel, task, graph, budget, instances, kw.world, kw.facts, kw.constraints, cases, start, hints
         )
     constants = _constants(graph, task)
     vocab = _Vocabulary(constants)
@@ -1534,6 +1536,7 @@ def _per_block_size(
     constraints: tuple[str, ...],
     cases: Sequence[tuple[int, dict[str, int]]],
     start: float,
+    hints: Hints | None,
 ) -> list[AllSizeAttempt]:
     """One attempt per output, each the conjunction of the attempts for every value ``blockDim.x`` takes (a
     task whose block is ``block[0] == v`` added to its constraints, the block the constant ``v``): proved
@@ -1541,13 +1544,19 @@ def _per_block_size(
     is not, named, with its candidate sizes."""
     per_case: list[list[AllSizeAttempt]] = []
     for v, sizes in cases:
+        left = BLOCK_CASES_SECONDS - (time.monotonic() - start)
+        if left <= 0:
+            why = f"out of time for the block-size cases ({BLOCK_CASES_SECONDS:.0f} s) before blockDim.x = {v}"
+            per_case.append([AllSizeAttempt(o, False, why) for o in task.outputs])
+            break
         case = dataclasses.replace(
             task,
             block=(ShapeNum(v), *task.block[1:]),
             constraints=(*task.constraints, ShapeCmp(CmpOp.EQ, task.block[0], ShapeNum(v))),
             instances=(sizes,),  # sizes of this case (the task's own may have other block sizes)
         )
-        got = prove_allsize(module, kernel, case, graph, budget, ())
+        case_budget = dataclasses.replace(budget, seconds=min(budget.seconds, left))
+        got = prove_allsize(module, kernel, case, graph, case_budget, (), hints)
         per_case.append(got)
         if not all(a.proved for a in got):
             break
@@ -1561,12 +1570,15 @@ def _per_block_size(
         if failed is not None or len(per_case) < len(cases):
             v, a = failed if failed is not None else (cases[len(per_case) - 1][0], per_case[-1][k])
             detail = f"at blockDim.x = {v} (one of the block sizes {values}): {a.detail}"
-            out.append(AllSizeAttempt(name, False, detail, seconds=took, candidate=a.candidate))
+            out.append(
+                AllSizeAttempt(name, False, detail, seconds=took, candidate=a.candidate, hint_checks=a.hint_checks)
+            )
             continue
         first = per_case[0][k]
         detail = f"for each block size the constraints admit (blockDim.x = {values}), {first.detail}"
         assumptions = tuple(dict.fromkeys(x for got in per_case for x in got[k].assumptions))
-        out.append(AllSizeAttempt(name, True, detail, constraints, assumptions, took, inside, None))
+        checks, source = first.hint_checks, first.hint_source
+        out.append(AllSizeAttempt(name, True, detail, constraints, assumptions, took, inside, None, checks, source))
     return out
 
 
