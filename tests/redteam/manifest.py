@@ -748,6 +748,32 @@ CASES: tuple[Case, ...] = (
         "x[i - 1] read before the i > 0 test, i unsigned: i - 1 wraps to 2^32 - 1 at i = 0, far outside x",
         issue="H",
     ),
+    correct(
+        "tr_hinge_where_guarded",
+        "tl.where(x >= 1, tl.sqrt(x - 1), x): both arms run on every lane, the NaN root is never selected",
+        issue="H",
+    ),
+    wrong(
+        "tr_hinge_where_off_by_one",
+        "equivalence(y)",
+        "n >= 1",
+        {"n": 1},
+        "the guard loosened to x > 0: for 0 < x < 1 the selected root is NaN where the reference gives x",
+        issue="H",
+    ),
+    correct(
+        "tr_safe_log_double_where",
+        "the double-where safe log: tl.log(tl.where(x > 0, x, 1)) selected only where x > 0",
+        issue="H",
+    ),
+    wrong(
+        "tr_safe_log_single_where",
+        "equivalence(y)",
+        "n >= 1",
+        {"n": 1},
+        "tl.where(x >= 0, tl.log(x), 0): at x = 0 the selected log is -inf where the reference gives 0",
+        issue="H",
+    ),
 )
 
 BY_NAME: dict[str, Case] = {c.name: c for c in CASES}

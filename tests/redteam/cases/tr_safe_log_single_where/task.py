@@ -1,0 +1,22 @@
+import torch
+
+from larkc import Task
+
+
+def reference(x: torch.Tensor) -> torch.Tensor:
+    return torch.where(x > 0, torch.log(x), torch.zeros_like(x))
+
+
+task = Task(
+    source="kernel.py",
+    kernel="safe_log_kernel",
+    reference=reference,
+    inputs={"x": "f32[n]"},
+    outputs={"y": "f32[n]"},
+    bindings={"x_ptr": "x", "y_ptr": "y", "n_elements": "n", "BLOCK_SIZE": 128},
+    symbols=["n"],
+    constraints=["n <= 1048576"],
+    instances=[{"n": 9}],
+    grid=["cdiv(n, 128)"],
+    block=[1],
+)
