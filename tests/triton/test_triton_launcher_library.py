@@ -305,6 +305,11 @@ def test_a_grid_reading_the_configuration_is_derived_over_its_constexprs(tmp_pat
     assert [str(g) for g in task.grid] == ["cdiv(d, BLOCK_N)", "r"]
     report = verify_task(task, replay_dir=tmp_path)
     assert report.verdict is Verdict.VERIFIED, "\n".join(report.render())
+    # the launch was read off the launcher's launches at a few sizes: every verdict says so (a launcher that
+    # launches otherwise past them, `M + (N > 20000)` rows, is not seen; review of 2026-12-07)
+    trusted = [a.text for a in report.task_assumptions if a.kind.value == "trusted"]
+    assert any("tanh_affine_fwd launches _tanh_affine_fwd_kernel as derived" in t for t in trusted), trusted
+    assert any("as derived for every size" in line for line in report.render())
 
 
 def test_a_tile_grid_reading_two_constexprs_is_derived() -> None:

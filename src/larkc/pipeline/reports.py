@@ -302,6 +302,7 @@ def task_assumptions(task: Task) -> tuple[Assumption, ...]:
     so by construction); and each PyTorch step of the task computes what the reference stage's reading of it
     says (the step is traced and evaluated as a reference is, never checked: trusted)."""
     out = list(_constant_assumptions(task))
+    out += [Assumption(AssumptionKind.TRUSTED, text) for text in task.trusted]
     out += [
         Assumption(AssumptionKind.TRUSTED, f"PyTorch computes {x.description}: its semantics are the reference stage's")
         for x in task.torch_steps

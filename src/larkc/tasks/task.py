@@ -452,6 +452,8 @@ class Task:
     * ``findings``: what is wrong with the candidate apart from its kernel, found while deriving the task
       (a KernelBench ``ModelNew`` parameter initialised otherwise than the ``Model`` one it stands for):
       each makes the verdict FAILED, whatever the kernel's obligations give.
+    * ``trusted``: what the task's construction takes on trust (a launch derived from a launcher by
+      running it at a few sizes): each is listed as a ``[trusted]`` assumption of every verdict.
 
     The fields ``kernel`` ... ``template_args`` hold the one launch of a single-launch task; in a task of
     several launches they are empty and ``_launches`` holds the launches (read :attr:`launches`).
@@ -482,6 +484,7 @@ class Task:
     task_file: Path | None = None
     findings: tuple[str, ...] = ()
     preconditions: tuple[Precondition, ...] = ()
+    trusted: tuple[str, ...] = ()
     #: the launches of a task of several (``()`` for a single-launch task): see :attr:`launches`
     _launches: tuple[KernelLaunch, ...] = ()
     #: every step in order where some are PyTorch steps (``()`` otherwise): see :attr:`steps`
@@ -516,6 +519,7 @@ class Task:
         task_file: Path | None = None,
         findings: Sequence[str] = (),
         preconditions: Sequence[Precondition | str] = (),
+        trusted: Sequence[str] = (),
         _launches: Sequence[KernelLaunch] = (),
         _steps: Sequence[Step] = (),
     ) -> None:
@@ -593,6 +597,9 @@ class Task:
         if isinstance(findings, str) or not all(isinstance(f, str) for f in findings):
             raise TaskError(f"findings must be a list of texts, got {findings!r}")
         set_(self, "findings", tuple(findings))
+        if isinstance(trusted, str) or not all(isinstance(t, str) for t in trusted):
+            raise TaskError(f"trusted must be a list of texts, got {trusted!r}")
+        set_(self, "trusted", tuple(trusted))
         if isinstance(preconditions, str):
             raise TaskFieldError(
                 f"preconditions must be a list such as ['distinct(dest_loc)'], got the string {preconditions!r}",

@@ -905,7 +905,14 @@ def task_from_launcher(
         )
     for line in dict.fromkeys([*import_stubbed, *d.stubbed]):  # said, never silent
         print(f"larkc: launcher {getattr(fn, '__name__', fn)} captured without a GPU: {line}", file=sys.stderr)
-    return Task(**common, outputs=outputs, reference=reference, tolerance=tolerance)
+    name = getattr(fn, "__name__", "the launcher")
+    points = "; ".join(_fmt_instance(p) for p in [*instances, *d.probes])
+    trusted = (
+        f"the launcher {name} launches {d.kernel} as derived for every size: grid "
+        f"({', '.join(str(g) for g in d.grid)}) and arguments were read off its launches at {points} only (larkc"
+        " runs the launcher, it does not read it: a launcher that launches otherwise at other sizes is not seen)",
+    )
+    return Task(**common, outputs=outputs, reference=reference, tolerance=tolerance, trusted=trusted)
 
 
 def _written_params(task: Any) -> set[str]:
