@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-import torch
+from typing import TYPE_CHECKING
 
 from larkc.errors import TaskError
+
+if TYPE_CHECKING:  # torch is imported where a tensor is checked: `larkc --help` and `parse` must not import it
+    import torch
 
 __all__ = ["Distinct", "Precondition", "parse_precondition", "violation"]
 
@@ -60,6 +62,8 @@ def parse_precondition(given: object) -> Precondition:
 
 def violation(p: Precondition, t: torch.Tensor) -> str | None:
     """Why tensor ``t`` (the precondition's tensor) violates ``p``, or ``None`` if it satisfies it."""
+    import torch
+
     flat = t.reshape(-1)
     values, counts = torch.unique(flat, return_counts=True)
     repeated = values[counts > 1]
