@@ -73,3 +73,25 @@ __global__ void k(unsigned long long* out) {
     result = Cuda(tmp_path).run(source, "k", block=1, buffers={"out": ("u64", 6)})
     got = [x % 2**64 for x in result.buffers["out"].tolist()]
     assert got == [8, 10, 1, 4294967295, 2**64 - 1, 2**64 - 2]
+
+
+def test_character_literals_with_escapes_are_their_values(tmp_path: Path) -> None:
+    """Only a one-character body was read (``'\\n'`` was an unsupported character literal); escapes are
+    decoded as the preprocessor's ``#if`` decodes them, and a plain char is signed."""
+    source = r"""
+__global__ void chars(int* out) {
+    const int table[6] = {'a', '\n', '\0', '\x7f', '\377', '\\'};
+    out[threadIdx.x] = table[threadIdx.x];
+}
+"""
+    result = Cuda(tmp_path).run(source, "chars", block=6, buffers={"out": ("i32", 6)})
+    assert result.buffers["out"].tolist() == [97, 10, 0, 127, -1, 92]
+
+
+def test_a_character_literal_with_a_bad_escape_is_unsupported(tmp_path: Path) -> None:
+    source = r"""
+__global__ void chars(int* out) {
+    out[0] = '\q';
+}
+"""
+    assert "unsupported character literal" in Cuda(tmp_path).error(source)

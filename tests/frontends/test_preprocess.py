@@ -848,8 +848,13 @@ def _plain_text(draw: st.DrawFn) -> str:
         space = draw(_SPACES)
         if parts and parts[-1].endswith("/") and fragment.startswith(("/", "*")) and not space:
             space = " "  # `/` then `/` or `*` would start a comment
-        if parts and parts[-1][-1:].isalnum() and fragment.startswith(("'", '"')) and not space:
-            space = " "  # `0'a'` lexes as the pp-number `0'a` (a C++14 digit separator) and a stray `'`
+        if (
+            parts
+            and (parts[-1][-1:].isalnum() or parts[-1].endswith("_"))
+            and fragment.startswith(("'", '"'))
+            and not space
+        ):
+            space = " "  # `0'a'` (and `0_'a'`) lexes as the pp-number `0'a` (a C++14 digit separator) and a stray `'`
         line_start = not parts or parts[-1] == "\n"
         if line_start and fragment.startswith("#"):
             fragment = "x " + fragment  # a `#` first on a line would make a directive

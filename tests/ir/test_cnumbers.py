@@ -201,3 +201,14 @@ def test_float_spellings_agree(x: float) -> None:
         assert lit == FloatLiteral(x, F64)
         # x is a double, so rounding it to float (ctypes) rounds its exact value once, as C does
         assert parse_literal(text + "f") == FloatLiteral(ctypes.c_float(x).value, F32)
+
+
+def test_char_values_decode_escapes() -> None:
+    from larkc.ir.cnumbers import char_values
+
+    assert char_values("'a'") == [97]
+    assert char_values(r"'\n'") == [10]
+    assert char_values(r"'\x41\101'") == [65, 65]
+    assert char_values(r"u'\u00e9'") == [0xE9]
+    assert char_values(r"'\q'") is None
+    assert char_values("''") == []

@@ -28,6 +28,7 @@ __all__ = [
     "FloatLiteral",
     "IntLiteral",
     "LiteralProblem",
+    "char_values",
     "parse_literal",
     "parse_number",
     "shift",
@@ -166,3 +167,42 @@ def parse_number(text: str) -> tuple[int | float, ScalarType] | None:
             return lit.value, lit.type
         case LiteralProblem():
             return None
+
+
+#: The simple escape sequences of C11 6.4.4.4 and their values.
+_ESCAPES: Final = {"n": 10, "t": 9, "r": 13, "a": 7, "b": 8, "f": 12, "v": 11, "\\": 92, "'": 39, '"': 34, "?": 63}
+
+
+def char_values(text: str) -> list[int] | None:
+    """The values of the characters of a character constant ``text`` (``'a'``, ``'\\n'``, ``'\\x7f'``,
+    ``u'x'``: the prefix is skipped), escapes decoded (simple, octal, ``\\x``, ``\\u``, ``\\U``); ``None``
+    for an invalid escape. Empty for ``''``. The preprocessor's ``#if`` and the lowering share it."""
+    body = text[text.index("'") + 1 : -1]
+    values: list[int] = []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            values.append(ord(c))
+            i += 1
+            continue
+        if i + 1 >= len(body):
+            return None
+        e = body[i + 1]
+        if e in _ESCAPES:
+            values.append(_ESCAPES[e])
+            i += 2
+        elif e in "xuU":
+            m = re.match(r"[0-9a-fA-F]+", body[i + 2 :])
+            if m is None:
+                return None
+            values.append(int(m.group(), 16))
+            i += 2 + m.end()
+        elif e in "01234567":
+            m = re.match(r"[0-7]{1,3}", body[i + 1 :])
+            assert m is not None
+            values.append(int(m.group(), 8))
+            i += 1 + m.end()
+        else:
+            return None
+    return values

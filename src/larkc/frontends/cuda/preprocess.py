@@ -41,7 +41,16 @@ from typing import Final, NamedTuple, assert_never
 
 from larkc.errors import LarkcError, SourceCache, Span, Stage, UnsupportedError
 from larkc.frontends.cuda.headers import SkippedHeader, host_library
-from larkc.ir.cnumbers import FloatLiteral, IntLiteral, LiteralProblem, parse_literal, shift, trunc_div, trunc_rem
+from larkc.ir.cnumbers import (
+    FloatLiteral,
+    IntLiteral,
+    LiteralProblem,
+    char_values,
+    parse_literal,
+    shift,
+    trunc_div,
+    trunc_rem,
+)
 from larkc.ir.types import I64, U64
 
 __all__ = [
@@ -713,21 +722,6 @@ def _wrap(value: int, unsigned: bool) -> _IntValue:
     return _IntValue(value, unsigned)
 
 
-_ESCAPES: Final = {
-    "n": 10,
-    "t": 9,
-    "r": 13,
-    "a": 7,
-    "b": 8,
-    "f": 12,
-    "v": 11,
-    "\\": 92,
-    "'": 39,
-    '"': 34,
-    "?": 63,
-}
-
-
 def _int_literal(tok: PPToken) -> _IntValue:
     """The value of an integer constant in #if (C11 6.4.4.1, with intmax_t/uintmax_t as every type)."""
     lit = parse_literal(tok.text)
@@ -751,32 +745,9 @@ def _char_literal(tok: PPToken) -> _IntValue:
     """The value of a character constant in #if: a plain char is signed (as nvcc's x86 host compiler)."""
     text = tok.text
     prefixed = not text.startswith("'")
-    body = text[text.index("'") + 1 : -1]
-    values: list[int] = []
-    i = 0
-    while i < len(body):
-        c = body[i]
-        if c != "\\":
-            values.append(ord(c))
-            i += 1
-            continue
-        e = body[i + 1]
-        if e in _ESCAPES:
-            values.append(_ESCAPES[e])
-            i += 2
-        elif e in "xuU":
-            m = re.match(r"[0-9a-fA-F]+", body[i + 2 :])
-            if m is None:
-                raise _error(f"invalid escape sequence in character constant {text}", tok.span)
-            values.append(int(m.group(), 16))
-            i += 2 + m.end()
-        elif e in "01234567":
-            m = re.match(r"[0-7]{1,3}", body[i + 1 :])
-            assert m is not None
-            values.append(int(m.group(), 8))
-            i += 1 + m.end()
-        else:
-            raise _error(f"invalid escape sequence in character constant {text}", tok.span)
+    values = char_values(text)
+    if values is None:
+        raise _error(f"invalid escape sequence in character constant {text}", tok.span)
     if not values:
         raise _error("empty character constant", tok.span)
     if prefixed:

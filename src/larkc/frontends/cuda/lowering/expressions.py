@@ -31,7 +31,7 @@ from larkc.frontends.cuda.sema.constants import fold_binary, fold_constant
 from larkc.frontends.cuda.sema.ctypes import CArray, arithmetic_result, integer_promote, vector
 from larkc.frontends.cuda.sema.unit import FunctionRef
 from larkc.frontends.cuda.syntax import cast_operand, misread_comma, node_text
-from larkc.ir.cnumbers import parse_number
+from larkc.ir.cnumbers import char_values, parse_number
 from larkc.ir.nodes import (
     Assign,
     Binary,
@@ -134,10 +134,11 @@ class Expressions(Conversions):
             case "true" | "false":
                 return Val(Const(t == "true", BOOL, span), BOOL)
             case "char_literal":
-                body = node_text(node)[1:-1]
-                if len(body) != 1:
+                values = char_values(node_text(node))
+                if values is None or len(values) != 1 or not node_text(node).startswith("'"):
                     raise self.unsupported("character literal", node)
-                return Val(Const(ord(body), I32, span), I32)
+                byte = values[0] & 0xFF  # a plain char is signed (nvcc's x86 host compiler): '\xff' is -1
+                return Val(Const(byte - 256 if byte >= 128 else byte, I32, span), I32)
             case "parenthesized_expression":
                 return self.rvalue(node.named_children[0])
             case "identifier":
