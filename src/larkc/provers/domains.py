@@ -34,7 +34,7 @@ import numpy as np
 from larkc.ir.types import ScalarType
 from larkc.provers.witness import exact_values, round_to
 from larkc.symbolic import terms as tm
-from larkc.symbolic.conditions import Requirement, SideCondition
+from larkc.symbolic.conditions import Requirement, SideCondition, absorbed_log
 from larkc.symbolic.terms import App, BoolTerm, Elem, Fn, Max, Poly, Read, Select, Term
 
 __all__ = [
@@ -313,23 +313,6 @@ def reference_domain(spec_terms: Iterable[Term]) -> dict[tuple[int, Requirement]
                         if e < 0:
                             add(tm._atom_poly(atom), Requirement.NONZERO, guard)
     return out
-
-
-def absorbed_log(p: Poly) -> Poly | None:
-    """``t`` when ``p`` is ``log(t)`` (or ``log2``), the operand of a maximum with a finite constant
-    (``torch.clamp(torch.log(p), min=-100)``, BCE's own convention): IEEE's ``log(0) = -inf`` is absorbed
-    (``max(-inf, -100) = -100``), so the reference is defined at ``t = 0`` and needs only ``t >= 0`` (a
-    negative ``t`` is NaN, which the maximum propagates). One rule for every finite lower bound: clamp's
-    ``min``, ``maximum`` with a constant, ``relu``."""
-    if p.const or len(p.terms) != 1:
-        return None
-    mono, k = p.terms[0]
-    if k != 1 or len(mono.factors) != 1 or mono.factors[0][1] != 1:
-        return None
-    atom = mono.factors[0][0]
-    if isinstance(atom, App) and atom.fn in (Fn.LOG, Fn.LOG2):
-        return atom.args[0]
-    return None
 
 
 #: What each requirement is implied by (a positive value is nonzero and non-negative).

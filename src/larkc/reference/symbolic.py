@@ -1061,8 +1061,8 @@ def _finite_lower_bound(node: SpecNode, args: list[SymValue | None]) -> frozense
 
 def _absorbed(conditions: tuple[SideCondition, ...], value: Value) -> tuple[SideCondition, ...]:
     """``conditions`` of an element whose value ``log(t)`` is bounded below by a finite constant: its
-    ``t > 0`` is ``t >= 0`` (:func:`larkc.provers.domains.absorbed_log`)."""
-    from larkc.provers.domains import absorbed_log
+    ``t > 0`` is ``t >= 0`` (:func:`larkc.symbolic.conditions.absorbed_log`)."""
+    from larkc.symbolic.conditions import absorbed_log
 
     t = absorbed_log(value) if isinstance(value, Poly) else None
     if t is None:

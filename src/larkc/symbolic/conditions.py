@@ -43,7 +43,7 @@ from larkc.errors import Span
 if TYPE_CHECKING:
     from larkc.symbolic.terms import BoolTerm, Poly
 
-__all__ = ["RangeCondition", "Requirement", "SideCondition", "SideConditions", "side_conditions"]
+__all__ = ["RangeCondition", "Requirement", "SideCondition", "SideConditions", "absorbed_log", "side_conditions"]
 
 
 class Requirement(enum.Enum):
@@ -175,3 +175,22 @@ def replay(conditions: tuple[SideCondition, ...]) -> None:
         for collector in _ACTIVE:
             for c in conditions:
                 collector.add(c)
+
+
+def absorbed_log(p: Poly) -> Poly | None:
+    """``t`` when ``p`` is ``log(t)`` (or ``log2``), the operand of a maximum with a finite constant
+    (``torch.clamp(torch.log(p), min=-100)``, BCE's own convention): IEEE's ``log(0) = -inf`` is absorbed
+    (``max(-inf, -100) = -100``), so the reference is defined at ``t = 0`` and needs only ``t >= 0`` (a
+    negative ``t`` is NaN, which the maximum propagates). One rule for every finite lower bound: clamp's
+    ``min``, ``maximum`` with a constant, ``relu``."""
+    from larkc.symbolic import terms as tm  # terms imports this module
+
+    if p.const or len(p.terms) != 1:
+        return None
+    mono, k = p.terms[0]
+    if k != 1 or len(mono.factors) != 1 or mono.factors[0][1] != 1:
+        return None
+    atom = mono.factors[0][0]
+    if isinstance(atom, tm.App) and atom.fn in (tm.Fn.LOG, tm.Fn.LOG2):
+        return atom.args[0]
+    return None
