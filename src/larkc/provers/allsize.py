@@ -104,6 +104,7 @@ from larkc.provers.segments import (
     ThreadRenamer,
     WarpChain,
     WarpSums,
+    applications_of,
     match_levels,
     mentions_function,
     partner_term,
@@ -242,21 +243,7 @@ class _Vocabulary:
     def applications(self, name: str, term: Z) -> list[Z]:
         """The applications of the math function ``name`` inside ``term``."""
         f = self._fns.get((name, 1))
-        if f is None:
-            return []
-        out: list[Z] = []
-        seen: set[int] = set()
-        stack = [term]
-        while stack:
-            e = stack.pop()
-            if e.get_id() in seen:
-                continue
-            seen.add(e.get_id())
-            if z3.is_app(e):
-                if e.decl().eq(f):
-                    out.append(e)
-                stack.extend(e.children())
-        return out
+        return [] if f is None else applications_of(term, f)
 
     def arbitrary(self, what: str) -> Z:
         """A real about which nothing is known (a masked-off lane without ``other``)."""

@@ -49,7 +49,7 @@ import z3
 from larkc.provers.folds import FoldOp, FoldTable
 from larkc.provers.zworld import Registry, VarInfo, VarLevel, Z
 
-__all__ = ["Level", "SharedTree", "ThreadRenamer", "WarpChain", "WarpSums"]
+__all__ = ["Level", "SharedTree", "ThreadRenamer", "WarpChain", "WarpSums", "applications_of"]
 
 
 class ThreadRenamer:
@@ -174,7 +174,7 @@ def match_levels(
         if value is None or not valid(off == tid * es, *lv.entry_pc, *pc):
             return f"level {n} of the tree does not store a followed value to the thread's own slot"
         a = lv.before
-        args = [x.arg(0) for x in _apps(value, a)]
+        args = [x.arg(0) for x in applications_of(value, a)]
         shifts = {z3.simplify(x - tid) for x in args}
         s_vals = [x.as_long() for x in shifts if z3.is_int_value(x) and x.as_long() > 0]
         if len(s_vals) != 1:
@@ -204,7 +204,8 @@ def tree_fold(tree: SharedTree, folds: FoldTable, origin: str) -> Z:
     return folds.make(FoldOp.SUM, tree.lane, z3.IntVal(tree.lanes), tree.contribution, tree.contribution_pc, origin)
 
 
-def _apps(term: Z, f: Z) -> list[Z]:
+def applications_of(term: Z, f: Z) -> list[Z]:
+    """The applications of the function ``f`` inside ``term`` (each distinct subterm once)."""
     out: list[Z] = []
     seen: set[int] = set()
     stack = [term]
@@ -330,4 +331,4 @@ def two_level(chain: WarpChain, lane: int, sums: Sequence[WarpSums]) -> tuple[Wa
 
 
 def mentions_function(term: Z, fs: Sequence[Z]) -> bool:
-    return any(_apps(term, f) for f in fs)
+    return any(applications_of(term, f) for f in fs)
